@@ -1,0 +1,115 @@
+#include "redisserverprocess.h"
+
+#include <QDeadlineTimer>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QThread>
+
+namespace lockscope {
+
+RedisServerProcess::RedisServerProcess(QObject *parent) : QObject(parent)
+{
+    m_process.setProcessChannelMode(QProcess::MergedChannels);
+}
+
+RedisServerProcess::~RedisServerProcess() { stop(); }
+
+QString RedisServerProcess::findExecutable()
+{
+    QString path = QStandardPaths::findExecutable(QStringLiteral("redis-server"));
+    if (path.isEmpty())
+        path = QStandardPaths::findExecutable(QStringLiteral("redis-server"),
+                                              {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin"),
+                                               QStringLiteral("/usr/local/bin")});
+    return path;
+}
+
+quint16 RedisServerProcess::freePort()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    const quint16 port = probe.serverPort();
+    probe.close();
+    return port;
+}
+
+bool RedisServerProcess::start(int timeoutMs, QString *error)
+{
+    stop();
+    const QString exe = findExecutable();
+    if (exe.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("redis-server is not installed (Debian: apt-get install redis-server)");
+        return false;
+    }
+    QString lastOutput;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        m_dir = std::make_unique<QTemporaryDir>();
+        m_port = freePort();
+        if (!m_dir->isValid() || m_port == 0) {
+            if (error)
+                *error = QStringLiteral("cannot create a temporary directory or find a free port");
+            return false;
+        }
+        QStringList args{QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--bind"),
+                         QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
+                         QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"),
+                         m_dir->path(), QStringLiteral("--notify-keyspace-events"), m_notify,
+                         QStringLiteral("--daemonize"), QStringLiteral("no"), QStringLiteral("--loglevel"),
+                         QStringLiteral("warning")};
+        args << m_extra;
+        m_process.start(exe, args);
+        if (!m_process.waitForStarted(timeoutMs)) {
+            if (error)
+                *error = QStringLiteral("redis-server did not start: %1").arg(m_process.errorString());
+            return false;
+        }
+        if (waitForPing(timeoutMs))
+            return true;
+        lastOutput = QString::fromLocal8Bit(m_process.readAll()).trimmed();
+        stop();
+    }
+    if (error)
+        *error = QStringLiteral("redis-server did not answer PING: %1").arg(lastOutput);
+    return false;
+}
+
+bool RedisServerProcess::waitForPing(int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        if (m_process.state() != QProcess::Running)
+            return false;
+        QTcpSocket s;
+        s.connectToHost(QHostAddress::LocalHost, m_port);
+        if (s.waitForConnected(200)) {
+            s.write("PING\r\n");
+            if (s.waitForReadyRead(500) && s.readAll().startsWith("+PONG"))
+                return true;
+        }
+        QThread::msleep(20);
+    }
+    return false;
+}
+
+void RedisServerProcess::stop()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.terminate();
+        if (!m_process.waitForFinished(3000)) {
+            m_process.kill();
+            m_process.waitForFinished(3000);
+        }
+    }
+    m_dir.reset();
+}
+
+bool RedisServerProcess::isRunning() const { return m_process.state() == QProcess::Running; }
+qint64 RedisServerProcess::pid() const { return m_process.processId(); }
+QString RedisServerProcess::url() const { return QStringLiteral("redis://127.0.0.1:%1").arg(m_port); }
+RedisEndpoint RedisServerProcess::endpoint() const { return RedisEndpoint::tcp(QStringLiteral("127.0.0.1"), m_port); }
+QString RedisServerProcess::directory() const { return m_dir ? m_dir->path() : QString(); }
+
+} // namespace lockscope

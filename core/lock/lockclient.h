@@ -1,0 +1,115 @@
+#pragma once
+
+#include "redis/redisscript.h"
+#include "redis/redissubscriber.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <functional>
+
+namespace lockscope {
+
+class LockWatchdog;
+class RedisConnection;
+class RedisSubscriber;
+
+/** Outcome of an acquire attempt. */
+struct AcquireResult
+{
+    bool acquired = false;
+    /** When not acquired: the lock's PTTL in ms as the script returned it (-1 = held with no
+     *  expiry). Meaningless when acquired. */
+    qint64 pttlMs = -2;
+    QString error;  ///< non-empty on a server/transport error (then acquired is false)
+};
+
+/** Outcome of an unlock (Redisson RedissonLock.unlockInnerAsync reply, protocol §2.3). */
+struct UnlockResult
+{
+    enum class Status { Released, StillHeld, NotHeld, Error };
+    Status status = Status::Error;
+    QString error;  ///< for NotHeld: Redisson's IllegalMonitorStateException text; for Error: the cause
+};
+
+/**
+ * A Redisson-compatible RLock client (protocol §2, 3.24+/4.7 semantics): one client id (UUID)
+ * per instance, numeric thread ids, hash field "<clientId>:<threadId>". Locks it takes are
+ * indistinguishable in Redis from a Java Redisson client's, and interoperate with them:
+ * it publishes "0" on the unlock channel on full release and wakes on theirs.
+ *
+ * All calls are asynchronous; callbacks run on this object's thread, once, unless `context`
+ * was destroyed. `leaseMs <= 0` means "use the watchdog": the lock gets the watchdog timeout
+ * (30000 ms by default) and is renewed every timeout/3 until unlocked (§2.6).
+ */
+class LockClient : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 kDefaultWatchdogTimeoutMs = 30000;
+    /** Unlock latch TTL: (timeout 3000 + retry delay 1500) x 4 attempts, as Redisson computes it (§2.3). */
+    static constexpr qint64 kUnlockLatchTtlMs = 18000;
+
+    /** `subscriber` may be null: waiting acquires then poll at the returned TTL instead of waking
+     *  on unlock messages. An empty `clientId` makes a new random UUID. */
+    LockClient(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent = nullptr,
+               const QString &clientId = QString());
+    ~LockClient() override;
+
+    QString clientId() const { return m_clientId; }
+    /** "<clientId>:<threadId>", the hash field of this client's thread (§1.1). */
+    QString holderField(qint64 threadId) const;
+    void setWatchdogTimeoutMs(qint64 ms);
+    qint64 watchdogTimeoutMs() const;
+    /** "publish" (default) or "spublish" for Redis 7 clusters in sharded mode (§1.3). */
+    void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
+    LockWatchdog *watchdog() const { return m_watchdog; }
+
+    using AcquireCallback = std::function<void(const AcquireResult &)>;
+    using UnlockCallback = std::function<void(const UnlockResult &)>;
+    using BoolCallback = std::function<void(bool ok, const QString &error)>;
+
+    /** One attempt (Redisson `tryLock()` without wait): acquire script (§2.2) once. */
+    void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context, AcquireCallback callback);
+    /**
+     * Waits up to `waitMs` (< 0 = forever), as Redisson's lock()/tryLock(wait) (§1.5): attempt,
+     * subscribe to the unlock channel, retry when a message arrives or after min(ttl, remaining).
+     */
+    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
+                 AcquireCallback callback);
+    /** Unlock script with a fresh request id and the latch (§2.3); then DEL of the latch key. */
+    void unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback);
+    /** Renews one lock held by `threadId` to `leaseMs` (single-lock renew, §2.6): ok=false if not held. */
+    void renew(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context, BoolCallback callback);
+    /** Redisson forceUnlock (§2.4): DEL + publish "0"; ok=true when a lock was deleted. Also drops
+     *  the lock from this client's watchdog. */
+    void forceUnlock(const QString &name, QObject *context, BoolCallback callback);
+    /** HGET of this thread's field: the hold count, 0 when not held (§2.5). */
+    void holdCount(const QString &name, qint64 threadId, QObject *context, std::function<void(qint64)> callback);
+
+    /** Subscription bookkeeping for waiting acquires (used by LockAcquisition). */
+    void retainChannel(const QByteArray &channel);
+    void releaseChannel(const QByteArray &channel);
+    RedisSubscriber *subscriber() const { return m_subscriber; }
+
+signals:
+    void watchdogRenewed(const QStringList &names);
+    void watchdogLost(const QString &name);
+
+private:
+    QPointer<RedisConnection> m_connection;
+    QPointer<RedisSubscriber> m_subscriber;
+    QString m_clientId;
+    QByteArray m_publishCommand = "publish";
+    LockWatchdog *m_watchdog = nullptr;
+    RedisScript m_acquire;
+    RedisScript m_unlock;
+    RedisScript m_renew;
+    RedisScript m_forceUnlock;
+    QHash<QByteArray, int> m_channelRefs;
+    QHash<QString, qint64> m_leaseMs; ///< "name\nfield" -> internalLockLeaseTime of the last acquire
+};
+
+} // namespace lockscope

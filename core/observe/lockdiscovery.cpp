@@ -1,0 +1,120 @@
+#include "lockdiscovery.h"
+
+#include "locknames.h"
+
+#include "redis/redisconnection.h"
+
+namespace lockscope {
+
+LockDiscovery::LockDiscovery(RedisConnection *connection, QObject *parent)
+    : QObject(parent), m_connection(connection)
+{
+}
+
+QRegularExpression LockDiscovery::globToRegex(const QString &glob)
+{
+    QString re;
+    re.reserve(glob.size() * 2 + 4);
+    re += QLatin1Char('^');
+    for (int i = 0; i < glob.size(); ++i) {
+        const QChar c = glob.at(i);
+        if (c == QLatin1Char('*')) {
+            re += QStringLiteral(".*");
+        } else if (c == QLatin1Char('?')) {
+            re += QLatin1Char('.');
+        } else if (c == QLatin1Char('\\') && i + 1 < glob.size()) {
+            re += QRegularExpression::escape(glob.at(++i));
+        } else if (c == QLatin1Char('[')) {
+            const int end = glob.indexOf(QLatin1Char(']'), i + 1);
+            if (end < 0) {
+                re += QStringLiteral("\\[");
+                continue;
+            }
+            QString cls = glob.mid(i + 1, end - i - 1);
+            if (cls.startsWith(QLatin1Char('^')))
+                cls.replace(0, 1, QStringLiteral("^"));
+            cls.replace(QStringLiteral("\\"), QStringLiteral("\\\\"));
+            re += QLatin1Char('[') + cls + QLatin1Char(']');
+            i = end;
+        } else {
+            re += QRegularExpression::escape(QString(c));
+        }
+    }
+    re += QLatin1Char('$');
+    return QRegularExpression(re, QRegularExpression::DotMatchesEverythingOption);
+}
+
+void LockDiscovery::start(const QString &glob)
+{
+    m_glob = glob.isEmpty() ? QStringLiteral("*") : glob;
+    m_regex = globToRegex(m_glob);
+    m_cursor = "0";
+    m_pass = 0;
+    m_scanned = 0;
+    m_candidates = 0;
+    m_running = true;
+    ++m_generation;
+    step();
+}
+
+void LockDiscovery::cancel()
+{
+    m_running = false;
+    ++m_generation;
+}
+
+void LockDiscovery::step()
+{
+    if (!m_connection || !m_running)
+        return;
+    const int generation = m_generation;
+    QList<QByteArray> argv{"SCAN", m_cursor, "MATCH"};
+    if (m_pass == 0)
+        argv << m_glob.toUtf8() << "COUNT" << QByteArray::number(m_count) << "TYPE" << "hash";
+    else
+        argv << "redisson_lock_queue:*" << "COUNT" << QByteArray::number(m_count) << "TYPE" << "list";
+    m_connection->send(argv, this, [this, generation](const RedisReply &r) {
+        if (generation != m_generation)
+            return; // cancelled or restarted meanwhile
+        if (r.isError()) {
+            m_running = false;
+            const QString msg = r.errorMessage();
+            emit failed(msg.contains(QLatin1String("syntax error"))
+                            ? QStringLiteral("SCAN ... TYPE was refused (%1): LockScope needs Redis 6.0 or newer").arg(msg)
+                            : QStringLiteral("SCAN failed: %1").arg(msg));
+            return;
+        }
+        m_cursor = r.at(0).toByteArray();
+        const RedisReply &keys = r.at(1);
+        QStringList names;
+        names.reserve(keys.size());
+        for (const auto &k : keys.elements()) {
+            const QString key = QString::fromUtf8(k.toByteArray());
+            if (m_pass == 0) {
+                if (!LockNames::isTransientHelperKey(key))
+                    names << key;
+            } else {
+                const QString name = LockNames::lockNameFromCompanionKey(key);
+                if (!name.isEmpty() && m_regex.match(name).hasMatch())
+                    names << name;
+            }
+        }
+        m_scanned += keys.size();
+        m_candidates += names.size();
+        if (!names.isEmpty())
+            emit candidatesFound(names);
+        emit progress(m_scanned, m_candidates);
+        if (m_cursor == "0") {
+            if (m_pass == 0) {
+                m_pass = 1;
+            } else {
+                m_running = false;
+                emit finished(m_scanned, m_candidates);
+                return;
+            }
+        }
+        step();
+    });
+}
+
+} // namespace lockscope

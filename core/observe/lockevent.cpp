@@ -1,0 +1,96 @@
+#include "lockevent.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QSet>
+
+namespace lockscope {
+
+QJsonObject LockEvent::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("time_ms"), timeMs);
+    o.insert(QStringLiteral("lock"), lock);
+    o.insert(QStringLiteral("type"), type);
+    o.insert(QStringLiteral("holder"), holder.isEmpty() ? QJsonValue() : QJsonValue(holder));
+    o.insert(QStringLiteral("detail"), detail);
+    return o;
+}
+
+QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapshot &after,
+                                   const QString &keyspaceHint, bool forceUnlocked)
+{
+    QVector<LockEvent> out;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    auto add = [&](const QString &type, const QString &holder, const QString &detail) {
+        out.append(LockEvent{now, after.name, type, holder, detail});
+    };
+
+    QHash<QString, LockHolder> old;
+    if (before) {
+        for (const auto &h : before->holders)
+            old.insert(h.field, h);
+    }
+    QSet<QString> seen;
+    for (const auto &h : after.holders) {
+        seen.insert(h.field);
+        auto it = old.find(h.field);
+        if (it == old.end()) {
+            add(QStringLiteral("acquired"), h.field,
+                QStringLiteral("hold count %1%2").arg(h.holdCount).arg(h.mode.isEmpty() ? QString()
+                                                                                        : QStringLiteral(", ") + h.mode));
+        } else if (h.holdCount > it->holdCount) {
+            add(QStringLiteral("reentered"), h.field,
+                QStringLiteral("hold count %1 -> %2").arg(it->holdCount).arg(h.holdCount));
+        } else if (h.holdCount < it->holdCount) {
+            add(QStringLiteral("released"), h.field,
+                QStringLiteral("hold count %1 -> %2, still held").arg(it->holdCount).arg(h.holdCount));
+        }
+    }
+    for (auto it = old.cbegin(); it != old.cend(); ++it) {
+        if (seen.contains(it.key()))
+            continue;
+        if (forceUnlocked)
+            add(QStringLiteral("force_unlocked"), it.key(),
+                QStringLiteral("deleted by LockScope on request (hold count was %1)").arg(it->holdCount));
+        else if (keyspaceHint == QLatin1String("expired")
+                 || (keyspaceHint.isEmpty() && before->pttlMs >= 0
+                     && before->remainingTtlMs(after.readAtSteadyMs) <= 500))
+            add(QStringLiteral("expired"), it.key(),
+                QStringLiteral("lease ran out with hold count %1: the holder never released it").arg(it->holdCount));
+        else
+            add(QStringLiteral("released"), it.key(), QStringLiteral("hold count %1 -> 0").arg(it->holdCount));
+    }
+
+    // Renewal: same holders, and the TTL is clearly above what the countdown predicts.
+    if (before && before->isHeld() && after.isHeld() && after.sameHolders(*before) && before->pttlMs >= 0
+        && after.pttlMs >= 0) {
+        const qint64 predicted = before->remainingTtlMs(after.readAtSteadyMs);
+        if (after.pttlMs > predicted + 1000)
+            add(QStringLiteral("renewed"), after.holders.first().field,
+                QStringLiteral("TTL %1 ms -> %2 ms").arg(predicted).arg(after.pttlMs));
+    }
+
+    QSet<QString> oldWaiters;
+    if (before) {
+        for (const auto &w : before->waiters)
+            oldWaiters.insert(w.field);
+    }
+    QSet<QString> newWaiters;
+    for (const auto &w : after.waiters) {
+        newWaiters.insert(w.field);
+        if (!oldWaiters.contains(w.field))
+            add(QStringLiteral("enqueued"), w.field, QStringLiteral("position %1 in the waiter queue").arg(w.position));
+    }
+    for (const auto &f : oldWaiters) {
+        if (newWaiters.contains(f))
+            continue;
+        const bool acquired = seen.contains(f) && !old.contains(f);
+        add(QStringLiteral("dequeued"), f,
+            acquired ? QStringLiteral("left the queue and acquired the lock")
+                     : QStringLiteral("left the queue (gave up or pruned)"));
+    }
+    return out;
+}
+
+} // namespace lockscope

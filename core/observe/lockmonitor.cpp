@@ -1,0 +1,345 @@
+#include "lockmonitor.h"
+
+#include "lockdiscovery.h"
+#include "locknames.h"
+#include "snapshotreader.h"
+
+#include "redis/redisconnection.h"
+#include "redis/redissubscriber.h"
+
+#include <QDateTime>
+
+namespace lockscope {
+
+static constexpr int kMaxNamesPerRead = 5000;
+static constexpr int kLiveRefreshEveryTicks = 5;   // live mode: re-read all (<= kLiveRefreshMaxLocks) every 5 ticks
+static constexpr int kLiveRefreshMaxLocks = 5000;  // beyond this, live mode relies on notifications only
+static constexpr int kNotLockCacheMax = 200000;
+
+LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent)
+    : QObject(parent), m_connection(connection), m_subscriber(subscriber)
+{
+    qRegisterMetaType<lockscope::LockSnapshot>();
+    qRegisterMetaType<QVector<lockscope::LockSnapshot>>();
+    qRegisterMetaType<lockscope::LockEvent>();
+    qRegisterMetaType<QVector<lockscope::LockEvent>>();
+    m_patternRegex = LockDiscovery::globToRegex(m_pattern);
+    m_discovery = new LockDiscovery(connection, this);
+    m_reader = new SnapshotReader(connection, this);
+    m_flushTimer.setSingleShot(true);
+    connect(&m_flushTimer, &QTimer::timeout, this, &LockMonitor::flush);
+    connect(&m_pollTimer, &QTimer::timeout, this, &LockMonitor::onPollTick);
+
+    connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names) {
+        for (const auto &n : names) {
+            m_seenInScan.insert(n);
+            if (!m_notLocks.contains(n))
+                markDirty(n);
+        }
+    });
+    connect(m_discovery, &LockDiscovery::progress, this,
+            [this](qint64 scanned, qint64) { emit discoveryProgress(scanned, m_locks.size(), false); });
+    connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
+        // Known locks the scan did not return may be gone: confirm with a re-read.
+        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it) {
+            if (!m_seenInScan.contains(it.key()))
+                markDirty(it.key());
+        }
+        m_seenInScan.clear();
+        emit discoveryProgress(scanned, m_locks.size(), true);
+    });
+    connect(m_discovery, &LockDiscovery::failed, this, &LockMonitor::errorOccurred);
+}
+
+LockMonitor::~LockMonitor() = default;
+
+QString LockMonitor::modeName(Mode mode)
+{
+    switch (mode) {
+    case Mode::Connecting:
+        return QStringLiteral("connecting");
+    case Mode::Live:
+        return QStringLiteral("live");
+    case Mode::Polling:
+        return QStringLiteral("polling");
+    case Mode::Disconnected:
+        return QStringLiteral("disconnected");
+    }
+    return {};
+}
+
+void LockMonitor::setPattern(const QString &glob)
+{
+    m_pattern = glob.isEmpty() ? QStringLiteral("*") : glob;
+    m_patternRegex = LockDiscovery::globToRegex(m_pattern);
+}
+
+void LockMonitor::setPollIntervalMs(int ms)
+{
+    m_pollIntervalMs = qMax(50, ms);
+    if (m_pollTimer.isActive())
+        m_pollTimer.start(m_pollIntervalMs);
+}
+
+bool LockMonitor::isDiscovering() const { return m_discovery->isRunning(); }
+
+void LockMonitor::start()
+{
+    if (m_started || !m_connection)
+        return;
+    m_started = true;
+    connect(m_connection, &RedisConnection::ready, this, &LockMonitor::onReady);
+    connect(m_connection, &RedisConnection::connectionLost, this, &LockMonitor::onConnectionLost);
+    if (m_subscriber) {
+        connect(m_subscriber, &RedisSubscriber::message, this, &LockMonitor::onMessage);
+        // After a subscriber reconnect, messages may have been missed: re-read everything known.
+        connect(m_subscriber, &RedisSubscriber::ready, this, [this] {
+            for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+                markDirty(it.key());
+        });
+        m_subscriber->psubscribe("redisson_lock__channel:*");
+    }
+    setMode(Mode::Connecting, QStringLiteral("connecting to %1").arg(m_connection->endpoint().address()));
+    if (m_connection->isReady())
+        onReady();
+    else
+        m_connection->open();
+}
+
+void LockMonitor::setMode(Mode mode, const QString &detail)
+{
+    if (m_mode == mode && m_modeDetail == detail)
+        return;
+    m_mode = mode;
+    m_modeDetail = detail;
+    emit modeChanged(mode, detail);
+}
+
+void LockMonitor::onReady()
+{
+    checkNotifications();
+    rediscover();
+}
+
+void LockMonitor::onConnectionLost(const QString &reason)
+{
+    m_pollTimer.stop();
+    m_discovery->cancel();
+    m_readInFlight = false;
+    setMode(Mode::Disconnected,
+            QStringLiteral("%1. Showing the last data read; reconnecting automatically.").arg(reason));
+}
+
+void LockMonitor::checkNotifications()
+{
+    if (!m_connection)
+        return;
+    const QString address = m_connection->endpoint().address();
+    m_connection->send({"CONFIG", "GET", "notify-keyspace-events"}, this, [this, address](const RedisReply &r) {
+        QString why;
+        bool on = false;
+        if (r.isError()) {
+            why = QStringLiteral("Cannot read notify-keyspace-events on %1 (%2): polling every %3 ms.")
+                      .arg(address, r.errorMessage())
+                      .arg(m_pollIntervalMs);
+        } else {
+            const QString flags = QString::fromUtf8(r.at(1).toByteArray());
+            const bool all = flags.contains(QLatin1Char('A'));
+            on = flags.contains(QLatin1Char('K'))
+                 && (all || (flags.contains(QLatin1Char('g')) && flags.contains(QLatin1Char('h'))
+                             && flags.contains(QLatin1Char('x'))));
+            if (!on)
+                why = QStringLiteral("Keyspace notifications are off on %1 (notify-keyspace-events='%2'): "
+                                     "polling every %3 ms. Enable them (needs K, g, h, x) for live updates.")
+                          .arg(address, flags)
+                          .arg(m_pollIntervalMs);
+        }
+        if (m_forcePolling && on) {
+            on = false;
+            why = QStringLiteral("Polling every %1 ms (requested).").arg(m_pollIntervalMs);
+        }
+        m_notificationsOn = on;
+        emit notificationsChecked(on, why);
+        if (on && m_subscriber) {
+            m_keyspacePattern = QByteArray("__keyspace@") + QByteArray::number(m_connection->endpoint().db()) + "__:*";
+            m_subscriber->psubscribe(m_keyspacePattern);
+            setMode(Mode::Live, QStringLiteral("live: keyspace notifications from %1").arg(address));
+        } else {
+            if (!m_keyspacePattern.isEmpty() && m_subscriber)
+                m_subscriber->punsubscribe(m_keyspacePattern);
+            setMode(Mode::Polling, why);
+        }
+        m_pollTicks = 0;
+        m_pollTimer.start(m_pollIntervalMs);
+    });
+}
+
+void LockMonitor::enableNotifications()
+{
+    if (!m_connection)
+        return;
+    m_connection->send({"CONFIG", "GET", "notify-keyspace-events"}, this, [this](const RedisReply &r) {
+        if (r.isError()) {
+            emit errorOccurred(QStringLiteral("Cannot read notify-keyspace-events: %1").arg(r.errorMessage()));
+            return;
+        }
+        QString flags = QString::fromUtf8(r.at(1).toByteArray());
+        for (const QChar c : {QLatin1Char('K'), QLatin1Char('g'), QLatin1Char('h'), QLatin1Char('x')}) {
+            if (!flags.contains(c) && !(c != QLatin1Char('K') && flags.contains(QLatin1Char('A'))))
+                flags += c;
+        }
+        m_connection->send({"CONFIG", "SET", "notify-keyspace-events", flags.toUtf8()}, this,
+                           [this, flags](const RedisReply &set) {
+                               if (set.isError()) {
+                                   emit errorOccurred(
+                                       QStringLiteral("CONFIG SET notify-keyspace-events %1 was refused: %2. "
+                                                      "Staying in polling mode.")
+                                           .arg(flags, set.errorMessage()));
+                                   return;
+                               }
+                               checkNotifications();
+                           });
+    });
+}
+
+void LockMonitor::rediscover()
+{
+    m_seenInScan.clear();
+    m_discovery->start(m_pattern);
+}
+
+void LockMonitor::markDirty(const QString &name, const QString &hint)
+{
+    auto it = m_dirty.find(name);
+    if (it == m_dirty.end()) {
+        m_dirty.insert(name, hint);
+    } else if (!hint.isEmpty() && it.value() != QLatin1String("expired")) {
+        it.value() = hint;
+    }
+    scheduleFlush();
+}
+
+void LockMonitor::scheduleFlush()
+{
+    if (m_readInFlight || m_flushTimer.isActive() || m_dirty.isEmpty())
+        return;
+    m_flushTimer.start(m_coalesceMs);
+}
+
+void LockMonitor::flush()
+{
+    if (m_readInFlight || m_dirty.isEmpty() || !m_connection || !m_connection->isReady())
+        return;
+    QStringList names;
+    QHash<QString, QString> hints;
+    names.reserve(qMin(m_dirty.size(), kMaxNamesPerRead));
+    for (auto it = m_dirty.begin(); it != m_dirty.end() && names.size() < kMaxNamesPerRead;) {
+        names << it.key();
+        if (!it.value().isEmpty())
+            hints.insert(it.key(), it.value());
+        it = m_dirty.erase(it);
+    }
+    m_readInFlight = true;
+    m_reader->read(names, this, [this, hints](const QVector<LockSnapshot> &snapshots, const QString &error) {
+        m_readInFlight = false;
+        if (!error.isEmpty())
+            emit errorOccurred(QStringLiteral("Reading lock snapshots failed: %1").arg(error));
+        applySnapshots(snapshots, hints);
+        scheduleFlush();
+    });
+}
+
+void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints)
+{
+    QVector<LockSnapshot> changed;
+    QStringList removed;
+    QVector<LockEvent> events;
+    for (const auto &s : snapshots) {
+        auto it = m_locks.find(s.name);
+        const bool known = it != m_locks.end();
+        const QString hint = hints.value(s.name);
+        if (!s.isLock) {
+            if (s.exists)
+                m_notLocks.insert(s.name);
+            if (m_notLocks.size() > kNotLockCacheMax)
+                m_notLocks.clear();
+            if (known) {
+                LockSnapshot gone = s;
+                gone.holders.clear();
+                gone.waiters.clear();
+                events += LockEvent::diff(&it.value(), gone, hint, m_forceUnlockExpected.remove(s.name));
+                m_locks.erase(it);
+                removed << s.name;
+            }
+            continue;
+        }
+        events += LockEvent::diff(known ? &it.value() : nullptr, s, hint, m_forceUnlockExpected.remove(s.name));
+        m_locks.insert(s.name, s);
+        changed << s;
+    }
+    if (!changed.isEmpty() || !removed.isEmpty())
+        emit locksUpdated(changed, removed);
+    if (!events.isEmpty())
+        emit eventsOccurred(events);
+}
+
+void LockMonitor::onPollTick()
+{
+    ++m_pollTicks;
+    if (m_mode == Mode::Polling) {
+        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+            markDirty(it.key());
+        if (m_pollTicks % 5 == 0 && !m_discovery->isRunning())
+            rediscover();
+    } else if (m_mode == Mode::Live && m_pollTicks % kLiveRefreshEveryTicks == 0
+               && m_locks.size() <= kLiveRefreshMaxLocks) {
+        // Subscriber counts change without keyspace events: refresh them now and then.
+        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+            markDirty(it.key());
+    }
+}
+
+void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &payload, const QByteArray &pattern)
+{
+    const QString channel = QString::fromUtf8(channelBytes);
+    if (!m_keyspacePattern.isEmpty() && pattern == m_keyspacePattern) {
+        const int colon = channel.indexOf(QLatin1String("__:"));
+        if (colon < 0)
+            return;
+        const QString key = channel.mid(colon + 3);
+        const QString op = QString::fromUtf8(payload);
+        if (LockNames::isTransientHelperKey(key))
+            return;
+        QString name = LockNames::lockNameFromCompanionKey(key);
+        if (name.isEmpty())
+            name = key;
+        if (!m_patternRegex.match(name).hasMatch())
+            return;
+        if (m_notLocks.contains(name)) {
+            if (op != QLatin1String("del") && op != QLatin1String("expired"))
+                return;
+            m_notLocks.remove(name);
+        }
+        // Only hash, generic and expiry events concern locks; list/zset ops matter for fair companions.
+        markDirty(name, op);
+        return;
+    }
+    QString waiter;
+    const QString name = LockNames::lockNameFromUnlockChannel(channel, &waiter);
+    if (name.isEmpty())
+        return;
+    if (!m_patternRegex.match(name).hasMatch())
+        return;
+    LockEvent e;
+    e.timeMs = QDateTime::currentMSecsSinceEpoch();
+    e.lock = name;
+    e.type = QStringLiteral("unlock_message");
+    e.holder = waiter;
+    e.detail = waiter.isEmpty()
+                   ? QStringLiteral("message %1 on %2: waiting clients wake up").arg(QString::fromUtf8(payload), channel)
+                   : QStringLiteral("message %1 to head waiter %2").arg(QString::fromUtf8(payload), waiter);
+    emit eventsOccurred({e});
+    markDirty(name);
+}
+
+} // namespace lockscope

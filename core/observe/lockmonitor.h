@@ -1,0 +1,120 @@
+#pragma once
+
+#include "lockevent.h"
+#include "locksnapshot.h"
+
+#include "redis/redisconnection.h"
+#include "redis/redissubscriber.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTimer>
+
+namespace lockscope {
+
+class LockDiscovery;
+class RedisConnection;
+class RedisSubscriber;
+class SnapshotReader;
+
+/**
+ * The observation engine: discovery, snapshots and live updates for every lock matching a pattern.
+ *
+ * - On (re)connect: reads `notify-keyspace-events`. With K plus g, h and x (or A) the monitor is
+ *   **live**: it PSUBSCRIBEs `__keyspace@<db>__:*` and re-reads only locks whose keys changed.
+ *   Otherwise it is **polling** (every pollIntervalMs, full rediscovery every 5 polls) and says
+ *   why. It never changes server configuration unless enableNotifications() is called.
+ * - Always PSUBSCRIBEs `redisson_lock__channel:*` (protocol §9) and reports unlock messages.
+ * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
+ *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
+ * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and
+ *   resumes by itself when the connection is back.
+ */
+class LockMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Mode { Connecting, Live, Polling, Disconnected };
+    Q_ENUM(Mode)
+
+    LockMonitor(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent = nullptr);
+    ~LockMonitor() override;
+
+    /** Redis glob of lock names to watch ("*" = all). Takes effect at the next rediscover(). */
+    void setPattern(const QString &glob);
+    QString pattern() const { return m_pattern; }
+    void setPollIntervalMs(int ms);
+    void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
+    /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
+    void setForcePolling(bool on) { m_forcePolling = on; }
+
+    /** Starts watching; returns at once. Safe to call before the connection is ready. */
+    void start();
+    /** Runs discovery again (progress via discoveryProgress). */
+    void rediscover();
+    /** Operator-requested: adds K, g, h and x to notify-keyspace-events with CONFIG SET. */
+    void enableNotifications();
+    /** The next removal of `name` is reported as force_unlocked (LockScope deleted it). */
+    void expectForceUnlock(const QString &name) { m_forceUnlockExpected.insert(name); }
+    /** Queue `name` for a re-read; `hint` is a keyspace event name or empty. */
+    void markDirty(const QString &name, const QString &hint = QString());
+
+    Mode mode() const { return m_mode; }
+    QString modeDetail() const { return m_modeDetail; }
+    const QHash<QString, LockSnapshot> &locks() const { return m_locks; }
+    bool isDiscovering() const;
+
+    static QString modeName(Mode mode);
+
+signals:
+    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
+    void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
+    void eventsOccurred(const QVector<lockscope::LockEvent> &events);
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    /** Result of the notify-keyspace-events check: whether live mode is possible, and why not. */
+    void notificationsChecked(bool enabled, const QString &detail);
+    void errorOccurred(const QString &message);
+
+private:
+    void onReady();
+    void onConnectionLost(const QString &reason);
+    void checkNotifications();
+    void setMode(Mode mode, const QString &detail);
+    void onMessage(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
+    void scheduleFlush();
+    void flush();
+    void onPollTick();
+    void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
+
+    QPointer<RedisConnection> m_connection;
+    QPointer<RedisSubscriber> m_subscriber;
+    LockDiscovery *m_discovery = nullptr;
+    SnapshotReader *m_reader = nullptr;
+
+    QString m_pattern = QStringLiteral("*");
+    QRegularExpression m_patternRegex;
+    Mode m_mode = Mode::Connecting;
+    QString m_modeDetail;
+    bool m_forcePolling = false;
+    bool m_started = false;
+    bool m_notificationsOn = false;
+    int m_pollIntervalMs = 1000;
+    int m_coalesceMs = 30;
+    int m_pollTicks = 0;
+    QByteArray m_keyspacePattern;
+
+    QHash<QString, LockSnapshot> m_locks;
+    QHash<QString, QString> m_dirty; // name -> strongest keyspace hint
+    QSet<QString> m_notLocks;        // hashes read and found not to be locks
+    QSet<QString> m_seenInScan;
+    QSet<QString> m_forceUnlockExpected;
+    bool m_readInFlight = false;
+    QTimer m_flushTimer;
+    QTimer m_pollTimer;
+};
+
+} // namespace lockscope

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace lockscope {
+
+/**
+ * Redisson's key and channel naming (protocol §1.1, §1.2), and the reverse mapping from a key or
+ * channel seen on the wire back to the lock it belongs to.
+ */
+class LockNames
+{
+public:
+    /** `prefixName`: "prefix:name" when name contains '{', else "prefix:{name}". */
+    static QString prefixName(const QString &prefix, const QString &name);
+    /** `suffixName`: "name:suffix" when name contains '{', else "{name}:suffix". */
+    static QString suffixName(const QString &name, const QString &suffix);
+
+    static QString unlockChannel(const QString &name) { return prefixName(QStringLiteral("redisson_lock__channel"), name); }
+    static QString fairQueueKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_queue"), name); }
+    static QString fairTimeoutKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_timeout"), name); }
+    static QString tokenKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_token"), name); }
+    static QString unlockLatchKey(const QString &name, const QString &requestId);
+
+    /** Lock name behind a companion key (fair queue, timeout set, fence token); empty when
+     *  `key` is not one. `redisson_lock_queue:{orders:42}` -> `orders:42`. */
+    static QString lockNameFromCompanionKey(const QString &key);
+    /** Lock name behind an unlock channel, plus the per-waiter suffix of fair-lock channels
+     *  (`redisson_lock__channel:{name}:<clientId>:<threadId>`, §3.1) in `*waiterField`.
+     *  Empty when `channel` is not an unlock channel. */
+    static QString lockNameFromUnlockChannel(const QString &channel, QString *waiterField = nullptr);
+    /** True for keys LockScope must never list as locks: unlock latches, rwlock_timeout keys. */
+    static bool isTransientHelperKey(const QString &key);
+
+    /** Splits a holder field "<clientId>:<threadId>[:write]" (§1.1, §4.1). Lenient about the
+     *  thread part (ports write "<uuid>:<uuid>"); the client id must look like a UUID.
+     *  Returns false when `field` is not a holder field. */
+    static bool parseHolderField(const QString &field, QString *clientId, QString *threadId, bool *write);
+};
+
+} // namespace lockscope

@@ -1,0 +1,117 @@
+#include "locksnapshot.h"
+
+#include <QJsonArray>
+
+#include <chrono>
+
+namespace lockscope {
+
+QString lockKindName(LockKind kind)
+{
+    switch (kind) {
+    case LockKind::Lock:
+        return QStringLiteral("lock");
+    case LockKind::FairLock:
+        return QStringLiteral("fair_lock");
+    case LockKind::ReadWriteLock:
+        return QStringLiteral("read_write_lock");
+    case LockKind::FencedLock:
+        return QStringLiteral("fenced_lock");
+    }
+    return QStringLiteral("lock");
+}
+
+QString lockKindLabel(LockKind kind)
+{
+    switch (kind) {
+    case LockKind::Lock:
+        return QStringLiteral("Reentrant lock");
+    case LockKind::FairLock:
+        return QStringLiteral("Fair lock");
+    case LockKind::ReadWriteLock:
+        return QStringLiteral("Read-write lock");
+    case LockKind::FencedLock:
+        return QStringLiteral("Fenced lock");
+    }
+    return {};
+}
+
+QJsonObject LockHolder::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("field"), field);
+    o.insert(QStringLiteral("client_id"), clientId);
+    o.insert(QStringLiteral("thread_id"), threadId);
+    o.insert(QStringLiteral("hold_count"), holdCount);
+    o.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
+    return o;
+}
+
+QJsonObject LockWaiter::toJson(qint64 serverTimeMs) const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("field"), field);
+    o.insert(QStringLiteral("position"), position);
+    o.insert(QStringLiteral("deadline_epoch_ms"), deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs) : QJsonValue());
+    o.insert(QStringLiteral("deadline_in_ms"),
+             deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs - serverTimeMs) : QJsonValue());
+    return o;
+}
+
+qint64 LockSnapshot::totalHoldCount() const
+{
+    qint64 n = 0;
+    for (const auto &h : holders)
+        n += h.holdCount;
+    return n;
+}
+
+qint64 LockSnapshot::remainingTtlMs(qint64 nowSteadyMs) const
+{
+    if (pttlMs < 0)
+        return pttlMs;
+    return qMax<qint64>(0, pttlMs - (nowSteadyMs - readAtSteadyMs));
+}
+
+QString LockSnapshot::holderSummary() const
+{
+    QStringList parts;
+    for (const auto &h : holders)
+        parts << h.field;
+    return parts.join(QStringLiteral(", "));
+}
+
+bool LockSnapshot::sameHolders(const LockSnapshot &o) const
+{
+    return holders == o.holders && rwMode == o.rwMode;
+}
+
+QJsonObject LockSnapshot::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("name"), name);
+    o.insert(QStringLiteral("kind"), lockKindName(kind));
+    o.insert(QStringLiteral("pttl_ms"), pttlMs);
+    QJsonArray hs;
+    for (const auto &h : holders)
+        hs.append(h.toJson());
+    o.insert(QStringLiteral("holders"), hs);
+    QJsonArray ws;
+    for (const auto &w : waiters)
+        ws.append(w.toJson(serverTimeMs));
+    o.insert(QStringLiteral("waiters"), ws);
+    o.insert(QStringLiteral("queue_length"), queueLength);
+    o.insert(QStringLiteral("subscribers"), subscribers);
+    o.insert(QStringLiteral("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
+    o.insert(QStringLiteral("server_time_ms"), serverTimeMs);
+    o.insert(QStringLiteral("problems"), QJsonArray::fromStringList(problems));
+    return o;
+}
+
+qint64 LockSnapshot::steadyNowMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace lockscope

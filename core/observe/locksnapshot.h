@@ -1,0 +1,87 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace lockscope {
+
+/** Lock kinds LockScope tells apart from Redis data alone (protocol §9). JSON names in
+ *  lockKindName(): "lock", "fair_lock", "read_write_lock", "fenced_lock". */
+enum class LockKind { Lock, FairLock, ReadWriteLock, FencedLock };
+QString lockKindName(LockKind kind);
+/** Human label for the UI ("Reentrant lock", "Fair lock", ...). */
+QString lockKindLabel(LockKind kind);
+
+/** One hash field of a lock: `<clientId>:<threadId>` -> hold count (§2.1). */
+struct LockHolder
+{
+    QString field;     ///< the raw hash field
+    QString clientId;  ///< Redisson client UUID
+    QString threadId;  ///< Java thread id (decimal) or whatever a port writes after the colon
+    qint64 holdCount = 0; ///< reentrancy count (the field's value)
+    QString mode;      ///< "read"/"write" for read-write locks, empty otherwise
+
+    QJsonObject toJson() const;
+    bool operator==(const LockHolder &o) const
+    {
+        return field == o.field && holdCount == o.holdCount && mode == o.mode;
+    }
+};
+
+/** One entry of a fair lock's waiter queue with its deadline from the timeout set (§3.1). */
+struct LockWaiter
+{
+    QString field;
+    int position = 0;               ///< 1 = head of the queue
+    qint64 deadlineEpochMs = -1;    ///< score in the timeout set (client clock), -1 when missing
+    QJsonObject toJson(qint64 serverTimeMs) const;
+};
+
+/**
+ * Everything LockScope read about one lock in one atomic step (SnapshotReader): a plain value,
+ * never holding a connection. Times: `pttlMs` as PTTL returns it at read time (-2 = the hash is
+ * absent, -1 = no expiry), `serverTimeMs` = the server's TIME in epoch ms at that moment,
+ * `readAtSteadyMs` = this process's monotonic clock (steadyNowMs()) when the reply arrived, so
+ * countdowns are computed locally without re-reading Redis.
+ */
+struct LockSnapshot
+{
+    QString name;
+    LockKind kind = LockKind::Lock;
+    bool isLock = false;     ///< classified as a Redisson lock (or companion keys of one)
+    bool exists = false;     ///< the lock hash exists
+    qint64 pttlMs = -2;
+    QVector<LockHolder> holders;
+    QVector<LockWaiter> waiters;      ///< fair queue order, at most the first N
+    qint64 queueLength = 0;           ///< full queue length (may exceed waiters.size())
+    qint64 timeoutSetSize = 0;
+    qint64 subscribers = 0;           ///< PUBSUB NUMSUB of the unlock channel: Redisson clients waiting
+    qint64 token = -1;                ///< fenced lock token, -1 when none
+    QString rwMode;                   ///< "read"/"write" for read-write locks
+    qint64 serverTimeMs = 0;
+    qint64 readAtSteadyMs = 0;
+    QStringList problems;             ///< readable findings ("no TTL: never expires on its own")
+
+    bool isHeld() const { return !holders.isEmpty(); }
+    qint64 totalHoldCount() const;
+    /** TTL left now, in ms, from pttlMs minus monotonic time since the read; -1 = no expiry,
+     *  -2 = absent, never below 0 otherwise. */
+    qint64 remainingTtlMs(qint64 nowSteadyMs) const;
+    /** "clientId:threadId" of the holders, comma-separated. */
+    QString holderSummary() const;
+    /** Same holders with the same counts and mode (TTL and waiters ignored). */
+    bool sameHolders(const LockSnapshot &o) const;
+
+    /** The JSON object of the architecture doc ("Machine-readable output"). */
+    QJsonObject toJson() const;
+
+    /** Monotonic ms since an arbitrary origin (std::chrono::steady_clock). */
+    static qint64 steadyNowMs();
+};
+
+} // namespace lockscope
+
+Q_DECLARE_METATYPE(lockscope::LockSnapshot)

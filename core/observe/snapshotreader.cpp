@@ -1,0 +1,163 @@
+#include "snapshotreader.h"
+
+#include "locknames.h"
+
+#include "redis/redisconnection.h"
+
+#include <QHash>
+
+#include <memory>
+
+namespace lockscope {
+
+SnapshotReader::SnapshotReader(RedisConnection *connection, QObject *parent)
+    : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("snapshot")))
+{
+}
+
+void SnapshotReader::read(const QStringList &names, QObject *context, Callback callback)
+{
+    struct State
+    {
+        QVector<QVector<LockSnapshot>> parts;
+        int remaining = 0;
+        QString error;
+        Callback callback;
+    };
+    auto state = std::make_shared<State>();
+    state->callback = std::move(callback);
+    const int batches = (names.size() + m_batchSize - 1) / m_batchSize;
+    if (batches == 0) {
+        QMetaObject::invokeMethod(this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
+        return;
+    }
+    state->parts.resize(batches);
+    state->remaining = batches;
+    for (int b = 0; b < batches; ++b) {
+        const QStringList chunk = names.mid(b * m_batchSize, m_batchSize);
+        QList<QByteArray> keys;
+        keys.reserve(chunk.size());
+        for (const auto &n : chunk)
+            keys << n.toUtf8();
+        m_script.eval(m_connection, keys, {QByteArray::number(m_maxWaiters)}, context,
+                      [state, chunk, b](const RedisReply &reply) {
+                          const qint64 readAt = LockSnapshot::steadyNowMs();
+                          if (reply.isError()) {
+                              if (state->error.isEmpty())
+                                  state->error = reply.errorMessage();
+                          } else {
+                              const RedisReply &time = reply.at(0);
+                              const qint64 serverMs =
+                                  time.at(0).toInteger() * 1000 + time.at(1).toInteger() / 1000;
+                              QVector<LockSnapshot> &out = state->parts[b];
+                              out.reserve(chunk.size());
+                              for (int i = 0; i < chunk.size(); ++i)
+                                  out.append(parse(chunk[i], reply.at(i + 1), serverMs, readAt));
+                          }
+                          if (--state->remaining == 0) {
+                              QVector<LockSnapshot> all;
+                              for (auto &p : state->parts)
+                                  all += p;
+                              state->callback(all, state->error);
+                          }
+                      });
+    }
+}
+
+LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
+                                   qint64 readAtSteadyMs)
+{
+    LockSnapshot s;
+    s.name = name;
+    s.serverTimeMs = serverTimeMs;
+    s.readAtSteadyMs = readAtSteadyMs;
+    const QByteArray type = entry.at(0).toByteArray();
+    const RedisReply &fields = entry.at(1);
+    s.pttlMs = entry.at(2).toInteger(-2);
+    s.queueLength = qMax<qint64>(0, entry.at(3).toInteger());
+    const RedisReply &queue = entry.at(4);
+    s.timeoutSetSize = qMax<qint64>(0, entry.at(5).toInteger());
+    const RedisReply &timeouts = entry.at(6);
+    const QByteArray token = entry.at(7).toByteArray();
+    s.subscribers = entry.at(8).toInteger();
+    s.exists = type == "hash";
+
+    bool holderShaped = s.exists && fields.size() >= 2;
+    bool hasMode = false;
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+        const QString field = QString::fromUtf8(fields.at(i).toByteArray());
+        const QByteArray value = fields.at(i + 1).toByteArray();
+        if (field == QLatin1String("mode")) {
+            hasMode = true;
+            s.rwMode = QString::fromUtf8(value);
+            continue;
+        }
+        LockHolder h;
+        h.field = field;
+        bool write = false;
+        bool numeric = false;
+        h.holdCount = value.toLongLong(&numeric);
+        if (!LockNames::parseHolderField(field, &h.clientId, &h.threadId, &write) || !numeric) {
+            holderShaped = false;
+            continue;
+        }
+        if (h.holdCount < 1)
+            s.problems << QStringLiteral("holder %1 has hold count %2 (expected >= 1)").arg(field).arg(h.holdCount);
+        s.holders.append(h);
+        if (write)
+            s.holders.last().mode = QStringLiteral("write");
+    }
+    if (hasMode && (s.rwMode == QLatin1String("read") || s.rwMode == QLatin1String("write"))) {
+        s.kind = LockKind::ReadWriteLock;
+        holderShaped = s.exists;
+        for (auto &h : s.holders) {
+            if (h.mode.isEmpty())
+                h.mode = QStringLiteral("read");
+        }
+    }
+
+    // Fair-lock companions: queue in order with deadlines from the timeout set (§3.1).
+    QHash<QString, qint64> deadlines;
+    for (int i = 0; i + 1 < timeouts.size(); i += 2)
+        deadlines.insert(QString::fromUtf8(timeouts.at(i).toByteArray()),
+                         static_cast<qint64>(timeouts.at(i + 1).toByteArray().toDouble()));
+    for (int i = 0; i < queue.size(); ++i) {
+        LockWaiter w;
+        w.field = QString::fromUtf8(queue.at(i).toByteArray());
+        w.position = i + 1;
+        w.deadlineEpochMs = deadlines.value(w.field, -1);
+        s.waiters.append(w);
+    }
+    const bool fair = s.queueLength > 0 || s.timeoutSetSize > 0;
+    const bool fenced = !token.isEmpty();
+    if (fenced)
+        s.token = token.toLongLong();
+
+    s.isLock = holderShaped || fair || (fenced && !s.exists);
+    if (!s.isLock) {
+        s.holders.clear();
+        s.problems.clear();
+        return s;
+    }
+    if (s.kind != LockKind::ReadWriteLock) {
+        if (fair)
+            s.kind = LockKind::FairLock;
+        else if (fenced)
+            s.kind = LockKind::FencedLock;
+    }
+
+    if (s.exists && s.pttlMs == -1)
+        s.problems << QStringLiteral("no TTL: this lock never expires on its own");
+    if (s.kind != LockKind::ReadWriteLock && s.holders.size() > 1)
+        s.problems << QStringLiteral("%1 holder fields in one lock: corruption or a foreign writer").arg(s.holders.size());
+    if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0
+        && s.waiters.first().deadlineEpochMs < serverTimeMs)
+        s.problems << QStringLiteral("head waiter %1 is past its deadline: it blocks the lock until the next "
+                                     "acquire attempt prunes it")
+                          .arg(s.waiters.first().field);
+    if (fair && !s.exists && s.queueLength > 0)
+        s.problems << QStringLiteral("free lock with %1 queued waiter(s)").arg(s.queueLength);
+    return s;
+}
+
+} // namespace lockscope

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "locksnapshot.h"
+
+#include "redis/redisscript.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <functional>
+
+namespace lockscope {
+
+class RedisConnection;
+class RedisReply;
+
+/**
+ * Reads LockSnapshots: one read-only Lua script (resources/scripts/snapshot.lua) per batch of up
+ * to `batchSize()` locks, so each lock's hash, PTTL, fair queue, timeout set, fence token,
+ * unlock-channel subscriber count and the server TIME come from one atomic step. Batches are
+ * pipelined; nothing is written.
+ */
+class SnapshotReader : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const QVector<LockSnapshot> &snapshots, const QString &error)>;
+
+    explicit SnapshotReader(RedisConnection *connection, QObject *parent = nullptr);
+
+    void setBatchSize(int n) { m_batchSize = qMax(1, n); }
+    int batchSize() const { return m_batchSize; }
+    /** Fair-queue entries read per lock at most (the full length is always reported). */
+    void setMaxWaiters(int n) { m_maxWaiters = qMax(1, n); }
+
+    /**
+     * Reads `names`. `callback` runs once with one snapshot per name, in order, including names
+     * that turned out not to be locks (`isLock == false`; `exists == false` when the key is gone).
+     * On a server or transport error the callback gets the snapshots of the batches that did
+     * succeed and `error` says what failed. Runs on the connection's thread.
+     */
+    void read(const QStringList &names, QObject *context, Callback callback);
+
+    /** Classifies one entry of snapshot.lua's reply (exposed for tests). */
+    static LockSnapshot parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
+                              qint64 readAtSteadyMs);
+
+private:
+    RedisConnection *m_connection;
+    RedisScript m_script;
+    int m_batchSize = 200;
+    int m_maxWaiters = 100;
+};
+
+} // namespace lockscope

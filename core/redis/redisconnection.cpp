@@ -1,0 +1,399 @@
+#include "redisconnection.h"
+
+#include <QLocalSocket>
+#include <QRandomGenerator>
+#include <QSslSocket>
+#include <QTcpSocket>
+
+#include <hiredis/hiredis.h>
+
+#include <vector>
+
+namespace lockscope {
+
+RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
+    : QObject(parent), m_endpoint(endpoint)
+{
+    m_clock.start();
+    m_connectTimer.setSingleShot(true);
+    connect(&m_connectTimer, &QTimer::timeout, this, [this] {
+        handleDisconnect(QStringLiteral("connecting to %1 timed out after %2 ms")
+                             .arg(m_endpoint.address())
+                             .arg(m_connectTimeoutMs));
+    });
+    m_timeoutTimer.setInterval(100);
+    connect(&m_timeoutTimer, &QTimer::timeout, this, &RedisConnection::checkTimeouts);
+    m_reconnectTimer.setSingleShot(true);
+    connect(&m_reconnectTimer, &QTimer::timeout, this, &RedisConnection::startConnect);
+}
+
+RedisConnection::~RedisConnection()
+{
+    m_closing = true;
+    m_autoReconnect = false;
+    // Callbacks are not run from the destructor: their owners may be half-destroyed too.
+    m_pending.clear();
+    m_queued.clear();
+    if (m_device) {
+        m_device->disconnect(this);
+        delete m_device;
+        m_device = nullptr;
+    }
+    if (m_reader)
+        redisReaderFree(m_reader);
+}
+
+void RedisConnection::setReconnectDelaysMs(int initialMs, int maxMs)
+{
+    m_initialDelayMs = qMax(1, initialMs);
+    m_maxDelayMs = qMax(m_initialDelayMs, maxMs);
+    m_nextDelayMs = m_initialDelayMs;
+}
+
+void RedisConnection::open()
+{
+    m_closing = false;
+    if (m_state != State::Disconnected || m_reconnectTimer.isActive())
+        return;
+    startConnect();
+}
+
+void RedisConnection::close()
+{
+    m_closing = true;
+    m_reconnectTimer.stop();
+    handleDisconnect(QStringLiteral("connection closed"));
+}
+
+void RedisConnection::setState(State state)
+{
+    if (m_state == state)
+        return;
+    m_state = state;
+    emit stateChanged(state);
+}
+
+void RedisConnection::startConnect()
+{
+    if (m_state != State::Disconnected)
+        return;
+    if (!m_endpoint.isValid()) {
+        m_lastError = QStringLiteral("invalid Redis endpoint");
+        failAll(m_lastError);
+        emit connectionLost(m_lastError);
+        return;
+    }
+    if (m_reader)
+        redisReaderFree(m_reader);
+    m_reader = redisReaderCreate();
+    setState(State::Connecting);
+    m_connectTimer.start(m_connectTimeoutMs);
+
+    if (m_endpoint.transport() == RedisEndpoint::Transport::Unix) {
+        auto *sock = new QLocalSocket(this);
+        m_device = sock;
+        connect(sock, &QLocalSocket::connected, this, &RedisConnection::onTransportConnected);
+        connect(sock, &QLocalSocket::readyRead, this, &RedisConnection::onReadyRead);
+        connect(sock, &QLocalSocket::disconnected, this,
+                [this] { handleDisconnect(QStringLiteral("server closed the connection")); });
+        connect(sock, &QLocalSocket::errorOccurred, this, [this, sock](QLocalSocket::LocalSocketError) {
+            onTransportError(sock->errorString());
+        });
+        sock->connectToServer(m_endpoint.socketPath());
+        return;
+    }
+
+    QTcpSocket *sock = nullptr;
+    if (m_endpoint.transport() == RedisEndpoint::Transport::Tls) {
+        if (!QSslSocket::supportsSsl()) {
+            m_connectTimer.stop();
+            setState(State::Disconnected);
+            m_lastError = QStringLiteral("TLS (rediss://) is not available: Qt has no TLS backend on this machine");
+            failAll(m_lastError);
+            emit connectionLost(m_lastError);
+            return;
+        }
+        auto *ssl = new QSslSocket(this);
+        connect(ssl, &QSslSocket::encrypted, this, &RedisConnection::onTransportConnected);
+        connect(ssl, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
+            QStringList texts;
+            for (const auto &e : errors)
+                texts << e.errorString();
+            onTransportError(QStringLiteral("TLS handshake failed: %1").arg(texts.join(QStringLiteral("; "))));
+        });
+        sock = ssl;
+    } else {
+        sock = new QTcpSocket(this);
+        connect(sock, &QTcpSocket::connected, this, &RedisConnection::onTransportConnected);
+    }
+    m_device = sock;
+    connect(sock, &QTcpSocket::readyRead, this, &RedisConnection::onReadyRead);
+    connect(sock, &QTcpSocket::disconnected, this,
+            [this] { handleDisconnect(QStringLiteral("server closed the connection")); });
+    connect(sock, &QTcpSocket::errorOccurred, this, [this, sock](QAbstractSocket::SocketError) {
+        onTransportError(sock->errorString());
+    });
+    if (auto *ssl = qobject_cast<QSslSocket *>(sock))
+        ssl->connectToHostEncrypted(m_endpoint.host(), m_endpoint.port());
+    else
+        sock->connectToHost(m_endpoint.host(), m_endpoint.port());
+}
+
+void RedisConnection::onTransportConnected()
+{
+    if (auto *tcp = qobject_cast<QTcpSocket *>(m_device))
+        tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    m_handshaking = true;
+    const QString address = m_endpoint.address();
+    auto handshakeStep = [this, address](const QString &what) {
+        return [this, address, what](const RedisReply &r) {
+            if (r.isError() && !r.isTransportError()) {
+                m_lastError = QStringLiteral("%1 on %2 failed: %3").arg(what, address, r.errorMessage());
+                handleDisconnect(m_lastError);
+            }
+        };
+    };
+    if (!m_endpoint.password().isEmpty()) {
+        QList<QByteArray> auth{"AUTH"};
+        if (!m_endpoint.username().isEmpty())
+            auth << m_endpoint.username().toUtf8();
+        auth << m_endpoint.password().toUtf8();
+        writeCommand(encode(auth), Pending{handshakeStep(QStringLiteral("AUTH")), {}, false, m_clock.elapsed()});
+    }
+    if (m_endpoint.db() != 0)
+        writeCommand(encode({"SELECT", QByteArray::number(m_endpoint.db())}),
+                     Pending{handshakeStep(QStringLiteral("SELECT %1").arg(m_endpoint.db())), {}, false,
+                             m_clock.elapsed()});
+    // CLIENT SETNAME may be refused by ACLs: that is not worth dropping the connection for.
+    writeCommand(encode({"CLIENT", "SETNAME", m_clientName}), Pending{nullptr, {}, false, m_clock.elapsed()});
+    writeCommand(encode({"PING"}), Pending{[this](const RedisReply &r) {
+                                               if (!r.isTransportError())
+                                                   finishHandshake();
+                                           },
+                                           {}, false, m_clock.elapsed()});
+}
+
+void RedisConnection::finishHandshake()
+{
+    if (m_state != State::Connecting)
+        return;
+    m_handshaking = false;
+    m_connectTimer.stop();
+    m_nextDelayMs = m_initialDelayMs;
+    m_lastError.clear();
+    setState(State::Ready);
+    const auto queued = std::move(m_queued);
+    m_queued.clear();
+    for (const auto &q : queued)
+        writeCommand(q.first, q.second);
+    emit ready();
+}
+
+void RedisConnection::send(const QList<QByteArray> &argv, QObject *context, ReplyCallback callback)
+{
+    Pending p{std::move(callback), context, context != nullptr, m_clock.elapsed()};
+    const QByteArray encoded = encode(argv);
+    if (m_state == State::Ready) {
+        writeCommand(encoded, std::move(p));
+        return;
+    }
+    if (m_state == State::Connecting) {
+        m_queued.append({encoded, std::move(p)});
+        return;
+    }
+    const QString reason = m_lastError.isEmpty()
+                               ? QStringLiteral("not connected to %1").arg(m_endpoint.address())
+                               : m_lastError;
+    QPointer<RedisConnection> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self, p, reason]() mutable {
+            if (self)
+                self->deliver(p, RedisReply::makeError(reason, true));
+        },
+        Qt::QueuedConnection);
+}
+
+void RedisConnection::pipeline(const QList<QList<QByteArray>> &commands, QObject *context,
+                               PipelineCallback callback)
+{
+    if (commands.isEmpty()) {
+        if (callback)
+            QMetaObject::invokeMethod(this, [callback] { callback({}); }, Qt::QueuedConnection);
+        return;
+    }
+    struct Collector
+    {
+        QVector<RedisReply> replies;
+        PipelineCallback callback;
+    };
+    auto collector = std::make_shared<Collector>();
+    collector->replies.reserve(commands.size());
+    collector->callback = std::move(callback);
+    const int total = commands.size();
+    for (int i = 0; i < total; ++i) {
+        send(commands[i], context, [collector, total](const RedisReply &r) {
+            collector->replies.append(r);
+            if (collector->replies.size() == total && collector->callback)
+                collector->callback(collector->replies);
+        });
+    }
+}
+
+void RedisConnection::writeCommand(const QByteArray &encoded, Pending pending)
+{
+    if (!m_device)
+        return;
+    pending.sentAtMs = m_clock.elapsed();
+    const bool push = m_pushMode && !m_handshaking;
+    if (!push)
+        m_pending.push_back(std::move(pending));
+    m_device->write(encoded);
+    if (!m_pending.empty() && !m_timeoutTimer.isActive())
+        m_timeoutTimer.start();
+}
+
+void RedisConnection::deliver(Pending &pending, const RedisReply &reply)
+{
+    if (!pending.callback)
+        return;
+    if (pending.hasContext && !pending.context)
+        return;
+    pending.callback(reply);
+}
+
+void RedisConnection::onReadyRead()
+{
+    if (!m_device || !m_reader)
+        return;
+    const QByteArray data = m_device->readAll();
+    if (redisReaderFeed(m_reader, data.constData(), static_cast<size_t>(data.size())) != REDIS_OK) {
+        handleDisconnect(QStringLiteral("protocol error from %1: %2")
+                             .arg(m_endpoint.address(), QString::fromUtf8(m_reader->errstr)));
+        return;
+    }
+    QPointer<RedisConnection> self(this);
+    while (self && m_reader) {
+        void *raw = nullptr;
+        if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
+            const QString err = QString::fromUtf8(m_reader->errstr);
+            handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), err));
+            return;
+        }
+        if (!raw)
+            break;
+        const RedisReply reply = RedisReply::fromHiredis(static_cast<redisReply *>(raw));
+        freeReplyObject(raw);
+        if (m_pushMode && !m_handshaking) {
+            emit pushReceived(reply);
+            continue;
+        }
+        if (m_pending.empty())
+            continue; // a reply nobody asked for: ignore rather than mis-assign
+        Pending p = std::move(m_pending.front());
+        m_pending.pop_front();
+        deliver(p, reply);
+    }
+    if (self && m_pending.empty())
+        m_timeoutTimer.stop();
+}
+
+void RedisConnection::checkTimeouts()
+{
+    if (m_pending.empty()) {
+        m_timeoutTimer.stop();
+        return;
+    }
+    if (m_commandTimeoutMs > 0 && m_clock.elapsed() - m_pending.front().sentAtMs > m_commandTimeoutMs) {
+        handleDisconnect(QStringLiteral("%1 did not answer within %2 ms")
+                             .arg(m_endpoint.address())
+                             .arg(m_commandTimeoutMs));
+    }
+}
+
+void RedisConnection::onTransportError(const QString &message)
+{
+    if (m_state == State::Disconnected)
+        return;
+    handleDisconnect(QStringLiteral("%1: %2").arg(m_endpoint.address(), message));
+}
+
+void RedisConnection::handleDisconnect(const QString &reason)
+{
+    if (m_state == State::Disconnected && !m_device)
+        return;
+    m_connectTimer.stop();
+    m_timeoutTimer.stop();
+    m_handshaking = false;
+    if (!m_closing || m_lastError.isEmpty())
+        m_lastError = reason;
+    if (m_device) {
+        QIODevice *dev = m_device;
+        m_device = nullptr;
+        dev->disconnect(this);
+        if (auto *tcp = qobject_cast<QAbstractSocket *>(dev))
+            tcp->abort();
+        else if (auto *local = qobject_cast<QLocalSocket *>(dev))
+            local->abort();
+        dev->deleteLater();
+    }
+    if (m_reader) {
+        redisReaderFree(m_reader);
+        m_reader = nullptr;
+    }
+    setState(State::Disconnected);
+    QPointer<RedisConnection> self(this);
+    failAll(reason);
+    if (!self)
+        return;
+    emit connectionLost(reason);
+    if (self)
+        scheduleReconnect();
+}
+
+void RedisConnection::failAll(const QString &reason)
+{
+    std::deque<Pending> pending;
+    pending.swap(m_pending);
+    for (auto &q : m_queued)
+        pending.push_back(std::move(q.second));
+    m_queued.clear();
+    const RedisReply err = RedisReply::makeError(reason, true);
+    QPointer<RedisConnection> self(this);
+    for (auto &p : pending) {
+        deliver(p, err);
+        if (!self)
+            return;
+    }
+}
+
+void RedisConnection::scheduleReconnect()
+{
+    if (!m_autoReconnect || m_closing || m_reconnectTimer.isActive())
+        return;
+    const double jitter = 0.8 + 0.4 * QRandomGenerator::global()->generateDouble();
+    const int delay = static_cast<int>(m_nextDelayMs * jitter);
+    m_nextDelayMs = qMin(m_nextDelayMs * 2, m_maxDelayMs);
+    m_reconnectTimer.start(delay);
+}
+
+QByteArray RedisConnection::encode(const QList<QByteArray> &argv)
+{
+    std::vector<const char *> ptrs;
+    std::vector<size_t> lens;
+    ptrs.reserve(static_cast<size_t>(argv.size()));
+    lens.reserve(static_cast<size_t>(argv.size()));
+    for (const auto &a : argv) {
+        ptrs.push_back(a.constData());
+        lens.push_back(static_cast<size_t>(a.size()));
+    }
+    char *target = nullptr;
+    const int len = redisFormatCommandArgv(&target, static_cast<int>(argv.size()), ptrs.data(), lens.data());
+    if (len < 0 || !target)
+        return {};
+    QByteArray out(target, len);
+    redisFreeCommand(target);
+    return out;
+}
+
+} // namespace lockscope

@@ -1,0 +1,142 @@
+#pragma once
+
+#include "redisendpoint.h"
+#include "redisreply.h"
+
+#include <QElapsedTimer>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <deque>
+#include <functional>
+
+class QIODevice;
+struct redisReader;
+
+namespace lockscope {
+
+/**
+ * One connection to one Redis server: Qt owns the socket (TCP, TLS or unix socket, event-driven,
+ * never blocking), hiredis encodes commands (redisFormatCommandArgv) and decodes replies
+ * (redisReader).
+ *
+ * - Commands are pipelined: `send()` writes at once and replies are matched to callbacks in order.
+ *   Arguments are binary-safe byte arrays.
+ * - Errors are values: a server error, a command timeout and a lost connection all reach the
+ *   callback as a RedisReply of type Error (transport errors have `isTransportError()`), so every
+ *   callback runs exactly once, unless its `context` object was destroyed first.
+ * - Handshake on every (re)connect: AUTH (user/password from the endpoint), SELECT db,
+ *   CLIENT SETNAME (default "lockscope"; a refusal is ignored). Then `ready()` is emitted.
+ * - A command timeout closes the connection (replies cannot be re-synchronised after one).
+ * - With auto-reconnect on (the default), a lost connection is retried with exponential backoff
+ *   (initial 100 ms, doubling, max 5 s, +-20% jitter); `ready()` fires again when it is back.
+ * - Push mode (for pub/sub connections): after the handshake every reply is emitted as
+ *   `pushReceived()` instead of being matched to a callback.
+ *
+ * Lives on one thread (the thread of its QObject); not thread-safe.
+ */
+class RedisConnection : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Disconnected, Connecting, Ready };
+    Q_ENUM(State)
+
+    using ReplyCallback = std::function<void(const RedisReply &)>;
+    using PipelineCallback = std::function<void(const QVector<RedisReply> &)>;
+
+    explicit RedisConnection(const RedisEndpoint &endpoint, QObject *parent = nullptr);
+    ~RedisConnection() override;
+
+    void setClientName(const QByteArray &name) { m_clientName = name; }
+    void setConnectTimeoutMs(int ms) { m_connectTimeoutMs = ms; }
+    void setCommandTimeoutMs(int ms) { m_commandTimeoutMs = ms; }
+    void setAutoReconnect(bool on) { m_autoReconnect = on; }
+    void setReconnectDelaysMs(int initialMs, int maxMs);
+    void setPushMode(bool on) { m_pushMode = on; }
+
+    /** Starts connecting (no-op when already connecting or ready). Returns immediately. */
+    void open();
+    /** Closes the socket, fails pending commands ("connection closed") and stops reconnecting. */
+    void close();
+
+    State state() const { return m_state; }
+    bool isReady() const { return m_state == State::Ready; }
+    const RedisEndpoint &endpoint() const { return m_endpoint; }
+    /** Last connection-level error as a sentence ("connection refused by 127.0.0.1:6390"). */
+    QString lastError() const { return m_lastError; }
+    int pendingCount() const { return static_cast<int>(m_pending.size()); }
+
+    /**
+     * Sends one command. While connecting, it is queued and sent after the handshake; when
+     * disconnected (and not connecting), `callback` gets a transport error at once (from the
+     * event loop, never re-entrantly). `callback` is skipped if `context` is destroyed first;
+     * pass nullptr for no context.
+     */
+    void send(const QList<QByteArray> &argv, QObject *context, ReplyCallback callback);
+    /** Fire-and-forget variant (the reply is read and dropped). */
+    void send(const QList<QByteArray> &argv) { send(argv, nullptr, nullptr); }
+    /** Sends several commands back to back; `callback` gets all replies, in order, once. */
+    void pipeline(const QList<QList<QByteArray>> &commands, QObject *context, PipelineCallback callback);
+
+    /** RESP encoding of one command (hiredis redisFormatCommandArgv). */
+    static QByteArray encode(const QList<QByteArray> &argv);
+
+signals:
+    void stateChanged(lockscope::RedisConnection::State state);
+    /** Handshake completed: the connection accepts commands (after every reconnect too). */
+    void ready();
+    /** The connection dropped or could not be made; `reason` is a readable sentence. */
+    void connectionLost(const QString &reason);
+    /** In push mode: an unsolicited reply (pub/sub message, subscribe confirmation). */
+    void pushReceived(const lockscope::RedisReply &reply);
+
+private:
+    struct Pending
+    {
+        ReplyCallback callback;
+        QPointer<QObject> context;
+        bool hasContext = false;
+        qint64 sentAtMs = 0;
+    };
+
+    void startConnect();
+    void onTransportConnected();
+    void onReadyRead();
+    void onTransportError(const QString &message);
+    void handleDisconnect(const QString &reason);
+    void scheduleReconnect();
+    void setState(State state);
+    void writeCommand(const QByteArray &encoded, Pending pending);
+    void deliver(Pending &pending, const RedisReply &reply);
+    void failAll(const QString &reason);
+    void checkTimeouts();
+    void finishHandshake();
+
+    RedisEndpoint m_endpoint;
+    QByteArray m_clientName = "lockscope";
+    int m_connectTimeoutMs = 5000;
+    int m_commandTimeoutMs = 10000;
+    bool m_autoReconnect = true;
+    bool m_pushMode = false;
+    int m_initialDelayMs = 100;
+    int m_maxDelayMs = 5000;
+    int m_nextDelayMs = 100;
+
+    State m_state = State::Disconnected;
+    bool m_handshaking = false;
+    bool m_closing = false;
+    QString m_lastError;
+    QIODevice *m_device = nullptr;
+    redisReader *m_reader = nullptr;
+    std::deque<Pending> m_pending;
+    QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
+    QTimer m_connectTimer;
+    QTimer m_timeoutTimer;
+    QTimer m_reconnectTimer;
+    QElapsedTimer m_clock;
+};
+
+} // namespace lockscope

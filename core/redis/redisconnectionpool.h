@@ -1,0 +1,39 @@
+#pragma once
+
+#include "redisendpoint.h"
+
+#include <QHash>
+#include <QObject>
+
+namespace lockscope {
+
+class RedisConnection;
+class RedisSubscriber;
+
+/**
+ * Command and pub/sub connections keyed by server address ("host:port" or socket path).
+ *
+ * One server today; the cluster and sentinel support planned next asks the pool for the
+ * connection of each node it routes to, so nothing above this class holds a socket of its own.
+ * Connections are created on first use, opened immediately and owned by the pool.
+ */
+class RedisConnectionPool : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RedisConnectionPool(const RedisEndpoint &seed, QObject *parent = nullptr);
+
+    const RedisEndpoint &seed() const { return m_seed; }
+    /** The command connection for `endpoint` (the seed when invalid/default). */
+    RedisConnection *connection(const RedisEndpoint &endpoint = RedisEndpoint());
+    /** The pub/sub connection for `endpoint` (the seed when invalid/default). */
+    RedisSubscriber *subscriber(const RedisEndpoint &endpoint = RedisEndpoint());
+    QList<RedisConnection *> connections() const { return m_connections.values(); }
+
+private:
+    RedisEndpoint m_seed;
+    QHash<QString, RedisConnection *> m_connections;
+    QHash<QString, RedisSubscriber *> m_subscribers;
+};
+
+} // namespace lockscope

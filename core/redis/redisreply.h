@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QVector>
+
+struct redisReply;
+
+namespace lockscope {
+
+/**
+ * A decoded RESP2 reply as a plain value type (copyable, thread-agnostic).
+ *
+ * Built from hiredis' reader output (RedisReply::fromHiredis); LockScope never parses RESP itself.
+ * Errors are values: a server error reply ("-ERR ...") and a transport failure (timeout, connection
+ * lost) both have type Error, with the message in `text`. `isTransportError()` tells them apart.
+ */
+class RedisReply
+{
+public:
+    enum class Type { Nil, Integer, String, Status, Error, Array };
+
+    RedisReply() = default;
+
+    /** Deep copy of a hiredis reply tree. The caller still owns (and frees) `reply`. */
+    static RedisReply fromHiredis(const redisReply *reply);
+    static RedisReply makeError(const QString &message, bool transport = false);
+    static RedisReply makeInteger(qint64 value);
+    static RedisReply makeString(const QByteArray &value);
+    static RedisReply makeArray(QVector<RedisReply> elements);
+
+    Type type() const { return m_type; }
+    bool isNil() const { return m_type == Type::Nil; }
+    bool isError() const { return m_type == Type::Error; }
+    /** True when the error was made by LockScope (timeout, disconnect), not sent by the server. */
+    bool isTransportError() const { return m_type == Type::Error && m_transport; }
+    bool isInteger() const { return m_type == Type::Integer; }
+    bool isString() const { return m_type == Type::String || m_type == Type::Status; }
+    bool isArray() const { return m_type == Type::Array; }
+
+    /** Integer value; for a String reply holding a decimal number, its value; otherwise `fallback`. */
+    qint64 toInteger(qint64 fallback = 0, bool *ok = nullptr) const;
+    /** Bytes of a String/Status/Error reply, decimal text of an Integer; empty for Nil and Array. */
+    QByteArray toByteArray() const;
+    /** Error text for Error replies (e.g. "NOSCRIPT No matching script..."), empty otherwise. */
+    QString errorMessage() const { return isError() ? QString::fromUtf8(m_text) : QString(); }
+
+    const QVector<RedisReply> &elements() const { return m_elements; }
+    int size() const { return m_elements.size(); }
+    /** Element i of an Array reply, or a Nil reply when out of range or not an array. */
+    const RedisReply &at(int i) const;
+
+    /** Short human-readable rendering for logs and test failures (binary shown escaped). */
+    QString debugString() const;
+
+private:
+    Type m_type = Type::Nil;
+    bool m_transport = false;
+    qint64 m_integer = 0;
+    QByteArray m_text;
+    QVector<RedisReply> m_elements;
+};
+
+} // namespace lockscope

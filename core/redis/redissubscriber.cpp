@@ -1,0 +1,88 @@
+#include "redissubscriber.h"
+
+#include "redisconnection.h"
+
+namespace lockscope {
+
+RedisSubscriber::RedisSubscriber(const RedisEndpoint &endpoint, QObject *parent) : QObject(parent)
+{
+    m_connection = new RedisConnection(endpoint, this);
+    m_connection->setPushMode(true);
+    m_connection->setClientName("lockscope-sub");
+    m_connection->setCommandTimeoutMs(0); // a subscriber waits for pushes indefinitely
+    connect(m_connection, &RedisConnection::pushReceived, this, &RedisSubscriber::onPush);
+    connect(m_connection, &RedisConnection::ready, this, &RedisSubscriber::restore);
+    connect(m_connection, &RedisConnection::connectionLost, this, &RedisSubscriber::connectionLost);
+}
+
+RedisSubscriber::~RedisSubscriber() = default;
+
+void RedisSubscriber::open() { m_connection->open(); }
+void RedisSubscriber::close() { m_connection->close(); }
+bool RedisSubscriber::isReady() const { return m_connection->isReady(); }
+
+void RedisSubscriber::restore()
+{
+    if (!m_channels.isEmpty()) {
+        QList<QByteArray> argv{"SUBSCRIBE"};
+        for (const auto &c : m_channels)
+            argv << c;
+        m_connection->send(argv);
+    }
+    if (!m_patterns.isEmpty()) {
+        QList<QByteArray> argv{"PSUBSCRIBE"};
+        for (const auto &p : m_patterns)
+            argv << p;
+        m_connection->send(argv);
+    }
+    emit ready();
+}
+
+void RedisSubscriber::subscribe(const QByteArray &channel)
+{
+    if (m_channels.contains(channel))
+        return;
+    m_channels.insert(channel);
+    if (m_connection->isReady())
+        m_connection->send({"SUBSCRIBE", channel});
+}
+
+void RedisSubscriber::psubscribe(const QByteArray &pattern)
+{
+    if (m_patterns.contains(pattern))
+        return;
+    m_patterns.insert(pattern);
+    if (m_connection->isReady())
+        m_connection->send({"PSUBSCRIBE", pattern});
+}
+
+void RedisSubscriber::unsubscribe(const QByteArray &channel)
+{
+    if (!m_channels.remove(channel))
+        return;
+    if (m_connection->isReady())
+        m_connection->send({"UNSUBSCRIBE", channel});
+}
+
+void RedisSubscriber::punsubscribe(const QByteArray &pattern)
+{
+    if (!m_patterns.remove(pattern))
+        return;
+    if (m_connection->isReady())
+        m_connection->send({"PUNSUBSCRIBE", pattern});
+}
+
+void RedisSubscriber::onPush(const RedisReply &reply)
+{
+    if (!reply.isArray() || reply.size() < 3)
+        return;
+    const QByteArray kind = reply.at(0).toByteArray().toLower();
+    if (kind == "message" || kind == "smessage")
+        emit message(reply.at(1).toByteArray(), reply.at(2).toByteArray(), QByteArray());
+    else if (kind == "pmessage" && reply.size() >= 4)
+        emit message(reply.at(2).toByteArray(), reply.at(3).toByteArray(), reply.at(1).toByteArray());
+    else if (kind == "subscribe" || kind == "psubscribe" || kind == "ssubscribe")
+        emit subscribed(reply.at(1).toByteArray());
+}
+
+} // namespace lockscope

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "redisendpoint.h"
+
+#include <QObject>
+#include <QSet>
+
+namespace lockscope {
+
+class RedisConnection;
+class RedisReply;
+
+/**
+ * A dedicated pub/sub connection (RESP2 subscriber mode) to one server.
+ *
+ * Keeps the set of channels and patterns asked for and re-subscribes to all of them after every
+ * reconnect, so a dropped connection loses messages sent while it was down but never a
+ * subscription. Messages arrive as `message()` signals on the object's thread.
+ */
+class RedisSubscriber : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RedisSubscriber(const RedisEndpoint &endpoint, QObject *parent = nullptr);
+    ~RedisSubscriber() override;
+
+    void open();
+    void close();
+    bool isReady() const;
+    RedisConnection *connection() const { return m_connection; }
+
+    /** SUBSCRIBE / PSUBSCRIBE (idempotent). `subscribed()` fires when the server confirms. */
+    void subscribe(const QByteArray &channel);
+    void psubscribe(const QByteArray &pattern);
+    void unsubscribe(const QByteArray &channel);
+    void punsubscribe(const QByteArray &pattern);
+
+    QSet<QByteArray> channels() const { return m_channels; }
+    QSet<QByteArray> patterns() const { return m_patterns; }
+
+signals:
+    /** A message on `channel`; `pattern` is set when it came through a PSUBSCRIBE. */
+    void message(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
+    /** The server confirmed a (p)subscription to `name`. */
+    void subscribed(const QByteArray &name);
+    void ready();
+    void connectionLost(const QString &reason);
+
+private:
+    void onPush(const RedisReply &reply);
+    void restore();
+
+    RedisConnection *m_connection = nullptr;
+    QSet<QByteArray> m_channels;
+    QSet<QByteArray> m_patterns;
+};
+
+} // namespace lockscope

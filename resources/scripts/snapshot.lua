@@ -1,0 +1,49 @@
+-- LockScope snapshot: reads every key of each lock in one atomic step. Read-only; LockScope's own.
+-- Mirrors the layouts of protocol §2.1 (hash), §3.1 (fair queue + timeout set), §5.2 (fence token).
+-- KEYS[i]  lock names (the main hash key; derived keys follow Redisson's brace rule, §1.2)
+-- ARGV[1]  how many fair-queue entries to read at most per lock
+-- Reply:   { {serverSeconds, serverMicros},
+--            for each KEYS[i]: { type, {field, value, ...}, pttlMs, queueLength, {queue...},
+--                                timeoutSetSize, {member, deadlineEpochMs, ...}, token or "",
+--                                unlockChannelSubscribers } }
+--          queueLength / timeoutSetSize are -1 when that key holds another type.
+local function prefixed(prefix, name)
+    if string.find(name, '{', 1, true) then
+        return prefix .. ':' .. name
+    end
+    return prefix .. ':{' .. name .. '}'
+end
+local maxQueue = tonumber(ARGV[1]) or 100
+local out = { redis.call('time') }
+for i = 1, #KEYS do
+    local name = KEYS[i]
+    local keyType = redis.call('type', name)['ok']
+    local fields = {}
+    if keyType == 'hash' then
+        fields = redis.call('hgetall', name)
+    end
+    local pttl = redis.call('pttl', name)
+    local queueKey = prefixed('redisson_lock_queue', name)
+    local queueLength = redis.pcall('llen', queueKey)
+    local queue = {}
+    if type(queueLength) ~= 'number' then
+        queueLength = -1
+    elseif queueLength > 0 then
+        queue = redis.call('lrange', queueKey, 0, maxQueue - 1)
+    end
+    local timeoutKey = prefixed('redisson_lock_timeout', name)
+    local timeoutSize = redis.pcall('zcard', timeoutKey)
+    local timeouts = {}
+    if type(timeoutSize) ~= 'number' then
+        timeoutSize = -1
+    elseif timeoutSize > 0 then
+        timeouts = redis.call('zrange', timeoutKey, 0, maxQueue - 1, 'WITHSCORES')
+    end
+    local token = redis.pcall('get', prefixed('redisson_lock_token', name))
+    if type(token) ~= 'string' then
+        token = ''
+    end
+    local subscribers = redis.call('pubsub', 'numsub', prefixed('redisson_lock__channel', name))[2]
+    out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers }
+end
+return out
