@@ -47,6 +47,10 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
         }
         m_seenInScan.clear();
         emit discoveryProgress(scanned, m_locks.size(), true);
+        if (isIdle()) {
+            m_baselineDone = true;
+            emit idle();
+        }
     });
     connect(m_discovery, &LockDiscovery::failed, this, &LockMonitor::errorOccurred);
 }
@@ -82,6 +86,11 @@ void LockMonitor::setPollIntervalMs(int ms)
 }
 
 bool LockMonitor::isDiscovering() const { return m_discovery->isRunning(); }
+
+bool LockMonitor::isIdle() const
+{
+    return !m_discovery->isRunning() && m_dirty.isEmpty() && !m_readInFlight;
+}
 
 void LockMonitor::start()
 {
@@ -163,7 +172,7 @@ void LockMonitor::checkNotifications()
         if (on && m_subscriber) {
             m_keyspacePattern = QByteArray("__keyspace@") + QByteArray::number(m_connection->endpoint().db()) + "__:*";
             m_subscriber->psubscribe(m_keyspacePattern);
-            setMode(Mode::Live, QStringLiteral("live: keyspace notifications from %1").arg(address));
+            setMode(Mode::Live, QStringLiteral("keyspace notifications from %1").arg(address));
         } else {
             if (!m_keyspacePattern.isEmpty() && m_subscriber)
                 m_subscriber->punsubscribe(m_keyspacePattern);
@@ -246,6 +255,10 @@ void LockMonitor::flush()
             emit errorOccurred(QStringLiteral("Reading lock snapshots failed: %1").arg(error));
         applySnapshots(snapshots, hints);
         scheduleFlush();
+        if (isIdle()) {
+            m_baselineDone = true;
+            emit idle();
+        }
     });
 }
 
@@ -273,7 +286,9 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
             }
             continue;
         }
-        events += LockEvent::diff(known ? &it.value() : nullptr, s, hint, m_forceUnlockExpected.remove(s.name));
+        // Locks found by the first discovery were there before we looked: no "acquired" events.
+        if (known || m_baselineDone || !hint.isEmpty())
+            events += LockEvent::diff(known ? &it.value() : nullptr, s, hint, m_forceUnlockExpected.remove(s.name));
         m_locks.insert(s.name, s);
         changed << s;
     }

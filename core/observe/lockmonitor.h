@@ -67,6 +67,8 @@ public:
     QString modeDetail() const { return m_modeDetail; }
     const QHash<QString, LockSnapshot> &locks() const { return m_locks; }
     bool isDiscovering() const;
+    /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */
+    bool isIdle() const;
 
     static QString modeName(Mode mode);
 
@@ -78,6 +80,8 @@ signals:
     /** Result of the notify-keyspace-events check: whether live mode is possible, and why not. */
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
+    /** Emitted when the monitor becomes idle (see isIdle()), e.g. after the first full read. */
+    void idle();
 
 private:
     void onReady();
@@ -113,6 +117,7 @@ private:
     QSet<QString> m_seenInScan;
     QSet<QString> m_forceUnlockExpected;
     bool m_readInFlight = false;
+    bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;
     QTimer m_pollTimer;
 };

@@ -1,0 +1,437 @@
+#include "lockscopecli.h"
+
+#include "lock/lockclient.h"
+#include "observe/lockmonitor.h"
+#include "observe/locksession.h"
+#include "observe/snapshotreader.h"
+#include "redis/redisconnection.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QTimer>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace lockscope {
+
+static volatile std::sig_atomic_t g_interrupted = 0;
+static void onSignal(int) { g_interrupted = 1; }
+
+LockScopeCli::LockScopeCli(QObject *parent) : QObject(parent), m_out(stdout), m_err(stderr) {}
+
+LockScopeCli::~LockScopeCli() = default;
+
+bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
+{
+    m_parser.setApplicationDescription(QStringLiteral(
+        "See and act on Redisson locks in Redis.\n\n"
+        "Commands:\n"
+        "  list [--pattern GLOB] [--json]     every lock: holders, hold counts, TTL, waiters\n"
+        "  show NAME [--json]                 one lock in detail\n"
+        "  watch [--pattern GLOB] [--json]    events as they happen (acquired, released, ...)\n"
+        "  acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]\n"
+        "                                     take the lock as LockScope's Redisson client\n"
+        "  force-unlock NAME [--yes]          delete the lock and wake its waiters\n\n"
+        "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
+        "confirmed, lock absent, not acquired)."));
+    m_parser.addHelpOption();
+    m_parser.addVersionOption();
+    m_parser.addOptions({
+        {QStringLiteral("url"),
+         QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock. "
+                        "Password also from LOCKSCOPE_PASSWORD."),
+         QStringLiteral("URL"), QStringLiteral("redis://127.0.0.1:6379")},
+        {QStringLiteral("read-only"), QStringLiteral("Refuse every write (acquire, force-unlock, config).")},
+        {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."),
+         QStringLiteral("GLOB"), QStringLiteral("*")},
+        {QStringLiteral("json"), QStringLiteral("One JSON object per line (field names: see README).")},
+        {QStringLiteral("lease-ms"), QStringLiteral("acquire: lease time in ms; 0 = watchdog (30000 ms, renewed every 10000 ms)."),
+         QStringLiteral("N"), QStringLiteral("0")},
+        {QStringLiteral("hold-ms"), QStringLiteral("acquire: release after N ms (default: hold until Ctrl-C)."),
+         QStringLiteral("N")},
+        {QStringLiteral("wait-ms"), QStringLiteral("acquire: wait up to N ms for the lock (default 0: one attempt; -1 forever)."),
+         QStringLiteral("N"), QStringLiteral("0")},
+        {QStringLiteral("thread-id"), QStringLiteral("acquire: thread id of the holder field (default 1)."),
+         QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
+        {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
+        {QStringLiteral("enable-notifications"),
+         QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
+        {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
+    });
+    m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
+    m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
+                                   QStringLiteral("[NAME]"));
+
+    if (!m_parser.parse(arguments)) {
+        m_err << m_parser.errorText() << "\nRun with --help for usage.\n";
+        m_err.flush();
+        *exitCode = Usage;
+        return false;
+    }
+    if (m_parser.isSet(QStringLiteral("help"))) {
+        m_out << m_parser.helpText();
+        m_out.flush();
+        *exitCode = Ok;
+        return false;
+    }
+    if (m_parser.isSet(QStringLiteral("version"))) {
+        m_out << QCoreApplication::applicationName() << ' ' << QCoreApplication::applicationVersion() << '\n';
+        m_out.flush();
+        *exitCode = Ok;
+        return false;
+    }
+    const QStringList pos = m_parser.positionalArguments();
+    auto usage = [&](const QString &msg) {
+        m_err << "lockscope-cli: " << msg << "\nRun with --help for usage.\n";
+        m_err.flush();
+        *exitCode = Usage;
+        return false;
+    };
+    if (pos.isEmpty())
+        return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock)"));
+    m_command = pos.first();
+    const QStringList known{QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"),
+                            QStringLiteral("acquire"), QStringLiteral("force-unlock")};
+    if (!known.contains(m_command))
+        return usage(QStringLiteral("unknown command '%1'").arg(m_command));
+    const bool needsName = m_command == QLatin1String("show") || m_command == QLatin1String("acquire")
+                           || m_command == QLatin1String("force-unlock");
+    if (needsName && pos.size() < 2)
+        return usage(QStringLiteral("'%1' needs a lock name").arg(m_command));
+    if (pos.size() > (needsName ? 2 : 1))
+        return usage(QStringLiteral("unexpected argument '%1'").arg(pos.last()));
+    if (needsName)
+        m_name = pos.at(1);
+    m_json = m_parser.isSet(QStringLiteral("json"));
+    for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms"}) {
+        const QString opt = QString::fromLatin1(numeric);
+        if (m_parser.isSet(opt)) {
+            bool ok = false;
+            m_parser.value(opt).toLongLong(&ok);
+            if (!ok)
+                return usage(QStringLiteral("--%1 needs a whole number, not '%2'").arg(opt, m_parser.value(opt)));
+        }
+    }
+
+    QString urlError;
+    LockSession::Options options;
+    options.endpoint = RedisEndpoint::parse(m_parser.value(QStringLiteral("url")), &urlError);
+    if (!options.endpoint.isValid())
+        return usage(urlError);
+    options.pattern = m_parser.value(QStringLiteral("pattern"));
+    options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
+    options.forcePolling = m_parser.isSet(QStringLiteral("poll"));
+
+    const bool writes = m_command == QLatin1String("acquire") || m_command == QLatin1String("force-unlock")
+                        || m_parser.isSet(QStringLiteral("enable-notifications"));
+    if (writes && options.readOnly) {
+        m_err << "lockscope-cli: refused: '" << m_command
+              << "' writes to Redis and --read-only is set. Nothing was sent.\n";
+        m_err.flush();
+        *exitCode = Refused;
+        return false;
+    }
+
+    m_session = new LockSession(options, this);
+    RedisConnection *conn = m_session->connection();
+    connect(conn, &RedisConnection::connectionLost, this, [this](const QString &reason) {
+        if (m_command == QLatin1String("watch") || m_command == QLatin1String("acquire")) {
+            m_err << "lockscope-cli: " << reason << " (reconnecting)\n";
+            m_err.flush();
+            return;
+        }
+        fail(ServerError, QStringLiteral("cannot reach Redis: %1").arg(reason));
+    });
+    connect(m_session, &LockSession::errorOccurred, this, [this](const QString &msg) {
+        m_err << "lockscope-cli: " << msg << '\n';
+        m_err.flush();
+    });
+    if (m_parser.isSet(QStringLiteral("enable-notifications")))
+        m_session->enableNotifications();
+
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+
+    if (m_command == QLatin1String("list"))
+        runList();
+    else if (m_command == QLatin1String("show"))
+        runShow();
+    else if (m_command == QLatin1String("watch"))
+        runWatch();
+    else if (m_command == QLatin1String("acquire"))
+        runAcquire();
+    else
+        runForceUnlock();
+    return true;
+}
+
+void LockScopeCli::finish(int code)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_out.flush();
+    m_err.flush();
+    emit finished(code);
+}
+
+void LockScopeCli::fail(int code, const QString &message)
+{
+    m_err << "lockscope-cli: " << message << '\n';
+    finish(code);
+}
+
+QString LockScopeCli::formatTtl(qint64 ttlMs)
+{
+    if (ttlMs == -1)
+        return QStringLiteral("no expiry");
+    if (ttlMs < 0)
+        return QStringLiteral("-");
+    return QStringLiteral("%1.%2 s").arg(ttlMs / 1000).arg((ttlMs % 1000) / 100);
+}
+
+QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs)
+{
+    QVector<QStringList> rows;
+    rows << QStringList{QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("HOLDER (client id:thread id)"),
+                        QStringLiteral("HOLDS"), QStringLiteral("TTL"), QStringLiteral("WAITING"),
+                        QStringLiteral("PROBLEMS")};
+    for (const auto &s : locks) {
+        QStringList holders;
+        QStringList counts;
+        for (const auto &h : s.holders) {
+            holders << h.field + (h.mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(h.mode));
+            counts << QString::number(h.holdCount);
+        }
+        const QString waiting = s.kind == LockKind::FairLock
+                                    ? QStringLiteral("%1 queued").arg(s.queueLength)
+                                    : QStringLiteral("%1 client(s)").arg(s.subscribers);
+        rows << QStringList{s.name, lockKindName(s.kind), holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
+                            counts.join(QLatin1Char(' ')), formatTtl(s.remainingTtlMs(nowSteadyMs)), waiting,
+                            s.problems.join(QStringLiteral("; "))};
+    }
+    QVector<int> widths(rows.first().size(), 0);
+    for (const auto &r : rows)
+        for (int i = 0; i < r.size() - 1; ++i)
+            widths[i] = qMax(widths[i], int(r[i].size()));
+    QString out;
+    for (const auto &r : rows) {
+        QString line;
+        for (int i = 0; i < r.size(); ++i)
+            line += i + 1 < r.size() ? r[i].leftJustified(widths[i] + 2) : r[i];
+        out += line.trimmed() + QLatin1Char('\n');
+    }
+    return out;
+}
+
+void LockScopeCli::runList()
+{
+    LockMonitor *monitor = m_session->monitor();
+    connect(monitor, &LockMonitor::idle, this, [this, monitor] {
+        if (m_finished)
+            return;
+        QVector<LockSnapshot> locks = monitor->locks().values().toVector();
+        std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
+        if (m_json) {
+            for (const auto &s : locks)
+                m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
+        } else {
+            m_out << formatTable(locks, LockSnapshot::steadyNowMs());
+            m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address() << '\n';
+        }
+        finish(Ok);
+    });
+    connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    monitor->setForcePolling(true); // one-shot listing: no subscriptions needed beyond discovery
+    m_session->start();
+}
+
+void LockScopeCli::readOne(const QString &name, std::function<void(const LockSnapshot &)> then)
+{
+    auto *reader = new SnapshotReader(m_session->connection(), this);
+    reader->read({name}, this, [this, reader, name, then](const QVector<LockSnapshot> &snaps, const QString &error) {
+        reader->deleteLater();
+        if (!error.isEmpty()) {
+            fail(ServerError, QStringLiteral("reading %1 failed: %2").arg(name, error));
+            return;
+        }
+        if (snaps.isEmpty() || !snaps.first().isLock) {
+            const bool exists = !snaps.isEmpty() && snaps.first().exists;
+            fail(Refused, exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
+                                                  "<clientId>:<threadId> -> hold count)").arg(name)
+                                 : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name));
+            return;
+        }
+        then(snaps.first());
+    });
+}
+
+void LockScopeCli::runShow()
+{
+    m_session->connection()->open();
+    readOne(m_name, [this](const LockSnapshot &s) {
+        if (m_json) {
+            m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
+        } else {
+            m_out << "Lock:        " << s.name << " (" << lockKindLabel(s.kind) << ")\n";
+            m_out << "TTL:         " << formatTtl(s.pttlMs) << '\n';
+            m_out << "Server time: " << s.serverTimeMs << " ms since epoch\n";
+            if (s.holders.isEmpty())
+                m_out << "Holders:     none (free)\n";
+            for (const auto &h : s.holders)
+                m_out << "Holder:      client " << h.clientId << "  thread " << h.threadId << "  hold count "
+                      << h.holdCount << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode) << '\n';
+            m_out << "Waiting:     " << s.subscribers << " client(s) subscribed to "
+                  << QStringLiteral("redisson_lock__channel:") << (s.name.contains(QLatin1Char('{')) ? s.name : QLatin1Char('{') + s.name + QLatin1Char('}'))
+                  << '\n';
+            for (const auto &w : s.waiters)
+                m_out << "Queued #" << w.position << ":   " << w.field << "  deadline in "
+                      << (w.deadlineEpochMs >= 0 ? formatTtl(w.deadlineEpochMs - s.serverTimeMs) : QStringLiteral("?")) << '\n';
+            if (s.token >= 0)
+                m_out << "Token:       " << s.token << '\n';
+            for (const auto &p : s.problems)
+                m_out << "Problem:     " << p << '\n';
+        }
+        finish(Ok);
+    });
+}
+
+void LockScopeCli::runWatch()
+{
+    LockMonitor *monitor = m_session->monitor();
+    connect(m_session, &LockSession::eventsOccurred, this, [this](const QVector<LockEvent> &events) {
+        for (const auto &e : events) {
+            if (m_json)
+                m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
+            else
+                m_out << QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")) << "  "
+                      << e.type.leftJustified(15) << e.lock << "  " << e.holder << (e.holder.isEmpty() ? "" : "  ")
+                      << e.detail << '\n';
+        }
+        m_out.flush();
+    });
+    connect(m_session, &LockSession::modeChanged, this, [this](LockMonitor::Mode mode, const QString &detail) {
+        m_err << "lockscope-cli: " << LockMonitor::modeName(mode) << ": " << detail << '\n';
+        m_err.flush();
+    });
+    bool first = true;
+    connect(monitor, &LockMonitor::idle, this, [this, monitor, first]() mutable {
+        if (!first)
+            return;
+        first = false;
+        m_err << "lockscope-cli: watching " << monitor->locks().size() << " lock(s); Ctrl-C to stop\n";
+        m_err.flush();
+    });
+    auto *tick = new QTimer(this);
+    connect(tick, &QTimer::timeout, this, [this] {
+        if (g_interrupted)
+            finish(Ok);
+    });
+    tick->start(100);
+    if (m_parser.isSet(QStringLiteral("duration-ms")))
+        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this] { finish(Ok); });
+    m_session->start();
+}
+
+void LockScopeCli::runAcquire()
+{
+    const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
+    const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
+    const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
+    LockClient *client = m_session->client();
+    m_session->connection()->open();
+    m_session->monitor(); // the subscriber is opened by the pool; waiting acquires use it
+    auto onAcquired = [this, client, thread, lease](const AcquireResult &r) {
+        if (!r.error.isEmpty()) {
+            fail(ServerError, QStringLiteral("acquire of %1 failed: %2").arg(m_name, r.error));
+            return;
+        }
+        if (!r.acquired) {
+            fail(Refused, QStringLiteral("%1 is held by someone else (TTL %2)").arg(m_name, formatTtl(r.pttlMs)));
+            return;
+        }
+        const QString field = client->holderField(thread);
+        m_out << "acquired " << m_name << " as " << field << ' '
+              << (lease > 0 ? QStringLiteral("(lease %1 ms)").arg(lease)
+                            : QStringLiteral("(watchdog: %1 ms, renewed every %2 ms)")
+                                  .arg(client->watchdogTimeoutMs())
+                                  .arg(client->watchdogTimeoutMs() / 3))
+              << '\n';
+        m_out.flush();
+        auto release = [this, client, thread] {
+            client->unlock(m_name, thread, this, [this](const UnlockResult &u) {
+                if (u.status == UnlockResult::Status::Released || u.status == UnlockResult::Status::StillHeld) {
+                    m_out << "released " << m_name << '\n';
+                    finish(Ok);
+                } else {
+                    fail(u.status == UnlockResult::Status::NotHeld ? Refused : ServerError,
+                         QStringLiteral("release of %1 failed: %2").arg(m_name, u.error));
+                }
+            });
+        };
+        if (m_parser.isSet(QStringLiteral("hold-ms"))) {
+            QTimer::singleShot(m_parser.value(QStringLiteral("hold-ms")).toInt(), this, release);
+        } else {
+            m_err << "holding " << m_name << "; Ctrl-C to release\n";
+            m_err.flush();
+            auto *tick = new QTimer(this);
+            connect(tick, &QTimer::timeout, this, [tick, release] {
+                if (g_interrupted) {
+                    tick->stop();
+                    release();
+                }
+            });
+            tick->start(100);
+        }
+    };
+    if (wait == 0)
+        client->tryAcquire(m_name, thread, lease, this, onAcquired);
+    else
+        client->acquire(m_name, thread, lease, wait, this, onAcquired);
+}
+
+void LockScopeCli::runForceUnlock()
+{
+    m_session->connection()->open();
+    readOne(m_name, [this](const LockSnapshot &s) {
+        m_err << "Force unlock " << s.name << " (" << lockKindLabel(s.kind) << "):\n";
+        if (s.holders.isEmpty())
+            m_err << "  holder:  none\n";
+        for (const auto &h : s.holders)
+            m_err << "  holder:  " << h.field << "  hold count " << h.holdCount << '\n';
+        m_err << "  TTL:     " << formatTtl(s.pttlMs) << '\n';
+        m_err << "  waiting: " << s.subscribers << " client(s) will be woken by the unlock message\n";
+        if (!m_parser.isSet(QStringLiteral("yes"))) {
+            if (!isatty(fileno(stdin))) {
+                fail(Refused, QStringLiteral("not confirmed: pass --yes to force-unlock without a terminal"));
+                return;
+            }
+            m_err << "The holder will not be told and may still think it holds the lock. Delete it? [y/N] ";
+            m_err.flush();
+            QTextStream in(stdin);
+            const QString answer = in.readLine().trimmed().toLower();
+            if (answer != QLatin1String("y") && answer != QLatin1String("yes")) {
+                fail(Refused, QStringLiteral("not confirmed: nothing was changed"));
+                return;
+            }
+        }
+        m_session->client()->forceUnlock(m_name, this, [this](bool ok, const QString &error) {
+            if (!error.isEmpty()) {
+                fail(ServerError, QStringLiteral("force unlock of %1 failed: %2").arg(m_name, error));
+                return;
+            }
+            if (!ok) {
+                fail(Refused, QStringLiteral("%1 was already free: nothing deleted").arg(m_name));
+                return;
+            }
+            m_out << "force-unlocked " << m_name << ": deleted and unlock message published\n";
+            finish(Ok);
+        });
+    });
+}
+
+} // namespace lockscope

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "observe/locksnapshot.h"
+
+#include <QCommandLineParser>
+#include <QObject>
+#include <QStringList>
+#include <QTextStream>
+
+namespace lockscope {
+
+class LockSession;
+
+/**
+ * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only.
+ *
+ *   lockscope-cli [--url URL] [--read-only] list [--pattern GLOB] [--json]
+ *                 | show NAME [--json] | watch [--pattern GLOB] [--json]
+ *                 | acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
+ *                 | force-unlock NAME [--yes]
+ *
+ * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
+ * lock absent, not acquired).
+ */
+class LockScopeCli : public QObject
+{
+    Q_OBJECT
+public:
+    enum ExitCode { Ok = 0, Usage = 1, ServerError = 2, Refused = 3 };
+
+    explicit LockScopeCli(QObject *parent = nullptr);
+    ~LockScopeCli() override;
+
+    /** Parses `arguments` (argv incl. program name) and starts the command; returns false with
+     *  the exit code in `*exitCode` if it finished already (usage errors, --help). */
+    bool start(const QStringList &arguments, int *exitCode);
+
+    /** Human table of locks (sorted by name), as `list` prints it. */
+    static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
+    static QString formatTtl(qint64 ttlMs);
+
+signals:
+    void finished(int exitCode);
+
+private:
+    void finish(int code);
+    void fail(int code, const QString &message);
+    void runList();
+    void runShow();
+    void runWatch();
+    void runAcquire();
+    void runForceUnlock();
+    void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
+
+    QCommandLineParser m_parser;
+    QString m_command;
+    QString m_name;
+    bool m_json = false;
+    LockSession *m_session = nullptr;
+    QTextStream m_out;
+    QTextStream m_err;
+    bool m_finished = false;
+};
+
+} // namespace lockscope
