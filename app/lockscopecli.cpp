@@ -343,8 +343,7 @@ void LockScopeCli::runAcquire()
     const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
     const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
     LockClient *client = m_session->client();
-    m_session->connection()->open();
-    m_session->monitor(); // the subscriber is opened by the pool; waiting acquires use it
+    m_session->open(); // waiting acquires listen on the unlock channel
     auto onAcquired = [this, client, thread, lease](const AcquireResult &r) {
         if (!r.error.isEmpty()) {
             fail(ServerError, QStringLiteral("acquire of %1 failed: %2").arg(m_name, r.error));

@@ -13,6 +13,7 @@ LockAcquisition::LockAcquisition(LockClient *client, const QString &name, qint64
       m_context(context), m_hasContext(context != nullptr), m_callback(std::move(callback)),
       m_channel(LockNames::unlockChannel(name).toUtf8())
 {
+    m_retryTimer.setParent(this);
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, &LockAcquisition::attempt);
 }

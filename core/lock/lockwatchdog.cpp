@@ -10,6 +10,7 @@ LockWatchdog::LockWatchdog(RedisConnection *connection, qint64 timeoutMs, QObjec
     : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("lock_renew"))),
       m_timeoutMs(timeoutMs)
 {
+    m_timer.setParent(this);
     connect(&m_timer, &QTimer::timeout, this, &LockWatchdog::renewNow);
 }
 

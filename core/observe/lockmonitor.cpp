@@ -26,6 +26,8 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_patternRegex = LockDiscovery::globToRegex(m_pattern);
     m_discovery = new LockDiscovery(connection, this);
     m_reader = new SnapshotReader(connection, this);
+    m_flushTimer.setParent(this);
+    m_pollTimer.setParent(this);
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &LockMonitor::flush);
     connect(&m_pollTimer, &QTimer::timeout, this, &LockMonitor::onPollTick);

@@ -3,6 +3,7 @@
 #include "lock/lockclient.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
+#include "redis/redissubscriber.h"
 
 #include <QUuid>
 
@@ -34,7 +35,17 @@ LockSession::~LockSession() = default;
 
 RedisConnection *LockSession::connection() const { return m_pool->connection(); }
 
-void LockSession::start() { m_monitor->start(); }
+void LockSession::open()
+{
+    m_pool->connection()->open();
+    m_pool->subscriber()->open();
+}
+
+void LockSession::start()
+{
+    open();
+    m_monitor->start();
+}
 void LockSession::refresh() { m_monitor->rediscover(); }
 
 void LockSession::setPattern(const QString &glob)

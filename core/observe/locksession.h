@@ -51,6 +51,9 @@ public:
     RedisConnection *connection() const;
 
 public slots:
+    /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
+    void open();
+    /** open() plus the LockMonitor: discovery, then live updates or polling. */
     void start();
     void refresh();
     void setPattern(const QString &glob);

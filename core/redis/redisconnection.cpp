@@ -15,6 +15,10 @@ RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
     : QObject(parent), m_endpoint(endpoint)
 {
     m_clock.start();
+    // Member timers are children too, so moveToThread() takes them along.
+    m_connectTimer.setParent(this);
+    m_timeoutTimer.setParent(this);
+    m_reconnectTimer.setParent(this);
     m_connectTimer.setSingleShot(true);
     connect(&m_connectTimer, &QTimer::timeout, this, [this] {
         handleDisconnect(QStringLiteral("connecting to %1 timed out after %2 ms")

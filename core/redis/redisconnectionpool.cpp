@@ -18,7 +18,6 @@ RedisConnection *RedisConnectionPool::connection(const RedisEndpoint &endpoint)
         return it.value();
     auto *c = new RedisConnection(ep, this);
     m_connections.insert(ep.address(), c);
-    c->open();
     return c;
 }
 
@@ -30,7 +29,6 @@ RedisSubscriber *RedisConnectionPool::subscriber(const RedisEndpoint &endpoint)
         return it.value();
     auto *s = new RedisSubscriber(ep, this);
     m_subscribers.insert(ep.address(), s);
-    s->open();
     return s;
 }
 

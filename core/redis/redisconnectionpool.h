@@ -15,7 +15,8 @@ class RedisSubscriber;
  *
  * One server today; the cluster and sentinel support planned next asks the pool for the
  * connection of each node it routes to, so nothing above this class holds a socket of its own.
- * Connections are created on first use, opened immediately and owned by the pool.
+ * Connections are created on first use (not opened: the caller opens them on the thread they
+ * live on) and owned by the pool.
  */
 class RedisConnectionPool : public QObject
 {
