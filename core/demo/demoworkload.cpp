@@ -2,17 +2,22 @@
 
 #include "lock/lockclient.h"
 #include "redis/redisconnection.h"
+#include "redis/redisconnectionpool.h"
+#include "redis/redissubscriber.h"
 
 #include <QRandomGenerator>
 #include <QTimer>
 
 namespace lockscope {
 
-DemoWorkload::DemoWorkload(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent)
-    : QObject(parent), m_connection(connection)
+DemoWorkload::DemoWorkload(const RedisEndpoint &endpoint, QObject *parent) : QObject(parent)
 {
-    for (int i = 0; i < 3; ++i)
-        m_clients << new LockClient(connection, subscriber, this);
+    for (int i = 0; i < 3; ++i) {
+        auto *pool = new RedisConnectionPool(endpoint, this);
+        pool->connection()->setClientName("lockscope-demo");
+        m_pools << pool;
+        m_clients << new LockClient(pool->connection(), pool->subscriber(), this);
+    }
 }
 
 DemoWorkload::~DemoWorkload() = default;
@@ -21,9 +26,13 @@ static int jitter(int lowMs, int highMs) { return QRandomGenerator::global()->bo
 
 void DemoWorkload::start()
 {
-    if (m_running || !m_connection)
+    if (m_running)
         return;
     m_running = true;
+    for (auto *pool : m_pools) {
+        pool->connection()->open();
+        pool->subscriber()->open();
+    }
     LockClient *billing = m_clients[0];
     LockClient *inventory = m_clients[1];
     LockClient *reports = m_clients[2];
@@ -33,7 +42,7 @@ void DemoWorkload::start()
         billing->acquire(QStringLiteral("orders:42"), 1, 0, -1, this, nullptr);
     });
     // An old client that wrote its lock without PEXPIRE: it never expires.
-    m_connection->send({"HSET", "legacy:cron", reports->holderField(88).toUtf8(), "1"});
+    m_pools[2]->connection()->send({"HSET", "legacy:cron", reports->holderField(88).toUtf8(), "1"});
 
     expiringLease();
     reentrantCycle();

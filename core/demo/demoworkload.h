@@ -1,5 +1,7 @@
 #pragma once
 
+#include "redis/redisendpoint.h"
+
 #include <QList>
 #include <QObject>
 #include <QPointer>
@@ -8,7 +10,7 @@ namespace lockscope {
 
 class LockClient;
 class RedisConnection;
-class RedisSubscriber;
+class RedisConnectionPool;
 
 /**
  * Simulated Redisson clients for the demo: three client ids, several thread ids, real lock
@@ -23,7 +25,9 @@ class DemoWorkload : public QObject
 {
     Q_OBJECT
 public:
-    DemoWorkload(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent = nullptr);
+    /** Opens one command and one pub/sub connection per simulated client (as each RedissonClient
+     *  has its own), so PUBSUB NUMSUB counts waiting clients as it would in production. */
+    explicit DemoWorkload(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     ~DemoWorkload() override;
 
     void start();
@@ -35,7 +39,7 @@ private:
     void expiringLease();
     void reentrantCycle();
 
-    QPointer<RedisConnection> m_connection;
+    QList<RedisConnectionPool *> m_pools;
     QList<LockClient *> m_clients;
     bool m_running = false;
 };

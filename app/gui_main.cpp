@@ -1,0 +1,107 @@
+// lockscope: the dashboard. Thin main(): options, optional demo server + workload, window.
+#include "mainwindow.h"
+
+#include "demo/demoworkload.h"
+#include "demo/redisserverprocess.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QThread>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace lockscope;
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("lockscope"));
+    QApplication::setApplicationDisplayName(QStringLiteral("LockScope"));
+    QApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
+    QApplication::setOrganizationName(QStringLiteral("LockScope"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "LockScope: live holders, hold counts, TTLs and waiters of Redisson locks in Redis.\n"
+        "Without --url it starts the embedded demo (a private redis-server with simulated clients)."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({
+        {QStringLiteral("url"), QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock"),
+         QStringLiteral("URL")},
+        {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."), QStringLiteral("GLOB"),
+         QStringLiteral("*")},
+        {QStringLiteral("read-only"), QStringLiteral("Hide and refuse every write action.")},
+        {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
+        {QStringLiteral("demo"), QStringLiteral("Start the embedded demo (default when no --url is given).")},
+        {QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the first data has arrived."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("screenshot-delay-ms"), QStringLiteral("Wait this long after the first data before the screenshot."),
+         QStringLiteral("MS"), QStringLiteral("2500")},
+        {QStringLiteral("quit-after"), QStringLiteral("Quit after MS milliseconds."), QStringLiteral("MS")},
+    });
+    parser.process(app);
+
+    const bool demo = parser.isSet(QStringLiteral("demo")) || !parser.isSet(QStringLiteral("url"));
+    RedisServerProcess server;
+    LockSession::Options options;
+    options.pattern = parser.value(QStringLiteral("pattern"));
+    options.readOnly = parser.isSet(QStringLiteral("read-only"));
+    options.forcePolling = parser.isSet(QStringLiteral("poll"));
+    if (demo) {
+        QString error;
+        if (!server.start(10000, &error)) {
+            std::fprintf(stderr, "lockscope: cannot start the demo: %s\n", qPrintable(error));
+            return 2;
+        }
+        std::fprintf(stderr, "lockscope: demo redis-server on %s (pid %lld)\n", qPrintable(server.url()),
+                     static_cast<long long>(server.pid()));
+        options.endpoint = server.endpoint();
+    } else {
+        QString error;
+        options.endpoint = RedisEndpoint::parse(parser.value(QStringLiteral("url")), &error);
+        if (!options.endpoint.isValid()) {
+            std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
+
+    MainWindow window(options);
+
+    // The demo workload runs on the same redis-io thread as the session, with its own connections.
+    QObject *demoHost = nullptr;
+    if (demo) {
+        demoHost = new QObject;
+        demoHost->moveToThread(window.ioThread());
+        const RedisEndpoint ep = options.endpoint;
+        QMetaObject::invokeMethod(demoHost, [demoHost, ep] { (new DemoWorkload(ep, demoHost))->start(); });
+        QObject::connect(window.ioThread(), &QThread::finished, demoHost, &QObject::deleteLater);
+    }
+
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
+        const int delay = parser.value(QStringLiteral("screenshot-delay-ms")).toInt();
+        const bool quitAfterShot = !parser.isSet(QStringLiteral("quit-after"));
+        QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, path, delay, quitAfterShot] {
+            QTimer::singleShot(delay, &window, [&window, path, quitAfterShot] {
+                QDir().mkpath(QFileInfo(path).absolutePath());
+                if (window.grab().save(path))
+                    std::fprintf(stdout, "screenshot: %s\n", qPrintable(path));
+                else
+                    std::fprintf(stderr, "lockscope: cannot write %s\n", qPrintable(path));
+                std::fflush(stdout);
+                if (quitAfterShot)
+                    QApplication::quit();
+            });
+        });
+    }
+    if (parser.isSet(QStringLiteral("quit-after")))
+        QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), &app, &QApplication::quit);
+
+    window.show();
+    window.start();
+    return QApplication::exec();
+}

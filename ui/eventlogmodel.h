@@ -1,0 +1,37 @@
+#pragma once
+
+#include "observe/lockevent.h"
+
+#include <QAbstractTableModel>
+#include <QVector>
+
+namespace lockscope {
+
+/** Recent lock events, newest first, capped (default 5000) so a busy server cannot grow it forever. */
+class EventLogModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { TimeColumn, LockColumn, TypeColumn, HolderColumn, DetailColumn, ColumnCount };
+
+    explicit EventLogModel(QObject *parent = nullptr);
+
+    void setCapacity(int rows) { m_capacity = qMax(1, rows); }
+    void append(const QVector<LockEvent> &events);
+    void clear();
+    const LockEvent &event(int row) const { return m_events[row]; }
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /** Tooltip text explaining an event type in Redisson's terms. */
+    static QString explain(const QString &type);
+
+private:
+    QVector<LockEvent> m_events; // newest first
+    int m_capacity = 5000;
+};
+
+} // namespace lockscope

@@ -1,0 +1,63 @@
+#include "forceunlockdialog.h"
+
+#include "ttlbardelegate.h"
+
+#include "observe/locknames.h"
+
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace lockscope {
+
+ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Force unlock %1?").arg(s.name));
+    QStringList lines;
+    lines << tr("<b>Force unlock deletes <code>%1</code> whatever its holder is doing.</b>").arg(s.name.toHtmlEscaped());
+    if (s.holders.isEmpty())
+        lines << tr("Holder: none (the lock looks free)");
+    for (const auto &h : s.holders)
+        lines << tr("Holder: client <code>%1</code>, thread <code>%2</code>, hold count <b>%3</b>")
+                     .arg(h.clientId, h.threadId.toHtmlEscaped())
+                     .arg(h.holdCount);
+    lines << tr("TTL left: %1").arg(TtlBarDelegate::formatTtl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
+    if (s.kind == LockKind::FairLock && !s.waiters.isEmpty())
+        lines << tr("Waiters: %1 queued; the head waiter <code>%2</code> is woken first").arg(s.queueLength).arg(s.waiters.first().field);
+    else
+        lines << tr("Waiters: %n Redisson client(s) subscribed to the unlock channel will be woken at once", nullptr,
+                    int(s.subscribers));
+    lines << tr("Then LockScope publishes <code>0</code> on <code>%1</code> in the same atomic script.")
+                 .arg(LockNames::unlockChannel(s.name).toHtmlEscaped());
+    lines << tr("<span style='color:#b03a00'>The holder is not told: if it is still working, two processes may "
+                "run the critical section at once. Use this for stuck locks whose holder is gone.</span>");
+    m_summary = lines.join(QStringLiteral("<br>"));
+
+    auto *icon = new QLabel(this);
+    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(48, 48));
+    auto *text = new QLabel(m_summary, this);
+    text->setWordWrap(true);
+    text->setTextFormat(Qt::RichText);
+    text->setMinimumWidth(460);
+
+    auto *buttons = new QDialogButtonBox(this);
+    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    QPushButton *force = buttons->addButton(tr("&Force unlock"), QDialogButtonBox::DestructiveRole);
+    force->setStyleSheet(QStringLiteral("QPushButton { color: white; background: #c0392b; padding: 4px 12px; }"));
+    force->setAutoDefault(false);
+    cancel->setDefault(true);
+    cancel->setFocus();
+    connect(force, &QPushButton::clicked, this, &QDialog::accept);
+    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+
+    auto *row = new QHBoxLayout;
+    row->addWidget(icon, 0, Qt::AlignTop);
+    row->addWidget(text, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(row);
+    layout->addWidget(buttons);
+}
+
+} // namespace lockscope

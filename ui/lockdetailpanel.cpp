@@ -1,0 +1,155 @@
+#include "lockdetailpanel.h"
+
+#include "ttlbardelegate.h"
+
+#include "observe/locknames.h"
+
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace lockscope {
+
+LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    m_title = new QLabel(tr("Select a lock to see its holders, waiters and keys."), this);
+    m_title->setWordWrap(true);
+    QFont f = m_title->font();
+    f.setPointSizeF(f.pointSizeF() * 1.3);
+    f.setBold(true);
+    m_title->setFont(f);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_title);
+
+    auto *form = new QFormLayout;
+    m_ttl = new QLabel(this);
+    m_ttl->setToolTip(tr("PTTL of the lock hash, counted down locally since the last read"));
+    m_waiting = new QLabel(this);
+    m_waiting->setWordWrap(true);
+    form->addRow(tr("TTL left:"), m_ttl);
+    form->addRow(tr("Waiting:"), m_waiting);
+    layout->addLayout(form);
+
+    layout->addWidget(new QLabel(tr("<b>Holders</b>"), this));
+    m_holders = new QTableWidget(0, 4, this);
+    m_holders->setHorizontalHeaderLabels({tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode")});
+    m_holders->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_holders->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_holders->setWordWrap(false);
+    m_holders->setTextElideMode(Qt::ElideMiddle);
+    m_holders->verticalHeader()->hide();
+    m_holders->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_holders->setMaximumHeight(110);
+    layout->addWidget(m_holders);
+
+    m_waitersTitle = new QLabel(tr("<b>Waiter queue</b> (FIFO; deadlines from the timeout set)"), this);
+    layout->addWidget(m_waitersTitle);
+    m_waiters = new QTableWidget(0, 3, this);
+    m_waiters->setHorizontalHeaderLabels({tr("#"), tr("Waiter (client id:thread id)"), tr("Deadline in")});
+    m_waiters->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_waiters->verticalHeader()->hide();
+    m_waiters->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_waiters->setMaximumHeight(130);
+    m_waiters->setToolTip(tr("Threads queued in redisson_lock_queue:{name}, with their deadline from "
+                             "redisson_lock_timeout:{name} relative to the server clock"));
+    layout->addWidget(m_waiters);
+
+    m_problems = new QLabel(this);
+    m_problems->setWordWrap(true);
+    m_problems->setStyleSheet(QStringLiteral("color: #b03a00;"));
+    layout->addWidget(m_problems);
+
+    layout->addWidget(new QLabel(tr("<b>Redis keys and channels</b>"), this));
+    m_keys = new QPlainTextEdit(this);
+    m_keys->setReadOnly(true);
+    m_keys->setMaximumHeight(120);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::TypeWriter);
+    m_keys->setFont(mono);
+    layout->addWidget(m_keys);
+    layout->addStretch(1);
+    setSnapshot(LockSnapshot());
+}
+
+void LockDetailPanel::setSnapshot(const LockSnapshot &s)
+{
+    m_snapshot = s;
+    const bool any = !s.name.isEmpty();
+    m_holders->setRowCount(0);
+    m_waiters->setRowCount(0);
+    if (!any) {
+        m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
+        m_ttl->clear();
+        m_waiting->clear();
+        m_problems->clear();
+        m_keys->clear();
+        return;
+    }
+    m_title->setText(QStringLiteral("%1  <span style='font-weight:normal'>(%2)</span>")
+                         .arg(s.name.toHtmlEscaped(), lockKindLabel(s.kind)));
+    m_holders->setRowCount(s.holders.size());
+    for (int i = 0; i < s.holders.size(); ++i) {
+        const auto &h = s.holders[i];
+        m_holders->setItem(i, 0, new QTableWidgetItem(h.clientId + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString())));
+        m_holders->setItem(i, 1, new QTableWidgetItem(h.threadId));
+        m_holders->setItem(i, 2, new QTableWidgetItem(QString::number(h.holdCount)));
+        m_holders->setItem(i, 3, new QTableWidgetItem(h.mode));
+    }
+    m_waiters->setVisible(s.kind == LockKind::FairLock);
+    m_waitersTitle->setVisible(s.kind == LockKind::FairLock);
+    m_waiters->setRowCount(s.waiters.size());
+    for (int i = 0; i < s.waiters.size(); ++i) {
+        const auto &w = s.waiters[i];
+        m_waiters->setItem(i, 0, new QTableWidgetItem(QString::number(w.position)));
+        m_waiters->setItem(i, 1, new QTableWidgetItem(w.field));
+        m_waiters->setItem(i, 2, new QTableWidgetItem());
+    }
+    if (s.kind == LockKind::FairLock)
+        m_waiting->setText(tr("%1 thread(s) in the waiter queue").arg(s.queueLength));
+    else
+        m_waiting->setText(tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)")
+                               .arg(s.subscribers));
+    m_problems->setText(s.problems.isEmpty() ? QString() : QStringLiteral("⚠ ") + s.problems.join(QStringLiteral("\n⚠ ")));
+
+    QStringList keys;
+    keys << QStringLiteral("HASH     %1").arg(s.name);
+    keys << QStringLiteral("CHANNEL  %1").arg(LockNames::unlockChannel(s.name));
+    if (s.kind == LockKind::FairLock) {
+        keys << QStringLiteral("LIST     %1").arg(LockNames::fairQueueKey(s.name));
+        keys << QStringLiteral("ZSET     %1").arg(LockNames::fairTimeoutKey(s.name));
+    }
+    if (s.token >= 0)
+        keys << QStringLiteral("STRING   %1 = %2").arg(LockNames::tokenKey(s.name)).arg(s.token);
+    for (const auto &h : s.holders)
+        keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
+    m_keys->setPlainText(keys.join(QLatin1Char('\n')));
+    tick();
+}
+
+void LockDetailPanel::tick()
+{
+    if (m_snapshot.name.isEmpty())
+        return;
+    const qint64 now = LockSnapshot::steadyNowMs();
+    m_ttl->setText(TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
+    const qint64 serverNow = m_snapshot.serverTimeMs + (now - m_snapshot.readAtSteadyMs);
+    for (int i = 0; i < m_snapshot.waiters.size() && i < m_waiters->rowCount(); ++i) {
+        const auto &w = m_snapshot.waiters[i];
+        QTableWidgetItem *item = m_waiters->item(i, 2);
+        if (!item)
+            continue;
+        if (w.deadlineEpochMs < 0) {
+            item->setText(tr("no deadline (not in the timeout set)"));
+            continue;
+        }
+        const qint64 left = w.deadlineEpochMs - serverNow;
+        item->setText(left >= 0 ? TtlBarDelegate::formatTtl(left) : tr("passed %1 ago: blocks until pruned").arg(TtlBarDelegate::formatTtl(-left)));
+        item->setForeground(left >= 0 ? palette().color(QPalette::Text) : QColor(0xc0, 0x39, 0x2b));
+    }
+}
+
+} // namespace lockscope

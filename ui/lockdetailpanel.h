@@ -1,0 +1,44 @@
+#pragma once
+
+#include "observe/locksnapshot.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+class QPlainTextEdit;
+
+namespace lockscope {
+
+/**
+ * Detail of the selected lock: kind, TTL left (ticking), holders with hold counts, waiters
+ * (fair queue with deadlines, or unlock-channel subscribers), the raw Redis keys and channels
+ * involved (so an operator can check them with redis-cli) and the problems found.
+ */
+class LockDetailPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LockDetailPanel(QWidget *parent = nullptr);
+
+    void setOwnClientId(const QString &clientId) { m_ownClientId = clientId; }
+    /** Shows `snapshot`; a default-constructed one (empty name) clears the panel. */
+    void setSnapshot(const LockSnapshot &snapshot);
+    const LockSnapshot &snapshot() const { return m_snapshot; }
+    /** Refreshes the countdowns (called by the window's animation timer). */
+    void tick();
+
+private:
+    LockSnapshot m_snapshot;
+    QString m_ownClientId;
+    QLabel *m_title = nullptr;
+    QLabel *m_ttl = nullptr;
+    QLabel *m_waiting = nullptr;
+    QLabel *m_problems = nullptr;
+    QTableWidget *m_holders = nullptr;
+    QTableWidget *m_waiters = nullptr;
+    QLabel *m_waitersTitle = nullptr;
+    QPlainTextEdit *m_keys = nullptr;
+};
+
+} // namespace lockscope

@@ -1,0 +1,238 @@
+#include "locktablemodel.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QSet>
+
+#include <algorithm>
+
+namespace lockscope {
+
+LockTableModel::LockTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+int LockTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_rows.size(); }
+int LockTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case NameColumn:
+            return tr("Lock name");
+        case KindColumn:
+            return tr("Kind");
+        case HolderColumn:
+            return tr("Holder (client id : thread id)");
+        case HoldCountColumn:
+            return tr("Hold count");
+        case TtlColumn:
+            return tr("TTL");
+        case WaitingColumn:
+            return tr("Waiting");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case NameColumn:
+            return tr("The lock's Redis key (a hash)");
+        case KindColumn:
+            return tr("Reentrant lock, fair lock (with a waiter queue), read-write lock or fenced lock");
+        case HolderColumn:
+            return tr("Hash field <client id>:<thread id>: the Redisson client (one UUID per RedissonClient) "
+                      "and the Java thread that holds the lock");
+        case HoldCountColumn:
+            return tr("Reentrancy: how many times the holder acquired it without releasing. It is free only "
+                      "when this reaches 0");
+        case TtlColumn:
+            return tr("Time to live left. The bar jumps back with ⟳ when a watchdog renews the lease "
+                      "(every lease/3, 10 s by default); a lease that only counts down belongs to an explicit "
+                      "lease time");
+        case WaitingColumn:
+            return tr("Fair locks: threads in the waiter queue. Other locks: Redisson clients subscribed to "
+                      "the unlock channel (PUBSUB NUMSUB), i.e. clients waiting, not threads");
+        }
+    }
+    return {};
+}
+
+QVariant LockTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_rows.size())
+        return {};
+    const Row &row = m_rows[index.row()];
+    const LockSnapshot &s = row.snapshot;
+    switch (role) {
+    case SnapshotRole:
+        return QVariant::fromValue(s);
+    case TtlScaleRole:
+        return row.ttlScaleMs;
+    case LastRenewalRole:
+        return row.lastRenewalSteadyMs;
+    case OwnHoldRole:
+        return !m_ownClientId.isEmpty()
+               && std::any_of(s.holders.cbegin(), s.holders.cend(),
+                              [this](const LockHolder &h) { return h.clientId == m_ownClientId; });
+    case SortRole:
+        switch (index.column()) {
+        case HoldCountColumn:
+            return s.totalHoldCount();
+        case TtlColumn: {
+            const qint64 ttl = s.remainingTtlMs(LockSnapshot::steadyNowMs());
+            return ttl == -1 ? std::numeric_limits<qint64>::max() : ttl;
+        }
+        case WaitingColumn:
+            return s.kind == LockKind::FairLock ? s.queueLength : s.subscribers;
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn:
+            return s.name;
+        case KindColumn:
+            return lockKindLabel(s.kind);
+        case HolderColumn: {
+            if (s.holders.isEmpty())
+                return tr("(free)");
+            QStringList parts;
+            for (const auto &h : s.holders)
+                parts << h.field + (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode))
+                             + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString());
+            return parts.join(QStringLiteral(", "));
+        }
+        case HoldCountColumn:
+            return s.holders.isEmpty() ? QVariant() : QVariant(s.totalHoldCount());
+        case TtlColumn:
+            return {}; // painted by TtlBarDelegate
+        case WaitingColumn:
+            if (s.kind == LockKind::FairLock)
+                return tr("%n queued", nullptr, int(s.queueLength));
+            return s.subscribers > 0 ? tr("%n client(s)", nullptr, int(s.subscribers)) : QString();
+        }
+        break;
+    case Qt::ToolTipRole:
+        if (!s.problems.isEmpty())
+            return s.problems.join(QLatin1Char('\n'));
+        if (index.column() == HolderColumn && !s.holders.isEmpty()) {
+            QStringList lines;
+            for (const auto &h : s.holders)
+                lines << tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
+            return lines.join(QLatin1Char('\n'));
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == NameColumn && !s.problems.isEmpty())
+            return QBrush(QColor(0xb0, 0x3a, 0x00));
+        return {};
+    case Qt::FontRole:
+        if (index.column() == HolderColumn && data(index, OwnHoldRole).toBool()) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == HoldCountColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    return {};
+}
+
+const LockSnapshot *LockTableModel::snapshot(const QString &name) const
+{
+    const int row = m_index.value(name, -1);
+    return row < 0 ? nullptr : &m_rows[row].snapshot;
+}
+
+void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed)
+{
+    // Removals first (descending rows, contiguous ranges collapsed).
+    if (!removed.isEmpty()) {
+        QVector<int> rows;
+        for (const auto &name : removed) {
+            const int r = m_index.value(name, -1);
+            if (r >= 0)
+                rows << r;
+        }
+        std::sort(rows.begin(), rows.end(), std::greater<int>());
+        int i = 0;
+        while (i < rows.size()) {
+            int last = rows[i];
+            int first = last;
+            while (i + 1 < rows.size() && rows[i + 1] == first - 1)
+                first = rows[++i];
+            beginRemoveRows(QModelIndex(), first, last);
+            m_rows.remove(first, last - first + 1);
+            endRemoveRows();
+            ++i;
+        }
+        if (!rows.isEmpty())
+            rebuildIndex();
+    }
+
+    QVector<Row> appended;
+    QHash<QString, int> appendedIndex;
+    int minChanged = -1;
+    int maxChanged = -1;
+    for (const auto &s : changed) {
+        const int r = m_index.value(s.name, -1);
+        if (r < 0) {
+            Row row;
+            row.snapshot = s;
+            row.ttlScaleMs = qMax<qint64>(s.pttlMs, 0);
+            const int a = appendedIndex.value(s.name, -1);
+            if (a >= 0) {
+                appended[a] = row;
+            } else {
+                appendedIndex.insert(s.name, appended.size());
+                appended << row;
+            }
+            continue;
+        }
+        Row &row = m_rows[r];
+        const LockSnapshot &old = row.snapshot;
+        if (!old.sameHolders(s) || s.pttlMs < 0) {
+            row.ttlScaleMs = qMax<qint64>(s.pttlMs, 0);
+            row.lastRenewalSteadyMs = 0;
+        } else if (s.pttlMs >= 0 && old.pttlMs >= 0 && s.pttlMs > old.remainingTtlMs(s.readAtSteadyMs) + 1000) {
+            row.lastRenewalSteadyMs = s.readAtSteadyMs; // TTL jumped back: renewed
+            row.ttlScaleMs = qMax(row.ttlScaleMs, s.pttlMs);
+        } else {
+            row.ttlScaleMs = qMax(row.ttlScaleMs, s.pttlMs);
+        }
+        row.snapshot = s;
+        minChanged = minChanged < 0 ? r : qMin(minChanged, r);
+        maxChanged = qMax(maxChanged, r);
+    }
+    if (minChanged >= 0)
+        emit dataChanged(index(minChanged, 0), index(maxChanged, ColumnCount - 1));
+    if (!appended.isEmpty()) {
+        const int first = m_rows.size();
+        beginInsertRows(QModelIndex(), first, first + appended.size() - 1);
+        m_rows += appended;
+        for (int i = first; i < m_rows.size(); ++i)
+            m_index.insert(m_rows[i].snapshot.name, i);
+        endInsertRows();
+    }
+}
+
+void LockTableModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_index.clear();
+    endResetModel();
+}
+
+void LockTableModel::rebuildIndex()
+{
+    m_index.clear();
+    m_index.reserve(m_rows.size());
+    for (int i = 0; i < m_rows.size(); ++i)
+        m_index.insert(m_rows[i].snapshot.name, i);
+}
+
+} // namespace lockscope

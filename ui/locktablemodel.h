@@ -1,0 +1,64 @@
+#pragma once
+
+#include "observe/locksnapshot.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QVector>
+
+namespace lockscope {
+
+/**
+ * The lock table: one row per lock, fed in batches by LockSession::locksUpdated (no I/O here).
+ *
+ * Countdowns are not stored: views compute the TTL left at paint time from the snapshot
+ * (pttlMs minus the monotonic time since it was read), so the table moves smoothly without
+ * re-reading Redis. A row remembers when its TTL last jumped back up with the same holders
+ * (a watchdog renewal, protocol §2.6) and the largest TTL seen, used to scale its bar.
+ */
+class LockTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { NameColumn, KindColumn, HolderColumn, HoldCountColumn, TtlColumn, WaitingColumn, ColumnCount };
+    enum Role {
+        SnapshotRole = Qt::UserRole + 1, ///< QVariant<LockSnapshot>
+        TtlScaleRole,                    ///< qint64 ms: full length of the TTL bar
+        LastRenewalRole,                 ///< qint64 steady ms of the last watchdog renewal seen, 0 = none
+        SortRole,                        ///< value used by the proxy to sort each column
+        OwnHoldRole,                     ///< bool: LockScope's own client holds it
+    };
+
+    explicit LockTableModel(QObject *parent = nullptr);
+
+    /** LockScope's client id, to mark its own holds. */
+    void setOwnClientId(const QString &clientId) { m_ownClientId = clientId; }
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /** Applies one batch: rows for `changed` are updated or appended, `removed` rows go. */
+    void applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    void clear();
+
+    /** Snapshot of `name`, or nullptr. */
+    const LockSnapshot *snapshot(const QString &name) const;
+    int rowOf(const QString &name) const { return m_index.value(name, -1); }
+
+private:
+    struct Row
+    {
+        LockSnapshot snapshot;
+        qint64 ttlScaleMs = 0;
+        qint64 lastRenewalSteadyMs = 0;
+    };
+    void rebuildIndex();
+
+    QVector<Row> m_rows;
+    QHash<QString, int> m_index;
+    QString m_ownClientId;
+};
+
+} // namespace lockscope

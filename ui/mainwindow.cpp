@@ -1,0 +1,467 @@
+#include "mainwindow.h"
+
+#include "acquiredialog.h"
+#include "eventlogmodel.h"
+#include "forceunlockdialog.h"
+#include "lockdetailpanel.h"
+#include "locktablemodel.h"
+#include "ttlbardelegate.h"
+
+#include "observe/lockdiscovery.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QThread>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace lockscope {
+
+MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
+    : QMainWindow(parent), m_options(options)
+{
+    m_ioThread = new QThread(this);
+    m_ioThread->setObjectName(QStringLiteral("redis-io"));
+    m_session = new LockSession(options); // no parent: it moves to redis-io
+    m_clientId = m_session->clientId();
+    m_session->moveToThread(m_ioThread);
+    connect(m_ioThread, &QThread::finished, m_session, &QObject::deleteLater);
+
+    m_lockModel = new LockTableModel(this);
+    m_lockModel->setOwnClientId(m_clientId);
+    m_eventModel = new EventLogModel(this);
+    buildUi();
+    buildActions();
+
+    connect(m_session, &LockSession::locksUpdated, this, &MainWindow::onLocksUpdated);
+    connect(m_session, &LockSession::eventsOccurred, this, &MainWindow::onEvents);
+    connect(m_session, &LockSession::modeChanged, this, &MainWindow::onModeChanged);
+    connect(m_session, &LockSession::discoveryProgress, this, &MainWindow::onProgress);
+    connect(m_session, &LockSession::actionFinished, this, &MainWindow::onActionFinished);
+    connect(m_session, &LockSession::notificationsChecked, this, [this](bool enabled, const QString &) {
+        const bool offer = !enabled && !m_options.readOnly && !m_options.forcePolling;
+        m_enableNotifications->setVisible(offer);
+        m_enableNotificationsAction->setEnabled(offer);
+    });
+    connect(m_session, &LockSession::errorOccurred, this,
+            [this](const QString &msg) { statusBar()->showMessage(msg, 10000); });
+
+    m_animation.setInterval(50);
+    connect(&m_animation, &QTimer::timeout, this, [this] {
+        m_lockView->viewport()->update();
+        m_detail->tick();
+    });
+    m_animation.start();
+    m_ioThread->start();
+}
+
+MainWindow::~MainWindow()
+{
+    m_animation.stop();
+    m_ioThread->quit();
+    m_ioThread->wait(); // the session is deleted on redis-io as the thread finishes
+}
+
+void MainWindow::start()
+{
+    QMetaObject::invokeMethod(m_session, &LockSession::start, Qt::QueuedConnection);
+}
+
+void MainWindow::buildUi()
+{
+    setWindowTitle(tr("LockScope — %1%2").arg(m_options.endpoint.toString(),
+                                                m_options.readOnly ? tr(" (read-only)") : QString()));
+    resize(1360, 820);
+
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_lockModel);
+    m_proxy->setSortRole(LockTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(LockTableModel::NameColumn);
+    m_proxy->setDynamicSortFilter(true);
+
+    m_lockView = new QTableView(this);
+    m_lockView->setModel(m_proxy);
+    m_lockView->setItemDelegateForColumn(LockTableModel::TtlColumn, new TtlBarDelegate(m_lockView));
+    m_lockView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_lockView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_lockView->setSortingEnabled(true);
+    m_lockView->sortByColumn(LockTableModel::NameColumn, Qt::AscendingOrder);
+    m_lockView->setAlternatingRowColors(true);
+    m_lockView->verticalHeader()->hide();
+    m_lockView->verticalHeader()->setDefaultSectionSize(28);
+    m_lockView->horizontalHeader()->setStretchLastSection(true);
+    m_lockView->setColumnWidth(LockTableModel::NameColumn, 150);
+    m_lockView->setColumnWidth(LockTableModel::KindColumn, 105);
+    m_lockView->setColumnWidth(LockTableModel::HolderColumn, 330);
+    m_lockView->setColumnWidth(LockTableModel::HoldCountColumn, 85);
+    m_lockView->setColumnWidth(LockTableModel::TtlColumn, 215);
+    m_lockView->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_lockView->setWordWrap(false);
+
+    m_detail = new LockDetailPanel(this);
+    m_detail->setOwnClientId(m_clientId);
+
+    m_eventView = new QTableView(this);
+    m_eventView->setModel(m_eventModel);
+    m_eventView->verticalHeader()->hide();
+    m_eventView->verticalHeader()->setDefaultSectionSize(22);
+    m_eventView->horizontalHeader()->setStretchLastSection(true);
+    m_eventView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_eventView->setColumnWidth(EventLogModel::TimeColumn, 100);
+    m_eventView->setColumnWidth(EventLogModel::LockColumn, 150);
+    m_eventView->setColumnWidth(EventLogModel::TypeColumn, 120);
+    m_eventView->setColumnWidth(EventLogModel::HolderColumn, 340);
+
+    auto *top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(m_lockView);
+    top->addWidget(m_detail);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 1);
+    top->setSizes({980, 380});
+    auto *main = new QSplitter(Qt::Vertical, this);
+    main->addWidget(top);
+    auto *logBox = new QWidget(this);
+    auto *logLayout = new QVBoxLayout(logBox);
+    logLayout->setContentsMargins(0, 0, 0, 0);
+    logLayout->addWidget(new QLabel(tr("<b>Event log</b> (newest first)"), logBox));
+    logLayout->addWidget(m_eventView);
+    main->addWidget(logBox);
+    main->setStretchFactor(0, 3);
+    main->setStretchFactor(1, 1);
+    main->setSizes({560, 220});
+    setCentralWidget(main);
+
+    m_filter = new QLineEdit(this);
+    m_filter->setPlaceholderText(tr("Filter locks (glob, e.g. orders:*)  Ctrl+F"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMaximumWidth(320);
+    m_filter->setToolTip(tr("Shows only locks whose name matches this Redis glob (* ? [abc])"));
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        const QString glob = text.trimmed();
+        if (glob.isEmpty()) {
+            m_proxy->setFilterRegularExpression(QRegularExpression());
+        } else {
+            // A plain word filters by substring; a glob filters exactly.
+            const bool isGlob = glob.contains(QLatin1Char('*')) || glob.contains(QLatin1Char('?')) || glob.contains(QLatin1Char('['));
+            m_proxy->setFilterRegularExpression(
+                LockDiscovery::globToRegex(isGlob ? glob : QLatin1Char('*') + glob + QLatin1Char('*')));
+        }
+        updateCount();
+    });
+
+    m_modeLabel = new QLabel(this);
+    m_serverLabel = new QLabel(m_options.endpoint.address(), this);
+    m_serverLabel->setToolTip(tr("Redis server (credentials are never shown)"));
+    m_countLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(180);
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("scanning… %v keys"));
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_enableNotifications = new QPushButton(tr("Enable keyspace notifications"), this);
+    m_enableNotifications->setToolTip(tr("Runs CONFIG SET notify-keyspace-events with K, g, h and x added, so "
+                                         "LockScope sees changes live instead of polling"));
+    m_enableNotifications->hide();
+    connect(m_enableNotifications, &QPushButton::clicked, this,
+            [this] { QMetaObject::invokeMethod(m_session, &LockSession::enableNotifications, Qt::QueuedConnection); });
+    statusBar()->addWidget(m_modeLabel);
+    statusBar()->addWidget(m_serverLabel);
+    statusBar()->addWidget(m_countLabel);
+    statusBar()->addPermanentWidget(m_enableNotifications);
+    statusBar()->addPermanentWidget(m_progress);
+    if (m_options.readOnly) {
+        auto *ro = new QLabel(tr(" READ-ONLY "), this);
+        ro->setStyleSheet(QStringLiteral("background:#555; color:white; border-radius:3px; padding:1px 6px;"));
+        ro->setToolTip(tr("Started with --read-only: LockScope writes nothing to Redis"));
+        statusBar()->addPermanentWidget(ro);
+    }
+    onModeChanged(LockMonitor::Mode::Connecting, tr("connecting to %1").arg(m_options.endpoint.address()));
+    updateCount();
+
+    connect(m_lockView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        updateDetail();
+        updateActions();
+    });
+}
+
+void MainWindow::buildActions()
+{
+    const bool writable = !m_options.readOnly;
+    m_refreshAction = new QAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this);
+    m_refreshAction->setShortcut(QKeySequence::Refresh);
+    m_refreshAction->setToolTip(tr("Scan for locks again (F5)"));
+    connect(m_refreshAction, &QAction::triggered, this,
+            [this] { QMetaObject::invokeMethod(m_session, &LockSession::refresh, Qt::QueuedConnection); });
+
+    m_acquireAction = new QAction(style()->standardIcon(QStyle::SP_DialogApplyButton), tr("&Acquire…"), this);
+    m_acquireAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_N));
+    m_acquireAction->setToolTip(tr("Take a lock as LockScope's own Redisson client (Ctrl+N)"));
+    connect(m_acquireAction, &QAction::triggered, this, &MainWindow::acquire);
+    m_renewAction = new QAction(tr("Re&new"), this);
+    m_renewAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_renewAction->setToolTip(tr("Reset the TTL of a lock LockScope holds (Ctrl+R)"));
+    connect(m_renewAction, &QAction::triggered, this, &MainWindow::renew);
+    m_releaseAction = new QAction(tr("Re&lease"), this);
+    m_releaseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_releaseAction->setToolTip(tr("Unlock once a lock LockScope holds; waiters are told on full release (Ctrl+L)"));
+    connect(m_releaseAction, &QAction::triggered, this, &MainWindow::release);
+    m_forceUnlockAction = new QAction(style()->standardIcon(QStyle::SP_MessageBoxCritical), tr("&Force unlock…"), this);
+    m_forceUnlockAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Delete));
+    m_forceUnlockAction->setToolTip(tr("Delete any lock and wake its waiters, after a confirmation (Ctrl+Shift+Del)"));
+    connect(m_forceUnlockAction, &QAction::triggered, this, &MainWindow::forceUnlock);
+    m_enableNotificationsAction = new QAction(tr("Enable keyspace &notifications"), this);
+    m_enableNotificationsAction->setEnabled(false);
+    connect(m_enableNotificationsAction, &QAction::triggered, m_enableNotifications, &QPushButton::click);
+    auto *findAction = new QAction(tr("&Filter"), this);
+    findAction->setShortcut(QKeySequence::Find);
+    connect(findAction, &QAction::triggered, this, [this] {
+        m_filter->setFocus();
+        m_filter->selectAll();
+    });
+    addAction(findAction);
+
+    for (QAction *a : {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction, m_enableNotificationsAction})
+        a->setVisible(writable);
+
+    // Harmless actions on the left; the destructive one alone on the far right (never next to Refresh).
+    auto *tb = addToolBar(tr("Main"));
+    tb->setObjectName(QStringLiteral("mainToolBar"));
+    tb->setMovable(false);
+    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tb->addAction(m_refreshAction);
+    tb->addWidget(m_filter);
+    if (writable) {
+        tb->addSeparator();
+        tb->addAction(m_acquireAction);
+        tb->addAction(m_renewAction);
+        tb->addAction(m_releaseAction);
+        auto *spacer = new QWidget(tb);
+        spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+        tb->addWidget(spacer);
+        tb->addAction(m_forceUnlockAction);
+    }
+
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_refreshAction);
+    view->addAction(findAction);
+    view->addAction(m_enableNotificationsAction);
+    if (writable) {
+        QMenu *lock = menuBar()->addMenu(tr("&Lock"));
+        lock->addAction(m_acquireAction);
+        lock->addAction(m_renewAction);
+        lock->addAction(m_releaseAction);
+        lock->addSeparator();
+        lock->addAction(m_forceUnlockAction);
+    }
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About LockScope"), this, [this] {
+        QMessageBox::about(this, tr("About LockScope"),
+                           tr("<b>LockScope %1</b><br>See and act on Redisson distributed locks in Redis.<br>"
+                              "Your client id in this session: <code>%2</code><br>GPL-3.0-or-later.")
+                               .arg(QApplication::applicationVersion(), m_clientId));
+    });
+
+    connect(m_lockView, &QWidget::customContextMenuRequested, this, [this, writable](const QPoint &pos) {
+        QMenu menu(this);
+        const QString name = selectedLockName();
+        if (!name.isEmpty())
+            menu.addAction(tr("Copy lock name"), this, [name] { QApplication::clipboard()->setText(name); });
+        if (writable) {
+            menu.addAction(m_acquireAction);
+            menu.addAction(m_renewAction);
+            menu.addAction(m_releaseAction);
+            menu.addSeparator();
+            menu.addAction(m_forceUnlockAction);
+        }
+        menu.exec(m_lockView->viewport()->mapToGlobal(pos));
+    });
+    updateActions();
+}
+
+QString MainWindow::selectedLockName() const
+{
+    const QModelIndexList rows = m_lockView->selectionModel()->selectedRows(LockTableModel::NameColumn);
+    return rows.isEmpty() ? QString() : rows.first().data(Qt::DisplayRole).toString();
+}
+
+void MainWindow::selectLock(const QString &name)
+{
+    const int row = m_lockModel->rowOf(name);
+    if (row < 0)
+        return;
+    const QModelIndex idx = m_proxy->mapFromSource(m_lockModel->index(row, 0));
+    if (idx.isValid())
+        m_lockView->selectRow(idx.row());
+}
+
+qint64 MainWindow::ownThreadOfSelected() const
+{
+    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    if (!s)
+        return -1;
+    for (const auto &h : s->holders) {
+        if (h.clientId == m_clientId)
+            return h.threadId.toLongLong();
+    }
+    return -1;
+}
+
+void MainWindow::updateActions()
+{
+    const QString name = selectedLockName();
+    const bool own = ownThreadOfSelected() >= 0;
+    m_renewAction->setEnabled(own);
+    m_releaseAction->setEnabled(own);
+    m_forceUnlockAction->setEnabled(!name.isEmpty());
+    m_renewAction->setStatusTip(own ? QString() : tr("Only locks LockScope itself holds can be renewed"));
+}
+
+void MainWindow::updateDetail()
+{
+    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    m_detail->setSnapshot(s ? *s : LockSnapshot());
+}
+
+void MainWindow::updateCount()
+{
+    const int total = m_lockModel->rowCount();
+    const int shown = m_proxy->rowCount();
+    m_countLabel->setText(shown == total ? tr("%n lock(s)", nullptr, total) : tr("%1 of %2 locks shown").arg(shown).arg(total));
+}
+
+void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
+{
+    const QString selected = selectedLockName();
+    m_lockModel->applyBatch(changed, removed);
+    updateCount();
+    if (!selected.isEmpty()) {
+        const bool touched = removed.contains(selected)
+                             || std::any_of(changed.cbegin(), changed.cend(),
+                                            [&selected](const LockSnapshot &s) { return s.name == selected; });
+        if (touched)
+            updateDetail();
+    }
+    updateActions();
+}
+
+void MainWindow::onEvents(const QVector<LockEvent> &events) { m_eventModel->append(events); }
+
+void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
+{
+    m_mode = mode;
+    QString color;
+    switch (mode) {
+    case LockMonitor::Mode::Connecting:
+        color = QStringLiteral("#e69b00");
+        break;
+    case LockMonitor::Mode::Live:
+        color = QStringLiteral("#2e9d5b");
+        break;
+    case LockMonitor::Mode::Polling:
+        color = QStringLiteral("#1e88e5");
+        break;
+    case LockMonitor::Mode::Disconnected:
+        color = QStringLiteral("#c0392b");
+        break;
+    }
+    m_modeLabel->setText(QStringLiteral("<span style='color:%1'>●</span> %2").arg(color, LockMonitor::modeName(mode)));
+    m_modeLabel->setToolTip(detail);
+    if (mode == LockMonitor::Mode::Disconnected || mode == LockMonitor::Mode::Polling)
+        statusBar()->showMessage(detail, 15000);
+}
+
+void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished)
+{
+    Q_UNUSED(found);
+    m_progress->setVisible(!finished);
+    m_progress->setValue(int(qMin<qint64>(scanned, std::numeric_limits<int>::max())));
+    if (finished && !m_initialData) {
+        // Let the reads queued by the scan land first.
+        QTimer::singleShot(300, this, [this] {
+            if (m_initialData)
+                return;
+            m_initialData = true;
+            if (!selectedLockName().isEmpty() || m_proxy->rowCount() == 0) {
+                emit initialDataArrived();
+                return;
+            }
+            m_lockView->selectRow(0);
+            emit initialDataArrived();
+        });
+    }
+}
+
+void MainWindow::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message)
+{
+    Q_UNUSED(action);
+    Q_UNUSED(lock);
+    statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + message, 10000);
+    if (!ok && action == QLatin1String("force_unlock"))
+        QMessageBox::warning(this, tr("Force unlock"), message);
+}
+
+void MainWindow::acquire()
+{
+    AcquireDialog dialog(selectedLockName(), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QString name = dialog.lockName();
+    const qint64 thread = dialog.threadId();
+    const qint64 lease = dialog.leaseMs();
+    const qint64 wait = dialog.waitMs();
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, name, thread, lease, wait] { s->acquire(name, thread, lease, wait); },
+        Qt::QueuedConnection);
+}
+
+void MainWindow::renew()
+{
+    const QString name = selectedLockName();
+    const qint64 thread = ownThreadOfSelected();
+    if (thread < 0)
+        return;
+    QMetaObject::invokeMethod(m_session, [s = m_session, name, thread] { s->renew(name, thread); }, Qt::QueuedConnection);
+}
+
+void MainWindow::release()
+{
+    const QString name = selectedLockName();
+    const qint64 thread = ownThreadOfSelected();
+    if (thread < 0)
+        return;
+    QMetaObject::invokeMethod(m_session, [s = m_session, name, thread] { s->release(name, thread); }, Qt::QueuedConnection);
+}
+
+void MainWindow::forceUnlock()
+{
+    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    if (!s)
+        return;
+    ForceUnlockDialog dialog(*s, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QString name = s->name;
+    QMetaObject::invokeMethod(m_session, [session = m_session, name] { session->forceUnlock(name); }, Qt::QueuedConnection);
+}
+
+} // namespace lockscope
