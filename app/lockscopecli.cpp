@@ -1,5 +1,7 @@
 #include "lockscopecli.h"
 
+#include "demo/demoworkload.h"
+#include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "observe/lockmonitor.h"
 #include "observe/locksession.h"
@@ -61,6 +63,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("enable-notifications"),
          QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
         {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
+        {QStringLiteral("demo"),
+         QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
+                        "instead of --url.")},
     });
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
@@ -119,7 +124,23 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     QString urlError;
     LockSession::Options options;
-    options.endpoint = RedisEndpoint::parse(m_parser.value(QStringLiteral("url")), &urlError);
+    if (m_parser.isSet(QStringLiteral("demo"))) {
+        m_demoServer = new RedisServerProcess(this);
+        QString error;
+        if (!m_demoServer->start(10000, &error)) {
+            m_err << "lockscope-cli: cannot start the demo: " << error << '\n';
+            m_err.flush();
+            *exitCode = ServerError;
+            return false;
+        }
+        m_err << "lockscope-cli: demo redis-server on " << m_demoServer->url() << '\n';
+        m_err.flush();
+        options.endpoint = m_demoServer->endpoint();
+        auto *workload = new DemoWorkload(options.endpoint, this);
+        workload->start();
+    } else {
+        options.endpoint = RedisEndpoint::parse(m_parser.value(QStringLiteral("url")), &urlError);
+    }
     if (!options.endpoint.isValid())
         return usage(urlError);
     options.pattern = m_parser.value(QStringLiteral("pattern"));
@@ -156,16 +177,19 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
 
-    if (m_command == QLatin1String("list"))
-        runList();
-    else if (m_command == QLatin1String("show"))
-        runShow();
-    else if (m_command == QLatin1String("watch"))
-        runWatch();
-    else if (m_command == QLatin1String("acquire"))
-        runAcquire();
-    else
-        runForceUnlock();
+    // With --demo, give the simulated clients a moment to take their locks first.
+    QTimer::singleShot(m_demoServer ? 1500 : 0, this, [this] {
+        if (m_command == QLatin1String("list"))
+            runList();
+        else if (m_command == QLatin1String("show"))
+            runShow();
+        else if (m_command == QLatin1String("watch"))
+            runWatch();
+        else if (m_command == QLatin1String("acquire"))
+            runAcquire();
+        else
+            runForceUnlock();
+    });
     return true;
 }
 

@@ -10,11 +10,12 @@
 namespace lockscope {
 
 class LockSession;
+class RedisServerProcess;
 
 /**
  * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only.
  *
- *   lockscope-cli [--url URL] [--read-only] list [--pattern GLOB] [--json]
+ *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--json]
  *                 | show NAME [--json] | watch [--pattern GLOB] [--json]
  *                 | acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
  *                 | force-unlock NAME [--yes]
@@ -57,6 +58,7 @@ private:
     QString m_name;
     bool m_json = false;
     LockSession *m_session = nullptr;
+    RedisServerProcess *m_demoServer = nullptr;
     QTextStream m_out;
     QTextStream m_err;
     bool m_finished = false;
