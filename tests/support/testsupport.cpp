@@ -1,0 +1,142 @@
+#include "testsupport.h"
+
+#include <QStandardPaths>
+#include <QTest>
+#include <QUuid>
+
+#include <algorithm>
+
+namespace lockscope::test {
+
+bool waitUntil(const std::function<bool()> &predicate, int timeoutMs)
+{
+    return QTest::qWaitFor(predicate, timeoutMs);
+}
+
+SyncClient::SyncClient(const RedisEndpoint &endpoint, const QByteArray &clientName)
+    : m_connection(std::make_unique<RedisConnection>(endpoint))
+{
+    m_connection->setClientName(clientName);
+    m_connection->setReconnectDelaysMs(20, 200);
+}
+
+SyncClient::~SyncClient() = default;
+
+bool SyncClient::open(int timeoutMs)
+{
+    m_connection->open();
+    return waitUntil([this] { return m_connection->isReady(); }, timeoutMs);
+}
+
+RedisReply SyncClient::cmd(const QList<QByteArray> &argv, int timeoutMs)
+{
+    // Shared state: the callback may still run after a timed-out wait returned.
+    struct State
+    {
+        bool done = false;
+        RedisReply reply;
+    };
+    auto state = std::make_shared<State>();
+    m_connection->send(argv, nullptr, [state](const RedisReply &r) {
+        state->reply = r;
+        state->done = true;
+    });
+    if (!waitUntil([state] { return state->done; }, timeoutMs))
+        return RedisReply::makeError(QStringLiteral("test helper: no reply within %1 ms").arg(timeoutMs), true);
+    return state->reply;
+}
+
+QVector<RedisReply> SyncClient::pipeline(const QList<QList<QByteArray>> &commands, int timeoutMs)
+{
+    struct State
+    {
+        bool done = false;
+        QVector<RedisReply> replies;
+    };
+    auto state = std::make_shared<State>();
+    m_connection->pipeline(commands, nullptr, [state](const QVector<RedisReply> &r) {
+        state->replies = r;
+        state->done = true;
+    });
+    if (!waitUntil([state] { return state->done; }, timeoutMs))
+        return {};
+    return state->replies;
+}
+
+bool SyncClient::exists(const QByteArray &key) { return cmd({"EXISTS", key}).toInteger() == 1; }
+qint64 SyncClient::pttl(const QByteArray &key) { return cmd({"PTTL", key}).toInteger(-100); }
+QByteArray SyncClient::get(const QByteArray &key) { return cmd({"GET", key}).toByteArray(); }
+QByteArray SyncClient::hget(const QByteArray &key, const QByteArray &field)
+{
+    return cmd({"HGET", key, field}).toByteArray();
+}
+
+QStringList SyncClient::hgetall(const QByteArray &key)
+{
+    const RedisReply r = cmd({"HGETALL", key});
+    QStringList out;
+    for (int i = 0; i + 1 < r.size(); i += 2)
+        out << QString::fromUtf8(r.at(i).toByteArray() + '=' + r.at(i + 1).toByteArray());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+qint64 SyncClient::dbsize() { return cmd({"DBSIZE"}).toInteger(-1); }
+
+qint64 SyncClient::numsub(const QByteArray &channel)
+{
+    return cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger(-1);
+}
+
+void SyncClient::flushall() { cmd({"FLUSHALL"}); }
+
+QString ProcessResult::describe() const
+{
+    return QStringLiteral("started=%1 finished=%2 exit=%3\n--- stdout ---\n%4\n--- stderr ---\n%5")
+        .arg(started)
+        .arg(finished)
+        .arg(exitCode)
+        .arg(QString::fromUtf8(out), QString::fromUtf8(err));
+}
+
+ProcessResult runProcess(const QString &program, const QStringList &args, int timeoutMs)
+{
+    ProcessResult result;
+    QProcess p;
+    p.start(program, args);
+    result.started = p.waitForStarted(10000);
+    if (!result.started) {
+        result.err = p.errorString().toUtf8();
+        return result;
+    }
+    p.closeWriteChannel();
+    result.finished = p.waitForFinished(timeoutMs);
+    if (!result.finished) {
+        p.kill();
+        p.waitForFinished(3000);
+    }
+    result.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    result.out = p.readAllStandardOutput();
+    result.err = p.readAllStandardError();
+    return result;
+}
+
+QString redisCliPath()
+{
+    QString path = QStandardPaths::findExecutable(QStringLiteral("redis-cli"));
+    if (path.isEmpty())
+        path = QStandardPaths::findExecutable(QStringLiteral("redis-cli"),
+                                              {QStringLiteral("/usr/bin"), QStringLiteral("/usr/local/bin")});
+    return path;
+}
+
+ProcessResult redisCli(quint16 port, const QStringList &args, int timeoutMs)
+{
+    QStringList all{QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(port)};
+    all << args;
+    return runProcess(redisCliPath(), all, timeoutMs);
+}
+
+QString newClientId() { return QUuid::createUuid().toString(QUuid::WithoutBraces); }
+
+} // namespace lockscope::test
