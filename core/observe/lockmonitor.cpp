@@ -224,6 +224,7 @@ void LockMonitor::markDirty(const QString &name, const QString &hint)
     auto it = m_dirty.find(name);
     if (it == m_dirty.end()) {
         m_dirty.insert(name, hint);
+        m_dirtyOrder.push_back(name);
     } else if (!hint.isEmpty() && it.value() != QLatin1String("expired")) {
         it.value() = hint;
     }
@@ -244,11 +245,13 @@ void LockMonitor::flush()
     QStringList names;
     QHash<QString, QString> hints;
     names.reserve(qMin(m_dirty.size(), kMaxNamesPerRead));
-    for (auto it = m_dirty.begin(); it != m_dirty.end() && names.size() < kMaxNamesPerRead;) {
-        names << it.key();
-        if (!it.value().isEmpty())
-            hints.insert(it.key(), it.value());
-        it = m_dirty.erase(it);
+    while (!m_dirtyOrder.empty() && names.size() < kMaxNamesPerRead) {
+        QString name = std::move(m_dirtyOrder.front());
+        m_dirtyOrder.pop_front();
+        const QString hint = m_dirty.take(name);
+        if (!hint.isEmpty())
+            hints.insert(name, hint);
+        names << std::move(name);
     }
     m_readInFlight = true;
     m_reader->read(names, this, [this, hints](const QVector<LockSnapshot> &snapshots, const QString &error) {

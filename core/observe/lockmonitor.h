@@ -14,6 +14,8 @@
 #include <QSet>
 #include <QTimer>
 
+#include <deque>
+
 namespace lockscope {
 
 class LockDiscovery;
@@ -107,12 +109,13 @@ private:
     bool m_started = false;
     bool m_notificationsOn = false;
     int m_pollIntervalMs = 1000;
-    int m_coalesceMs = 30;
+    int m_coalesceMs = 16; // at most one read per frame
     int m_pollTicks = 0;
     QByteArray m_keyspacePattern;
 
     QHash<QString, LockSnapshot> m_locks;
     QHash<QString, QString> m_dirty; // name -> strongest keyspace hint
+    std::deque<QString> m_dirtyOrder; // FIFO of the keys of m_dirty (QHash::erase while iterating is slow)
     QSet<QString> m_notLocks;        // hashes read and found not to be locks
     QSet<QString> m_seenInScan;
     QSet<QString> m_forceUnlockExpected;

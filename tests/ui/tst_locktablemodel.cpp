@@ -1,0 +1,122 @@
+// LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
+#include "eventlogmodel.h"
+#include "locktablemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QtTest>
+
+using namespace lockscope;
+
+static LockSnapshot lock(const QString &name, const QString &field, qint64 count, qint64 pttl, qint64 readAt)
+{
+    LockSnapshot s;
+    s.name = name;
+    s.isLock = true;
+    s.exists = true;
+    s.pttlMs = pttl;
+    s.readAtSteadyMs = readAt;
+    LockHolder h;
+    h.field = field;
+    h.clientId = field.section(QLatin1Char(':'), 0, 0);
+    h.threadId = field.section(QLatin1Char(':'), 1);
+    h.holdCount = count;
+    s.holders << h;
+    return s;
+}
+
+class TestLockTableModel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void insertsUpdatesAndRemovesInBatches();
+    void detectsWatchdogRenewal();
+    void marksOwnHolds();
+    void eventLogIsNewestFirstAndCapped();
+};
+
+static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
+static const QString kB = QStringLiteral("0c7931ed-77b4-4eba-8af7-706668f329e6:7");
+
+void TestLockTableModel::insertsUpdatesAndRemovesInBatches()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const qint64 now = LockSnapshot::steadyNowMs();
+
+    QVector<LockSnapshot> batch;
+    for (int i = 0; i < 50; ++i)
+        batch << lock(QStringLiteral("lock:%1").arg(i), kA, 1, 30000, now);
+    batch << lock(QStringLiteral("lock:7"), kB, 3, 20000, now); // duplicate in one batch: last wins
+    model.applyBatch(batch, {});
+    QCOMPARE(model.rowCount(), 50);
+    QCOMPARE(model.snapshot(QStringLiteral("lock:7"))->holders.first().field, kB);
+
+    model.applyBatch({lock(QStringLiteral("lock:3"), kA, 2, 30000, now)},
+                     {QStringLiteral("lock:10"), QStringLiteral("lock:11"), QStringLiteral("lock:12"),
+                      QStringLiteral("lock:40"), QStringLiteral("nope")});
+    QCOMPARE(model.rowCount(), 46);
+    QVERIFY(!model.snapshot(QStringLiteral("lock:11")));
+    const int row = model.rowOf(QStringLiteral("lock:3"));
+    QVERIFY(row >= 0);
+    QCOMPARE(model.index(row, LockTableModel::HoldCountColumn).data().toLongLong(), 2);
+    QCOMPARE(model.index(row, LockTableModel::HolderColumn).data().toString(), kA);
+    // The index stays right after removals.
+    for (int r = 0; r < model.rowCount(); ++r)
+        QCOMPARE(model.rowOf(model.index(r, 0).data().toString()), r);
+
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestLockTableModel::detectsWatchdogRenewal()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const qint64 t0 = 1000000;
+    model.applyBatch({lock(QStringLiteral("orders:42"), kA, 2, 30000, t0)}, {});
+    const QModelIndex idx = model.index(0, LockTableModel::TtlColumn);
+    QCOMPARE(idx.data(LockTableModel::LastRenewalRole).toLongLong(), 0);
+    // 10 s later the TTL is back at ~30 s with the same holder: a renewal.
+    model.applyBatch({lock(QStringLiteral("orders:42"), kA, 2, 29990, t0 + 10000)}, {});
+    QCOMPARE(idx.data(LockTableModel::LastRenewalRole).toLongLong(), t0 + 10000);
+    QCOMPARE(idx.data(LockTableModel::TtlScaleRole).toLongLong(), 30000);
+    // Counting down normally is not a renewal; a new holder resets the mark.
+    model.applyBatch({lock(QStringLiteral("orders:42"), kA, 2, 25000, t0 + 15000)}, {});
+    QCOMPARE(idx.data(LockTableModel::LastRenewalRole).toLongLong(), t0 + 10000);
+    model.applyBatch({lock(QStringLiteral("orders:42"), kB, 1, 5000, t0 + 16000)}, {});
+    QCOMPARE(idx.data(LockTableModel::LastRenewalRole).toLongLong(), 0);
+    QCOMPARE(idx.data(LockTableModel::TtlScaleRole).toLongLong(), 5000);
+}
+
+void TestLockTableModel::marksOwnHolds()
+{
+    LockTableModel model;
+    model.setOwnClientId(kB.section(QLatin1Char(':'), 0, 0));
+    const qint64 now = LockSnapshot::steadyNowMs();
+    model.applyBatch({lock(QStringLiteral("a"), kA, 1, 1000, now), lock(QStringLiteral("b"), kB, 1, 1000, now)}, {});
+    QVERIFY(!model.index(model.rowOf(QStringLiteral("a")), 0).data(LockTableModel::OwnHoldRole).toBool());
+    QVERIFY(model.index(model.rowOf(QStringLiteral("b")), 0).data(LockTableModel::OwnHoldRole).toBool());
+    QVERIFY(model.index(model.rowOf(QStringLiteral("b")), LockTableModel::HolderColumn).data().toString().contains(QStringLiteral("LockScope")));
+}
+
+void TestLockTableModel::eventLogIsNewestFirstAndCapped()
+{
+    EventLogModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setCapacity(5);
+    QVector<LockEvent> events;
+    for (int i = 0; i < 4; ++i)
+        events << LockEvent{i, QStringLiteral("l%1").arg(i), QStringLiteral("acquired"), kA, QString()};
+    model.append(events);
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.event(0).lock, QStringLiteral("l3"));
+    model.append({LockEvent{9, QStringLiteral("l9"), QStringLiteral("expired"), kA, QString()},
+                  LockEvent{10, QStringLiteral("l10"), QStringLiteral("released"), kA, QString()}});
+    QCOMPARE(model.rowCount(), 5);
+    QCOMPARE(model.event(0).lock, QStringLiteral("l10"));
+    QCOMPARE(model.event(4).lock, QStringLiteral("l1"));
+    QVERIFY(!model.index(0, EventLogModel::TypeColumn).data(Qt::ToolTipRole).toString().isEmpty());
+}
+
+QTEST_MAIN(TestLockTableModel)
+#include "tst_locktablemodel.moc"
