@@ -1,0 +1,738 @@
+// LockClient against a real redis-server: every branch of the Redisson RLock scripts (protocol
+// §2.2-§2.6), the watchdog, the unlock latch, force unlock and waiting acquires woken by the
+// unlock channel.
+
+#include "demo/redisserverprocess.h"
+#include "lock/lockclient.h"
+#include "lock/lockwatchdog.h"
+#include "observe/locknames.h"
+#include "redis/redisconnection.h"
+#include "redis/redisscript.h"
+#include "redis/redissubscriber.h"
+
+#include "testsupport.h"
+
+#include <QElapsedTimer>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <memory>
+
+using namespace lockscope;
+using lockscope::test::SyncClient;
+using lockscope::test::waitUntil;
+
+namespace {
+
+template <typename T>
+struct Box
+{
+    bool done = false;
+    T value{};
+};
+
+struct BoolResult
+{
+    bool ok = false;
+    QString error;
+};
+
+/** A Redisson-like participant: its own command connection, pub/sub connection and client id. */
+struct Participant
+{
+    std::unique_ptr<RedisConnection> connection;
+    std::unique_ptr<RedisSubscriber> subscriber;
+    std::unique_ptr<LockClient> client;
+
+    Participant(const RedisEndpoint &endpoint, bool withSubscriber = true)
+    {
+        connection = std::make_unique<RedisConnection>(endpoint);
+        connection->setReconnectDelaysMs(20, 200);
+        connection->open();
+        if (withSubscriber) {
+            subscriber = std::make_unique<RedisSubscriber>(endpoint);
+            subscriber->open();
+        }
+        client = std::make_unique<LockClient>(connection.get(), subscriber.get());
+    }
+    ~Participant()
+    {
+        // The client first: it refers to both connections.
+        client.reset();
+        subscriber.reset();
+        connection.reset();
+    }
+    bool waitReady()
+    {
+        return waitUntil([this] { return connection->isReady() && (!subscriber || subscriber->isReady()); });
+    }
+    QString field(qint64 thread) const { return client->holderField(thread); }
+};
+
+/** Collects the messages of one channel on a separate pub/sub connection. */
+class ChannelListener
+{
+public:
+    ChannelListener(const RedisEndpoint &endpoint, const QByteArray &channel) : m_channel(channel), m_sub(endpoint)
+    {
+        QObject::connect(&m_sub, &RedisSubscriber::message, &m_sub,
+                         [this](const QByteArray &c, const QByteArray &payload, const QByteArray &) {
+                             if (c == m_channel)
+                                 m_payloads << payload;
+                         });
+        QObject::connect(&m_sub, &RedisSubscriber::subscribed, &m_sub, [this](const QByteArray &c) {
+            if (c == m_channel)
+                m_confirmed = true;
+        });
+        m_sub.subscribe(channel);
+        m_sub.open();
+    }
+    bool waitSubscribed() { return waitUntil([this] { return m_confirmed; }); }
+    const QList<QByteArray> &payloads() const { return m_payloads; }
+    bool waitFor(const QByteArray &payload, int timeoutMs = 10000)
+    {
+        return waitUntil([&] { return m_payloads.contains(payload); }, timeoutMs);
+    }
+
+private:
+    QByteArray m_channel;
+    RedisSubscriber m_sub;
+    QList<QByteArray> m_payloads;
+    bool m_confirmed = false;
+};
+
+} // namespace
+
+class TestLockClient : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+    void cleanup();
+
+    void clientIdentity();
+    void acquireFreeLock();
+    void reentryIncrementsHoldCount();
+    void heldByOtherReturnsPttlAndChangesNothing();
+    void heldWithoutTtlReturnsMinusOne();
+    void holdCount();
+    void watchdogAcquireRenewsPastTimeout();
+    void watchdogStopsWhenLockIsGone();
+    void unlockPartialKeepsLockAndResetsTtl();
+    void unlockFullDeletesAndPublishes();
+    void unlockNotHeld();
+    void unlockLatchReplaysFirstAnswer();
+    void unlockRemovesItsLatchKey();
+    void renewHeldAndNotHeld();
+    void forceUnlockDeletesAndPublishes();
+    void forceUnlockAbsentReturnsFalse();
+    void waitingAcquireWakesOnUnlock();
+    void waitingAcquireWakesOnForceUnlock();
+    void waitingAcquireTimesOut();
+    void waitingAcquireWithoutSubscriberRetriesAtTtl();
+    void bracedNamesUseRedissonChannel();
+    void transportErrorsAreReported();
+
+private:
+    AcquireResult tryAcquire(Participant &p, const QString &name, qint64 thread, qint64 leaseMs);
+    std::shared_ptr<Box<AcquireResult>> startAcquire(Participant &p, const QString &name, qint64 thread,
+                                                      qint64 leaseMs, qint64 waitMs);
+    UnlockResult unlock(Participant &p, const QString &name, qint64 thread);
+    BoolResult renew(Participant &p, const QString &name, qint64 thread, qint64 leaseMs);
+    BoolResult forceUnlock(Participant &p, const QString &name);
+    RedisReply runUnlockScript(const QString &name, const QString &requestId, const QString &field, qint64 leaseMs);
+
+    RedisServerProcess m_server;
+    std::unique_ptr<SyncClient> m_admin;
+    std::unique_ptr<Participant> m_a;
+    std::unique_ptr<Participant> m_b;
+};
+
+void TestLockClient::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
+    QVERIFY(m_admin->open());
+}
+
+void TestLockClient::cleanupTestCase()
+{
+    m_admin.reset();
+    m_server.stop();
+}
+
+void TestLockClient::init()
+{
+    m_admin->flushall();
+    m_a = std::make_unique<Participant>(m_server.endpoint());
+    m_b = std::make_unique<Participant>(m_server.endpoint());
+    QVERIFY(m_a->waitReady());
+    QVERIFY(m_b->waitReady());
+}
+
+void TestLockClient::cleanup()
+{
+    m_a.reset();
+    m_b.reset();
+}
+
+AcquireResult TestLockClient::tryAcquire(Participant &p, const QString &name, qint64 thread, qint64 leaseMs)
+{
+    auto box = std::make_shared<Box<AcquireResult>>();
+    p.client->tryAcquire(name, thread, leaseMs, nullptr, [box](const AcquireResult &r) {
+        box->value = r;
+        box->done = true;
+    });
+    if (!waitUntil([box] { return box->done; })) {
+        AcquireResult timeout;
+        timeout.error = QStringLiteral("test: no answer");
+        return timeout;
+    }
+    return box->value;
+}
+
+std::shared_ptr<Box<AcquireResult>> TestLockClient::startAcquire(Participant &p, const QString &name, qint64 thread,
+                                                                  qint64 leaseMs, qint64 waitMs)
+{
+    auto box = std::make_shared<Box<AcquireResult>>();
+    p.client->acquire(name, thread, leaseMs, waitMs, nullptr, [box](const AcquireResult &r) {
+        box->value = r;
+        box->done = true;
+    });
+    return box;
+}
+
+UnlockResult TestLockClient::unlock(Participant &p, const QString &name, qint64 thread)
+{
+    auto box = std::make_shared<Box<UnlockResult>>();
+    p.client->unlock(name, thread, nullptr, [box](const UnlockResult &r) {
+        box->value = r;
+        box->done = true;
+    });
+    if (!waitUntil([box] { return box->done; })) {
+        UnlockResult timeout;
+        timeout.error = QStringLiteral("test: no answer");
+        return timeout;
+    }
+    return box->value;
+}
+
+BoolResult TestLockClient::renew(Participant &p, const QString &name, qint64 thread, qint64 leaseMs)
+{
+    auto box = std::make_shared<Box<BoolResult>>();
+    p.client->renew(name, thread, leaseMs, nullptr, [box](bool ok, const QString &error) {
+        box->value = {ok, error};
+        box->done = true;
+    });
+    if (!waitUntil([box] { return box->done; }))
+        return {false, QStringLiteral("test: no answer")};
+    return box->value;
+}
+
+BoolResult TestLockClient::forceUnlock(Participant &p, const QString &name)
+{
+    auto box = std::make_shared<Box<BoolResult>>();
+    p.client->forceUnlock(name, nullptr, [box](bool ok, const QString &error) {
+        box->value = {ok, error};
+        box->done = true;
+    });
+    if (!waitUntil([box] { return box->done; }))
+        return {false, QStringLiteral("test: no answer")};
+    return box->value;
+}
+
+RedisReply TestLockClient::runUnlockScript(const QString &name, const QString &requestId, const QString &field,
+                                           qint64 leaseMs)
+{
+    const RedisScript script = RedisScript::fromResource(QStringLiteral("lock_unlock"));
+    auto box = std::make_shared<Box<RedisReply>>();
+    script.eval(m_admin->connection(),
+                {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(), LockNames::unlockLatchKey(name, requestId).toUtf8()},
+                {"0", QByteArray::number(leaseMs), field.toUtf8(), "publish", "18000"}, nullptr,
+                [box](const RedisReply &r) {
+                    box->value = r;
+                    box->done = true;
+                });
+    if (!waitUntil([box] { return box->done; }))
+        return RedisReply::makeError(QStringLiteral("test: no answer"), true);
+    return box->value;
+}
+
+void TestLockClient::clientIdentity()
+{
+    static const QRegularExpression uuid(QStringLiteral("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"));
+    QVERIFY2(uuid.match(m_a->client->clientId()).hasMatch(), qPrintable(m_a->client->clientId()));
+    QVERIFY(m_a->client->clientId() != m_b->client->clientId());
+    QCOMPARE(m_a->client->holderField(57), m_a->client->clientId() + QStringLiteral(":57"));
+    QCOMPARE(m_a->client->watchdogTimeoutMs(), LockClient::kDefaultWatchdogTimeoutMs);
+
+    // A fixed client id is kept as given.
+    const QString fixed = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b");
+    LockClient c(m_a->connection.get(), nullptr, nullptr, fixed);
+    QCOMPARE(c.clientId(), fixed);
+    QCOMPARE(c.holderField(1), fixed + QStringLiteral(":1"));
+}
+
+void TestLockClient::acquireFreeLock()
+{
+    const AcquireResult r = tryAcquire(*m_a, QStringLiteral("free:1"), 1, 10000);
+    QVERIFY2(r.acquired, qPrintable(r.error));
+    QVERIFY(r.error.isEmpty());
+    QCOMPARE(m_admin->hgetall("free:1"), QStringList{m_a->field(1) + QStringLiteral("=1")});
+    const qint64 pttl = m_admin->pttl("free:1");
+    QVERIFY2(pttl > 5000 && pttl <= 10000, qPrintable(QString::number(pttl)));
+    QCOMPARE(m_admin->cmd({"TYPE", "free:1"}).toByteArray(), QByteArray("hash"));
+    // Acquiring with a lease does not involve the watchdog.
+    QVERIFY(!m_a->client->watchdog()->contains(QStringLiteral("free:1")));
+}
+
+void TestLockClient::reentryIncrementsHoldCount()
+{
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("re:1"), 1, 10000).acquired);
+    m_admin->cmd({"PEXPIRE", "re:1", "2000"});
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("re:1"), 1, 10000).acquired);
+    QCOMPARE(m_admin->hget("re:1", m_a->field(1).toUtf8()), QByteArray("2"));
+    // Re-entry resets the TTL to the lease.
+    QVERIFY(m_admin->pttl("re:1") > 5000);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("re:1"), 1, 10000).acquired);
+    QCOMPARE(m_admin->hgetall("re:1"), QStringList{m_a->field(1) + QStringLiteral("=3")});
+
+    // Another thread of the same client is another owner.
+    const AcquireResult other = tryAcquire(*m_a, QStringLiteral("re:1"), 2, 10000);
+    QVERIFY(!other.acquired);
+    QVERIFY(other.pttlMs > 0);
+}
+
+void TestLockClient::heldByOtherReturnsPttlAndChangesNothing()
+{
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("busy:1"), 1, 20000).acquired);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("busy:1"), 1, 20000).acquired);
+    const QStringList before = m_admin->hgetall("busy:1");
+    m_admin->cmd({"PEXPIRE", "busy:1", "15000"});
+
+    const AcquireResult r = tryAcquire(*m_b, QStringLiteral("busy:1"), 1, 5000);
+    QVERIFY(!r.acquired);
+    QVERIFY(r.error.isEmpty());
+    QVERIFY2(r.pttlMs > 10000 && r.pttlMs <= 15000, qPrintable(QString::number(r.pttlMs)));
+    // Neither the hash nor its TTL was touched.
+    QCOMPARE(m_admin->hgetall("busy:1"), before);
+    const qint64 pttl = m_admin->pttl("busy:1");
+    QVERIFY2(pttl > 10000 && pttl <= 15000, qPrintable(QString::number(pttl)));
+    QCOMPARE(m_admin->hget("busy:1", m_b->field(1).toUtf8()), QByteArray());
+}
+
+void TestLockClient::heldWithoutTtlReturnsMinusOne()
+{
+    m_admin->cmd({"HSET", "nottl:1", "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    const AcquireResult r = tryAcquire(*m_b, QStringLiteral("nottl:1"), 1, 5000);
+    QVERIFY(!r.acquired);
+    QCOMPARE(r.pttlMs, qint64(-1));
+    QCOMPARE(m_admin->pttl("nottl:1"), qint64(-1));
+}
+
+void TestLockClient::holdCount()
+{
+    auto count = [this](Participant &p, const QString &name, qint64 thread) {
+        auto box = std::make_shared<Box<qint64>>();
+        box->value = -99;
+        p.client->holdCount(name, thread, nullptr, [box](qint64 n) {
+            box->value = n;
+            box->done = true;
+        });
+        waitUntil([box] { return box->done; });
+        return box->value;
+    };
+    QCOMPARE(count(*m_a, QStringLiteral("hc:1"), 1), qint64(0));
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("hc:1"), 1, 10000).acquired);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("hc:1"), 1, 10000).acquired);
+    QCOMPARE(count(*m_a, QStringLiteral("hc:1"), 1), qint64(2));
+    QCOMPARE(count(*m_a, QStringLiteral("hc:1"), 2), qint64(0));
+    QCOMPARE(count(*m_b, QStringLiteral("hc:1"), 1), qint64(0));
+}
+
+void TestLockClient::watchdogAcquireRenewsPastTimeout()
+{
+    const qint64 timeout = 1500; // renewed every 500 ms
+    m_a->client->setWatchdogTimeoutMs(timeout);
+    QCOMPARE(m_a->client->watchdogTimeoutMs(), timeout);
+    int renewedSignals = 0;
+    connect(m_a->client.get(), &LockClient::watchdogRenewed, this, [&](const QStringList &names) {
+        if (names.contains(QStringLiteral("wd:1")))
+            ++renewedSignals;
+    });
+
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("wd:1"), 1, 0).acquired);
+    QVERIFY(m_a->client->watchdog()->contains(QStringLiteral("wd:1")));
+    const qint64 first = m_admin->pttl("wd:1");
+    QVERIFY2(first > 0 && first <= timeout, qPrintable(QString::number(first)));
+
+    // Sample the TTL for well over twice the timeout: it must never run out and must jump back up.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 previous = first;
+    int jumps = 0;
+    while (clock.elapsed() < 3 * timeout) {
+        QTest::qWait(40);
+        const qint64 pttl = m_admin->pttl("wd:1");
+        QVERIFY2(pttl > 0, qPrintable(QStringLiteral("lock lost after %1 ms (pttl %2)").arg(clock.elapsed()).arg(pttl)));
+        QVERIFY(pttl <= timeout);
+        if (pttl > previous + 50)
+            ++jumps;
+        previous = pttl;
+    }
+    QVERIFY2(jumps >= 2, qPrintable(QString::number(jumps)));
+    QVERIFY(renewedSignals >= 2);
+    QCOMPARE(m_admin->hget("wd:1", m_a->field(1).toUtf8()), QByteArray("1"));
+
+    // Unlock stops the renewal; the unlock re-applies the watchdog timeout as the lease.
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("wd:1"), 1, 0).acquired);
+    QCOMPARE(unlock(*m_a, QStringLiteral("wd:1"), 1).status, UnlockResult::Status::StillHeld);
+    const qint64 afterPartial = m_admin->pttl("wd:1");
+    QVERIFY(afterPartial > 0 && afterPartial <= timeout);
+    QVERIFY(m_a->client->watchdog()->contains(QStringLiteral("wd:1")));
+    QCOMPARE(unlock(*m_a, QStringLiteral("wd:1"), 1).status, UnlockResult::Status::Released);
+    QVERIFY(!m_a->client->watchdog()->contains(QStringLiteral("wd:1")));
+    QVERIFY(!m_admin->exists("wd:1"));
+}
+
+void TestLockClient::watchdogStopsWhenLockIsGone()
+{
+    m_a->client->setWatchdogTimeoutMs(600);
+    QStringList lost;
+    connect(m_a->client.get(), &LockClient::watchdogLost, this, [&](const QString &n) { lost << n; });
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("wd:gone"), 1, 0).acquired);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("wd:kept"), 1, 0).acquired);
+    // Someone else deletes one lock (e.g. a force unlock elsewhere): renewal returns 0 for it.
+    m_admin->cmd({"DEL", "wd:gone"});
+    QVERIFY(waitUntil([&] { return lost.contains(QStringLiteral("wd:gone")); }));
+    QVERIFY(!m_a->client->watchdog()->contains(QStringLiteral("wd:gone")));
+    QVERIFY(m_a->client->watchdog()->contains(QStringLiteral("wd:kept")));
+    QVERIFY(!m_admin->exists("wd:gone")); // the watchdog never re-creates a lock
+    QVERIFY(m_admin->exists("wd:kept"));
+
+    // renewNow() runs a round at once.
+    m_admin->cmd({"PEXPIRE", "wd:kept", "100000"});
+    m_a->client->watchdog()->renewNow();
+    QVERIFY(waitUntil([&] { return m_admin->pttl("wd:kept") <= 600; }));
+
+    // forceUnlock drops the lock from this client's watchdog.
+    QVERIFY(forceUnlock(*m_a, QStringLiteral("wd:kept")).ok);
+    QVERIFY(!m_a->client->watchdog()->contains(QStringLiteral("wd:kept")));
+    QVERIFY(m_a->client->watchdog()->lockNames().isEmpty());
+}
+
+void TestLockClient::unlockPartialKeepsLockAndResetsTtl()
+{
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("part:1"), 1, 20000).acquired);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("part:1"), 1, 20000).acquired);
+    m_admin->cmd({"PEXPIRE", "part:1", "3000"});
+    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{part:1}");
+    QVERIFY(listener.waitSubscribed());
+
+    const UnlockResult r = unlock(*m_a, QStringLiteral("part:1"), 1);
+    QCOMPARE(r.status, UnlockResult::Status::StillHeld);
+    QCOMPARE(m_admin->hget("part:1", m_a->field(1).toUtf8()), QByteArray("1"));
+    // TTL reset to the lease of the acquire (internalLockLeaseTime).
+    const qint64 pttl = m_admin->pttl("part:1");
+    QVERIFY2(pttl > 10000 && pttl <= 20000, qPrintable(QString::number(pttl)));
+
+    // No unlock message on a partial release: prove it with a marker published afterwards.
+    m_admin->cmd({"PUBLISH", "redisson_lock__channel:{part:1}", "marker"});
+    QVERIFY(listener.waitFor("marker"));
+    QCOMPARE(listener.payloads(), QList<QByteArray>{"marker"});
+}
+
+void TestLockClient::unlockFullDeletesAndPublishes()
+{
+    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{full:1}");
+    QVERIFY(listener.waitSubscribed());
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("full:1"), 7, 20000).acquired);
+
+    const UnlockResult r = unlock(*m_a, QStringLiteral("full:1"), 7);
+    QCOMPARE(r.status, UnlockResult::Status::Released);
+    QVERIFY(!m_admin->exists("full:1"));
+    QVERIFY(listener.waitFor("0"));
+    QCOMPARE(listener.payloads(), QList<QByteArray>{"0"});
+}
+
+void TestLockClient::unlockNotHeld()
+{
+    // Absent lock.
+    UnlockResult r = unlock(*m_a, QStringLiteral("nh:1"), 3);
+    QCOMPARE(r.status, UnlockResult::Status::NotHeld);
+    QCOMPARE(r.error, QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: 3")
+                          .arg(m_a->client->clientId()));
+    QVERIFY(!m_admin->exists("nh:1"));
+
+    // Held by someone else: refused, nothing changes.
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("nh:1"), 1, 20000).acquired);
+    const QStringList before = m_admin->hgetall("nh:1");
+    r = unlock(*m_b, QStringLiteral("nh:1"), 1);
+    QCOMPARE(r.status, UnlockResult::Status::NotHeld);
+    QCOMPARE(r.error, QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: 1")
+                          .arg(m_b->client->clientId()));
+    QCOMPARE(m_admin->hgetall("nh:1"), before);
+    // Same client, other thread: also not the owner.
+    QCOMPARE(unlock(*m_a, QStringLiteral("nh:1"), 2).status, UnlockResult::Status::NotHeld);
+    QCOMPARE(m_admin->hgetall("nh:1"), before);
+}
+
+void TestLockClient::unlockLatchReplaysFirstAnswer()
+{
+    const QString name = QStringLiteral("latch:1");
+    const QString field = m_a->field(1);
+    QVERIFY(tryAcquire(*m_a, name, 1, 20000).acquired);
+    QVERIFY(tryAcquire(*m_a, name, 1, 20000).acquired);
+    const QByteArray latch1 = LockNames::unlockLatchKey(name, QStringLiteral("0123456789abcdef0123456789abcdef")).toUtf8();
+    QCOMPARE(latch1, QByteArray("redisson_unlock_latch:{latch:1}:0123456789abcdef0123456789abcdef"));
+
+    // Partial release, then the same request id again: same answer, no second decrement.
+    RedisReply r = runUnlockScript(name, QStringLiteral("0123456789abcdef0123456789abcdef"), field, 20000);
+    QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
+    QCOMPARE(m_admin->get(latch1), QByteArray("0"));
+    const qint64 latchTtl = m_admin->pttl(latch1);
+    QVERIFY2(latchTtl > 0 && latchTtl <= 18000, qPrintable(QString::number(latchTtl)));
+    r = runUnlockScript(name, QStringLiteral("0123456789abcdef0123456789abcdef"), field, 20000);
+    QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
+    QCOMPARE(m_admin->hget(name.toUtf8(), field.toUtf8()), QByteArray("1"));
+
+    // Full release with a new id, replayed: still "released" (1), not "not held" (nil).
+    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{latch:1}");
+    QVERIFY(listener.waitSubscribed());
+    const QString id2 = QStringLiteral("fedcba9876543210fedcba9876543210");
+    r = runUnlockScript(name, id2, field, 20000);
+    QVERIFY2(r.isInteger() && r.toInteger() == 1, qPrintable(r.debugString()));
+    QVERIFY(!m_admin->exists(name.toUtf8()));
+    const QByteArray latch2 = LockNames::unlockLatchKey(name, id2).toUtf8();
+    QCOMPARE(m_admin->get(latch2), QByteArray("1"));
+    QVERIFY(m_admin->pttl(latch2) > 0);
+    r = runUnlockScript(name, id2, field, 20000);
+    QVERIFY2(r.isInteger() && r.toInteger() == 1, qPrintable(r.debugString()));
+
+    // The same replay through an independent client (redis-cli running our script's source).
+    const RedisScript script = RedisScript::fromResource(QStringLiteral("lock_unlock"));
+    const auto cli = lockscope::test::redisCli(
+        m_server.port(), {QStringLiteral("EVAL"), QString::fromUtf8(script.source()), QStringLiteral("3"), name,
+                          LockNames::unlockChannel(name), QString::fromUtf8(latch2), QStringLiteral("0"),
+                          QStringLiteral("20000"), field, QStringLiteral("publish"), QStringLiteral("18000")});
+    QVERIFY2(cli.finished && cli.exitCode == 0, qPrintable(cli.describe()));
+    QCOMPARE(cli.out.trimmed(), QByteArray("1"));
+
+    // The replays published nothing more: exactly one unlock message.
+    m_admin->cmd({"PUBLISH", "redisson_lock__channel:{latch:1}", "marker"});
+    QVERIFY(listener.waitFor("marker"));
+    QCOMPARE(listener.payloads(), (QList<QByteArray>{"0", "marker"}));
+
+    // A fresh id on the now-free lock: not held (nil).
+    r = runUnlockScript(name, QStringLiteral("00000000000000000000000000000000"), field, 20000);
+    QVERIFY2(r.isNil(), qPrintable(r.debugString()));
+}
+
+void TestLockClient::unlockRemovesItsLatchKey()
+{
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("lk:1"), 1, 20000).acquired);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("lk:1"), 1, 20000).acquired);
+    QCOMPARE(unlock(*m_a, QStringLiteral("lk:1"), 1).status, UnlockResult::Status::StillHeld);
+    QCOMPARE(unlock(*m_a, QStringLiteral("lk:1"), 1).status, UnlockResult::Status::Released);
+    // The follow-up DEL of the latch is fire-and-forget: wait for it.
+    QVERIFY(waitUntil([&] { return m_admin->cmd({"KEYS", "redisson_unlock_latch:*"}).size() == 0; }));
+    QCOMPARE(m_admin->dbsize(), qint64(0));
+}
+
+void TestLockClient::renewHeldAndNotHeld()
+{
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("rn:1"), 1, 5000).acquired);
+    m_admin->cmd({"PEXPIRE", "rn:1", "1000"});
+    BoolResult r = renew(*m_a, QStringLiteral("rn:1"), 1, 40000);
+    QVERIFY(r.ok);
+    QVERIFY(r.error.isEmpty());
+    QVERIFY(m_admin->pttl("rn:1") > 30000);
+
+    // Renew with leaseMs <= 0 uses the watchdog timeout.
+    m_a->client->setWatchdogTimeoutMs(12000);
+    QVERIFY(renew(*m_a, QStringLiteral("rn:1"), 1, 0).ok);
+    const qint64 pttl = m_admin->pttl("rn:1");
+    QVERIFY2(pttl > 6000 && pttl <= 12000, qPrintable(QString::number(pttl)));
+
+    // Not the holder: false, no error, TTL untouched.
+    m_admin->cmd({"PEXPIRE", "rn:1", "3000"});
+    r = renew(*m_b, QStringLiteral("rn:1"), 1, 60000);
+    QVERIFY(!r.ok);
+    QVERIFY(r.error.isEmpty());
+    QVERIFY(m_admin->pttl("rn:1") <= 3000);
+    QVERIFY(!renew(*m_a, QStringLiteral("rn:1"), 2, 60000).ok);
+    QVERIFY(m_admin->pttl("rn:1") <= 3000);
+
+    // Absent lock: false, and nothing is created.
+    QVERIFY(!renew(*m_a, QStringLiteral("rn:absent"), 1, 60000).ok);
+    QVERIFY(!m_admin->exists("rn:absent"));
+}
+
+void TestLockClient::forceUnlockDeletesAndPublishes()
+{
+    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{fu:1}");
+    QVERIFY(listener.waitSubscribed());
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("fu:1"), 1, 30000).acquired);
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("fu:1"), 1, 30000).acquired);
+
+    // B is not the holder, and still may force it open.
+    const BoolResult r = forceUnlock(*m_b, QStringLiteral("fu:1"));
+    QVERIFY(r.ok);
+    QVERIFY(r.error.isEmpty());
+    QVERIFY(!m_admin->exists("fu:1"));
+    QVERIFY(listener.waitFor("0"));
+    QCOMPARE(listener.payloads(), QList<QByteArray>{"0"});
+
+    // The former holder's unlock now fails as Redisson's would.
+    QCOMPARE(unlock(*m_a, QStringLiteral("fu:1"), 1).status, UnlockResult::Status::NotHeld);
+}
+
+void TestLockClient::forceUnlockAbsentReturnsFalse()
+{
+    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{fu:absent}");
+    QVERIFY(listener.waitSubscribed());
+    const BoolResult r = forceUnlock(*m_a, QStringLiteral("fu:absent"));
+    QVERIFY(!r.ok);
+    QVERIFY(r.error.isEmpty());
+    QCOMPARE(m_admin->dbsize(), qint64(0));
+    // Nothing was published: the marker is the first and only message.
+    m_admin->cmd({"PUBLISH", "redisson_lock__channel:{fu:absent}", "marker"});
+    QVERIFY(listener.waitFor("marker"));
+    QCOMPARE(listener.payloads(), QList<QByteArray>{"marker"});
+}
+
+void TestLockClient::waitingAcquireWakesOnUnlock()
+{
+    const QString name = QStringLiteral("wait:1");
+    QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
+    auto waiting = startAcquire(*m_b, name, 4, 30000, 20000);
+    // B subscribes to the unlock channel while it waits (PUBSUB NUMSUB counts Redisson clients).
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{wait:1}") == 1; }));
+    QTest::qWait(200);
+    QVERIFY(!waiting->done);
+
+    QElapsedTimer clock;
+    clock.start();
+    QCOMPARE(unlock(*m_a, name, 1).status, UnlockResult::Status::Released);
+    // Woken by the message, long before the 30 s lease would have run out.
+    QVERIFY(waitUntil([&] { return waiting->done; }, 10000));
+    qInfo("woken %lld ms after the unlock", static_cast<long long>(clock.elapsed()));
+    QVERIFY2(waiting->value.acquired, qPrintable(waiting->value.error));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_b->field(4) + QStringLiteral("=1")});
+    QVERIFY(m_admin->pttl(name.toUtf8()) > 20000);
+    // Done waiting: the subscription is dropped.
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{wait:1}") == 0; }));
+}
+
+void TestLockClient::waitingAcquireWakesOnForceUnlock()
+{
+    const QString name = QStringLiteral("wait:2");
+    QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
+    auto waiting = startAcquire(*m_b, name, 1, 30000, 20000);
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{wait:2}") == 1; }));
+    QVERIFY(!waiting->done);
+
+    Participant operatorTool(m_server.endpoint(), false);
+    QVERIFY(operatorTool.waitReady());
+    QVERIFY(forceUnlock(operatorTool, name).ok);
+    QVERIFY(waitUntil([&] { return waiting->done; }, 10000));
+    QVERIFY2(waiting->value.acquired, qPrintable(waiting->value.error));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_b->field(1) + QStringLiteral("=1")});
+}
+
+void TestLockClient::waitingAcquireTimesOut()
+{
+    const QString name = QStringLiteral("wait:3");
+    QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
+    auto waiting = startAcquire(*m_b, name, 1, 30000, 500);
+    QVERIFY(waitUntil([&] { return waiting->done; }, 10000));
+    QVERIFY(!waiting->value.acquired);
+    QVERIFY(waiting->value.error.isEmpty());
+    QVERIFY2(waiting->value.pttlMs > 0 && waiting->value.pttlMs <= 30000, qPrintable(QString::number(waiting->value.pttlMs)));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_a->field(1) + QStringLiteral("=1")});
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{wait:3}") == 0; }));
+
+    // A wait on a free lock succeeds at once.
+    auto freeLock = startAcquire(*m_b, QStringLiteral("wait:free"), 1, 5000, 500);
+    QVERIFY(waitUntil([&] { return freeLock->done; }));
+    QVERIFY(freeLock->value.acquired);
+}
+
+void TestLockClient::waitingAcquireWithoutSubscriberRetriesAtTtl()
+{
+    // Without a subscriber the waiter cannot hear unlocks; it retries when the TTL says so.
+    Participant noSub(m_server.endpoint(), false);
+    QVERIFY(noSub.waitReady());
+    QVERIFY(tryAcquire(*m_a, QStringLiteral("wait:4"), 1, 600).acquired);
+    auto waiting = startAcquire(noSub, QStringLiteral("wait:4"), 1, 10000, 15000);
+    QVERIFY(waitUntil([&] { return waiting->done; }, 15000));
+    QVERIFY2(waiting->value.acquired, qPrintable(waiting->value.error));
+    QCOMPARE(m_admin->hgetall("wait:4"), QStringList{noSub.field(1) + QStringLiteral("=1")});
+}
+
+void TestLockClient::bracedNamesUseRedissonChannel()
+{
+    const QString name = QStringLiteral("order:{42}");
+    QCOMPARE(LockNames::unlockChannel(name), QStringLiteral("redisson_lock__channel:order:{42}"));
+    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:order:{42}");
+    QVERIFY(listener.waitSubscribed());
+
+    QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
+    QCOMPARE(m_admin->hgetall("order:{42}"), QStringList{m_a->field(1) + QStringLiteral("=1")});
+    auto waiting = startAcquire(*m_b, name, 1, 30000, 20000);
+    // B waits on the same channel Redisson uses (the listener is the other subscriber).
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:order:{42}") == 2; }));
+    QCOMPARE(m_admin->numsub("redisson_lock__channel:{order:{42}}"), qint64(0));
+
+    QCOMPARE(unlock(*m_a, name, 1).status, UnlockResult::Status::Released);
+    QVERIFY(listener.waitFor("0"));
+    QVERIFY(waitUntil([&] { return waiting->done; }, 10000));
+    QVERIFY(waiting->value.acquired);
+
+    // Latch keys follow the same rule.
+    QCOMPARE(LockNames::unlockLatchKey(name, QStringLiteral("id")), QStringLiteral("redisson_unlock_latch:order:{42}:id"));
+    QCOMPARE(unlock(*m_b, name, 1).status, UnlockResult::Status::Released);
+    QVERIFY(waitUntil([&] { return m_admin->dbsize() == 0; }));
+}
+
+void TestLockClient::transportErrorsAreReported()
+{
+    RedisConnection dead(RedisEndpoint::tcp(QStringLiteral("127.0.0.1"), RedisServerProcess::freePort()));
+    dead.setAutoReconnect(false);
+    dead.open();
+    LockClient client(&dead, nullptr);
+    auto box = std::make_shared<Box<AcquireResult>>();
+    client.tryAcquire(QStringLiteral("x"), 1, 1000, nullptr, [box](const AcquireResult &r) {
+        box->value = r;
+        box->done = true;
+    });
+    QVERIFY(waitUntil([box] { return box->done; }));
+    QVERIFY(!box->value.acquired);
+    QVERIFY(!box->value.error.isEmpty());
+
+    auto unlockBox = std::make_shared<Box<UnlockResult>>();
+    client.unlock(QStringLiteral("x"), 1, nullptr, [unlockBox](const UnlockResult &r) {
+        unlockBox->value = r;
+        unlockBox->done = true;
+    });
+    QVERIFY(waitUntil([unlockBox] { return unlockBox->done; }));
+    QCOMPARE(unlockBox->value.status, UnlockResult::Status::Error);
+    QVERIFY(!unlockBox->value.error.isEmpty());
+
+    // A waiting acquire reports the error instead of waiting.
+    auto waitBox = std::make_shared<Box<AcquireResult>>();
+    client.acquire(QStringLiteral("x"), 1, 1000, 5000, nullptr, [waitBox](const AcquireResult &r) {
+        waitBox->value = r;
+        waitBox->done = true;
+    });
+    QVERIFY(waitUntil([waitBox] { return waitBox->done; }));
+    QVERIFY(!waitBox->value.acquired);
+    QVERIFY(!waitBox->value.error.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestLockClient)
+#include "tst_lockclient.moc"
