@@ -34,6 +34,18 @@ ensure_packages() {
     # The redis-server package may start a system Redis on 6379; LockScope never uses it.
 }
 
+# node-redisson (npm) is the independent Redisson-compatible client of the interop test.
+ensure_node_client() {
+    local dir=tests/integration/node-redisson
+    [ -f "$dir/node_modules/node-redisson/package.json" ] && return 0
+    if ! command -v npm >/dev/null; then
+        log "npm not found: tst_noderedisson (interop with node-redisson) will be skipped"
+        return 0
+    fi
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) \
+        || log "npm ci failed: tst_noderedisson (interop with node-redisson) will be skipped"
+}
+
 build() {
     ensure_packages
     if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
@@ -49,6 +61,7 @@ case "$cmd" in
         ;;
     test)
         build
+        ensure_node_client
         ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 300
         ;;
     bench)
