@@ -33,6 +33,13 @@ QString LockClient::holderField(qint64 threadId) const
     return m_clientId + QLatin1Char(':') + QString::number(threadId);
 }
 
+QString LockClient::newUnlockLatchKey(const QString &name)
+{
+    QByteArray requestId(16, Qt::Uninitialized);
+    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(requestId.data()), 4);
+    return LockNames::unlockLatchKey(name, QString::fromLatin1(requestId.toHex()));
+}
+
 void LockClient::setWatchdogTimeoutMs(qint64 ms) { m_watchdog->setTimeoutMs(ms); }
 qint64 LockClient::watchdogTimeoutMs() const { return m_watchdog->timeoutMs(); }
 
@@ -72,9 +79,7 @@ void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
 
 void LockClient::unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback)
 {
-    QByteArray requestId(16, Qt::Uninitialized);
-    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(requestId.data()), 4);
-    const QByteArray latch = LockNames::unlockLatchKey(name, QString::fromLatin1(requestId.toHex())).toUtf8();
+    const QByteArray latch = newUnlockLatchKey(name).toUtf8();
     const QString field = holderField(threadId);
     QPointer<LockClient> self(this);
     QPointer<RedisConnection> conn(m_connection);

@@ -24,6 +24,9 @@ struct AcquireResult
      *  expiry). Meaningless when acquired. */
     qint64 pttlMs = -2;
     QString error;  ///< non-empty on a server/transport error (then acquired is false)
+    /** Fenced locks only: the fencing token of this acquire (INCR of redisson_lock_token:{name},
+     *  protocol §5.2); -1 otherwise. */
+    qint64 token = -1;
 };
 
 /** Outcome of an unlock (Redisson RedissonLock.unlockInnerAsync reply, protocol §2.3). */
@@ -93,6 +96,10 @@ public:
     void retainChannel(const QByteArray &channel);
     void releaseChannel(const QByteArray &channel);
     RedisSubscriber *subscriber() const { return m_subscriber; }
+    RedisConnection *connection() const { return m_connection; }
+    const QByteArray &publishCommand() const { return m_publishCommand; }
+    /** Unlock latch key for a fresh random request id (16 random bytes as hex, §1.1). */
+    static QString newUnlockLatchKey(const QString &name);
 
 signals:
     void watchdogRenewed(const QStringList &names);
