@@ -3,7 +3,9 @@
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
+#include "observe/forceunlocker.h"
 #include "observe/lockmonitor.h"
+#include "observe/locknames.h"
 #include "observe/locksession.h"
 #include "observe/snapshotreader.h"
 #include "redis/redisconnection.h"
@@ -234,7 +236,9 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
         const QString waiting = s.kind == LockKind::FairLock
                                     ? QStringLiteral("%1 queued").arg(s.queueLength)
                                     : QStringLiteral("%1 client(s)").arg(s.subscribers);
-        rows << QStringList{s.name, lockKindName(s.kind), holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
+        const QString kind = s.token >= 0 ? QStringLiteral("%1 (token %2)").arg(lockKindName(s.kind)).arg(s.token)
+                                          : lockKindName(s.kind);
+        rows << QStringList{s.name, kind, holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
                             counts.join(QLatin1Char(' ')), formatTtl(s.remainingTtlMs(nowSteadyMs)), waiting,
                             s.problems.join(QStringLiteral("; "))};
     }
@@ -307,10 +311,17 @@ void LockScopeCli::runShow()
             if (s.holders.isEmpty())
                 m_out << "Holders:     none (free)\n";
             for (const auto &h : s.holders)
+            {
+                QStringList ttls;
+                for (qint64 t : h.holdTtlsMs)
+                    ttls << (t == -2 ? QStringLiteral("gone") : formatTtl(t));
                 m_out << "Holder:      client " << h.clientId << "  thread " << h.threadId << "  hold count "
-                      << h.holdCount << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode) << '\n';
+                      << h.holdCount << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode)
+                      << (ttls.isEmpty() ? QString() : QStringLiteral("  hold TTLs ") + ttls.join(QLatin1Char(' ')))
+                      << '\n';
+            }
             m_out << "Waiting:     " << s.subscribers << " client(s) subscribed to "
-                  << QStringLiteral("redisson_lock__channel:") << (s.name.contains(QLatin1Char('{')) ? s.name : QLatin1Char('{') + s.name + QLatin1Char('}'))
+                  << (s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name) : LockNames::unlockChannel(s.name))
                   << '\n';
             for (const auto &w : s.waiters)
                 m_out << "Queued #" << w.position << ":   " << w.field << "  deadline in "
@@ -427,7 +438,11 @@ void LockScopeCli::runForceUnlock()
         for (const auto &h : s.holders)
             m_err << "  holder:  " << h.field << "  hold count " << h.holdCount << '\n';
         m_err << "  TTL:     " << formatTtl(s.pttlMs) << '\n';
-        m_err << "  waiting: " << s.subscribers << " client(s) will be woken by the unlock message\n";
+        if (s.kind == LockKind::FairLock)
+            m_err << "  waiting: " << s.queueLength << " queued; the head waiter "
+                  << (s.waiters.isEmpty() ? QStringLiteral("(none)") : s.waiters.first().field) << " will be woken\n";
+        else
+            m_err << "  waiting: " << s.subscribers << " client(s) will be woken by the unlock message\n";
         if (!m_parser.isSet(QStringLiteral("yes"))) {
             if (!isatty(fileno(stdin))) {
                 fail(Refused, QStringLiteral("not confirmed: pass --yes to force-unlock without a terminal"));
@@ -442,16 +457,18 @@ void LockScopeCli::runForceUnlock()
                 return;
             }
         }
-        m_session->client()->forceUnlock(m_name, this, [this](bool ok, const QString &error) {
-            if (!error.isEmpty()) {
-                fail(ServerError, QStringLiteral("force unlock of %1 failed: %2").arg(m_name, error));
+        auto *unlocker = new ForceUnlocker(m_session->connection(), this);
+        unlocker->forceUnlock(m_name, this, [this](const ForceUnlockResult &r) {
+            const QString sentence = ForceUnlocker::describe(m_name, r);
+            if (!r.error.isEmpty()) {
+                fail(ServerError, sentence);
                 return;
             }
-            if (!ok) {
-                fail(Refused, QStringLiteral("%1 was already free: nothing deleted").arg(m_name));
+            if (!r.deleted) {
+                fail(Refused, sentence);
                 return;
             }
-            m_out << "force-unlocked " << m_name << ": deleted and unlock message published\n";
+            m_out << sentence << '\n';
             finish(Ok);
         });
     });

@@ -109,6 +109,7 @@ void LockMonitor::start()
                 markDirty(it.key());
         });
         m_subscriber->psubscribe("redisson_lock__channel:*");
+        m_subscriber->psubscribe("redisson_rwlock:*");
     }
     setMode(Mode::Connecting, QStringLiteral("connecting to %1").arg(m_connection->endpoint().address()));
     if (m_connection->isReady())
@@ -328,11 +329,14 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
             return;
         const QString key = channel.mid(colon + 3);
         const QString op = QString::fromUtf8(payload);
-        if (LockNames::isTransientHelperKey(key))
-            return;
         QString name = LockNames::lockNameFromCompanionKey(key);
         if (name.isEmpty())
+            name = LockNames::lockNameFromReadTimeoutKey(key); // a read hold's timeout key (§4.1)
+        if (name.isEmpty()) {
+            if (LockNames::isTransientHelperKey(key))
+                return; // unlock latches
             name = key;
+        }
         if (!m_patternRegex.match(name).hasMatch())
             return;
         if (m_notLocks.contains(name)) {
@@ -345,7 +349,9 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         return;
     }
     QString waiter;
-    const QString name = LockNames::lockNameFromUnlockChannel(channel, &waiter);
+    QString name = LockNames::lockNameFromUnlockChannel(channel, &waiter);
+    if (name.isEmpty())
+        name = LockNames::lockNameFromReadWriteChannel(channel);
     if (name.isEmpty())
         return;
     if (!m_patternRegex.match(name).hasMatch())
@@ -355,9 +361,12 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     e.lock = name;
     e.type = QStringLiteral("unlock_message");
     e.holder = waiter;
-    e.detail = waiter.isEmpty()
-                   ? QStringLiteral("message %1 on %2: waiting clients wake up").arg(QString::fromUtf8(payload), channel)
-                   : QStringLiteral("message %1 to head waiter %2").arg(QString::fromUtf8(payload), waiter);
+    if (!waiter.isEmpty())
+        e.detail = QStringLiteral("message %1 to head waiter %2").arg(QString::fromUtf8(payload), waiter);
+    else if (payload == "1")
+        e.detail = QStringLiteral("message 1 on %1: every waiting thread wakes up").arg(channel);
+    else
+        e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up").arg(QString::fromUtf8(payload), channel);
     emit eventsOccurred({e});
     markDirty(name);
 }

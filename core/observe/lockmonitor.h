@@ -30,7 +30,8 @@ class SnapshotReader;
  *   **live**: it PSUBSCRIBEs `__keyspace@<db>__:*` and re-reads only locks whose keys changed.
  *   Otherwise it is **polling** (every pollIntervalMs, full rediscovery every 5 polls) and says
  *   why. It never changes server configuration unless enableNotifications() is called.
- * - Always PSUBSCRIBEs `redisson_lock__channel:*` (protocol §9) and reports unlock messages.
+ * - Always PSUBSCRIBEs `redisson_lock__channel:*` (incl. fair per-waiter channels) and
+ *   `redisson_rwlock:*` (protocol §9) and reports unlock messages.
  * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
  *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
  * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and

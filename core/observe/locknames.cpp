@@ -66,6 +66,24 @@ QString LockNames::lockNameFromUnlockChannel(const QString &channel, QString *wa
     return unprefix(base);
 }
 
+QString LockNames::lockNameFromReadWriteChannel(const QString &channel)
+{
+    static const QString prefix = QStringLiteral("redisson_rwlock:");
+    if (!channel.startsWith(prefix) || channel.size() <= prefix.size())
+        return {};
+    return unprefix(channel.mid(prefix.size()));
+}
+
+QString LockNames::lockNameFromReadTimeoutKey(const QString &key)
+{
+    static const QRegularExpression re(QStringLiteral(
+        "^(.+):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[^:]+:rwlock_timeout:[0-9]+$"));
+    const auto m = re.match(key);
+    if (!m.hasMatch())
+        return {};
+    return unprefix(m.captured(1));
+}
+
 bool LockNames::isTransientHelperKey(const QString &key)
 {
     return key.startsWith(QLatin1String("redisson_unlock_latch:")) || key.contains(QLatin1String(":rwlock_timeout:"));

@@ -22,6 +22,13 @@ public:
     static QString fairTimeoutKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_timeout"), name); }
     static QString tokenKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_token"), name); }
     static QString unlockLatchKey(const QString &name, const QString &requestId);
+    /** Channel shared by readers and writers of a read-write lock (§4.1). */
+    static QString readWriteChannel(const QString &name) { return prefixName(QStringLiteral("redisson_rwlock"), name); }
+    /** Lock name behind `redisson_rwlock:{name}`; empty when `channel` is not one. */
+    static QString lockNameFromReadWriteChannel(const QString &channel);
+    /** Lock name behind a read hold's timeout key `{name}:<clientId>:<threadId>:rwlock_timeout:<n>`
+     *  (or `name:...` when the name has braces, §4.1); empty when `key` is not one. */
+    static QString lockNameFromReadTimeoutKey(const QString &key);
 
     /** Lock name behind a companion key (fair queue, timeout set, fence token); empty when
      *  `key` is not one. `redisson_lock_queue:{orders:42}` -> `orders:42`. */

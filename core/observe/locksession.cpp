@@ -1,8 +1,11 @@
 #include "locksession.h"
 
+#include "forceunlocker.h"
+
 #include "lock/lockclient.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
+#include "lock/lockwatchdog.h"
 #include "redis/redissubscriber.h"
 
 #include <QUuid>
@@ -19,6 +22,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_monitor->setForcePolling(options.forcePolling);
     m_monitor->setPollIntervalMs(options.pollIntervalMs);
     m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
+    m_forceUnlocker = new ForceUnlocker(conn, this);
 
     connect(m_monitor, &LockMonitor::modeChanged, this, &LockSession::modeChanged);
     connect(m_monitor, &LockMonitor::locksUpdated, this, &LockSession::locksUpdated);
@@ -137,15 +141,9 @@ void LockSession::forceUnlock(const QString &name)
     if (refuseIfReadOnly(QStringLiteral("force_unlock"), name))
         return;
     m_monitor->expectForceUnlock(name);
-    m_client->forceUnlock(name, this, [this, name](bool ok, const QString &error) {
-        QString msg;
-        if (!error.isEmpty())
-            msg = QStringLiteral("Force unlock of %1 failed: %2").arg(name, error);
-        else if (ok)
-            msg = QStringLiteral("Force-unlocked %1: deleted, and waiters were sent the unlock message").arg(name);
-        else
-            msg = QStringLiteral("%1 was not locked any more: nothing deleted").arg(name);
-        emit actionFinished(QStringLiteral("force_unlock"), name, ok, msg);
+    m_client->watchdog()->remove(name); // if LockScope itself held it, stop renewing
+    m_forceUnlocker->forceUnlock(name, this, [this, name](const ForceUnlockResult &r) {
+        emit actionFinished(QStringLiteral("force_unlock"), name, r.deleted, ForceUnlocker::describe(name, r));
         m_monitor->markDirty(name);
     });
 }

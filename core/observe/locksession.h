@@ -12,6 +12,7 @@
 
 namespace lockscope {
 
+class ForceUnlocker;
 class LockClient;
 class RedisConnection;
 class RedisConnectionPool;
@@ -62,7 +63,8 @@ public slots:
     void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs);
     void renew(const QString &name, qint64 threadId);
     void release(const QString &name, qint64 threadId);
-    /** Redisson forceUnlock (§2.4): atomic DEL + publish "0" so waiters wake at once. */
+    /** Kind-aware force unlock (ForceUnlocker, protocol §9): atomic DEL + the wake-up message
+     *  each kind's waiters listen for, so they acquire at once instead of after the TTL. */
     void forceUnlock(const QString &name);
 
 signals:
@@ -83,6 +85,7 @@ private:
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
     LockClient *m_client = nullptr;
+    ForceUnlocker *m_forceUnlocker = nullptr;
 };
 
 } // namespace lockscope

@@ -44,6 +44,12 @@ QJsonObject LockHolder::toJson() const
     o.insert(QStringLiteral("thread_id"), threadId);
     o.insert(QStringLiteral("hold_count"), holdCount);
     o.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
+    if (mode == QLatin1String("read")) {
+        QJsonArray ttls;
+        for (qint64 t : holdTtlsMs)
+            ttls.append(t);
+        o.insert(QStringLiteral("hold_ttls_ms"), ttls);
+    }
     return o;
 }
 

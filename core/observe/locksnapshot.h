@@ -23,6 +23,9 @@ struct LockHolder
     QString threadId;  ///< Java thread id (decimal) or whatever a port writes after the colon
     qint64 holdCount = 0; ///< reentrancy count (the field's value)
     QString mode;      ///< "read"/"write" for read-write locks, empty otherwise
+    /** Read holds only: PTTL in ms of each hold's `rwlock_timeout:<n>` key (n = 1..holdCount,
+     *  protocol §4.1); -2 = that key is gone (a dead reader's hold). */
+    QVector<qint64> holdTtlsMs;
 
     QJsonObject toJson() const;
     bool operator==(const LockHolder &o) const
@@ -58,7 +61,8 @@ struct LockSnapshot
     QVector<LockWaiter> waiters;      ///< fair queue order, at most the first N
     qint64 queueLength = 0;           ///< full queue length (may exceed waiters.size())
     qint64 timeoutSetSize = 0;
-    qint64 subscribers = 0;           ///< PUBSUB NUMSUB of the unlock channel: Redisson clients waiting
+    qint64 subscribers = 0;           ///< PUBSUB NUMSUB of the unlock channel (read-write locks:
+                                      ///< of redisson_rwlock:{name}): Redisson clients waiting
     qint64 token = -1;                ///< fenced lock token, -1 when none
     QString rwMode;                   ///< "read"/"write" for read-write locks
     qint64 serverTimeMs = 0;

@@ -6,6 +6,8 @@
 
 #include <QHash>
 
+#include <algorithm>
+
 #include <memory>
 
 namespace lockscope {
@@ -110,10 +112,26 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     if (hasMode && (s.rwMode == QLatin1String("read") || s.rwMode == QLatin1String("write"))) {
         s.kind = LockKind::ReadWriteLock;
         holderShaped = s.exists;
-        for (auto &h : s.holders) {
-            if (h.mode.isEmpty())
-                h.mode = QStringLiteral("read");
+        s.subscribers = entry.at(10).toInteger();
+        QHash<QString, QVector<qint64>> holdTtls;
+        const RedisReply &ttlPairs = entry.at(9);
+        for (int i = 0; i + 1 < ttlPairs.size(); i += 2) {
+            QVector<qint64> ttls;
+            for (const auto &t : ttlPairs.at(i + 1).elements())
+                ttls << t.toInteger(-2);
+            holdTtls.insert(QString::fromUtf8(ttlPairs.at(i).toByteArray()), ttls);
         }
+        int deadHolds = 0;
+        for (auto &h : s.holders) {
+            if (!h.mode.isEmpty())
+                continue;
+            h.mode = QStringLiteral("read");
+            h.holdTtlsMs = holdTtls.value(h.field);
+            deadHolds += int(std::count(h.holdTtlsMs.cbegin(), h.holdTtlsMs.cend(), qint64(-2)));
+        }
+        if (deadHolds > 0)
+            s.problems << QStringLiteral("%1 read hold(s) without a live rwlock_timeout key: dead readers keep "
+                                         "the lock until its TTL runs out").arg(deadHolds);
     }
 
     // Fair-lock companions: queue in order with deadlines from the timeout set (§3.1).

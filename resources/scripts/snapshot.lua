@@ -1,11 +1,14 @@
 -- LockScope snapshot: reads every key of each lock in one atomic step. Read-only; LockScope's own.
--- Mirrors the layouts of protocol §2.1 (hash), §3.1 (fair queue + timeout set), §5.2 (fence token).
+-- Mirrors the layouts of protocol §2.1 (hash), §3.1 (fair queue + timeout set), §4.1 (read-write
+-- lock: per-hold rwlock_timeout keys, redisson_rwlock channel), §5.2 (fence token).
 -- KEYS[i]  lock names (the main hash key; derived keys follow Redisson's brace rule, §1.2)
 -- ARGV[1]  how many fair-queue entries to read at most per lock
 -- Reply:   { {serverSeconds, serverMicros},
 --            for each KEYS[i]: { type, {field, value, ...}, pttlMs, queueLength, {queue...},
 --                                timeoutSetSize, {member, deadlineEpochMs, ...}, token or "",
---                                unlockChannelSubscribers } }
+--                                unlockChannelSubscribers,
+--                                {readerField, {pttl of rwlock_timeout:1..n}, ...} (read-write locks),
+--                                rwChannelSubscribers } }
 --          queueLength / timeoutSetSize are -1 when that key holds another type.
 local function prefixed(prefix, name)
     if string.find(name, '{', 1, true) then
@@ -44,6 +47,29 @@ for i = 1, #KEYS do
         token = ''
     end
     local subscribers = redis.call('pubsub', 'numsub', prefixed('redisson_lock__channel', name))[2]
-    out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers }
+    -- Read-write lock: the PTTL of every read hold's timeout key (keyPrefix:field:rwlock_timeout:n).
+    local holdTtls = {}
+    local rwSubscribers = 0
+    if keyType == 'hash' and redis.call('hexists', name, 'mode') == 1 then
+        local keyPrefix = '{' .. name .. '}'
+        if string.find(name, '{', 1, true) then
+            keyPrefix = name
+        end
+        for f = 1, #fields, 2 do
+            local field = fields[f]
+            local count = tonumber(fields[f + 1])
+            if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
+                local ttls = {}
+                for n = 1, math.min(count, 50) do
+                    ttls[#ttls + 1] = redis.call('pttl', keyPrefix .. ':' .. field .. ':rwlock_timeout:' .. n)
+                end
+                holdTtls[#holdTtls + 1] = field
+                holdTtls[#holdTtls + 1] = ttls
+            end
+        end
+        rwSubscribers = redis.call('pubsub', 'numsub', prefixed('redisson_rwlock', name))[2]
+    end
+    out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers,
+                      holdTtls, rwSubscribers }
 end
 return out

@@ -1,0 +1,51 @@
+#include "forceunlocker.h"
+
+#include "locknames.h"
+
+#include "redis/redisconnection.h"
+
+#include <QDateTime>
+
+namespace lockscope {
+
+ForceUnlocker::ForceUnlocker(RedisConnection *connection, QObject *parent)
+    : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("force_unlock")))
+{
+}
+
+void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
+                                std::function<void(const ForceUnlockResult &)> callback)
+{
+    const QList<QByteArray> keys{name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
+                                 LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
+                                 LockNames::readWriteChannel(name).toUtf8()};
+    // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
+    const QList<QByteArray> args{QByteArray::number(QDateTime::currentMSecsSinceEpoch()), m_publishCommand};
+    m_script.eval(m_connection, keys, args, context, [callback](const RedisReply &r) {
+        ForceUnlockResult result;
+        if (r.isError()) {
+            result.error = r.errorMessage();
+        } else {
+            result.deleted = r.at(0).toInteger() == 1;
+            result.kind = QString::fromUtf8(r.at(1).toByteArray());
+            result.channel = QString::fromUtf8(r.at(2).toByteArray());
+            result.message = QString::fromUtf8(r.at(3).toByteArray());
+        }
+        if (callback)
+            callback(result);
+    });
+}
+
+QString ForceUnlocker::describe(const QString &name, const ForceUnlockResult &r)
+{
+    if (!r.error.isEmpty())
+        return QStringLiteral("Force unlock of %1 failed: %2. Nothing is known to have changed.").arg(name, r.error);
+    if (!r.deleted)
+        return QStringLiteral("%1 was not locked any more: nothing deleted").arg(name);
+    if (r.channel.isEmpty())
+        return QStringLiteral("Force-unlocked %1 (%2); no waiter to wake").arg(name, r.kind);
+    return QStringLiteral("Force-unlocked %1 (%2): deleted, message %3 published on %4 so waiters wake at once")
+        .arg(name, r.kind, r.message, r.channel);
+}
+
+} // namespace lockscope

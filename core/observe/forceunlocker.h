@@ -1,0 +1,51 @@
+#pragma once
+
+#include "redis/redisscript.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+namespace lockscope {
+
+class RedisConnection;
+
+/** What a force unlock did. */
+struct ForceUnlockResult
+{
+    bool deleted = false;  ///< the lock hash existed and was deleted
+    QString kind;          ///< "lock", "fair_lock" or "read_write_lock", as decided inside the script
+    QString channel;       ///< channel the wake-up message went to, empty when none was sent
+    QString message;       ///< "0" or "1", empty when none was sent
+    QString error;         ///< server/transport error; then nothing is known to have changed
+};
+
+/**
+ * Operator force unlock of any lock kind, in one atomic script (resources/scripts/force_unlock.lua)
+ * that decides the kind from the data at that instant and then does what Redisson's forceUnlock
+ * of that kind does (protocol §9): read-write -> DEL + "1" on redisson_rwlock:{name}; fair ->
+ * prune expired heads, DEL, "0" to the head waiter's own channel; otherwise DEL + "0" on
+ * redisson_lock__channel:{name}. Waiters therefore wake at once instead of after the TTL.
+ */
+class ForceUnlocker : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ForceUnlocker(RedisConnection *connection, QObject *parent = nullptr);
+
+    /** "publish" (default) or "spublish" (Redis 7 cluster, sharded pub/sub, §1.3). */
+    void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
+
+    void forceUnlock(const QString &name, QObject *context, std::function<void(const ForceUnlockResult &)> callback);
+
+    /** One sentence for the operator: what was deleted and who was woken, or why nothing was. */
+    static QString describe(const QString &name, const ForceUnlockResult &result);
+
+private:
+    QPointer<RedisConnection> m_connection;
+    RedisScript m_script;
+    QByteArray m_publishCommand = "publish";
+};
+
+} // namespace lockscope

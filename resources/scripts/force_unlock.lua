@@ -1,0 +1,51 @@
+-- LockScope force unlock for every lock kind, decided atomically from the data (protocol §9).
+-- Mirrors Redisson's forceUnlock of each kind:
+--   read-write lock (hash has "mode"): DEL + publish on redisson_rwlock:{name}; "1" for a write
+--     lock (RedissonWriteLock.forceUnlock, §4.6), and "1" also for a read lock, which wakes every
+--     waiting thread instead of one (the safer choice §9 recommends);
+--   fair lock (queue or timeout set exists): PRUNE(now), DEL, publish "0" on the head waiter's
+--     channel redisson_lock__channel:{name}:<head> (RedissonFairLock.forceUnlock, §3.6);
+--   reentrant / fenced / spin lock: DEL + publish "0" on redisson_lock__channel:{name} (§2.4;
+--     spin-lock clients poll and ignore it).
+-- KEYS[1] lock name, KEYS[2] unlock channel redisson_lock__channel:{name},
+-- KEYS[3] fair queue redisson_lock_queue:{name}, KEYS[4] timeout set redisson_lock_timeout:{name},
+-- KEYS[5] read-write channel redisson_rwlock:{name}
+-- ARGV[1] now (epoch ms, for pruning expired fair waiters), ARGV[2] "publish" or "spublish"
+-- Reply: { deleted (1/0), kind ("read_write_lock"|"fair_lock"|"lock"), channel published to or "",
+--          message published or "" }
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == 'read' or mode == 'write' then
+    redis.call('del', KEYS[1])
+    redis.call(ARGV[2], KEYS[5], '1')
+    return { 1, 'read_write_lock', KEYS[5], '1' }
+end
+if redis.call('exists', KEYS[3]) == 1 or redis.call('exists', KEYS[4]) == 1 then
+    while true do
+        local head = redis.call('lindex', KEYS[3], 0)
+        if head == false then
+            break
+        end
+        local deadline = redis.call('zscore', KEYS[4], head)
+        if deadline ~= false and tonumber(deadline) <= tonumber(ARGV[1]) then
+            redis.call('zrem', KEYS[4], head)
+            redis.call('lpop', KEYS[3])
+        else
+            break
+        end
+    end
+    if redis.call('del', KEYS[1]) == 1 then
+        local nextWaiter = redis.call('lindex', KEYS[3], 0)
+        if nextWaiter ~= false then
+            local channel = KEYS[2] .. ':' .. nextWaiter
+            redis.call(ARGV[2], channel, '0')
+            return { 1, 'fair_lock', channel, '0' }
+        end
+        return { 1, 'fair_lock', '', '' }
+    end
+    return { 0, 'fair_lock', '', '' }
+end
+if redis.call('del', KEYS[1]) == 1 then
+    redis.call(ARGV[2], KEYS[2], '0')
+    return { 1, 'lock', KEYS[2], '0' }
+end
+return { 0, 'lock', '', '' }
