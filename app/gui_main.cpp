@@ -42,6 +42,7 @@ int main(int argc, char **argv)
         {QStringLiteral("screenshot-delay-ms"), QStringLiteral("Wait this long after the first data before the screenshot."),
          QStringLiteral("MS"), QStringLiteral("2500")},
         {QStringLiteral("quit-after"), QStringLiteral("Quit after MS milliseconds."), QStringLiteral("MS")},
+        {QStringLiteral("select"), QStringLiteral("Select this lock once the first data has arrived."), QStringLiteral("NAME")},
     });
     parser.process(app);
 
@@ -81,6 +82,10 @@ int main(int argc, char **argv)
         QObject::connect(window.ioThread(), &QThread::finished, demoHost, &QObject::deleteLater);
     }
 
+    if (parser.isSet(QStringLiteral("select"))) {
+        const QString name = parser.value(QStringLiteral("select"));
+        QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, name] { window.selectLock(name); });
+    }
     if (parser.isSet(QStringLiteral("screenshot"))) {
         const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
         const int delay = parser.value(QStringLiteral("screenshot-delay-ms")).toInt();

@@ -24,13 +24,33 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
                      .arg(h.clientId, h.threadId.toHtmlEscaped())
                      .arg(h.holdCount);
     lines << tr("TTL left: %1").arg(TtlBarDelegate::formatTtl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
-    if (s.kind == LockKind::FairLock && !s.waiters.isEmpty())
-        lines << tr("Waiters: %1 queued; the head waiter <code>%2</code> is woken first").arg(s.queueLength).arg(s.waiters.first().field);
-    else
+    if (s.kind == LockKind::FairLock) {
+        if (s.waiters.isEmpty()) {
+            lines << tr("Waiters: none queued");
+        } else {
+            QStringList queued;
+            for (const auto &w : s.waiters.mid(0, 5))
+                queued << QStringLiteral("%1. <code>%2</code>").arg(w.position).arg(w.field.toHtmlEscaped());
+            lines << tr("Waiters (%1 queued, FIFO):<br>&nbsp;&nbsp;%2%3")
+                         .arg(s.queueLength)
+                         .arg(queued.join(QStringLiteral("<br>&nbsp;&nbsp;")))
+                         .arg(s.queueLength > 5 ? QStringLiteral("<br>&nbsp;&nbsp;…") : QString());
+        }
+        lines << tr("Then LockScope prunes waiters past their deadline and publishes <code>0</code> on the head "
+                    "waiter's own channel <code>%1:&lt;head&gt;</code>, in the same atomic script; the head waiter "
+                    "acquires next.")
+                     .arg(LockNames::unlockChannel(s.name).toHtmlEscaped());
+    } else if (s.kind == LockKind::ReadWriteLock) {
+        lines << tr("Waiters: %n Redisson client(s) subscribed to the read-write channel", nullptr, int(s.subscribers));
+        lines << tr("Then LockScope publishes <code>1</code> on <code>%1</code> in the same atomic script: every "
+                    "waiting reader and writer thread wakes up.")
+                     .arg(LockNames::readWriteChannel(s.name).toHtmlEscaped());
+    } else {
         lines << tr("Waiters: %n Redisson client(s) subscribed to the unlock channel will be woken at once", nullptr,
                     int(s.subscribers));
-    lines << tr("Then LockScope publishes <code>0</code> on <code>%1</code> in the same atomic script.")
-                 .arg(LockNames::unlockChannel(s.name).toHtmlEscaped());
+        lines << tr("Then LockScope publishes <code>0</code> on <code>%1</code> in the same atomic script.")
+                     .arg(LockNames::unlockChannel(s.name).toHtmlEscaped());
+    }
     lines << tr("<span style='color:#b03a00'>The holder is not told: if it is still working, two processes may "
                 "run the critical section at once. Use this for stuck locks whose holder is gone.</span>");
     m_summary = lines.join(QStringLiteral("<br>"));

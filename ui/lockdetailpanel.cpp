@@ -35,8 +35,11 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     layout->addLayout(form);
 
     layout->addWidget(new QLabel(tr("<b>Holders</b>"), this));
-    m_holders = new QTableWidget(0, 4, this);
-    m_holders->setHorizontalHeaderLabels({tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode")});
+    m_holders = new QTableWidget(0, 5, this);
+    m_holders->setHorizontalHeaderLabels({tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs")});
+    m_holders->horizontalHeaderItem(4)->setToolTip(
+        tr("Read-write locks: the TTL of each read hold's rwlock_timeout key. A hold whose key is gone belongs "
+           "to a dead reader"));
     m_holders->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_holders->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_holders->setWordWrap(false);
@@ -50,7 +53,10 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_waitersTitle);
     m_waiters = new QTableWidget(0, 3, this);
     m_waiters->setHorizontalHeaderLabels({tr("#"), tr("Waiter (client id:thread id)"), tr("Deadline in")});
+    m_waiters->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_waiters->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_waiters->setWordWrap(false);
+    m_waiters->setTextElideMode(Qt::ElideMiddle);
     m_waiters->verticalHeader()->hide();
     m_waiters->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_waiters->setMaximumHeight(130);
@@ -66,6 +72,7 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(new QLabel(tr("<b>Redis keys and channels</b>"), this));
     m_keys = new QPlainTextEdit(this);
     m_keys->setReadOnly(true);
+    m_keys->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_keys->setMaximumHeight(120);
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::TypeWriter);
@@ -98,7 +105,13 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         m_holders->setItem(i, 1, new QTableWidgetItem(h.threadId));
         m_holders->setItem(i, 2, new QTableWidgetItem(QString::number(h.holdCount)));
         m_holders->setItem(i, 3, new QTableWidgetItem(h.mode));
+        QStringList ttls;
+        for (qint64 t : h.holdTtlsMs)
+            ttls << (t == -2 ? tr("gone") : TtlBarDelegate::formatTtl(t));
+        m_holders->setItem(i, 4, new QTableWidgetItem(ttls.join(QStringLiteral(", "))));
     }
+    m_holders->setColumnHidden(3, s.kind != LockKind::ReadWriteLock);
+    m_holders->setColumnHidden(4, s.kind != LockKind::ReadWriteLock);
     m_waiters->setVisible(s.kind == LockKind::FairLock);
     m_waitersTitle->setVisible(s.kind == LockKind::FairLock);
     m_waiters->setRowCount(s.waiters.size());
@@ -110,6 +123,10 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     }
     if (s.kind == LockKind::FairLock)
         m_waiting->setText(tr("%1 thread(s) in the waiter queue").arg(s.queueLength));
+    else if (s.kind == LockKind::ReadWriteLock)
+        m_waiting->setText(tr("mode <b>%1</b>; %2 Redisson client(s) subscribed to redisson_rwlock (clients, not threads)")
+                               .arg(s.rwMode.toHtmlEscaped())
+                               .arg(s.subscribers));
     else
         m_waiting->setText(tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)")
                                .arg(s.subscribers));
@@ -118,9 +135,13 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     QStringList keys;
     keys << QStringLiteral("HASH     %1").arg(s.name);
     keys << QStringLiteral("CHANNEL  %1").arg(LockNames::unlockChannel(s.name));
+    if (s.kind == LockKind::ReadWriteLock)
+        keys[1] = QStringLiteral("CHANNEL  %1").arg(LockNames::readWriteChannel(s.name));
     if (s.kind == LockKind::FairLock) {
-        keys << QStringLiteral("LIST     %1").arg(LockNames::fairQueueKey(s.name));
-        keys << QStringLiteral("ZSET     %1").arg(LockNames::fairTimeoutKey(s.name));
+        keys << QStringLiteral("LIST     %1 (%2 entries)").arg(LockNames::fairQueueKey(s.name)).arg(s.queueLength);
+        keys << QStringLiteral("ZSET     %1 (%2 entries)").arg(LockNames::fairTimeoutKey(s.name)).arg(s.timeoutSetSize);
+        for (const auto &t : s.timeoutSet)
+            keys << QStringLiteral("  member %1 = %2").arg(t.first).arg(t.second);
     }
     if (s.token >= 0)
         keys << QStringLiteral("STRING   %1 = %2").arg(LockNames::tokenKey(s.name)).arg(s.token);
@@ -147,7 +168,10 @@ void LockDetailPanel::tick()
             continue;
         }
         const qint64 left = w.deadlineEpochMs - serverNow;
-        item->setText(left >= 0 ? TtlBarDelegate::formatTtl(left) : tr("passed %1 ago: blocks until pruned").arg(TtlBarDelegate::formatTtl(-left)));
+        item->setText(left >= 0 ? TtlBarDelegate::formatTtl(left) : tr("passed %1 ago").arg(TtlBarDelegate::formatTtl(-left)));
+        item->setToolTip(left >= 0 ? tr("The waiter must retry before this or it is considered dead")
+                                   : tr("Past its deadline: this waiter blocks the lock until the next acquire "
+                                        "attempt by anyone prunes it"));
         item->setForeground(left >= 0 ? palette().color(QPalette::Text) : QColor(0xc0, 0x39, 0x2b));
     }
 }

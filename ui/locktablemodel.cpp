@@ -2,6 +2,9 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QHash>
+#include <QPainter>
+#include <QPixmap>
 #include <QSet>
 
 #include <algorithm>
@@ -9,6 +12,54 @@
 namespace lockscope {
 
 LockTableModel::LockTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+QIcon LockTableModel::kindIcon(LockKind kind)
+{
+    static QHash<int, QIcon> cache;
+    auto it = cache.find(int(kind));
+    if (it != cache.end())
+        return it.value();
+    QString text;
+    QColor color;
+    switch (kind) {
+    case LockKind::Lock:
+        text = QStringLiteral("R");
+        color = QColor(0x45, 0x6b, 0x9e);
+        break;
+    case LockKind::FairLock:
+        text = QStringLiteral("F");
+        color = QColor(0x7b, 0x4f, 0x9d);
+        break;
+    case LockKind::ReadWriteLock:
+        text = QStringLiteral("RW");
+        color = QColor(0x1e, 0x7d, 0x72);
+        break;
+    case LockKind::FencedLock:
+        text = QStringLiteral("T");
+        color = QColor(0x9e, 0x6a, 0x1e);
+        break;
+    }
+    QIcon icon;
+    for (int size : {16, 24, 32, 48}) {
+        QPixmap pm(size, size);
+        pm.fill(Qt::transparent);
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(Qt::NoPen);
+        p.setBrush(color);
+        p.drawRoundedRect(QRectF(0.5, 0.5, size - 1, size - 1), size / 5.0, size / 5.0);
+        QFont f;
+        f.setBold(true);
+        f.setPixelSize(text.size() > 1 ? size * 9 / 20 : size * 2 / 3);
+        p.setFont(f);
+        p.setPen(Qt::white);
+        p.drawText(QRect(0, 0, size, size), Qt::AlignCenter, text);
+        p.end();
+        icon.addPixmap(pm);
+    }
+    cache.insert(int(kind), icon);
+    return icon;
+}
 
 int LockTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_rows.size(); }
 int LockTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
@@ -92,6 +143,10 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         case NameColumn:
             return s.name;
         case KindColumn:
+            if (s.kind == LockKind::FencedLock && s.token >= 0)
+                return tr("Fenced (token %1)").arg(s.token);
+            if (s.kind == LockKind::ReadWriteLock)
+                return tr("Read-write (%1)").arg(s.rwMode);
             return lockKindLabel(s.kind);
         case HolderColumn: {
             if (s.holders.isEmpty())
@@ -115,12 +170,31 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (!s.problems.isEmpty())
             return s.problems.join(QLatin1Char('\n'));
+        if (index.column() == KindColumn) {
+            switch (s.kind) {
+            case LockKind::Lock:
+                return tr("Reentrant lock (RLock): one holder, who may re-enter; waiters are woken by a message on "
+                          "the unlock channel");
+            case LockKind::FairLock:
+                return tr("Fair lock: waiters queue in FIFO order (redisson_lock_queue) with deadlines "
+                          "(redisson_lock_timeout); only the head waiter is woken");
+            case LockKind::ReadWriteLock:
+                return tr("Read-write lock: many readers or one writer; mode '%1'").arg(s.rwMode);
+            case LockKind::FencedLock:
+                return tr("Fenced lock: every acquire gets a higher token (redisson_lock_token) that storage can "
+                          "check to reject a stale holder");
+            }
+        }
         if (index.column() == HolderColumn && !s.holders.isEmpty()) {
             QStringList lines;
             for (const auto &h : s.holders)
                 lines << tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
             return lines.join(QLatin1Char('\n'));
         }
+        return {};
+    case Qt::DecorationRole:
+        if (index.column() == KindColumn)
+            return kindIcon(s.kind);
         return {};
     case Qt::ForegroundRole:
         if (index.column() == NameColumn && !s.problems.isEmpty())

@@ -3,6 +3,7 @@
 #include "observe/locksnapshot.h"
 
 #include <QAbstractTableModel>
+#include <QIcon>
 #include <QHash>
 #include <QVector>
 
@@ -42,6 +43,9 @@ public:
     /** Applies one batch: rows for `changed` are updated or appended, `removed` rows go. */
     void applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void clear();
+
+    /** A small badge for each lock kind (drawn, so it scales for a projector). */
+    static QIcon kindIcon(LockKind kind);
 
     /** Snapshot of `name`, or nullptr. */
     const LockSnapshot *snapshot(const QString &name) const;

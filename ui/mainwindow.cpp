@@ -106,11 +106,11 @@ void MainWindow::buildUi()
     m_lockView->verticalHeader()->hide();
     m_lockView->verticalHeader()->setDefaultSectionSize(28);
     m_lockView->horizontalHeader()->setStretchLastSection(true);
-    m_lockView->setColumnWidth(LockTableModel::NameColumn, 150);
-    m_lockView->setColumnWidth(LockTableModel::KindColumn, 105);
-    m_lockView->setColumnWidth(LockTableModel::HolderColumn, 330);
-    m_lockView->setColumnWidth(LockTableModel::HoldCountColumn, 85);
-    m_lockView->setColumnWidth(LockTableModel::TtlColumn, 215);
+    m_lockView->setColumnWidth(LockTableModel::NameColumn, 140);
+    m_lockView->setColumnWidth(LockTableModel::KindColumn, 150);
+    m_lockView->setColumnWidth(LockTableModel::HolderColumn, 320);
+    m_lockView->setColumnWidth(LockTableModel::HoldCountColumn, 80);
+    m_lockView->setColumnWidth(LockTableModel::TtlColumn, 200);
     m_lockView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_lockView->setWordWrap(false);
 

@@ -40,6 +40,11 @@ QString LockClient::newUnlockLatchKey(const QString &name)
     return LockNames::unlockLatchKey(name, QString::fromLatin1(requestId.toHex()));
 }
 
+void LockClient::rememberLease(const QString &name, qint64 threadId, qint64 leaseMs)
+{
+    m_leaseMs.insert(name + QLatin1Char('\n') + holderField(threadId), leaseMs > 0 ? leaseMs : m_watchdog->timeoutMs());
+}
+
 void LockClient::setWatchdogTimeoutMs(qint64 ms) { m_watchdog->setTimeoutMs(ms); }
 qint64 LockClient::watchdogTimeoutMs() const { return m_watchdog->timeoutMs(); }
 

@@ -100,6 +100,10 @@ public:
     const QByteArray &publishCommand() const { return m_publishCommand; }
     /** Unlock latch key for a fresh random request id (16 random bytes as hex, §1.1). */
     static QString newUnlockLatchKey(const QString &name);
+    /** Records the lease of an acquire made on the RLock layout by another script (the fenced
+     *  lock, §5.2), so unlock() re-applies it as Redisson's internalLockLeaseTime (ms; <= 0 = the
+     *  watchdog timeout). */
+    void rememberLease(const QString &name, qint64 threadId, qint64 leaseMs);
 
 signals:
     void watchdogRenewed(const QStringList &names);

@@ -107,6 +107,14 @@ QJsonObject LockSnapshot::toJson() const
         ws.append(w.toJson(serverTimeMs));
     o.insert(QStringLiteral("waiters"), ws);
     o.insert(QStringLiteral("queue_length"), queueLength);
+    if (kind == LockKind::FairLock) {
+        QJsonArray ts;
+        for (const auto &t : timeoutSet)
+            ts.append(QJsonObject{{QStringLiteral("field"), t.first}, {QStringLiteral("deadline_epoch_ms"), t.second}});
+        o.insert(QStringLiteral("timeout_set"), ts);
+    }
+    if (kind == LockKind::ReadWriteLock)
+        o.insert(QStringLiteral("mode"), rwMode);
     o.insert(QStringLiteral("subscribers"), subscribers);
     o.insert(QStringLiteral("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
     o.insert(QStringLiteral("server_time_ms"), serverTimeMs);

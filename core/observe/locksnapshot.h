@@ -61,6 +61,8 @@ struct LockSnapshot
     QVector<LockWaiter> waiters;      ///< fair queue order, at most the first N
     qint64 queueLength = 0;           ///< full queue length (may exceed waiters.size())
     qint64 timeoutSetSize = 0;
+    /** The timeout set as read (member -> deadline epoch ms, client clock), at most N entries. */
+    QVector<QPair<QString, qint64>> timeoutSet;
     qint64 subscribers = 0;           ///< PUBSUB NUMSUB of the unlock channel (read-write locks:
                                       ///< of redisson_rwlock:{name}): Redisson clients waiting
     qint64 token = -1;                ///< fenced lock token, -1 when none

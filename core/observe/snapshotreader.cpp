@@ -136,9 +136,12 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
 
     // Fair-lock companions: queue in order with deadlines from the timeout set (§3.1).
     QHash<QString, qint64> deadlines;
-    for (int i = 0; i + 1 < timeouts.size(); i += 2)
-        deadlines.insert(QString::fromUtf8(timeouts.at(i).toByteArray()),
-                         static_cast<qint64>(timeouts.at(i + 1).toByteArray().toDouble()));
+    for (int i = 0; i + 1 < timeouts.size(); i += 2) {
+        const QString member = QString::fromUtf8(timeouts.at(i).toByteArray());
+        const qint64 deadline = static_cast<qint64>(timeouts.at(i + 1).toByteArray().toDouble());
+        deadlines.insert(member, deadline);
+        s.timeoutSet.append({member, deadline});
+    }
     for (int i = 0; i < queue.size(); ++i) {
         LockWaiter w;
         w.field = QString::fromUtf8(queue.at(i).toByteArray());
