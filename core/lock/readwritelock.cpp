@@ -36,7 +36,7 @@ QString notHeldMessage(const QString &field)
         .arg(field.left(colon), field.mid(colon + 1));
 }
 
-int timerMs(qint64 ms) { return static_cast<int>(qBound<qint64>(1, ms, std::numeric_limits<int>::max())); }
+int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
 
 UnlockResult unlockResultFrom(const RedisReply &r, const QString &field)
 {

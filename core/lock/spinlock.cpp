@@ -30,7 +30,7 @@ void later(QObject *context, std::function<void()> fn)
 
 QString notConnected() { return QStringLiteral("lock client has no Redis connection"); }
 
-int timerMs(qint64 ms) { return static_cast<int>(qBound<qint64>(1, ms, std::numeric_limits<int>::max())); }
+int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
 
 } // namespace
 
