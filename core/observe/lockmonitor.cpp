@@ -277,6 +277,14 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         auto it = m_locks.find(s.name);
         const bool known = it != m_locks.end();
         const QString hint = hints.value(s.name);
+        if (!m_patternRegex.match(s.name).hasMatch()) {
+            // Outside the pattern (setPattern() changed it): no longer watched, no events.
+            if (known) {
+                m_locks.erase(it);
+                removed << s.name;
+            }
+            continue;
+        }
         if (!s.isLock) {
             if (s.exists)
                 m_notLocks.insert(s.name);
