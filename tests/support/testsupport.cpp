@@ -88,6 +88,8 @@ qint64 SyncClient::numsub(const QByteArray &channel)
     return cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger(-1);
 }
 
+qint64 SyncClient::numpat() { return cmd({"PUBSUB", "NUMPAT"}).toInteger(-1); }
+
 void SyncClient::flushall() { cmd({"FLUSHALL"}); }
 
 QString ProcessResult::describe() const

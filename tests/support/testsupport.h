@@ -51,6 +51,8 @@ public:
     QStringList hgetall(const QByteArray &key);
     qint64 dbsize();
     qint64 numsub(const QByteArray &channel);
+    /** PUBSUB NUMPAT: pattern subscriptions on the whole server. */
+    qint64 numpat();
     void flushall();
 
 private:

@@ -1,0 +1,579 @@
+// The observation engine against a real redis-server: live events from keyspace notifications,
+// polling when they are off (and switching to live on request), pattern-filtered and large
+// discoveries, recovery after the server drops our connections, and the read-only guard.
+
+#include "demo/redisserverprocess.h"
+#include "lock/lockclient.h"
+#include "observe/lockdiscovery.h"
+#include "observe/lockmonitor.h"
+#include "observe/locksession.h"
+#include "redis/redisconnection.h"
+#include "redis/redissubscriber.h"
+
+#include "testsupport.h"
+
+#include <QScopeGuard>
+#include <QSet>
+#include <QTest>
+
+#include <memory>
+
+using namespace lockscope;
+using lockscope::test::SyncClient;
+using lockscope::test::waitUntil;
+
+namespace {
+
+/** Everything a LockSession reports, collected for assertions. */
+struct SessionLog
+{
+    QVector<LockEvent> events;
+    QList<LockMonitor::Mode> modes;
+    QStringList modeDetails;
+    struct Action
+    {
+        QString action, lock, message;
+        bool ok = false;
+    };
+    QVector<Action> actions;
+    int idleCount = 0;
+    QVector<bool> notificationChecks;
+
+    void attach(LockSession *session)
+    {
+        QObject::connect(session, &LockSession::eventsOccurred, session,
+                         [this](const QVector<LockEvent> &e) { events += e; });
+        QObject::connect(session, &LockSession::modeChanged, session,
+                         [this](LockMonitor::Mode m, const QString &d) {
+                             modes << m;
+                             modeDetails << d;
+                         });
+        QObject::connect(session, &LockSession::actionFinished, session,
+                         [this](const QString &a, const QString &l, bool ok, const QString &m) {
+                             actions.append({a, l, m, ok});
+                         });
+        QObject::connect(session, &LockSession::notificationsChecked, session,
+                         [this](bool enabled, const QString &) { notificationChecks << enabled; });
+        QObject::connect(session->monitor(), &LockMonitor::idle, session, [this] { ++idleCount; });
+    }
+    bool has(const QString &type, const QString &lock, const QString &holder = QString()) const
+    {
+        for (const auto &e : events)
+            if (e.type == type && e.lock == lock && (holder.isEmpty() || e.holder == holder))
+                return true;
+        return false;
+    }
+    const LockEvent *find(const QString &type, const QString &lock) const
+    {
+        for (const auto &e : events)
+            if (e.type == type && e.lock == lock)
+                return &e;
+        return nullptr;
+    }
+    QString dump() const
+    {
+        QStringList out;
+        for (const auto &e : events)
+            out << QStringLiteral("%1 %2 %3 (%4)").arg(e.type, e.lock, e.holder, e.detail);
+        return out.join(QLatin1Char('\n'));
+    }
+};
+
+/** Pattern subscriptions the session's monitor asked for (unlock channels, keyspace events when
+ *  live): when PUBSUB NUMPAT reaches this (and no one else subscribes), they are all active. */
+qint64 patternCount(LockSession *session)
+{
+    return session->client()->subscriber()->patterns().size();
+}
+
+/** Another Redisson-style client acting on the locks the monitor watches. */
+struct Actor
+{
+    std::unique_ptr<RedisConnection> connection;
+    std::unique_ptr<LockClient> client;
+
+    explicit Actor(const RedisEndpoint &endpoint)
+    {
+        connection = std::make_unique<RedisConnection>(endpoint);
+        connection->setReconnectDelaysMs(20, 200);
+        connection->open();
+        client = std::make_unique<LockClient>(connection.get(), nullptr);
+    }
+    ~Actor() { client.reset(); }
+    bool acquire(const QString &name, qint64 leaseMs, qint64 thread = 1)
+    {
+        // Shared state: the callback may run after a timed-out wait returned.
+        auto state = std::make_shared<std::pair<bool, bool>>(false, false); // done, acquired
+        client->tryAcquire(name, thread, leaseMs, nullptr, [state](const AcquireResult &r) {
+            state->second = r.acquired;
+            state->first = true;
+        });
+        return waitUntil([state] { return state->first; }) && state->second;
+    }
+    UnlockResult::Status unlock(const QString &name, qint64 thread = 1)
+    {
+        auto state = std::make_shared<std::pair<bool, UnlockResult::Status>>(false, UnlockResult::Status::Error);
+        client->unlock(name, thread, nullptr, [state](const UnlockResult &r) {
+            state->second = r.status;
+            state->first = true;
+        });
+        waitUntil([state] { return state->first; });
+        return state->second;
+    }
+    QString field(qint64 thread = 1) const { return client->holderField(thread); }
+};
+
+} // namespace
+
+class TestLockMonitor : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+    void cleanup();
+
+    void liveModeReportsEveryEvent();
+    void sessionActsAsRedissonClient();
+    void pollingWhenNotificationsOff();
+    void forcedPolling();
+    void patternFilter();
+    void discoveryFindsThousandsOfLocks();
+    void recoversAfterServerDropsConnections();
+    void readOnlySessionWritesNothing();
+
+private:
+    std::unique_ptr<LockSession> startSession(const RedisEndpoint &endpoint, SessionLog &log,
+                                              const QString &pattern = QStringLiteral("*"), bool readOnly = false,
+                                              bool forcePolling = false, int pollIntervalMs = 1000);
+
+    RedisServerProcess m_server;
+    std::unique_ptr<SyncClient> m_admin;
+    std::unique_ptr<Actor> m_actor;
+};
+
+void TestLockMonitor::initTestCase()
+{
+    QString error;
+    m_server.setNotifyKeyspaceEvents(QStringLiteral("KA"));
+    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
+    QVERIFY(m_admin->open());
+}
+
+void TestLockMonitor::cleanupTestCase()
+{
+    m_admin.reset();
+    m_server.stop();
+}
+
+void TestLockMonitor::init()
+{
+    m_admin->flushall();
+    m_actor = std::make_unique<Actor>(m_server.endpoint());
+    QVERIFY(waitUntil([this] { return m_actor->connection->isReady(); }));
+}
+
+void TestLockMonitor::cleanup() { m_actor.reset(); }
+
+std::unique_ptr<LockSession> TestLockMonitor::startSession(const RedisEndpoint &endpoint, SessionLog &log,
+                                                           const QString &pattern, bool readOnly, bool forcePolling,
+                                                           int pollIntervalMs)
+{
+    LockSession::Options options;
+    options.endpoint = endpoint;
+    options.pattern = pattern;
+    options.readOnly = readOnly;
+    options.forcePolling = forcePolling;
+    options.pollIntervalMs = pollIntervalMs;
+    auto session = std::make_unique<LockSession>(options);
+    session->connection()->setReconnectDelaysMs(50, 500);
+    log.attach(session.get());
+    session->start();
+    return session;
+}
+
+void TestLockMonitor::liveModeReportsEveryEvent()
+{
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log);
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
+    QVERIFY2(monitor->modeDetail().contains(QLatin1String("keyspace")), qPrintable(monitor->modeDetail()));
+    QVERIFY(log.modes.contains(LockMonitor::Mode::Live));
+    QCOMPARE(log.notificationChecks.value(0), true);
+    QVERIFY(monitor->locks().isEmpty());
+    // Both pattern subscriptions are active before anything happens.
+    QVERIFY(waitUntil([&] { return m_admin->numpat() == patternCount(session.get()); }));
+
+    const QString name = QStringLiteral("ev:1");
+    const QString field = m_actor->field();
+    QVERIFY(m_actor->acquire(name, 20000));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), name, field); }), qPrintable(log.dump()));
+    QVERIFY(waitUntil([&] { return monitor->locks().value(name).holders.value(0).holdCount == 1; }));
+
+    QVERIFY(m_actor->acquire(name, 20000));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("reentered"), name, field); }), qPrintable(log.dump()));
+    QVERIFY(waitUntil([&] { return monitor->locks().value(name).holders.value(0).holdCount == 2; }));
+
+    QCOMPARE(m_actor->unlock(name), UnlockResult::Status::StillHeld);
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), name, field); }), qPrintable(log.dump()));
+    QVERIFY(log.find(QStringLiteral("released"), name)->detail.contains(QLatin1String("still held")));
+    QVERIFY(waitUntil([&] { return monitor->locks().value(name).holders.value(0).holdCount == 1; }));
+
+    const int before = log.events.size();
+    QCOMPARE(m_actor->unlock(name), UnlockResult::Status::Released);
+    QVERIFY2(waitUntil([&] { return !monitor->locks().contains(name) && log.has(QStringLiteral("unlock_message"), name); }),
+             qPrintable(log.dump()));
+    bool fullRelease = false;
+    for (int i = before; i < log.events.size(); ++i)
+        fullRelease |= log.events[i].type == QLatin1String("released") && log.events[i].lock == name;
+    QVERIFY2(fullRelease, qPrintable(log.dump()));
+
+    // renewed: someone raises the TTL well above the countdown (what a watchdog does).
+    const QString renewed = QStringLiteral("ev:renew");
+    QVERIFY(m_actor->acquire(renewed, 5000));
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("acquired"), renewed); }));
+    QCOMPARE(m_admin->cmd({"PEXPIRE", "ev:renew", "60000"}).toInteger(), qint64(1));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("renewed"), renewed, field); }), qPrintable(log.dump()));
+    QVERIFY(monitor->locks().value(renewed).pttlMs > 30000);
+
+    // expired: a short lease nobody releases.
+    const QString expiring = QStringLiteral("ev:expire");
+    QVERIFY(m_actor->acquire(expiring, 300));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("expired"), expiring, field); }, 10000), qPrintable(log.dump()));
+    QVERIFY(waitUntil([&] { return !monitor->locks().contains(expiring); }));
+    QVERIFY(!log.has(QStringLiteral("released"), expiring));
+
+    // force_unlocked: LockScope deletes it on the operator's request.
+    const QString forced = QStringLiteral("ev:force");
+    QVERIFY(m_actor->acquire(forced, 30000));
+    QVERIFY(waitUntil([&] { return monitor->locks().contains(forced); }));
+    session->forceUnlock(forced);
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("force_unlocked"), forced, field); }), qPrintable(log.dump()));
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("unlock_message"), forced); }));
+    QVERIFY(!log.has(QStringLiteral("released"), forced));
+    QVERIFY(!m_admin->exists("ev:force"));
+    QVERIFY(waitUntil([&] { return !log.actions.isEmpty(); }));
+    QCOMPARE(log.actions.last().action, QStringLiteral("force_unlock"));
+    QCOMPARE(log.actions.last().lock, forced);
+    QVERIFY(log.actions.last().ok);
+
+    // Force unlock of a lock that is already gone: ok=false, nothing reported as unlocked.
+    session->forceUnlock(QStringLiteral("ev:absent"));
+    QVERIFY(waitUntil([&] { return log.actions.size() == 2; }));
+    QVERIFY(!log.actions.last().ok);
+
+    // Every event carries a time and the lock it concerns.
+    for (const auto &e : log.events) {
+        QVERIFY(e.timeMs > 0);
+        QVERIFY(!e.lock.isEmpty());
+    }
+    QCOMPARE(monitor->mode(), LockMonitor::Mode::Live);
+}
+
+void TestLockMonitor::sessionActsAsRedissonClient()
+{
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log);
+    QVERIFY(waitUntil([&] { return session->monitor()->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
+    const QByteArray field = (session->clientId() + QStringLiteral(":3")).toUtf8();
+    QCOMPARE(session->client()->clientId(), session->clientId());
+
+    session->acquire(QStringLiteral("sess:1"), 3, 20000, 0);
+    QVERIFY(waitUntil([&] { return log.actions.size() == 1; }));
+    QVERIFY2(log.actions[0].ok, qPrintable(log.actions[0].message));
+    QCOMPARE(log.actions[0].action, QStringLiteral("acquire"));
+    QCOMPARE(m_admin->hget("sess:1", field), QByteArray("1"));
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("sess:1"), QString::fromUtf8(field)); }));
+
+    // Held by LockScope: the actor is refused; the session's second acquire of another thread too.
+    QVERIFY(!m_actor->acquire(QStringLiteral("sess:1"), 1000));
+    session->acquire(QStringLiteral("sess:1"), 4, 20000, 0);
+    QVERIFY(waitUntil([&] { return log.actions.size() == 2; }));
+    QVERIFY(!log.actions[1].ok);
+
+    m_admin->cmd({"PEXPIRE", "sess:1", "2000"});
+    session->renew(QStringLiteral("sess:1"), 3);
+    QVERIFY(waitUntil([&] { return log.actions.size() == 3; }));
+    QVERIFY2(log.actions[2].ok, qPrintable(log.actions[2].message));
+    QVERIFY(m_admin->pttl("sess:1") > 20000); // renewed to the watchdog timeout (30 s)
+
+    session->release(QStringLiteral("sess:1"), 3);
+    QVERIFY(waitUntil([&] { return log.actions.size() == 4; }));
+    QVERIFY2(log.actions[3].ok, qPrintable(log.actions[3].message));
+    QVERIFY(!m_admin->exists("sess:1"));
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("sess:1")); }));
+
+    session->release(QStringLiteral("sess:1"), 3);
+    QVERIFY(waitUntil([&] { return log.actions.size() == 5; }));
+    QVERIFY(!log.actions[4].ok);
+    QVERIFY(log.actions[4].message.contains(QLatin1String("not locked by current thread")));
+
+    // A waiting acquire through the session gets the lock when the actor releases it.
+    QVERIFY(m_actor->acquire(QStringLiteral("sess:2"), 30000));
+    session->acquire(QStringLiteral("sess:2"), 3, 20000, 15000);
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{sess:2}") == 1; }));
+    QCOMPARE(m_actor->unlock(QStringLiteral("sess:2")), UnlockResult::Status::Released);
+    QVERIFY(waitUntil([&] { return log.actions.size() == 6; }, 10000));
+    QVERIFY2(log.actions[5].ok, qPrintable(log.actions[5].message));
+    QCOMPARE(m_admin->hget("sess:2", field), QByteArray("1"));
+}
+
+void TestLockMonitor::pollingWhenNotificationsOff()
+{
+    RedisServerProcess quiet;
+    quiet.setNotifyKeyspaceEvents(QString());
+    QString error;
+    QVERIFY2(quiet.start(10000, &error), qPrintable(error));
+    SyncClient admin(quiet.endpoint());
+    QVERIFY(admin.open());
+    QCOMPARE(admin.cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray(), QByteArray());
+    Actor actor(quiet.endpoint());
+
+    SessionLog log;
+    auto session = startSession(quiet.endpoint(), log, QStringLiteral("*"), false, false, 200);
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
+    // The mode says why, and what to do about it.
+    QVERIFY2(monitor->modeDetail().contains(QLatin1String("notify-keyspace-events")), qPrintable(monitor->modeDetail()));
+    QVERIFY2(monitor->modeDetail().contains(QLatin1String("polling")), qPrintable(monitor->modeDetail()));
+    QCOMPARE(log.notificationChecks.value(0), false);
+
+    // Acquire and release are still seen, by polling.
+    QVERIFY(actor.acquire(QStringLiteral("poll:1"), 30000));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("poll:1"), actor.field()); }, 15000),
+             qPrintable(log.dump()));
+    QCOMPARE(actor.unlock(QStringLiteral("poll:1")), UnlockResult::Status::Released);
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("poll:1"), actor.field()); }, 15000),
+             qPrintable(log.dump()));
+    QVERIFY(waitUntil([&] { return !monitor->locks().contains(QStringLiteral("poll:1")); }));
+    QCOMPARE(monitor->mode(), LockMonitor::Mode::Polling);
+
+    // The operator turns notifications on: the monitor goes live.
+    session->enableNotifications();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }));
+    const QByteArray flags = admin.cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray();
+    QVERIFY2(flags.contains('K'), flags.constData());
+    for (char c : {'g', 'h', 'x'})
+        QVERIFY2(flags.contains(c) || flags.contains('A'), flags.constData());
+    QVERIFY(waitUntil([&] { return admin.numpat() == patternCount(session.get()); }));
+    QVERIFY(actor.acquire(QStringLiteral("poll:2"), 300));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("poll:2")); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("expired"), QStringLiteral("poll:2")); }, 10000),
+             qPrintable(log.dump()));
+
+    session.reset();
+    quiet.stop();
+}
+
+void TestLockMonitor::forcedPolling()
+{
+    QVERIFY(m_actor->acquire(QStringLiteral("fp:1"), 30000));
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log, QStringLiteral("*"), false, true, 200);
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
+    QVERIFY2(monitor->modeDetail().contains(QLatin1String("requested")), qPrintable(monitor->modeDetail()));
+    QVERIFY(monitor->locks().contains(QStringLiteral("fp:1")));
+    // The lock found by the first discovery was already there: no "acquired" event for it.
+    QVERIFY(!log.has(QStringLiteral("acquired"), QStringLiteral("fp:1")));
+    QCOMPARE(m_actor->unlock(QStringLiteral("fp:1")), UnlockResult::Status::Released);
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("fp:1")); }, 15000));
+}
+
+void TestLockMonitor::patternFilter()
+{
+    QVERIFY(m_actor->acquire(QStringLiteral("app:1"), 60000));
+    QVERIFY(m_actor->acquire(QStringLiteral("app:2"), 60000));
+    QVERIFY(m_actor->acquire(QStringLiteral("other:1"), 60000));
+    m_admin->cmd({"HSET", "app:plain", "foo", "bar"});
+
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log, QStringLiteral("app:*"));
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
+    QCOMPARE(monitor->pattern(), QStringLiteral("app:*"));
+    QStringList names = monitor->locks().keys();
+    names.sort();
+    QCOMPARE(names, (QStringList{"app:1", "app:2"}));
+
+    // Live changes outside the pattern are ignored, inside it they are reported.
+    QVERIFY(m_actor->acquire(QStringLiteral("other:2"), 60000));
+    QVERIFY(m_actor->acquire(QStringLiteral("app:3"), 60000));
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("app:3")); }));
+    QCOMPARE(m_actor->unlock(QStringLiteral("other:1")), UnlockResult::Status::Released);
+    QCOMPARE(m_actor->unlock(QStringLiteral("app:2")), UnlockResult::Status::Released);
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("app:2")); }));
+    QTest::qWait(200);
+    for (const auto &e : log.events)
+        QVERIFY2(e.lock.startsWith(QLatin1String("app:")), qPrintable(log.dump()));
+    names = monitor->locks().keys();
+    names.sort();
+    QCOMPARE(names, (QStringList{"app:1", "app:3"}));
+
+    // A new pattern takes effect with the rediscovery setPattern() starts.
+    log.idleCount = 0;
+    session->setPattern(QStringLiteral("other:*"));
+    QVERIFY2(waitUntil([&] {
+        QStringList n = monitor->locks().keys();
+        n.sort();
+        return log.idleCount > 0 && n == QStringList{QStringLiteral("other:2")};
+    }), qPrintable(monitor->locks().keys().join(QLatin1Char(' '))));
+}
+
+void TestLockMonitor::discoveryFindsThousandsOfLocks()
+{
+    const int n = 3000;
+    QList<QList<QByteArray>> seed;
+    const QByteArray field = "b983c153-7421-469a-addb-44fb92259a1b:";
+    for (int i = 0; i < n; ++i) {
+        const QByteArray key = "bulk:" + QByteArray::number(i);
+        seed << QList<QByteArray>{"HSET", key, field + QByteArray::number(i % 50), QByteArray::number(1 + i % 3)};
+        seed << QList<QByteArray>{"PEXPIRE", key, "600000"};
+    }
+    for (int i = 0; i < 50; ++i) {
+        seed << QList<QByteArray>{"HSET", "bulkhash:" + QByteArray::number(i), "foo", "bar"};
+        seed << QList<QByteArray>{"SET", "bulkstring:" + QByteArray::number(i), "x"};
+    }
+    const QVector<RedisReply> replies = m_admin->pipeline(seed);
+    QCOMPARE(replies.size(), seed.size());
+    QCOMPARE(m_admin->dbsize(), qint64(n + 100));
+
+    // The discovery alone, in small steps: every hash once, strings never.
+    {
+        RedisConnection conn(m_server.endpoint());
+        conn.open();
+        LockDiscovery discovery(&conn);
+        discovery.setScanCount(100);
+        QStringList found;
+        bool finished = false;
+        qint64 progressCalls = 0;
+        connect(&discovery, &LockDiscovery::candidatesFound, this, [&](const QStringList &names) { found += names; });
+        connect(&discovery, &LockDiscovery::progress, this, [&](qint64, qint64) { ++progressCalls; });
+        connect(&discovery, &LockDiscovery::finished, this, [&](qint64, qint64) { finished = true; });
+        discovery.start(QStringLiteral("*"));
+        QVERIFY(discovery.isRunning());
+        QVERIFY(waitUntil([&] { return finished; }, 30000));
+        QVERIFY(!discovery.isRunning());
+        QCOMPARE(QSet<QString>(found.begin(), found.end()).size(), n + 50);
+        QVERIFY(progressCalls > 10); // many small steps, not one big one
+    }
+
+    SessionLog log;
+    qint64 lastFound = -1;
+    bool discoveryFinished = false;
+    auto session = startSession(m_server.endpoint(), log);
+    connect(session.get(), &LockSession::discoveryProgress, this, [&](qint64, qint64 locksFound, bool finished) {
+        lastFound = locksFound;
+        discoveryFinished |= finished;
+    });
+    LockMonitor *monitor = session->monitor();
+    QVERIFY2(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == n; }, 60000),
+             qPrintable(QString::number(monitor->locks().size())));
+    QVERIFY(discoveryFinished);
+    QVERIFY(lastFound > 0);
+    QVERIFY(monitor->isIdle());
+    const LockSnapshot s = monitor->locks().value(QStringLiteral("bulk:77"));
+    QCOMPARE(s.holders.value(0).threadId, QStringLiteral("27"));
+    QCOMPARE(s.holders.value(0).holdCount, qint64(3));
+    // Pre-existing locks are the baseline, not "acquired" events.
+    QVERIFY(log.events.isEmpty());
+}
+
+void TestLockMonitor::recoversAfterServerDropsConnections()
+{
+    QVERIFY(m_actor->acquire(QStringLiteral("rc:1"), 60000));
+    QVERIFY(m_actor->acquire(QStringLiteral("rc:gone"), 60000));
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log);
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
+    QCOMPARE(monitor->locks().size(), 2);
+    int locksWhileDisconnected = -1;
+    connect(session.get(), &LockSession::modeChanged, this, [&](LockMonitor::Mode m, const QString &) {
+        if (m == LockMonitor::Mode::Disconnected)
+            locksWhileDisconnected = monitor->locks().size();
+    });
+
+    // 1) The server drops every normal connection; a lock disappears while we are away.
+    log.modes.clear();
+    log.modeDetails.clear();
+    const QVector<RedisReply> r = m_admin->pipeline({{"CLIENT", "KILL", "TYPE", "normal"}, {"DEL", "rc:gone"}});
+    QCOMPARE(r.size(), 2);
+    QVERIFY(r[0].toInteger() >= 1);
+    QVERIFY2(waitUntil([&] { return log.modes.contains(LockMonitor::Mode::Disconnected); }), qPrintable(log.modeDetails.join('\n')));
+    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }, 15000), qPrintable(log.modeDetails.join('\n')));
+    const int disconnectedAt = log.modes.indexOf(LockMonitor::Mode::Disconnected);
+    QVERIFY2(log.modeDetails[disconnectedAt].contains(QLatin1String("reconnecting")), qPrintable(log.modeDetails.join('\n')));
+    QCOMPARE(locksWhileDisconnected, 2); // the last data stays on screen, marked stale by the mode
+    // After the resync the vanished lock is gone and reported.
+    QVERIFY2(waitUntil([&] { return !monitor->locks().contains(QStringLiteral("rc:gone")); }), qPrintable(log.dump()));
+    QVERIFY(log.has(QStringLiteral("released"), QStringLiteral("rc:gone")) || log.has(QStringLiteral("expired"), QStringLiteral("rc:gone")));
+    QVERIFY(monitor->locks().contains(QStringLiteral("rc:1")));
+
+    // 2) The server drops the pub/sub connection: subscriptions come back and live events flow.
+    QVERIFY(waitUntil([&] { return m_actor->connection->isReady(); }));
+    QVERIFY(m_admin->cmd({"CLIENT", "KILL", "TYPE", "pubsub"}).toInteger() >= 1);
+    QVERIFY(waitUntil([&] { return m_admin->numpat() == patternCount(session.get()); }, 15000));
+    QVERIFY(m_actor->acquire(QStringLiteral("rc:after"), 60000));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("rc:after")); }), qPrintable(log.dump()));
+    QCOMPARE(m_actor->unlock(QStringLiteral("rc:1")), UnlockResult::Status::Released);
+    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("unlock_message"), QStringLiteral("rc:1")); }));
+    QCOMPARE(monitor->mode(), LockMonitor::Mode::Live);
+
+    // 3) A polling monitor recovers to polling.
+    SessionLog pollLog;
+    auto polling = startSession(m_server.endpoint(), pollLog, QStringLiteral("*"), false, true, 200);
+    QVERIFY(waitUntil([&] { return polling->monitor()->mode() == LockMonitor::Mode::Polling && pollLog.idleCount > 0; }));
+    pollLog.modes.clear();
+    pollLog.modeDetails.clear();
+    QVERIFY(m_admin->cmd({"CLIENT", "KILL", "TYPE", "normal"}).toInteger() >= 1);
+    QVERIFY(waitUntil([&] { return pollLog.modes.contains(LockMonitor::Mode::Disconnected); }));
+    QVERIFY(waitUntil([&] { return polling->monitor()->mode() == LockMonitor::Mode::Polling; }, 15000));
+    QVERIFY(waitUntil([&] { return m_actor->connection->isReady(); }));
+    QVERIFY(m_actor->acquire(QStringLiteral("rc:polled"), 60000));
+    QVERIFY2(waitUntil([&] { return pollLog.has(QStringLiteral("acquired"), QStringLiteral("rc:polled")); }, 15000),
+             qPrintable(pollLog.dump()));
+}
+
+void TestLockMonitor::readOnlySessionWritesNothing()
+{
+    QVERIFY(m_actor->acquire(QStringLiteral("ro:held"), 60000));
+    m_admin->cmd({"CONFIG", "SET", "notify-keyspace-events", "Kg"}); // not enough for live mode
+    auto restoreConfig = qScopeGuard([this] { m_admin->cmd({"CONFIG", "SET", "notify-keyspace-events", "KA"}); });
+
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log, QStringLiteral("*"), true);
+    QVERIFY(session->isReadOnly());
+    QVERIFY(waitUntil([&] { return session->monitor()->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
+    const qint64 keysBefore = m_admin->dbsize();
+    const QStringList heldBefore = m_admin->hgetall("ro:held");
+
+    session->acquire(QStringLiteral("ro:new"), 1, 10000, 0);
+    session->acquire(QStringLiteral("ro:held"), 1, 10000, 5000);
+    session->forceUnlock(QStringLiteral("ro:held"));
+    session->release(QStringLiteral("ro:held"), 1);
+    session->renew(QStringLiteral("ro:held"), 1);
+    session->enableNotifications();
+    QVERIFY(waitUntil([&] { return log.actions.size() == 6; }));
+    const QStringList expected{"acquire", "acquire", "force_unlock", "release", "renew", "enable_notifications"};
+    for (int i = 0; i < 6; ++i) {
+        QCOMPARE(log.actions[i].action, expected[i]);
+        QVERIFY(!log.actions[i].ok);
+        QVERIFY2(log.actions[i].message.contains(QLatin1String("read-only")), qPrintable(log.actions[i].message));
+    }
+    // Give any stray write time to land, then check nothing changed.
+    QTest::qWait(300);
+    QCOMPARE(m_admin->dbsize(), keysBefore);
+    QVERIFY(!m_admin->exists("ro:new"));
+    QCOMPARE(m_admin->hgetall("ro:held"), heldBefore);
+    QCOMPARE(m_admin->cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray(), QByteArray("gK"));
+    QCOMPARE(session->monitor()->mode(), LockMonitor::Mode::Polling);
+    QVERIFY(waitUntil([&] { return session->monitor()->locks().contains(QStringLiteral("ro:held")); }));
+}
+
+QTEST_GUILESS_MAIN(TestLockMonitor)
+#include "tst_lockmonitor.moc"
