@@ -1,0 +1,464 @@
+// lockscope-cli as a user runs it: a separate process against the test's redis-server,
+// checking its JSON lines, its exit codes (0 ok, 1 usage, 2 connection, 3 refused) and that
+// refusals really change nothing.
+
+#include "demo/redisserverprocess.h"
+
+#include "testsupport.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QScopeGuard>
+#include <QTest>
+
+#include <memory>
+
+using namespace lockscope;
+using lockscope::test::ProcessResult;
+using lockscope::test::SyncClient;
+using lockscope::test::waitUntil;
+
+namespace {
+
+const QString kClient = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b");
+const QString kOther = QStringLiteral("5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60");
+
+// Redisson's RLock acquire and unlock scripts (protocol §2.2, §2.3), as an independent client sends them.
+const char *const kAcquire =
+    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
+    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; "
+    "return redis.call('pttl', KEYS[1]);";
+const char *const kUnlock =
+    "local val = redis.call('get', KEYS[3]); if val ~= false then return tonumber(val); end; "
+    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil; end; "
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); "
+    "if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); redis.call('set', KEYS[3], 0, 'px', ARGV[5]); "
+    "return 0; else redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); "
+    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); return 1; end;";
+
+QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+
+/** Parses JSON lines; fails the test (via the returned flag) on any line that is not an object. */
+QVector<QJsonObject> jsonLines(const QByteArray &out, bool *ok)
+{
+    QVector<QJsonObject> objects;
+    *ok = true;
+    for (const QByteArray &line : out.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
+        if (err.error != QJsonParseError::NoError || !doc.isObject()) {
+            qWarning("not a JSON object line: %s", line.constData());
+            *ok = false;
+            continue;
+        }
+        objects << doc.object();
+    }
+    return objects;
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void listJsonLines();
+    void listTable();
+    void showJson();
+    void showMissingExits3();
+    void usageErrorsExit1();
+    void unreachableServerExits2();
+    void readOnlyForceUnlockIsRefused();
+    void forceUnlockWithoutConfirmationIsRefused();
+    void forceUnlockWithYesDeletes();
+    void acquireAndRelease();
+    void acquireHeldLockExits3();
+    void watchPrintsEvents();
+
+private:
+    ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
+    void seed();
+
+    RedisServerProcess m_server;
+    std::unique_ptr<SyncClient> m_admin;
+};
+
+void TestCli::initTestCase()
+{
+    QVERIFY2(QFile::exists(cliPath()), qPrintable(cliPath()));
+    QVERIFY2(!lockscope::test::redisCliPath().isEmpty(), "redis-cli is not installed (Debian: redis-tools)");
+    QString error;
+    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
+    QVERIFY(m_admin->open());
+}
+
+void TestCli::cleanupTestCase()
+{
+    m_admin.reset();
+    m_server.stop();
+}
+
+void TestCli::init() { m_admin->flushall(); }
+
+ProcessResult TestCli::cli(const QStringList &args, int timeoutMs)
+{
+    QStringList all{QStringLiteral("--url"), m_server.url()};
+    all << args;
+    return lockscope::test::runProcess(cliPath(), all, timeoutMs);
+}
+
+void TestCli::seed()
+{
+    m_admin->cmd({"HSET", "orders:42", (kClient + ":1").toUtf8(), "2"});
+    m_admin->cmd({"PEXPIRE", "orders:42", "30000"});
+    m_admin->cmd({"HSET", "inventory:7", (kOther + ":57").toUtf8(), "1"}); // no TTL: a problem
+    // A fair lock with one waiter and a fenced lock with a token.
+    m_admin->cmd({"HSET", "fair:1", (kClient + ":3").toUtf8(), "1"});
+    m_admin->cmd({"PEXPIRE", "fair:1", "30000"});
+    m_admin->cmd({"RPUSH", "redisson_lock_queue:{fair:1}", (kOther + ":4").toUtf8()});
+    m_admin->cmd({"ZADD", "redisson_lock_timeout:{fair:1}", "9999999999999", (kOther + ":4").toUtf8()});
+    m_admin->cmd({"HSET", "fenced:1", (kOther + ":8").toUtf8(), "1"});
+    m_admin->cmd({"PEXPIRE", "fenced:1", "30000"});
+    m_admin->cmd({"SET", "redisson_lock_token:{fenced:1}", "41"});
+    // Not locks.
+    m_admin->cmd({"HSET", "plainhash", "foo", "bar"});
+    m_admin->cmd({"SET", "somestring", "x"});
+}
+
+void TestCli::listJsonLines()
+{
+    seed();
+    const ProcessResult r = cli({"list", "--json"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    bool ok = false;
+    const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
+    QVERIFY2(ok, r.out.constData());
+    QCOMPARE(locks.size(), 4);
+
+    // Every documented field, on every line.
+    for (const auto &o : locks) {
+        for (const char *key : {"name", "kind", "pttl_ms", "holders", "waiters", "subscribers", "token",
+                                "server_time_ms", "problems"})
+            QVERIFY2(o.contains(QLatin1String(key)), qPrintable(QStringLiteral("%1 missing in %2").arg(QLatin1String(key),
+                                                                QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)))));
+        QVERIFY(o.value(QLatin1String("holders")).isArray());
+        QVERIFY(o.value(QLatin1String("waiters")).isArray());
+        QVERIFY(o.value(QLatin1String("problems")).isArray());
+        QVERIFY(o.value(QLatin1String("server_time_ms")).toInteger() > 1'600'000'000'000);
+        for (const auto &h : o.value(QLatin1String("holders")).toArray()) {
+            const QJsonObject ho = h.toObject();
+            for (const char *key : {"field", "client_id", "thread_id", "hold_count", "mode"})
+                QVERIFY2(ho.contains(QLatin1String(key)), key);
+        }
+    }
+    // Sorted by name.
+    QStringList names;
+    for (const auto &o : locks)
+        names << o.value(QLatin1String("name")).toString();
+    QCOMPARE(names, (QStringList{"fair:1", "fenced:1", "inventory:7", "orders:42"}));
+
+    const QJsonObject orders = locks[3];
+    QCOMPARE(orders.value(QLatin1String("kind")).toString(), QStringLiteral("lock"));
+    const qint64 pttl = orders.value(QLatin1String("pttl_ms")).toInteger();
+    QVERIFY2(pttl > 20000 && pttl <= 30000, qPrintable(QString::number(pttl)));
+    const QJsonObject holder = orders.value(QLatin1String("holders")).toArray().at(0).toObject();
+    QCOMPARE(holder.value(QLatin1String("field")).toString(), kClient + ":1");
+    QCOMPARE(holder.value(QLatin1String("client_id")).toString(), kClient);
+    QCOMPARE(holder.value(QLatin1String("thread_id")).toString(), QStringLiteral("1"));
+    QCOMPARE(holder.value(QLatin1String("hold_count")).toInteger(), qint64(2));
+    QVERIFY(holder.value(QLatin1String("mode")).isNull());
+    QCOMPARE(orders.value(QLatin1String("subscribers")).toInteger(), qint64(0));
+    QVERIFY(orders.value(QLatin1String("token")).isNull());
+    QVERIFY(orders.value(QLatin1String("problems")).toArray().isEmpty());
+
+    const QJsonObject inventory = locks[2];
+    QCOMPARE(inventory.value(QLatin1String("pttl_ms")).toInteger(), qint64(-1));
+    QCOMPARE(inventory.value(QLatin1String("problems")).toArray().size(), 1);
+
+    const QJsonObject fair = locks[0];
+    QCOMPARE(fair.value(QLatin1String("kind")).toString(), QStringLiteral("fair_lock"));
+    const QJsonObject waiter = fair.value(QLatin1String("waiters")).toArray().at(0).toObject();
+    QCOMPARE(waiter.value(QLatin1String("field")).toString(), kOther + ":4");
+    QCOMPARE(waiter.value(QLatin1String("position")).toInt(), 1);
+    QCOMPARE(waiter.value(QLatin1String("deadline_epoch_ms")).toInteger(), qint64(9999999999999));
+    QVERIFY(waiter.value(QLatin1String("deadline_in_ms")).toInteger() > 0);
+
+    const QJsonObject fenced = locks[1];
+    QCOMPARE(fenced.value(QLatin1String("kind")).toString(), QStringLiteral("fenced_lock"));
+    QCOMPARE(fenced.value(QLatin1String("token")).toInteger(), qint64(41));
+
+    // --pattern narrows the list; an empty server lists nothing and still succeeds.
+    const ProcessResult narrowed = cli({"list", "--json", "--pattern", "orders:*"});
+    QVERIFY2(narrowed.exitCode == 0, qPrintable(narrowed.describe()));
+    QCOMPARE(jsonLines(narrowed.out, &ok).size(), 1);
+    m_admin->flushall();
+    const ProcessResult empty = cli({"list", "--json"});
+    QVERIFY2(empty.exitCode == 0, qPrintable(empty.describe()));
+    QVERIFY(empty.out.trimmed().isEmpty());
+}
+
+void TestCli::listTable()
+{
+    seed();
+    const ProcessResult r = cli({"list"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.startsWith(QLatin1String("NAME")), qPrintable(out));
+    QVERIFY(out.contains(kClient + QStringLiteral(":1")));
+    QVERIFY(out.contains(QLatin1String("orders:42")));
+    QVERIFY(!out.contains(QLatin1String("plainhash")));
+    QVERIFY2(out.contains(QLatin1String("4 lock(s) on 127.0.0.1:")), qPrintable(out));
+}
+
+void TestCli::showJson()
+{
+    seed();
+    const ProcessResult r = cli({"show", "orders:42", "--json"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    bool ok = false;
+    const QVector<QJsonObject> lines = jsonLines(r.out, &ok);
+    QVERIFY(ok);
+    QCOMPARE(lines.size(), 1);
+    QCOMPARE(lines[0].value(QLatin1String("name")).toString(), QStringLiteral("orders:42"));
+    QCOMPARE(lines[0].value(QLatin1String("holders")).toArray().at(0).toObject().value(QLatin1String("hold_count")).toInteger(),
+             qint64(2));
+
+    const ProcessResult human = cli({"show", "orders:42"});
+    QVERIFY2(human.exitCode == 0, qPrintable(human.describe()));
+    QVERIFY(human.out.contains("hold count 2"));
+    QVERIFY(human.out.contains("redisson_lock__channel:{orders:42}"));
+}
+
+void TestCli::showMissingExits3()
+{
+    seed();
+    ProcessResult r = cli({"show", "missing"});
+    QVERIFY(r.finished);
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY(r.out.trimmed().isEmpty());
+    QVERIFY(!r.err.isEmpty());
+    // A hash that is not a lock is refused the same way.
+    r = cli({"show", "plainhash", "--json"});
+    QCOMPARE(r.exitCode, 3);
+}
+
+void TestCli::usageErrorsExit1()
+{
+    const QList<QStringList> cases{
+        {"--url", "http://127.0.0.1:6379", "list"},
+        {"--url", "not a url", "list"},
+        {"--url", "redis://127.0.0.1:99999", "list"},
+        {"--url", "redis://127.0.0.1:6379/x", "list"},
+        {"--url", m_server.url(), "frobnicate"},
+        {"--url", m_server.url()},
+        {"--url", m_server.url(), "show"},
+        {"--url", m_server.url(), "acquire", "x", "--lease-ms", "soon"},
+        {"--url", m_server.url(), "list", "extra"},
+        {"--url", m_server.url(), "--no-such-option", "list"},
+    };
+    for (const auto &args : cases) {
+        const ProcessResult r = lockscope::test::runProcess(cliPath(), args);
+        QVERIFY2(r.finished && r.exitCode == 1, qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
+        QVERIFY2(!r.err.isEmpty(), qPrintable(args.join(' ')));
+    }
+    const ProcessResult help = lockscope::test::runProcess(cliPath(), {"--help"});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("force-unlock"));
+}
+
+void TestCli::unreachableServerExits2()
+{
+    const quint16 closed = RedisServerProcess::freePort();
+    for (const QStringList &cmd : {QStringList{"list", "--json"}, QStringList{"show", "x"}, QStringList{"force-unlock", "x", "--yes"}}) {
+        QStringList args{QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(closed)};
+        args << cmd;
+        const ProcessResult r = lockscope::test::runProcess(cliPath(), args);
+        QVERIFY2(r.finished && r.exitCode == 2, qPrintable(cmd.join(' ') + QLatin1Char('\n') + r.describe()));
+        QVERIFY(r.out.trimmed().isEmpty());
+    }
+}
+
+void TestCli::readOnlyForceUnlockIsRefused()
+{
+    seed();
+    const QStringList before = m_admin->hgetall("orders:42");
+    ProcessResult r = cli({"--read-only", "force-unlock", "orders:42", "--yes"});
+    QVERIFY(r.finished);
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY(r.err.contains("read-only"));
+    QVERIFY(m_admin->exists("orders:42"));
+    QCOMPARE(m_admin->hgetall("orders:42"), before);
+    r = cli({"--read-only", "acquire", "free:1", "--lease-ms", "5000", "--hold-ms", "100"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY(!m_admin->exists("free:1"));
+    // Reading is allowed in read-only mode.
+    r = cli({"--read-only", "show", "orders:42", "--json"});
+    QCOMPARE(r.exitCode, 0);
+}
+
+void TestCli::forceUnlockWithoutConfirmationIsRefused()
+{
+    seed();
+    const QStringList before = m_admin->hgetall("orders:42");
+    const qint64 keys = m_admin->dbsize();
+    // runProcess gives the CLI a pipe (closed) as stdin, not a terminal.
+    const ProcessResult r = cli({"force-unlock", "orders:42"});
+    QVERIFY(r.finished);
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("--yes"), r.err.constData());
+    // It showed what it would have deleted.
+    QVERIFY(r.err.contains((kClient + ":1").toUtf8()));
+    QVERIFY(m_admin->exists("orders:42"));
+    QCOMPARE(m_admin->hgetall("orders:42"), before);
+    QVERIFY(m_admin->pttl("orders:42") > 0);
+    QCOMPARE(m_admin->dbsize(), keys);
+}
+
+void TestCli::forceUnlockWithYesDeletes()
+{
+    seed();
+    ProcessResult r = cli({"force-unlock", "orders:42", "--yes"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY(!m_admin->exists("orders:42"));
+    QVERIFY(m_admin->exists("inventory:7"));
+    // Nothing left to unlock: refused.
+    r = cli({"force-unlock", "orders:42", "--yes"});
+    QCOMPARE(r.exitCode, 3);
+    // A braced name.
+    m_admin->cmd({"HSET", "order:{7}", (kClient + ":1").toUtf8(), "1"});
+    r = cli({"force-unlock", "order:{7}", "--yes"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY(!m_admin->exists("order:{7}"));
+}
+
+void TestCli::acquireAndRelease()
+{
+    const ProcessResult r = cli({"acquire", "cli:1", "--lease-ms", "5000", "--hold-ms", "300"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY2(r.out.contains("acquired cli:1 as "), r.out.constData());
+    QVERIFY(r.out.contains("released cli:1"));
+    QVERIFY(!m_admin->exists("cli:1"));
+
+    // While it holds the lock, the hash is exactly Redisson's: "<uuid>:<thread id>" -> 1.
+    QProcess holder;
+    holder.start(cliPath(), {"--url", m_server.url(), "acquire", "cli:2", "--lease-ms", "20000", "--hold-ms", "3000",
+                             "--thread-id", "42"});
+    QVERIFY(holder.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (holder.state() != QProcess::NotRunning) {
+            holder.kill();
+            holder.waitForFinished(3000);
+        }
+    });
+    QVERIFY(waitUntil([&] { return m_admin->exists("cli:2"); }, 15000));
+    const QStringList fields = m_admin->hgetall("cli:2");
+    QCOMPARE(fields.size(), 1);
+    QVERIFY2(QRegularExpression(QStringLiteral("^[0-9a-f-]{36}:42=1$")).match(fields.value(0)).hasMatch(),
+             qPrintable(fields.value(0)));
+    QVERIFY(m_admin->pttl("cli:2") > 10000);
+    QVERIFY(holder.waitForFinished(15000));
+    QCOMPARE(holder.exitCode(), 0);
+    QVERIFY(!m_admin->exists("cli:2"));
+}
+
+void TestCli::acquireHeldLockExits3()
+{
+    seed();
+    ProcessResult r = cli({"acquire", "orders:42", "--lease-ms", "5000", "--hold-ms", "100"});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(m_admin->hget("orders:42", (kClient + ":1").toUtf8()), QByteArray("2"));
+    // With a wait, it gets the lock once the holder lets go (released by an independent client).
+    QProcess waiter;
+    waiter.start(cliPath(), {"--url", m_server.url(), "acquire", "orders:42", "--lease-ms", "5000", "--hold-ms", "100",
+                             "--wait-ms", "20000"});
+    QVERIFY(waiter.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (waiter.state() != QProcess::NotRunning) {
+            waiter.kill();
+            waiter.waitForFinished(3000);
+        }
+    });
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{orders:42}") == 1; }, 15000));
+    m_admin->cmd({"HSET", "orders:42", (kClient + ":1").toUtf8(), "1"});
+    const ProcessResult unlocked = lockscope::test::redisCli(
+        m_server.port(), {"EVAL", kUnlock, "3", "orders:42", "redisson_lock__channel:{orders:42}",
+                          "redisson_unlock_latch:{orders:42}:66666666666666666666666666666666", "0", "30000",
+                          kClient + ":1", "publish", "18000"});
+    QCOMPARE(unlocked.out.trimmed(), QByteArray("1"));
+    QVERIFY(waiter.waitForFinished(15000));
+    QCOMPARE(waiter.exitCode(), 0);
+    QVERIFY(waiter.readAllStandardOutput().contains("acquired orders:42"));
+}
+
+void TestCli::watchPrintsEvents()
+{
+    QProcess watch;
+    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--json", "--duration-ms", "3000"});
+    QVERIFY(watch.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (watch.state() != QProcess::NotRunning) {
+            watch.kill();
+            watch.waitForFinished(3000);
+        }
+    });
+    // Wait until it is live and has read its baseline ("watching N lock(s)" on stderr).
+    QByteArray err;
+    QVERIFY2(waitUntil([&] {
+                 err += watch.readAllStandardError();
+                 return err.contains("watching");
+             }, 10000),
+             err.constData());
+    QVERIFY2(err.contains("live"), err.constData());
+
+    // An independent Redisson client takes and releases a lock during the watch.
+    const QString field = kOther + QStringLiteral(":7");
+    const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", kAcquire, "1", "watched:1", "30000", field});
+    QVERIFY2(acquired.exitCode == 0 && acquired.out.trimmed().isEmpty(), qPrintable(acquired.describe()));
+    QVERIFY(waitUntil([&] { return m_admin->exists("watched:1"); }));
+    QTest::qWait(100); // let the watcher read the holder before it goes away
+    const auto released = lockscope::test::redisCli(
+        m_server.port(), {"EVAL", kUnlock, "3", "watched:1", "redisson_lock__channel:{watched:1}",
+                          "redisson_unlock_latch:{watched:1}:77777777777777777777777777777777", "0", "30000", field,
+                          "publish", "18000"});
+    QCOMPARE(released.out.trimmed(), QByteArray("1"));
+
+    QVERIFY(watch.waitForFinished(15000));
+    QCOMPARE(watch.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(watch.exitCode(), 0);
+    const QByteArray out = watch.readAllStandardOutput();
+    bool ok = false;
+    const QVector<QJsonObject> events = jsonLines(out, &ok);
+    QVERIFY2(ok, out.constData());
+    bool sawAcquired = false, sawReleased = false;
+    for (const auto &e : events) {
+        for (const char *key : {"time_ms", "lock", "type", "holder", "detail"})
+            QVERIFY2(e.contains(QLatin1String(key)), key);
+        if (e.value(QLatin1String("lock")).toString() != QLatin1String("watched:1"))
+            continue;
+        const QString type = e.value(QLatin1String("type")).toString();
+        if (type == QLatin1String("acquired")) {
+            sawAcquired = true;
+            QCOMPARE(e.value(QLatin1String("holder")).toString(), field);
+        } else if (type == QLatin1String("released")) {
+            QVERIFY2(sawAcquired, "released before acquired");
+            sawReleased = true;
+            QCOMPARE(e.value(QLatin1String("holder")).toString(), field);
+        }
+    }
+    QVERIFY2(sawAcquired && sawReleased, out.constData());
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
