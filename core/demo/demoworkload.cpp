@@ -1,6 +1,9 @@
 #include "demoworkload.h"
 
+#include "lock/fairlock.h"
+#include "lock/fencedlock.h"
 #include "lock/lockclient.h"
+#include "lock/readwritelock.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
 #include "redis/redissubscriber.h"
@@ -16,7 +19,11 @@ DemoWorkload::DemoWorkload(const RedisEndpoint &endpoint, QObject *parent) : QOb
         auto *pool = new RedisConnectionPool(endpoint, this);
         pool->connection()->setClientName("lockscope-demo");
         m_pools << pool;
-        m_clients << new LockClient(pool->connection(), pool->subscriber(), this);
+        auto *client = new LockClient(pool->connection(), pool->subscriber(), this);
+        m_clients << client;
+        m_fair << new FairLock(client, this);
+        m_rw << new ReadWriteLock(client, this);
+        m_fenced << new FencedLock(client, this);
     }
 }
 
@@ -50,6 +57,94 @@ void DemoWorkload::start()
     contend(inventory, 9);
     contend(reports, 3);
     Q_UNUSED(inventory);
+
+    // Fair lock: enqueue in a known order, 300 ms apart, so the queue shows that order.
+    const QList<QPair<int, qint64>> fairWaiters{{0, 11}, {1, 12}, {2, 13}, {1, 14}};
+    for (int i = 0; i < fairWaiters.size(); ++i) {
+        const auto w = fairWaiters[i];
+        QTimer::singleShot(i * 300, this, [this, w] { fairTurn(w.first, w.second); });
+    }
+    readerCycle(0, 21, 5000);
+    QTimer::singleShot(1500, this, [this] { readerCycle(1, 22, 4500); });
+    QTimer::singleShot(800, this, &DemoWorkload::writerCycle);
+    fencedCycle();
+}
+
+void DemoWorkload::fairTurn(int client, qint64 threadId)
+{
+    if (!m_running)
+        return;
+    const QString name = QStringLiteral("jobs:nightly");
+    FairLock *fair = m_fair[client];
+    fair->acquire(name, threadId, 15000, -1, this, [this, fair, client, threadId, name](const AcquireResult &r) {
+        if (!r.acquired) {
+            QTimer::singleShot(1000, this, [this, client, threadId] { fairTurn(client, threadId); });
+            return;
+        }
+        QTimer::singleShot(jitter(1500, 2500), this, [this, fair, client, threadId, name] {
+            fair->unlock(name, threadId, this, [this, client, threadId](const UnlockResult &) {
+                QTimer::singleShot(jitter(300, 800), this, [this, client, threadId] { fairTurn(client, threadId); });
+            });
+        });
+    });
+}
+
+void DemoWorkload::readerCycle(int client, qint64 threadId, int holdMs)
+{
+    if (!m_running)
+        return;
+    const QString name = QStringLiteral("config:rw");
+    ReadWriteLock *rw = m_rw[client];
+    rw->acquireRead(name, threadId, 20000, -1, this, [this, rw, client, threadId, holdMs, name](const AcquireResult &r) {
+        if (!r.acquired) {
+            QTimer::singleShot(1000, this, [this, client, threadId, holdMs] { readerCycle(client, threadId, holdMs); });
+            return;
+        }
+        QTimer::singleShot(holdMs, this, [this, rw, client, threadId, holdMs, name] {
+            rw->unlockRead(name, threadId, this, [this, client, threadId, holdMs](const UnlockResult &) {
+                // Readers pause long enough for the waiting writer to get its turn.
+                QTimer::singleShot(4000, this, [this, client, threadId, holdMs] { readerCycle(client, threadId, holdMs); });
+            });
+        });
+    });
+}
+
+void DemoWorkload::writerCycle()
+{
+    if (!m_running)
+        return;
+    const QString name = QStringLiteral("config:rw");
+    ReadWriteLock *rw = m_rw[2];
+    rw->acquireWrite(name, 23, 20000, -1, this, [this, rw, name](const AcquireResult &r) {
+        if (!r.acquired) {
+            QTimer::singleShot(1000, this, &DemoWorkload::writerCycle);
+            return;
+        }
+        QTimer::singleShot(1500, this, [this, rw, name] {
+            rw->unlockWrite(name, 23, this, [this](const UnlockResult &) {
+                QTimer::singleShot(2500, this, &DemoWorkload::writerCycle);
+            });
+        });
+    });
+}
+
+void DemoWorkload::fencedCycle()
+{
+    if (!m_running)
+        return;
+    const QString name = QStringLiteral("ledger:fenced");
+    FencedLock *fenced = m_fenced[1];
+    fenced->acquire(name, 31, 10000, -1, this, [this, fenced, name](const AcquireResult &r) {
+        QTimer::singleShot(r.acquired ? 2000 : 1000, this, [this, fenced, name, acquired = r.acquired] {
+            if (!acquired) {
+                fencedCycle();
+                return;
+            }
+            fenced->unlock(name, 31, this, [this](const UnlockResult &) {
+                QTimer::singleShot(1000, this, &DemoWorkload::fencedCycle);
+            });
+        });
+    });
 }
 
 void DemoWorkload::stop() { m_running = false; }

@@ -8,7 +8,10 @@
 
 namespace lockscope {
 
+class FairLock;
+class FencedLock;
 class LockClient;
+class ReadWriteLock;
 class RedisConnection;
 class RedisConnectionPool;
 
@@ -20,6 +23,9 @@ class RedisConnectionPool;
  * - `payments:batch`: three clients contend; each holds 2-4 s, others wait on the unlock channel.
  * - `reports:daily`: report thread 1 re-enters to hold count 3, then releases one level every 2 s.
  * - `legacy:cron`: a hash written without a TTL by an old client, which never expires.
+ * - `jobs:nightly` (fair lock): four threads of three clients queue and take turns in FIFO order.
+ * - `config:rw` (read-write lock): two readers overlap; a writer waits for them, then writes.
+ * - `ledger:fenced` (fenced lock): taken and released every few seconds; its token climbs.
  */
 class DemoWorkload : public QObject
 {
@@ -38,9 +44,16 @@ private:
     void contend(LockClient *client, qint64 threadId);
     void expiringLease();
     void reentrantCycle();
+    void fairTurn(int client, qint64 threadId);
+    void readerCycle(int client, qint64 threadId, int holdMs);
+    void writerCycle();
+    void fencedCycle();
 
     QList<RedisConnectionPool *> m_pools;
     QList<LockClient *> m_clients;
+    QList<FairLock *> m_fair;
+    QList<ReadWriteLock *> m_rw;
+    QList<FencedLock *> m_fenced;
     bool m_running = false;
 };
 
