@@ -154,7 +154,8 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     if (fenced)
         s.token = token.toLongLong();
 
-    s.isLock = holderShaped || fair || (fenced && !s.exists);
+    // A free fenced lock (token key only) is free like any other lock: not listed, as after a rescan.
+    s.isLock = holderShaped || fair;
     if (!s.isLock) {
         s.holders.clear();
         s.problems.clear();
