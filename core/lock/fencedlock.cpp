@@ -203,7 +203,9 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
                            result.error = r.errorMessage();
                        } else if (!r.isArray() || r.size() != 2) {
                            result.error = QStringLiteral("unexpected fenced acquire reply: %1").arg(r.debugString());
-                       } else if (r.at(0).toInteger(0) == -1) {
+                       } else if (r.at(1).toInteger(-1) != -1) {
+                           // Decide by the token, not by the first element: a lock held with no
+                           // expiry answers {-1 (its PTTL), -1}.
                            result.acquired = true;
                            result.token = r.at(1).toInteger(-1);
                            if (client) {

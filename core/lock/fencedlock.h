@@ -40,6 +40,8 @@ public:
      * One attempt (Redisson `tryLockAndGetToken()`): the lockAndGetToken script (§5.2). Acquired
      * (free or re-entered): `token` = the new value of `redisson_lock_token:{name}` (>= 1).
      * Not acquired: `pttlMs` = the lock's PTTL in ms (-1 = held with no expiry), `token` = -1.
+     * The script's reply is {-1, token} / {pttl, -1}; it is told apart by the token, since a lock
+     * held with no expiry answers {-1, -1}.
      */
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                     LockClient::AcquireCallback callback);
