@@ -6,11 +6,20 @@
 #include <QTcpSocket>
 #include <QThread>
 
+#ifdef Q_OS_LINUX
+#include <csignal>
+#include <sys/prctl.h>
+#endif
+
 namespace lockscope {
 
 RedisServerProcess::RedisServerProcess(QObject *parent) : QObject(parent)
 {
     m_process.setProcessChannelMode(QProcess::MergedChannels);
+#ifdef Q_OS_LINUX
+    // If we die without cleaning up (SIGKILL, crash), the kernel stops our private server too.
+    m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+#endif
 }
 
 RedisServerProcess::~RedisServerProcess() { stop(); }
