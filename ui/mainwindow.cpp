@@ -175,6 +175,12 @@ void MainWindow::buildUi()
     m_progress->setFormat(tr("scanning… %v keys"));
     m_progress->setTextVisible(true);
     m_progress->hide();
+    m_cancelScan = new QPushButton(tr("Stop scan"), this);
+    m_cancelScan->setToolTip(tr("Stop scanning for locks (Esc). Locks found so far stay and are watched live"));
+    m_cancelScan->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelScan->hide();
+    connect(m_cancelScan, &QPushButton::clicked, this,
+            [this] { QMetaObject::invokeMethod(m_session, &LockSession::cancelScan, Qt::QueuedConnection); });
     m_enableNotifications = new QPushButton(tr("Enable keyspace notifications"), this);
     m_enableNotifications->setToolTip(tr("Runs CONFIG SET notify-keyspace-events with K, g, h and x added, so "
                                          "LockScope sees changes live instead of polling"));
@@ -186,6 +192,7 @@ void MainWindow::buildUi()
     statusBar()->addWidget(m_countLabel);
     statusBar()->addPermanentWidget(m_enableNotifications);
     statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelScan);
     if (m_options.readOnly) {
         auto *ro = new QLabel(tr(" READ-ONLY "), this);
         ro->setStyleSheet(QStringLiteral("background:#555; color:white; border-radius:3px; padding:1px 6px;"));
@@ -394,6 +401,7 @@ void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished)
 {
     Q_UNUSED(found);
     m_progress->setVisible(!finished);
+    m_cancelScan->setVisible(!finished);
     m_progress->setValue(int(qMin<qint64>(scanned, std::numeric_limits<int>::max())));
     if (finished && !m_initialData) {
         // Let the reads queued by the scan land first.

@@ -84,6 +84,7 @@ private:
     QLabel *m_serverLabel = nullptr;
     QLabel *m_countLabel = nullptr;
     QProgressBar *m_progress = nullptr;
+    QPushButton *m_cancelScan = nullptr;
     QPushButton *m_enableNotifications = nullptr;
     QAction *m_refreshAction = nullptr;
     QAction *m_acquireAction = nullptr;

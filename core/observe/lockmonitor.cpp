@@ -220,6 +220,19 @@ void LockMonitor::rediscover()
     m_discovery->start(m_pattern);
 }
 
+void LockMonitor::cancelDiscovery()
+{
+    if (!m_discovery->isRunning())
+        return;
+    m_discovery->cancel();
+    m_seenInScan.clear();
+    emit discoveryProgress(0, m_locks.size(), true);
+    if (isIdle()) {
+        m_baselineDone = true;
+        emit idle();
+    }
+}
+
 void LockMonitor::markDirty(const QString &name, const QString &hint)
 {
     auto it = m_dirty.find(name);

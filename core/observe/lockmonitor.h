@@ -59,6 +59,9 @@ public:
     void start();
     /** Runs discovery again (progress via discoveryProgress). */
     void rediscover();
+    /** Stops a running discovery (locks found so far stay; live updates go on). Reports
+     *  discoveryProgress(..., finished = true). */
+    void cancelDiscovery();
     /** Operator-requested: adds K, g, h and x to notify-keyspace-events with CONFIG SET. */
     void enableNotifications();
     /** The next removal of `name` is reported as force_unlocked (LockScope deleted it). */

@@ -51,6 +51,7 @@ void LockSession::start()
     m_monitor->start();
 }
 void LockSession::refresh() { m_monitor->rediscover(); }
+void LockSession::cancelScan() { m_monitor->cancelDiscovery(); }
 
 void LockSession::setPattern(const QString &glob)
 {

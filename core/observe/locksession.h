@@ -57,6 +57,8 @@ public slots:
     /** open() plus the LockMonitor: discovery, then live updates or polling. */
     void start();
     void refresh();
+    /** Stops a running scan (see LockMonitor::cancelDiscovery()). */
+    void cancelScan();
     void setPattern(const QString &glob);
     void enableNotifications();
     /** Acquire as LockScope's client: leaseMs <= 0 = watchdog; waitMs 0 = one attempt. */
