@@ -126,7 +126,7 @@ void TestMainWindow::forceUnlockDialogNamesWhatHappens()
     s.pttlMs = 25000;
     s.readAtSteadyMs = LockSnapshot::steadyNowMs();
     s.subscribers = 3;
-    s.holders << LockHolder{kField, kField.section(QLatin1Char(':'), 0, 0), QStringLiteral("1"), 2, QString()};
+    s.holders << LockHolder{kField, kField.section(QLatin1Char(':'), 0, 0), QStringLiteral("1"), 2, QString(), {}};
     ForceUnlockDialog dialog(s);
     QVERIFY(dialog.summary().contains(QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b")));
     QVERIFY(dialog.summary().contains(QStringLiteral("hold count <b>2</b>")));
