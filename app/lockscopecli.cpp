@@ -4,6 +4,8 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "observe/forceunlocker.h"
+#include "observe/doctorprobe.h"
+#include "observe/lockdoctor.h"
 #include "observe/lockmonitor.h"
 #include "observe/locknames.h"
 #include "observe/locksession.h"
@@ -11,6 +13,7 @@
 #include "redis/redisconnection.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimer>
 
@@ -38,9 +41,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  watch [--pattern GLOB] [--json]    events as they happen (acquired, released, ...)\n"
         "  acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]\n"
         "                                     take the lock as LockScope's Redisson client\n"
-        "  force-unlock NAME [--yes]          delete the lock and wake its waiters\n\n"
+        "  force-unlock NAME [--yes]          delete the lock and wake its waiters\n"
+        "  doctor [--json] [--observe-ms N]   find stuck locks, dead waiters and readers, deadlocks\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
-        "confirmed, lock absent, not acquired)."));
+        "confirmed, lock absent, not acquired), 4 doctor found a problem of severity warning or worse."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();
     m_parser.addOptions({
@@ -65,6 +69,16 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("enable-notifications"),
          QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
         {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
+        {QStringLiteral("observe-ms"),
+         QStringLiteral("doctor: watch for N ms before diagnosing, so rules that need history (watchdog held too "
+                        "long, waiters without holder) can fire. Default 0: one pass."),
+         QStringLiteral("N"), QStringLiteral("0")},
+        {QStringLiteral("watchdog-threshold-ms"),
+         QStringLiteral("doctor: report locks kept alive by a watchdog for longer than N ms (default 600000)."),
+         QStringLiteral("N"), QStringLiteral("600000")},
+        {QStringLiteral("waiter-threshold-ms"),
+         QStringLiteral("doctor: report waiters with no holder after N ms (default 30000, one lease)."),
+         QStringLiteral("N"), QStringLiteral("30000")},
         {QStringLiteral("demo"),
          QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
                         "instead of --url.")},
@@ -99,10 +113,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return false;
     };
     if (pos.isEmpty())
-        return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock)"));
+        return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock, doctor)"));
     m_command = pos.first();
     const QStringList known{QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"),
-                            QStringLiteral("acquire"), QStringLiteral("force-unlock")};
+                            QStringLiteral("acquire"), QStringLiteral("force-unlock"), QStringLiteral("doctor")};
     if (!known.contains(m_command))
         return usage(QStringLiteral("unknown command '%1'").arg(m_command));
     const bool needsName = m_command == QLatin1String("show") || m_command == QLatin1String("acquire")
@@ -114,7 +128,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     if (needsName)
         m_name = pos.at(1);
     m_json = m_parser.isSet(QStringLiteral("json"));
-    for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms"}) {
+    for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
+                                "watchdog-threshold-ms", "waiter-threshold-ms"}) {
         const QString opt = QString::fromLatin1(numeric);
         if (m_parser.isSet(opt)) {
             bool ok = false;
@@ -189,6 +204,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             runWatch();
         else if (m_command == QLatin1String("acquire"))
             runAcquire();
+        else if (m_command == QLatin1String("doctor"))
+            runDoctor();
         else
             runForceUnlock();
     });
@@ -426,6 +443,80 @@ void LockScopeCli::runAcquire()
         client->tryAcquire(m_name, thread, lease, this, onAcquired);
     else
         client->acquire(m_name, thread, lease, wait, this, onAcquired);
+}
+
+void LockScopeCli::runDoctor()
+{
+    LockMonitor *monitor = m_session->monitor();
+    auto doctor = std::make_shared<LockDoctor>();
+    LockDoctor::Thresholds t;
+    t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
+    t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
+    doctor->setThresholds(t);
+    auto *probe = new DoctorProbe(m_session->connection(), this);
+    const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
+
+    connect(monitor, &LockMonitor::locksUpdated, this, [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+        for (const auto &s : changed)
+            doctor->observe(s);
+        for (const auto &n : removed)
+            doctor->forget(n);
+    });
+    connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    auto report = [this, monitor, doctor, probe] {
+        probe->run([this, monitor, doctor](const DoctorProbe::Result &r) {
+            if (!r.error.isEmpty())
+                m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
+            const qint64 now = LockSnapshot::steadyNowMs();
+            doctor->observeOrphanWaiters(r.orphanSubscribers, now);
+            doctor->observeLatches(r.latches);
+            const QVector<LockFinding> findings = doctor->diagnose(monitor->locks(), now);
+            int counts[3] = {0, 0, 0};
+            for (const auto &f : findings) {
+                ++counts[int(f.severity)];
+                if (m_json) {
+                    m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
+                    continue;
+                }
+                QStringList evidence;
+                for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
+                    const QJsonValue v = it.value();
+                    evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
+                                                                     : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
+                }
+                m_out << '[' << LockFinding::severityName(f.severity).toUpper() << "] " << f.title << '\n'
+                      << "  why:      " << f.explanation << '\n'
+                      << "  evidence: " << evidence.join(QStringLiteral(", ")) << '\n'
+                      << "  do:       " << f.action << "\n\n";
+            }
+            if (!m_json) {
+                if (findings.isEmpty())
+                    m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
+                          << monitor->locks().size() << " lock(s) checked).\n";
+                else
+                    m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
+                          << " warning, " << counts[0] << " info (" << monitor->locks().size()
+                          << " lock(s) checked).\n";
+            }
+            finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
+        });
+    };
+    bool first = true;
+    connect(monitor, &LockMonitor::idle, this, [this, probe, report, observeMs, first, doctor]() mutable {
+        if (!first)
+            return;
+        first = false;
+        if (observeMs <= 0) {
+            report();
+            return;
+        }
+        m_err << "lockscope-cli: observing for " << observeMs << " ms…\n";
+        m_err.flush();
+        // A first probe starts the clock of "waiting without a holder since".
+        probe->run([doctor](const DoctorProbe::Result &r) { doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs()); });
+        QTimer::singleShot(int(observeMs), this, report);
+    });
+    m_session->start();
 }
 
 void LockScopeCli::runForceUnlock()

@@ -19,15 +19,16 @@ class RedisServerProcess;
  *                 | show NAME [--json] | watch [--pattern GLOB] [--json]
  *                 | acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
  *                 | force-unlock NAME [--yes]
+ *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
- * lock absent, not acquired).
+ * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.
  */
 class LockScopeCli : public QObject
 {
     Q_OBJECT
 public:
-    enum ExitCode { Ok = 0, Usage = 1, ServerError = 2, Refused = 3 };
+    enum ExitCode { Ok = 0, Usage = 1, ServerError = 2, Refused = 3, ProblemsFound = 4 };
 
     explicit LockScopeCli(QObject *parent = nullptr);
     ~LockScopeCli() override;
@@ -51,6 +52,7 @@ private:
     void runWatch();
     void runAcquire();
     void runForceUnlock();
+    void runDoctor();
     void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
 
     QCommandLineParser m_parser;

@@ -1,5 +1,6 @@
 #include "snapshotreader.h"
 
+#include "lockdoctor.h"
 #include "locknames.h"
 
 #include "redis/redisconnection.h"
@@ -121,17 +122,12 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
                 ttls << t.toInteger(-2);
             holdTtls.insert(QString::fromUtf8(ttlPairs.at(i).toByteArray()), ttls);
         }
-        int deadHolds = 0;
         for (auto &h : s.holders) {
             if (!h.mode.isEmpty())
                 continue;
             h.mode = QStringLiteral("read");
             h.holdTtlsMs = holdTtls.value(h.field);
-            deadHolds += int(std::count(h.holdTtlsMs.cbegin(), h.holdTtlsMs.cend(), qint64(-2)));
         }
-        if (deadHolds > 0)
-            s.problems << QStringLiteral("%1 read hold(s) without a live rwlock_timeout key: dead readers keep "
-                                         "the lock until its TTL runs out").arg(deadHolds);
     }
 
     // Fair-lock companions: queue in order with deadlines from the timeout set (§3.1).
@@ -168,17 +164,10 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
             s.kind = LockKind::FencedLock;
     }
 
-    if (s.exists && s.pttlMs == -1)
-        s.problems << QStringLiteral("no TTL: this lock never expires on its own");
-    if (s.kind != LockKind::ReadWriteLock && s.holders.size() > 1)
-        s.problems << QStringLiteral("%1 holder fields in one lock: corruption or a foreign writer").arg(s.holders.size());
-    if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0
-        && s.waiters.first().deadlineEpochMs < serverTimeMs)
-        s.problems << QStringLiteral("head waiter %1 is past its deadline: it blocks the lock until the next "
-                                     "acquire attempt prunes it")
-                          .arg(s.waiters.first().field);
-    if (fair && !s.exists && s.queueLength > 0)
-        s.problems << QStringLiteral("free lock with %1 queued waiter(s)").arg(s.queueLength);
+    // The stateless doctor rules give each snapshot its "problems" (titles); LockDoctor adds the
+    // rules that need history (watchdog_long, waiters_without_holder) and deadlocks.
+    for (const auto &f : LockDoctor::snapshotFindings(s))
+        s.problems << f.title;
     return s;
 }
 

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QVector>
+
+#include <functional>
+
+namespace lockscope {
+
+class RedisConnection;
+
+/**
+ * The extra reads the doctor needs beyond lock snapshots, all read-only:
+ *  - clients waiting on locks that do not exist: `PUBSUB CHANNELS redisson_lock__channel:*` and
+ *    `redisson_rwlock:*`, then `PUBSUB NUMSUB` and `EXISTS` of each lock (per-waiter fair
+ *    channels are skipped: fair waiters are visible in their queue);
+ *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT 1000` in steps, then PTTL.
+ */
+class DoctorProbe : public QObject
+{
+    Q_OBJECT
+public:
+    struct Result
+    {
+        QHash<QString, qint64> orphanSubscribers;   ///< lock name -> clients waiting on its channel
+        QVector<QPair<QString, qint64>> latches;    ///< latch key -> PTTL ms (-1 = no expiry)
+        QString error;                              ///< first error met (partial results kept)
+    };
+
+    explicit DoctorProbe(RedisConnection *connection, QObject *parent = nullptr);
+
+    /** Runs all reads; `callback` once. A run already in progress is not restarted. */
+    void run(std::function<void(const Result &)> callback);
+    bool isRunning() const { return m_running; }
+
+private:
+    void scanLatches(const QByteArray &cursor);
+    void finish();
+
+    QPointer<RedisConnection> m_connection;
+    bool m_running = false;
+    int m_pending = 0;
+    Result m_result;
+    QStringList m_latchKeys;
+    std::function<void(const Result &)> m_callback;
+};
+
+} // namespace lockscope

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "lockfinding.h"
+#include "locksnapshot.h"
+
+#include <QHash>
+#include <QVector>
+
+namespace lockscope {
+
+/**
+ * The stuck-lock doctor: rules over snapshots and their recent history (no I/O; feed it with
+ * observe*() and ask diagnose()). Rules, each a LockFinding code:
+ *  - no_ttl (critical): PTTL -1, the lock never expires on its own (§2.1).
+ *  - watchdog_long (warning): the same holders for longer than watchdogHeldMs (default 10 min)
+ *    while the TTL was seen jumping back (watchdog renewals, §2.6): alive but maybe stuck.
+ *  - fair_head_expired (warning): the head waiter's deadline has passed (§3.7).
+ *  - fair_companions_disagree (warning): a queue member with no timeout-set score or the reverse.
+ *  - waiters_without_holder (warning): a free lock with queued waiters (fair) or with clients
+ *    subscribed to its unlock channel, for longer than waitersWithoutHolderMs (default 30 s, one
+ *    lease): a lost unlock message (§1.5).
+ *  - several_holders (critical): more than one holder field in a lock that is not read-write.
+ *  - dead_readers (warning): read holds whose rwlock_timeout key is gone (§4.3).
+ *  - lingering_latch (info; warning when it has no TTL): redisson_unlock_latch keys (§2.3).
+ *  - free_with_queue (info): a free fair lock with queued waiters, right now (normal for a moment).
+ *  - deadlock (critical): a cycle in the wait-for graph (a thread queued on a fair lock held by a
+ *    thread that is queued on a lock the first one holds), with every lock and holder on it.
+ * Times are monotonic ms (LockSnapshot::steadyNowMs()).
+ */
+class LockDoctor
+{
+public:
+    struct Thresholds
+    {
+        qint64 watchdogHeldMs = 10 * 60 * 1000;
+        qint64 waitersWithoutHolderMs = 30000;
+    };
+
+    void setThresholds(const Thresholds &t) { m_thresholds = t; }
+    const Thresholds &thresholds() const { return m_thresholds; }
+
+    /** Records a snapshot (call for every read, in order). */
+    void observe(const LockSnapshot &snapshot);
+    /** The lock is gone: forget its history. */
+    void forget(const QString &name);
+    /** Clients subscribed to unlock channels whose lock hash does not exist: lock -> subscribers
+     *  (from PUBSUB CHANNELS/NUMSUB). Replaces the previous observation. */
+    void observeOrphanWaiters(const QHash<QString, qint64> &subscribersByLock, qint64 nowSteadyMs);
+    /** Unlock latch keys found, with their PTTL in ms (-1 = no expiry). Replaces the previous one. */
+    void observeLatches(const QVector<QPair<QString, qint64>> &latchKeys);
+
+    /** Every finding for `locks` (the monitor's current snapshots) at `nowSteadyMs`. Sorted by
+     *  severity (critical first), then lock name. */
+    QVector<LockFinding> diagnose(const QHash<QString, LockSnapshot> &locks, qint64 nowSteadyMs) const;
+
+    /** The rules that need nothing but one snapshot. */
+    static QVector<LockFinding> snapshotFindings(const LockSnapshot &snapshot);
+    /** Cycles in the wait-for graph of fair-queue waiters and holders. */
+    static QVector<LockFinding> deadlocks(const QHash<QString, LockSnapshot> &locks);
+    /** Highest severity among `findings`, or -1 when empty. */
+    static int worstSeverity(const QVector<LockFinding> &findings);
+
+private:
+    struct History
+    {
+        QString holders;               ///< holderSummary() when first seen held this way
+        qint64 heldSinceMs = -1;       ///< first seen held by these holders
+        qint64 renewals = 0;           ///< TTL jumps back seen while held by them
+        qint64 lastPttlMs = -2;
+        qint64 lastReadAtMs = 0;
+        qint64 freeWithWaitersSinceMs = -1;
+    };
+
+    Thresholds m_thresholds;
+    QHash<QString, History> m_history;
+    QHash<QString, qint64> m_orphanSubscribers;
+    QHash<QString, qint64> m_orphanSinceMs;
+    qint64 m_orphanObservedAtMs = 0;
+    QVector<QPair<QString, qint64>> m_latches;
+};
+
+} // namespace lockscope
