@@ -469,7 +469,9 @@ void MainWindow::forceUnlock()
     if (dialog.exec() != QDialog::Accepted)
         return;
     const QString name = s->name;
-    QMetaObject::invokeMethod(m_session, [session = m_session, name] { session->forceUnlock(name); }, Qt::QueuedConnection);
+    const QString confirmed = s->stateFingerprint(); // what the operator saw and confirmed
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, name, confirmed] { session->forceUnlock(name, confirmed); }, Qt::QueuedConnection);
 }
 
 } // namespace lockscope

@@ -14,19 +14,25 @@ ForceUnlocker::ForceUnlocker(RedisConnection *connection, QObject *parent)
 }
 
 void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
-                                std::function<void(const ForceUnlockResult &)> callback)
+                                std::function<void(const ForceUnlockResult &)> callback,
+                                const std::optional<QString> &confirmedState)
 {
     const QList<QByteArray> keys{name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
                                  LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
                                  LockNames::readWriteChannel(name).toUtf8()};
     // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
-    const QList<QByteArray> args{QByteArray::number(QDateTime::currentMSecsSinceEpoch()), m_publishCommand};
+    const QList<QByteArray> args{QByteArray::number(QDateTime::currentMSecsSinceEpoch()), m_publishCommand,
+                                 confirmedState ? QByteArray("1") : QByteArray("0"),
+                                 confirmedState ? confirmedState->toUtf8() : QByteArray()};
     m_script.eval(m_connection, keys, args, context, [callback](const RedisReply &r) {
         ForceUnlockResult result;
         if (r.isError()) {
             result.error = r.errorMessage();
         } else {
             result.deleted = r.at(0).toInteger() == 1;
+            result.changed = r.at(0).toInteger() == -1;
+            if (result.changed)
+                result.currentState = QString::fromUtf8(r.at(4).toByteArray());
             result.kind = QString::fromUtf8(r.at(1).toByteArray());
             result.channel = QString::fromUtf8(r.at(2).toByteArray());
             result.message = QString::fromUtf8(r.at(3).toByteArray());
@@ -40,6 +46,9 @@ QString ForceUnlocker::describe(const QString &name, const ForceUnlockResult &r)
 {
     if (!r.error.isEmpty())
         return QStringLiteral("Force unlock of %1 failed: %2. Nothing is known to have changed.").arg(name, r.error);
+    if (r.changed)
+        return QStringLiteral("%1 changed since you confirmed it, so nothing was deleted. It is now: %2")
+            .arg(name, r.currentState.isEmpty() ? QStringLiteral("free") : QString(r.currentState).replace(QLatin1Char('\n'), QStringLiteral(", ")));
     if (!r.deleted)
         return QStringLiteral("%1 was not locked any more: nothing deleted").arg(name);
     if (r.channel.isEmpty())

@@ -6,6 +6,7 @@
 #include <QPointer>
 
 #include <functional>
+#include <optional>
 
 namespace lockscope {
 
@@ -15,6 +16,8 @@ class RedisConnection;
 struct ForceUnlockResult
 {
     bool deleted = false;  ///< the lock hash existed and was deleted
+    bool changed = false;  ///< refused: the lock no longer had the confirmed state (nothing done)
+    QString currentState;  ///< when changed: the state now (LockSnapshot::stateFingerprint() form)
     QString kind;          ///< "lock", "fair_lock" or "read_write_lock", as decided inside the script
     QString channel;       ///< channel the wake-up message went to, empty when none was sent
     QString message;       ///< "0" or "1", empty when none was sent
@@ -37,7 +40,11 @@ public:
     /** "publish" (default) or "spublish" (Redis 7 cluster, sharded pub/sub, §1.3). */
     void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
 
-    void forceUnlock(const QString &name, QObject *context, std::function<void(const ForceUnlockResult &)> callback);
+    /** Force-unlocks `name`. With `confirmedState` set (LockSnapshot::stateFingerprint() of the
+     *  snapshot the operator confirmed), the script first checks that the hash is still exactly
+     *  that and otherwise changes nothing and reports `changed`. */
+    void forceUnlock(const QString &name, QObject *context, std::function<void(const ForceUnlockResult &)> callback,
+                     const std::optional<QString> &confirmedState = std::nullopt);
 
     /** One sentence for the operator: what was deleted and who was woken, or why nothing was. */
     static QString describe(const QString &name, const ForceUnlockResult &result);

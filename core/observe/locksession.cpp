@@ -1,6 +1,8 @@
 #include "locksession.h"
 
 #include "forceunlocker.h"
+#include "lockrepairs.h"
+#include "snapshotreader.h"
 
 #include "lock/lockclient.h"
 #include "redis/redisconnection.h"
@@ -8,12 +10,15 @@
 #include "lock/lockwatchdog.h"
 #include "redis/redissubscriber.h"
 
+#include <QDateTime>
+#include <QSysInfo>
 #include <QUuid>
 
 namespace lockscope {
 
 LockSession::LockSession(const Options &options, QObject *parent)
-    : QObject(parent), m_options(options), m_clientId(QUuid::createUuid().toString(QUuid::WithoutBraces))
+    : QObject(parent), m_options(options), m_clientId(QUuid::createUuid().toString(QUuid::WithoutBraces)),
+      m_audit(options.auditLogPath)
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
     RedisConnection *conn = m_pool->connection();
@@ -23,6 +28,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_monitor->setPollIntervalMs(options.pollIntervalMs);
     m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
     m_forceUnlocker = new ForceUnlocker(conn, this);
+    m_repairs = new LockRepairs(conn, this);
+    m_reader = new SnapshotReader(conn, this);
 
     connect(m_monitor, &LockMonitor::modeChanged, this, &LockSession::modeChanged);
     connect(m_monitor, &LockMonitor::locksUpdated, this, &LockSession::locksUpdated);
@@ -59,93 +66,173 @@ void LockSession::setPattern(const QString &glob)
     m_monitor->rediscover();
 }
 
-bool LockSession::refuseIfReadOnly(const QString &action, const QString &name)
+void LockSession::runWrite(const QString &action, const QString &name, const QJsonObject &args,
+                           std::function<void(const LockSnapshot &before, Done done)> perform)
 {
-    if (!m_options.readOnly)
-        return false;
-    emit actionFinished(action, name, false,
-                        QStringLiteral("Refused: LockScope runs read-only (--read-only), so it writes nothing to Redis."));
-    return true;
+    if (m_options.readOnly) {
+        finishWrite(action, name, args, LockSnapshot(), QStringLiteral("refused"),
+                    QStringLiteral("Refused: LockScope runs read-only (--read-only), so it writes nothing to Redis."));
+        return;
+    }
+    // Re-read the lock first: the audit record shows the state just before the change.
+    m_reader->read({name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
+        const LockSnapshot before = snaps.value(0);
+        perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
+            finishWrite(action, name, args, before, outcome, message);
+            m_monitor->markDirty(name);
+        });
+    });
+}
+
+void LockSession::finishWrite(const QString &action, const QString &name, const QJsonObject &args,
+                              const LockSnapshot &before, const QString &outcome, const QString &message)
+{
+    QJsonObject record;
+    record.insert(QStringLiteral("time_ms"), QDateTime::currentMSecsSinceEpoch());
+    record.insert(QStringLiteral("operator"), AuditLog::operatorName());
+    record.insert(QStringLiteral("host"), QSysInfo::machineHostName());
+    record.insert(QStringLiteral("server"), m_options.endpoint.toString());
+    record.insert(QStringLiteral("client_id"), m_clientId);
+    record.insert(QStringLiteral("action"), action);
+    record.insert(QStringLiteral("lock"), name);
+    record.insert(QStringLiteral("args"), args);
+    record.insert(QStringLiteral("before"), before.name.isEmpty() ? QJsonValue() : QJsonValue(before.toJson()));
+    record.insert(QStringLiteral("result"), outcome);
+    record.insert(QStringLiteral("message"), message);
+    QString auditError;
+    if (!m_audit.append(record, &auditError)) {
+        emit actionFinished(action, name, false,
+                            QStringLiteral("%1. BUT the audit record could not be written: %2").arg(message, auditError),
+                            QStringLiteral("audit_failed"));
+        return;
+    }
+    emit actionFinished(action, name, outcome == QLatin1String("done"), message, outcome);
 }
 
 void LockSession::enableNotifications()
 {
-    if (refuseIfReadOnly(QStringLiteral("enable_notifications"), QString()))
+    if (m_options.readOnly) {
+        emit actionFinished(QStringLiteral("enable_notifications"), QString(), false,
+                            QStringLiteral("Refused: LockScope runs read-only (--read-only), so it changes no server "
+                                           "configuration."),
+                            QStringLiteral("refused"));
         return;
+    }
     m_monitor->enableNotifications();
 }
 
 void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs)
 {
-    if (refuseIfReadOnly(QStringLiteral("acquire"), name))
-        return;
-    const QString field = m_client->holderField(threadId);
-    auto done = [this, name, field, leaseMs](const AcquireResult &r) {
-        QString msg;
-        if (!r.error.isEmpty())
-            msg = QStringLiteral("Acquire of %1 failed: %2").arg(name, r.error);
-        else if (r.acquired)
-            msg = QStringLiteral("Acquired %1 as %2 (%3)")
-                      .arg(name, field,
-                           leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
-                                       : QStringLiteral("watchdog renews every %1 ms").arg(m_client->watchdogTimeoutMs() / 3));
+    const QJsonObject args{{QStringLiteral("thread_id"), threadId}, {QStringLiteral("lease_ms"), leaseMs},
+                           {QStringLiteral("wait_ms"), waitMs}};
+    runWrite(QStringLiteral("acquire"), name, args, [this, name, threadId, leaseMs, waitMs](const LockSnapshot &, Done done) {
+        const QString field = m_client->holderField(threadId);
+        auto result = [this, name, field, leaseMs, done](const AcquireResult &r) {
+            if (!r.error.isEmpty())
+                done(QStringLiteral("error"), QStringLiteral("Acquire of %1 failed: %2").arg(name, r.error));
+            else if (r.acquired)
+                done(QStringLiteral("done"),
+                     QStringLiteral("Acquired %1 as %2 (%3)")
+                         .arg(name, field,
+                              leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
+                                          : QStringLiteral("watchdog renews every %1 ms").arg(m_client->watchdogTimeoutMs() / 3)));
+            else
+                done(QStringLiteral("refused"), QStringLiteral("%1 is held by someone else (TTL %2 ms)").arg(name).arg(r.pttlMs));
+        };
+        if (waitMs == 0)
+            m_client->tryAcquire(name, threadId, leaseMs, this, result);
         else
-            msg = QStringLiteral("%1 is held by someone else (TTL %2 ms)").arg(name).arg(r.pttlMs);
-        emit actionFinished(QStringLiteral("acquire"), name, r.acquired, msg);
-        m_monitor->markDirty(name);
-    };
-    if (waitMs == 0)
-        m_client->tryAcquire(name, threadId, leaseMs, this, done);
-    else
-        m_client->acquire(name, threadId, leaseMs, waitMs, this, done);
+            m_client->acquire(name, threadId, leaseMs, waitMs, this, result);
+    });
 }
 
 void LockSession::renew(const QString &name, qint64 threadId)
 {
-    if (refuseIfReadOnly(QStringLiteral("renew"), name))
-        return;
-    m_client->renew(name, threadId, 0, this, [this, name](bool ok, const QString &error) {
-        emit actionFinished(QStringLiteral("renew"), name, ok,
-                            ok ? QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(m_client->watchdogTimeoutMs())
-                               : error.isEmpty() ? QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name)
-                                                 : QStringLiteral("Renew of %1 failed: %2").arg(name, error));
-        m_monitor->markDirty(name);
+    runWrite(QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &, Done done) {
+        m_client->renew(name, threadId, 0, this, [this, name, done](bool ok, const QString &error) {
+            if (!error.isEmpty())
+                done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
+            else if (ok)
+                done(QStringLiteral("done"), QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(m_client->watchdogTimeoutMs()));
+            else
+                done(QStringLiteral("refused"), QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
+        });
     });
 }
 
 void LockSession::release(const QString &name, qint64 threadId)
 {
-    if (refuseIfReadOnly(QStringLiteral("release"), name))
-        return;
-    m_client->unlock(name, threadId, this, [this, name](const UnlockResult &r) {
-        QString msg;
-        switch (r.status) {
-        case UnlockResult::Status::Released:
-            msg = QStringLiteral("Released %1 (unlock message sent)").arg(name);
-            break;
-        case UnlockResult::Status::StillHeld:
-            msg = QStringLiteral("Released one hold of %1; still held (reentrant)").arg(name);
-            break;
-        case UnlockResult::Status::NotHeld:
-        case UnlockResult::Status::Error:
-            msg = QStringLiteral("Release of %1 failed: %2").arg(name, r.error);
-            break;
-        }
-        const bool ok = r.status == UnlockResult::Status::Released || r.status == UnlockResult::Status::StillHeld;
-        emit actionFinished(QStringLiteral("release"), name, ok, msg);
-        m_monitor->markDirty(name);
+    runWrite(QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &, Done done) {
+        m_client->unlock(name, threadId, this, [name, done](const UnlockResult &r) {
+            switch (r.status) {
+            case UnlockResult::Status::Released:
+                done(QStringLiteral("done"), QStringLiteral("Released %1 (unlock message sent)").arg(name));
+                break;
+            case UnlockResult::Status::StillHeld:
+                done(QStringLiteral("done"), QStringLiteral("Released one hold of %1; still held (reentrant)").arg(name));
+                break;
+            case UnlockResult::Status::NotHeld:
+                done(QStringLiteral("refused"), QStringLiteral("Release of %1 refused: %2").arg(name, r.error));
+                break;
+            case UnlockResult::Status::Error:
+                done(QStringLiteral("error"), QStringLiteral("Release of %1 failed: %2").arg(name, r.error));
+                break;
+            }
+        });
     });
 }
 
-void LockSession::forceUnlock(const QString &name)
+void LockSession::forceUnlock(const QString &name, const std::optional<QString> &confirmed)
 {
-    if (refuseIfReadOnly(QStringLiteral("force_unlock"), name))
-        return;
-    m_monitor->expectForceUnlock(name);
-    m_client->watchdog()->remove(name); // if LockScope itself held it, stop renewing
-    m_forceUnlocker->forceUnlock(name, this, [this, name](const ForceUnlockResult &r) {
-        emit actionFinished(QStringLiteral("force_unlock"), name, r.deleted, ForceUnlocker::describe(name, r));
-        m_monitor->markDirty(name);
+    QJsonObject args;
+    if (confirmed)
+        args.insert(QStringLiteral("confirmed_state"), *confirmed);
+    runWrite(QStringLiteral("force_unlock"), name, args, [this, name, confirmed](const LockSnapshot &before, Done done) {
+        const QString confirmedState = confirmed ? *confirmed : before.stateFingerprint();
+        m_monitor->expectForceUnlock(name);
+        m_forceUnlocker->forceUnlock(
+            name, this,
+            [this, name, done](const ForceUnlockResult &r) {
+                if (r.deleted)
+                    m_client->watchdog()->remove(name); // if LockScope itself held it, stop renewing
+                const QString outcome = !r.error.isEmpty() ? QStringLiteral("error")
+                                        : r.changed       ? QStringLiteral("changed")
+                                        : r.deleted       ? QStringLiteral("done")
+                                                          : QStringLiteral("refused");
+                done(outcome, ForceUnlocker::describe(name, r));
+            },
+            confirmedState);
+    });
+}
+
+void LockSession::setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState)
+{
+    runWrite(QStringLiteral("set_ttl"), name, {{QStringLiteral("ttl_ms"), ttlMs}, {QStringLiteral("confirmed_state"), confirmedState}},
+             [this, name, ttlMs, confirmedState](const LockSnapshot &, Done done) {
+        m_repairs->setTtl(name, ttlMs, confirmedState, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+    });
+}
+
+void LockSession::removeWaiter(const QString &name, const QString &field, qint64 waitMs)
+{
+    runWrite(QStringLiteral("remove_waiter"), name, {{QStringLiteral("field"), field}, {QStringLiteral("wait_ms"), waitMs}},
+             [this, name, field, waitMs](const LockSnapshot &, Done done) {
+        m_repairs->removeWaiter(name, field, waitMs, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+    });
+}
+
+void LockSession::removeReader(const QString &name, const QString &field)
+{
+    runWrite(QStringLiteral("remove_reader"), name, {{QStringLiteral("field"), field}},
+             [this, name, field](const LockSnapshot &, Done done) {
+        m_repairs->removeReader(name, field, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+    });
+}
+
+void LockSession::wake(const QString &name)
+{
+    runWrite(QStringLiteral("wake"), name, {}, [this, name](const LockSnapshot &, Done done) {
+        m_repairs->wake(name, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
     });
 }
 

@@ -2,17 +2,24 @@
 
 #include "lockevent.h"
 #include "lockmonitor.h"
+#include "auditlog.h"
 #include "locksnapshot.h"
 
 #include "redis/redisendpoint.h"
 #include "redis/redissubscriber.h"
 #include "redis/redisconnection.h"
 
+#include <QJsonObject>
 #include <QObject>
+
+#include <functional>
+#include <optional>
 
 namespace lockscope {
 
 class ForceUnlocker;
+class LockRepairs;
+class SnapshotReader;
 class LockClient;
 class RedisConnection;
 class RedisConnectionPool;
@@ -23,8 +30,12 @@ class RedisConnectionPool;
  * read-only guard. The GUI moves it to its `redis-io` thread and talks to it only through
  * queued invocations of its slots and its signals (value types only); the CLI uses it directly.
  *
- * Every write slot refuses in read-only mode and reports through actionFinished(); nothing is
- * ever written to Redis except by these slots.
+ * Every write goes through one path (runWrite): refuse in read-only mode; re-read the lock;
+ * perform the change in one atomic script which, for force unlock and repairs, first checks that
+ * the lock is still in the state the operator confirmed (else it stops and reports the new state);
+ * append an audit record (time, operator, server, action, lock, arguments, the snapshot before,
+ * the result) to the AuditLog, fsync'd, and only then report through actionFinished().
+ * Nothing is ever written to Redis except by these slots.
  */
 class LockSession : public QObject
 {
@@ -37,6 +48,7 @@ public:
         bool readOnly = false;
         bool forcePolling = false;
         int pollIntervalMs = 1000;
+        QString auditLogPath;  ///< empty = AuditLog::defaultPath()
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -66,12 +78,28 @@ public slots:
     void renew(const QString &name, qint64 threadId);
     void release(const QString &name, qint64 threadId);
     /** Kind-aware force unlock (ForceUnlocker, protocol §9): atomic DEL + the wake-up message
-     *  each kind's waiters listen for, so they acquire at once instead of after the TTL. */
-    void forceUnlock(const QString &name);
+     *  each kind's waiters listen for, so they acquire at once instead of after the TTL. Only if
+     *  the lock still has `confirmedState` (LockSnapshot::stateFingerprint() of what the operator
+     *  confirmed; without one, the state re-read just before is used); otherwise nothing is done
+     *  and the result is "changed". */
+    void forceUnlock(const QString &name, const std::optional<QString> &confirmedState = std::nullopt);
+    /** Repair: give a lock without TTL one of `ttlMs` (only in the confirmed state). */
+    void setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState);
+    /** Repair: remove one waiter from a fair queue and timeout set (acquireFailed semantics). */
+    void removeWaiter(const QString &name, const QString &field, qint64 waitMs);
+    /** Repair: remove a dead reader (all its rwlock_timeout keys gone) from a read-write lock. */
+    void removeReader(const QString &name, const QString &field);
+    /** Repair: publish the unlock message for clients waiting on a lock that is free. */
+    void wake(const QString &name);
 
 signals:
-    /** `action`: "acquire", "renew", "release", "force_unlock", "enable_notifications". */
-    void actionFinished(const QString &action, const QString &lock, bool ok, const QString &message);
+    /** `action`: "acquire", "renew", "release", "force_unlock", "set_ttl", "remove_waiter",
+     *  "remove_reader", "wake", "enable_notifications". `ok` = done and audited. `outcome`:
+     *  "done", "changed" (refused: the lock changed since it was confirmed), "refused" (read-only,
+     *  not held, nothing to do), "error" (server/transport), "audit_failed" (done, but the audit
+     *  record could not be written). */
+    void actionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
+                        const QString &outcome = QString());
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
@@ -80,7 +108,12 @@ signals:
     void errorOccurred(const QString &message);
 
 private:
-    bool refuseIfReadOnly(const QString &action, const QString &name);
+    using Done = std::function<void(const QString &outcome, const QString &message)>;
+    /** The one write path: read-only check, re-read, perform, audit, report. */
+    void runWrite(const QString &action, const QString &name, const QJsonObject &args,
+                  std::function<void(const LockSnapshot &before, Done done)> perform);
+    void finishWrite(const QString &action, const QString &name, const QJsonObject &args,
+                     const LockSnapshot &before, const QString &outcome, const QString &message);
 
     Options m_options;
     QString m_clientId;
@@ -88,6 +121,9 @@ private:
     LockMonitor *m_monitor = nullptr;
     LockClient *m_client = nullptr;
     ForceUnlocker *m_forceUnlocker = nullptr;
+    LockRepairs *m_repairs = nullptr;
+    SnapshotReader *m_reader = nullptr;
+    AuditLog m_audit;
 };
 
 } // namespace lockscope

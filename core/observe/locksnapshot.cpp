@@ -2,6 +2,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <chrono>
 
 namespace lockscope {
@@ -85,6 +86,19 @@ QString LockSnapshot::holderSummary() const
     for (const auto &h : holders)
         parts << h.field;
     return parts.join(QStringLiteral(", "));
+}
+
+QString LockSnapshot::stateFingerprint() const
+{
+    if (!exists)
+        return {};
+    QStringList parts;
+    for (const auto &h : holders)
+        parts << h.field + QLatin1Char('=') + QString::number(h.holdCount);
+    if (!rwMode.isEmpty())
+        parts << QStringLiteral("mode=") + rwMode;
+    std::sort(parts.begin(), parts.end(), [](const QString &a, const QString &b) { return a.toUtf8() < b.toUtf8(); });
+    return parts.join(QLatin1Char('\n'));
 }
 
 bool LockSnapshot::sameHolders(const LockSnapshot &o) const

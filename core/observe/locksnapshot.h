@@ -78,6 +78,10 @@ struct LockSnapshot
     qint64 remainingTtlMs(qint64 nowSteadyMs) const;
     /** "clientId:threadId" of the holders, comma-separated. */
     QString holderSummary() const;
+    /** The lock hash as LockScope saw it: "field=value" lines (holders and `mode`), sorted, joined by
+     *  "\n"; empty for an absent hash. The scripts that act on a confirmed state compare it with
+     *  the same string computed inside Redis, atomically. */
+    QString stateFingerprint() const;
     /** Same holders with the same counts and mode (TTL and waiters ignored). */
     bool sameHolders(const LockSnapshot &o) const;
 

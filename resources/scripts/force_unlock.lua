@@ -10,9 +10,23 @@
 -- KEYS[1] lock name, KEYS[2] unlock channel redisson_lock__channel:{name},
 -- KEYS[3] fair queue redisson_lock_queue:{name}, KEYS[4] timeout set redisson_lock_timeout:{name},
 -- KEYS[5] read-write channel redisson_rwlock:{name}
--- ARGV[1] now (epoch ms, for pruning expired fair waiters), ARGV[2] "publish" or "spublish"
--- Reply: { deleted (1/0), kind ("read_write_lock"|"fair_lock"|"lock"), channel published to or "",
---          message published or "" }
+-- ARGV[1] now (epoch ms, for pruning expired fair waiters), ARGV[2] "publish" or "spublish",
+-- ARGV[3] "1" to require that the lock hash still has exactly the state the operator confirmed,
+-- ARGV[4] that state: the hash's "field=value" pairs, sorted, joined by newlines ("" = absent)
+-- Reply: { deleted (1/0, or -1 = refused: the state changed), kind ("read_write_lock"|"fair_lock"|"lock"),
+--          channel published to or "", message published or "", current state (when refused) }
+if ARGV[3] == '1' then
+    local fields = redis.call('hgetall', KEYS[1])
+    local parts = {}
+    for i = 1, #fields, 2 do
+        parts[#parts + 1] = fields[i] .. '=' .. fields[i + 1]
+    end
+    table.sort(parts)
+    local state = table.concat(parts, '\n')
+    if state ~= ARGV[4] then
+        return { -1, '', '', '', state }
+    end
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == 'read' or mode == 'write' then
     redis.call('del', KEYS[1])

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+namespace lockscope {
+
+/**
+ * Append-only JSON-lines audit log of every write LockScope does or refuses. Each append opens
+ * the file (creating it with mode 0600 and its directory if needed), writes one line, flushes
+ * and fsync()s it, then closes it, so a record that was reported written survives a crash.
+ * Default: `$XDG_DATA_HOME/lockscope/audit.jsonl` (~/.local/share/lockscope/audit.jsonl), shared
+ * by the dashboard and the CLI.
+ */
+class AuditLog
+{
+public:
+    explicit AuditLog(const QString &path = QString());
+
+    static QString defaultPath();
+    QString path() const { return m_path; }
+
+    /** Appends `record` as one line. Returns false with a sentence in `*error` on failure. */
+    bool append(const QJsonObject &record, QString *error = nullptr) const;
+
+    /** Who is acting: $USER, else $LOGNAME, else the uid. */
+    static QString operatorName();
+
+private:
+    QString m_path;
+};
+
+} // namespace lockscope
