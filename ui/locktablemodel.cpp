@@ -271,7 +271,7 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
         if (!old.sameHolders(s) || s.pttlMs < 0) {
             row.ttlScaleMs = qMax<qint64>(s.pttlMs, 0);
             row.lastRenewalSteadyMs = 0;
-        } else if (s.pttlMs >= 0 && old.pttlMs >= 0 && s.pttlMs > old.remainingTtlMs(s.readAtSteadyMs) + 1000) {
+        } else if (s.isRenewalOf(old)) {
             row.lastRenewalSteadyMs = s.readAtSteadyMs; // TTL jumped back: renewed
             row.ttlScaleMs = qMax(row.ttlScaleMs, s.pttlMs);
         } else {

@@ -29,8 +29,7 @@ void LockDoctor::observe(const LockSnapshot &s)
         h.holders = holders;
         h.heldSinceMs = s.readAtSteadyMs;
         h.renewals = 0;
-    } else if (s.pttlMs >= 0 && h.lastPttlMs >= 0
-               && s.pttlMs > h.lastPttlMs - (s.readAtSteadyMs - h.lastReadAtMs) + 1000) {
+    } else if (s.isRenewalOf(h.last)) {
         ++h.renewals;
     }
     const bool freeWithWaiters = !s.exists && s.queueLength > 0;
@@ -38,8 +37,7 @@ void LockDoctor::observe(const LockSnapshot &s)
         h.freeWithWaitersSinceMs = -1;
     else if (h.freeWithWaitersSinceMs < 0)
         h.freeWithWaitersSinceMs = s.readAtSteadyMs;
-    h.lastPttlMs = s.pttlMs;
-    h.lastReadAtMs = s.readAtSteadyMs;
+    h.last = s;
 }
 
 void LockDoctor::forget(const QString &name) { m_history.remove(name); }

@@ -66,8 +66,7 @@ private:
         QString holders;               ///< holderSummary() when first seen held this way
         qint64 heldSinceMs = -1;       ///< first seen held by these holders
         qint64 renewals = 0;           ///< TTL jumps back seen while held by them
-        qint64 lastPttlMs = -2;
-        qint64 lastReadAtMs = 0;
+        LockSnapshot last;             ///< the previous snapshot of this lock
         qint64 freeWithWaitersSinceMs = -1;
     };
 

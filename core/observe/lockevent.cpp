@@ -63,13 +63,9 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
     }
 
     // Renewal: same holders, and the TTL is clearly above what the countdown predicts.
-    if (before && before->isHeld() && after.isHeld() && after.sameHolders(*before) && before->pttlMs >= 0
-        && after.pttlMs >= 0) {
-        const qint64 predicted = before->remainingTtlMs(after.readAtSteadyMs);
-        if (after.pttlMs > predicted + 1000)
-            add(QStringLiteral("renewed"), after.holders.first().field,
-                QStringLiteral("TTL %1 ms -> %2 ms").arg(predicted).arg(after.pttlMs));
-    }
+    if (before && after.isRenewalOf(*before))
+        add(QStringLiteral("renewed"), after.holders.first().field,
+            QStringLiteral("TTL %1 ms -> %2 ms").arg(before->remainingTtlMs(after.readAtSteadyMs)).arg(after.pttlMs));
 
     QSet<QString> oldWaiters;
     if (before) {

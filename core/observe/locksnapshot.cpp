@@ -101,6 +101,12 @@ QString LockSnapshot::stateFingerprint() const
     return parts.join(QLatin1Char('\n'));
 }
 
+bool LockSnapshot::isRenewalOf(const LockSnapshot &before) const
+{
+    return isHeld() && before.isHeld() && sameHolders(before) && before.pttlMs >= 0 && pttlMs >= 0
+           && pttlMs > before.remainingTtlMs(readAtSteadyMs) + 250;
+}
+
 bool LockSnapshot::sameHolders(const LockSnapshot &o) const
 {
     return holders == o.holders && rwMode == o.rwMode;

@@ -82,6 +82,11 @@ struct LockSnapshot
      *  "\n"; empty for an absent hash. The scripts that act on a confirmed state compare it with
      *  the same string computed inside Redis, atomically. */
     QString stateFingerprint() const;
+    /** True when this snapshot shows the TTL pushed back since `before` with the same holders:
+     *  a watchdog renewal or an explicit renew (§2.6). "Pushed back" = more than 250 ms above what
+     *  `before`'s countdown predicts for this read (a re-entry also resets the TTL, but changes
+     *  the hold count, so it is not a renewal). */
+    bool isRenewalOf(const LockSnapshot &before) const;
     /** Same holders with the same counts and mode (TTL and waiters ignored). */
     bool sameHolders(const LockSnapshot &o) const;
 

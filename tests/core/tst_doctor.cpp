@@ -1,0 +1,245 @@
+// The stuck-lock doctor: every rule on a Redis prepared with each problem (written by redis-cli,
+// as the problem's real cause would leave it), `lockscope-cli doctor --json` exit codes, and a
+// fair-lock deadlock between two clients reported as a cycle.
+#include "testsupport.h"
+
+#include "demo/redisserverprocess.h"
+#include "lock/lockclient.h"
+#include "observe/lockdoctor.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+using namespace lockscope;
+using namespace lockscope::test;
+
+class TestDoctor : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanupTestCase();
+    void healthyRedisHasNoFindings();
+    void reportsEveryProblemWithEvidence();
+    void fairDeadlockIsACycle();
+    void watchdogHeldTooLong();
+    void rulesAreUnitTestable();
+
+private:
+    void cli(const QStringList &args) { QCOMPARE(redisCli(m_server.port(), args).exitCode, 0); }
+    /** Runs `lockscope-cli doctor --json` with `extra`; returns findings by code. */
+    QMultiHash<QString, QJsonObject> doctor(const QStringList &extra, int *exitCode);
+
+    RedisServerProcess m_server;
+    std::unique_ptr<SyncClient> m_admin;
+    QString m_a = newClientId();
+    QString m_b = newClientId();
+};
+
+void TestDoctor::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+    m_admin = std::make_unique<SyncClient>(m_server.endpoint());
+    QVERIFY(m_admin->open());
+}
+
+void TestDoctor::init() { m_admin->flushall(); }
+
+void TestDoctor::cleanupTestCase()
+{
+    m_admin.reset();
+    m_server.stop();
+}
+
+QMultiHash<QString, QJsonObject> TestDoctor::doctor(const QStringList &extra, int *exitCode)
+{
+    const ProcessResult r = runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                                       QStringList{QStringLiteral("--url"), m_server.url(), QStringLiteral("doctor"),
+                                                   QStringLiteral("--json")} + extra,
+                                       60000);
+    *exitCode = r.exitCode;
+    QMultiHash<QString, QJsonObject> byCode;
+    for (const QByteArray &line : r.out.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        byCode.insert(o.value(QStringLiteral("code")).toString(), o);
+    }
+    return byCode;
+}
+
+void TestDoctor::healthyRedisHasNoFindings()
+{
+    cli({QStringLiteral("HSET"), QStringLiteral("orders:42"), m_a + QStringLiteral(":1"), QStringLiteral("2")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("30000")});
+    cli({QStringLiteral("SET"), QStringLiteral("unrelated"), QStringLiteral("x")});
+    int code = -1;
+    const auto findings = doctor({}, &code);
+    QVERIFY2(findings.isEmpty(), qPrintable(QStringList(findings.keys()).join(QLatin1Char(','))));
+    QCOMPARE(code, 0);
+}
+
+void TestDoctor::reportsEveryProblemWithEvidence()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QString a1 = m_a + QStringLiteral(":1");
+    const QString b2 = m_b + QStringLiteral(":2");
+    // no TTL: an old client wrote HSET without PEXPIRE.
+    cli({QStringLiteral("HSET"), QStringLiteral("p:nottl"), a1, QStringLiteral("1")});
+    // several holders in a plain lock.
+    cli({QStringLiteral("HSET"), QStringLiteral("p:multi"), a1, QStringLiteral("1"), b2, QStringLiteral("1")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("p:multi"), QStringLiteral("60000")});
+    // fair: head waiter past its deadline, and a queued waiter with no deadline / a deadline with no queue entry.
+    cli({QStringLiteral("HSET"), QStringLiteral("p:fair"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("p:fair"), QStringLiteral("60000")});
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{p:fair}"), m_b + QStringLiteral(":4"), m_b + QStringLiteral(":5")});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:fair}"), QString::number(now - 5000),
+         m_b + QStringLiteral(":4"), QString::number(now + 600000), m_b + QStringLiteral(":9")});
+    // waiters without holder: a free fair lock with a live-looking queue; clients subscribed to a free lock.
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{p:free}"), m_b + QStringLiteral(":20")});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:free}"), QString::number(now + 600000), m_b + QStringLiteral(":20")});
+    QProcess ghost;
+    ghost.start(redisCliPath(), {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"),
+                                 QStringLiteral("redisson_lock__channel:{p:ghost}")});
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{p:ghost}") == 1; }));
+    // dead reader: a read hold whose rwlock_timeout key is gone.
+    cli({QStringLiteral("HSET"), QStringLiteral("p:rw"), QStringLiteral("mode"), QStringLiteral("read"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("p:rw"), QStringLiteral("60000")});
+    // a latch whose follow-up DEL was lost (and with no TTL).
+    cli({QStringLiteral("SET"), QStringLiteral("redisson_unlock_latch:{p:x}:0123456789abcdef0123456789abcdef"), QStringLiteral("1")});
+
+    int code = -1;
+    const auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"),
+                           QStringLiteral("500")},
+                          &code);
+    ghost.kill();
+    ghost.waitForFinished(2000);
+    QCOMPARE(code, 4);
+    for (const char *expected : {"no_ttl", "several_holders", "fair_head_expired", "fair_companions_disagree",
+                                 "waiters_without_holder", "dead_readers", "lingering_latch"})
+        QVERIFY2(f.contains(QString::fromLatin1(expected)), expected);
+    QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("lock")).toString(), QStringLiteral("p:nottl"));
+    QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("severity")).toString(), QStringLiteral("critical"));
+    QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("evidence")).toObject().value(QStringLiteral("pttl_ms")).toInt(), -1);
+    const QJsonObject head = f.value(QStringLiteral("fair_head_expired"));
+    QCOMPARE(head.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("waiter")).toString(), m_b + QStringLiteral(":4"));
+    const QJsonObject disagree = f.value(QStringLiteral("fair_companions_disagree")).value(QStringLiteral("evidence")).toObject();
+    QCOMPARE(disagree.value(QStringLiteral("queued_without_deadline")).toArray().first().toString(), m_b + QStringLiteral(":5"));
+    QCOMPARE(disagree.value(QStringLiteral("deadline_without_queue_entry")).toArray().first().toString(), m_b + QStringLiteral(":9"));
+    QStringList withoutHolder;
+    for (const auto &o : f.values(QStringLiteral("waiters_without_holder")))
+        withoutHolder << o.value(QStringLiteral("lock")).toString();
+    QVERIFY2(withoutHolder.contains(QStringLiteral("p:free")), qPrintable(withoutHolder.join(QLatin1Char(','))));
+    QVERIFY2(withoutHolder.contains(QStringLiteral("p:ghost")), qPrintable(withoutHolder.join(QLatin1Char(','))));
+    QCOMPARE(f.value(QStringLiteral("dead_readers")).value(QStringLiteral("evidence")).toObject()
+                 .value(QStringLiteral("dead_holds_by_reader")).toObject().value(a1).toInt(),
+             1);
+    QCOMPARE(f.value(QStringLiteral("lingering_latch")).value(QStringLiteral("severity")).toString(), QStringLiteral("warning"));
+    for (const auto &o : f) {
+        QVERIFY(!o.value(QStringLiteral("title")).toString().isEmpty());
+        QVERIFY(!o.value(QStringLiteral("explanation")).toString().isEmpty());
+        QVERIFY(!o.value(QStringLiteral("action")).toString().isEmpty());
+        QVERIFY(!o.value(QStringLiteral("evidence")).toObject().isEmpty());
+    }
+}
+
+void TestDoctor::fairDeadlockIsACycle()
+{
+    // Thread a:11 holds lock:A and is queued on lock:B; b:12 holds lock:B and is queued on lock:A.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QString a = m_a + QStringLiteral(":11");
+    const QString b = m_b + QStringLiteral(":12");
+    for (const auto &[lock, holder, waiter] : {std::tuple{QStringLiteral("lock:A"), a, b}, std::tuple{QStringLiteral("lock:B"), b, a}}) {
+        cli({QStringLiteral("HSET"), lock, holder, QStringLiteral("1")});
+        cli({QStringLiteral("PEXPIRE"), lock, QStringLiteral("60000")});
+        cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{%1}").arg(lock), waiter});
+        cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{%1}").arg(lock), QString::number(now + 300000), waiter});
+    }
+    int code = -1;
+    const auto f = doctor({}, &code);
+    QCOMPARE(code, 4);
+    QCOMPARE(f.count(QStringLiteral("deadlock")), 1);
+    const QJsonObject d = f.value(QStringLiteral("deadlock"));
+    QCOMPARE(d.value(QStringLiteral("severity")).toString(), QStringLiteral("critical"));
+    QStringList locks;
+    for (const auto &v : d.value(QStringLiteral("locks")).toArray())
+        locks << v.toString();
+    locks.sort();
+    QCOMPARE(locks, (QStringList{QStringLiteral("lock:A"), QStringLiteral("lock:B")}));
+    const QJsonArray cycle = d.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("cycle")).toArray();
+    QCOMPARE(cycle.size(), 2);
+    QStringList holders;
+    for (const auto &step : cycle)
+        holders << step.toObject().value(QStringLiteral("holder")).toString();
+    holders.sort();
+    QStringList expected{a, b};
+    expected.sort();
+    QCOMPARE(holders, expected);
+}
+
+void TestDoctor::watchdogHeldTooLong()
+{
+    // A real watchdog (LockScope's own Redisson client, renewing every 300 ms) keeps the lock alive.
+    SyncClient client(m_server.endpoint());
+    QVERIFY(client.open());
+    LockClient holder(client.connection(), nullptr);
+    holder.setWatchdogTimeoutMs(3000); // renewed every 1 s
+    bool acquired = false;
+    holder.tryAcquire(QStringLiteral("p:stuck"), 7, 0, nullptr, [&](const AcquireResult &r) { acquired = r.acquired; });
+    QVERIFY(waitUntil([&] { return acquired; }));
+    QProcess doctorProcess;
+    doctorProcess.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                        {QStringLiteral("--url"), m_server.url(), QStringLiteral("doctor"), QStringLiteral("--json"),
+                         QStringLiteral("--observe-ms"), QStringLiteral("3500"), QStringLiteral("--watchdog-threshold-ms"),
+                         QStringLiteral("2000")});
+    QVERIFY(waitUntil([&] { return doctorProcess.state() == QProcess::NotRunning; }, 30000));
+    QCOMPARE(doctorProcess.exitCode(), 4);
+    const QByteArray out = doctorProcess.readAllStandardOutput();
+    QJsonObject finding;
+    for (const QByteArray &line : out.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.value(QStringLiteral("code")).toString() == QLatin1String("watchdog_long"))
+            finding = o;
+    }
+    QVERIFY2(!finding.isEmpty(), out.constData());
+    QCOMPARE(finding.value(QStringLiteral("lock")).toString(), QStringLiteral("p:stuck"));
+    QVERIFY(finding.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("renewals_seen")).toInt() >= 1);
+}
+
+void TestDoctor::rulesAreUnitTestable()
+{
+    // History rule: the same holder seen renewing for longer than the threshold.
+    LockDoctor doctor;
+    doctor.setThresholds({5000, 30000});
+    LockSnapshot s;
+    s.name = QStringLiteral("x");
+    s.isLock = s.exists = true;
+    s.holders << LockHolder{m_a + QStringLiteral(":1"), m_a, QStringLiteral("1"), 1, QString(), {}};
+    s.pttlMs = 30000;
+    s.readAtSteadyMs = 1000;
+    doctor.observe(s);
+    s.pttlMs = 29990;
+    s.readAtSteadyMs = 11000; // 10 s later the TTL is back near 30 s: renewed
+    QVERIFY(s.isRenewalOf([&] { LockSnapshot b = s; b.pttlMs = 30000; b.readAtSteadyMs = 1000; return b; }()));
+    doctor.observe(s);
+    QHash<QString, LockSnapshot> locks{{s.name, s}};
+    QVERIFY(doctor.diagnose(locks, 5500).isEmpty());
+    const auto findings = doctor.diagnose(locks, 12000);
+    QCOMPARE(findings.size(), 1);
+    QCOMPARE(findings.first().code, QStringLiteral("watchdog_long"));
+    QCOMPARE(LockDoctor::worstSeverity(findings), int(LockFinding::Severity::Warning));
+    // A new holder restarts the clock.
+    s.holders.first().field = m_b + QStringLiteral(":2");
+    s.readAtSteadyMs = 12500;
+    doctor.observe(s);
+    QVERIFY(doctor.diagnose({{s.name, s}}, 13000).isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestDoctor)
+#include "tst_doctor.moc"
