@@ -1,0 +1,213 @@
+// The one write path of LockSession: every write re-reads the lock, acts only on the state the
+// operator confirmed (checked atomically inside Redis), and leaves one complete, fsync'd audit
+// record, also when it was refused.
+#include "testsupport.h"
+
+#include "demo/redisserverprocess.h"
+#include "observe/locksession.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace lockscope;
+using namespace lockscope::test;
+
+namespace {
+struct Outcome
+{
+    QString action, lock, message, outcome;
+    bool ok = false;
+};
+} // namespace
+
+class TestSafeActions : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanupTestCase();
+    void forceUnlockOfTheConfirmedStateIsAudited();
+    void forceUnlockRefusesWhenTheLockChanged();
+    void repairsCheckTheConfirmedState();
+    void readOnlyRefusesEveryWriteAndAuditsIt();
+    void unwritableAuditLogIsReported();
+
+private:
+    std::unique_ptr<LockSession> session(bool readOnly = false, const QString &auditPath = QString());
+    Outcome run(LockSession *s, const std::function<void()> &action);
+    QList<QJsonObject> auditRecords() const;
+    void cli(const QStringList &args) { QCOMPARE(redisCli(m_server.port(), args).exitCode, 0); }
+
+    RedisServerProcess m_server;
+    std::unique_ptr<SyncClient> m_admin;
+    QTemporaryDir m_dir;
+    QString m_a = newClientId();
+};
+
+void TestSafeActions::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+    m_admin = std::make_unique<SyncClient>(m_server.endpoint());
+    QVERIFY(m_admin->open());
+}
+
+void TestSafeActions::init()
+{
+    m_admin->flushall();
+    QFile::remove(m_dir.filePath(QStringLiteral("audit.jsonl")));
+}
+
+void TestSafeActions::cleanupTestCase()
+{
+    m_admin.reset();
+    m_server.stop();
+}
+
+std::unique_ptr<LockSession> TestSafeActions::session(bool readOnly, const QString &auditPath)
+{
+    LockSession::Options o;
+    o.endpoint = m_server.endpoint();
+    o.readOnly = readOnly;
+    o.auditLogPath = auditPath.isEmpty() ? m_dir.filePath(QStringLiteral("audit.jsonl")) : auditPath;
+    auto s = std::make_unique<LockSession>(o);
+    s->open();
+    return s;
+}
+
+Outcome TestSafeActions::run(LockSession *s, const std::function<void()> &action)
+{
+    Outcome out;
+    bool done = false;
+    auto c = connect(s, &LockSession::actionFinished, this,
+                     [&](const QString &a, const QString &l, bool ok, const QString &m, const QString &o) {
+                         out = {a, l, m, o, ok};
+                         done = true;
+                     });
+    action();
+    waitUntil([&] { return done; });
+    disconnect(c);
+    return out;
+}
+
+QList<QJsonObject> TestSafeActions::auditRecords() const
+{
+    QFile f(m_dir.filePath(QStringLiteral("audit.jsonl")));
+    QList<QJsonObject> out;
+    if (!f.open(QIODevice::ReadOnly))
+        return out;
+    for (const QByteArray &line : f.readAll().split('\n'))
+        if (!line.trimmed().isEmpty())
+            out << QJsonDocument::fromJson(line).object();
+    return out;
+}
+
+void TestSafeActions::forceUnlockOfTheConfirmedStateIsAudited()
+{
+    cli({QStringLiteral("HSET"), QStringLiteral("orders:42"), m_a + QStringLiteral(":1"), QStringLiteral("2")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("30000")});
+    auto s = session();
+    const QString confirmed = m_a + QStringLiteral(":1=2");
+    const Outcome r = run(s.get(), [&] { s->forceUnlock(QStringLiteral("orders:42"), confirmed); });
+    QVERIFY2(r.ok, qPrintable(r.message));
+    QCOMPARE(r.outcome, QStringLiteral("done"));
+    QVERIFY(!m_admin->exists("orders:42"));
+    const auto records = auditRecords();
+    QCOMPARE(records.size(), 1);
+    const QJsonObject rec = records.first();
+    for (const char *key : {"time_ms", "operator", "host", "server", "client_id", "action", "lock", "args", "before",
+                            "result", "message"})
+        QVERIFY2(rec.contains(QString::fromLatin1(key)), key);
+    QCOMPARE(rec.value(QStringLiteral("action")).toString(), QStringLiteral("force_unlock"));
+    QCOMPARE(rec.value(QStringLiteral("result")).toString(), QStringLiteral("done"));
+    QCOMPARE(rec.value(QStringLiteral("before")).toObject().value(QStringLiteral("holders")).toArray().size(), 1);
+    QVERIFY(!rec.value(QStringLiteral("server")).toString().contains(QLatin1Char('@'))); // no credentials
+}
+
+void TestSafeActions::forceUnlockRefusesWhenTheLockChanged()
+{
+    // The operator confirmed holder a:1 with hold count 1; meanwhile it re-entered (count 2).
+    cli({QStringLiteral("HSET"), QStringLiteral("orders:42"), m_a + QStringLiteral(":1"), QStringLiteral("2")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("30000")});
+    auto s = session();
+    const Outcome r = run(s.get(), [&] { s->forceUnlock(QStringLiteral("orders:42"), m_a + QStringLiteral(":1=1")); });
+    QVERIFY(!r.ok);
+    QCOMPARE(r.outcome, QStringLiteral("changed"));
+    QVERIFY2(r.message.contains(m_a + QStringLiteral(":1=2")), qPrintable(r.message)); // shows the new state
+    QCOMPARE(m_admin->hgetall("orders:42"), QStringList{m_a + QStringLiteral(":1=2")});
+    const auto records = auditRecords();
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.first().value(QStringLiteral("result")).toString(), QStringLiteral("changed"));
+
+    // A lock that was released and taken by someone else in between is not deleted either.
+    const Outcome gone = run(s.get(), [&] { s->forceUnlock(QStringLiteral("orders:42"), QStringLiteral("someone-else:9=1")); });
+    QCOMPARE(gone.outcome, QStringLiteral("changed"));
+    QVERIFY(m_admin->exists("orders:42"));
+    QCOMPARE(auditRecords().size(), 2);
+}
+
+void TestSafeActions::repairsCheckTheConfirmedState()
+{
+    cli({QStringLiteral("HSET"), QStringLiteral("legacy"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
+    auto s = session();
+    const Outcome stale = run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":2=1")); });
+    QCOMPARE(stale.outcome, QStringLiteral("changed"));
+    QCOMPARE(m_admin->pttl("legacy"), -1);
+    const Outcome ok = run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":1=1")); });
+    QVERIFY2(ok.ok, qPrintable(ok.message));
+    QVERIFY(m_admin->pttl("legacy") > 0);
+    const Outcome again = run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":1=1")); });
+    QCOMPARE(again.outcome, QStringLiteral("refused")); // already has a TTL
+    const auto records = auditRecords();
+    QCOMPARE(records.size(), 3);
+    QCOMPARE(records[0].value(QStringLiteral("result")).toString(), QStringLiteral("changed"));
+    QCOMPARE(records[1].value(QStringLiteral("result")).toString(), QStringLiteral("done"));
+    QCOMPARE(records[1].value(QStringLiteral("args")).toObject().value(QStringLiteral("ttl_ms")).toInt(), 5000);
+}
+
+void TestSafeActions::readOnlyRefusesEveryWriteAndAuditsIt()
+{
+    cli({QStringLiteral("HSET"), QStringLiteral("held"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
+    const QStringList before = m_admin->hgetall("held");
+    auto s = session(true);
+    const QList<std::function<void()>> writes{
+        [&] { s->acquire(QStringLiteral("new"), 1, 1000, 0); },
+        [&] { s->forceUnlock(QStringLiteral("held"), m_a + QStringLiteral(":1=1")); },
+        [&] { s->setTtl(QStringLiteral("held"), 1000, m_a + QStringLiteral(":1=1")); },
+        [&] { s->removeWaiter(QStringLiteral("held"), m_a + QStringLiteral(":2"), 0); },
+        [&] { s->removeReader(QStringLiteral("held"), m_a + QStringLiteral(":2")); },
+        [&] { s->wake(QStringLiteral("held")); },
+        [&] { s->release(QStringLiteral("held"), 1); },
+        [&] { s->renew(QStringLiteral("held"), 1); },
+    };
+    for (const auto &w : writes) {
+        const Outcome r = run(s.get(), w);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.outcome, QStringLiteral("refused"));
+        QVERIFY(r.message.contains(QLatin1String("read-only")));
+    }
+    QCOMPARE(m_admin->dbsize(), 1);
+    QCOMPARE(m_admin->hgetall("held"), before);
+    QCOMPARE(m_admin->pttl("held"), -1);
+    QCOMPARE(auditRecords().size(), writes.size());
+}
+
+void TestSafeActions::unwritableAuditLogIsReported()
+{
+    cli({QStringLiteral("HSET"), QStringLiteral("held"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
+    // A directory where the log file should be: the append must fail, and say so.
+    const QString badPath = m_dir.filePath(QStringLiteral("is-a-directory"));
+    QVERIFY(QDir().mkpath(badPath));
+    auto s = session(false, badPath);
+    const Outcome r = run(s.get(), [&] { s->wake(QStringLiteral("nothing")); });
+    QVERIFY(!r.ok);
+    QCOMPARE(r.outcome, QStringLiteral("audit_failed"));
+    QVERIFY2(r.message.contains(QLatin1String("audit")), qPrintable(r.message));
+}
+
+QTEST_GUILESS_MAIN(TestSafeActions)
+#include "tst_safeactions.moc"
