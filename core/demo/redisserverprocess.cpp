@@ -1,6 +1,8 @@
 #include "redisserverprocess.h"
 
 #include <QDeadlineTimer>
+#include <QSslConfiguration>
+#include <QSslSocket>
 #include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -23,6 +25,16 @@ RedisServerProcess::RedisServerProcess(QObject *parent) : QObject(parent)
 }
 
 RedisServerProcess::~RedisServerProcess() { stop(); }
+
+void RedisServerProcess::setTls(const QString &certFile, const QString &keyFile, const QString &caFile,
+                                const QString &authClients, const RedisTlsOptions &client)
+{
+    m_tlsCert = certFile;
+    m_tlsKey = keyFile;
+    m_tlsCa = caFile;
+    m_tlsAuthClients = authClients;
+    m_tlsClient = client;
+}
 
 QString RedisServerProcess::findExecutable()
 {
@@ -62,12 +74,19 @@ bool RedisServerProcess::start(int timeoutMs, QString *error)
                 *error = QStringLiteral("cannot create a temporary directory or find a free port");
             return false;
         }
-        QStringList args{QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--bind"),
-                         QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
-                         QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"),
-                         m_dir->path(), QStringLiteral("--notify-keyspace-events"), m_notify,
-                         QStringLiteral("--daemonize"), QStringLiteral("no"), QStringLiteral("--loglevel"),
-                         QStringLiteral("warning")};
+        QStringList args;
+        if (isTls())
+            args << QStringLiteral("--port") << QStringLiteral("0") << QStringLiteral("--tls-port")
+                 << QString::number(m_port) << QStringLiteral("--tls-cert-file") << m_tlsCert
+                 << QStringLiteral("--tls-key-file") << m_tlsKey << QStringLiteral("--tls-ca-cert-file") << m_tlsCa
+                 << QStringLiteral("--tls-auth-clients") << m_tlsAuthClients;
+        else
+            args << QStringLiteral("--port") << QString::number(m_port);
+        args << QStringList{QStringLiteral("--bind"), QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
+                            QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"),
+                            m_dir->path(), QStringLiteral("--notify-keyspace-events"), m_notify,
+                            QStringLiteral("--daemonize"), QStringLiteral("no"), QStringLiteral("--loglevel"),
+                            QStringLiteral("warning")};
         args << m_extra;
         m_process.start(exe, args);
         if (!m_process.waitForStarted(timeoutMs)) {
@@ -91,16 +110,40 @@ bool RedisServerProcess::waitForPing(int timeoutMs)
     while (!deadline.hasExpired()) {
         if (m_process.state() != QProcess::Running)
             return false;
-        QTcpSocket s;
-        s.connectToHost(QHostAddress::LocalHost, m_port);
-        if (s.waitForConnected(200)) {
-            s.write("PING\r\n");
-            if (s.waitForReadyRead(500) && s.readAll().startsWith("+PONG"))
-                return true;
-        }
+        if (pingOnce())
+            return true;
         QThread::msleep(20);
     }
     return false;
+}
+
+bool RedisServerProcess::pingOnce()
+{
+    if (!isTls()) {
+        QTcpSocket s;
+        s.connectToHost(QHostAddress::LocalHost, m_port);
+        if (!s.waitForConnected(200))
+            return false;
+        s.write("PING\r\n");
+        return s.waitForReadyRead(500) && s.readAll().startsWith("+PONG");
+    }
+    // Readiness only: the server is ours, so its certificate is not checked here.
+    RedisTlsOptions readiness = m_tlsClient;
+    readiness.setInsecure(true);
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    if (!readiness.applyTo(&config))
+        return false;
+    QSslSocket s;
+    s.setSslConfiguration(config);
+    s.connectToHostEncrypted(QStringLiteral("127.0.0.1"), m_port);
+    if (!s.waitForEncrypted(1000))
+        return false;
+    s.write("PING\r\n");
+    QByteArray reply;
+    QDeadlineTimer deadline(1000);
+    while (!reply.contains('\n') && !deadline.hasExpired() && s.waitForReadyRead(int(deadline.remainingTime())))
+        reply += s.readAll();
+    return reply.startsWith("+PONG");
 }
 
 void RedisServerProcess::stop()
@@ -117,8 +160,21 @@ void RedisServerProcess::stop()
 
 bool RedisServerProcess::isRunning() const { return m_process.state() == QProcess::Running; }
 qint64 RedisServerProcess::pid() const { return m_process.processId(); }
-QString RedisServerProcess::url() const { return QStringLiteral("redis://127.0.0.1:%1").arg(m_port); }
-RedisEndpoint RedisServerProcess::endpoint() const { return RedisEndpoint::tcp(QStringLiteral("127.0.0.1"), m_port); }
+QString RedisServerProcess::url() const
+{
+    return QStringLiteral("%1://127.0.0.1:%2").arg(isTls() ? QStringLiteral("rediss") : QStringLiteral("redis")).arg(m_port);
+}
+
+RedisEndpoint RedisServerProcess::endpoint() const
+{
+    if (!isTls())
+        return RedisEndpoint::tcp(QStringLiteral("127.0.0.1"), m_port);
+    RedisEndpoint ep = RedisEndpoint::parse(url());
+    ep.setPassword(QString()); // not LOCKSCOPE_PASSWORD: the private server has none
+    ep.setUsername(QString());
+    ep.setTlsOptions(m_tlsClient);
+    return ep;
+}
 QString RedisServerProcess::directory() const { return m_dir ? m_dir->path() : QString(); }
 
 } // namespace lockscope

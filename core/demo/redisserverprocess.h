@@ -26,6 +26,17 @@ public:
     /** Value for `--notify-keyspace-events` ("" = off). Default "KA" (all keyspace events). */
     void setNotifyKeyspaceEvents(const QString &flags) { m_notify = flags; }
     void setExtraArguments(const QStringList &args) { m_extra = args; }
+    /**
+     * Serve TLS only: `--port 0 --tls-port <port>` with the server's PEM certificate and key, and
+     * the CA certificate that client certificates must chain to. `authClients` is the value of
+     * `--tls-auth-clients`: "no", "optional" or "yes". Then url() is `rediss://...`, endpoint()
+     * carries `client` (the options a client uses: CA, client certificate), and the readiness
+     * check speaks TLS with `client`'s certificate but without verifying the server, so with
+     * "yes" `client` must hold a client certificate. Call before start().
+     */
+    void setTls(const QString &certFile, const QString &keyFile, const QString &caFile,
+                const QString &authClients = QStringLiteral("no"), const RedisTlsOptions &client = RedisTlsOptions());
+    bool isTls() const { return !m_tlsCert.isEmpty(); }
 
     /**
      * Starts the server and waits (blocking, up to `timeoutMs`) until it answers PING.
@@ -49,9 +60,15 @@ public:
 
 private:
     bool waitForPing(int timeoutMs);
+    bool pingOnce();
 
     QString m_notify = QStringLiteral("KA");
     QStringList m_extra;
+    QString m_tlsCert;
+    QString m_tlsKey;
+    QString m_tlsCa;
+    QString m_tlsAuthClients;
+    RedisTlsOptions m_tlsClient;
     std::unique_ptr<QTemporaryDir> m_dir;
     QProcess m_process;
     quint16 m_port = 0;

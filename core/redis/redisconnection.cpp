@@ -2,6 +2,7 @@
 
 #include <QLocalSocket>
 #include <QRandomGenerator>
+#include <QSslConfiguration>
 #include <QSslSocket>
 #include <QTcpSocket>
 
@@ -110,20 +111,29 @@ void RedisConnection::startConnect()
     QTcpSocket *sock = nullptr;
     if (m_endpoint.transport() == RedisEndpoint::Transport::Tls) {
         if (!QSslSocket::supportsSsl()) {
-            m_connectTimer.stop();
-            setState(State::Disconnected);
-            m_lastError = QStringLiteral("TLS (rediss://) is not available: Qt has no TLS backend on this machine");
-            failAll(m_lastError);
-            emit connectionLost(m_lastError);
+            failWithoutRetry(QStringLiteral("TLS (rediss://) is not available: Qt has no TLS backend on this machine"));
+            return;
+        }
+        const RedisTlsOptions &tls = m_endpoint.tlsOptions();
+        QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+        QString tlsError;
+        if (!tls.applyTo(&config, &tlsError)) {
+            failWithoutRetry(tlsError);
             return;
         }
         auto *ssl = new QSslSocket(this);
+        ssl->setSslConfiguration(config);
+        if (!tls.serverName().isEmpty())
+            ssl->setPeerVerifyName(tls.serverName());
         connect(ssl, &QSslSocket::encrypted, this, &RedisConnection::onTransportConnected);
-        connect(ssl, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
-            QStringList texts;
-            for (const auto &e : errors)
-                texts << e.errorString();
-            onTransportError(QStringLiteral("TLS handshake failed: %1").arg(texts.join(QStringLiteral("; "))));
+        connect(ssl, &QSslSocket::sslErrors, this, [this, ssl](const QList<QSslError> &errors) {
+            if (m_endpoint.tlsOptions().isInsecure()) {
+                ssl->ignoreSslErrors();
+                return;
+            }
+            const QString peer = ssl->peerVerifyName().isEmpty() ? m_endpoint.host() : ssl->peerVerifyName();
+            m_lastError = RedisTlsOptions::describeErrors(errors, m_endpoint.address(), peer);
+            handleDisconnect(m_lastError);
         });
         sock = ssl;
     } else {
@@ -132,10 +142,13 @@ void RedisConnection::startConnect()
     }
     m_device = sock;
     connect(sock, &QTcpSocket::readyRead, this, &RedisConnection::onReadyRead);
-    connect(sock, &QTcpSocket::disconnected, this,
-            [this] { handleDisconnect(QStringLiteral("server closed the connection")); });
-    connect(sock, &QTcpSocket::errorOccurred, this, [this, sock](QAbstractSocket::SocketError) {
-        onTransportError(sock->errorString());
+    connect(sock, &QTcpSocket::disconnected, this, [this] { handleDisconnect(closedReason()); });
+    connect(sock, &QTcpSocket::errorOccurred, this, [this, sock](QAbstractSocket::SocketError error) {
+        if (error == QAbstractSocket::RemoteHostClosedError && m_state == State::Connecting) {
+            handleDisconnect(closedReason());
+            return;
+        }
+        onTransportError(explainSocketError(sock));
     });
     if (auto *ssl = qobject_cast<QSslSocket *>(sock))
         ssl->connectToHostEncrypted(m_endpoint.host(), m_endpoint.port());
@@ -157,24 +170,43 @@ void RedisConnection::onTransportConnected()
             }
         };
     };
-    if (!m_endpoint.password().isEmpty()) {
+    if (!m_endpoint.password().isEmpty() || !m_endpoint.username().isEmpty()) {
         QList<QByteArray> auth{"AUTH"};
         if (!m_endpoint.username().isEmpty())
             auth << m_endpoint.username().toUtf8();
         auth << m_endpoint.password().toUtf8();
-        writeCommand(encode(auth), Pending{handshakeStep(QStringLiteral("AUTH")), {}, false, m_clock.elapsed()});
+        writeCommand(encode(auth), Pending{[this](const RedisReply &r) {
+                                               if (r.isError() && !r.isTransportError()) {
+                                                   m_authFailed = true;
+                                                   m_lastError = explainAuthError(r.errorMessage());
+                                                   handleDisconnect(m_lastError);
+                                               }
+                                           },
+                                           {}, false, m_clock.elapsed(), {}});
     }
     if (m_endpoint.db() != 0)
         writeCommand(encode({"SELECT", QByteArray::number(m_endpoint.db())}),
                      Pending{handshakeStep(QStringLiteral("SELECT %1").arg(m_endpoint.db())), {}, false,
-                             m_clock.elapsed()});
+                             m_clock.elapsed(), {}});
     // CLIENT SETNAME may be refused by ACLs: that is not worth dropping the connection for.
-    writeCommand(encode({"CLIENT", "SETNAME", m_clientName}), Pending{nullptr, {}, false, m_clock.elapsed()});
+    writeCommand(encode({"CLIENT", "SETNAME", m_clientName}), Pending{nullptr, {}, false, m_clock.elapsed(), {}});
+    // PING is the barrier that ends the handshake. NOAUTH means the server wants a password we did
+    // not give; any other refusal (an ACL without +ping) does not stop us.
     writeCommand(encode({"PING"}), Pending{[this](const RedisReply &r) {
-                                               if (!r.isTransportError())
-                                                   finishHandshake();
+                                               if (r.isTransportError())
+                                                   return;
+                                               if (r.isError() && r.errorMessage().startsWith(QLatin1String("NOAUTH"))) {
+                                                   m_authFailed = true;
+                                                   m_lastError = QStringLiteral(
+                                                       "Redis at %1 needs a password (%2): give it with "
+                                                       "--ask-password, LOCKSCOPE_PASSWORD or in the URL.")
+                                                                     .arg(m_endpoint.address(), r.errorMessage());
+                                                   handleDisconnect(m_lastError);
+                                                   return;
+                                               }
+                                               finishHandshake();
                                            },
-                                           {}, false, m_clock.elapsed()});
+                                           {}, false, m_clock.elapsed(), {}});
 }
 
 void RedisConnection::finishHandshake()
@@ -184,6 +216,7 @@ void RedisConnection::finishHandshake()
     m_handshaking = false;
     m_connectTimer.stop();
     m_nextDelayMs = m_initialDelayMs;
+    m_authFailed = false;
     m_lastError.clear();
     setState(State::Ready);
     const auto queued = std::move(m_queued);
@@ -195,7 +228,7 @@ void RedisConnection::finishHandshake()
 
 void RedisConnection::send(const QList<QByteArray> &argv, QObject *context, ReplyCallback callback)
 {
-    Pending p{std::move(callback), context, context != nullptr, m_clock.elapsed()};
+    Pending p{std::move(callback), context, context != nullptr, m_clock.elapsed(), argv.value(0)};
     const QByteArray encoded = encode(argv);
     if (m_state == State::Ready) {
         writeCommand(encoded, std::move(p));
@@ -286,7 +319,7 @@ void RedisConnection::onReadyRead()
         }
         if (!raw)
             break;
-        const RedisReply reply = RedisReply::fromHiredis(static_cast<redisReply *>(raw));
+        RedisReply reply = RedisReply::fromHiredis(static_cast<redisReply *>(raw));
         freeReplyObject(raw);
         if (m_pushMode && !m_handshaking) {
             emit pushReceived(reply);
@@ -296,6 +329,11 @@ void RedisConnection::onReadyRead()
             continue; // a reply nobody asked for: ignore rather than mis-assign
         Pending p = std::move(m_pending.front());
         m_pending.pop_front();
+        if (reply.isPermissionError()) {
+            // Say who may not do what, in the words of the ACL, for every caller at once.
+            reply = RedisReply::makeError(
+                RedisReply::explainPermissionError(reply.errorMessage(), m_endpoint.aclUser(), p.command));
+        }
         deliver(p, reply);
     }
     if (self && m_pending.empty())
@@ -313,6 +351,72 @@ void RedisConnection::checkTimeouts()
                              .arg(m_endpoint.address())
                              .arg(m_commandTimeoutMs));
     }
+}
+
+void RedisConnection::failWithoutRetry(const QString &reason)
+{
+    m_connectTimer.stop();
+    setState(State::Disconnected);
+    m_lastError = reason;
+    failAll(m_lastError);
+    emit connectionLost(m_lastError);
+}
+
+QString RedisConnection::explainAuthError(const QString &serverMessage) const
+{
+    const QString source = RedisEndpoint::describe(m_endpoint.passwordSource());
+    if (serverMessage.contains(QLatin1String("without any password configured")))
+        return QStringLiteral("Redis at %1 has no password set for the default user, but LockScope sent one%2: "
+                              "connect without a password, or name the ACL user (--user or user@ in the URL).")
+            .arg(m_endpoint.address(), source.isEmpty() ? QString() : QStringLiteral(" (from %1)").arg(source));
+    if (m_endpoint.password().isEmpty())
+        return QStringLiteral("Redis at %1 refused the login of ACL user '%2' without a password (%3): give the "
+                              "password with --ask-password, LOCKSCOPE_PASSWORD or the keychain.")
+            .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed());
+    return QStringLiteral("Redis at %1 refused the login of ACL user '%2' (%3): check the user name and the "
+                          "password (from %4).")
+        .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed(), source);
+}
+
+QString RedisConnection::closedReason() const
+{
+    if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tcp)
+        return QStringLiteral("%1 closed the connection before answering: if it serves TLS on this port, use "
+                              "rediss:// instead of redis://.")
+            .arg(m_endpoint.address());
+    if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls
+        && m_endpoint.tlsOptions().certFile().isEmpty())
+        return QStringLiteral("%1 closed the TLS connection before answering: if it requires client certificates "
+                              "(tls-auth-clients yes), pass --tls-cert and --tls-key.")
+            .arg(m_endpoint.address());
+    return QStringLiteral("server closed the connection");
+}
+
+QString RedisConnection::explainSocketError(QAbstractSocket *socket) const
+{
+    const QString text = socket->errorString();
+    const QString lower = text.toLower();
+    if (lower.contains(QLatin1String("key values mismatch")) || lower.contains(QLatin1String("private key does not match")))
+        return QStringLiteral("the client key does not belong to the client certificate (%1): pass the matching "
+                              "--tls-key.")
+            .arg(text);
+    if (socket->error() != QAbstractSocket::SslHandshakeFailedError
+        && socket->error() != QAbstractSocket::SslInternalError)
+        return text;
+    if (lower.contains(QLatin1String("wrong version number")) || lower.contains(QLatin1String("packet length too long"))
+        || lower.contains(QLatin1String("record layer failure")) || lower.contains(QLatin1String("unknown protocol")))
+        return QStringLiteral("this port does not speak TLS (%1): use redis:// for a plain port, or the server's "
+                              "tls-port with rediss://.")
+            .arg(text);
+    if (lower.contains(QLatin1String("certificate required"))
+        || (m_endpoint.tlsOptions().certFile().isEmpty() && lower.contains(QLatin1String("handshake failure"))))
+        return QStringLiteral("the server requires a client certificate (%1): pass --tls-cert and --tls-key.").arg(text);
+    if (lower.contains(QLatin1String("unknown ca")) || lower.contains(QLatin1String("bad certificate"))
+        || lower.contains(QLatin1String("certificate unknown")) || lower.contains(QLatin1String("unsupported certificate")))
+        return QStringLiteral("the server refused LockScope's client certificate (%1): it must be signed by a CA in "
+                              "the server's tls-ca-cert-file and be valid for client authentication.")
+            .arg(text);
+    return QStringLiteral("TLS handshake failed: %1").arg(text);
 }
 
 void RedisConnection::onTransportError(const QString &message)
@@ -375,6 +479,10 @@ void RedisConnection::scheduleReconnect()
 {
     if (!m_autoReconnect || m_closing || m_reconnectTimer.isActive())
         return;
+    if (m_authFailed) {
+        // Wrong credentials do not fix themselves: retry slowly, so the server's ACL log is not flooded.
+        m_nextDelayMs = m_maxDelayMs;
+    }
     const double jitter = 0.8 + 0.4 * QRandomGenerator::global()->generateDouble();
     const int delay = static_cast<int>(m_nextDelayMs * jitter);
     m_nextDelayMs = qMin(m_nextDelayMs * 2, m_maxDelayMs);

@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 
+class QAbstractSocket;
 class QIODevice;
 struct redisReader;
 
@@ -29,6 +30,13 @@ namespace lockscope {
  *   callback runs exactly once, unless its `context` object was destroyed first.
  * - Handshake on every (re)connect: AUTH (user/password from the endpoint), SELECT db,
  *   CLIENT SETNAME (default "lockscope"; a refusal is ignored). Then `ready()` is emitted.
+ *   A refused login (WRONGPASS, NOAUTH) is reported as a sentence naming the ACL user and where
+ *   the password came from, never the password; it is retried only at the slowest backoff.
+ * - TLS (`rediss://`): the endpoint's RedisTlsOptions (CA, client certificate, verification) are
+ *   applied on every connect; verification failures and TLS alerts become sentences that say
+ *   what to do (RedisTlsOptions::describeErrors()). Unreadable TLS files stop reconnecting.
+ * - A server error from an ACL refusal (NOPERM) reaches the callback reworded as "the ACL user
+ *   'viewer' may not run 'set': NOPERM ..." (RedisReply::explainPermissionError()).
  * - A command timeout closes the connection (replies cannot be re-synchronised after one).
  * - With auto-reconnect on (the default), a lost connection is retried with exponential backoff
  *   (initial 100 ms, doubling, max 5 s, +-20% jitter); `ready()` fires again when it is back.
@@ -100,6 +108,7 @@ private:
         QPointer<QObject> context;
         bool hasContext = false;
         qint64 sentAtMs = 0;
+        QByteArray command; ///< argv[0], for permission errors
     };
 
     void startConnect();
@@ -114,6 +123,10 @@ private:
     void failAll(const QString &reason);
     void checkTimeouts();
     void finishHandshake();
+    void failWithoutRetry(const QString &reason);
+    QString explainAuthError(const QString &serverMessage) const;
+    QString explainSocketError(QAbstractSocket *socket) const;
+    QString closedReason() const;
 
     RedisEndpoint m_endpoint;
     QByteArray m_clientName = "lockscope";
@@ -128,6 +141,7 @@ private:
     State m_state = State::Disconnected;
     bool m_handshaking = false;
     bool m_closing = false;
+    bool m_authFailed = false; ///< last handshake failed on credentials: reconnect slowly
     QString m_lastError;
     QIODevice *m_device = nullptr;
     redisReader *m_reader = nullptr;

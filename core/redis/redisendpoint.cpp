@@ -35,9 +35,15 @@ RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
     }
 
     ep.m_username = url.userName();
+    if (ep.m_username.isEmpty())
+        ep.m_username = qEnvironmentVariable("LOCKSCOPE_USER");
     ep.m_password = url.password();
-    if (ep.m_password.isEmpty())
+    ep.m_passwordSource = ep.m_password.isEmpty() ? PasswordSource::None : PasswordSource::Url;
+    if (ep.m_password.isEmpty()) {
         ep.m_password = qEnvironmentVariable("LOCKSCOPE_PASSWORD");
+        if (!ep.m_password.isEmpty())
+            ep.m_passwordSource = PasswordSource::Environment;
+    }
 
     if (ep.m_transport == Transport::Unix) {
         ep.m_socketPath = url.path();
@@ -94,6 +100,34 @@ RedisEndpoint RedisEndpoint::tcp(const QString &host, quint16 port, int db)
     return ep;
 }
 
+QString RedisEndpoint::aclUser() const
+{
+    return m_username.isEmpty() ? QStringLiteral("default") : m_username;
+}
+
+void RedisEndpoint::setPassword(const QString &password, PasswordSource source)
+{
+    m_password = password;
+    m_passwordSource = password.isEmpty() ? PasswordSource::None : source;
+}
+
+QString RedisEndpoint::describe(PasswordSource source)
+{
+    switch (source) {
+    case PasswordSource::None:
+        return QString();
+    case PasswordSource::Url:
+        return QStringLiteral("the URL");
+    case PasswordSource::Environment:
+        return QStringLiteral("LOCKSCOPE_PASSWORD");
+    case PasswordSource::Prompt:
+        return QStringLiteral("the password prompt");
+    case PasswordSource::Keychain:
+        return QStringLiteral("the system keychain");
+    }
+    return QString();
+}
+
 QString RedisEndpoint::address() const
 {
     if (m_transport == Transport::Unix)
@@ -118,7 +152,7 @@ QString RedisEndpoint::toString() const
 bool RedisEndpoint::operator==(const RedisEndpoint &o) const
 {
     return m_valid == o.m_valid && m_transport == o.m_transport && m_host == o.m_host && m_port == o.m_port
-           && m_socketPath == o.m_socketPath && m_db == o.m_db && m_username == o.m_username;
+           && m_socketPath == o.m_socketPath && m_db == o.m_db && m_username == o.m_username && m_tls == o.m_tls;
 }
 
 } // namespace lockscope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "redistlsoptions.h"
+
 #include <QString>
 
 namespace lockscope {
@@ -9,13 +11,18 @@ namespace lockscope {
  *
  * Accepted forms: `redis://[user[:password]@]host[:port][/db]`, `rediss://...` (TLS) and
  * `unix:///path/to/redis.sock[?db=N]`. Default port 6379, default db 0. When the URL carries no
- * password, the environment variable LOCKSCOPE_PASSWORD supplies it. The password is kept only in
- * memory: `displayName()` and `toString()` never contain it.
+ * user name, the environment variable LOCKSCOPE_USER supplies it (an ACL user; none = Redis's
+ * `default` user); when it carries no password, LOCKSCOPE_PASSWORD does. The password is kept only
+ * in memory: `address()` and `toString()` never contain it, and passwordSource() says where it came
+ * from so that an authentication error can say what to fix without showing it.
+ * For `rediss://`, tlsOptions() says which CA to trust and which client certificate to show.
  */
 class RedisEndpoint
 {
 public:
     enum class Transport { Tcp, Tls, Unix };
+    /** Where the password came from (for error messages; the password itself is never shown). */
+    enum class PasswordSource { None, Url, Environment, Prompt, Keychain };
 
     /** Parses `url`. On failure returns an invalid endpoint and sets `*error` to a sentence that
      *  says what is wrong and shows the expected form. */
@@ -28,9 +35,20 @@ public:
     quint16 port() const { return m_port; }
     QString socketPath() const { return m_socketPath; }
     int db() const { return m_db; }
+    /** ACL user name; empty = Redis's `default` user. */
     QString username() const { return m_username; }
+    void setUsername(const QString &username) { m_username = username; }
+    /** The user name as Redis calls it: username(), or "default". */
+    QString aclUser() const;
     QString password() const { return m_password; }
-    void setPassword(const QString &password) { m_password = password; }
+    void setPassword(const QString &password, PasswordSource source = PasswordSource::Prompt);
+    PasswordSource passwordSource() const { return m_passwordSource; }
+    /** "the URL", "LOCKSCOPE_PASSWORD", "the password prompt", "the system keychain" or "" (none). */
+    static QString describe(PasswordSource source);
+
+    /** TLS settings, used when transport() is Tls. */
+    const RedisTlsOptions &tlsOptions() const { return m_tls; }
+    void setTlsOptions(const RedisTlsOptions &options) { m_tls = options; }
 
     /** "host:port" or the socket path: the pool key and what the UI shows. No credentials. */
     QString address() const;
@@ -48,6 +66,8 @@ private:
     int m_db = 0;
     QString m_username;
     QString m_password;
+    PasswordSource m_passwordSource = PasswordSource::None;
+    RedisTlsOptions m_tls;
 };
 
 } // namespace lockscope

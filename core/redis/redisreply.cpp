@@ -1,5 +1,7 @@
 #include "redisreply.h"
 
+#include <QRegularExpression>
+
 #include <hiredis/hiredis.h>
 
 namespace lockscope {
@@ -38,6 +40,42 @@ RedisReply RedisReply::fromHiredis(const redisReply *reply)
         break;
     }
     return r;
+}
+
+bool RedisReply::isPermissionError(const QString &message)
+{
+    return message.contains(QLatin1String("NOPERM"))
+           || message.contains(QLatin1String("can't run this command or subcommand"));
+}
+
+QString RedisReply::explainPermissionError(const QString &serverMessage, const QString &aclUser,
+                                           const QByteArray &command)
+{
+    if (!isPermissionError(serverMessage))
+        return QString();
+    const QString user = QStringLiteral("the ACL user '%1'").arg(aclUser);
+    const QString sent = QString::fromUtf8(command).toUpper();
+    const bool script = sent == QLatin1String("EVALSHA") || sent == QLatin1String("EVAL")
+                        || sent == QLatin1String("EVALSHA_RO") || sent == QLatin1String("EVAL_RO");
+    // "NOPERM this user has no permissions to run the 'config|get' command"
+    static const QRegularExpression runRx(QStringLiteral("permissions to run the '([^']+)' command"));
+    const QRegularExpressionMatch m = runRx.match(serverMessage);
+    QString what;
+    if (m.hasMatch())
+        what = script ? QStringLiteral("may not run '%1' (called by LockScope's Lua script, sent with %2)")
+                            .arg(m.captured(1), sent)
+                      : QStringLiteral("may not run '%1'").arg(m.captured(1));
+    else if (serverMessage.contains(QLatin1String("can't run this command or subcommand")))
+        what = QStringLiteral("may not run a command that LockScope's Lua script (sent with %1) calls: a write, "
+                              "or a read the user lacks (such as TIME or PUBSUB NUMSUB)")
+                   .arg(sent.isEmpty() ? QStringLiteral("EVALSHA") : sent);
+    else if (serverMessage.contains(QLatin1String("keys")) || serverMessage.contains(QLatin1String(" key")))
+        what = QStringLiteral("may not access the keys %1 uses").arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
+    else if (serverMessage.contains(QLatin1String("channel")))
+        what = QStringLiteral("may not use the channels %1 names").arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
+    else
+        what = QStringLiteral("may not run %1").arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
+    return QStringLiteral("%1 %2: %3").arg(user, what, serverMessage.trimmed());
 }
 
 RedisReply RedisReply::makeError(const QString &message, bool transport)

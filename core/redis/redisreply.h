@@ -45,6 +45,24 @@ public:
     /** Error text for Error replies (e.g. "NOSCRIPT No matching script..."), empty otherwise. */
     QString errorMessage() const { return isError() ? QString::fromUtf8(m_text) : QString(); }
 
+    /** True for a server error that an ACL refused (see isPermissionError(const QString &)). */
+    bool isPermissionError() const { return isError() && !m_transport && isPermissionError(errorMessage()); }
+    /**
+     * True when `message` (a server error, or a sentence that quotes one) says that the ACL user
+     * may not run a command or touch a key or channel: `NOPERM ...`, or, inside a Lua script,
+     * Redis 7's "The user executing the script can't run this command or subcommand". Used to
+     * tell a refusal (the CLI's exit code 3) from a failure.
+     */
+    static bool isPermissionError(const QString &message);
+    /**
+     * The sentence LockScope shows for a permission error of `aclUser` running `command` (what was
+     * sent, e.g. "EVALSHA"): "the ACL user 'viewer' may not run 'set': NOPERM ...". The server's
+     * text is kept at the end (so isPermissionError() still holds). Empty when `serverMessage`
+     * is not a permission error.
+     */
+    static QString explainPermissionError(const QString &serverMessage, const QString &aclUser,
+                                          const QByteArray &command);
+
     const QVector<RedisReply> &elements() const { return m_elements; }
     int size() const { return m_elements.size(); }
     /** Element i of an Array reply, or a Nil reply when out of range or not an array. */
