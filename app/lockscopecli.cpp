@@ -1,5 +1,7 @@
 #include "lockscopecli.h"
 
+#include "connectionoptions.h"
+
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
@@ -11,6 +13,7 @@
 #include "observe/locksession.h"
 #include "observe/snapshotreader.h"
 #include "redis/redisconnection.h"
+#include "redis/redisreply.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -47,11 +50,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "confirmed, lock absent, not acquired), 4 doctor found a problem of severity warning or worse."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();
+    const ConnectionOptions connection(QStringLiteral("redis://127.0.0.1:6379")); // --url, --tls-*, --user, --ask-password
+    connection.addTo(m_parser);
     m_parser.addOptions({
-        {QStringLiteral("url"),
-         QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock. "
-                        "Password also from LOCKSCOPE_PASSWORD."),
-         QStringLiteral("URL"), QStringLiteral("redis://127.0.0.1:6379")},
         {QStringLiteral("read-only"), QStringLiteral("Refuse every write (acquire, force-unlock, config).")},
         {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."),
          QStringLiteral("GLOB"), QStringLiteral("*")},
@@ -156,7 +157,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         auto *workload = new DemoWorkload(options.endpoint, this);
         workload->start();
     } else {
-        options.endpoint = RedisEndpoint::parse(m_parser.value(QStringLiteral("url")), &urlError);
+        options.endpoint = connection.endpoint(m_parser, &urlError);
     }
     if (!options.endpoint.isValid())
         return usage(urlError);
@@ -185,11 +186,17 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         fail(ServerError, QStringLiteral("cannot reach Redis: %1").arg(reason));
     });
     connect(m_session, &LockSession::errorOccurred, this, [this](const QString &msg) {
+        if (m_parser.isSet(QStringLiteral("enable-notifications")) && RedisReply::isPermissionError(msg)) {
+            fail(Refused, msg); // CONFIG refused by the ACL
+            return;
+        }
         m_err << "lockscope-cli: " << msg << '\n';
         m_err.flush();
     });
-    if (m_parser.isSet(QStringLiteral("enable-notifications")))
+    if (m_parser.isSet(QStringLiteral("enable-notifications"))) {
+        m_session->open(); // CONFIG GET/SET wait for the handshake instead of failing "not connected"
         m_session->enableNotifications();
+    }
 
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
@@ -224,6 +231,8 @@ void LockScopeCli::finish(int code)
 
 void LockScopeCli::fail(int code, const QString &message)
 {
+    if (code == ServerError && RedisReply::isPermissionError(message))
+        code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
     m_err << "lockscope-cli: " << message << '\n';
     finish(code);
 }
