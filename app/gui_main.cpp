@@ -1,5 +1,10 @@
 // lockscope: the dashboard. Thin main(): options, optional demo server + workload, window.
+#include "connectdialog.h"
+#include "connectionlauncher.h"
+#include "connectionoptions.h"
+#include "connectionprofilestore.h"
 #include "mainwindow.h"
+#include "passwordkeychain.h"
 
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
@@ -29,9 +34,16 @@ int main(int argc, char **argv)
         "Without --url it starts the embedded demo (a private redis-server with simulated clients)."));
     parser.addHelpOption();
     parser.addVersionOption();
+    ConnectionOptions connection; // --url (no default: the demo), --tls-*, --user, --ask-password
+    connection.addTo(parser);
+    connection.setPasswordPrompt([](const QString &question, QString *password, QString *error) {
+        return ConnectDialog::askPassword(nullptr, question, password, error);
+    });
+    parser.addOption({QStringLiteral("profile"),
+                      QStringLiteral("Connect with the saved connection NAME (File > Connect… saves them); TLS, user and "
+                                     "password options override it."),
+                      QStringLiteral("NAME")});
     parser.addOptions({
-        {QStringLiteral("url"), QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock"),
-         QStringLiteral("URL")},
         {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."), QStringLiteral("GLOB"),
          QStringLiteral("*")},
         {QStringLiteral("read-only"), QStringLiteral("Hide and refuse every write action.")},
@@ -43,10 +55,16 @@ int main(int argc, char **argv)
          QStringLiteral("MS"), QStringLiteral("2500")},
         {QStringLiteral("quit-after"), QStringLiteral("Quit after MS milliseconds."), QStringLiteral("MS")},
         {QStringLiteral("select"), QStringLiteral("Select this lock once the first data has arrived."), QStringLiteral("NAME")},
+        {QStringLiteral("problems"), QStringLiteral("Open on the problems pane (the stuck-lock doctor's findings).")},
     });
     parser.process(app);
 
-    const bool demo = parser.isSet(QStringLiteral("demo")) || !parser.isSet(QStringLiteral("url"));
+    const bool demo = parser.isSet(QStringLiteral("demo"))
+                      || (!ConnectionOptions::isUrlSet(parser) && !parser.isSet(QStringLiteral("profile")));
+    ConnectionProfileStore profiles; // saved connections and recent ones (QSettings; never a password)
+    PasswordKeychain keychain;
+    ConnectionLauncher launcher(&profiles, &keychain);
+    ConnectionProfile profile;
     RedisServerProcess server;
     LockSession::Options options;
     options.pattern = parser.value(QStringLiteral("pattern"));
@@ -63,7 +81,20 @@ int main(int argc, char **argv)
         options.endpoint = server.endpoint();
     } else {
         QString error;
-        options.endpoint = RedisEndpoint::parse(parser.value(QStringLiteral("url")), &error);
+        if (!parser.isSet(QStringLiteral("profile"))) {
+            options.endpoint = connection.endpoint(parser, &error);
+        } else if (ConnectionOptions::isUrlSet(parser)) {
+            error = QStringLiteral("--profile brings its own URL: do not combine it with --url");
+        } else if (!profiles.find(parser.value(QStringLiteral("profile")), &profile)) {
+            error = QStringLiteral("there is no saved connection called '%1': File > Connect… lists and saves them")
+                        .arg(parser.value(QStringLiteral("profile")));
+        } else {
+            if (parser.isSet(QStringLiteral("ask-password")))
+                profile.passwordStorage = ConnectionProfile::PasswordStorage::None; // asked below instead
+            if (!launcher.resolve(profile, QString(), nullptr, &options, &error)
+                || !connection.applyTo(&options.endpoint, parser, &error))
+                options.endpoint = RedisEndpoint();
+        }
         if (!options.endpoint.isValid()) {
             std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
             return 1;
@@ -71,6 +102,8 @@ int main(int argc, char **argv)
     }
 
     MainWindow window(options);
+    launcher.adopt(&window); // File > Connect… opens other connections in new windows
+    window.setConnectionTag(ConnectionLauncher::tagLabel(profile), profile.color);
 
     // The demo workload runs on the same redis-io thread as the session, with its own connections.
     QObject *demoHost = nullptr;
@@ -82,6 +115,8 @@ int main(int argc, char **argv)
         QObject::connect(window.ioThread(), &QThread::finished, demoHost, &QObject::deleteLater);
     }
 
+    if (parser.isSet(QStringLiteral("problems")))
+        window.showProblems();
     if (parser.isSet(QStringLiteral("select"))) {
         const QString name = parser.value(QStringLiteral("select"));
         QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, name] { window.selectLock(name); });

@@ -5,7 +5,6 @@
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
-#include "observe/forceunlocker.h"
 #include "observe/doctorprobe.h"
 #include "observe/lockdoctor.h"
 #include "observe/lockmonitor.h"
@@ -16,6 +15,7 @@
 #include "redis/redisreply.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimer>
@@ -45,7 +45,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]\n"
         "                                     take the lock as LockScope's Redisson client\n"
         "  force-unlock NAME [--yes]          delete the lock and wake its waiters\n"
-        "  doctor [--json] [--observe-ms N]   find stuck locks, dead waiters and readers, deadlocks\n\n"
+        "  doctor [--json] [--observe-ms N]   find stuck locks, dead waiters and readers, deadlocks\n"
+        "  set-ttl NAME --ttl-ms N [--yes]    repair: give a lock without TTL one\n"
+        "  remove-waiter NAME FIELD [--wait-ms N] [--yes]   repair: drop a stale fair-queue waiter\n"
+        "  remove-reader NAME FIELD [--yes]   repair: drop a dead reader of a read-write lock\n"
+        "  wake NAME [--yes]                  repair: publish the unlock message of a free lock\n"
+        "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
         "confirmed, lock absent, not acquired), 4 doctor found a problem of severity warning or worse."));
     m_parser.addHelpOption();
@@ -70,6 +75,11 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("enable-notifications"),
          QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
         {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
+        {QStringLiteral("ttl-ms"), QStringLiteral("set-ttl: the TTL to give the lock, in ms."), QStringLiteral("N")},
+        {QStringLiteral("audit-log"),
+         QStringLiteral("Append the audit record of every write to this JSON-lines file (default: "
+                        "~/.local/share/lockscope/audit.jsonl)."),
+         QStringLiteral("PATH")},
         {QStringLiteral("observe-ms"),
          QStringLiteral("doctor: watch for N ms before diagnosing, so rules that need history (watchdog held too "
                         "long, waiters without holder) can fire. Default 0: one pass."),
@@ -114,23 +124,38 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return false;
     };
     if (pos.isEmpty())
-        return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock, doctor)"));
+        return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock, doctor, set-ttl, "
+                                    "remove-waiter, remove-reader, wake)"));
     m_command = pos.first();
-    const QStringList known{QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"),
-                            QStringLiteral("acquire"), QStringLiteral("force-unlock"), QStringLiteral("doctor")};
-    if (!known.contains(m_command))
+    // Command -> its positional arguments after the command (lock name, holder field).
+    static const QHash<QString, QStringList> commandArgs{
+        {QStringLiteral("list"), {}},
+        {QStringLiteral("watch"), {}},
+        {QStringLiteral("doctor"), {}},
+        {QStringLiteral("show"), {QStringLiteral("lock name")}},
+        {QStringLiteral("acquire"), {QStringLiteral("lock name")}},
+        {QStringLiteral("force-unlock"), {QStringLiteral("lock name")}},
+        {QStringLiteral("set-ttl"), {QStringLiteral("lock name")}},
+        {QStringLiteral("wake"), {QStringLiteral("lock name")}},
+        {QStringLiteral("remove-waiter"), {QStringLiteral("lock name"), QStringLiteral("waiter field <clientId>:<threadId>")}},
+        {QStringLiteral("remove-reader"), {QStringLiteral("lock name"), QStringLiteral("reader field <clientId>:<threadId>")}},
+    };
+    if (!commandArgs.contains(m_command))
         return usage(QStringLiteral("unknown command '%1'").arg(m_command));
-    const bool needsName = m_command == QLatin1String("show") || m_command == QLatin1String("acquire")
-                           || m_command == QLatin1String("force-unlock");
-    if (needsName && pos.size() < 2)
-        return usage(QStringLiteral("'%1' needs a lock name").arg(m_command));
-    if (pos.size() > (needsName ? 2 : 1))
+    const QStringList wanted = commandArgs.value(m_command);
+    if (pos.size() - 1 < wanted.size())
+        return usage(QStringLiteral("'%1' needs a %2").arg(m_command, wanted.at(pos.size() - 1)));
+    if (pos.size() - 1 > wanted.size())
         return usage(QStringLiteral("unexpected argument '%1'").arg(pos.last()));
-    if (needsName)
+    if (wanted.size() >= 1)
         m_name = pos.at(1);
+    if (wanted.size() >= 2)
+        m_field = pos.at(2);
+    if (m_command == QLatin1String("set-ttl") && !m_parser.isSet(QStringLiteral("ttl-ms")))
+        return usage(QStringLiteral("'set-ttl' needs --ttl-ms N"));
     m_json = m_parser.isSet(QStringLiteral("json"));
     for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
-                                "watchdog-threshold-ms", "waiter-threshold-ms"}) {
+                                "watchdog-threshold-ms", "waiter-threshold-ms", "ttl-ms"}) {
         const QString opt = QString::fromLatin1(numeric);
         if (m_parser.isSet(opt)) {
             bool ok = false;
@@ -165,8 +190,11 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = m_parser.isSet(QStringLiteral("poll"));
 
-    const bool writes = m_command == QLatin1String("acquire") || m_command == QLatin1String("force-unlock")
-                        || m_parser.isSet(QStringLiteral("enable-notifications"));
+    static const QStringList writeCommands{QStringLiteral("acquire"), QStringLiteral("force-unlock"),
+                                           QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
+                                           QStringLiteral("remove-reader"), QStringLiteral("wake")};
+    const bool writes = writeCommands.contains(m_command) || m_parser.isSet(QStringLiteral("enable-notifications"));
+    options.auditLogPath = m_parser.value(QStringLiteral("audit-log"));
     if (writes && options.readOnly) {
         m_err << "lockscope-cli: refused: '" << m_command
               << "' writes to Redis and --read-only is set. Nothing was sent.\n";
@@ -213,8 +241,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             runAcquire();
         else if (m_command == QLatin1String("doctor"))
             runDoctor();
-        else
+        else if (m_command == QLatin1String("force-unlock"))
             runForceUnlock();
+        else
+            runRepair();
     });
     return true;
 }
@@ -528,9 +558,48 @@ void LockScopeCli::runDoctor()
     m_session->start();
 }
 
+bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)
+{
+    if (m_parser.isSet(QStringLiteral("yes")))
+        return true;
+    if (!isatty(fileno(stdin))) {
+        fail(Refused, QStringLiteral("not confirmed: pass --yes to %1 without a terminal. Nothing was changed.").arg(m_command));
+        return false;
+    }
+    if (typedAnswer.isEmpty())
+        m_err << question << " [y/N] ";
+    else
+        m_err << question << " Type the lock name to confirm: ";
+    m_err.flush();
+    QTextStream in(stdin);
+    const QString answer = in.readLine().trimmed();
+    const bool ok = typedAnswer.isEmpty()
+                        ? (answer.compare(QLatin1String("y"), Qt::CaseInsensitive) == 0
+                           || answer.compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0)
+                        : answer == typedAnswer;
+    if (!ok)
+        fail(Refused, QStringLiteral("not confirmed: nothing was changed"));
+    return ok;
+}
+
+void LockScopeCli::awaitAction()
+{
+    connect(m_session, &LockSession::actionFinished, this,
+            [this](const QString &, const QString &, bool ok, const QString &message, const QString &outcome) {
+                if (ok) {
+                    m_out << message << '\n';
+                    finish(Ok);
+                } else if (outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed")) {
+                    fail(ServerError, message);
+                } else {
+                    fail(Refused, message);
+                }
+            });
+}
+
 void LockScopeCli::runForceUnlock()
 {
-    m_session->connection()->open();
+    m_session->open();
     readOne(m_name, [this](const LockSnapshot &s) {
         m_err << "Force unlock " << s.name << " (" << lockKindLabel(s.kind) << "):\n";
         if (s.holders.isEmpty())
@@ -543,34 +612,50 @@ void LockScopeCli::runForceUnlock()
                   << (s.waiters.isEmpty() ? QStringLiteral("(none)") : s.waiters.first().field) << " will be woken\n";
         else
             m_err << "  waiting: " << s.subscribers << " client(s) will be woken by the unlock message\n";
-        if (!m_parser.isSet(QStringLiteral("yes"))) {
-            if (!isatty(fileno(stdin))) {
-                fail(Refused, QStringLiteral("not confirmed: pass --yes to force-unlock without a terminal"));
+        if (!confirm(QStringLiteral("The holder will not be told and may still think it holds the lock."),
+                     s.isHeld() ? s.name : QString()))
+            return;
+        awaitAction();
+        // Deleted only if the lock is still exactly what was shown above.
+        m_session->forceUnlock(m_name, s.stateFingerprint());
+    });
+}
+
+void LockScopeCli::runRepair()
+{
+    m_session->open();
+    if (m_command == QLatin1String("wake")) {
+        if (!confirm(QStringLiteral("Publish the unlock message of %1 to wake the clients waiting for it?").arg(m_name), QString()))
+            return;
+        awaitAction();
+        m_session->wake(m_name);
+        return;
+    }
+    readOne(m_name, [this](const LockSnapshot &s) {
+        if (m_command == QLatin1String("set-ttl")) {
+            const qint64 ttl = m_parser.value(QStringLiteral("ttl-ms")).toLongLong();
+            m_err << "Set a TTL of " << ttl << " ms on " << s.name << " (TTL now: " << formatTtl(s.pttlMs)
+                  << ", holders: " << (s.holders.isEmpty() ? QStringLiteral("none") : s.holderSummary()) << ")\n";
+            if (!confirm(QStringLiteral("The lock then expires unless its holder renews or releases it."), QString()))
                 return;
-            }
-            m_err << "The holder will not be told and may still think it holds the lock. Delete it? [y/N] ";
-            m_err.flush();
-            QTextStream in(stdin);
-            const QString answer = in.readLine().trimmed().toLower();
-            if (answer != QLatin1String("y") && answer != QLatin1String("yes")) {
-                fail(Refused, QStringLiteral("not confirmed: nothing was changed"));
+            awaitAction();
+            m_session->setTtl(m_name, ttl, s.stateFingerprint());
+        } else if (m_command == QLatin1String("remove-waiter")) {
+            m_err << "Remove waiter " << m_field << " from the queue and timeout set of " << s.name << " ("
+                  << s.queueLength << " queued)\n";
+            if (!confirm(QStringLiteral("Waiters behind it move up; if it is alive it will re-enqueue at the back."), QString()))
                 return;
-            }
+            awaitAction();
+            m_session->removeWaiter(m_name, m_field, m_parser.isSet(QStringLiteral("wait-ms"))
+                                                         ? m_parser.value(QStringLiteral("wait-ms")).toLongLong()
+                                                         : 0);
+        } else {
+            m_err << "Remove dead reader " << m_field << " from " << s.name << "\n";
+            if (!confirm(QStringLiteral("Only done if all its rwlock_timeout keys are gone."), QString()))
+                return;
+            awaitAction();
+            m_session->removeReader(m_name, m_field);
         }
-        auto *unlocker = new ForceUnlocker(m_session->connection(), this);
-        unlocker->forceUnlock(m_name, this, [this](const ForceUnlockResult &r) {
-            const QString sentence = ForceUnlocker::describe(m_name, r);
-            if (!r.error.isEmpty()) {
-                fail(ServerError, sentence);
-                return;
-            }
-            if (!r.deleted) {
-                fail(Refused, sentence);
-                return;
-            }
-            m_out << sentence << '\n';
-            finish(Ok);
-        });
     });
 }
 

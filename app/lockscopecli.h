@@ -20,6 +20,7 @@ class RedisServerProcess;
  *                 | acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
  *                 | force-unlock NAME [--yes]
  *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
+ *                 | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
  * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.
@@ -53,11 +54,17 @@ private:
     void runAcquire();
     void runForceUnlock();
     void runDoctor();
+    void runRepair();
+    /** --yes, or a y/N (or typed-name) answer on a terminal; false (and finished) when refused. */
+    bool confirm(const QString &question, const QString &typedAnswer);
+    /** Finishes with the outcome of the session's next actionFinished. */
+    void awaitAction();
     void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
 
     QCommandLineParser m_parser;
     QString m_command;
     QString m_name;
+    QString m_field;
     bool m_json = false;
     LockSession *m_session = nullptr;
     RedisServerProcess *m_demoServer = nullptr;

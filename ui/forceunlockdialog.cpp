@@ -6,6 +6,7 @@
 
 #include <QDialogButtonBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QStyle>
 #include <QVBoxLayout>
@@ -65,6 +66,15 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
     auto *buttons = new QDialogButtonBox(this);
     QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
     QPushButton *force = buttons->addButton(tr("&Force unlock"), QDialogButtonBox::DestructiveRole);
+    QLineEdit *typed = nullptr;
+    if (s.isHeld()) {
+        // A held lock: the operator types its name, so a stray Enter never deletes it.
+        typed = new QLineEdit(this);
+        typed->setObjectName(QStringLiteral("confirmName"));
+        typed->setPlaceholderText(tr("type %1 to confirm").arg(s.name));
+        force->setEnabled(false);
+        connect(typed, &QLineEdit::textChanged, force, [force, name = s.name](const QString &t) { force->setEnabled(t == name); });
+    }
     force->setStyleSheet(QStringLiteral("QPushButton { color: white; background: #c0392b; padding: 4px 12px; }"));
     force->setAutoDefault(false);
     cancel->setDefault(true);
@@ -77,6 +87,12 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
     row->addWidget(text, 1);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(row);
+    if (typed) {
+        layout->addWidget(new QLabel(tr("It is held. Type the lock name to confirm:"), this));
+        layout->addWidget(typed);
+    }
+    layout->addWidget(new QLabel(tr("<small>Deleted only if the lock is still exactly as shown; the action is "
+                                    "recorded in the audit log.</small>"), this));
     layout->addWidget(buttons);
 }
 

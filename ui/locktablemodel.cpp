@@ -1,5 +1,7 @@
 #include "locktablemodel.h"
 
+#include "findingmodel.h"
+
 #include <QBrush>
 #include <QFont>
 #include <QHash>
@@ -195,6 +197,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
     case Qt::DecorationRole:
         if (index.column() == KindColumn)
             return kindIcon(s.kind);
+        if (index.column() == NameColumn && m_severity.contains(s.name))
+            return FindingModel::severityIcon(LockFinding::Severity(m_severity.value(s.name)));
         return {};
     case Qt::ForegroundRole:
         if (index.column() == NameColumn && !s.problems.isEmpty())
@@ -291,6 +295,15 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
             m_index.insert(m_rows[i].snapshot.name, i);
         endInsertRows();
     }
+}
+
+void LockTableModel::setSeverities(const QHash<QString, int> &severityByLock)
+{
+    if (severityByLock == m_severity)
+        return;
+    m_severity = severityByLock;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, NameColumn), index(m_rows.size() - 1, NameColumn), {Qt::DecorationRole});
 }
 
 void LockTableModel::clear()

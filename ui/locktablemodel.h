@@ -42,6 +42,8 @@ public:
 
     /** Applies one batch: rows for `changed` are updated or appended, `removed` rows go. */
     void applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    /** Worst doctor severity per lock (LockFinding::Severity as int), shown on the name column. */
+    void setSeverities(const QHash<QString, int> &severityByLock);
     void clear();
 
     /** A small badge for each lock kind (drawn, so it scales for a projector). */
@@ -63,6 +65,7 @@ private:
     QVector<Row> m_rows;
     QHash<QString, int> m_index;
     QString m_ownClientId;
+    QHash<QString, int> m_severity;
 };
 
 } // namespace lockscope

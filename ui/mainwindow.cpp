@@ -2,12 +2,14 @@
 
 #include "acquiredialog.h"
 #include "eventlogmodel.h"
+#include "findingmodel.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
 #include "ttlbardelegate.h"
 
 #include "observe/lockdiscovery.h"
+#include "observe/lockdoctor.h"
 
 #include <QAction>
 #include <QApplication>
@@ -22,7 +24,10 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
+#include <QInputDialog>
+#include <QJsonDocument>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QThread>
@@ -46,6 +51,7 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     m_lockModel = new LockTableModel(this);
     m_lockModel->setOwnClientId(m_clientId);
     m_eventModel = new EventLogModel(this);
+    m_findingModel = new FindingModel(this);
     buildUi();
     buildActions();
 
@@ -54,6 +60,7 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     connect(m_session, &LockSession::modeChanged, this, &MainWindow::onModeChanged);
     connect(m_session, &LockSession::discoveryProgress, this, &MainWindow::onProgress);
     connect(m_session, &LockSession::actionFinished, this, &MainWindow::onActionFinished);
+    connect(m_session, &LockSession::findingsUpdated, this, &MainWindow::onFindings);
     connect(m_session, &LockSession::notificationsChecked, this, [this](bool enabled, const QString &) {
         const bool offer = !enabled && !m_options.readOnly && !m_options.forcePolling;
         m_enableNotifications->setVisible(offer);
@@ -76,6 +83,36 @@ MainWindow::~MainWindow()
     m_animation.stop();
     m_ioThread->quit();
     m_ioThread->wait(); // the session is deleted on redis-io as the thread finishes
+}
+
+void MainWindow::setConnectionTag(const QString &label, const QColor &color)
+{
+    if (label.isEmpty() && !color.isValid())
+        return;
+    if (!m_connectionBand) {
+        auto *bar = new QToolBar(tr("Connection"), this);
+        bar->setObjectName(QStringLiteral("connectionBand"));
+        bar->setMovable(false);
+        bar->setFloatable(false);
+        bar->toggleViewAction()->setEnabled(false); // the band is not meant to be hidden
+        m_connectionBand = new QLabel(bar);
+        m_connectionBand->setObjectName(QStringLiteral("connectionBandLabel"));
+        m_connectionBand->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        bar->addWidget(m_connectionBand);
+        QToolBar *main = findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+        insertToolBar(main, bar);
+        insertToolBarBreak(main);
+    }
+    const QColor background = color.isValid() ? color : palette().color(QPalette::Mid);
+    const QColor text = background.lightnessF() > 0.6 ? QColor(Qt::black) : QColor(Qt::white);
+    m_connectionBand->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;%2%3")
+                                  .arg(label.toHtmlEscaped(), m_options.endpoint.toString().toHtmlEscaped(),
+                                       m_options.readOnly ? tr("&nbsp;&nbsp;· read-only") : QString()));
+    m_connectionBand->setStyleSheet(QStringLiteral("background:%1; color:%2; padding:4px 10px; font-size:11pt;")
+                                        .arg(background.name(), text.name()));
+    m_connectionBand->setToolTip(tr("Connection '%1'. The colour tag is set in File > Connect…").arg(label));
+    if (!label.isEmpty())
+        setWindowTitle(tr("%1 — %2").arg(label, windowTitle()));
 }
 
 void MainWindow::start()
@@ -136,12 +173,25 @@ void MainWindow::buildUi()
     top->setSizes({980, 380});
     auto *main = new QSplitter(Qt::Vertical, this);
     main->addWidget(top);
-    auto *logBox = new QWidget(this);
-    auto *logLayout = new QVBoxLayout(logBox);
-    logLayout->setContentsMargins(0, 0, 0, 0);
-    logLayout->addWidget(new QLabel(tr("<b>Event log</b> (newest first)"), logBox));
-    logLayout->addWidget(m_eventView);
-    main->addWidget(logBox);
+    m_findingView = new QTableView(this);
+    m_findingView->setModel(m_findingModel);
+    m_findingView->verticalHeader()->hide();
+    m_findingView->horizontalHeader()->setStretchLastSection(true);
+    m_findingView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_findingView->setColumnWidth(FindingModel::SeverityColumn, 100);
+    m_findingView->setColumnWidth(FindingModel::LockColumn, 150);
+    m_findingView->setColumnWidth(FindingModel::TitleColumn, 520);
+    m_findingView->setWordWrap(false);
+    m_findingView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_findingView, &QAbstractItemView::activated, this, [this](const QModelIndex &idx) {
+        selectLock(idx.data(FindingModel::FindingRole).value<LockFinding>().lock);
+    });
+    m_bottomTabs = new QTabWidget(this);
+    m_bottomTabs->addTab(m_eventView, tr("Event log (newest first)"));
+    m_bottomTabs->addTab(m_findingView, tr("Problems"));
+    m_bottomTabs->setTabToolTip(1, tr("The stuck-lock doctor: no TTL, watchdogs held too long, dead waiters and "
+                                      "readers, waiters without holder, deadlocks. Double-click to select the lock."));
+    main->addWidget(m_bottomTabs);
     main->setStretchFactor(0, 3);
     main->setStretchFactor(1, 1);
     main->setSizes({560, 220});
@@ -266,6 +316,10 @@ void MainWindow::buildActions()
     }
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::connectRequested);
+    connectAction->setShortcut(QKeySequence::Open);
+    connectAction->setToolTip(tr("Open another connection (saved profiles, recent connections) in a new window"));
+    file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     QMenu *view = menuBar()->addMenu(tr("&View"));
@@ -288,6 +342,20 @@ void MainWindow::buildActions()
                                .arg(QApplication::applicationVersion(), m_clientId));
     });
 
+    connect(m_findingView, &QWidget::customContextMenuRequested, this, [this, writable](const QPoint &pos) {
+        const QModelIndex idx = m_findingView->indexAt(pos);
+        if (!idx.isValid())
+            return;
+        const LockFinding f = idx.data(FindingModel::FindingRole).value<LockFinding>();
+        QMenu menu(this);
+        menu.addAction(tr("Select %1").arg(f.lock), this, [this, f] { selectLock(f.lock); });
+        menu.addAction(tr("Copy as JSON"), this, [f] {
+            QApplication::clipboard()->setText(QString::fromUtf8(QJsonDocument(f.toJson()).toJson(QJsonDocument::Indented)));
+        });
+        if (writable && f.code == QLatin1String("waiters_without_holder") && !m_lockModel->snapshot(f.lock))
+            menu.addAction(tr("Wake the waiting clients…"), this, [this, f] { wakeRepair(f.lock); });
+        menu.exec(m_findingView->viewport()->mapToGlobal(pos));
+    });
     connect(m_lockView, &QWidget::customContextMenuRequested, this, [this, writable](const QPoint &pos) {
         QMenu menu(this);
         const QString name = selectedLockName();
@@ -297,6 +365,18 @@ void MainWindow::buildActions()
             menu.addAction(m_acquireAction);
             menu.addAction(m_renewAction);
             menu.addAction(m_releaseAction);
+            const LockSnapshot *s = m_lockModel->snapshot(name);
+            if (s) {
+                QMenu *repair = menu.addMenu(tr("Repair"));
+                QAction *ttl = repair->addAction(tr("Set a TTL…"), this, &MainWindow::setTtlRepair);
+                ttl->setEnabled(s->exists && s->pttlMs == -1);
+                ttl->setToolTip(tr("Lets the holder finish, but a dead holder no longer blocks the lock forever"));
+                QAction *waiter = repair->addAction(tr("Remove a waiter…"), this, &MainWindow::removeWaiterRepair);
+                waiter->setEnabled(!s->waiters.isEmpty() || !s->timeoutSet.isEmpty());
+                QAction *reader = repair->addAction(tr("Remove a dead reader…"), this, &MainWindow::removeReaderRepair);
+                reader->setEnabled(s->kind == LockKind::ReadWriteLock);
+                repair->setToolTipsVisible(true);
+            }
             menu.addSeparator();
             menu.addAction(m_forceUnlockAction);
         }
@@ -304,6 +384,8 @@ void MainWindow::buildActions()
     });
     updateActions();
 }
+
+void MainWindow::showProblems() { m_bottomTabs->setCurrentWidget(m_findingView); }
 
 QString MainWindow::selectedLockName() const
 {
@@ -426,6 +508,100 @@ void MainWindow::onActionFinished(const QString &action, const QString &lock, bo
     statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + message, 10000);
     if (!ok && action == QLatin1String("force_unlock"))
         QMessageBox::warning(this, tr("Force unlock"), message);
+}
+
+void MainWindow::onFindings(const QVector<LockFinding> &findings)
+{
+    m_findingModel->setFindings(findings);
+    QHash<QString, int> severity;
+    for (const auto &f : findings)
+        for (const auto &lock : f.locks.isEmpty() ? QStringList{f.lock} : f.locks)
+            severity[lock] = qMax(severity.value(lock, -1), int(f.severity));
+    m_lockModel->setSeverities(severity);
+    const int serious = m_findingModel->countAtLeast(LockFinding::Severity::Warning);
+    m_bottomTabs->setTabText(1, serious > 0 ? tr("Problems (%1)").arg(serious) : tr("Problems"));
+    m_bottomTabs->setTabIcon(1, serious > 0 ? FindingModel::severityIcon(LockFinding::Severity(LockDoctor::worstSeverity(findings)))
+                                            : QIcon());
+}
+
+bool MainWindow::confirmRepair(const QString &title, const QString &text)
+{
+    QMessageBox box(QMessageBox::Warning, title, text, QMessageBox::Cancel, this);
+    QPushButton *go = box.addButton(tr("Repair"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.setInformativeText(tr("Done only if the lock is still as shown; recorded in the audit log."));
+    box.exec();
+    return box.clickedButton() == go;
+}
+
+void MainWindow::setTtlRepair()
+{
+    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    if (!s)
+        return;
+    bool ok = false;
+    const int ttl = QInputDialog::getInt(this, tr("Set a TTL"),
+                                         tr("%1 has no TTL. Give it one of (ms); its holder can still renew or release it:").arg(s->name),
+                                         30000, 1000, 24 * 3600 * 1000, 1000, &ok);
+    if (!ok || !confirmRepair(tr("Set a TTL"), tr("Set a TTL of %1 ms on %2 (held by %3)?").arg(ttl).arg(s->name, s->holderSummary())))
+        return;
+    const QString name = s->name;
+    const QString confirmed = s->stateFingerprint();
+    QMetaObject::invokeMethod(m_session, [session = m_session, name, ttl, confirmed] { session->setTtl(name, ttl, confirmed); },
+                              Qt::QueuedConnection);
+}
+
+void MainWindow::removeWaiterRepair()
+{
+    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    if (!s)
+        return;
+    QStringList fields;
+    for (const auto &w : s->waiters)
+        fields << w.field;
+    for (const auto &t : s->timeoutSet)
+        if (!fields.contains(t.first))
+            fields << t.first;
+    bool ok = false;
+    const QString field = QInputDialog::getItem(this, tr("Remove a waiter"),
+                                                tr("Waiter to remove from the queue and timeout set of %1:").arg(s->name),
+                                                fields, 0, false, &ok);
+    if (!ok || !confirmRepair(tr("Remove a waiter"),
+                              tr("Remove %1 from %2? Waiters behind it move up, as when a waiter gives up.").arg(field, s->name)))
+        return;
+    const QString name = s->name;
+    QMetaObject::invokeMethod(m_session, [session = m_session, name, field] { session->removeWaiter(name, field, 0); },
+                              Qt::QueuedConnection);
+}
+
+void MainWindow::removeReaderRepair()
+{
+    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    if (!s)
+        return;
+    QStringList dead;
+    for (const auto &h : s->holders)
+        if (h.mode == QLatin1String("read") && h.holdTtlsMs.contains(-2))
+            dead << h.field;
+    if (dead.isEmpty()) {
+        QMessageBox::information(this, tr("Remove a dead reader"), tr("%1 has no reader whose rwlock_timeout keys are gone.").arg(s->name));
+        return;
+    }
+    bool ok = false;
+    const QString field = QInputDialog::getItem(this, tr("Remove a dead reader"), tr("Dead reader of %1:").arg(s->name), dead, 0,
+                                                false, &ok);
+    if (!ok || !confirmRepair(tr("Remove a dead reader"), tr("Remove the read holds of %1 from %2?").arg(field, s->name)))
+        return;
+    const QString name = s->name;
+    QMetaObject::invokeMethod(m_session, [session = m_session, name, field] { session->removeReader(name, field); },
+                              Qt::QueuedConnection);
+}
+
+void MainWindow::wakeRepair(const QString &name)
+{
+    if (!confirmRepair(tr("Wake waiters"), tr("Publish the unlock message of %1 so the clients waiting for it retry?").arg(name)))
+        return;
+    QMetaObject::invokeMethod(m_session, [session = m_session, name] { session->wake(name); }, Qt::QueuedConnection);
 }
 
 void MainWindow::acquire()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "observe/lockevent.h"
+#include "observe/lockfinding.h"
 #include "observe/lockmonitor.h"
 #include "observe/locksession.h"
 #include "observe/locksnapshot.h"
@@ -9,17 +10,20 @@
 #include <QTimer>
 
 class QAction;
+class QColor;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QTabWidget;
 class QThread;
 
 namespace lockscope {
 
 class EventLogModel;
+class FindingModel;
 class LockDetailPanel;
 class LockTableModel;
 
@@ -40,15 +44,23 @@ public:
     QThread *ioThread() const { return m_ioThread; }
     LockTableModel *lockModel() const { return m_lockModel; }
     EventLogModel *eventModel() const { return m_eventModel; }
+    FindingModel *findingModel() const { return m_findingModel; }
     QTableView *lockView() const { return m_lockView; }
     LockDetailPanel *detailPanel() const { return m_detail; }
+    /** Brings the problems pane (doctor findings) to the front. */
+    void showProblems();
     /** Selects the row of `name` (if shown). */
     void selectLock(const QString &name);
     QString selectedLockName() const;
     LockMonitor::Mode mode() const { return m_mode; }
     bool hasInitialData() const { return m_initialData; }
+    /** Shows a coloured band with `label` above the toolbar, so this connection is recognised at a
+     *  glance (e.g. red for production). With an empty label and no colour, no band is shown. */
+    void setConnectionTag(const QString &label, const QColor &color);
 
 signals:
+    /** File > Connect… (Ctrl+O): the user wants another connection (ConnectionLauncher opens it). */
+    void connectRequested();
     /** The first discovery finished and its locks are in the table. */
     void initialDataArrived();
 
@@ -67,6 +79,13 @@ private:
     void renew();
     void release();
     void forceUnlock();
+    void onFindings(const QVector<LockFinding> &findings);
+    void setTtlRepair();
+    void removeWaiterRepair();
+    void removeReaderRepair();
+    void wakeRepair(const QString &name);
+    /** Asks the operator to confirm a repair; true when confirmed. */
+    bool confirmRepair(const QString &title, const QString &text);
     qint64 ownThreadOfSelected() const;
 
     LockSession::Options m_options;
@@ -76,12 +95,16 @@ private:
     LockTableModel *m_lockModel = nullptr;
     QSortFilterProxyModel *m_proxy = nullptr;
     EventLogModel *m_eventModel = nullptr;
+    FindingModel *m_findingModel = nullptr;
+    QTableView *m_findingView = nullptr;
+    QTabWidget *m_bottomTabs = nullptr;
     QTableView *m_lockView = nullptr;
     QTableView *m_eventView = nullptr;
     LockDetailPanel *m_detail = nullptr;
     QLineEdit *m_filter = nullptr;
     QLabel *m_modeLabel = nullptr;
     QLabel *m_serverLabel = nullptr;
+    QLabel *m_connectionBand = nullptr;
     QLabel *m_countLabel = nullptr;
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancelScan = nullptr;

@@ -1,5 +1,6 @@
 #include "locksession.h"
 
+#include "doctorprobe.h"
 #include "forceunlocker.h"
 #include "lockrepairs.h"
 #include "snapshotreader.h"
@@ -30,6 +31,27 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_forceUnlocker = new ForceUnlocker(conn, this);
     m_repairs = new LockRepairs(conn, this);
     m_reader = new SnapshotReader(conn, this);
+    m_probe = new DoctorProbe(conn, this);
+    qRegisterMetaType<lockscope::LockFinding>();
+    qRegisterMetaType<QVector<lockscope::LockFinding>>();
+    connect(m_monitor, &LockMonitor::locksUpdated, this, [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+        for (const auto &s : changed)
+            m_doctor.observe(s);
+        for (const auto &n : removed)
+            m_doctor.forget(n);
+    });
+    // The doctor runs on a timer, not per batch: diagnose every 2 s, probe channels and latches every 20 s.
+    m_doctorTimer = new QTimer(this);
+    m_doctorTimer->setInterval(2000);
+    connect(m_doctorTimer, &QTimer::timeout, this, [this] {
+        if (m_doctorTicks++ % 10 == 0 && connection()->isReady()) {
+            m_probe->run([this](const DoctorProbe::Result &r) {
+                m_doctor.observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs());
+                m_doctor.observeLatches(r.latches);
+            });
+        }
+        emit findingsUpdated(m_doctor.diagnose(m_monitor->locks(), LockSnapshot::steadyNowMs()));
+    });
 
     connect(m_monitor, &LockMonitor::modeChanged, this, &LockSession::modeChanged);
     connect(m_monitor, &LockMonitor::locksUpdated, this, &LockSession::locksUpdated);
@@ -56,6 +78,7 @@ void LockSession::start()
 {
     open();
     m_monitor->start();
+    m_doctorTimer->start();
 }
 void LockSession::refresh() { m_monitor->rediscover(); }
 void LockSession::cancelScan() { m_monitor->cancelDiscovery(); }

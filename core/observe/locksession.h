@@ -3,6 +3,8 @@
 #include "lockevent.h"
 #include "lockmonitor.h"
 #include "auditlog.h"
+#include "lockdoctor.h"
+#include "lockfinding.h"
 #include "locksnapshot.h"
 
 #include "redis/redisendpoint.h"
@@ -11,12 +13,14 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QTimer>
 
 #include <functional>
 #include <optional>
 
 namespace lockscope {
 
+class DoctorProbe;
 class ForceUnlocker;
 class LockRepairs;
 class SnapshotReader;
@@ -106,6 +110,8 @@ signals:
     void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
+    /** The doctor's current findings (LockDoctor over the monitor's snapshots), at most every 2 s. */
+    void findingsUpdated(const QVector<lockscope::LockFinding> &findings);
 
 private:
     using Done = std::function<void(const QString &outcome, const QString &message)>;
@@ -124,6 +130,10 @@ private:
     LockRepairs *m_repairs = nullptr;
     SnapshotReader *m_reader = nullptr;
     AuditLog m_audit;
+    LockDoctor m_doctor;
+    DoctorProbe *m_probe = nullptr;
+    QTimer *m_doctorTimer = nullptr;
+    int m_doctorTicks = 0;
 };
 
 } // namespace lockscope
