@@ -1,0 +1,85 @@
+#include "connectionlauncher.h"
+
+#include "connectdialog.h"
+#include "connectionprofilestore.h"
+#include "mainwindow.h"
+#include "passwordkeychain.h"
+
+#include <QMessageBox>
+
+namespace lockscope {
+
+ConnectionLauncher::ConnectionLauncher(ConnectionProfileStore *store, PasswordKeychain *keychain, QObject *parent)
+    : QObject(parent), m_store(store), m_keychain(keychain)
+{
+}
+
+bool ConnectionLauncher::resolve(const ConnectionProfile &profile, const QString &typedPassword, QWidget *parent,
+                                 LockSession::Options *options, QString *error)
+{
+    RedisEndpoint ep = profile.endpoint(error);
+    if (!ep.isValid())
+        return false;
+    if (!typedPassword.isEmpty()) {
+        ep.setPassword(typedPassword, RedisEndpoint::PasswordSource::Prompt);
+    } else if (profile.passwordStorage != ConnectionProfile::PasswordStorage::None) {
+        QString why;
+        if (profile.passwordStorage == ConnectionProfile::PasswordStorage::Keychain && m_keychain) {
+            const QString saved = m_keychain->readNow(profile.keychainKey(), &why);
+            if (why.isEmpty())
+                ep.setPassword(saved, RedisEndpoint::PasswordSource::Keychain);
+        }
+        if (ep.passwordSource() != RedisEndpoint::PasswordSource::Keychain) {
+            QString question = tr("Password for ACL user '%1' at %2:").arg(ep.aclUser(), ep.address());
+            if (!why.isEmpty())
+                question = tr("The password could not be read: %1.").arg(why) + QLatin1Char('\n') + question;
+            QString typed;
+            if (!ConnectDialog::askPassword(parent, question, &typed, error))
+                return false;
+            ep.setPassword(typed, RedisEndpoint::PasswordSource::Prompt);
+        }
+    }
+    options->endpoint = ep;
+    options->readOnly = options->readOnly || profile.readOnly;
+    return true;
+}
+
+void ConnectionLauncher::adopt(MainWindow *window)
+{
+    connect(window, &MainWindow::connectRequested, this, [this, window] { showConnectDialog(window); });
+}
+
+MainWindow *ConnectionLauncher::showConnectDialog(QWidget *parent)
+{
+    ConnectDialog dialog(m_store, m_keychain, parent);
+    for (;;) {
+        if (dialog.exec() != QDialog::Accepted)
+            return nullptr;
+        const ConnectionProfile profile = dialog.profile();
+        LockSession::Options options;
+        QString error;
+        if (resolve(profile, dialog.password(), &dialog, &options, &error)) {
+            m_store->addRecent(profile);
+            return openWindow(options, profile);
+        }
+        QMessageBox::warning(&dialog, tr("Connect"), error);
+    }
+}
+
+MainWindow *ConnectionLauncher::openWindow(const LockSession::Options &options, const ConnectionProfile &profile)
+{
+    auto *window = new MainWindow(options);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    adopt(window);
+    window->setConnectionTag(tagLabel(profile), profile.color);
+    window->show();
+    window->start();
+    return window;
+}
+
+QString ConnectionLauncher::tagLabel(const ConnectionProfile &profile)
+{
+    return profile.name.isEmpty() ? QString() : profile.name;
+}
+
+} // namespace lockscope
