@@ -87,8 +87,8 @@ MainWindow::~MainWindow()
 
 void MainWindow::setConnectionTag(const QString &label, const QColor &color)
 {
-    if (label.isEmpty() && !color.isValid())
-        return;
+    if (label.isEmpty() && !color.isValid() && !m_options.endpoint.tlsOptions().isInsecure())
+        return; // nothing to tell apart; an unverified TLS connection always gets the band
     if (!m_connectionBand) {
         auto *bar = new QToolBar(tr("Connection"), this);
         bar->setObjectName(QStringLiteral("connectionBand"));
@@ -105,9 +105,12 @@ void MainWindow::setConnectionTag(const QString &label, const QColor &color)
     }
     const QColor background = color.isValid() ? color : palette().color(QPalette::Mid);
     const QColor text = background.lightnessF() > 0.6 ? QColor(Qt::black) : QColor(Qt::white);
-    m_connectionBand->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;%2%3")
+    m_connectionBand->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;%2%3%4")
                                   .arg(label.toHtmlEscaped(), m_options.endpoint.toString().toHtmlEscaped(),
-                                       m_options.readOnly ? tr("&nbsp;&nbsp;· read-only") : QString()));
+                                       m_options.readOnly ? tr("&nbsp;&nbsp;· read-only") : QString(),
+                                       m_options.endpoint.tlsOptions().isInsecure()
+                                           ? tr("&nbsp;&nbsp;· <b>TLS certificate not verified</b>")
+                                           : QString()));
     m_connectionBand->setStyleSheet(QStringLiteral("background:%1; color:%2; padding:4px 10px; font-size:11pt;")
                                         .arg(background.name(), text.name()));
     m_connectionBand->setToolTip(tr("Connection '%1'. The colour tag is set in File > Connect…").arg(label));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "observe/lockevent.h"
+#include "observe/historystore.h"
 #include "observe/lockfinding.h"
 #include "observe/lockmonitor.h"
 #include "observe/locksession.h"
@@ -45,6 +46,8 @@ public:
     LockTableModel *lockModel() const { return m_lockModel; }
     EventLogModel *eventModel() const { return m_eventModel; }
     FindingModel *findingModel() const { return m_findingModel; }
+    /** Everything seen since the window opened (bounded), on the GUI thread, for the charts. */
+    const HistoryStore &history() const { return m_history; }
     QTableView *lockView() const { return m_lockView; }
     LockDetailPanel *detailPanel() const { return m_detail; }
     /** Brings the problems pane (doctor findings) to the front. */
@@ -55,7 +58,8 @@ public:
     LockMonitor::Mode mode() const { return m_mode; }
     bool hasInitialData() const { return m_initialData; }
     /** Shows a coloured band with `label` above the toolbar, so this connection is recognised at a
-     *  glance (e.g. red for production). With an empty label and no colour, no band is shown. */
+     *  glance (e.g. red for production), and says when the TLS certificate is not verified. With an
+     *  empty label, no colour and a verified (or no) TLS connection, no band is shown. */
     void setConnectionTag(const QString &label, const QColor &color);
 
 signals:
@@ -117,6 +121,7 @@ private:
     QAction *m_enableNotificationsAction = nullptr;
     QTimer m_animation;
     LockMonitor::Mode m_mode = LockMonitor::Mode::Connecting;
+    HistoryStore m_history;
     bool m_initialData = false;
 };
 
