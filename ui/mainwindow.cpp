@@ -14,6 +14,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDateTime>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
@@ -444,6 +445,12 @@ void MainWindow::updateCount()
 void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
     const QString selected = selectedLockName();
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (const auto &s : changed)
+        m_history.addSnapshot(s, now);
+    for (const auto &name : removed)
+        m_history.addRemoval(name, now);
+    emit historyChanged();
     m_lockModel->applyBatch(changed, removed);
     updateCount();
     if (!selected.isEmpty()) {
@@ -456,7 +463,12 @@ void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
     updateActions();
 }
 
-void MainWindow::onEvents(const QVector<LockEvent> &events) { m_eventModel->append(events); }
+void MainWindow::onEvents(const QVector<LockEvent> &events)
+{
+    m_eventModel->append(events);
+    m_history.addEvents(events);
+    emit historyChanged();
+}
 
 void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
 {

@@ -67,6 +67,8 @@ signals:
     void connectRequested();
     /** The first discovery finished and its locks are in the table. */
     void initialDataArrived();
+    /** New data went into history() (at most once per batch). */
+    void historyChanged();
 
 private:
     void buildUi();
