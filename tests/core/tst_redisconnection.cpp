@@ -12,6 +12,7 @@
 #include "testsupport.h"
 
 #include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -70,6 +71,7 @@ private slots:
     void closeFailsPendingAndStaysClosed();
     void clientNameIsSet();
     void databaseIsSelected();
+    void unixSocketTransport();
 
     void endpointParsing_data();
     void endpointParsing();
@@ -86,14 +88,21 @@ private slots:
 
 private:
     RedisServerProcess m_server;
+    QTemporaryDir m_socketDir;
     std::unique_ptr<SyncClient> m_admin;
 };
 
 void TestRedisConnection::initTestCase()
 {
+    // Credentials from the environment would change what the URLs below parse to.
     qunsetenv("LOCKSCOPE_PASSWORD");
+    qunsetenv("LOCKSCOPE_USER");
     // DEBUG SLEEP is refused by default on Redis 7; "local" allows it from loopback connections.
-    m_server.setExtraArguments({QStringLiteral("--enable-debug-command"), QStringLiteral("local")});
+    // The server also listens on a unix socket, for the QLocalSocket transport.
+    QVERIFY(m_socketDir.isValid());
+    m_server.setExtraArguments({QStringLiteral("--enable-debug-command"), QStringLiteral("local"),
+                                QStringLiteral("--unixsocket"), m_socketDir.filePath(QStringLiteral("redis.sock")),
+                                QStringLiteral("--unixsocketperm"), QStringLiteral("700")});
     QString error;
     QVERIFY2(m_server.start(10000, &error), qPrintable(error));
     m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
@@ -426,6 +435,52 @@ void TestRedisConnection::databaseIsSelected()
     m_admin->cmd({"FLUSHALL"});
 }
 
+void TestRedisConnection::unixSocketTransport()
+{
+    QString error;
+    const RedisEndpoint ep =
+        RedisEndpoint::parse(QStringLiteral("unix://%1?db=2").arg(m_socketDir.filePath(QStringLiteral("redis.sock"))), &error);
+    QVERIFY2(ep.isValid(), qPrintable(error));
+    RedisConnection conn(ep);
+    conn.setReconnectDelaysMs(50, 200);
+    int readyCount = 0;
+    connect(&conn, &RedisConnection::ready, this, [&] { ++readyCount; });
+    conn.open();
+    QVERIFY(waitUntil([&] { return readyCount == 1; }));
+    const QByteArray value("unix\0\xff", 6);
+    auto set = sendCollect(&conn, {"SET", "over-unix", value});
+    auto get = sendCollect(&conn, {"GET", "over-unix"});
+    QVERIFY(waitUntil([&] { return get->done; }));
+    QCOMPARE(set->reply.toByteArray(), QByteArray("OK"));
+    QCOMPARE(get->reply.toByteArray(), value);
+    QCOMPARE(m_admin->cmd({"SELECT", "2"}).toByteArray(), QByteArray("OK"));
+    QCOMPARE(m_admin->get("over-unix"), value);
+    QCOMPARE(m_admin->cmd({"SELECT", "0"}).toByteArray(), QByteArray("OK"));
+
+    // Server-side kill over the unix socket: pending command fails, connection comes back.
+    const qint64 id = clientIdOf(&conn);
+    auto blocked = sendCollect(&conn, {"BLPOP", "never-filled", "0"});
+    QVERIFY(waitUntil([&] {
+        return m_admin->cmd({"CLIENT", "LIST", "ID", QByteArray::number(id)}).toByteArray().contains("cmd=blpop");
+    }));
+    QCOMPARE(m_admin->cmd({"CLIENT", "KILL", "ID", QByteArray::number(id)}).toInteger(), qint64(1));
+    QVERIFY(waitUntil([&] { return blocked->done; }));
+    QVERIFY(blocked->reply.isTransportError());
+    QVERIFY(waitUntil([&] { return readyCount == 2; }, 15000));
+    auto ping = sendCollect(&conn, {"PING"});
+    QVERIFY(waitUntil([&] { return ping->done; }));
+    QCOMPARE(ping->reply.toByteArray(), QByteArray("PONG"));
+    m_admin->cmd({"FLUSHALL"});
+
+    // A socket path nobody listens on is a transport error, not a hang.
+    RedisConnection missing(RedisEndpoint::parse(QStringLiteral("unix://%1").arg(m_socketDir.filePath(QStringLiteral("nope.sock")))));
+    missing.setAutoReconnect(false);
+    missing.open();
+    auto failed = sendCollect(&missing, {"PING"});
+    QVERIFY(waitUntil([&] { return failed->done; }));
+    QVERIFY(failed->reply.isTransportError());
+}
+
 void TestRedisConnection::endpointParsing_data()
 {
     QTest::addColumn<QString>("url");
@@ -559,14 +614,16 @@ void TestRedisConnection::endpointPasswordFromEnvironment()
     }
     {
         RedisEndpoint ep = m_server.endpoint();
-        ep.setPassword(QStringLiteral("wrong"));
+        ep.setPassword(QStringLiteral("s3cr3t-Wr0ng"));
         RedisConnection conn(ep);
         conn.setAutoReconnect(false);
         conn.open();
         auto ping = sendCollect(&conn, {"PING"});
         QVERIFY(waitUntil([&] { return ping->done; }));
         QVERIFY(ping->reply.isError());
-        QVERIFY2(conn.lastError().contains(QLatin1String("AUTH")), qPrintable(conn.lastError()));
+        // The refusal is explained (the server's WRONGPASS), without showing the password.
+        QVERIFY2(conn.lastError().contains(QLatin1String("WRONGPASS")), qPrintable(conn.lastError()));
+        QVERIFY2(!conn.lastError().contains(QLatin1String("s3cr3t-Wr0ng")), qPrintable(conn.lastError()));
     }
 }
 
