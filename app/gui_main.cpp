@@ -7,6 +7,8 @@
 #include "passwordkeychain.h"
 
 #include "demo/demoworkload.h"
+#include "observe/recording.h"
+#include "observe/replayplayer.h"
 #include "demo/redisserverprocess.h"
 
 #include <QApplication>
@@ -56,11 +58,26 @@ int main(int argc, char **argv)
         {QStringLiteral("quit-after"), QStringLiteral("Quit after MS milliseconds."), QStringLiteral("MS")},
         {QStringLiteral("select"), QStringLiteral("Select this lock once the first data has arrived."), QStringLiteral("NAME")},
         {QStringLiteral("problems"), QStringLiteral("Open on the problems pane (the stuck-lock doctor's findings).")},
+        {QStringLiteral("record"), QStringLiteral("Record everything seen to FILE (JSON lines; .gz compresses)."), QStringLiteral("FILE")},
+        {QStringLiteral("replay"), QStringLiteral("Replay a recording instead of connecting (writes disabled)."), QStringLiteral("FILE")},
+        {QStringLiteral("replay-speed"), QStringLiteral("Start the replay playing at this speed (0.25 to 16)."), QStringLiteral("X")},
     });
     parser.process(app);
 
-    const bool demo = parser.isSet(QStringLiteral("demo"))
-                      || (!ConnectionOptions::isUrlSet(parser) && !parser.isSet(QStringLiteral("profile")));
+    const bool replay = parser.isSet(QStringLiteral("replay"));
+    Recording recording;
+    if (replay) {
+        QString error;
+        if (!Recording::load(parser.value(QStringLiteral("replay")), &recording, &error)) {
+            std::fprintf(stderr, "lockscope: cannot replay: %s\n", qPrintable(error));
+            return 1;
+        }
+        if (!recording.warning.isEmpty())
+            std::fprintf(stderr, "lockscope: %s\n", qPrintable(recording.warning));
+    }
+    const bool demo = !replay
+                      && (parser.isSet(QStringLiteral("demo"))
+                          || (!ConnectionOptions::isUrlSet(parser) && !parser.isSet(QStringLiteral("profile"))));
     ConnectionProfileStore profiles; // saved connections and recent ones (QSettings; never a password)
     PasswordKeychain keychain;
     ConnectionLauncher launcher(&profiles, &keychain);
@@ -70,7 +87,12 @@ int main(int argc, char **argv)
     options.pattern = parser.value(QStringLiteral("pattern"));
     options.readOnly = parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = parser.isSet(QStringLiteral("poll"));
-    if (demo) {
+    if (replay) {
+        options.readOnly = true; // a replay never writes anywhere
+        options.endpoint = RedisEndpoint::parse(recording.header.value(QStringLiteral("server")).toString());
+        if (!options.endpoint.isValid())
+            options.endpoint = RedisEndpoint::tcp(QStringLiteral("127.0.0.1"), 6379);
+    } else if (demo) {
         QString error;
         if (!server.start(10000, &error)) {
             std::fprintf(stderr, "lockscope: cannot start the demo: %s\n", qPrintable(error));
@@ -115,6 +137,22 @@ int main(int argc, char **argv)
         QObject::connect(window.ioThread(), &QThread::finished, demoHost, &QObject::deleteLater);
     }
 
+    ReplayPlayer player;
+    if (replay) {
+        player.setRecording(recording);
+        if (parser.isSet(QStringLiteral("replay-speed"))) {
+            player.setSpeed(parser.value(QStringLiteral("replay-speed")).toDouble());
+            QObject::connect(&window, &MainWindow::initialDataArrived, &player, &ReplayPlayer::play);
+        }
+        window.attachReplay(&player);
+    }
+    if (parser.isSet(QStringLiteral("record"))) {
+        QString error;
+        if (!window.startRecording(parser.value(QStringLiteral("record")), &error)) {
+            std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
     if (parser.isSet(QStringLiteral("problems")))
         window.showProblems();
     if (parser.isSet(QStringLiteral("select"))) {

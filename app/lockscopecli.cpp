@@ -6,6 +6,9 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "observe/doctorprobe.h"
+#include "observe/historystore.h"
+#include "observe/recording.h"
+#include "observe/sessionrecorder.h"
 #include "observe/lockdoctor.h"
 #include "observe/lockmonitor.h"
 #include "observe/locknames.h"
@@ -17,7 +20,10 @@
 #include <QCoreApplication>
 #include <QHash>
 #include <QJsonArray>
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
+#include <QSaveFile>
 #include <QTimer>
 
 #include <algorithm>
@@ -50,6 +56,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  remove-waiter NAME FIELD [--wait-ms N] [--yes]   repair: drop a stale fair-queue waiter\n"
         "  remove-reader NAME FIELD [--yes]   repair: drop a dead reader of a read-write lock\n"
         "  wake NAME [--yes]                  repair: publish the unlock message of a free lock\n"
+        "  record --out FILE [--duration-ms N]  record what is seen (JSON lines; .gz compresses)\n"
+        "  export RECORDING --csv [--out-dir DIR]  events and hold intervals as CSV files\n"
         "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
         "confirmed, lock absent, not acquired), 4 doctor found a problem of severity warning or worse."));
@@ -76,6 +84,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
         {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
         {QStringLiteral("ttl-ms"), QStringLiteral("set-ttl: the TTL to give the lock, in ms."), QStringLiteral("N")},
+        {QStringLiteral("out"), QStringLiteral("record: the recording file to write (.gz for gzip)."), QStringLiteral("FILE")},
+        {QStringLiteral("csv"), QStringLiteral("export: write CSV (the only export format so far).")},
+        {QStringLiteral("out-dir"), QStringLiteral("export: directory for the CSV files (default: next to the recording)."),
+         QStringLiteral("DIR")},
         {QStringLiteral("audit-log"),
          QStringLiteral("Append the audit record of every write to this JSON-lines file (default: "
                         "~/.local/share/lockscope/audit.jsonl)."),
@@ -132,6 +144,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("list"), {}},
         {QStringLiteral("watch"), {}},
         {QStringLiteral("doctor"), {}},
+        {QStringLiteral("record"), {}},
+        {QStringLiteral("export"), {QStringLiteral("recording file")}},
         {QStringLiteral("show"), {QStringLiteral("lock name")}},
         {QStringLiteral("acquire"), {QStringLiteral("lock name")}},
         {QStringLiteral("force-unlock"), {QStringLiteral("lock name")}},
@@ -153,6 +167,14 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         m_field = pos.at(2);
     if (m_command == QLatin1String("set-ttl") && !m_parser.isSet(QStringLiteral("ttl-ms")))
         return usage(QStringLiteral("'set-ttl' needs --ttl-ms N"));
+    if (m_command == QLatin1String("record") && !m_parser.isSet(QStringLiteral("out")))
+        return usage(QStringLiteral("'record' needs --out FILE"));
+    if (m_command == QLatin1String("export")) {
+        if (!m_parser.isSet(QStringLiteral("csv")))
+            return usage(QStringLiteral("'export' needs --csv (the only format so far)"));
+        *exitCode = runExport();
+        return false; // offline: no Redis needed
+    }
     m_json = m_parser.isSet(QStringLiteral("json"));
     for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
                                 "watchdog-threshold-ms", "waiter-threshold-ms", "ttl-ms"}) {
@@ -243,6 +265,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             runDoctor();
         else if (m_command == QLatin1String("force-unlock"))
             runForceUnlock();
+        else if (m_command == QLatin1String("record"))
+            runRecord();
         else
             runRepair();
     });
@@ -556,6 +580,113 @@ void LockScopeCli::runDoctor()
         QTimer::singleShot(int(observeMs), this, report);
     });
     m_session->start();
+}
+
+void LockScopeCli::runRecord()
+{
+    auto recorder = std::make_shared<SessionRecorder>();
+    QString error;
+    const QJsonObject header{{QStringLiteral("server"), m_session->options().endpoint.toString()},
+                             {QStringLiteral("pattern"), m_session->options().pattern},
+                             {QStringLiteral("writer"), QStringLiteral("lockscope-cli %1").arg(QCoreApplication::applicationVersion())}};
+    if (!recorder->open(m_parser.value(QStringLiteral("out")), header, &error)) {
+        fail(ServerError, error);
+        return;
+    }
+    connect(m_session, &LockSession::locksUpdated, this, [recorder](const QVector<LockSnapshot> &c, const QStringList &r) {
+        recorder->recordLocks(c, r, QDateTime::currentMSecsSinceEpoch());
+    });
+    connect(m_session, &LockSession::eventsOccurred, this, [recorder](const QVector<LockEvent> &e) { recorder->recordEvents(e); });
+    auto stop = [this, recorder] {
+        recorder->close();
+        if (!recorder->error().isEmpty()) {
+            fail(ServerError, recorder->error());
+            return;
+        }
+        m_out << "recorded " << recorder->records() << " record(s) to " << recorder->path() << '\n';
+        finish(Ok);
+    };
+    auto *tick = new QTimer(this);
+    connect(tick, &QTimer::timeout, this, [stop] {
+        if (g_interrupted)
+            stop();
+    });
+    tick->start(100);
+    if (m_parser.isSet(QStringLiteral("duration-ms")))
+        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, stop);
+    m_err << "lockscope-cli: recording to " << recorder->path() << "; Ctrl-C to stop\n";
+    m_err.flush();
+    m_session->start();
+}
+
+static QString csvField(const QString &v)
+{
+    if (!v.contains(QLatin1Char(',')) && !v.contains(QLatin1Char('"')) && !v.contains(QLatin1Char('\n')))
+        return v;
+    return QLatin1Char('"') + QString(v).replace(QStringLiteral("\""), QStringLiteral("\"\"")) + QLatin1Char('"');
+}
+
+int LockScopeCli::runExport()
+{
+    Recording rec;
+    QString error;
+    if (!Recording::load(m_name, &rec, &error)) {
+        m_err << "lockscope-cli: " << error << '\n';
+        return Refused;
+    }
+    if (!rec.warning.isEmpty())
+        m_err << "lockscope-cli: " << rec.warning << '\n';
+    HistoryStore::Retention keepAll;
+    keepAll.maxAgeMs = std::numeric_limits<qint64>::max() / 4;
+    keepAll.maxSamplesPerLock = keepAll.maxIntervalsPerLock = keepAll.maxEvents = std::numeric_limits<int>::max();
+    keepAll.maxLocks = std::numeric_limits<int>::max();
+    HistoryStore history(keepAll);
+    for (const auto &r : rec.records) {
+        for (const auto &s : r.changed)
+            history.addSnapshot(s, r.timeMs);
+        for (const auto &n : r.removed)
+            history.addRemoval(n, r.timeMs);
+        history.addEvents(r.events);
+    }
+    const QFileInfo info(m_name);
+    const QString dir = m_parser.isSet(QStringLiteral("out-dir")) ? m_parser.value(QStringLiteral("out-dir")) : info.absolutePath();
+    QString base = info.fileName();
+    for (const char *ext : {".gz", ".jsonl", ".json"})
+        if (base.endsWith(QLatin1String(ext)))
+            base.chop(int(qstrlen(ext)));
+    const QString eventsPath = QDir(dir).filePath(base + QStringLiteral("-events.csv"));
+    const QString holdsPath = QDir(dir).filePath(base + QStringLiteral("-holds.csv"));
+    QSaveFile events(eventsPath);
+    QSaveFile holds(holdsPath);
+    if (!events.open(QIODevice::WriteOnly) || !holds.open(QIODevice::WriteOnly)) {
+        m_err << "lockscope-cli: cannot write the CSV files in " << dir << '\n';
+        return ServerError;
+    }
+    QTextStream ev(&events);
+    ev << "time_ms,lock,type,holder,detail\n";
+    int nEvents = 0;
+    for (const auto &e : history.events()) {
+        ev << e.timeMs << ',' << csvField(e.lock) << ',' << e.type << ',' << csvField(e.holder) << ',' << csvField(e.detail) << '\n';
+        ++nEvents;
+    }
+    QTextStream ho(&holds);
+    ho << "lock,holder,start_ms,end_ms,duration_ms,end_reason\n";
+    int nHolds = 0;
+    for (const auto &h : history.holds()) {
+        ho << csvField(h.lock) << ',' << csvField(h.who) << ',' << h.startMs << ',' << (h.endMs < 0 ? QString() : QString::number(h.endMs))
+           << ',' << (h.endMs < 0 ? QString() : QString::number(h.endMs - h.startMs)) << ',' << h.endReason << '\n';
+        ++nHolds;
+    }
+    ev.flush();
+    ho.flush();
+    if (!events.commit() || !holds.commit()) {
+        m_err << "lockscope-cli: writing the CSV files failed\n";
+        return ServerError;
+    }
+    m_out << "wrote " << nEvents << " event(s) to " << eventsPath << " and " << nHolds << " hold interval(s) to " << holdsPath << '\n';
+    m_out.flush();
+    m_err.flush();
+    return Ok;
 }
 
 bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)

@@ -21,6 +21,7 @@ class RedisServerProcess;
  *                 | force-unlock NAME [--yes]
  *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
  *                 | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME
+ *                 | record --out FILE [--duration-ms N] | export RECORDING --csv [--out-dir DIR]
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
  * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.
@@ -55,6 +56,9 @@ private:
     void runForceUnlock();
     void runDoctor();
     void runRepair();
+    void runRecord();
+    /** Offline: a recording to CSV; returns the exit code. */
+    int runExport();
     /** --yes, or a y/N (or typed-name) answer on a terminal; false (and finished) when refused. */
     bool confirm(const QString &question, const QString &typedAnswer);
     /** Finishes with the outcome of the session's next actionFinished. */

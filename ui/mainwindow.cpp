@@ -10,10 +10,15 @@
 
 #include "observe/lockdiscovery.h"
 #include "observe/lockdoctor.h"
+#include "observe/replayplayer.h"
+#include "observe/sessionrecorder.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
+#include <QSlider>
+#include <QStyle>
 #include <QDateTime>
 #include <QHeaderView>
 #include <QKeySequence>
@@ -121,7 +126,92 @@ void MainWindow::setConnectionTag(const QString &label, const QColor &color)
 
 void MainWindow::start()
 {
-    QMetaObject::invokeMethod(m_session, &LockSession::start, Qt::QueuedConnection);
+    if (!m_player)
+        QMetaObject::invokeMethod(m_session, &LockSession::start, Qt::QueuedConnection);
+}
+
+bool MainWindow::startRecording(const QString &path, QString *error)
+{
+    m_recorder = std::make_unique<SessionRecorder>();
+    const QJsonObject header{{QStringLiteral("server"), m_options.endpoint.toString()},
+                             {QStringLiteral("pattern"), m_options.pattern},
+                             {QStringLiteral("writer"), QStringLiteral("lockscope %1").arg(QApplication::applicationVersion())}};
+    if (!m_recorder->open(path, header, error)) {
+        m_recorder.reset();
+        return false;
+    }
+    statusBar()->showMessage(tr("Recording to %1").arg(path), 5000);
+    return true;
+}
+
+void MainWindow::attachReplay(ReplayPlayer *player)
+{
+    m_player = player;
+    for (QAction *a : {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction, m_enableNotificationsAction,
+                       m_refreshAction}) {
+        a->setEnabled(false);
+        a->setVisible(false);
+    }
+    m_enableNotifications->hide();
+    const Recording &rec = player->recording();
+    setWindowTitle(tr("LockScope — replay of %1 (recorded from %2)")
+                       .arg(rec.header.value(QStringLiteral("server")).toString(),
+                            QDateTime::fromMSecsSinceEpoch(rec.header.value(QStringLiteral("started_ms")).toInteger())
+                                .toString(Qt::ISODate)));
+    m_modeLabel->setText(QStringLiteral("<span style='color:#7b4f9d'>●</span> ") + tr("replay"));
+    m_modeLabel->setToolTip(tr("Replaying a recording: nothing is read from or written to Redis"));
+    m_serverLabel->setText(rec.header.value(QStringLiteral("server")).toString());
+
+    auto *bar = addToolBar(tr("Replay"));
+    bar->setObjectName(QStringLiteral("replayToolBar"));
+    auto *play = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Play"));
+    play->setShortcut(QKeySequence(Qt::Key_Space));
+    play->setToolTip(tr("Play / pause (Space)"));
+    connect(play, &QAction::triggered, player, [player] { player->isPlaying() ? player->pause() : player->play(); });
+    connect(player, &ReplayPlayer::playingChanged, play, [this, play](bool playing) {
+        play->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        play->setText(playing ? tr("Pause") : tr("Play"));
+    });
+    auto *speed = new QComboBox(bar);
+    for (double s : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0})
+        speed->addItem(QStringLiteral("%1×").arg(s), s);
+    speed->setCurrentIndex(qMax(0, speed->findData(player->speed())));
+    speed->setToolTip(tr("Replay speed"));
+    connect(speed, &QComboBox::currentIndexChanged, player, [player, speed] { player->setSpeed(speed->currentData().toDouble()); });
+    bar->addWidget(speed);
+    auto *scrub = new QSlider(Qt::Horizontal, bar);
+    scrub->setObjectName(QStringLiteral("replayScrub"));
+    scrub->setMinimumWidth(400);
+    scrub->setRange(0, int((rec.endMs() - rec.startMs()) / 100)); // 100 ms steps
+    scrub->setToolTip(tr("Drag to jump to any instant of the recording"));
+    bar->addWidget(scrub);
+    auto *clock = new QLabel(bar);
+    bar->addWidget(clock);
+    const qint64 start = rec.startMs();
+    auto fmt = [](qint64 ms) { return QStringLiteral("%1:%2").arg(ms / 60000).arg((ms / 1000) % 60, 2, 10, QLatin1Char('0')); };
+    connect(player, &ReplayPlayer::positionChanged, this, [scrub, clock, start, rec, fmt](qint64 pos) {
+        if (!scrub->isSliderDown()) {
+            const QSignalBlocker block(scrub);
+            scrub->setValue(int((pos - start) / 100));
+        }
+        clock->setText(QStringLiteral("  %1 / %2  ").arg(fmt(pos - start), fmt(rec.endMs() - start)));
+    });
+    connect(scrub, &QSlider::valueChanged, player, [player, start](int v) { player->seek(start + qint64(v) * 100); });
+    connect(player, &ReplayPlayer::reset, this, [this] {
+        m_lockModel->clear();
+        m_eventModel->clear();
+        m_history.clear();
+        m_detail->setSnapshot(LockSnapshot());
+    });
+    connect(player, &ReplayPlayer::locksUpdated, this, &MainWindow::onLocksUpdated);
+    connect(player, &ReplayPlayer::eventsOccurred, this, &MainWindow::onEvents);
+    if (!rec.warning.isEmpty())
+        QTimer::singleShot(0, this, [this, rec] { QMessageBox::warning(this, tr("Recording cut short"), rec.warning); });
+    QTimer::singleShot(0, this, [this, player] {
+        player->seek(player->recording().startMs());
+        m_initialData = true;
+        emit initialDataArrived();
+    });
 }
 
 void MainWindow::buildUi()
@@ -445,7 +535,9 @@ void MainWindow::updateCount()
 void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
     const QString selected = selectedLockName();
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch();
+    if (m_recorder)
+        m_recorder->recordLocks(changed, removed, now);
     for (const auto &s : changed)
         m_history.addSnapshot(s, now);
     for (const auto &name : removed)
@@ -467,6 +559,8 @@ void MainWindow::onEvents(const QVector<LockEvent> &events)
 {
     m_eventModel->append(events);
     m_history.addEvents(events);
+    if (m_recorder)
+        m_recorder->recordEvents(events);
     emit historyChanged();
 }
 

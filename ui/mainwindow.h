@@ -10,6 +10,8 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include <memory>
+
 class QAction;
 class QColor;
 class QLabel;
@@ -24,6 +26,8 @@ class QThread;
 namespace lockscope {
 
 class EventLogModel;
+class ReplayPlayer;
+class SessionRecorder;
 class FindingModel;
 class LockDetailPanel;
 class LockTableModel;
@@ -41,6 +45,12 @@ public:
 
     /** Starts the session (connect, discover, watch). */
     void start();
+    /** Also writes everything seen to a recording (SessionRecorder); false with `*error`. */
+    bool startRecording(const QString &path, QString *error);
+    /** Replay mode: shows `player`'s recording instead of a live server (no session is started,
+     *  every write action is disabled) with play/pause, speed and a scrub bar. */
+    void attachReplay(ReplayPlayer *player);
+    bool isReplay() const { return m_player != nullptr; }
 
     QThread *ioThread() const { return m_ioThread; }
     LockTableModel *lockModel() const { return m_lockModel; }
@@ -124,6 +134,8 @@ private:
     QTimer m_animation;
     LockMonitor::Mode m_mode = LockMonitor::Mode::Connecting;
     HistoryStore m_history;
+    std::unique_ptr<SessionRecorder> m_recorder;
+    ReplayPlayer *m_player = nullptr;
     bool m_initialData = false;
 };
 

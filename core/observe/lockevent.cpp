@@ -17,6 +17,13 @@ QJsonObject LockEvent::toJson() const
     return o;
 }
 
+LockEvent LockEvent::fromJson(const QJsonObject &o)
+{
+    return LockEvent{o.value(QStringLiteral("time_ms")).toInteger(), o.value(QStringLiteral("lock")).toString(),
+                     o.value(QStringLiteral("type")).toString(), o.value(QStringLiteral("holder")).toString(),
+                     o.value(QStringLiteral("detail")).toString()};
+}
+
 QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapshot &after,
                                    const QString &keyspaceHint, bool forceUnlocked)
 {

@@ -23,6 +23,8 @@ struct LockEvent
     QString detail;      ///< human sentence ("hold count 1 -> 2", "message 0 on ...")
 
     QJsonObject toJson() const;
+    /** Inverse of toJson() (recordings). */
+    static LockEvent fromJson(const QJsonObject &o);
 
     /**
      * Events implied by going from `before` (nullptr = lock unknown until now) to `after`.

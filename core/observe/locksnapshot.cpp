@@ -142,6 +142,51 @@ QJsonObject LockSnapshot::toJson() const
     return o;
 }
 
+LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
+{
+    LockSnapshot s;
+    s.name = o.value(QStringLiteral("name")).toString();
+    const QString kind = o.value(QStringLiteral("kind")).toString();
+    s.kind = kind == QLatin1String("fair_lock")         ? LockKind::FairLock
+             : kind == QLatin1String("read_write_lock") ? LockKind::ReadWriteLock
+             : kind == QLatin1String("fenced_lock")     ? LockKind::FencedLock
+                                                        : LockKind::Lock;
+    s.isLock = true;
+    s.pttlMs = o.value(QStringLiteral("pttl_ms")).toInteger(-2);
+    s.exists = s.pttlMs != -2;
+    for (const auto &v : o.value(QStringLiteral("holders")).toArray()) {
+        const QJsonObject h = v.toObject();
+        LockHolder holder;
+        holder.field = h.value(QStringLiteral("field")).toString();
+        holder.clientId = h.value(QStringLiteral("client_id")).toString();
+        holder.threadId = h.value(QStringLiteral("thread_id")).toString();
+        holder.holdCount = h.value(QStringLiteral("hold_count")).toInteger();
+        holder.mode = h.value(QStringLiteral("mode")).toString();
+        for (const auto &t : h.value(QStringLiteral("hold_ttls_ms")).toArray())
+            holder.holdTtlsMs << t.toInteger();
+        s.holders << holder;
+    }
+    for (const auto &v : o.value(QStringLiteral("waiters")).toArray()) {
+        const QJsonObject w = v.toObject();
+        s.waiters << LockWaiter{w.value(QStringLiteral("field")).toString(), w.value(QStringLiteral("position")).toInt(),
+                                w.value(QStringLiteral("deadline_epoch_ms")).toInteger(-1)};
+    }
+    for (const auto &v : o.value(QStringLiteral("timeout_set")).toArray()) {
+        const QJsonObject t = v.toObject();
+        s.timeoutSet.append({t.value(QStringLiteral("field")).toString(), t.value(QStringLiteral("deadline_epoch_ms")).toInteger()});
+    }
+    s.timeoutSetSize = s.timeoutSet.size();
+    s.queueLength = o.value(QStringLiteral("queue_length")).toInteger();
+    s.subscribers = o.value(QStringLiteral("subscribers")).toInteger();
+    s.token = o.value(QStringLiteral("token")).toInteger(-1);
+    s.rwMode = o.value(QStringLiteral("mode")).toString();
+    s.serverTimeMs = o.value(QStringLiteral("server_time_ms")).toInteger();
+    for (const auto &p : o.value(QStringLiteral("problems")).toArray())
+        s.problems << p.toString();
+    s.readAtSteadyMs = readAtSteadyMs;
+    return s;
+}
+
 qint64 LockSnapshot::steadyNowMs()
 {
     using namespace std::chrono;

@@ -92,6 +92,8 @@ struct LockSnapshot
 
     /** The JSON object of the architecture doc ("Machine-readable output"). */
     QJsonObject toJson() const;
+    /** Inverse of toJson() (recordings): `readAtSteadyMs` is set to `readAtSteadyMs`. */
+    static LockSnapshot fromJson(const QJsonObject &o, qint64 readAtSteadyMs);
 
     /** Monotonic ms since an arbitrary origin (std::chrono::steady_clock). */
     static qint64 steadyNowMs();

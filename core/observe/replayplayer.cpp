@@ -1,0 +1,97 @@
+#include "replayplayer.h"
+
+#include <QHash>
+
+namespace lockscope {
+
+ReplayPlayer::ReplayPlayer(QObject *parent) : QObject(parent)
+{
+    m_timer.setParent(this);
+    m_timer.setInterval(20);
+    connect(&m_timer, &QTimer::timeout, this, &ReplayPlayer::tick);
+}
+
+void ReplayPlayer::setRecording(const Recording &recording)
+{
+    pause();
+    m_recording = recording;
+    m_next = 0;
+    m_positionMs = recording.startMs();
+    emit reset();
+    emit positionChanged(m_positionMs);
+}
+
+void ReplayPlayer::play()
+{
+    if (m_timer.isActive() || m_recording.records.isEmpty())
+        return;
+    if (m_next >= m_recording.records.size())
+        seek(m_recording.startMs()); // at the end: start over
+    m_wall.start();
+    m_timer.start();
+    emit playingChanged(true);
+}
+
+void ReplayPlayer::pause()
+{
+    if (!m_timer.isActive())
+        return;
+    m_timer.stop();
+    emit playingChanged(false);
+}
+
+void ReplayPlayer::setSpeed(double speed) { m_speed = qBound(0.25, speed, 16.0); }
+
+void ReplayPlayer::emitRecord(const Recording::Record &r)
+{
+    if (!r.changed.isEmpty() || !r.removed.isEmpty()) {
+        QVector<LockSnapshot> changed = r.changed;
+        const qint64 now = LockSnapshot::steadyNowMs();
+        for (auto &s : changed)
+            s.readAtSteadyMs = now; // countdowns run from the recorded PTTL
+        emit locksUpdated(changed, r.removed);
+    }
+    if (!r.events.isEmpty())
+        emit eventsOccurred(r.events);
+}
+
+void ReplayPlayer::tick()
+{
+    const qint64 elapsed = m_wall.restart();
+    m_positionMs += qint64(elapsed * m_speed);
+    while (m_next < m_recording.records.size() && m_recording.records[m_next].timeMs <= m_positionMs)
+        emitRecord(m_recording.records[m_next++]);
+    emit positionChanged(m_positionMs);
+    if (m_next >= m_recording.records.size()) {
+        pause();
+        emit finished();
+    }
+}
+
+void ReplayPlayer::seek(qint64 positionMs)
+{
+    positionMs = qBound(m_recording.startMs(), positionMs, m_recording.endMs());
+    emit reset();
+    // The state at `positionMs`: the last snapshot of each lock still present, and all events.
+    QHash<QString, LockSnapshot> locks;
+    QVector<LockEvent> events;
+    int i = 0;
+    for (; i < m_recording.records.size() && m_recording.records[i].timeMs <= positionMs; ++i) {
+        const auto &r = m_recording.records[i];
+        for (const auto &s : r.changed)
+            locks.insert(s.name, s);
+        for (const auto &n : r.removed)
+            locks.remove(n);
+        events += r.events;
+    }
+    m_next = i;
+    m_positionMs = positionMs;
+    Recording::Record state;
+    state.timeMs = positionMs;
+    state.changed = locks.values().toVector();
+    state.events = events;
+    emitRecord(state);
+    emit positionChanged(m_positionMs);
+}
+
+} // namespace lockscope
