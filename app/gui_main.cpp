@@ -3,6 +3,7 @@
 #include "connectionlauncher.h"
 #include "connectionoptions.h"
 #include "connectionprofilestore.h"
+#include "eventlogmodel.h"
 #include "mainwindow.h"
 #include "passwordkeychain.h"
 
@@ -14,6 +15,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QThread>
 #include <QTimer>
@@ -60,6 +63,11 @@ int main(int argc, char **argv)
         {QStringLiteral("problems"), QStringLiteral("Open on the problems pane (the stuck-lock doctor's findings).")},
         {QStringLiteral("record"), QStringLiteral("Record everything seen to FILE (JSON lines; .gz compresses)."), QStringLiteral("FILE")},
         {QStringLiteral("replay"), QStringLiteral("Replay a recording instead of connecting (writes disabled)."), QStringLiteral("FILE")},
+        {QStringLiteral("memory-log"),
+         QStringLiteral("Every 10 s append 'elapsed_s rss_kb history_bytes samples events rows' to FILE (soak tests)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("history-minutes"), QStringLiteral("Keep this many minutes of history for the charts (default 120)."),
+         QStringLiteral("N"), QStringLiteral("120")},
         {QStringLiteral("replay-speed"), QStringLiteral("Start the replay playing at this speed (0.25 to 16)."), QStringLiteral("X")},
     });
     parser.process(app);
@@ -152,6 +160,40 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
             return 1;
         }
+    }
+    {
+        HistoryStore::Retention retention;
+        retention.maxAgeMs = qMax(1LL, parser.value(QStringLiteral("history-minutes")).toLongLong()) * 60 * 1000;
+        window.setHistoryRetention(retention);
+    }
+    if (parser.isSet(QStringLiteral("memory-log"))) {
+        auto *file = new QFile(parser.value(QStringLiteral("memory-log")), &window);
+        if (!file->open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text)) {
+            std::fprintf(stderr, "lockscope: cannot write %s\n", qPrintable(file->fileName()));
+            return 1;
+        }
+        auto *clock = new QElapsedTimer;
+        clock->start();
+        auto *timer = new QTimer(&window);
+        QObject::connect(timer, &QTimer::timeout, &window, [&window, file, clock] {
+            QFile status(QStringLiteral("/proc/self/status"));
+            qint64 rssKb = -1;
+            if (status.open(QIODevice::ReadOnly))
+                for (const QByteArray &line : status.readAll().split('\n'))
+                    if (line.startsWith("VmRSS:"))
+                        rssKb = line.mid(6).trimmed().split(' ').first().toLongLong();
+            const HistoryStore &h = window.history();
+            file->write(QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                            .arg(clock->elapsed() / 1000)
+                            .arg(rssKb)
+                            .arg(h.approximateBytes())
+                            .arg(h.sampleCount())
+                            .arg(h.eventCount())
+                            .arg(window.eventModel()->rowCount())
+                            .toUtf8());
+            file->flush();
+        });
+        timer->start(10000);
     }
     if (parser.isSet(QStringLiteral("problems")))
         window.showProblems();

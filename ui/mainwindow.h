@@ -58,6 +58,7 @@ public:
     FindingModel *findingModel() const { return m_findingModel; }
     /** Everything seen since the window opened (bounded), on the GUI thread, for the charts. */
     const HistoryStore &history() const { return m_history; }
+    void setHistoryRetention(const HistoryStore::Retention &retention) { m_history.setRetention(retention); }
     QTableView *lockView() const { return m_lockView; }
     LockDetailPanel *detailPanel() const { return m_detail; }
     /** Brings the problems pane (doctor findings) to the front. */
