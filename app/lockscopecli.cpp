@@ -60,7 +60,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  export RECORDING --csv [--out-dir DIR]  events and hold intervals as CSV files\n"
         "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
-        "confirmed, lock absent, not acquired), 4 doctor found a problem of severity warning or worse."));
+        "confirmed, lock absent, not acquired, lock changed since confirmed, refused by the ACL),\n"
+        "4 doctor found a problem of severity warning or worse."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();
     const ConnectionOptions connection(QStringLiteral("redis://127.0.0.1:6379")); // --url, --tls-*, --user, --ask-password
