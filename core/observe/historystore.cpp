@@ -125,6 +125,11 @@ void HistoryStore::prune(qint64 nowMs)
 {
     if (nowMs - m_lastPruneMs < 1000 && m_locks.size() <= m_retention.maxLocks)
         return;
+    if (nowMs - m_lastPruneMs < 1000) {
+        // Only over the lock limit: evict without walking every ring.
+        evictLeastRecentlySeen();
+        return;
+    }
     m_lastPruneMs = nowMs;
     const qint64 cutoff = nowMs - m_retention.maxAgeMs;
     for (auto it = m_locks.begin(); it != m_locks.end();) {
@@ -137,12 +142,22 @@ void HistoryStore::prune(qint64 nowMs)
         else
             ++it;
     }
-    while (m_locks.size() > m_retention.maxLocks) {
-        auto oldest = m_locks.begin();
-        for (auto it = m_locks.begin(); it != m_locks.end(); ++it)
-            if (it->lastSeenMs < oldest->lastSeenMs)
-                oldest = it;
-        m_locks.erase(oldest);
+    evictLeastRecentlySeen();
+}
+
+void HistoryStore::evictLeastRecentlySeen()
+{
+    if (m_locks.size() > m_retention.maxLocks) {
+        // Too many locks: drop the least recently seen in one pass, down to 90% of the limit, so a
+        // scan of 100k locks costs O(n log n) once instead of O(n) per lock.
+        QVector<QPair<qint64, QString>> seen;
+        seen.reserve(m_locks.size());
+        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+            seen.append({it->lastSeenMs, it.key()});
+        const int drop = int(seen.size()) - m_retention.maxLocks * 9 / 10;
+        std::nth_element(seen.begin(), seen.begin() + drop, seen.end());
+        for (int i = 0; i < drop; ++i)
+            m_locks.remove(seen[i].second);
     }
 }
 

@@ -111,6 +111,7 @@ private:
     };
 
     void prune(qint64 nowMs);
+    void evictLeastRecentlySeen();
     void closeHold(LockHistory &h, qint64 timeMs, const QString &reason);
 
     Retention m_retention;

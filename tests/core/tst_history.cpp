@@ -104,6 +104,14 @@ void TestHistory::memoryStaysFlat()
           static_cast<long long>(bytesAt3h), h.sampleCount(), h.eventCount());
     QVERIFY2(bytesAt3h <= bytesAt1h * 11 / 10, "history memory kept growing past its retention window");
     QVERIFY(h.sampleCount() <= 10 * r.maxSamplesPerLock);
+
+    // Far more locks than the limit (a 100k-lock server): the least recently seen are dropped.
+    HistoryStore many;
+    for (int i = 0; i < 20000; ++i)
+        many.addSnapshot(held(QStringLiteral("bulk:%1").arg(i), kA, 30000), 1000 + i);
+    QVERIFY(many.lockNames().size() <= many.retention().maxLocks);
+    QVERIFY(many.lockNames().contains(QStringLiteral("bulk:19999")));
+    QVERIFY(!many.lockNames().contains(QStringLiteral("bulk:0")));
     QVERIFY2(h.firstTimeMs() >= (3 * 3600 - 3600 - 10) * 1000LL, qPrintable(QString::number(h.firstTimeMs())));
 }
 
