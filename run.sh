@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-qpa-plugins libhiredis-dev
+PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-qpa-plugins libqcustomplot-dev libhiredis-dev
           redis-server redis-tools xvfb xauth fonts-dejavu-core qtkeychain-qt6-dev openssl)
 BUILD_DIR=${LOCKSCOPE_BUILD_DIR:-build}
 
