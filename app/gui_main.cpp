@@ -61,6 +61,8 @@ int main(int argc, char **argv)
         {QStringLiteral("quit-after"), QStringLiteral("Quit after MS milliseconds."), QStringLiteral("MS")},
         {QStringLiteral("select"), QStringLiteral("Select this lock once the first data has arrived."), QStringLiteral("NAME")},
         {QStringLiteral("problems"), QStringLiteral("Open on the problems pane (the stuck-lock doctor's findings).")},
+        {QStringLiteral("tab"), QStringLiteral("Open on this bottom tab: event, problems, ttl, timeline or contention."),
+         QStringLiteral("NAME")},
         {QStringLiteral("record"), QStringLiteral("Record everything seen to FILE (JSON lines; .gz compresses)."), QStringLiteral("FILE")},
         {QStringLiteral("replay"), QStringLiteral("Replay a recording instead of connecting (writes disabled)."), QStringLiteral("FILE")},
         {QStringLiteral("memory-log"),
@@ -197,6 +199,9 @@ int main(int argc, char **argv)
     }
     if (parser.isSet(QStringLiteral("problems")))
         window.showProblems();
+    if (parser.isSet(QStringLiteral("tab")) && !window.showBottomTab(parser.value(QStringLiteral("tab"))))
+        std::fprintf(stderr, "lockscope: there is no tab '%s' (event, problems, ttl, timeline, contention)\n",
+                     qPrintable(parser.value(QStringLiteral("tab"))));
     if (parser.isSet(QStringLiteral("select"))) {
         const QString name = parser.value(QStringLiteral("select"));
         QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, name] { window.selectLock(name); });

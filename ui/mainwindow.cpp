@@ -7,6 +7,9 @@
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
 #include "ttlbardelegate.h"
+#include "contentionview.h"
+#include "timelinewidget.h"
+#include "ttlchart.h"
 
 #include "observe/lockdiscovery.h"
 #include "observe/lockdoctor.h"
@@ -60,6 +63,7 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     m_findingModel = new FindingModel(this);
     buildUi();
     buildActions();
+    buildCharts();
 
     connect(m_session, &LockSession::locksUpdated, this, &MainWindow::onLocksUpdated);
     connect(m_session, &LockSession::eventsOccurred, this, &MainWindow::onEvents);
@@ -480,6 +484,64 @@ void MainWindow::buildActions()
 }
 
 void MainWindow::showProblems() { m_bottomTabs->setCurrentWidget(m_findingView); }
+
+bool MainWindow::showBottomTab(const QString &name)
+{
+    for (int i = 0; i < m_bottomTabs->count(); ++i) {
+        if (!name.isEmpty() && m_bottomTabs->tabText(i).startsWith(name, Qt::CaseInsensitive)) {
+            m_bottomTabs->setCurrentIndex(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+void MainWindow::buildCharts()
+{
+    // They draw m_history and follow the selected lock; each redraws at most a few times a second
+    // (HistoryChart coalesces historyChanged into frames), and only while its tab is shown. In a
+    // replay, "now" is the replay position.
+    m_ttlChart = new TtlChart(this);
+    m_timeline = new TimelineWidget(this);
+    m_contention = new ContentionView(this);
+    m_timeline->setFilterModel(m_proxy); // lanes follow the table's filter
+    const auto clock = [this] { return m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch(); };
+    for (HistoryChart *chart : std::initializer_list<HistoryChart *>{m_ttlChart, m_timeline, m_contention}) {
+        chart->setHistory(&m_history);
+        chart->setClock(clock);
+        connect(this, &MainWindow::historyChanged, chart, &HistoryChart::historyUpdated);
+        connect(chart, &HistoryChart::lockActivated, this, &MainWindow::selectLock);
+    }
+    m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_ttlChart, tr("TTL chart")),
+                                tr("TTL of the selected lock over time: a watchdog's saw-tooth, acquire/renew/release "
+                                   "markers, and a warning when an expected renewal does not come"));
+    m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_timeline, tr("Timeline")),
+                                tr("One lane per lock: who held it when (one colour per holder) and who waited; "
+                                   "wheel to zoom, drag to pan, hover for the state at that instant"));
+    m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_contention, tr("Contention")),
+                                tr("Held locks and waiters over time, hold and wait time histograms, longest held and "
+                                   "most contended locks"));
+    connect(m_lockView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QString name = selectedLockName();
+        if (name.isEmpty())
+            return; // a lock that expired leaves the table: keep charting it (its end is the interesting part)
+        for (HistoryChart *chart : std::initializer_list<HistoryChart *>{m_ttlChart, m_timeline, m_contention})
+            chart->setLock(name);
+    });
+    // Charts need room: the first time one is opened, give the bottom pane at least 45 % of the height.
+    connect(m_bottomTabs, &QTabWidget::currentChanged, this, [this, grown = false](int) mutable {
+        if (grown || !qobject_cast<HistoryChart *>(m_bottomTabs->currentWidget()))
+            return;
+        grown = true;
+        QTimer::singleShot(0, this, [this] {
+            auto *split = qobject_cast<QSplitter *>(m_bottomTabs->parentWidget());
+            const QList<int> sizes = split ? split->sizes() : QList<int>();
+            const int total = sizes.size() == 2 ? sizes.at(0) + sizes.at(1) : 0;
+            if (total > 0 && sizes.at(1) < total * 45 / 100)
+                split->setSizes({total - total * 45 / 100, total * 45 / 100});
+        });
+    });
+}
 
 QString MainWindow::selectedLockName() const
 {

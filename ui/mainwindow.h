@@ -31,6 +31,9 @@ class SessionRecorder;
 class FindingModel;
 class LockDetailPanel;
 class LockTableModel;
+class ContentionView;
+class TimelineWidget;
+class TtlChart;
 
 /**
  * The dashboard. Owns the `redis-io` thread and the LockSession living on it; talks to it only
@@ -63,6 +66,12 @@ public:
     LockDetailPanel *detailPanel() const { return m_detail; }
     /** Brings the problems pane (doctor findings) to the front. */
     void showProblems();
+    /** Brings the bottom tab whose title starts with `name` (case-insensitive: "event", "problems",
+     *  "ttl", "timeline", "contention") to the front; false when there is none. */
+    bool showBottomTab(const QString &name);
+    TtlChart *ttlChart() const { return m_ttlChart; }
+    TimelineWidget *timeline() const { return m_timeline; }
+    ContentionView *contentionView() const { return m_contention; }
     /** Selects the row of `name` (if shown). */
     void selectLock(const QString &name);
     QString selectedLockName() const;
@@ -84,6 +93,8 @@ signals:
 private:
     void buildUi();
     void buildActions();
+    /** The history charts (TTL chart, timeline, contention) as bottom tabs. */
+    void buildCharts();
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void onEvents(const QVector<LockEvent> &events);
     void onModeChanged(LockMonitor::Mode mode, const QString &detail);
@@ -137,6 +148,9 @@ private:
     HistoryStore m_history;
     std::unique_ptr<SessionRecorder> m_recorder;
     ReplayPlayer *m_player = nullptr;
+    TtlChart *m_ttlChart = nullptr;
+    TimelineWidget *m_timeline = nullptr;
+    ContentionView *m_contention = nullptr;
     bool m_initialData = false;
 };
 
