@@ -5,6 +5,7 @@
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
+#include "observe/clusterlockmonitor.h"
 #include "observe/doctorprobe.h"
 #include "observe/historystore.h"
 #include "observe/recording.h"
@@ -14,6 +15,7 @@
 #include "observe/locknames.h"
 #include "observe/locksession.h"
 #include "observe/snapshotreader.h"
+#include "redis/clusterrouter.h"
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
 
@@ -81,6 +83,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("N"), QStringLiteral("1")},
         {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
+        {QStringLiteral("cluster"),
+         QStringLiteral("Treat --url as one node of a Redis Cluster (detected by itself otherwise): list, show, "
+                        "watch and force-unlock then cover every master.")},
         {QStringLiteral("enable-notifications"),
          QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
         {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
@@ -254,6 +259,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     // With --demo, give the simulated clients a moment to take their locks first.
     QTimer::singleShot(m_demoServer ? 1500 : 0, this, [this] {
+      auto run = [this] {
         if (m_command == QLatin1String("list"))
             runList();
         else if (m_command == QLatin1String("show"))
@@ -270,6 +276,30 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             runRecord();
         else
             runRepair();
+      };
+        // Redis Cluster: detected from the first node (INFO cluster), or forced with --cluster.
+        RedisConnection *seed = m_session->connection();
+        seed->open();
+        auto loadTopology = [this, seed, run] {
+            ClusterRouter::load(seed, this, [this, run](const ClusterTopology &topology, const QString &error) {
+                if (!topology.isValid()) {
+                    fail(ServerError, QStringLiteral("cannot read the cluster topology: %1").arg(error));
+                    return;
+                }
+                m_session->enableCluster(topology);
+                run();
+            });
+        };
+        if (m_parser.isSet(QStringLiteral("cluster"))) {
+            loadTopology();
+            return;
+        }
+        ClusterRouter::detect(seed, this, [run, loadTopology](bool cluster, const QString &) {
+            if (cluster)
+                loadTopology();
+            else
+                run(); // also when INFO failed or was refused: the single-server path decides
+        });
     });
     return true;
 }
@@ -340,28 +370,39 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
 void LockScopeCli::runList()
 {
     LockMonitor *monitor = m_session->monitor();
-    connect(monitor, &LockMonitor::idle, this, [this, monitor] {
+    ClusterLockMonitor *cluster = m_session->clusterMonitor();
+    auto listed = [this, monitor, cluster] {
         if (m_finished)
             return;
-        QVector<LockSnapshot> locks = monitor->locks().values().toVector();
+        QVector<LockSnapshot> locks = (cluster ? cluster->locks() : monitor->locks()).values().toVector();
         std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
         if (m_json) {
             for (const auto &s : locks)
                 m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
             m_out << formatTable(locks, LockSnapshot::steadyNowMs());
-            m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address() << '\n';
+            m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
+                  << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
+                              : QString())
+                  << '\n';
         }
         finish(Ok);
-    });
-    connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-    monitor->setForcePolling(true); // one-shot listing: no subscriptions needed beyond discovery
+    };
+    if (cluster) {
+        connect(cluster, &ClusterLockMonitor::idle, this, listed);
+        connect(cluster, &ClusterLockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+        cluster->setForcePolling(true);
+    } else {
+        connect(monitor, &LockMonitor::idle, this, listed);
+        connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+        monitor->setForcePolling(true); // one-shot listing: no subscriptions needed beyond discovery
+    }
     m_session->start();
 }
 
 void LockScopeCli::readOne(const QString &name, std::function<void(const LockSnapshot &)> then)
 {
-    auto *reader = new SnapshotReader(m_session->connection(), this);
+    auto *reader = new SnapshotReader(m_session->connectionFor(name), this);
     reader->read({name}, this, [this, reader, name, then](const QVector<LockSnapshot> &snaps, const QString &error) {
         reader->deleteLater();
         if (!error.isEmpty()) {
@@ -435,13 +476,20 @@ void LockScopeCli::runWatch()
         m_err.flush();
     });
     bool first = true;
-    connect(monitor, &LockMonitor::idle, this, [this, monitor, first]() mutable {
+    ClusterLockMonitor *cluster = m_session->clusterMonitor();
+    auto watching = [this, monitor, cluster, first]() mutable {
         if (!first)
             return;
         first = false;
-        m_err << "lockscope-cli: watching " << monitor->locks().size() << " lock(s); Ctrl-C to stop\n";
+        m_err << "lockscope-cli: watching " << (cluster ? cluster->locks().size() : monitor->locks().size())
+              << " lock(s)" << (cluster ? QStringLiteral(" on %1 masters").arg(cluster->nodes().size()) : QString())
+              << "; Ctrl-C to stop\n";
         m_err.flush();
-    });
+    };
+    if (cluster)
+        connect(cluster, &ClusterLockMonitor::idle, this, watching);
+    else
+        connect(monitor, &LockMonitor::idle, this, watching);
     auto *tick = new QTimer(this);
     connect(tick, &QTimer::timeout, this, [this] {
         if (g_interrupted)

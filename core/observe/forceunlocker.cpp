@@ -24,7 +24,9 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
     const QList<QByteArray> args{QByteArray::number(QDateTime::currentMSecsSinceEpoch()), m_publishCommand,
                                  confirmedState ? QByteArray("1") : QByteArray("0"),
                                  confirmedState ? confirmedState->toUtf8() : QByteArray()};
-    m_script.eval(m_connection, keys, args, context, [callback](const RedisReply &r) {
+    QPointer<RedisConnection> connection = m_connection;
+    const bool alsoSharded = m_alsoSharded;
+    m_script.eval(m_connection, keys, args, context, [callback, connection, alsoSharded, context](const RedisReply &r) {
         ForceUnlockResult result;
         if (r.isError()) {
             result.error = r.errorMessage();
@@ -36,6 +38,16 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
             result.kind = QString::fromUtf8(r.at(1).toByteArray());
             result.channel = QString::fromUtf8(r.at(2).toByteArray());
             result.message = QString::fromUtf8(r.at(3).toByteArray());
+        }
+        if (alsoSharded && connection && result.error.isEmpty() && !result.channel.isEmpty()) {
+            connection->send({"SPUBLISH", result.channel.toUtf8(), result.message.toUtf8()}, context,
+                             [callback, result](const RedisReply &) {
+                                 // A failed SPUBLISH (Redis < 7 has none) changes nothing: the lock
+                                 // is deleted and the classic message went out.
+                                 if (callback)
+                                     callback(result);
+                             });
+            return;
         }
         if (callback)
             callback(result);

@@ -39,6 +39,10 @@ public:
 
     /** "publish" (default) or "spublish" (Redis 7 cluster, sharded pub/sub, §1.3). */
     void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
+    /** Redis Cluster: after the script's classic PUBLISH (broadcast to every node), also
+     *  SPUBLISH the same message on the same channel, on this (the owning) node, so that Redisson
+     *  3.22+ waiters on sharded pub/sub (SSUBSCRIBE) wake too (protocol §1.3, §7). */
+    void setAlsoPublishSharded(bool on) { m_alsoSharded = on; }
 
     /** Force-unlocks `name`. With `confirmedState` set (LockSnapshot::stateFingerprint() of the
      *  snapshot the operator confirmed), the script first checks that the hash is still exactly
@@ -53,6 +57,7 @@ private:
     QPointer<RedisConnection> m_connection;
     RedisScript m_script;
     QByteArray m_publishCommand = "publish";
+    bool m_alsoSharded = false;
 };
 
 } // namespace lockscope

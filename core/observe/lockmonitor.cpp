@@ -233,8 +233,16 @@ void LockMonitor::cancelDiscovery()
     }
 }
 
+void LockMonitor::setClusterNode(std::function<bool(const QString &)> ownsName)
+{
+    m_ownsName = std::move(ownsName);
+    m_reader->setOneSlotPerBatch(true);
+}
+
 void LockMonitor::markDirty(const QString &name, const QString &hint)
 {
+    if (m_ownsName && !m_ownsName(name))
+        return; // another master serves it (cluster)
     auto it = m_dirty.find(name);
     if (it == m_dirty.end()) {
         m_dirty.insert(name, hint);
@@ -377,6 +385,8 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         return;
     if (!m_patternRegex.match(name).hasMatch())
         return;
+    if (m_ownsName && !m_ownsName(name))
+        return; // cluster: PUBLISH reaches every node; the owner's monitor reports it
     LockEvent e;
     e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.lock = name;

@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <functional>
 
 namespace lockscope {
 
@@ -54,6 +55,11 @@ public:
     void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
     /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
     void setForcePolling(bool on) { m_forcePolling = on; }
+
+    /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
+     *  read and reported (unlock messages are broadcast to every node), and snapshot batches
+     *  hold one hash slot each. Call before start(). */
+    void setClusterNode(std::function<bool(const QString &)> ownsName);
 
     /** Starts watching; returns at once. Safe to call before the connection is ready. */
     void start();
@@ -102,6 +108,7 @@ private:
 
     QPointer<RedisConnection> m_connection;
     QPointer<RedisSubscriber> m_subscriber;
+    std::function<bool(const QString &)> m_ownsName; ///< cluster: names this node serves
     LockDiscovery *m_discovery = nullptr;
     SnapshotReader *m_reader = nullptr;
 

@@ -1,11 +1,13 @@
 #include "locksession.h"
 
+#include "clusterlockmonitor.h"
 #include "doctorprobe.h"
 #include "forceunlocker.h"
 #include "lockrepairs.h"
 #include "snapshotreader.h"
 
 #include "lock/lockclient.h"
+#include "redis/clusterrouter.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
 #include "lock/lockwatchdog.h"
@@ -50,7 +52,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
                 m_doctor.observeLatches(r.latches);
             });
         }
-        emit findingsUpdated(m_doctor.diagnose(m_monitor->locks(), LockSnapshot::steadyNowMs()));
+        emit findingsUpdated(m_doctor.diagnose(m_clusterMonitor ? m_clusterMonitor->locks() : m_monitor->locks(),
+                                               LockSnapshot::steadyNowMs()));
     });
 
     connect(m_monitor, &LockMonitor::modeChanged, this, &LockSession::modeChanged);
@@ -68,6 +71,72 @@ LockSession::~LockSession() = default;
 
 RedisConnection *LockSession::connection() const { return m_pool->connection(); }
 
+RedisConnection *LockSession::connectionFor(const QString &name)
+{
+    return m_router ? m_router->connectionForKey(name.toUtf8()) : connection();
+}
+
+void LockSession::enableCluster(const ClusterTopology &topology)
+{
+    if (m_router) {
+        m_router->setTopology(topology);
+        return;
+    }
+    m_router = new ClusterRouter(m_pool, topology, this);
+    m_clusterMonitor = new ClusterLockMonitor(m_router, this);
+    m_clusterMonitor->setPattern(m_options.pattern);
+    m_clusterMonitor->setForcePolling(m_options.forcePolling);
+    m_clusterMonitor->setPollIntervalMs(m_options.pollIntervalMs);
+    connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this,
+            [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+                for (const auto &s : changed)
+                    m_doctor.observe(s);
+                for (const auto &n : removed)
+                    m_doctor.forget(n);
+            });
+    connect(m_clusterMonitor, &ClusterLockMonitor::modeChanged, this, &LockSession::modeChanged);
+    connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this, &LockSession::locksUpdated);
+    connect(m_clusterMonitor, &ClusterLockMonitor::eventsOccurred, this, &LockSession::eventsOccurred);
+    connect(m_clusterMonitor, &ClusterLockMonitor::discoveryProgress, this, &LockSession::discoveryProgress);
+    connect(m_clusterMonitor, &ClusterLockMonitor::notificationsChecked, this, &LockSession::notificationsChecked);
+    connect(m_clusterMonitor, &ClusterLockMonitor::errorOccurred, this, &LockSession::errorOccurred);
+}
+
+SnapshotReader *LockSession::readerFor(const QString &name)
+{
+    if (!m_router)
+        return m_reader;
+    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    SnapshotReader *&r = m_nodeReaders[node];
+    if (!r)
+        r = new SnapshotReader(m_router->connectionFor(node), this);
+    return r;
+}
+
+ForceUnlocker *LockSession::unlockerFor(const QString &name)
+{
+    if (!m_router)
+        return m_forceUnlocker;
+    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    ForceUnlocker *&u = m_nodeUnlockers[node];
+    if (!u) {
+        u = new ForceUnlocker(m_router->connectionFor(node), this);
+        u->setAlsoPublishSharded(true);
+    }
+    return u;
+}
+
+LockRepairs *LockSession::repairsFor(const QString &name)
+{
+    if (!m_router)
+        return m_repairs;
+    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    LockRepairs *&r = m_nodeRepairs[node];
+    if (!r)
+        r = new LockRepairs(m_router->connectionFor(node), this);
+    return r;
+}
+
 void LockSession::open()
 {
     m_pool->connection()->open();
@@ -77,16 +146,34 @@ void LockSession::open()
 void LockSession::start()
 {
     open();
-    m_monitor->start();
+    if (m_clusterMonitor)
+        m_clusterMonitor->start();
+    else
+        m_monitor->start();
     m_doctorTimer->start();
 }
-void LockSession::refresh() { m_monitor->rediscover(); }
-void LockSession::cancelScan() { m_monitor->cancelDiscovery(); }
+void LockSession::refresh()
+{
+    if (m_clusterMonitor)
+        m_clusterMonitor->rediscover();
+    else
+        m_monitor->rediscover();
+}
+
+void LockSession::cancelScan()
+{
+    if (m_clusterMonitor)
+        m_clusterMonitor->cancelDiscovery();
+    else
+        m_monitor->cancelDiscovery();
+}
 
 void LockSession::setPattern(const QString &glob)
 {
     m_monitor->setPattern(glob);
-    m_monitor->rediscover();
+    if (m_clusterMonitor)
+        m_clusterMonitor->setPattern(glob);
+    refresh();
 }
 
 void LockSession::runWrite(const QString &action, const QString &name, const QJsonObject &args,
@@ -98,11 +185,14 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
         return;
     }
     // Re-read the lock first: the audit record shows the state just before the change.
-    m_reader->read({name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
+    readerFor(name)->read({name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
         const LockSnapshot before = snaps.value(0);
         perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
             finishWrite(action, name, args, before, outcome, message);
-            m_monitor->markDirty(name);
+            if (m_clusterMonitor)
+                m_clusterMonitor->markDirty(name);
+            else
+                m_monitor->markDirty(name);
         });
     });
 }
@@ -141,7 +231,10 @@ void LockSession::enableNotifications()
                             QStringLiteral("refused"));
         return;
     }
-    m_monitor->enableNotifications();
+    if (m_clusterMonitor)
+        m_clusterMonitor->enableNotifications();
+    else
+        m_monitor->enableNotifications();
 }
 
 void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs)
@@ -212,8 +305,11 @@ void LockSession::forceUnlock(const QString &name, const std::optional<QString> 
         args.insert(QStringLiteral("confirmed_state"), *confirmed);
     runWrite(QStringLiteral("force_unlock"), name, args, [this, name, confirmed](const LockSnapshot &before, Done done) {
         const QString confirmedState = confirmed ? *confirmed : before.stateFingerprint();
-        m_monitor->expectForceUnlock(name);
-        m_forceUnlocker->forceUnlock(
+        if (m_clusterMonitor)
+            m_clusterMonitor->expectForceUnlock(name);
+        else
+            m_monitor->expectForceUnlock(name);
+        unlockerFor(name)->forceUnlock(
             name, this,
             [this, name, done](const ForceUnlockResult &r) {
                 if (r.deleted)
@@ -232,7 +328,7 @@ void LockSession::setTtl(const QString &name, qint64 ttlMs, const QString &confi
 {
     runWrite(QStringLiteral("set_ttl"), name, {{QStringLiteral("ttl_ms"), ttlMs}, {QStringLiteral("confirmed_state"), confirmedState}},
              [this, name, ttlMs, confirmedState](const LockSnapshot &, Done done) {
-        m_repairs->setTtl(name, ttlMs, confirmedState, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+        repairsFor(name)->setTtl(name, ttlMs, confirmedState, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
     });
 }
 
@@ -240,7 +336,7 @@ void LockSession::removeWaiter(const QString &name, const QString &field, qint64
 {
     runWrite(QStringLiteral("remove_waiter"), name, {{QStringLiteral("field"), field}, {QStringLiteral("wait_ms"), waitMs}},
              [this, name, field, waitMs](const LockSnapshot &, Done done) {
-        m_repairs->removeWaiter(name, field, waitMs, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+        repairsFor(name)->removeWaiter(name, field, waitMs, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
     });
 }
 
@@ -248,14 +344,14 @@ void LockSession::removeReader(const QString &name, const QString &field)
 {
     runWrite(QStringLiteral("remove_reader"), name, {{QStringLiteral("field"), field}},
              [this, name, field](const LockSnapshot &, Done done) {
-        m_repairs->removeReader(name, field, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+        repairsFor(name)->removeReader(name, field, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
     });
 }
 
 void LockSession::wake(const QString &name)
 {
     runWrite(QStringLiteral("wake"), name, {}, [this, name](const LockSnapshot &, Done done) {
-        m_repairs->wake(name, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
+        repairsFor(name)->wake(name, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
     });
 }
 

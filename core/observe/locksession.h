@@ -7,6 +7,7 @@
 #include "lockfinding.h"
 #include "locksnapshot.h"
 
+#include "redis/clustertopology.h"
 #include "redis/redisendpoint.h"
 #include "redis/redissubscriber.h"
 #include "redis/redisconnection.h"
@@ -20,6 +21,8 @@
 
 namespace lockscope {
 
+class ClusterLockMonitor;
+class ClusterRouter;
 class DoctorProbe;
 class ForceUnlocker;
 class LockRepairs;
@@ -67,7 +70,19 @@ public:
     LockClient *client() const { return m_client; }
     RedisConnection *connection() const;
 
+    /** Redis Cluster mode (after enableCluster()): the router, and the monitor of all masters,
+     *  which then replaces monitor() (its signals feed this session's signals). */
+    bool isCluster() const { return m_router != nullptr; }
+    ClusterRouter *router() const { return m_router; }
+    ClusterLockMonitor *clusterMonitor() const { return m_clusterMonitor; }
+    /** The command connection of the node serving `name` (connection() outside a cluster). */
+    RedisConnection *connectionFor(const QString &name);
+
 public slots:
+    /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
+     *  before start(); reads and writes of a lock then go to the master serving its slot, and
+     *  force unlock also SPUBLISHes the wake-up message for sharded-pub/sub waiters. */
+    void enableCluster(const lockscope::ClusterTopology &topology);
     /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
     void open();
     /** open() plus the LockMonitor: discovery, then live updates or polling. */
@@ -121,7 +136,16 @@ private:
     void finishWrite(const QString &action, const QString &name, const QJsonObject &args,
                      const LockSnapshot &before, const QString &outcome, const QString &message);
 
+    SnapshotReader *readerFor(const QString &name);
+    ForceUnlocker *unlockerFor(const QString &name);
+    LockRepairs *repairsFor(const QString &name);
+
     Options m_options;
+    ClusterRouter *m_router = nullptr;
+    ClusterLockMonitor *m_clusterMonitor = nullptr;
+    QHash<QString, SnapshotReader *> m_nodeReaders;   ///< cluster: by master address
+    QHash<QString, ForceUnlocker *> m_nodeUnlockers;  ///< cluster: by master address
+    QHash<QString, LockRepairs *> m_nodeRepairs;      ///< cluster: by master address
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;

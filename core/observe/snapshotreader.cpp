@@ -3,9 +3,11 @@
 #include "lockdoctor.h"
 #include "locknames.h"
 
+#include "redis/hashslot.h"
 #include "redis/redisconnection.h"
 
 #include <QHash>
+#include <QMap>
 
 #include <algorithm>
 
@@ -29,7 +31,19 @@ void SnapshotReader::read(const QStringList &names, QObject *context, Callback c
     };
     auto state = std::make_shared<State>();
     state->callback = std::move(callback);
-    const int batches = (names.size() + m_batchSize - 1) / m_batchSize;
+    QVector<QStringList> chunks;
+    if (m_oneSlotPerBatch) {
+        QMap<int, QStringList> bySlot;
+        for (const auto &n : names)
+            bySlot[HashSlot::of(n.toUtf8())] << n;
+        for (const auto &group : std::as_const(bySlot))
+            for (int i = 0; i < group.size(); i += m_batchSize)
+                chunks << group.mid(i, m_batchSize);
+    } else {
+        for (int i = 0; i < names.size(); i += m_batchSize)
+            chunks << names.mid(i, m_batchSize);
+    }
+    const int batches = chunks.size();
     if (batches == 0) {
         QMetaObject::invokeMethod(this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
         return;
@@ -37,7 +51,7 @@ void SnapshotReader::read(const QStringList &names, QObject *context, Callback c
     state->parts.resize(batches);
     state->remaining = batches;
     for (int b = 0; b < batches; ++b) {
-        const QStringList chunk = names.mid(b * m_batchSize, m_batchSize);
+        const QStringList chunk = chunks.at(b);
         QList<QByteArray> keys;
         keys.reserve(chunk.size());
         for (const auto &n : chunk)

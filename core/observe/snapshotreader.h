@@ -30,6 +30,9 @@ public:
 
     void setBatchSize(int n) { m_batchSize = qMax(1, n); }
     int batchSize() const { return m_batchSize; }
+    /** Redis Cluster: the KEYS of one EVAL must share a hash slot, so each batch holds names of
+     *  one slot only (read() then returns the snapshots grouped by slot, not in input order). */
+    void setOneSlotPerBatch(bool on) { m_oneSlotPerBatch = on; }
     /** Fair-queue entries read per lock at most (the full length is always reported). */
     void setMaxWaiters(int n) { m_maxWaiters = qMax(1, n); }
 
@@ -50,6 +53,7 @@ private:
     RedisScript m_script;
     int m_batchSize = 200;
     int m_maxWaiters = 100;
+    bool m_oneSlotPerBatch = false;
 };
 
 } // namespace lockscope

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "lockevent.h"
+#include "lockmonitor.h"
+#include "locksnapshot.h"
+
+#include <QHash>
+#include <QMap>
+#include <QObject>
+#include <QSet>
+
+namespace lockscope {
+
+class ClusterRouter;
+
+/**
+ * Watches every master of a Redis Cluster: one LockMonitor per master (SCAN, keyspace
+ * notifications and PSUBSCRIBE are per node), each reading only the names whose slot that
+ * master serves, merged into one lock set. Signals carry the same value types as LockMonitor's,
+ * so LockSession, the CLI and the GUI consume them unchanged.
+ *
+ * Masters are taken from the router's topology at start(). Not yet followed: masters added
+ * later and slots migrated while watching (a moved lock's old entry stays until rediscover()).
+ */
+class ClusterLockMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    ClusterLockMonitor(ClusterRouter *router, QObject *parent = nullptr);
+
+    void setPattern(const QString &glob);
+    void setForcePolling(bool on) { m_forcePolling = on; }
+    void setPollIntervalMs(int ms) { m_pollIntervalMs = ms; }
+
+    /** Creates (once) and starts one LockMonitor per master. */
+    void start();
+    void rediscover();
+    void cancelDiscovery();
+    void enableNotifications();
+    /** Routed to the monitor of the master serving `name`. */
+    void markDirty(const QString &name, const QString &hint = QString());
+    void expectForceUnlock(const QString &name);
+
+    /** The per-master monitors, by address ("host:port"). */
+    const QMap<QString, LockMonitor *> &nodes() const { return m_nodes; }
+    /** Every master's locks in one set. */
+    QHash<QString, LockSnapshot> locks() const;
+    /** Address of the master that serves `name` (from the router's topology). */
+    QString nodeOf(const QString &name) const;
+    bool isIdle() const;
+
+signals:
+    /** `detail` starts with the master's address. */
+    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
+    void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
+    void eventsOccurred(const QVector<lockscope::LockEvent> &events);
+    /** Summed over the masters; `finished` once every master finished its scan. */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    void notificationsChecked(bool enabled, const QString &detail);
+    void errorOccurred(const QString &message);
+    /** Every master's monitor is idle (e.g. after the first full read of all of them). */
+    void idle();
+
+private:
+    struct Progress
+    {
+        qint64 scanned = 0;
+        qint64 found = 0;
+        bool finished = false;
+    };
+    LockMonitor *monitorOf(const QString &name) const;
+
+    ClusterRouter *m_router;
+    QString m_pattern = QStringLiteral("*");
+    bool m_forcePolling = false;
+    int m_pollIntervalMs = 1000;
+    QMap<QString, LockMonitor *> m_nodes;
+    QHash<QString, Progress> m_progress;
+    QSet<QString> m_idleSeen; ///< masters whose monitor has been idle once (finished a first read)
+};
+
+} // namespace lockscope

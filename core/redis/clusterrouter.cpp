@@ -1,0 +1,187 @@
+#include "clusterrouter.h"
+
+#include "hashslot.h"
+#include "redisconnectionpool.h"
+#include "redisscript.h"
+
+#include <QPointer>
+
+namespace lockscope {
+
+static constexpr int kMaxRedirects = 5;
+
+ClusterRouter::ClusterRouter(RedisConnectionPool *pool, const ClusterTopology &topology, QObject *parent)
+    : QObject(parent), m_pool(pool), m_topology(topology)
+{
+}
+
+void ClusterRouter::detect(RedisConnection *connection, QObject *context,
+                           std::function<void(bool, const QString &)> callback)
+{
+    connection->send({"INFO", "cluster"}, context, [callback](const RedisReply &r) {
+        if (r.isError()) {
+            callback(false, r.errorMessage());
+            return;
+        }
+        callback(r.toByteArray().contains("cluster_enabled:1"), QString());
+    });
+}
+
+void ClusterRouter::load(RedisConnection *connection, QObject *context, TopologyCallback callback)
+{
+    const QString host = connection->endpoint().host();
+    QPointer<RedisConnection> conn(connection);
+    connection->send({"CLUSTER", "SHARDS"}, context, [conn, context, host, callback](const RedisReply &r) {
+        QString error;
+        const ClusterTopology shards = ClusterTopology::fromShards(r, host, &error);
+        if (shards.isValid() || r.isTransportError() || !conn) {
+            callback(shards, error);
+            return;
+        }
+        // Redis < 7 has no CLUSTER SHARDS ("unknown subcommand"): ask CLUSTER SLOTS.
+        conn->send({"CLUSTER", "SLOTS"}, context, [host, callback](const RedisReply &slotReply) {
+            QString slotsError;
+            const ClusterTopology t = ClusterTopology::fromSlots(slotReply, host, &slotsError);
+            callback(t, slotsError);
+        });
+    });
+}
+
+void ClusterRouter::setTopology(const ClusterTopology &topology)
+{
+    m_topology = topology;
+    emit topologyChanged();
+}
+
+RedisEndpoint ClusterRouter::endpointFor(const QString &address) const
+{
+    if (address == m_pool->seed().address())
+        return m_pool->seed();
+    return ClusterTopology::endpointFor(address, m_pool->seed());
+}
+
+RedisConnection *ClusterRouter::connectionFor(const QString &address)
+{
+    const RedisEndpoint ep = address.isEmpty() ? m_pool->seed() : endpointFor(address);
+    RedisConnection *c = m_pool->connection(ep);
+    if (!m_watched.contains(c)) {
+        m_watched.insert(c);
+        connect(c, &RedisConnection::connectionLost, this, [this] { refresh(); });
+    }
+    c->open();
+    return c;
+}
+
+RedisConnection *ClusterRouter::connectionForKey(const QByteArray &key)
+{
+    return connectionFor(m_topology.masterForKey(key));
+}
+
+void ClusterRouter::send(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
+                         RedisConnection::ReplyCallback callback)
+{
+    sendTo(m_topology.masterForKey(key), argv, false, kMaxRedirects, context, context != nullptr, std::move(callback));
+}
+
+void ClusterRouter::sendTo(const QString &address, const QList<QByteArray> &argv, bool asking, int redirectsLeft,
+                           QObject *context, bool hasContext, RedisConnection::ReplyCallback callback)
+{
+    RedisConnection *c = connectionFor(address);
+    QPointer<QObject> guard(context);
+    auto handle = [this, argv, redirectsLeft, guard, hasContext, callback](const RedisReply &r) {
+        if (hasContext && !guard)
+            return;
+        if (r.isError() && !r.isTransportError() && redirectsLeft > 0) {
+            const QString message = r.errorMessage();
+            const QStringList parts = message.split(QLatin1Char(' '));
+            const bool moved = message.startsWith(QLatin1String("MOVED "));
+            const bool ask = message.startsWith(QLatin1String("ASK "));
+            if ((moved || ask) && parts.size() >= 3) {
+                const int slot = parts.at(1).toInt();
+                const QString target = parts.at(2);
+                if (moved) {
+                    ++m_moved;
+                    m_topology.setMaster(slot, target);
+                    refresh();
+                } else {
+                    ++m_asked;
+                }
+                emit redirected(moved ? QStringLiteral("MOVED") : QStringLiteral("ASK"), slot, target);
+                sendTo(target, argv, ask, redirectsLeft - 1, guard.data(), hasContext, callback);
+                return;
+            }
+        }
+        if (callback)
+            callback(r);
+    };
+    if (asking)
+        c->pipeline({{"ASKING"}, argv}, this, [handle](const QVector<RedisReply> &replies) { handle(replies.value(1)); });
+    else
+        c->send(argv, this, handle);
+}
+
+void ClusterRouter::eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                         QObject *context, RedisConnection::ReplyCallback callback)
+{
+    const QByteArray key = keys.value(0);
+    QList<QByteArray> tail{QByteArray::number(keys.size())};
+    tail += keys;
+    tail += args;
+    const QList<QByteArray> evalsha = QList<QByteArray>{"EVALSHA", script.sha1()} + tail;
+    const QList<QByteArray> evalFull = QList<QByteArray>{"EVAL", script.source()} + tail;
+    QPointer<QObject> guard(context);
+    const bool hasContext = context != nullptr;
+    send(key, evalsha, context, [this, key, evalFull, guard, hasContext, callback](const RedisReply &r) {
+        if (r.isError() && r.errorMessage().startsWith(QLatin1String("NOSCRIPT"))) {
+            if (hasContext && !guard)
+                return;
+            send(key, evalFull, guard.data(), callback);
+            return;
+        }
+        if (callback)
+            callback(r);
+    });
+}
+
+void ClusterRouter::refresh()
+{
+    if (m_refreshing) {
+        m_refreshAgain = true;
+        return;
+    }
+    QStringList candidates = m_topology.masters();
+    candidates.removeAll(m_pool->seed().address());
+    candidates << m_pool->seed().address();
+    m_refreshing = true;
+    refreshFrom(candidates);
+}
+
+void ClusterRouter::refreshFrom(QStringList candidates)
+{
+    // Ask ready connections only: a dead node would just time out.
+    while (!candidates.isEmpty()) {
+        RedisConnection *c = m_pool->connection(endpointFor(candidates.first()));
+        if (c->isReady())
+            break;
+        candidates.removeFirst();
+    }
+    if (candidates.isEmpty()) {
+        m_refreshing = false;
+        return; // try again at the next MOVED or connection loss
+    }
+    RedisConnection *c = m_pool->connection(endpointFor(candidates.takeFirst()));
+    load(c, this, [this, candidates](const ClusterTopology &t, const QString &) {
+        if (!t.isValid()) {
+            refreshFrom(candidates);
+            return;
+        }
+        m_refreshing = false;
+        setTopology(t);
+        if (m_refreshAgain) {
+            m_refreshAgain = false;
+            refresh();
+        }
+    });
+}
+
+} // namespace lockscope

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "clustertopology.h"
+#include "redisconnection.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+
+#include <functional>
+
+namespace lockscope {
+
+class RedisConnectionPool;
+class RedisScript;
+
+/**
+ * Sends commands to the master that serves a key's hash slot, over the pool's connection of that
+ * node, and follows the cluster's redirects transparently (at most 5 per command):
+ *
+ * - `MOVED <slot> <host:port>`: the slot has a new owner. The router records it at once, refreshes
+ *   the whole topology in the background and resends to the new owner.
+ * - `ASK <slot> <host:port>`: the slot is being migrated and this key already lives on the
+ *   target: resend there once, preceded by `ASKING` (pipelined), without changing the topology.
+ * - A lost connection to a node triggers a topology refresh (failover, node removed).
+ *
+ * Cluster mode is detected with detect() (`INFO cluster`, `cluster_enabled:1`) and the topology is
+ * read with load() (`CLUSTER SHARDS`, falling back to `CLUSTER SLOTS` on servers before 7.0).
+ * Lives on one thread; callbacks run there, exactly once, unless `context` died first.
+ */
+class ClusterRouter : public QObject
+{
+    Q_OBJECT
+public:
+    using TopologyCallback = std::function<void(const ClusterTopology &topology, const QString &error)>;
+
+    ClusterRouter(RedisConnectionPool *pool, const ClusterTopology &topology, QObject *parent = nullptr);
+
+    /** Asks `connection` whether it is a cluster node. `error` set (and `cluster` false) when the
+     *  question itself failed (e.g. INFO refused by an ACL). */
+    static void detect(RedisConnection *connection, QObject *context,
+                       std::function<void(bool cluster, const QString &error)> callback);
+    /** Reads the topology through `connection`: CLUSTER SHARDS, then CLUSTER SLOTS. */
+    static void load(RedisConnection *connection, QObject *context, TopologyCallback callback);
+
+    const ClusterTopology &topology() const { return m_topology; }
+    void setTopology(const ClusterTopology &topology);
+    RedisConnectionPool *pool() const { return m_pool; }
+
+    /** Endpoint (seed credentials and TLS) of a node address. */
+    RedisEndpoint endpointFor(const QString &address) const;
+    /** The pool's command connection of `address`, opened. */
+    RedisConnection *connectionFor(const QString &address);
+    /** The connection of the master serving `key`'s slot (the seed when no master is known). */
+    RedisConnection *connectionForKey(const QByteArray &key);
+
+    /** Sends `argv` to the master of `key`'s slot, following MOVED and ASK. */
+    void send(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
+              RedisConnection::ReplyCallback callback);
+    /** EVALSHA (EVAL on NOSCRIPT) routed by the slot of keys.first(). */
+    void eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+              QObject *context, RedisConnection::ReplyCallback callback);
+    /** Re-reads the topology from any reachable master (the seed last). */
+    void refresh();
+
+    /** Redirects followed so far (for tests and the status line). */
+    int movedCount() const { return m_moved; }
+    int askCount() const { return m_asked; }
+
+signals:
+    void topologyChanged();
+    /** A redirect was followed: `kind` is "MOVED" or "ASK". */
+    void redirected(const QString &kind, int slot, const QString &address);
+
+private:
+    void sendTo(const QString &address, const QList<QByteArray> &argv, bool asking, int redirectsLeft,
+                QObject *context, bool hasContext, RedisConnection::ReplyCallback callback);
+    void refreshFrom(QStringList candidates);
+
+    RedisConnectionPool *m_pool;
+    ClusterTopology m_topology;
+    QSet<RedisConnection *> m_watched; ///< connections whose loss triggers a refresh
+    bool m_refreshing = false;
+    bool m_refreshAgain = false;
+    int m_moved = 0;
+    int m_asked = 0;
+};
+
+} // namespace lockscope

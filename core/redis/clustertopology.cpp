@@ -1,0 +1,199 @@
+#include "clustertopology.h"
+
+#include "hashslot.h"
+
+#include <algorithm>
+
+namespace lockscope {
+
+namespace {
+
+QString hostOr(const QByteArray &host, const QString &fallback)
+{
+    if (host.isEmpty() || host == "?")
+        return fallback;
+    return QString::fromUtf8(host);
+}
+
+QString joinAddress(const QString &host, qint64 port)
+{
+    if (host.contains(QLatin1Char(':')))
+        return QStringLiteral("[%1]:%2").arg(host).arg(port);
+    return QStringLiteral("%1:%2").arg(host).arg(port);
+}
+
+/** A RESP2 "map" (flat array of name, value, ...) -> value of `name`, or Nil. */
+RedisReply field(const RedisReply &map, const char *name)
+{
+    for (int i = 0; i + 1 < map.size(); i += 2)
+        if (map.at(i).toByteArray() == name)
+            return map.at(i + 1);
+    return RedisReply();
+}
+
+} // namespace
+
+ClusterTopology ClusterTopology::fromShards(const RedisReply &reply, const QString &fallbackHost, QString *error)
+{
+    ClusterTopology t;
+    if (!reply.isArray()) {
+        if (error)
+            *error = reply.isError() ? reply.errorMessage() : QStringLiteral("CLUSTER SHARDS: unexpected reply %1").arg(reply.debugString());
+        return t;
+    }
+    for (const RedisReply &shard : reply.elements()) {
+        const RedisReply slotList = field(shard, "slots");
+        const RedisReply nodes = field(shard, "nodes");
+        QString master;
+        QStringList replicas;
+        for (const RedisReply &node : nodes.elements()) {
+            QByteArray host = field(node, "endpoint").toByteArray();
+            if (host.isEmpty() || host == "?")
+                host = field(node, "ip").toByteArray();
+            qint64 port = field(node, "port").toInteger(0);
+            if (port <= 0)
+                port = field(node, "tls-port").toInteger(0);
+            const QString address = joinAddress(hostOr(host, fallbackHost), port);
+            const bool healthy = field(node, "health").toByteArray() != "fail";
+            if (field(node, "role").toByteArray() == "master" && healthy)
+                master = address;
+            else if (healthy)
+                replicas << address;
+        }
+        if (master.isEmpty())
+            continue;
+        for (int i = 0; i + 1 < slotList.size(); i += 2)
+            t.m_ranges.append({int(slotList.at(i).toInteger()), int(slotList.at(i + 1).toInteger()), master, replicas});
+    }
+    t.normalise();
+    if (!t.isValid() && error)
+        *error = QStringLiteral("CLUSTER SHARDS lists no master serving a slot");
+    return t;
+}
+
+ClusterTopology ClusterTopology::fromSlots(const RedisReply &reply, const QString &fallbackHost, QString *error)
+{
+    ClusterTopology t;
+    if (!reply.isArray()) {
+        if (error)
+            *error = reply.isError() ? reply.errorMessage() : QStringLiteral("CLUSTER SLOTS: unexpected reply %1").arg(reply.debugString());
+        return t;
+    }
+    for (const RedisReply &entry : reply.elements()) {
+        if (entry.size() < 3)
+            continue;
+        Range r;
+        r.first = int(entry.at(0).toInteger());
+        r.last = int(entry.at(1).toInteger());
+        for (int i = 2; i < entry.size(); ++i) {
+            const RedisReply &node = entry.at(i);
+            const QString address = joinAddress(hostOr(node.at(0).toByteArray(), fallbackHost), node.at(1).toInteger());
+            if (i == 2)
+                r.master = address;
+            else
+                r.replicas << address;
+        }
+        t.m_ranges.append(r);
+    }
+    t.normalise();
+    if (!t.isValid() && error)
+        *error = QStringLiteral("CLUSTER SLOTS lists no slot range");
+    return t;
+}
+
+void ClusterTopology::normalise()
+{
+    std::sort(m_ranges.begin(), m_ranges.end(), [](const Range &a, const Range &b) { return a.first < b.first; });
+}
+
+bool ClusterTopology::coversAllSlots() const
+{
+    int next = 0;
+    for (const Range &r : m_ranges) {
+        if (r.first > next)
+            return false;
+        next = qMax(next, r.last + 1);
+    }
+    return next >= HashSlot::kSlotCount;
+}
+
+QStringList ClusterTopology::masters() const
+{
+    QStringList out;
+    for (const Range &r : m_ranges)
+        if (!out.contains(r.master))
+            out << r.master;
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+QString ClusterTopology::masterForSlot(int slot) const
+{
+    // Ranges are few (one per shard, plus migrated pieces): a linear search is enough.
+    for (const Range &r : m_ranges)
+        if (slot >= r.first && slot <= r.last)
+            return r.master;
+    return QString();
+}
+
+QString ClusterTopology::masterForKey(const QByteArray &key) const { return masterForSlot(HashSlot::of(key)); }
+
+void ClusterTopology::setMaster(int slot, const QString &address)
+{
+    if (slot < 0 || slot >= HashSlot::kSlotCount)
+        return;
+    QVector<Range> out;
+    bool placed = false;
+    for (const Range &r : m_ranges) {
+        if (slot < r.first || slot > r.last) {
+            out.append(r);
+            continue;
+        }
+        if (r.first < slot)
+            out.append({r.first, slot - 1, r.master, r.replicas});
+        out.append({slot, slot, address, {}});
+        placed = true;
+        if (slot < r.last)
+            out.append({slot + 1, r.last, r.master, r.replicas});
+    }
+    if (!placed)
+        out.append({slot, slot, address, {}});
+    m_ranges = out;
+    normalise();
+}
+
+bool ClusterTopology::splitAddress(const QString &address, QString *host, quint16 *port)
+{
+    const int colon = address.lastIndexOf(QLatin1Char(':'));
+    if (colon <= 0)
+        return false;
+    QString h = address.left(colon);
+    if (h.startsWith(QLatin1Char('[')) && h.endsWith(QLatin1Char(']')))
+        h = h.mid(1, h.size() - 2);
+    bool ok = false;
+    const uint p = address.mid(colon + 1).toUInt(&ok);
+    if (!ok || p == 0 || p > 65535 || h.isEmpty())
+        return false;
+    *host = h;
+    *port = quint16(p);
+    return true;
+}
+
+RedisEndpoint ClusterTopology::endpointFor(const QString &address, const RedisEndpoint &seed)
+{
+    QString host;
+    quint16 port = 0;
+    if (!splitAddress(address, &host, &port))
+        return RedisEndpoint();
+    const QString scheme = seed.transport() == RedisEndpoint::Transport::Tls ? QStringLiteral("rediss") : QStringLiteral("redis");
+    const QString hostPart = host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]").arg(host) : host;
+    RedisEndpoint ep = RedisEndpoint::parse(QStringLiteral("%1://%2:%3/%4").arg(scheme, hostPart).arg(port).arg(seed.db()));
+    if (!ep.isValid())
+        return ep;
+    ep.setUsername(seed.username());
+    ep.setPassword(seed.password(), seed.passwordSource());
+    ep.setTlsOptions(seed.tlsOptions());
+    return ep;
+}
+
+} // namespace lockscope

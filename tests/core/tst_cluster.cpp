@@ -1,0 +1,374 @@
+// Redis Cluster support against a real 3-master cluster on loopback (tests/support/localcluster):
+// topology, routing by slot, MOVED and ASK (live slot migration), and lockscope-cli pointed at
+// one node listing, showing, watching and force-unlocking locks held on the other masters.
+
+#include "localcluster.h"
+#include "testsupport.h"
+
+#include "demo/redisserverprocess.h"
+#include "redis/clusterrouter.h"
+#include "redis/clustertopology.h"
+#include "redis/hashslot.h"
+#include "redis/redisconnection.h"
+#include "redis/redisconnectionpool.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace lockscope;
+using lockscope::test::LocalCluster;
+using lockscope::test::ProcessResult;
+using lockscope::test::SyncClient;
+
+namespace {
+
+QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+
+/** Blocking route through a ClusterRouter. */
+RedisReply routed(ClusterRouter &router, const QByteArray &key, const QList<QByteArray> &argv)
+{
+    RedisReply out;
+    bool done = false;
+    router.send(key, argv, nullptr, [&](const RedisReply &r) {
+        out = r;
+        done = true;
+    });
+    if (!lockscope::test::waitUntil([&] { return done; }, 20000))
+        return RedisReply::makeError(QStringLiteral("no reply"), true);
+    return out;
+}
+
+} // namespace
+
+class TestCluster : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void topologyFromShardsAndSlots();
+    void detectsClusterMode();
+    void routesBySlot();
+    void followsMoved();
+    void cliListsLocksOfEveryMaster();
+    void cliShowsLockOnAnotherMaster();
+    void cliWatchReportsEventsFromEveryMaster();
+    void cliForceUnlockWakesClassicAndShardedWaiters();
+    void followsAskDuringLiveMigration();
+
+private:
+    /** A name per node index 0..2 (lock names hashing to each master). */
+    QStringList namesOnEachNode(const QString &prefix);
+    ProcessResult cli(const QStringList &args, int timeoutMs = 60000);
+
+    LocalCluster m_cluster;
+    QTemporaryDir m_tmp;
+    std::unique_ptr<RedisConnectionPool> m_pool;
+    ClusterTopology m_topology;
+};
+
+void TestCluster::initTestCase()
+{
+    if (RedisServerProcess::findExecutable().isEmpty() || lockscope::test::redisCliPath().isEmpty())
+        QSKIP("redis-server and redis-cli are needed");
+    QString error;
+    QVERIFY2(m_cluster.start(3, &error), qPrintable(error));
+    m_pool = std::make_unique<RedisConnectionPool>(m_cluster.endpoint(0));
+    RedisConnection *seed = m_pool->connection();
+    seed->open();
+    bool done = false;
+    ClusterRouter::load(seed, nullptr, [&](const ClusterTopology &t, const QString &e) {
+        m_topology = t;
+        error = e;
+        done = true;
+    });
+    QVERIFY(lockscope::test::waitUntil([&] { return done; }));
+    QVERIFY2(m_topology.isValid(), qPrintable(error));
+}
+
+void TestCluster::cleanupTestCase()
+{
+    m_pool.reset();
+    m_cluster.stop();
+}
+
+ProcessResult TestCluster::cli(const QStringList &args, int timeoutMs)
+{
+    QStringList all{QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"), m_tmp.filePath("audit.jsonl")};
+    all << args;
+    return lockscope::test::runProcess(cliPath(), all, timeoutMs);
+}
+
+QStringList TestCluster::namesOnEachNode(const QString &prefix)
+{
+    QStringList names(3);
+    for (int i = 0; names.contains(QString()) && i < 1000; ++i) {
+        const QString n = QStringLiteral("%1-%2").arg(prefix).arg(i);
+        const int node = m_cluster.nodeOf(n.toUtf8());
+        if (node >= 0 && names[node].isEmpty())
+            names[node] = n;
+    }
+    return names;
+}
+
+void TestCluster::topologyFromShardsAndSlots()
+{
+    QVERIFY(m_topology.coversAllSlots());
+    QCOMPARE(m_topology.masters().size(), 3);
+    QSet<QString> expected;
+    for (int i = 0; i < 3; ++i)
+        expected.insert(QStringLiteral("127.0.0.1:%1").arg(m_cluster.port(i)));
+    const QStringList masters = m_topology.masters();
+    QCOMPARE(QSet<QString>(masters.cbegin(), masters.cend()), expected);
+
+    // CLUSTER SLOTS (the fallback for Redis < 7) gives the same owner for every slot.
+    SyncClient c(m_cluster.endpoint(1));
+    QVERIFY(c.open());
+    QString error;
+    const ClusterTopology fromSlots = ClusterTopology::fromSlots(c.cmd({"CLUSTER", "SLOTS"}), QStringLiteral("127.0.0.1"), &error);
+    QVERIFY2(fromSlots.coversAllSlots(), qPrintable(error));
+    for (int slot = 0; slot < HashSlot::kSlotCount; slot += 97)
+        QCOMPARE(fromSlots.masterForSlot(slot), m_topology.masterForSlot(slot));
+    QCOMPARE(fromSlots.masterForSlot(HashSlot::kSlotCount - 1), m_topology.masterForSlot(HashSlot::kSlotCount - 1));
+
+    // The seed's credentials and db travel to the other nodes' endpoints.
+    RedisEndpoint seed = RedisEndpoint::parse(QStringLiteral("redis://ops@127.0.0.1:7000/0"));
+    seed.setPassword(QStringLiteral("secret"), RedisEndpoint::PasswordSource::Url);
+    const RedisEndpoint other = ClusterTopology::endpointFor(QStringLiteral("127.0.0.1:7001"), seed);
+    QVERIFY(other.isValid());
+    QCOMPARE(other.port(), quint16(7001));
+    QCOMPARE(other.username(), QStringLiteral("ops"));
+    QCOMPARE(other.password(), QStringLiteral("secret"));
+}
+
+void TestCluster::detectsClusterMode()
+{
+    bool done = false;
+    bool cluster = false;
+    ClusterRouter::detect(m_pool->connection(), nullptr, [&](bool c, const QString &) {
+        cluster = c;
+        done = true;
+    });
+    QVERIFY(lockscope::test::waitUntil([&] { return done; }));
+    QVERIFY(cluster);
+
+    RedisServerProcess single;
+    QString error;
+    QVERIFY2(single.start(10000, &error), qPrintable(error));
+    RedisConnection conn(single.endpoint());
+    conn.open();
+    done = false;
+    ClusterRouter::detect(&conn, nullptr, [&](bool c, const QString &) {
+        cluster = c;
+        done = true;
+    });
+    QVERIFY(lockscope::test::waitUntil([&] { return done; }));
+    QVERIFY(!cluster);
+}
+
+void TestCluster::routesBySlot()
+{
+    ClusterRouter router(m_pool.get(), m_topology);
+    const QStringList names = namesOnEachNode(QStringLiteral("route"));
+    QVERIFY(!names.contains(QString()));
+    for (int node = 0; node < 3; ++node) {
+        const QByteArray key = names[node].toUtf8();
+        QCOMPARE(routed(router, key, {"SET", key, "v" + QByteArray::number(node)}).toByteArray(), QByteArray("OK"));
+        // The key lives on the node that serves its slot, and only there.
+        SyncClient owner(m_cluster.endpoint(node));
+        QVERIFY(owner.open());
+        QCOMPARE(owner.cmd({"GET", key}).toByteArray(), "v" + QByteArray::number(node));
+        QCOMPARE(routed(router, key, {"GET", key}).toByteArray(), "v" + QByteArray::number(node));
+    }
+    QCOMPARE(router.movedCount(), 0);
+}
+
+void TestCluster::followsMoved()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("moved"));
+    const QByteArray key = names[2].toUtf8();
+    // A stale topology that sends the key's slot to node 0: the server answers MOVED.
+    ClusterTopology stale = m_topology;
+    stale.setMaster(HashSlot::of(key), QStringLiteral("127.0.0.1:%1").arg(m_cluster.port(0)));
+    ClusterRouter router(m_pool.get(), stale);
+    QCOMPARE(routed(router, key, {"SET", key, "moved"}).toByteArray(), QByteArray("OK"));
+    QVERIFY(router.movedCount() >= 1);
+    SyncClient owner(m_cluster.endpoint(2));
+    QVERIFY(owner.open());
+    QCOMPARE(owner.cmd({"GET", key}).toByteArray(), QByteArray("moved"));
+    // The redirect was recorded and the topology refreshed: the next command goes straight there.
+    QVERIFY(lockscope::test::waitUntil([&] {
+        return router.topology().masterForKey(key) == QStringLiteral("127.0.0.1:%1").arg(m_cluster.port(2));
+    }));
+    const int moved = router.movedCount();
+    QCOMPARE(routed(router, key, {"GET", key}).toByteArray(), QByteArray("moved"));
+    QCOMPARE(router.movedCount(), moved);
+}
+
+void TestCluster::cliListsLocksOfEveryMaster()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("list-lock"));
+    QVERIFY(!names.contains(QString()));
+    for (const QString &n : names) {
+        // Written by an independent client that follows MOVED itself (redis-cli -c), via node 0.
+        const ProcessResult w = lockscope::test::redisCli(
+            m_cluster.port(0), {"-c", "EVAL", "redis.call('hset', KEYS[1], ARGV[1], 1); return redis.call('pexpire', KEYS[1], 60000)",
+                                "1", n, "b983c153-7421-469a-addb-44fb92259a1b:1"});
+        QVERIFY2(w.exitCode == 0 && !w.out.contains("ERR"), qPrintable(w.describe()));
+    }
+    const ProcessResult r = cli({QStringLiteral("list"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QSet<QString> listed;
+    for (const QByteArray &line : r.out.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        listed.insert(o.value(QStringLiteral("name")).toString());
+        if (names.contains(o.value(QStringLiteral("name")).toString())) {
+            QCOMPARE(o.value(QStringLiteral("kind")).toString(), QStringLiteral("lock"));
+            QVERIFY(o.value(QStringLiteral("pttl_ms")).toInteger() > 0);
+        }
+    }
+    for (const QString &n : names)
+        QVERIFY2(listed.contains(n), qPrintable(QStringLiteral("%1 missing from:\n%2").arg(n, QString::fromUtf8(r.out))));
+
+    // The table form says it covered the cluster.
+    const ProcessResult table = cli({QStringLiteral("list")});
+    QVERIFY2(table.exitCode == 0, qPrintable(table.describe()));
+    QVERIFY2(table.out.contains("3 in all"), qPrintable(table.describe()));
+}
+
+void TestCluster::cliShowsLockOnAnotherMaster()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("show-lock"));
+    const QString name = names[2];
+    SyncClient owner(m_cluster.endpoint(2));
+    QVERIFY(owner.open());
+    owner.cmd({"HSET", name.toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:7", "2"});
+    owner.cmd({"PEXPIRE", name.toUtf8(), "60000"});
+    const ProcessResult r = cli({QStringLiteral("show"), name, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.trimmed()).object();
+    QCOMPARE(o.value(QStringLiteral("name")).toString(), name);
+    const QJsonObject holder = o.value(QStringLiteral("holders")).toArray().first().toObject();
+    QCOMPARE(holder.value(QStringLiteral("thread_id")).toString(), QStringLiteral("7"));
+    QCOMPARE(holder.value(QStringLiteral("hold_count")).toInteger(), 2);
+}
+
+void TestCluster::cliWatchReportsEventsFromEveryMaster()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("watch-lock"));
+    QProcess watch;
+    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    QVERIFY(watch.waitForStarted());
+    QByteArray out;
+    QByteArray err;
+    auto readAll = [&] {
+        out += watch.readAllStandardOutput();
+        err += watch.readAllStandardError();
+    };
+    QVERIFY2(lockscope::test::waitUntil([&] { readAll(); return err.contains("watching"); }, 30000), err.constData());
+    for (const QString &n : names)
+        lockscope::test::redisCli(m_cluster.port(0), {"-c", "HSET", n, "b983c153-7421-469a-addb-44fb92259a1b:3", "1"});
+    const bool all = lockscope::test::waitUntil([&] {
+        readAll();
+        for (const QString &n : names)
+            if (!out.contains(QStringLiteral("\"lock\":\"%1\"").arg(n).toUtf8()))
+                return false;
+        return true;
+    }, 30000);
+    watch.kill();
+    watch.waitForFinished();
+    QVERIFY2(all, qPrintable(QString::fromUtf8(out + err)));
+    QVERIFY(out.contains("\"type\":\"acquired\""));
+}
+
+void TestCluster::cliForceUnlockWakesClassicAndShardedWaiters()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("force-lock"));
+    const QString name = names[1]; // on another master than the one given with --url
+    const QByteArray channel = "redisson_lock__channel:{" + name.toUtf8() + "}";
+    SyncClient owner(m_cluster.endpoint(1));
+    QVERIFY(owner.open());
+    owner.cmd({"HSET", name.toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    owner.cmd({"PEXPIRE", name.toUtf8(), "60000"});
+
+    // Waiters as Redisson < 3.22 (SUBSCRIBE, on any node: PUBLISH is broadcast) and as Redisson
+    // 3.22+ on Redis 7 (SSUBSCRIBE on the shard that owns the channel).
+    QProcess classic;
+    classic.start(lockscope::test::redisCliPath(), {"-c", "-p", QString::number(m_cluster.port(0)), "SUBSCRIBE", QString::fromUtf8(channel)});
+    QProcess sharded;
+    sharded.start(lockscope::test::redisCliPath(), {"-p", QString::number(m_cluster.port(1)), "SSUBSCRIBE", QString::fromUtf8(channel)});
+    QVERIFY(classic.waitForStarted() && sharded.waitForStarted());
+    SyncClient node0(m_cluster.endpoint(0));
+    QVERIFY(node0.open());
+    QVERIFY(lockscope::test::waitUntil([&] {
+        return node0.cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger() == 1
+               && owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() == 1;
+    }));
+
+    const ProcessResult r = cli({QStringLiteral("force-unlock"), name, QStringLiteral("--yes")});
+    QByteArray classicOut;
+    QByteArray shardedOut;
+    const bool woken = lockscope::test::waitUntil([&] {
+        classicOut += classic.readAllStandardOutput();
+        shardedOut += sharded.readAllStandardOutput();
+        return classicOut.contains("message\n" + channel + "\n0") && shardedOut.contains("smessage\n" + channel + "\n0");
+    }, 20000);
+    classic.kill();
+    sharded.kill();
+    classic.waitForFinished();
+    sharded.waitForFinished();
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY(!owner.exists(name.toUtf8()));
+    QVERIFY2(woken, qPrintable(QStringLiteral("classic:\n%1\nsharded:\n%2").arg(QString::fromUtf8(classicOut), QString::fromUtf8(shardedOut))));
+}
+
+void TestCluster::followsAskDuringLiveMigration()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("ask"));
+    const QByteArray tag = names[0].toUtf8();
+    const QByteArray existing = "{" + tag + "}:old";
+    const QByteArray fresh = "{" + tag + "}:new";
+    const int slot = HashSlot::of(existing);
+    SyncClient source(m_cluster.endpoint(0));
+    SyncClient target(m_cluster.endpoint(1));
+    QVERIFY(source.open() && target.open());
+    ClusterRouter router(m_pool.get(), m_topology);
+    QCOMPARE(routed(router, existing, {"SET", existing, "old"}).toByteArray(), QByteArray("OK"));
+
+    // Start migrating the slot from node 0 to node 1 and move the existing key.
+    const QByteArray sourceId = m_cluster.nodeId(0);
+    const QByteArray targetId = m_cluster.nodeId(1);
+    QCOMPARE(target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}).toByteArray(), QByteArray("OK"));
+    QCOMPARE(source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", targetId}).toByteArray(), QByteArray("OK"));
+    const RedisReply migrated = source.cmd({"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0", "5000", "KEYS", existing});
+    QVERIFY2(!migrated.isError(), qPrintable(migrated.debugString()));
+
+    // Keys of a migrating slot that the source no longer has: ASK -> ASKING + the command on the target.
+    QCOMPARE(routed(router, existing, {"GET", existing}).toByteArray(), QByteArray("old"));
+    QCOMPARE(routed(router, fresh, {"SET", fresh, "new"}).toByteArray(), QByteArray("OK"));
+    QVERIFY(router.askCount() >= 2);
+    QCOMPARE(router.movedCount(), 0); // ASK does not change the owner
+    QCOMPARE(router.topology().masterForSlot(slot), QStringLiteral("127.0.0.1:%1").arg(m_cluster.port(0)));
+
+    // Finish the migration: now the owner changed, and MOVED takes the router there.
+    for (int i = 0; i < 3; ++i) {
+        SyncClient c(m_cluster.endpoint(i));
+        QVERIFY(c.open());
+        c.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "NODE", targetId});
+    }
+    QCOMPARE(routed(router, fresh, {"GET", fresh}).toByteArray(), QByteArray("new"));
+    QVERIFY(router.movedCount() >= 1);
+    QCOMPARE(target.cmd({"GET", fresh}).toByteArray(), QByteArray("new"));
+}
+
+QTEST_GUILESS_MAIN(TestCluster)
+#include "tst_cluster.moc"
