@@ -201,6 +201,7 @@ void TtlChart::rebuild()
     m_levelMs = -1;
     m_leaseMs = 0;
     m_lastRenewalMs = -1;
+    m_overdueSinceMs = -1;
     m_levelLine->setVisible(false);
     m_levelText->setVisible(false);
     m_warning->setVisible(false);
@@ -244,6 +245,7 @@ void TtlChart::rebuild()
     qint64 lease = 0;
     bool renewed = false;
     qint64 lastRenewal = -1;
+    qint64 overdueSince = -1; // when a renewal still missing at this reading was due
     qint64 maxVisibleMs = 0;
     int nextEvent = 0;
     const int n = samples.size();
@@ -256,6 +258,7 @@ void TtlChart::rebuild()
             lease = 0;
             renewed = false;
             lastRenewal = -1;
+            overdueSince = -1;
         } else if (held) {
             const HistoryStore::Sample &prev = samples.at(i - 1);
             if (prev.pttlMs >= 0 && prev.holdCount == s.holdCount
@@ -290,12 +293,21 @@ void TtlChart::rebuild()
                 raw << QCPGraphData(keyOf(end + 1), nan); // expired before the next reading
         }
         if (renewed && !last) {
-            // Overdue once below the level minus the margin; banded from when the renewal was due.
+            // Overdue once below the level minus the margin; banded from when the renewal was due
+            // until the TTL is pushed back (late: orange) or the hold ends (red). A reading that only
+            // confirms the countdown continues the band.
             const qint64 due = s.timeMs + std::max<qint64>(0, s.pttlMs - renewalLevel(lease));
             const qint64 cross = s.timeMs + std::max<qint64>(0, s.pttlMs - overdueLevel(lease));
             const HistoryStore::Sample &next = samples.at(i + 1);
-            if (cross < end)
-                spans << Span{due, end, end >= expireAt || next.pttlMs < 0 || next.holders.isEmpty()};
+            if (overdueSince >= 0 || cross < end) {
+                const qint64 from = overdueSince >= 0 ? overdueSince : due;
+                const bool pushedBack = next.pttlMs >= 0 && !next.holders.isEmpty()
+                                        && next.pttlMs > s.pttlMs - (next.timeMs - s.timeMs) + kJumpMs;
+                const bool continues = !pushedBack && end < expireAt && next.pttlMs >= 0 && next.holders == s.holders;
+                overdueSince = continues ? from : -1;
+                if (!continues)
+                    spans << Span{from, end, !pushedBack};
+            }
         }
         if (last) {
             m_haveLast = true;
@@ -306,6 +318,7 @@ void TtlChart::rebuild()
             m_leaseMs = lease;
             m_levelMs = renewed ? overdueLevel(lease) : -1;
             m_lastRenewalMs = lastRenewal;
+            m_overdueSinceMs = overdueSince;
         }
     }
     const HistoryStore::Sample &lastSample = samples.last();
@@ -406,7 +419,8 @@ void TtlChart::updateLive()
     m_liveBand->setLayer(QStringLiteral("grid"));
     m_liveBand->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_liveBand->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    const qint64 due = m_lastTimeMs + std::max<qint64>(0, m_lastPttlMs - renewalLevel(m_leaseMs));
+    const qint64 due = m_overdueSinceMs >= 0 ? m_overdueSinceMs
+                                             : m_lastTimeMs + std::max<qint64>(0, m_lastPttlMs - renewalLevel(m_leaseMs));
     m_liveBand->topLeft->setCoords(keyOf(due), 0);
     m_liveBand->bottomRight->setCoords(keyOf(end), 1);
     m_liveBand->setPen(Qt::NoPen);

@@ -80,6 +80,7 @@ private:
     qint64 m_levelMs = -1;         ///< renewal level of the current hold, -1 = not a renewed hold
     qint64 m_leaseMs = 0;          ///< largest TTL seen in the current hold
     qint64 m_lastRenewalMs = -1;
+    qint64 m_overdueSinceMs = -1;  ///< the renewal missing at the last reading was due then, -1 = none
     bool m_overdue = false;
 };
 
