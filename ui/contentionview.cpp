@@ -47,18 +47,16 @@ QTableWidget *makeTable(QWidget *parent, const QStringList &headers)
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->setSelectionMode(QAbstractItemView::SingleSelection);
     t->setWordWrap(false);
-    t->setColumnWidth(0, 120);
-    t->setColumnWidth(1, 70);
-    t->setColumnWidth(2, 110);
+    t->setColumnWidth(0, 110);
+    t->setColumnWidth(1, 64);
+    t->setColumnWidth(2, 100);
     return t;
 }
 
 QCPTextElement *addTitle(QCustomPlot *plot)
 {
     plot->plotLayout()->insertRow(0);
-    QFont f = plot->font();
-    f.setBold(true);
-    auto *title = new QCPTextElement(plot, QString(), f);
+    auto *title = new QCPTextElement(plot, QString(), plot->font());
     plot->plotLayout()->addElement(0, 0, title);
     return title;
 }
@@ -147,7 +145,7 @@ ContentionView::ContentionView(QWidget *parent) : HistoryChart(parent)
     const int stretch[] = {5, 3, 3, 4};
     for (int i = 0; i < 4; ++i)
         split->setStretchFactor(i, stretch[i]);
-    split->setSizes({500, 300, 300, 400}); // proportions: the plots' own size hints are tiny
+    split->setSizes({460, 290, 290, 440}); // proportions: the plots' own size hints are tiny
     contentLayout()->addWidget(split, 1);
     titleLabel()->setText(tr("<b>Contention</b>"));
 }
@@ -201,10 +199,10 @@ void ContentionView::drawHistogram(QCustomPlot *plot, QCPBars *bars, QCPTextElem
     plot->xAxis->setRange(0, std::max<double>(1.0, hist.counts.size() * hist.binMs / 1000.0));
     plot->yAxis->setRange(0, std::max(1.0, peak * 1.15));
     if (durations.isEmpty()) {
-        title->setText(tr("%1 · %2\nnone completed in view").arg(what, scope));
+        title->setText(tr("%1: %2\nnone completed in view").arg(what, scope));
         return;
     }
-    title->setText(tr("%1 · %2\nn=%3 · median %4 · p95 %5 · max %6")
+    title->setText(tr("%1: %2\nn=%3, median %4, p95 %5, max %6")
                        .arg(what, scope)
                        .arg(durations.size())
                        .arg(TtlBarDelegate::formatTtl(percentile(durations, 0.5)),
