@@ -1,8 +1,13 @@
 #include "clusterlockmonitor.h"
 
+#include "locknames.h"
+
 #include "redis/clusterrouter.h"
+#include "redis/shardedsubscriber.h"
 #include "redis/redisconnectionpool.h"
 #include "redis/redissubscriber.h"
+
+#include <QDateTime>
 
 namespace lockscope {
 
@@ -39,6 +44,7 @@ void ClusterLockMonitor::start()
             emit modeChanged(mode, QStringLiteral("%1: %2").arg(address, detail));
         });
         connect(m, &LockMonitor::locksUpdated, this, &ClusterLockMonitor::locksUpdated);
+        connect(m, &LockMonitor::locksUpdated, this, &ClusterLockMonitor::trackSharded);
         connect(m, &LockMonitor::eventsOccurred, this, &ClusterLockMonitor::eventsOccurred);
         connect(m, &LockMonitor::notificationsChecked, this, [this, address](bool enabled, const QString &detail) {
             emit notificationsChecked(enabled, QStringLiteral("%1: %2").arg(address, detail));
@@ -119,6 +125,76 @@ bool ClusterLockMonitor::isIdle() const
         if (!m_idleSeen.contains(it.key()) || !it.value()->isIdle())
             return false;
     return true;
+}
+
+} // namespace lockscope
+
+namespace lockscope {
+
+void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, const QStringList &removed)
+{
+    if (m_forcePolling)
+        return;
+    for (const LockSnapshot &s : changed) {
+        if (!s.isLock || !s.exists)
+            continue;
+        const QByteArray channel = (s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
+                                                                      : LockNames::unlockChannel(s.name)).toUtf8();
+        const QString node = nodeOf(s.name);
+        const QString current = m_shardedNode.value(channel);
+        if (node.isEmpty() || current == node)
+            continue;
+        if (!current.isEmpty())
+            shardedFor(current)->sunsubscribe(channel);
+        shardedFor(node)->ssubscribe(channel);
+        m_shardedNode.insert(channel, node);
+    }
+    for (const QString &name : removed) {
+        for (const QString &c : {LockNames::unlockChannel(name), LockNames::readWriteChannel(name)}) {
+            const QString node = m_shardedNode.take(c.toUtf8());
+            if (!node.isEmpty())
+                shardedFor(node)->sunsubscribe(c.toUtf8());
+        }
+    }
+}
+
+ShardedSubscriber *ClusterLockMonitor::shardedFor(const QString &address)
+{
+    ShardedSubscriber *&sub = m_sharded[address];
+    if (!sub) {
+        sub = new ShardedSubscriber(m_router->endpointFor(address), this);
+        connect(sub, &ShardedSubscriber::message, this, &ClusterLockMonitor::onShardedMessage);
+        connect(sub, &ShardedSubscriber::lost, this, [this](const QByteArray &channel) {
+            // The slot moved: forget it, learn the new owner, and re-read the lock (which
+            // subscribes again there through trackSharded()).
+            m_shardedNode.remove(channel);
+            m_router->refresh();
+            QString name = LockNames::lockNameFromUnlockChannel(QString::fromUtf8(channel));
+            if (name.isEmpty())
+                name = LockNames::lockNameFromReadWriteChannel(QString::fromUtf8(channel));
+            if (!name.isEmpty())
+                markDirty(name);
+        });
+        sub->open();
+    }
+    return sub;
+}
+
+void ClusterLockMonitor::onShardedMessage(const QByteArray &channelBytes, const QByteArray &payload)
+{
+    const QString channel = QString::fromUtf8(channelBytes);
+    QString name = LockNames::lockNameFromUnlockChannel(channel);
+    if (name.isEmpty())
+        name = LockNames::lockNameFromReadWriteChannel(channel);
+    if (name.isEmpty())
+        return;
+    LockEvent e;
+    e.timeMs = QDateTime::currentMSecsSinceEpoch();
+    e.lock = name;
+    e.type = QStringLiteral("unlock_message");
+    e.detail = QStringLiteral("sharded message %1 on %2 (SPUBLISH, Redisson 3.22+)").arg(QString::fromUtf8(payload), channel);
+    emit eventsOccurred({e});
+    markDirty(name);
 }
 
 } // namespace lockscope

@@ -12,12 +12,17 @@
 namespace lockscope {
 
 class ClusterRouter;
+class ShardedSubscriber;
 
 /**
  * Watches every master of a Redis Cluster: one LockMonitor per master (SCAN, keyspace
  * notifications and PSUBSCRIBE are per node), each reading only the names whose slot that
  * master serves, merged into one lock set. Signals carry the same value types as LockMonitor's,
  * so LockSession, the CLI and the GUI consume them unchanged.
+ *
+ * Unless polling, every lock's unlock channel is also watched with `SSUBSCRIBE` on the master that
+ * owns it, since Redisson 3.22+ on Redis 7 publishes there (sharded pub/sub, protocol §1.3); a
+ * channel whose slot moves away is subscribed again on the new owner when the lock is re-read.
  *
  * Masters are taken from the router's topology at start(). Not yet followed: masters added
  * later and slots migrated while watching (a moved lock's old entry stays until rediscover()).
@@ -69,6 +74,9 @@ private:
         bool finished = false;
     };
     LockMonitor *monitorOf(const QString &name) const;
+    void trackSharded(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    ShardedSubscriber *shardedFor(const QString &address);
+    void onShardedMessage(const QByteArray &channel, const QByteArray &payload);
 
     ClusterRouter *m_router;
     QString m_pattern = QStringLiteral("*");
@@ -76,6 +84,8 @@ private:
     int m_pollIntervalMs = 1000;
     QMap<QString, LockMonitor *> m_nodes;
     QHash<QString, Progress> m_progress;
+    QHash<QString, ShardedSubscriber *> m_sharded; ///< by master address
+    QHash<QByteArray, QString> m_shardedNode;      ///< channel -> master it is SSUBSCRIBEd on
     QSet<QString> m_idleSeen; ///< masters whose monitor has been idle once (finished a first read)
 };
 

@@ -61,6 +61,7 @@ private slots:
     void cliShowsLockOnAnotherMaster();
     void cliWatchReportsEventsFromEveryMaster();
     void cliForceUnlockWakesClassicAndShardedWaiters();
+    void cliWatchReportsShardedUnlockMessages();
     void followsAskDuringLiveMigration();
 
 private:
@@ -329,6 +330,46 @@ void TestCluster::cliForceUnlockWakesClassicAndShardedWaiters()
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     QVERIFY(!owner.exists(name.toUtf8()));
     QVERIFY2(woken, qPrintable(QStringLiteral("classic:\n%1\nsharded:\n%2").arg(QString::fromUtf8(classicOut), QString::fromUtf8(shardedOut))));
+}
+
+void TestCluster::cliWatchReportsShardedUnlockMessages()
+{
+    const QStringList names = namesOnEachNode(QStringLiteral("sharded-lock"));
+    const QString name = names[2];
+    const QByteArray channel = "redisson_lock__channel:{" + name.toUtf8() + "}";
+    SyncClient owner(m_cluster.endpoint(2));
+    QVERIFY(owner.open());
+    owner.cmd({"HSET", name.toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    owner.cmd({"PEXPIRE", name.toUtf8(), "60000"});
+    const qint64 before = owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger();
+
+    QProcess watch;
+    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    QVERIFY(watch.waitForStarted());
+    QByteArray out;
+    QByteArray err;
+    auto readAll = [&] {
+        out += watch.readAllStandardOutput();
+        err += watch.readAllStandardError();
+    };
+    // LockScope SSUBSCRIBEs the lock's channel on the shard that owns it (where Redisson 3.22+
+    // publishes), in addition to PSUBSCRIBE on every master.
+    const bool subscribed = lockscope::test::waitUntil([&] {
+        readAll();
+        return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() > before;
+    }, 30000);
+    if (subscribed)
+        owner.cmd({"SPUBLISH", channel, "0"});
+    const bool reported = subscribed && lockscope::test::waitUntil([&] {
+        readAll();
+        return out.contains("sharded message 0");
+    }, 20000);
+    watch.kill();
+    watch.waitForFinished();
+    QVERIFY2(subscribed, qPrintable(QString::fromUtf8(err)));
+    QVERIFY2(reported, qPrintable(QString::fromUtf8(out + err)));
+    QVERIFY(out.contains(QStringLiteral("\"lock\":\"%1\"").arg(name).toUtf8()));
+    QVERIFY(out.contains("\"type\":\"unlock_message\""));
 }
 
 void TestCluster::followsAskDuringLiveMigration()
