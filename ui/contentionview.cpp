@@ -19,7 +19,8 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
+#include <utility>
+#include <vector>
 
 namespace lockscope {
 
@@ -243,35 +244,65 @@ void ContentionView::rebuild()
                 names << name;
     }
 
-    // Held locks over time: +1 at each hold start, -1 at its end (ends first at equal times).
-    std::multimap<qint64, int> heldDeltas;
+    // Held locks over time: +1 at each hold start, -1 at its end; sorted by (time, delta), so at
+    // equal times ends come first and a hand-over is not two holders for a moment. The store
+    // returns each lock's intervals together: match names once per lock, not once per interval.
+    std::vector<std::pair<qint64, qint64>> heldDeltas;
+    heldDeltas.reserve(size_t(holds.size()) * 2);
     QVector<qint64> holdMs;
     QHash<QString, HistoryStore::Interval> longest;
+    QString group;
+    bool groupMatches = false;
+    bool groupInHistogram = false;
+    HistoryStore::Interval best;
+    bool haveBest = false;
+    auto keepBest = [&] {
+        if (!haveBest)
+            return;
+        const auto it = longest.constFind(best.lock);
+        if (it == longest.cend() || best.durationMs(now) > it->durationMs(now))
+            longest.insert(best.lock, best);
+        haveBest = false;
+    };
     for (const auto &i : std::as_const(holds)) {
-        if (!matches(i.lock) && !inHistogram(i.lock))
-            continue;
-        if (matches(i.lock)) {
-            heldDeltas.emplace(i.startMs, +1);
-            if (i.endMs >= 0)
-                heldDeltas.emplace(i.endMs, -1);
-            const auto it = longest.constFind(i.lock);
-            if (it == longest.cend() || i.durationMs(now) > it->durationMs(now))
-                longest.insert(i.lock, i);
+        if (i.lock != group) {
+            keepBest();
+            group = i.lock;
+            groupMatches = matches(group);
+            groupInHistogram = inHistogram(group);
         }
-        if (inHistogram(i.lock) && i.endMs >= fromMs && i.endMs <= toMs)
+        if (groupMatches) {
+            heldDeltas.emplace_back(i.startMs, +1);
+            if (i.endMs >= 0)
+                heldDeltas.emplace_back(i.endMs, -1);
+            if (!haveBest || i.durationMs(now) > best.durationMs(now)) {
+                best = i;
+                haveBest = true;
+            }
+        }
+        if (groupInHistogram && i.endMs >= fromMs && i.endMs <= toMs)
             holdMs << i.durationMs(i.endMs);
     }
+    keepBest();
     QVector<qint64> waitMs;
     QHash<QString, int> queueWaits;
+    group.clear();
+    int *groupWaits = nullptr;
     for (const auto &i : std::as_const(waits)) {
-        if (inHistogram(i.lock) && i.endMs >= fromMs && i.endMs <= toMs)
+        if (i.lock != group) {
+            group = i.lock;
+            groupMatches = matches(group);
+            groupInHistogram = inHistogram(group);
+            groupWaits = groupMatches ? &queueWaits[group] : nullptr;
+        }
+        if (groupInHistogram && i.endMs >= fromMs && i.endMs <= toMs)
             waitMs << i.durationMs(i.endMs);
-        if (matches(i.lock))
-            ++queueWaits[i.lock];
+        if (groupWaits)
+            ++*groupWaits;
     }
 
     // Waiting clients over time, and per lock the average and peak, from the samples.
-    std::multimap<qint64, qint64> waitDeltas;
+    std::vector<std::pair<qint64, qint64>> waitDeltas;
     struct Contention
     {
         double clientMs = 0;
@@ -284,13 +315,13 @@ void ContentionView::rebuild()
             qint64 level = first.timeMs > 0 ? first.waiters : 0;
             qint64 since = fromMs;
             if (level)
-                waitDeltas.emplace(fromMs, level);
+                waitDeltas.emplace_back(fromMs, level);
             Contention c;
             c.peak = level;
             for (const auto &s : h->samples(name, fromMs + 1, toMs)) {
                 c.clientMs += double(level) * double(s.timeMs - since);
                 if (s.waiters != level)
-                    waitDeltas.emplace(s.timeMs, s.waiters - level);
+                    waitDeltas.emplace_back(s.timeMs, s.waiters - level);
                 level = s.waiters;
                 since = s.timeMs;
                 c.peak = std::max(c.peak, level);
@@ -301,29 +332,22 @@ void ContentionView::rebuild()
         }
     }
 
-    auto steps = [](const auto &deltas, qint64 endMs) {
+    auto steps = [](std::vector<std::pair<qint64, qint64>> &deltas, qint64 endMs) {
+        std::sort(deltas.begin(), deltas.end());
         QVector<QCPGraphData> out;
         qint64 level = 0;
-        for (auto it = deltas.cbegin(); it != deltas.cend();) {
-            const qint64 t = it->first;
-            for (; it != deltas.cend() && it->first == t; ++it)
-                level += it->second;
+        for (size_t k = 0; k < deltas.size();) {
+            const qint64 t = deltas[k].first;
+            for (; k < deltas.size() && deltas[k].first == t; ++k)
+                level += deltas[k].second;
             out << QCPGraphData(keyOf(t), double(level));
         }
         if (!out.isEmpty())
             out << QCPGraphData(keyOf(std::max(endMs, msOf(out.last().key))), double(level));
         return out;
     };
-    // Ends before starts at the same instant: a hand-over is not two holders for a moment.
-    std::multimap<qint64, int> ordered;
-    for (const auto &d : heldDeltas)
-        if (d.second < 0)
-            ordered.emplace(d.first, d.second);
-    for (const auto &d : heldDeltas)
-        if (d.second > 0)
-            ordered.emplace(d.first, d.second);
     const int buckets = std::max(100, m_timePlot->axisRect()->width());
-    const QVector<QCPGraphData> held = steps(ordered, now);
+    const QVector<QCPGraphData> held = steps(heldDeltas, now);
     const QVector<QCPGraphData> waiting = steps(waitDeltas, now);
     m_held->data()->set(SeriesDownsampler::minMax(held, fromKey, toKey, buckets), true);
     m_waiters->data()->set(SeriesDownsampler::minMax(waiting, fromKey, toKey, buckets), true);

@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -106,7 +107,7 @@ void HistoryChart::setLock(const QString &name)
     m_lock = name;
     lockChanged();
     if (isVisible())
-        frame(); // answer a selection at once, not one frame later
+        refreshNow(); // answer a selection at once, not one frame (or a throttled rebuild) later
 }
 
 void HistoryChart::lockChanged() { markDirty(); }
@@ -155,7 +156,7 @@ void HistoryChart::setFollowingNow(bool follow)
     }
     markDirty();
     if (follow && isVisible())
-        frame();
+        refreshNow();
 }
 
 void HistoryChart::addHeaderWidget(QWidget *widget) { m_header->insertWidget(m_headerInsert++, widget); }
@@ -164,6 +165,7 @@ void HistoryChart::registerPlot(QCustomPlot *plot, const QString &title, bool ti
 {
     m_plots.append(Plot{plot, title, timeAxis});
     plot->setNoAntialiasingOnDrag(true);
+    plot->setPlottingHint(QCP::phFastPolylines, true); // lines as polylines, not segment by segment
     plot->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(plot, &QWidget::customContextMenuRequested, this, [this, plot, title, timeAxis](const QPoint &pos) {
         QMenu menu(this);
@@ -255,10 +257,16 @@ void HistoryChart::replotAll(bool now)
 void HistoryChart::frame()
 {
     applyTimeRange();
-    if (m_dirty) {
+    // Rebuilds take at most a fifth of the time: a chart that costs 100 ms to rebuild (an hour of
+    // 100 busy locks) waits 400 ms before the next one, while live parts keep moving every frame.
+    if (m_dirty && (!m_sinceRebuild.isValid() || m_sinceRebuild.elapsed() >= 4 * m_rebuildCostMs)) {
         m_dirty = false;
+        QElapsedTimer cost;
+        cost.start();
         rebuild();
         ++m_rebuilds;
+        m_rebuildCostMs = cost.elapsed();
+        m_sinceRebuild.start();
     }
     tick();
     replotAll(false);

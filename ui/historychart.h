@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QVector>
 #include <QWidget>
@@ -23,7 +24,9 @@ class HistoryStore;
  * much history there is:
  * - **Coalesced frames.** historyUpdated() only marks the chart dirty; a frame timer (200 ms by
  *   default) rebuilds at most once per frame and replots with QCustomPlot::rpQueuedReplot, so
- *   100 busy locks cost at most five rebuilds a second per chart, not one per batch.
+ *   100 busy locks cost at most five rebuilds a second per chart, not one per batch. When a
+ *   rebuild is expensive (long windows over many busy locks), rebuilds are spaced so that they
+ *   take at most a fifth of the time; the live parts still move every frame.
  * - **Only while visible.** The frame timer runs only while the chart is shown (a hidden tab
  *   costs nothing); showing it rebuilds at once if data arrived meanwhile.
  * - **Time axis that follows now.** Time plots show the last window (1 min to 2 h) ending now
@@ -123,6 +126,8 @@ private:
     bool m_following = true;
     qint64 m_windowMs = 120000;
     int m_rebuilds = 0;
+    QElapsedTimer m_sinceRebuild;  ///< since the last rebuild started to be due again
+    qint64 m_rebuildCostMs = 0;    ///< how long the last rebuild (data -> plottables) took
     QVector<Plot> m_plots;
     QLabel *m_title = nullptr;
     QHBoxLayout *m_header = nullptr;

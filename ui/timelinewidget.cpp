@@ -163,26 +163,19 @@ void TimelineWidget::rebuild()
     for (const QString &name : h->lockNames())
         if (filter.pattern().isEmpty() || filter.match(name).hasMatch())
             names << name;
-    const QSet<QString> wanted(names.cbegin(), names.cend());
 
-    // Activity over the whole history (stable order): holds and waits.
-    QHash<QString, QVector<HistoryStore::Interval>> holdsOf;
-    QHash<QString, QVector<HistoryStore::Interval>> waitsOf;
-    for (const auto &i : h->holds())
-        if (wanted.contains(i.lock))
-            holdsOf[i.lock] << i;
-    for (const auto &i : h->waits())
-        if (wanted.contains(i.lock))
-            waitsOf[i.lock] << i;
-    std::sort(names.begin(), names.end(), [&](const QString &a, const QString &b) {
-        const int ia = holdsOf.value(a).size() + waitsOf.value(a).size();
-        const int ib = holdsOf.value(b).size() + waitsOf.value(b).size();
-        return ia != ib ? ia > ib : a < b;
+    // Most active first: holds and waits kept over the whole history (a stable order), counted
+    // without copying them.
+    QVector<QPair<int, QString>> ranked;
+    ranked.reserve(names.size());
+    for (const QString &name : std::as_const(names))
+        ranked.append({h->intervalCount(name), name});
+    std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
-    m_matching = names.size();
-    if (names.size() > m_maxLanes)
-        names.resize(m_maxLanes);
-    m_lanes = names;
+    m_matching = int(ranked.size());
+    for (int i = 0; i < ranked.size() && i < m_maxLanes; ++i)
+        m_lanes << ranked.at(i).second;
 
     double fromKey = 0;
     double toKey = 0;
@@ -191,78 +184,127 @@ void TimelineWidget::rebuild()
     const qint64 drawFromMs = msOf(fromKey - span); // one window either side: panning shows bars at once
     const qint64 drawToMs = msOf(toKey + span);
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    auto overlaps = [&](const HistoryStore::Interval &i) {
-        return i.startMs <= drawToMs && (i.endMs < 0 || i.endMs >= drawFromMs);
+    // Labels only where they can show (the plottable checks the exact fit): no strings built for
+    // thousands of bars a few pixels wide.
+    const int widthPx = m_plot->axisRect()->width() > 50 ? m_plot->axisRect()->width() : 1000;
+    const double msPerPixel = std::max(1.0, (toKey - fromKey) * 1000.0 / widthPx);
+    auto wide = [msPerPixel](qint64 startMs, qint64 endMs, qint64 nowMs) {
+        return double((endMs < 0 ? nowMs : endMs) - startMs) / msPerPixel >= 30;
+    };
+    const qint64 now = nowMs();
+    QHash<QString, int> laneOf;
+    for (int lane = 0; lane < m_lanes.size(); ++lane)
+        laneOf.insert(m_lanes.at(lane), lane);
+    // Only the intervals in that range are copied out of the store; they come grouped by lock, so
+    // the lane is looked up once per lock, not once per interval.
+    QString group;
+    int groupLane = -1;
+    auto laneFor = [&](const QString &lock) {
+        if (lock != group) {
+            group = lock;
+            groupLane = laneOf.value(lock, -1);
+        }
+        return groupLane;
     };
 
-    for (int lane = 0; lane < m_lanes.size(); ++lane) {
-        const QString &lock = m_lanes.at(lane);
-        for (const auto &i : holdsOf.value(lock)) {
-            if (!overlaps(i))
-                continue;
-            QStringList fields = HolderPalette::split(i.who);
-            if (fields.isEmpty())
-                fields << i.who;
-            const float step = (kHoldBottom - kHoldTop) / float(fields.size());
-            for (int k = 0; k < fields.size(); ++k) {
-                TimelineSegments::Segment s;
-                s.lane = lane;
-                s.startKey = keyOf(i.startMs);
-                s.endKey = i.endMs < 0 ? nan : keyOf(i.endMs);
-                s.top = kHoldTop + step * float(k);
-                s.bottom = kHoldTop + step * float(k + 1) - (fields.size() > 1 ? 0.02f : 0.0f);
-                s.color = HolderPalette::colorFor(fields.at(k));
-                s.who = fields.at(k);
-                s.label = fields.size() == 1 ? HolderPalette::shortLabel(fields.at(k)) : QString();
-                s.endMark = i.endReason == QLatin1String("expired") ? 1 : i.endReason == QLatin1String("force_unlocked") ? 2 : 0;
-                segments << s;
-            }
-        }
-        const QVector<HistoryStore::Interval> waits = waitsOf.value(lock);
-        if (!waits.isEmpty()) {
-            // Fair-queue waiters, each in its own colour, on up to three rows.
-            QVector<qint64> rowEnd(kWaitRows, std::numeric_limits<qint64>::min());
-            const float rowH = (kWaitBottom - kWaitTop) / kWaitRows;
-            for (const auto &i : waits) {
-                if (!overlaps(i))
-                    continue;
-                int row = 0;
-                while (row < kWaitRows && rowEnd[row] > i.startMs)
-                    ++row;
-                if (row == kWaitRows)
-                    row = int(std::min_element(rowEnd.cbegin(), rowEnd.cend()) - rowEnd.cbegin());
-                rowEnd[row] = i.endMs < 0 ? std::numeric_limits<qint64>::max() : i.endMs;
-                TimelineSegments::Segment s;
-                s.lane = lane;
-                s.startKey = keyOf(i.startMs);
-                s.endKey = i.endMs < 0 ? nan : keyOf(i.endMs);
-                s.top = kWaitTop + rowH * float(row);
-                s.bottom = s.top + rowH * 0.8f;
-                s.color = HolderPalette::colorFor(i.who);
-                s.color.setAlpha(170);
-                s.who = i.who;
-                s.isHold = false;
-                segments << s;
-            }
+    for (const auto &i : h->holds(QString(), drawFromMs, drawToMs)) {
+        const int lane = laneFor(i.lock);
+        if (lane < 0)
             continue;
+        const QStringList fields = i.who.contains(QLatin1Char(',')) ? HolderPalette::split(i.who) : QStringList{i.who};
+        const float step = (kHoldBottom - kHoldTop) / float(fields.size());
+        for (int k = 0; k < fields.size(); ++k) {
+            TimelineSegments::Segment s;
+            s.lane = lane;
+            s.startKey = keyOf(i.startMs);
+            s.endKey = i.endMs < 0 ? nan : keyOf(i.endMs);
+            s.top = kHoldTop + step * float(k);
+            s.bottom = kHoldTop + step * float(k + 1) - (fields.size() > 1 ? 0.02f : 0.0f);
+            s.color = HolderPalette::colorFor(fields.at(k));
+            s.who = fields.at(k);
+            if (fields.size() == 1 && wide(i.startMs, i.endMs, now))
+                s.label = HolderPalette::shortLabel(fields.at(k));
+            s.endMark = i.endReason == QLatin1String("expired") ? 1 : i.endReason == QLatin1String("force_unlocked") ? 2 : 0;
+            segments << s;
         }
-        // Other kinds: clients waiting on the unlock channel, counted (grey, with the count).
+    }
+
+    // Fair-queue waiters, each in its own colour, on up to three rows under the lane.
+    QVector<bool> queued(m_lanes.size(), false);
+    QVector<QVector<qint64>> rowEnds(m_lanes.size());
+    const float rowH = (kWaitBottom - kWaitTop) / kWaitRows;
+    group.clear();
+    groupLane = -1;
+    for (const auto &i : h->waits(QString(), drawFromMs, drawToMs)) {
+        const int lane = laneFor(i.lock);
+        if (lane < 0)
+            continue;
+        queued[lane] = true;
+        QVector<qint64> &rowEnd = rowEnds[lane];
+        if (rowEnd.isEmpty())
+            rowEnd.fill(std::numeric_limits<qint64>::min(), kWaitRows);
+        int row = 0;
+        while (row < kWaitRows && rowEnd[row] > i.startMs)
+            ++row;
+        if (row == kWaitRows)
+            row = int(std::min_element(rowEnd.cbegin(), rowEnd.cend()) - rowEnd.cbegin());
+        rowEnd[row] = i.endMs < 0 ? std::numeric_limits<qint64>::max() : i.endMs;
+        TimelineSegments::Segment s;
+        s.lane = lane;
+        s.startKey = keyOf(i.startMs);
+        s.endKey = i.endMs < 0 ? nan : keyOf(i.endMs);
+        s.top = kWaitTop + rowH * float(row);
+        s.bottom = s.top + rowH * 0.8f;
+        s.color = HolderPalette::colorFor(i.who);
+        s.color.setAlpha(170);
+        s.who = i.who;
+        s.isHold = false;
+        segments << s;
+    }
+
+    for (int lane = 0; lane < m_lanes.size(); ++lane) {
+        if (queued.at(lane))
+            continue;
+        const QString &lock = m_lanes.at(lane);
+        // Other kinds: clients waiting on the unlock channel, counted (grey, with the count). A
+        // pause shorter than a pixel joins two runs ("up to N waiting").
         HistoryStore::Sample state = h->sampleAt(lock, drawFromMs);
         qint64 runStart = state.timeMs > 0 && state.waiters > 0 ? drawFromMs : -1;
         qint64 runCount = runStart >= 0 ? state.waiters : 0;
+        int last = -1;            // the previous run's segment, its start, end, highest count
+        qint64 lastStart = 0;
+        qint64 lastEnd = 0;
+        qint64 lastMax = 0;
+        bool merged = false;
+        auto labelLast = [&] {
+            if (last >= 0 && wide(lastStart, lastEnd, now))
+                segments[last].label = merged ? tr("up to %n waiting", nullptr, int(lastMax))
+                                              : tr("%n waiting", nullptr, int(lastMax));
+        };
         auto closeRun = [&](qint64 endMs) {
             if (runStart < 0)
                 return;
-            TimelineSegments::Segment s;
-            s.lane = lane;
-            s.startKey = keyOf(runStart);
-            s.endKey = endMs < 0 ? nan : keyOf(endMs);
-            s.top = kWaitTop;
-            s.bottom = kWaitBottom - 0.06f;
-            s.color = kCountedWaiters;
-            s.label = tr("%n waiting", nullptr, int(runCount));
-            s.isHold = false;
-            segments << s;
+            if (last >= 0 && lastEnd >= 0 && double(runStart - lastEnd) < msPerPixel) {
+                segments[last].endKey = endMs < 0 ? nan : keyOf(endMs);
+                merged = merged || runCount != lastMax;
+                lastMax = std::max(lastMax, runCount);
+            } else {
+                labelLast();
+                TimelineSegments::Segment s;
+                s.lane = lane;
+                s.startKey = keyOf(runStart);
+                s.endKey = endMs < 0 ? nan : keyOf(endMs);
+                s.top = kWaitTop;
+                s.bottom = kWaitBottom - 0.06f;
+                s.color = kCountedWaiters;
+                s.isHold = false;
+                segments << s;
+                last = int(segments.size()) - 1;
+                lastStart = runStart;
+                lastMax = runCount;
+                merged = false;
+            }
+            lastEnd = endMs;
             runStart = -1;
         };
         for (const auto &sample : h->samples(lock, drawFromMs + 1, drawToMs)) {
@@ -274,6 +316,7 @@ void TimelineWidget::rebuild()
                 runStart = sample.timeMs;
         }
         closeRun(-1);
+        labelLast();
     }
     m_segments->setSegments(segments);
     m_segments->setLaneCount(m_lanes.size());

@@ -62,6 +62,7 @@ private:
 
     QCustomPlot *m_plot = nullptr;
     QCPGraph *m_ttl = nullptr;
+    QCPGraph *m_fill = nullptr;    ///< the area under m_ttl, gaps filled with 0
     QCPGraph *m_live = nullptr;
     QHash<QString, QCPGraph *> m_markers;
     QVector<QCPItemRect *> m_bands;

@@ -289,6 +289,12 @@ qint64 HistoryStore::firstTimeMs() const
     return first == std::numeric_limits<qint64>::max() ? 0 : first;
 }
 
+int HistoryStore::intervalCount(const QString &lock) const
+{
+    const auto it = m_locks.constFind(lock);
+    return it == m_locks.cend() ? 0 : int(it->holds.size() + it->waits.size());
+}
+
 int HistoryStore::sampleCount() const
 {
     int n = 0;

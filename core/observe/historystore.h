@@ -98,6 +98,9 @@ public:
     /** Rough bytes held (strings included): for the memory measurements. */
     qint64 approximateBytes() const;
     int sampleCount() const;
+    /** Hold plus wait intervals kept for `lock` (0 when unknown), without copying them: O(1), for
+     *  ranking locks by how busy they have been (the timeline's lane order). */
+    int intervalCount(const QString &lock) const;
     int eventCount() const { return int(m_events.size()); }
 
 private:

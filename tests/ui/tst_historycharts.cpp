@@ -145,6 +145,7 @@ private slots:
     void ttlChartDoesNotWarnForALeaseThatWasNeverRenewed();
     void timelineHasOneLanePerLockAndASegmentPerHold();
     void timelineFollowsTheFilterAndShowsStateUnderTheCursor();
+    void timelineZoomsPansAndSelectsWithTheMouse();
     void contentionCountsHoldsAndWaits();
     void chartsRenderAndSave();
     void updatesAreCoalescedIntoFrames();
@@ -328,6 +329,8 @@ void TestHistoryCharts::timelineHasOneLanePerLockAndASegmentPerHold()
     timeline.setClock([this] { return m_now; });
     timeline.setHistory(&m_store);
     timeline.resize(1100, 400);
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
     timeline.refreshNow();
 
     // Most active first: payments:batch (6 holds), jobs:nightly (3 holds + 2 waits), orders:42.
@@ -394,6 +397,46 @@ void TestHistoryCharts::timelineFollowsTheFilterAndShowsStateUnderTheCursor()
     const QString queued = timeline.stateAt(kJobs, kT0 + 4000);
     QVERIFY2(queued.contains(QStringLiteral("queued: 7c9d4e11…:44, 2a6b8f93…:12")), qPrintable(queued));
     QVERIFY(timeline.stateAt(kOrders, kT0 - 1000).contains(QStringLiteral("not seen yet")));
+}
+
+void TestHistoryCharts::timelineZoomsPansAndSelectsWithTheMouse()
+{
+    feedWatchdog(m_store);
+    feedContention(m_store);
+    feedFairQueue(m_store);
+    m_now = kT0 + 70000;
+    TimelineWidget timeline;
+    timeline.setClock([this] { return m_now; });
+    timeline.setHistory(&m_store);
+    timeline.resize(1100, 400);
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    timeline.refreshNow();
+    QCustomPlot *plot = timeline.plot();
+    QVERIFY(timeline.isFollowingNow());
+
+    // The mouse over the payments:batch lane at +8 s: the cursor tells who held it then.
+    const int lane = int(timeline.lanes().indexOf(kPayments));
+    const QPoint at(int(plot->xAxis->coordToPixel(HistoryChart::keyOf(kT0 + 8000))), int(plot->yAxis->coordToPixel(lane)));
+    QTest::mouseMove(plot, at);
+    QTRY_VERIFY(timeline.cursorText().contains(QStringLiteral("payments:batch: held by 7c9d4e11…:44")));
+
+    // Double-click: that lane's lock is asked for.
+    QSignalSpy activated(&timeline, &HistoryChart::lockActivated);
+    QTest::mouseDClick(plot, Qt::LeftButton, Qt::NoModifier, at);
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.first().first().toString(), kPayments);
+
+    // The wheel zooms time around the mouse and stops following now; Follow now comes back.
+    const double span = plot->xAxis->range().size();
+    QWheelEvent wheel(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                      false);
+    QApplication::sendEvent(plot, &wheel);
+    QVERIFY2(plot->xAxis->range().size() < span, qPrintable(QString::number(plot->xAxis->range().size())));
+    QVERIFY(!timeline.isFollowingNow());
+    timeline.setFollowingNow(true);
+    timeline.refreshNow();
+    QCOMPARE(plot->xAxis->range().size(), span);
 }
 
 void TestHistoryCharts::contentionCountsHoldsAndWaits()
