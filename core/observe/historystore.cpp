@@ -54,8 +54,18 @@ void HistoryStore::addSnapshot(const LockSnapshot &s, qint64 timeMs)
     sample.holdCount = s.totalHoldCount();
     sample.waiters = s.kind == LockKind::FairLock ? s.queueLength : s.subscribers;
     const bool changedHolders = h.samples.empty() || h.samples.back().holders != sample.holders;
-    if (h.samples.empty() || h.samples.back().pttlMs != sample.pttlMs || changedHolders
-        || h.samples.back().holdCount != sample.holdCount || h.samples.back().waiters != sample.waiters)
+    // A reading that only confirms the countdown adds nothing; one that departs from it by more
+    // than 250 ms (a renewal, even one that reads the same PTTL as the last) is kept.
+    bool onCountdown = false;
+    if (!h.samples.empty()) {
+        const Sample &last = h.samples.back();
+        if (last.pttlMs < 0 || sample.pttlMs < 0)
+            onCountdown = last.pttlMs == sample.pttlMs;
+        else
+            onCountdown = qAbs(sample.pttlMs - (last.pttlMs - (timeMs - last.timeMs))) <= 250;
+    }
+    if (h.samples.empty() || !onCountdown || changedHolders || h.samples.back().holdCount != sample.holdCount
+        || h.samples.back().waiters != sample.waiters)
         h.samples.push_back(sample);
 
     if (changedHolders) {
@@ -182,9 +192,10 @@ QVector<HistoryStore::Sample> HistoryStore::samples(const QString &lock, qint64 
     const auto it = m_locks.constFind(lock);
     if (it == m_locks.cend())
         return out;
-    for (const auto &s : it->samples)
-        if (s.timeMs >= fromMs && s.timeMs <= toMs)
-            out << s;
+    const auto &d = it->samples; // in time order: binary search the range
+    auto first = std::lower_bound(d.cbegin(), d.cend(), fromMs, [](const Sample &s, qint64 t) { return s.timeMs < t; });
+    for (; first != d.cend() && first->timeMs <= toMs; ++first)
+        out << *first;
     return out;
 }
 
@@ -214,26 +225,33 @@ static bool overlaps(const HistoryStore::Interval &i, qint64 fromMs, qint64 toMs
     return i.startMs <= toMs && (i.endMs < 0 || i.endMs >= fromMs);
 }
 
-QVector<HistoryStore::Interval> HistoryStore::holds(const QString &lock, qint64 fromMs, qint64 toMs) const
+QVector<HistoryStore::Interval> HistoryStore::intervals(const QString &lock, qint64 fromMs, qint64 toMs, bool holdsNotWaits) const
 {
     QVector<Interval> out;
-    for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
-        if (lock.isEmpty() || it.key() == lock)
-            for (const auto &i : it->holds)
-                if (overlaps(i, fromMs, toMs))
-                    out << i;
+    auto collect = [&](const LockHistory &h) {
+        for (const auto &i : holdsNotWaits ? h.holds : h.waits)
+            if (overlaps(i, fromMs, toMs))
+                out << i;
+    };
+    if (!lock.isEmpty()) {
+        const auto it = m_locks.constFind(lock);
+        if (it != m_locks.cend())
+            collect(it.value());
+        return out;
+    }
+    for (const auto &h : m_locks)
+        collect(h);
     return out;
+}
+
+QVector<HistoryStore::Interval> HistoryStore::holds(const QString &lock, qint64 fromMs, qint64 toMs) const
+{
+    return intervals(lock, fromMs, toMs, true);
 }
 
 QVector<HistoryStore::Interval> HistoryStore::waits(const QString &lock, qint64 fromMs, qint64 toMs) const
 {
-    QVector<Interval> out;
-    for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
-        if (lock.isEmpty() || it.key() == lock)
-            for (const auto &i : it->waits)
-                if (overlaps(i, fromMs, toMs))
-                    out << i;
-    return out;
+    return intervals(lock, fromMs, toMs, false);
 }
 
 HistoryStore::Stats HistoryStore::stats(const QString &nameRegex, qint64 fromMs, qint64 toMs) const

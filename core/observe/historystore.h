@@ -114,6 +114,7 @@ private:
     };
 
     void prune(qint64 nowMs);
+    QVector<Interval> intervals(const QString &lock, qint64 fromMs, qint64 toMs, bool holdsNotWaits) const;
     void evictLeastRecentlySeen();
     void closeHold(LockHistory &h, qint64 timeMs, const QString &reason);
 

@@ -68,6 +68,14 @@ void TestHistory::holdsWaitsAndStats()
     QCOMPARE(waits[0].endReason, QStringLiteral("acquired"));
 
     QCOMPARE(h.sampleAt(QStringLiteral("jobs"), 7000).holders, kA);
+    // Two renewals that both read 29999 ms are both kept: each departs from the countdown.
+    HistoryStore r;
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 0);
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 19999), 10000);  // on the countdown: dropped
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 10010);  // renewed
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 20010);  // renewed again, same reading
+    QCOMPARE(r.samples(QStringLiteral("wd")).size(), 3);
+    QCOMPARE(r.samples(QStringLiteral("wd"), 10005, 30000).size(), 2);
     QCOMPARE(h.sampleAt(QStringLiteral("jobs"), 10000).holders, kB);
     QCOMPARE(h.sampleAt(QStringLiteral("jobs"), 500).timeMs, 0); // before anything
 
