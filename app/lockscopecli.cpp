@@ -560,6 +560,8 @@ void LockScopeCli::runAcquire()
 void LockScopeCli::runDoctor()
 {
     LockMonitor *monitor = m_session->monitor();
+    ClusterLockMonitor *cluster = m_session->clusterMonitor(); // set: every master of a cluster
+    auto allLocks = [monitor, cluster] { return cluster ? cluster->locks() : monitor->locks(); };
     auto doctor = std::make_shared<LockDoctor>();
     LockDoctor::Thresholds t;
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
@@ -568,21 +570,28 @@ void LockScopeCli::runDoctor()
     auto *probe = new DoctorProbe(m_session->connection(), this);
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
-    connect(monitor, &LockMonitor::locksUpdated, this, [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+    auto observe = [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
         for (const auto &s : changed)
             doctor->observe(s);
         for (const auto &n : removed)
             doctor->forget(n);
-    });
-    connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-    auto report = [this, monitor, doctor, probe] {
-        probe->run([this, monitor, doctor](const DoctorProbe::Result &r) {
+    };
+    auto failed = [this](const QString &msg) { fail(ServerError, msg); };
+    if (cluster) {
+        connect(cluster, &ClusterLockMonitor::locksUpdated, this, observe);
+        connect(cluster, &ClusterLockMonitor::errorOccurred, this, failed);
+    } else {
+        connect(monitor, &LockMonitor::locksUpdated, this, observe);
+        connect(monitor, &LockMonitor::errorOccurred, this, failed);
+    }
+    auto report = [this, allLocks, doctor, probe] {
+        probe->run([this, allLocks, doctor](const DoctorProbe::Result &r) {
             if (!r.error.isEmpty())
                 m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
             const qint64 now = LockSnapshot::steadyNowMs();
             doctor->observeOrphanWaiters(r.orphanSubscribers, now);
             doctor->observeLatches(r.latches);
-            const QVector<LockFinding> findings = doctor->diagnose(monitor->locks(), now);
+            const QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
             int counts[3] = {0, 0, 0};
             for (const auto &f : findings) {
                 ++counts[int(f.severity)];
@@ -604,17 +613,17 @@ void LockScopeCli::runDoctor()
             if (!m_json) {
                 if (findings.isEmpty())
                     m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
-                          << monitor->locks().size() << " lock(s) checked).\n";
+                          << allLocks().size() << " lock(s) checked).\n";
                 else
                     m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
-                          << " warning, " << counts[0] << " info (" << monitor->locks().size()
+                          << " warning, " << counts[0] << " info (" << allLocks().size()
                           << " lock(s) checked).\n";
             }
             finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
         });
     };
     bool first = true;
-    connect(monitor, &LockMonitor::idle, this, [this, probe, report, observeMs, first, doctor]() mutable {
+    auto ready = [this, probe, report, observeMs, first, doctor]() mutable {
         if (!first)
             return;
         first = false;
@@ -627,7 +636,11 @@ void LockScopeCli::runDoctor()
         // A first probe starts the clock of "waiting without a holder since".
         probe->run([doctor](const DoctorProbe::Result &r) { doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs()); });
         QTimer::singleShot(int(observeMs), this, report);
-    });
+    };
+    if (cluster)
+        connect(cluster, &ClusterLockMonitor::idle, this, ready);
+    else
+        connect(monitor, &LockMonitor::idle, this, ready);
     m_session->start();
 }
 

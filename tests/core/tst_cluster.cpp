@@ -61,6 +61,7 @@ private slots:
     void cliShowsLockOnAnotherMaster();
     void cliWatchReportsEventsFromEveryMaster();
     void cliForceUnlockWakesClassicAndShardedWaiters();
+    void cliDoctorCoversEveryMaster();
     void cliWatchReportsShardedUnlockMessages();
     void followsAskDuringLiveMigration();
 
@@ -370,6 +371,19 @@ void TestCluster::cliWatchReportsShardedUnlockMessages()
     QVERIFY2(reported, qPrintable(QString::fromUtf8(out + err)));
     QVERIFY(out.contains(QStringLiteral("\"lock\":\"%1\"").arg(name).toUtf8()));
     QVERIFY(out.contains("\"type\":\"unlock_message\""));
+}
+
+void TestCluster::cliDoctorCoversEveryMaster()
+{
+    // A lock without expiry (nobody will ever release it if its holder died) on another master.
+    const QStringList names = namesOnEachNode(QStringLiteral("doctor-lock"));
+    SyncClient owner(m_cluster.endpoint(2));
+    QVERIFY(owner.open());
+    owner.cmd({"HSET", names[2].toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    const ProcessResult r = cli({QStringLiteral("doctor"), QStringLiteral("--json")});
+    owner.cmd({"DEL", names[2].toUtf8()});
+    QVERIFY2(r.finished, qPrintable(r.describe()));
+    QVERIFY2(r.out.contains(names[2].toUtf8()), qPrintable(r.describe()));
 }
 
 void TestCluster::followsAskDuringLiveMigration()
