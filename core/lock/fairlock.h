@@ -98,7 +98,6 @@ public:
     void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
 
 private:
-    class Acquisition; // one waiting acquire (fairlock.cpp)
     qint64 effectiveWaitMs(qint64 waitMs) const { return waitMs > 0 ? waitMs : m_waitTimeoutMs; }
     qint64 leaseFor(qint64 leaseMs) const;
     void noteAcquired(const QString &name, const QString &field, qint64 lease, bool useWatchdog);

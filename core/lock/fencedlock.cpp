@@ -1,15 +1,12 @@
 #include "fencedlock.h"
 
+#include "lockacquisition.h"
 #include "lockwatchdog.h"
 
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
-#include "redis/redissubscriber.h"
 
-#include <QElapsedTimer>
 #include <QTimer>
-
-#include <limits>
 
 namespace lockscope {
 
@@ -28,149 +25,7 @@ void later(QObject *context, std::function<void()> fn)
 
 QString notConnected() { return QStringLiteral("lock client has no Redis connection"); }
 
-int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
-
 } // namespace
-
-/**
- * One waiting fenced acquire: the RLock waiting loop (§1.5) on `redisson_lock__channel:{name}`
- * around the token-returning script. Stops when the wait is over or the caller's context died
- * (unlocking a lock won in that race). Deletes itself after finishing.
- */
-class FencedLock::Acquisition : public QObject
-{
-public:
-    Acquisition(FencedLock *lock, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
-                QObject *context, LockClient::AcquireCallback callback)
-        : QObject(lock), m_lock(lock), m_client(lock->client()), m_name(name), m_threadId(threadId), m_leaseMs(leaseMs),
-          m_waitMs(waitMs), m_context(context), m_hasContext(context != nullptr), m_callback(std::move(callback)),
-          m_channel(LockNames::unlockChannel(name).toUtf8())
-    {
-        m_retryTimer.setParent(this);
-        m_retryTimer.setSingleShot(true);
-        connect(&m_retryTimer, &QTimer::timeout, this, [this] { attempt(); });
-        if (context)
-            connect(context, &QObject::destroyed, this, [this] { cancel(); });
-    }
-
-    ~Acquisition() override
-    {
-        if (m_subscribed && m_client)
-            m_client->releaseChannel(m_channel);
-    }
-
-    void start()
-    {
-        m_clock.start();
-        attempt();
-    }
-
-private:
-    qint64 remainingMs() const
-    {
-        if (m_waitMs < 0)
-            return std::numeric_limits<qint64>::max();
-        return m_waitMs - m_clock.elapsed();
-    }
-
-    void attempt()
-    {
-        if (m_done)
-            return;
-        if (!m_lock) {
-            AcquireResult r;
-            r.error = notConnected();
-            finish(r);
-            return;
-        }
-        if (m_attemptInFlight) {
-            m_retryWanted = true; // woken during an attempt: try once more after it
-            return;
-        }
-        m_attemptInFlight = true;
-        m_lock->tryAcquire(m_name, m_threadId, m_leaseMs, this, [this](const AcquireResult &r) { onResult(r); });
-    }
-
-    void onResult(const AcquireResult &r)
-    {
-        m_attemptInFlight = false;
-        if (r.acquired) {
-            if (m_cancelled && m_lock) // nobody is left to use it
-                m_lock->unlock(m_name, m_threadId, nullptr, nullptr);
-            finish(r);
-            return;
-        }
-        const qint64 remaining = remainingMs();
-        if (!r.error.isEmpty() || m_cancelled || remaining <= 0) {
-            finish(r);
-            return;
-        }
-        if (!m_subscribed && m_client && m_client->subscriber()) {
-            m_subscribed = true;
-            RedisSubscriber *sub = m_client->subscriber();
-            connect(sub, &RedisSubscriber::message, this,
-                    [this](const QByteArray &channel, const QByteArray &payload, const QByteArray &) {
-                        if (channel == m_channel && (payload == "0" || payload == "1"))
-                            attempt();
-                    });
-            // Retry once the subscription is confirmed: a release between the attempt and the
-            // SUBSCRIBE would otherwise go unnoticed until the TTL.
-            connect(sub, &RedisSubscriber::subscribed, this, [this](const QByteArray &channel) {
-                if (channel == m_channel)
-                    attempt();
-            });
-            m_client->retainChannel(m_channel);
-        }
-        if (m_retryWanted) {
-            m_retryWanted = false;
-            m_retryTimer.start(0);
-            return;
-        }
-        // ttl < 0: held with no expiry; only a message (or the end of the wait) helps. Without a
-        // subscriber, poll every second instead.
-        const qint64 delay = r.pttlMs >= 0 ? r.pttlMs : (m_subscribed ? remaining : 1000);
-        m_retryTimer.start(timerMs(qMin(delay, remaining)));
-    }
-
-    void cancel()
-    {
-        if (m_done || m_cancelled)
-            return;
-        m_cancelled = true;
-        m_retryTimer.stop();
-        if (!m_attemptInFlight)
-            finish(AcquireResult());
-    }
-
-    void finish(const AcquireResult &result)
-    {
-        if (m_done)
-            return;
-        m_done = true;
-        m_retryTimer.stop();
-        if (m_callback && !m_cancelled && (!m_hasContext || m_context))
-            m_callback(result);
-        deleteLater();
-    }
-
-    QPointer<FencedLock> m_lock;
-    QPointer<LockClient> m_client;
-    QString m_name;
-    qint64 m_threadId;
-    qint64 m_leaseMs;
-    qint64 m_waitMs;
-    QPointer<QObject> m_context;
-    bool m_hasContext;
-    LockClient::AcquireCallback m_callback;
-    QByteArray m_channel;
-    bool m_subscribed = false;
-    bool m_attemptInFlight = false;
-    bool m_retryWanted = false;
-    bool m_cancelled = false;
-    bool m_done = false;
-    QElapsedTimer m_clock;
-    QTimer m_retryTimer;
-};
 
 FencedLock::FencedLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_acquire(RedisScript::fromResource(QStringLiteral("fenced_acquire")))
@@ -224,8 +79,14 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
 void FencedLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                          LockClient::AcquireCallback callback)
 {
-    auto *a = new Acquisition(this, name, threadId, leaseMs, waitMs, context, std::move(callback));
-    a->start();
+    LockAcquisition::Steps steps;
+    steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
+        tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
+    };
+    steps.channel = LockNames::unlockChannel(name).toUtf8(); // the RLock's (§5.2)
+    steps.wakeMessages = {"0", "1"};
+    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
+    LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
 }
 
 void FencedLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)

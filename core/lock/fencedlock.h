@@ -61,8 +61,6 @@ public:
     void token(const QString &name, QObject *context, std::function<void(qint64 token)> callback);
 
 private:
-    class Acquisition; // one waiting acquire (fencedlock.cpp)
-
     QPointer<LockClient> m_client;
     RedisScript m_acquire;
 };

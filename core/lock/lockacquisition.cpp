@@ -1,33 +1,53 @@
 #include "lockacquisition.h"
 
-#include "observe/locknames.h"
 #include "redis/redissubscriber.h"
 
 #include <limits>
 
 namespace lockscope {
 
-LockAcquisition::LockAcquisition(LockClient *client, const QString &name, qint64 threadId, qint64 leaseMs,
-                                 qint64 waitMs, QObject *context, LockClient::AcquireCallback callback)
-    : QObject(client), m_client(client), m_name(name), m_threadId(threadId), m_leaseMs(leaseMs), m_waitMs(waitMs),
-      m_context(context), m_hasContext(context != nullptr), m_callback(std::move(callback)),
-      m_channel(LockNames::unlockChannel(name).toUtf8())
+namespace {
+
+int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
+
+} // namespace
+
+void LockAcquisition::start(QObject *owner, LockClient *client, qint64 waitMs, QObject *context,
+                            LockClient::AcquireCallback callback, Steps steps)
 {
+    auto *a = new LockAcquisition(owner, client, waitMs, context, std::move(callback), std::move(steps));
+    a->m_clock.start();
+    a->attempt();
+}
+
+qint64 LockAcquisition::ttlRetryDelay(const AcquireResult &last, bool subscribed)
+{
+    if (last.pttlMs >= 0)
+        return last.pttlMs;
+    return subscribed ? std::numeric_limits<qint64>::max() : 1000;
+}
+
+LockAcquisition::LockAcquisition(QObject *owner, LockClient *client, qint64 waitMs, QObject *context,
+                                 LockClient::AcquireCallback callback, Steps steps)
+    : QObject(owner), m_client(client), m_waitMs(waitMs), m_context(context), m_hasContext(context != nullptr),
+      m_callback(std::move(callback)), m_steps(std::move(steps))
+{
+    if (!m_steps.retryDelay)
+        m_steps.retryDelay = &LockAcquisition::ttlRetryDelay;
     m_retryTimer.setParent(this);
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, &LockAcquisition::attempt);
+    if (context && m_steps.releaseOrphan)
+        connect(context, &QObject::destroyed, this, &LockAcquisition::cancel);
 }
 
 LockAcquisition::~LockAcquisition()
 {
     if (m_subscribed && m_client)
-        m_client->releaseChannel(m_channel);
-}
-
-void LockAcquisition::start()
-{
-    m_clock.start();
-    attempt();
+        m_client->releaseChannel(m_steps.channel);
+    // Destroyed mid-wait (the owner or the client went away): clean up all the same.
+    if (!m_done && !m_givingUp && m_steps.giveUp)
+        m_steps.giveUp(nullptr, nullptr);
 }
 
 qint64 LockAcquisition::remainingMs() const
@@ -39,51 +59,80 @@ qint64 LockAcquisition::remainingMs() const
 
 void LockAcquisition::attempt()
 {
-    if (m_done || !m_client)
+    if (m_done || m_givingUp)
         return;
     if (m_attemptInFlight) {
-        m_retryWanted = true; // an unlock message arrived during an attempt: try once more after it
+        m_retryWanted = true; // woken during an attempt: try once more after it
         return;
     }
     m_attemptInFlight = true;
-    m_client->tryAcquire(m_name, m_threadId, m_leaseMs, this, [this](const AcquireResult &r) {
-        m_attemptInFlight = false;
-        if (r.acquired || !r.error.isEmpty()) {
-            finish(r);
-            return;
-        }
-        const qint64 remaining = remainingMs();
-        if (remaining <= 0) {
-            finish(r);
-            return;
-        }
-        if (!m_subscribed && m_client && m_client->subscriber()) {
-            m_subscribed = true;
-            RedisSubscriber *sub = m_client->subscriber();
-            connect(sub, &RedisSubscriber::message, this,
-                    [this](const QByteArray &channel, const QByteArray &, const QByteArray &) {
-                        if (channel == m_channel)
-                            attempt();
-                    });
-            // Retry once the subscription is confirmed: an unlock between our attempt and the
-            // SUBSCRIBE would otherwise go unnoticed until the TTL (Redisson does the same).
-            connect(sub, &RedisSubscriber::subscribed, this, [this](const QByteArray &channel) {
-                if (channel == m_channel)
+    m_steps.attempt(this, [this](const AcquireResult &r) { onResult(r); });
+}
+
+void LockAcquisition::onResult(const AcquireResult &result)
+{
+    m_attemptInFlight = false;
+    if (result.acquired) {
+        if (m_cancelled) // nobody is left to use it
+            m_steps.releaseOrphan();
+        finish(result);
+        return;
+    }
+    const qint64 remaining = remainingMs();
+    if (!result.error.isEmpty() || m_cancelled || remaining <= 0) {
+        giveUp(result);
+        return;
+    }
+    subscribe();
+    if (m_retryWanted) {
+        m_retryWanted = false;
+        m_retryTimer.start(0);
+        return;
+    }
+    m_retryTimer.start(timerMs(qMin(m_steps.retryDelay(result, m_subscribed), remaining)));
+}
+
+void LockAcquisition::subscribe()
+{
+    if (m_subscribed || m_steps.channel.isEmpty() || !m_client || !m_client->subscriber())
+        return;
+    m_subscribed = true;
+    RedisSubscriber *sub = m_client->subscriber();
+    connect(sub, &RedisSubscriber::message, this,
+            [this](const QByteArray &channel, const QByteArray &payload, const QByteArray &) {
+                if (channel == m_steps.channel &&
+                    (m_steps.wakeMessages.isEmpty() || m_steps.wakeMessages.contains(payload)))
                     attempt();
             });
-            m_client->retainChannel(m_channel);
-        }
-        if (m_retryWanted) {
-            m_retryWanted = false;
-            m_retryTimer.start(0);
-            return;
-        }
-        // ttl < 0: held with no expiry; only a message (or the end of the wait) helps. Without a
-        // subscriber, poll every second instead.
-        qint64 delay = r.pttlMs >= 0 ? r.pttlMs : (m_subscribed ? remaining : 1000);
-        delay = qBound<qint64>(qint64(1), qMin(delay, remaining), qint64(std::numeric_limits<int>::max()));
-        m_retryTimer.start(static_cast<int>(delay));
+    connect(sub, &RedisSubscriber::subscribed, this, [this](const QByteArray &channel) {
+        if (channel == m_steps.channel)
+            attempt();
     });
+    m_client->retainChannel(m_steps.channel);
+}
+
+void LockAcquisition::cancel()
+{
+    if (m_done || m_cancelled)
+        return;
+    m_cancelled = true;
+    m_retryTimer.stop();
+    if (!m_attemptInFlight)
+        giveUp(AcquireResult());
+    // else: onResult() ends the wait (and gives back a lock won in that race)
+}
+
+void LockAcquisition::giveUp(const AcquireResult &result)
+{
+    if (m_done || m_givingUp)
+        return;
+    m_retryTimer.stop();
+    if (!m_steps.giveUp) {
+        finish(result);
+        return;
+    }
+    m_givingUp = true;
+    m_steps.giveUp(this, [this, result] { finish(result); });
 }
 
 void LockAcquisition::finish(const AcquireResult &result)
@@ -92,7 +141,7 @@ void LockAcquisition::finish(const AcquireResult &result)
         return;
     m_done = true;
     m_retryTimer.stop();
-    if (m_callback && (!m_hasContext || m_context))
+    if (m_callback && !m_cancelled && (!m_hasContext || m_context))
         m_callback(result);
     deleteLater();
 }

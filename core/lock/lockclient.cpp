@@ -78,8 +78,12 @@ void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
 void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                          AcquireCallback callback)
 {
-    auto *a = new LockAcquisition(this, name, threadId, leaseMs, waitMs, context, std::move(callback));
-    a->start();
+    LockAcquisition::Steps steps;
+    steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, AcquireCallback done) {
+        tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
+    };
+    steps.channel = LockNames::unlockChannel(name).toUtf8();
+    LockAcquisition::start(this, this, waitMs, context, std::move(callback), std::move(steps));
 }
 
 void LockClient::unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback)

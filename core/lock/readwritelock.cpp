@@ -1,12 +1,11 @@
 #include "readwritelock.h"
 
+#include "lockacquisition.h"
 #include "lockwatchdog.h"
 
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
-#include "redis/redissubscriber.h"
 
-#include <QElapsedTimer>
 
 #include <limits>
 
@@ -55,156 +54,6 @@ UnlockResult unlockResultFrom(const RedisReply &r, const QString &field)
 }
 
 } // namespace
-
-/**
- * One waiting read or write acquire (§1.5 on the shared channel `redisson_rwlock:{name}`):
- * attempt; if held, subscribe and retry on "0"/"1" or after min(ttl, remaining). Stops when the
- * wait is over or the caller's context died (releasing a hold won in that race). Deletes itself
- * after finishing.
- */
-class ReadWriteLock::Acquisition : public QObject
-{
-public:
-    Acquisition(ReadWriteLock *lock, bool write, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
-                QObject *context, LockClient::AcquireCallback callback)
-        : QObject(lock), m_lock(lock), m_client(lock->client()), m_write(write), m_name(name), m_threadId(threadId),
-          m_leaseMs(leaseMs), m_waitMs(waitMs), m_context(context), m_hasContext(context != nullptr),
-          m_callback(std::move(callback)), m_channel(ReadWriteLock::channel(name).toUtf8())
-    {
-        m_retryTimer.setParent(this);
-        m_retryTimer.setSingleShot(true);
-        connect(&m_retryTimer, &QTimer::timeout, this, [this] { attempt(); });
-        if (context)
-            connect(context, &QObject::destroyed, this, [this] { cancel(); });
-    }
-
-    ~Acquisition() override
-    {
-        if (m_subscribed && m_client)
-            m_client->releaseChannel(m_channel);
-    }
-
-    void start()
-    {
-        m_clock.start();
-        attempt();
-    }
-
-private:
-    qint64 remainingMs() const
-    {
-        if (m_waitMs < 0)
-            return std::numeric_limits<qint64>::max();
-        return m_waitMs - m_clock.elapsed();
-    }
-
-    void attempt()
-    {
-        if (m_done)
-            return;
-        if (!m_lock) {
-            AcquireResult r;
-            r.error = notConnected();
-            finish(r);
-            return;
-        }
-        if (m_attemptInFlight) {
-            m_retryWanted = true; // woken during an attempt: try once more after it
-            return;
-        }
-        m_attemptInFlight = true;
-        auto onResult = [this](const AcquireResult &r) { this->onResult(r); };
-        if (m_write)
-            m_lock->tryAcquireWrite(m_name, m_threadId, m_leaseMs, this, onResult);
-        else
-            m_lock->tryAcquireRead(m_name, m_threadId, m_leaseMs, this, onResult);
-    }
-
-    void onResult(const AcquireResult &r)
-    {
-        m_attemptInFlight = false;
-        if (r.acquired) {
-            if (m_cancelled && m_lock) { // nobody is left to use it
-                if (m_write)
-                    m_lock->unlockWrite(m_name, m_threadId, nullptr, nullptr);
-                else
-                    m_lock->unlockRead(m_name, m_threadId, nullptr, nullptr);
-            }
-            finish(r);
-            return;
-        }
-        const qint64 remaining = remainingMs();
-        if (!r.error.isEmpty() || m_cancelled || remaining <= 0) {
-            finish(r);
-            return;
-        }
-        if (!m_subscribed && m_client && m_client->subscriber()) {
-            m_subscribed = true;
-            RedisSubscriber *sub = m_client->subscriber();
-            connect(sub, &RedisSubscriber::message, this,
-                    [this](const QByteArray &channel, const QByteArray &payload, const QByteArray &) {
-                        if (channel == m_channel && (payload == "0" || payload == "1"))
-                            attempt();
-                    });
-            // Retry once the subscription is confirmed: a release between the attempt and the
-            // SUBSCRIBE would otherwise go unnoticed until the TTL.
-            connect(sub, &RedisSubscriber::subscribed, this, [this](const QByteArray &channel) {
-                if (channel == m_channel)
-                    attempt();
-            });
-            m_client->retainChannel(m_channel);
-        }
-        if (m_retryWanted) {
-            m_retryWanted = false;
-            m_retryTimer.start(0);
-            return;
-        }
-        // ttl < 0: held with no expiry; only a message (or the end of the wait) helps. Without a
-        // subscriber, poll every second instead.
-        const qint64 delay = r.pttlMs >= 0 ? r.pttlMs : (m_subscribed ? remaining : 1000);
-        m_retryTimer.start(timerMs(qMin(delay, remaining)));
-    }
-
-    void cancel()
-    {
-        if (m_done || m_cancelled)
-            return;
-        m_cancelled = true;
-        m_retryTimer.stop();
-        if (!m_attemptInFlight)
-            finish(AcquireResult());
-    }
-
-    void finish(const AcquireResult &result)
-    {
-        if (m_done)
-            return;
-        m_done = true;
-        m_retryTimer.stop();
-        if (m_callback && !m_cancelled && (!m_hasContext || m_context))
-            m_callback(result);
-        deleteLater();
-    }
-
-    QPointer<ReadWriteLock> m_lock;
-    QPointer<LockClient> m_client;
-    bool m_write;
-    QString m_name;
-    qint64 m_threadId;
-    qint64 m_leaseMs;
-    qint64 m_waitMs;
-    QPointer<QObject> m_context;
-    bool m_hasContext;
-    LockClient::AcquireCallback m_callback;
-    QByteArray m_channel;
-    bool m_subscribed = false;
-    bool m_attemptInFlight = false;
-    bool m_retryWanted = false;
-    bool m_cancelled = false;
-    bool m_done = false;
-    QElapsedTimer m_clock;
-    QTimer m_retryTimer;
-};
 
 ReadWriteLock::ReadWriteLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_readAcquire(RedisScript::fromResource(QStringLiteral("rw_read_acquire"))),
@@ -284,8 +133,7 @@ void ReadWriteLock::tryAcquireRead(const QString &name, qint64 threadId, qint64 
 void ReadWriteLock::acquireRead(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
                                 QObject *context, LockClient::AcquireCallback callback)
 {
-    auto *a = new Acquisition(this, false, name, threadId, leaseMs, waitMs, context, std::move(callback));
-    a->start();
+    acquire(false, name, threadId, leaseMs, waitMs, context, std::move(callback));
 }
 
 void ReadWriteLock::unlockRead(const QString &name, qint64 threadId, QObject *context,
@@ -362,8 +210,30 @@ void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64
 void ReadWriteLock::acquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
                                  QObject *context, LockClient::AcquireCallback callback)
 {
-    auto *a = new Acquisition(this, true, name, threadId, leaseMs, waitMs, context, std::move(callback));
-    a->start();
+    acquire(true, name, threadId, leaseMs, waitMs, context, std::move(callback));
+}
+
+void ReadWriteLock::acquire(bool write, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
+                            QObject *context, LockClient::AcquireCallback callback)
+{
+    // §1.5 on the channel shared by both halves; a hold won after the caller's context died is
+    // released again.
+    LockAcquisition::Steps steps;
+    steps.attempt = [this, write, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
+        if (write)
+            tryAcquireWrite(name, threadId, leaseMs, attemptContext, std::move(done));
+        else
+            tryAcquireRead(name, threadId, leaseMs, attemptContext, std::move(done));
+    };
+    steps.channel = channel(name).toUtf8();
+    steps.wakeMessages = {"0", "1"};
+    steps.releaseOrphan = [this, write, name, threadId] {
+        if (write)
+            unlockWrite(name, threadId, nullptr, nullptr);
+        else
+            unlockRead(name, threadId, nullptr, nullptr);
+    };
+    LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
 }
 
 void ReadWriteLock::unlockWrite(const QString &name, qint64 threadId, QObject *context,

@@ -115,8 +115,8 @@ signals:
     void readWatchdogError(const QString &message);
 
 private:
-    class Acquisition; // one waiting acquire (readwritelock.cpp)
-
+    void acquire(bool write, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
+                 LockClient::AcquireCallback callback);
     qint64 leaseFor(qint64 leaseMs) const;
     void watchRead(const QString &name, qint64 threadId);
     void unwatchRead(const QString &name, qint64 threadId, bool allHolds);

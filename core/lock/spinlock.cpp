@@ -1,15 +1,13 @@
 #include "spinlock.h"
 
+#include "lockacquisition.h"
 #include "lockwatchdog.h"
 
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
 
-#include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QTimer>
-
-#include <limits>
 
 namespace lockscope {
 
@@ -30,124 +28,7 @@ void later(QObject *context, std::function<void()> fn)
 
 QString notConnected() { return QStringLiteral("lock client has no Redis connection"); }
 
-int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
-
 } // namespace
-
-/**
- * One polling spin acquire (Redisson RedissonSpinLock.lock/tryLock with
- * LockOptions.ExponentialBackOff defaults): attempt, sleep the next backoff period, repeat until
- * acquired or the wait is over. Deletes itself after finishing.
- */
-class SpinLock::Acquisition : public QObject
-{
-public:
-    Acquisition(SpinLock *lock, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                LockClient::AcquireCallback callback)
-        : QObject(lock), m_lock(lock), m_name(name), m_threadId(threadId), m_leaseMs(leaseMs), m_waitMs(waitMs),
-          m_context(context), m_hasContext(context != nullptr), m_callback(std::move(callback))
-    {
-        m_retryTimer.setParent(this);
-        m_retryTimer.setSingleShot(true);
-        connect(&m_retryTimer, &QTimer::timeout, this, [this] { attempt(); });
-        if (context)
-            connect(context, &QObject::destroyed, this, [this] { cancel(); });
-    }
-
-    void start()
-    {
-        m_clock.start();
-        attempt();
-    }
-
-private:
-    qint64 remainingMs() const
-    {
-        if (m_waitMs < 0)
-            return std::numeric_limits<qint64>::max();
-        return m_waitMs - m_clock.elapsed();
-    }
-
-    /** Exponential backoff: returns the current period, then grows it x2 plus 0..fails-1 ms. */
-    qint64 nextSleepMs()
-    {
-        if (m_nextSleepMs >= kBackoffMaxMs)
-            return kBackoffMaxMs;
-        const qint64 sleep = m_nextSleepMs;
-        ++m_fails;
-        m_nextSleepMs = qMin(kBackoffMaxMs, m_nextSleepMs * kBackoffMultiplier +
-                                                QRandomGenerator::global()->bounded(static_cast<int>(m_fails)));
-        return sleep;
-    }
-
-    void attempt()
-    {
-        if (m_done)
-            return;
-        if (!m_lock) {
-            AcquireResult r;
-            r.error = notConnected();
-            finish(r);
-            return;
-        }
-        m_attemptInFlight = true;
-        m_lock->tryAcquire(m_name, m_threadId, m_leaseMs, this, [this](const AcquireResult &r) { onResult(r); });
-    }
-
-    void onResult(const AcquireResult &r)
-    {
-        m_attemptInFlight = false;
-        if (r.acquired) {
-            if (m_cancelled && m_lock) // nobody is left to use it
-                m_lock->unlock(m_name, m_threadId, nullptr, nullptr);
-            finish(r);
-            return;
-        }
-        const qint64 remaining = remainingMs();
-        if (!r.error.isEmpty() || m_cancelled || remaining <= 0) {
-            finish(r);
-            return;
-        }
-        m_retryTimer.start(timerMs(qMin(nextSleepMs(), remaining)));
-    }
-
-    void cancel()
-    {
-        if (m_done || m_cancelled)
-            return;
-        m_cancelled = true;
-        m_retryTimer.stop();
-        if (!m_attemptInFlight)
-            finish(AcquireResult());
-    }
-
-    void finish(const AcquireResult &result)
-    {
-        if (m_done)
-            return;
-        m_done = true;
-        m_retryTimer.stop();
-        if (m_callback && !m_cancelled && (!m_hasContext || m_context))
-            m_callback(result);
-        deleteLater();
-    }
-
-    QPointer<SpinLock> m_lock;
-    QString m_name;
-    qint64 m_threadId;
-    qint64 m_leaseMs;
-    qint64 m_waitMs;
-    QPointer<QObject> m_context;
-    bool m_hasContext;
-    LockClient::AcquireCallback m_callback;
-    bool m_attemptInFlight = false;
-    bool m_cancelled = false;
-    bool m_done = false;
-    qint64 m_nextSleepMs = kBackoffInitialMs;
-    qint64 m_fails = 0;
-    QElapsedTimer m_clock;
-    QTimer m_retryTimer;
-};
 
 SpinLock::SpinLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_acquire(RedisScript::fromResource(QStringLiteral("lock_acquire"))),
@@ -196,8 +77,24 @@ void SpinLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
 void SpinLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                        LockClient::AcquireCallback callback)
 {
-    auto *a = new Acquisition(this, name, threadId, leaseMs, waitMs, context, std::move(callback));
-    a->start();
+    // Redisson RedissonSpinLock.lock/tryLock with the LockOptions.ExponentialBackOff defaults: no
+    // channel, just the next backoff period between attempts.
+    LockAcquisition::Steps steps;
+    steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
+        tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
+    };
+    // Exponential backoff: the current period, which then grows x2 plus 0..fails-1 ms.
+    steps.retryDelay = [next = kBackoffInitialMs, fails = qint64(0)](const AcquireResult &, bool) mutable {
+        if (next >= kBackoffMaxMs)
+            return kBackoffMaxMs;
+        const qint64 sleep = next;
+        ++fails;
+        next = qMin(kBackoffMaxMs,
+                    next * kBackoffMultiplier + QRandomGenerator::global()->bounded(static_cast<int>(fails)));
+        return sleep;
+    };
+    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
+    LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
 }
 
 void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)

@@ -62,8 +62,6 @@ public:
     void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
 
 private:
-    class Acquisition; // one polling acquire (spinlock.cpp)
-
     QPointer<LockClient> m_client;
     RedisScript m_acquire;
     RedisScript m_unlock;
