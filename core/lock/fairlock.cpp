@@ -1,13 +1,12 @@
 #include "fairlock.h"
 
 #include "lockacquisition.h"
-#include "lockwatchdog.h"
+#include "lockcalls.h"
 
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
 
 #include <QDateTime>
-#include <QTimer>
 
 namespace lockscope {
 
@@ -18,32 +17,16 @@ constexpr qint64 kPollMaxMs = 1000;
 
 qint64 nowEpochMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
-QString leaseKey(const QString &name, const QString &field) { return name + QLatin1Char('\n') + field; }
+/** KEYS of the acquire scripts (§3.2, §3.3): lock, waiter queue, timeout set. */
+QList<QByteArray> lockKeys(const QString &name)
+{
+    return {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()};
+}
 
 /** KEYS of acquireFailed (§3.4): waiter queue, timeout set. */
 QList<QByteArray> queueKeys(const QString &name)
 {
     return {LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()};
-}
-
-/** Runs `fn` from the event loop (never re-entrantly), unless `context` died meanwhile. */
-void later(QObject *context, std::function<void()> fn)
-{
-    QPointer<QObject> ctx(context);
-    const bool hasContext = context != nullptr;
-    QTimer::singleShot(0, [ctx, hasContext, fn = std::move(fn)] {
-        if (!hasContext || ctx)
-            fn();
-    });
-}
-
-QString notConnected() { return QStringLiteral("lock client has no Redis connection"); }
-
-QString notHeldMessage(const QString &field)
-{
-    const int colon = field.indexOf(QLatin1Char(':'));
-    return QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: %2")
-        .arg(field.left(colon), field.mid(colon + 1));
 }
 
 } // namespace
@@ -65,47 +48,27 @@ QString FairLock::waiterChannel(const QString &name, const QString &holderField)
     return LockNames::unlockChannel(name) + QLatin1Char(':') + holderField;
 }
 
-qint64 FairLock::leaseFor(qint64 leaseMs) const
-{
-    if (leaseMs > 0)
-        return leaseMs;
-    return m_client ? m_client->watchdogTimeoutMs() : LockClient::kDefaultWatchdogTimeoutMs;
-}
-
-void FairLock::noteAcquired(const QString &name, const QString &field, qint64 lease, bool useWatchdog)
-{
-    m_leaseMs.insert(leaseKey(name, field), lease);
-    if (useWatchdog && m_client)
-        m_client->watchdog()->add(name, field);
-}
-
 void FairLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                           LockClient::AcquireCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            AcquireResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const qint64 lease = leaseFor(leaseMs);
+    const bool watch = leaseMs <= 0;
+    const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
-    QPointer<FairLock> self(this);
+    QPointer<LockClient> client(m_client);
     QPointer<RedisConnection> conn(m_client->connection());
-    m_tryAcquire.eval(conn, {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
+    m_tryAcquire.eval(conn, lockKeys(name),
                       {QByteArray::number(lease), field.toUtf8(), QByteArray::number(nowEpochMs()),
                        QByteArray::number(m_waitTimeoutMs)},
-                      context, [self, conn, context, name, field, lease, leaseMs, callback](const RedisReply &r) {
+                      context, [client, conn, context, name, field, lease, watch, callback](const RedisReply &r) {
                           AcquireResult result;
                           if (r.isError()) {
                               result.error = r.errorMessage();
                           } else if (r.isNil()) {
                               result.acquired = true;
-                              if (self)
-                                  self->noteAcquired(name, field, lease, leaseMs <= 0);
+                              if (client)
+                                  client->noteAcquired(name, field, lease, watch);
                           } else if (conn) {
                               // The no-wait script answers 1, not a TTL: read the TTL for the caller.
                               conn->send({"PTTL", name.toUtf8()}, context, [callback](const RedisReply &ttl) {
@@ -124,17 +87,10 @@ void FairLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
 void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                        LockClient::AcquireCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            AcquireResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
     const bool watch = leaseMs <= 0;
-    const qint64 lease = leaseFor(leaseMs);
+    const qint64 lease = m_client->leaseFor(leaseMs);
     const qint64 wait = effectiveWaitMs(waitMs);
     const QString field = m_client->holderField(threadId);
     QPointer<LockClient> client(m_client);
@@ -145,26 +101,17 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
                                                                     LockClient::AcquireCallback done) {
         if (!client || !client->connection()) {
             AcquireResult r;
-            r.error = notConnected();
+            r.error = LockCalls::notConnectedMessage();
             done(r);
             return;
         }
-        QPointer<FairLock> self(this);
-        m_acquire.eval(client->connection(),
-                       {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
+        m_acquire.eval(client->connection(), lockKeys(name),
                        {QByteArray::number(lease), field.toUtf8(), QByteArray::number(wait),
                         QByteArray::number(nowEpochMs())},
-                       attemptContext, [self, name, field, lease, watch, done](const RedisReply &r) {
-                           AcquireResult result;
-                           if (r.isError()) {
-                               result.error = r.errorMessage();
-                           } else if (r.isNil()) {
-                               result.acquired = true;
-                               if (self)
-                                   self->noteAcquired(name, field, lease, watch);
-                           } else {
-                               result.pttlMs = r.toInteger(-2);
-                           }
+                       attemptContext, [client, name, field, lease, watch, done](const RedisReply &r) {
+                           const AcquireResult result = LockCalls::acquireResult(r);
+                           if (result.acquired && client)
+                               client->noteAcquired(name, field, lease, watch);
                            done(result);
                        });
     };
@@ -206,13 +153,8 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
 void FairLock::acquireFailed(const QString &name, qint64 threadId, qint64 waitMs, QObject *context,
                              LockClient::BoolCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            if (callback)
-                callback(false, notConnected());
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
     m_acquireFailed.eval(m_client->connection(), queueKeys(name),
                          {m_client->holderField(threadId).toUtf8(), QByteArray::number(effectiveWaitMs(waitMs))},
                          context, [callback](const RedisReply &r) {
@@ -223,49 +165,15 @@ void FairLock::acquireFailed(const QString &name, qint64 threadId, qint64 waitMs
 
 void FairLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            UnlockResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const QByteArray latch = LockClient::newUnlockLatchKey(name).toUtf8();
     const QString field = m_client->holderField(threadId);
-    const qint64 lease = m_leaseMs.value(leaseKey(name, field), m_client->watchdogTimeoutMs());
-    QPointer<FairLock> self(this);
-    QPointer<RedisConnection> conn(m_client->connection());
-    m_unlock.eval(conn,
-                  {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
-                   LockNames::unlockChannel(name).toUtf8(), latch},
-                  {"0", QByteArray::number(lease), field.toUtf8(), QByteArray::number(nowEpochMs()),
-                   m_client->publishCommand(), QByteArray::number(LockClient::kUnlockLatchTtlMs)},
-                  context, [self, conn, name, field, latch, callback](const RedisReply &r) {
-                      UnlockResult result;
-                      if (r.isError()) {
-                          result.error = r.errorMessage();
-                      } else {
-                          if (conn)
-                              conn->send({"DEL", latch}); // fire-and-forget, as Redisson does
-                          if (r.isNil()) {
-                              result.status = UnlockResult::Status::NotHeld;
-                              result.error = notHeldMessage(field);
-                          } else if (r.toInteger() == 1) {
-                              result.status = UnlockResult::Status::Released;
-                          } else {
-                              result.status = UnlockResult::Status::StillHeld;
-                          }
-                          if (self && result.status != UnlockResult::Status::StillHeld) {
-                              self->m_leaseMs.remove(leaseKey(name, field));
-                              if (self->m_client)
-                                  self->m_client->watchdog()->remove(name);
-                          }
-                      }
-                      if (callback)
-                          callback(result);
-                  });
+    LockCalls::runUnlock(m_unlock, m_client->connection(), name, field,
+                         {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(),
+                          LockNames::fairTimeoutKey(name).toUtf8(), LockNames::unlockChannel(name).toUtf8()},
+                         {"0", QByteArray::number(m_client->unlockLeaseMs(name, field)), field.toUtf8(),
+                          QByteArray::number(nowEpochMs()), m_client->publishCommand()},
+                         context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }
 
 } // namespace lockscope

@@ -2,7 +2,6 @@
 
 #include "lockclient.h"
 
-#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -99,8 +98,6 @@ public:
 
 private:
     qint64 effectiveWaitMs(qint64 waitMs) const { return waitMs > 0 ? waitMs : m_waitTimeoutMs; }
-    qint64 leaseFor(qint64 leaseMs) const;
-    void noteAcquired(const QString &name, const QString &field, qint64 lease, bool useWatchdog);
 
     QPointer<LockClient> m_client;
     qint64 m_waitTimeoutMs = kDefaultWaitTimeoutMs;
@@ -108,7 +105,6 @@ private:
     RedisScript m_tryAcquire;
     RedisScript m_acquireFailed;
     RedisScript m_unlock;
-    QHash<QString, qint64> m_leaseMs; ///< "name\nfield" -> internalLockLeaseTime of the last acquire
 };
 
 } // namespace lockscope

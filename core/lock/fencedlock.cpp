@@ -1,31 +1,12 @@
 #include "fencedlock.h"
 
 #include "lockacquisition.h"
-#include "lockwatchdog.h"
+#include "lockcalls.h"
 
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
 
-#include <QTimer>
-
 namespace lockscope {
-
-namespace {
-
-/** Runs `fn` from the event loop (never re-entrantly), unless `context` died meanwhile. */
-void later(QObject *context, std::function<void()> fn)
-{
-    QPointer<QObject> ctx(context);
-    const bool hasContext = context != nullptr;
-    QTimer::singleShot(0, [ctx, hasContext, fn = std::move(fn)] {
-        if (!hasContext || ctx)
-            fn();
-    });
-}
-
-QString notConnected() { return QStringLiteral("lock client has no Redis connection"); }
-
-} // namespace
 
 FencedLock::FencedLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_acquire(RedisScript::fromResource(QStringLiteral("fenced_acquire")))
@@ -37,22 +18,15 @@ FencedLock::~FencedLock() = default;
 void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                             LockClient::AcquireCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            AcquireResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const bool useWatchdog = leaseMs <= 0;
-    const qint64 lease = useWatchdog ? m_client->watchdogTimeoutMs() : leaseMs;
+    const bool watch = leaseMs <= 0;
+    const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
     QPointer<LockClient> client(m_client);
     m_acquire.eval(m_client->connection(), {name.toUtf8(), LockNames::tokenKey(name).toUtf8()},
                    {QByteArray::number(lease), field.toUtf8()}, context,
-                   [client, name, threadId, field, lease, useWatchdog, callback](const RedisReply &r) {
+                   [client, name, field, lease, watch, callback](const RedisReply &r) {
                        AcquireResult result;
                        if (r.isError()) {
                            result.error = r.errorMessage();
@@ -63,11 +37,8 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
                            // expiry answers {-1 (its PTTL), -1}.
                            result.acquired = true;
                            result.token = r.at(1).toInteger(-1);
-                           if (client) {
-                               client->rememberLease(name, threadId, lease);
-                               if (useWatchdog)
-                                   client->watchdog()->add(name, field);
-                           }
+                           if (client)
+                               client->noteAcquired(name, field, lease, watch);
                        } else {
                            result.pttlMs = r.at(0).toInteger(-2);
                        }
@@ -91,27 +62,15 @@ void FencedLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
 
 void FencedLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            UnlockResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
     m_client->unlock(name, threadId, context, std::move(callback));
 }
 
 void FencedLock::token(const QString &name, QObject *context, std::function<void(qint64)> callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            if (callback)
-                callback(-1);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
     m_client->connection()->send({"GET", LockNames::tokenKey(name).toUtf8()}, context, [callback](const RedisReply &r) {
         if (!callback)
             return;

@@ -1,16 +1,12 @@
 #include "lockacquisition.h"
 
+#include "lockcalls.h"
+
 #include "redis/redissubscriber.h"
 
 #include <limits>
 
 namespace lockscope {
-
-namespace {
-
-int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
-
-} // namespace
 
 void LockAcquisition::start(QObject *owner, LockClient *client, qint64 waitMs, QObject *context,
                             LockClient::AcquireCallback callback, Steps steps)
@@ -89,7 +85,7 @@ void LockAcquisition::onResult(const AcquireResult &result)
         m_retryTimer.start(0);
         return;
     }
-    m_retryTimer.start(timerMs(qMin(m_steps.retryDelay(result, m_subscribed), remaining)));
+    m_retryTimer.start(LockCalls::timerMs(qMin(m_steps.retryDelay(result, m_subscribed), remaining)));
 }
 
 void LockAcquisition::subscribe()

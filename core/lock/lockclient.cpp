@@ -1,6 +1,7 @@
 #include "lockclient.h"
 
 #include "lockacquisition.h"
+#include "lockcalls.h"
 #include "lockwatchdog.h"
 
 #include "observe/locknames.h"
@@ -11,6 +12,12 @@
 #include <QUuid>
 
 namespace lockscope {
+
+namespace {
+
+QString leaseKey(const QString &name, const QString &field) { return name + QLatin1Char('\n') + field; }
+
+} // namespace
 
 LockClient::LockClient(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent,
                        const QString &clientId)
@@ -40,9 +47,31 @@ QString LockClient::newUnlockLatchKey(const QString &name)
     return LockNames::unlockLatchKey(name, QString::fromLatin1(requestId.toHex()));
 }
 
+qint64 LockClient::leaseFor(qint64 leaseMs) const { return leaseMs > 0 ? leaseMs : m_watchdog->timeoutMs(); }
+
+void LockClient::noteAcquired(const QString &name, const QString &field, qint64 lease, bool watch)
+{
+    m_leaseMs.insert(leaseKey(name, field), lease);
+    if (watch)
+        m_watchdog->add(name, field);
+}
+
+qint64 LockClient::unlockLeaseMs(const QString &name, const QString &field) const
+{
+    return m_leaseMs.value(leaseKey(name, field), m_watchdog->timeoutMs());
+}
+
+void LockClient::noteUnlocked(const QString &name, const QString &field, UnlockResult::Status status)
+{
+    if (status != UnlockResult::Status::Released && status != UnlockResult::Status::NotHeld)
+        return;
+    m_watchdog->remove(name);
+    m_leaseMs.remove(leaseKey(name, field));
+}
+
 void LockClient::rememberLease(const QString &name, qint64 threadId, qint64 leaseMs)
 {
-    m_leaseMs.insert(name + QLatin1Char('\n') + holderField(threadId), leaseMs > 0 ? leaseMs : m_watchdog->timeoutMs());
+    m_leaseMs.insert(leaseKey(name, holderField(threadId)), leaseFor(leaseMs));
 }
 
 void LockClient::setWatchdogTimeoutMs(qint64 ms) { m_watchdog->setTimeoutMs(ms); }
@@ -51,25 +80,15 @@ qint64 LockClient::watchdogTimeoutMs() const { return m_watchdog->timeoutMs(); }
 void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                             AcquireCallback callback)
 {
-    const bool useWatchdog = leaseMs <= 0;
-    const qint64 lease = useWatchdog ? m_watchdog->timeoutMs() : leaseMs;
+    const bool watch = leaseMs <= 0;
+    const qint64 lease = leaseFor(leaseMs);
     const QString field = holderField(threadId);
     QPointer<LockClient> self(this);
     m_acquire.eval(m_connection, {name.toUtf8()}, {QByteArray::number(lease), field.toUtf8()}, context,
-                   [self, name, field, lease, useWatchdog, callback](const RedisReply &r) {
-                       AcquireResult result;
-                       if (r.isError()) {
-                           result.error = r.errorMessage();
-                       } else if (r.isNil()) {
-                           result.acquired = true;
-                           if (self) {
-                               self->m_leaseMs.insert(name + QLatin1Char('\n') + field, lease);
-                               if (useWatchdog)
-                                   self->m_watchdog->add(name, field);
-                           }
-                       } else {
-                           result.pttlMs = r.toInteger(-2);
-                       }
+                   [self, name, field, lease, watch, callback](const RedisReply &r) {
+                       const AcquireResult result = LockCalls::acquireResult(r);
+                       if (result.acquired && self)
+                           self->noteAcquired(name, field, lease, watch);
                        if (callback)
                            callback(result);
                    });
@@ -88,55 +107,16 @@ void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
 
 void LockClient::unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback)
 {
-    const QByteArray latch = newUnlockLatchKey(name).toUtf8();
     const QString field = holderField(threadId);
-    QPointer<LockClient> self(this);
-    QPointer<RedisConnection> conn(m_connection);
-    // Redisson passes internalLockLeaseTime: the lease of the acquire, or the watchdog timeout.
-    const qint64 lease = m_leaseMs.value(name + QLatin1Char('\n') + field, m_watchdog->timeoutMs());
-    m_unlock.eval(m_connection, {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(), latch},
-                  {"0", QByteArray::number(lease), field.toUtf8(), m_publishCommand,
-                   QByteArray::number(kUnlockLatchTtlMs)},
-                  context, [self, conn, name, field, latch, callback](const RedisReply &r) {
-                      UnlockResult result;
-                      if (r.isError()) {
-                          result.error = r.errorMessage();
-                      } else {
-                          if (conn)
-                              conn->send({"DEL", latch}); // fire-and-forget, as Redisson does
-                          if (r.isNil()) {
-                              result.status = UnlockResult::Status::NotHeld;
-                              const int colon = field.indexOf(QLatin1Char(':'));
-                              result.error = QStringLiteral("attempt to unlock lock, not locked by current thread by "
-                                                            "node id: %1 thread-id: %2")
-                                                 .arg(field.left(colon), field.mid(colon + 1));
-                          } else if (r.toInteger() == 1) {
-                              result.status = UnlockResult::Status::Released;
-                          } else {
-                              result.status = UnlockResult::Status::StillHeld;
-                          }
-                          if (self && result.status != UnlockResult::Status::StillHeld) {
-                              self->m_watchdog->remove(name);
-                              self->m_leaseMs.remove(name + QLatin1Char('\n') + field);
-                          }
-                      }
-                      if (callback)
-                          callback(result);
-                  });
+    LockCalls::runUnlock(m_unlock, m_connection, name, field, {name.toUtf8(), LockNames::unlockChannel(name).toUtf8()},
+                         {"0", QByteArray::number(unlockLeaseMs(name, field)), field.toUtf8(), m_publishCommand},
+                         context, LockCalls::noteUnlockedThen(this, name, field, std::move(callback)));
 }
 
 void LockClient::renew(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context, BoolCallback callback)
 {
-    const qint64 lease = leaseMs > 0 ? leaseMs : m_watchdog->timeoutMs();
-    m_renew.eval(m_connection, {name.toUtf8()}, {QByteArray::number(lease), holderField(threadId).toUtf8()}, context,
-                 [callback](const RedisReply &r) {
-                     if (!callback)
-                         return;
-                     if (r.isError())
-                         callback(false, r.errorMessage());
-                     else
-                         callback(r.at(0).toInteger() == 1, QString());
-                 });
+    m_renew.eval(m_connection, {name.toUtf8()}, {QByteArray::number(leaseFor(leaseMs)), holderField(threadId).toUtf8()},
+                 context, LockCalls::renewReply(std::move(callback)));
 }
 
 void LockClient::forceUnlock(const QString &name, QObject *context, BoolCallback callback)

@@ -100,9 +100,26 @@ public:
     const QByteArray &publishCommand() const { return m_publishCommand; }
     /** Unlock latch key for a fresh random request id (16 random bytes as hex, §1.1). */
     static QString newUnlockLatchKey(const QString &name);
-    /** Records the lease of an acquire made on the RLock layout by another script (the fenced
-     *  lock, §5.2), so unlock() re-applies it as Redisson's internalLockLeaseTime (ms; <= 0 = the
-     *  watchdog timeout). */
+
+    // Hold bookkeeping shared by every lock kind built on this client (RLock, fair, write lock,
+    // fenced, spin), per lock name and holder field: the lease of the last acquire, which the
+    // unlock scripts re-apply as Redisson's internalLockLeaseTime, and the watchdog registration
+    // of holds taken with leaseMs <= 0.
+
+    /** The lease an acquire with `leaseMs` takes: `leaseMs`, or the watchdog timeout when <= 0. */
+    qint64 leaseFor(qint64 leaseMs) const;
+    /** After a successful acquire (or re-entry) by `field` with lease `lease` (ms): remembers the
+     *  lease, and with `watch` has the watchdog renew `name` for `field`. */
+    void noteAcquired(const QString &name, const QString &field, qint64 lease, bool watch);
+    /** The internalLockLeaseTime for an unlock by `field`: the lease of its last acquire, or the
+     *  watchdog timeout when none is known. */
+    qint64 unlockLeaseMs(const QString &name, const QString &field) const;
+    /** After an unlock by `field`: Released and NotHeld forget its lease and stop the watchdog
+     *  renewal of `name`; StillHeld and Error change nothing. */
+    void noteUnlocked(const QString &name, const QString &field, UnlockResult::Status status);
+    /** Records the lease of an acquire made on the RLock layout by another script, so unlock()
+     *  re-applies it as Redisson's internalLockLeaseTime (ms; <= 0 = the watchdog timeout).
+     *  Unlike noteAcquired() it leaves the watchdog alone. */
     void rememberLease(const QString &name, qint64 threadId, qint64 leaseMs);
 
 signals:

@@ -1,59 +1,12 @@
 #include "readwritelock.h"
 
 #include "lockacquisition.h"
-#include "lockwatchdog.h"
+#include "lockcalls.h"
 
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
 
-
-#include <limits>
-
 namespace lockscope {
-
-namespace {
-
-QString leaseKey(const QString &name, const QString &field) { return name + QLatin1Char('\n') + field; }
-
-/** Runs `fn` from the event loop (never re-entrantly), unless `context` died meanwhile. */
-void later(QObject *context, std::function<void()> fn)
-{
-    QPointer<QObject> ctx(context);
-    const bool hasContext = context != nullptr;
-    QTimer::singleShot(0, [ctx, hasContext, fn = std::move(fn)] {
-        if (!hasContext || ctx)
-            fn();
-    });
-}
-
-QString notConnected() { return QStringLiteral("lock client has no Redis connection"); }
-
-QString notHeldMessage(const QString &field)
-{
-    const int colon = field.indexOf(QLatin1Char(':'));
-    return QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: %2")
-        .arg(field.left(colon), field.mid(colon + 1));
-}
-
-int timerMs(qint64 ms) { return static_cast<int>(qBound(qint64(1), ms, qint64(std::numeric_limits<int>::max()))); }
-
-UnlockResult unlockResultFrom(const RedisReply &r, const QString &field)
-{
-    UnlockResult result;
-    if (r.isError()) {
-        result.error = r.errorMessage();
-    } else if (r.isNil()) {
-        result.status = UnlockResult::Status::NotHeld;
-        result.error = notHeldMessage(field);
-    } else if (r.toInteger() == 1) {
-        result.status = UnlockResult::Status::Released;
-    } else {
-        result.status = UnlockResult::Status::StillHeld;
-    }
-    return result;
-}
-
-} // namespace
 
 ReadWriteLock::ReadWriteLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_readAcquire(RedisScript::fromResource(QStringLiteral("rw_read_acquire"))),
@@ -90,41 +43,20 @@ QString ReadWriteLock::writerField(qint64 threadId) const
     return m_client ? m_client->holderField(threadId) + QStringLiteral(":write") : QString();
 }
 
-qint64 ReadWriteLock::leaseFor(qint64 leaseMs) const
-{
-    if (leaseMs > 0)
-        return leaseMs;
-    return m_client ? m_client->watchdogTimeoutMs() : LockClient::kDefaultWatchdogTimeoutMs;
-}
-
 void ReadWriteLock::tryAcquireRead(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                                    LockClient::AcquireCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            AcquireResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const qint64 lease = leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
     QPointer<ReadWriteLock> self(this);
     m_readAcquire.eval(m_client->connection(), {name.toUtf8(), timeoutPrefix(name, field).toUtf8()},
-                       {QByteArray::number(lease), field.toUtf8(), (field + QStringLiteral(":write")).toUtf8()},
+                       {QByteArray::number(m_client->leaseFor(leaseMs)), field.toUtf8(),
+                        (field + QStringLiteral(":write")).toUtf8()},
                        context, [self, name, threadId, leaseMs, callback](const RedisReply &r) {
-                           AcquireResult result;
-                           if (r.isError()) {
-                               result.error = r.errorMessage();
-                           } else if (r.isNil()) {
-                               result.acquired = true;
-                               if (self && leaseMs <= 0)
-                                   self->watchRead(name, threadId);
-                           } else {
-                               result.pttlMs = r.toInteger(-2);
-                           }
+                           const AcquireResult result = LockCalls::acquireResult(r);
+                           if (result.acquired && self && leaseMs <= 0)
+                               self->watchRead(name, threadId);
                            if (callback)
                                callback(result);
                        });
@@ -139,69 +71,40 @@ void ReadWriteLock::acquireRead(const QString &name, qint64 threadId, qint64 lea
 void ReadWriteLock::unlockRead(const QString &name, qint64 threadId, QObject *context,
                                LockClient::UnlockCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            UnlockResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const QByteArray latch = LockClient::newUnlockLatchKey(name).toUtf8();
     const QString field = m_client->holderField(threadId);
     QPointer<ReadWriteLock> self(this);
-    QPointer<RedisConnection> conn(m_client->connection());
-    m_readUnlock.eval(conn,
-                      {name.toUtf8(), channel(name).toUtf8(), timeoutPrefix(name, field).toUtf8(),
-                       keyPrefix(name).toUtf8(), latch},
-                      {"0", field.toUtf8(), m_client->publishCommand(),
-                       QByteArray::number(LockClient::kUnlockLatchTtlMs)},
-                      context, [self, conn, name, threadId, field, latch, callback](const RedisReply &r) {
-                          const UnlockResult result = unlockResultFrom(r, field);
-                          if (!r.isError() && conn)
-                              conn->send({"DEL", latch}); // fire-and-forget, as Redisson does
-                          if (self) {
-                              if (result.status == UnlockResult::Status::Released)
-                                  self->m_readWatch.remove(name); // hash deleted: nobody holds it
-                              else if (result.status != UnlockResult::Status::Error)
-                                  self->unwatchRead(name, threadId, result.status == UnlockResult::Status::NotHeld);
-                          }
-                          if (callback)
-                              callback(result);
-                      });
+    LockCalls::runUnlock(m_readUnlock, m_client->connection(), name, field,
+                         {name.toUtf8(), channel(name).toUtf8(), timeoutPrefix(name, field).toUtf8(),
+                          keyPrefix(name).toUtf8()},
+                         {"0", field.toUtf8(), m_client->publishCommand()}, context,
+                         [self, name, threadId, callback](const UnlockResult &result) {
+                             if (self) {
+                                 if (result.status == UnlockResult::Status::Released)
+                                     self->m_readWatch.remove(name); // hash deleted: nobody holds it
+                                 else if (result.status != UnlockResult::Status::Error)
+                                     self->unwatchRead(name, threadId, result.status == UnlockResult::Status::NotHeld);
+                             }
+                             if (callback)
+                                 callback(result);
+                         });
 }
 
 void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                                     LockClient::AcquireCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            AcquireResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const qint64 lease = leaseFor(leaseMs);
+    const bool watch = leaseMs <= 0;
+    const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = writerField(threadId);
-    QPointer<ReadWriteLock> self(this);
+    QPointer<LockClient> client(m_client);
     m_writeAcquire.eval(m_client->connection(), {name.toUtf8()}, {QByteArray::number(lease), field.toUtf8()}, context,
-                        [self, name, field, lease, leaseMs, callback](const RedisReply &r) {
-                            AcquireResult result;
-                            if (r.isError()) {
-                                result.error = r.errorMessage();
-                            } else if (r.isNil()) {
-                                result.acquired = true;
-                                if (self) {
-                                    self->m_writeLeaseMs.insert(leaseKey(name, field), lease);
-                                    if (leaseMs <= 0 && self->m_client)
-                                        self->m_client->watchdog()->add(name, field);
-                                }
-                            } else {
-                                result.pttlMs = r.toInteger(-2);
-                            }
+                        [client, name, field, lease, watch, callback](const RedisReply &r) {
+                            const AcquireResult result = LockCalls::acquireResult(r);
+                            if (result.acquired && client)
+                                client->noteAcquired(name, field, lease, watch);
                             if (callback)
                                 callback(result);
                         });
@@ -239,89 +142,42 @@ void ReadWriteLock::acquire(bool write, const QString &name, qint64 threadId, qi
 void ReadWriteLock::unlockWrite(const QString &name, qint64 threadId, QObject *context,
                                 LockClient::UnlockCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            UnlockResult r;
-            r.error = notConnected();
-            if (callback)
-                callback(r);
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    const QByteArray latch = LockClient::newUnlockLatchKey(name).toUtf8();
     const QString field = writerField(threadId);
-    const qint64 lease = m_writeLeaseMs.value(leaseKey(name, field), m_client->watchdogTimeoutMs());
-    QPointer<ReadWriteLock> self(this);
-    QPointer<RedisConnection> conn(m_client->connection());
-    m_writeUnlock.eval(conn, {name.toUtf8(), channel(name).toUtf8(), latch},
-                       {"1", QByteArray::number(lease), field.toUtf8(), m_client->publishCommand(),
-                        QByteArray::number(LockClient::kUnlockLatchTtlMs)},
-                       context, [self, conn, name, field, latch, callback](const RedisReply &r) {
-                           const UnlockResult result = unlockResultFrom(r, field);
-                           if (!r.isError() && conn)
-                               conn->send({"DEL", latch}); // fire-and-forget, as Redisson does
-                           if (self && result.status != UnlockResult::Status::StillHeld &&
-                               result.status != UnlockResult::Status::Error) {
-                               self->m_writeLeaseMs.remove(leaseKey(name, field));
-                               if (self->m_client)
-                                   self->m_client->watchdog()->remove(name);
-                           }
-                           if (callback)
-                               callback(result);
-                       });
+    LockCalls::runUnlock(m_writeUnlock, m_client->connection(), name, field, {name.toUtf8(), channel(name).toUtf8()},
+                         {"1", QByteArray::number(m_client->unlockLeaseMs(name, field)), field.toUtf8(),
+                          m_client->publishCommand()},
+                         context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }
 
 void ReadWriteLock::renewWrite(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                                LockClient::BoolCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            if (callback)
-                callback(false, notConnected());
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
     m_renew.eval(m_client->connection(), {name.toUtf8()},
-                 {QByteArray::number(leaseFor(leaseMs)), writerField(threadId).toUtf8()}, context,
-                 [callback](const RedisReply &r) {
-                     if (!callback)
-                         return;
-                     if (r.isError())
-                         callback(false, r.errorMessage());
-                     else
-                         callback(r.at(0).toInteger() == 1, QString());
-                 });
+                 {QByteArray::number(m_client->leaseFor(leaseMs)), writerField(threadId).toUtf8()}, context,
+                 LockCalls::renewReply(std::move(callback)));
 }
 
 void ReadWriteLock::renewRead(const QString &name, const QList<qint64> &threadIds, qint64 leaseMs, QObject *context,
                               LockClient::BoolCallback callback)
 {
-    if (!m_client || !m_client->connection()) {
-        later(context, [callback] {
-            if (callback)
-                callback(false, notConnected());
-        });
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    }
-    QList<QByteArray> args{QByteArray::number(leaseFor(leaseMs)), QByteArray::number(threadIds.size())};
+    QList<QByteArray> args{QByteArray::number(m_client->leaseFor(leaseMs)), QByteArray::number(threadIds.size())};
     for (qint64 t : threadIds)
         args << m_client->holderField(t).toUtf8();
     m_readRenew.eval(m_client->connection(), {name.toUtf8(), keyPrefix(name).toUtf8()}, args, context,
-                     [callback](const RedisReply &r) {
-                         if (!callback)
-                             return;
-                         if (r.isError())
-                             callback(false, r.errorMessage());
-                         else
-                             callback(r.at(0).toInteger() == 1, QString());
-                     });
+                     LockCalls::renewReply(std::move(callback)));
 }
 
 void ReadWriteLock::watchRead(const QString &name, qint64 threadId)
 {
     ++m_readWatch[name][threadId];
     if (!m_readRenewTimer.isActive() && m_client)
-        m_readRenewTimer.start(timerMs(m_client->watchdogTimeoutMs() / 3));
+        m_readRenewTimer.start(LockCalls::timerMs(m_client->watchdogTimeoutMs() / 3));
 }
 
 void ReadWriteLock::unwatchRead(const QString &name, qint64 threadId, bool allHolds)
@@ -347,7 +203,7 @@ void ReadWriteLock::renewWatchedReads()
         return;
     }
     // Follow changes of the watchdog timeout, as the client's LockWatchdog does.
-    m_readRenewTimer.setInterval(timerMs(m_client->watchdogTimeoutMs() / 3));
+    m_readRenewTimer.setInterval(LockCalls::timerMs(m_client->watchdogTimeoutMs() / 3));
     QPointer<ReadWriteLock> self(this);
     for (auto it = m_readWatch.cbegin(); it != m_readWatch.cend(); ++it) {
         const QString name = it.key();

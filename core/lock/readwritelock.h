@@ -117,7 +117,6 @@ signals:
 private:
     void acquire(bool write, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                  LockClient::AcquireCallback callback);
-    qint64 leaseFor(qint64 leaseMs) const;
     void watchRead(const QString &name, qint64 threadId);
     void unwatchRead(const QString &name, qint64 threadId, bool allHolds);
     void renewWatchedReads();
@@ -129,8 +128,7 @@ private:
     RedisScript m_writeUnlock;
     RedisScript m_readRenew;
     RedisScript m_renew;
-    QHash<QString, qint64> m_writeLeaseMs;               ///< "name\nfield" -> lease of the last write acquire
-    QHash<QString, QHash<qint64, int>> m_readWatch;      ///< name -> thread -> watchdog-managed read holds
+    QHash<QString, QHash<qint64, int>> m_readWatch; ///< name -> thread -> watchdog-managed read holds
     QTimer m_readRenewTimer;
 };
 

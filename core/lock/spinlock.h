@@ -2,7 +2,6 @@
 
 #include "lockclient.h"
 
-#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -38,9 +37,9 @@ public:
 
     LockClient *client() const { return m_client; }
 
-    /** One attempt (Redisson `tryLock()`): acquire when free, re-enter when held by this thread
-     *  (hold count + 1, TTL reset to the lease); otherwise `pttlMs` = the lock's PTTL in ms
-     *  (-1 = held with no expiry). */
+    /** One attempt (Redisson `tryLock()`, the RLock acquire script run by LockClient::tryAcquire):
+     *  acquire when free, re-enter when held by this thread (hold count + 1, TTL reset to the
+     *  lease); otherwise `pttlMs` = the lock's PTTL in ms (-1 = held with no expiry). */
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                     LockClient::AcquireCallback callback);
     /**
@@ -63,9 +62,7 @@ public:
 
 private:
     QPointer<LockClient> m_client;
-    RedisScript m_acquire;
     RedisScript m_unlock;
-    QHash<QString, qint64> m_leaseMs; ///< "name\nfield" -> internalLockLeaseTime of the last acquire
 };
 
 } // namespace lockscope
