@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include "redis/redisscript.h"
+
 #include <QStandardPaths>
 #include <QTest>
 #include <QUuid>
@@ -63,6 +65,22 @@ QVector<RedisReply> SyncClient::pipeline(const QList<QList<QByteArray>> &command
     return state->replies;
 }
 
+RedisReply SyncClient::eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                            int timeoutMs)
+{
+    return await(
+        [&](const std::function<void(const RedisReply &)> &deliver) {
+            script.eval(m_connection.get(), keys, args, nullptr, deliver);
+        },
+        RedisReply::makeError(QStringLiteral("test helper: no reply within %1 ms").arg(timeoutMs), true), timeoutMs);
+}
+
+RedisReply SyncClient::evalResource(const QString &name, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                                    int timeoutMs)
+{
+    return eval(RedisScript::fromResource(name), keys, args, timeoutMs);
+}
+
 bool SyncClient::exists(const QByteArray &key) { return cmd({"EXISTS", key}).toInteger() == 1; }
 qint64 SyncClient::pttl(const QByteArray &key) { return cmd({"PTTL", key}).toInteger(-100); }
 QByteArray SyncClient::get(const QByteArray &key) { return cmd({"GET", key}).toByteArray(); }
@@ -91,6 +109,53 @@ qint64 SyncClient::numsub(const QByteArray &channel)
 qint64 SyncClient::numpat() { return cmd({"PUBSUB", "NUMPAT"}).toInteger(-1); }
 
 void SyncClient::flushall() { cmd({"FLUSHALL"}); }
+
+MessageListener::MessageListener(const RedisEndpoint &endpoint, const QByteArray &name, Mode mode)
+    : m_name(name), m_sub(endpoint)
+{
+    QObject::connect(&m_sub, &RedisSubscriber::message, &m_sub,
+                     [this, mode](const QByteArray &channel, const QByteArray &payload, const QByteArray &) {
+                         if (mode == Pattern || channel == m_name)
+                             m_messages << Message(channel, payload);
+                     });
+    QObject::connect(&m_sub, &RedisSubscriber::subscribed, &m_sub, [this](const QByteArray &subscribed) {
+        if (subscribed == m_name)
+            m_confirmed = true;
+    });
+    if (mode == Pattern)
+        m_sub.psubscribe(name);
+    else
+        m_sub.subscribe(name);
+    m_sub.open();
+}
+
+bool MessageListener::waitSubscribed(int timeoutMs)
+{
+    return waitUntil([this] { return m_confirmed; }, timeoutMs);
+}
+
+QList<QByteArray> MessageListener::payloads() const
+{
+    QList<QByteArray> out;
+    for (const Message &m : m_messages)
+        out << m.second;
+    return out;
+}
+
+int MessageListener::count(const QByteArray &channel, const QByteArray &payload) const
+{
+    return static_cast<int>(m_messages.count(Message(channel, payload)));
+}
+
+bool MessageListener::waitFor(const QByteArray &payload, int timeoutMs)
+{
+    return waitUntil([&] { return payloads().contains(payload); }, timeoutMs);
+}
+
+bool MessageListener::waitFor(const QByteArray &channel, const QByteArray &payload, int times, int timeoutMs)
+{
+    return waitUntil([&] { return count(channel, payload) >= times; }, timeoutMs);
+}
 
 QString ProcessResult::describe() const
 {
@@ -137,6 +202,14 @@ ProcessResult redisCli(quint16 port, const QStringList &args, int timeoutMs)
     QStringList all{QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(port)};
     all << args;
     return runProcess(redisCliPath(), all, timeoutMs);
+}
+
+ProcessResult redisCliEval(quint16 port, const QByteArray &script, const QStringList &keys, const QStringList &args,
+                           int timeoutMs)
+{
+    QStringList all{QStringLiteral("EVAL"), QString::fromUtf8(script), QString::number(keys.size())};
+    all << keys << args;
+    return redisCli(port, all, timeoutMs);
 }
 
 QString newClientId() { return QUuid::createUuid().toString(QUuid::WithoutBraces); }

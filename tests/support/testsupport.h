@@ -1,16 +1,19 @@
 #pragma once
 
 // Helpers shared by the core test suites: a blocking command client for checking what is in
-// Redis, a runner for external programs (redis-cli, lockscope-cli) and small wait utilities.
+// Redis, a pub/sub message collector, a runner for external programs (redis-cli, lockscope-cli)
+// and small wait utilities.
 // Everything here spins the Qt event loop while it waits (QTest::qWaitFor), so the objects under
 // test keep working during a wait.
 
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redisreply.h"
+#include "redis/redissubscriber.h"
 
 #include <QByteArray>
 #include <QList>
+#include <QPair>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -18,10 +21,47 @@
 #include <functional>
 #include <memory>
 
+namespace lockscope {
+class RedisScript;
+}
+
 namespace lockscope::test {
 
 /** Spins the event loop until `predicate` holds or `timeoutMs` passed; returns the predicate. */
 bool waitUntil(const std::function<bool()> &predicate, int timeoutMs = 10000);
+
+/** Where the callback of an asynchronous call under test puts its answer; `done` once it ran. */
+template <typename T>
+struct Box
+{
+    bool done = false;
+    T value{};
+};
+
+/** A callback that stores what it gets in `box` and marks it done. */
+template <typename T>
+std::function<void(const T &)> fillBox(const std::shared_ptr<Box<T>> &box)
+{
+    return [box](const T &value) {
+        box->value = value;
+        box->done = true;
+    };
+}
+
+/**
+ * Runs `start(deliver)`, where `start` hands `deliver` (a std::function<void(const T &)>) to the
+ * asynchronous call under test as its callback, and waits until `deliver` ran. Returns what it
+ * delivered, or `noAnswer` when nothing came within `timeoutMs`.
+ */
+template <typename T, typename Start>
+T await(Start &&start, const T &noAnswer, int timeoutMs = 10000)
+{
+    auto box = std::make_shared<Box<T>>();
+    start(fillBox(box));
+    if (!waitUntil([box] { return box->done; }, timeoutMs))
+        return noAnswer;
+    return box->value;
+}
 
 /**
  * A RedisConnection used synchronously by test code: `cmd()` sends one command and spins the
@@ -41,6 +81,12 @@ public:
     RedisReply cmd(const QList<QByteArray> &argv, int timeoutMs = 10000);
     /** Many commands pipelined; empty vector on timeout. */
     QVector<RedisReply> pipeline(const QList<QList<QByteArray>> &commands, int timeoutMs = 60000);
+    /** Runs `script` (EVALSHA, then EVAL on NOSCRIPT); a transport error reply on timeout. */
+    RedisReply eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                    int timeoutMs = 10000);
+    /** eval() of the script resource `:/lockscope/scripts/<name>.lua`. */
+    RedisReply evalResource(const QString &name, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                            int timeoutMs = 10000);
 
     // Short forms for common checks.
     bool exists(const QByteArray &key);
@@ -57,6 +103,39 @@ public:
 
 private:
     std::unique_ptr<RedisConnection> m_connection;
+};
+
+/**
+ * Collects the messages of one channel (SUBSCRIBE) or one pattern (PSUBSCRIBE) on a pub/sub
+ * connection of its own, e.g. to prove what a lock client published, and what it did not.
+ */
+class MessageListener
+{
+public:
+    enum Mode { Channel, Pattern };
+    /** (channel, payload) of one message. */
+    using Message = QPair<QByteArray, QByteArray>;
+
+    MessageListener(const RedisEndpoint &endpoint, const QByteArray &name, Mode mode = Channel);
+
+    /** Waits until the server confirmed the subscription. */
+    bool waitSubscribed(int timeoutMs = 10000);
+    /** Every message so far, in order. */
+    const QList<Message> &messages() const { return m_messages; }
+    /** The payloads of messages(). */
+    QList<QByteArray> payloads() const;
+    /** How many messages carried `payload` on `channel`. */
+    int count(const QByteArray &channel, const QByteArray &payload) const;
+    /** Waits until a message with `payload` arrived (on any channel). */
+    bool waitFor(const QByteArray &payload, int timeoutMs = 10000);
+    /** Waits until `payload` arrived on `channel` at least `times` times. */
+    bool waitFor(const QByteArray &channel, const QByteArray &payload, int times = 1, int timeoutMs = 10000);
+
+private:
+    QByteArray m_name;
+    RedisSubscriber m_sub;
+    QList<Message> m_messages;
+    bool m_confirmed = false;
 };
 
 /** Result of running an external program. */
@@ -78,6 +157,10 @@ ProcessResult runProcess(const QString &program, const QStringList &args, int ti
 QString redisCliPath();
 /** `redis-cli -h 127.0.0.1 -p <port> args...` (raw output, as redis-cli prints to a pipe). */
 ProcessResult redisCli(quint16 port, const QStringList &args, int timeoutMs = 30000);
+/** `redis-cli ... EVAL <script> <number of keys> keys... args...`: a client independent of
+ *  LockScope's script runner, for interoperability tests. */
+ProcessResult redisCliEval(quint16 port, const QByteArray &script, const QStringList &keys, const QStringList &args,
+                           int timeoutMs = 30000);
 
 /** A fresh lowercase UUID string, as Redisson's client id looks (§1.1). */
 QString newClientId();
