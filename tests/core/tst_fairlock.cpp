@@ -3,15 +3,12 @@
 // clients, stale-head pruning, acquireFailed, head-only wake-ups, the watchdog, and a waiter
 // enqueued by redis-cli running an independently written script.
 
-#include "demo/redisserverprocess.h"
 #include "lock/fairlock.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "observe/locknames.h"
-#include "redis/redisconnection.h"
-#include "redis/redisscript.h"
-#include "redis/redissubscriber.h"
 
+#include "lockfixture.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -23,132 +20,24 @@
 #include <memory>
 
 using namespace lockscope;
-using lockscope::test::SyncClient;
+using lockscope::test::MessageListener;
 using lockscope::test::waitUntil;
 
 namespace {
 
-template <typename T>
-struct Box
-{
-    bool done = false;
-    T value{};
-};
-
 qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
 /** A Redisson-like participant: its own connections, client id and FairLock. */
-struct Participant
+struct Participant : test::LockKindParticipant<FairLock>
 {
-    std::unique_ptr<RedisConnection> connection;
-    std::unique_ptr<RedisSubscriber> subscriber;
-    std::unique_ptr<LockClient> client;
-    std::unique_ptr<FairLock> fair;
+    using LockKindParticipant::LockKindParticipant;
 
-    explicit Participant(const RedisEndpoint &endpoint, const QString &clientId = QString())
-    {
-        connection = std::make_unique<RedisConnection>(endpoint);
-        connection->setReconnectDelaysMs(20, 200);
-        connection->open();
-        subscriber = std::make_unique<RedisSubscriber>(endpoint);
-        subscriber->open();
-        client = std::make_unique<LockClient>(connection.get(), subscriber.get(), nullptr, clientId);
-        fair = std::make_unique<FairLock>(client.get());
-    }
-    ~Participant()
-    {
-        fair.reset();
-        client.reset();
-        subscriber.reset();
-        connection.reset();
-    }
-    bool waitReady()
-    {
-        return waitUntil([this] { return connection->isReady() && subscriber->isReady(); });
-    }
-    QString field(qint64 thread) const { return client->holderField(thread); }
-
-    AcquireResult tryAcquire(const QString &name, qint64 thread, qint64 leaseMs)
-    {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        fair->tryAcquire(name, thread, leaseMs, nullptr, [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
-    std::shared_ptr<Box<AcquireResult>> startAcquire(const QString &name, qint64 thread, qint64 leaseMs, qint64 waitMs,
-                                                     QObject *context = nullptr)
-    {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        fair->acquire(name, thread, leaseMs, waitMs, context, [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        return box;
-    }
-    UnlockResult unlock(const QString &name, qint64 thread)
-    {
-        auto box = std::make_shared<Box<UnlockResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        fair->unlock(name, thread, nullptr, [box](const UnlockResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
     bool acquireFailed(const QString &name, qint64 thread, qint64 waitMs)
     {
-        auto box = std::make_shared<Box<bool>>();
-        fair->acquireFailed(name, thread, waitMs, nullptr, [box](bool ok, const QString &) {
-            box->value = ok;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
+        return test::awaitBool([&](LockClient::BoolCallback done) {
+                   lock->acquireFailed(name, thread, waitMs, nullptr, std::move(done));
+               }).ok;
     }
-};
-
-/** Collects every message on a pattern (or channel) subscription of its own connection. */
-class Listener
-{
-public:
-    Listener(const RedisEndpoint &endpoint, const QByteArray &pattern, bool isPattern) : m_name(pattern), m_sub(endpoint)
-    {
-        QObject::connect(&m_sub, &RedisSubscriber::message, &m_sub,
-                         [this](const QByteArray &c, const QByteArray &payload, const QByteArray &) {
-                             if (!c.startsWith("__key")) // keyspace notifications are not publishes
-                                 m_messages << qMakePair(c, payload);
-                         });
-        QObject::connect(&m_sub, &RedisSubscriber::subscribed, &m_sub, [this](const QByteArray &c) {
-            if (c == m_name)
-                m_confirmed = true;
-        });
-        if (isPattern)
-            m_sub.psubscribe(pattern);
-        else
-            m_sub.subscribe(pattern);
-        m_sub.open();
-    }
-    bool waitSubscribed() { return waitUntil([this] { return m_confirmed; }); }
-    const QList<QPair<QByteArray, QByteArray>> &messages() const { return m_messages; }
-    int count(const QByteArray &channel, const QByteArray &payload) const
-    {
-        return static_cast<int>(m_messages.count(qMakePair(channel, payload)));
-    }
-    bool waitFor(const QByteArray &channel, const QByteArray &payload, int times = 1, int timeoutMs = 10000)
-    {
-        return waitUntil([&] { return count(channel, payload) >= times; }, timeoutMs);
-    }
-
-private:
-    QByteArray m_name;
-    RedisSubscriber m_sub;
-    QList<QPair<QByteArray, QByteArray>> m_messages;
-    bool m_confirmed = false;
 };
 
 // Written for this test from the protocol's pseudocode (§3.2, §3.5), independently of
@@ -221,16 +110,17 @@ return 'RELEASED'
 
 } // namespace
 
-class TestFairLock : public QObject
+class TestFairLock : public test::LockTestCase<Participant>
 {
     Q_OBJECT
 
-private slots:
-    void initTestCase();
-    void cleanupTestCase();
-    void init();
-    void cleanup();
+public:
+    TestFairLock()
+    {
+        m_server.setNotifyKeyspaceEvents(QString()); // pattern listeners here want publishes only
+    }
 
+private slots:
     void namesAndDefaults();
     void scriptBranchesWithControlledClock();
     void tryAcquireFreeReentryAndBusy();
@@ -247,61 +137,12 @@ private slots:
     void interopRedisCliWaiterKeepsItsTurn();
 
 private:
-    RedisReply evalResource(const QString &script, const QList<QByteArray> &keys, const QList<QByteArray> &args);
     QStringList queue(const QString &name);
     qint64 score(const QString &name, const QString &member);
     QList<QByteArray> fairKeys(const QString &name) const;
     /** Enqueues `field` as a waiter that is not running (deadline `deadline`), at the tail. */
     void seedWaiter(const QString &name, const QString &field, qint64 deadline);
-
-    RedisServerProcess m_server;
-    std::unique_ptr<SyncClient> m_admin;
-    std::unique_ptr<Participant> m_a;
-    std::unique_ptr<Participant> m_b;
 };
-
-void TestFairLock::initTestCase()
-{
-    QString error;
-    m_server.setNotifyKeyspaceEvents(QString()); // pattern listeners here want publishes only
-    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
-    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
-    QVERIFY(m_admin->open());
-}
-
-void TestFairLock::cleanupTestCase()
-{
-    m_admin.reset();
-    m_server.stop();
-}
-
-void TestFairLock::init()
-{
-    m_admin->flushall();
-    m_a = std::make_unique<Participant>(m_server.endpoint());
-    m_b = std::make_unique<Participant>(m_server.endpoint());
-    QVERIFY(m_a->waitReady());
-    QVERIFY(m_b->waitReady());
-}
-
-void TestFairLock::cleanup()
-{
-    m_a.reset();
-    m_b.reset();
-}
-
-RedisReply TestFairLock::evalResource(const QString &script, const QList<QByteArray> &keys, const QList<QByteArray> &args)
-{
-    const RedisScript s = RedisScript::fromResource(script);
-    auto box = std::make_shared<Box<RedisReply>>();
-    s.eval(m_admin->connection(), keys, args, nullptr, [box](const RedisReply &r) {
-        box->value = r;
-        box->done = true;
-    });
-    if (!waitUntil([box] { return box->done; }))
-        return RedisReply::makeError(QStringLiteral("test: no answer"), true);
-    return box->value;
-}
 
 QStringList TestFairLock::queue(const QString &name)
 {
@@ -333,13 +174,13 @@ void TestFairLock::seedWaiter(const QString &name, const QString &field, qint64 
 
 void TestFairLock::namesAndDefaults()
 {
-    QCOMPARE(m_a->fair->waitTimeoutMs(), FairLock::kDefaultWaitTimeoutMs);
+    QCOMPARE(m_a->lock->waitTimeoutMs(), FairLock::kDefaultWaitTimeoutMs);
     QCOMPARE(FairLock::kDefaultWaitTimeoutMs, qint64(300000));
-    m_a->fair->setWaitTimeoutMs(5000);
-    QCOMPARE(m_a->fair->waitTimeoutMs(), qint64(5000));
-    m_a->fair->setWaitTimeoutMs(0);
-    QCOMPARE(m_a->fair->waitTimeoutMs(), FairLock::kDefaultWaitTimeoutMs);
-    QCOMPARE(m_a->fair->client(), m_a->client.get());
+    m_a->lock->setWaitTimeoutMs(5000);
+    QCOMPARE(m_a->lock->waitTimeoutMs(), qint64(5000));
+    m_a->lock->setWaitTimeoutMs(0);
+    QCOMPARE(m_a->lock->waitTimeoutMs(), FairLock::kDefaultWaitTimeoutMs);
+    QCOMPARE(m_a->lock->client(), m_a->client.get());
     const QString field = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
     QCOMPARE(FairLock::waiterChannel(QStringLiteral("fl"), field), QStringLiteral("redisson_lock__channel:{fl}:") + field);
     QCOMPARE(FairLock::waiterChannel(QStringLiteral("a:{7}"), field), QStringLiteral("redisson_lock__channel:a:{7}:") + field);
@@ -358,8 +199,8 @@ void TestFairLock::scriptBranchesWithControlledClock()
     const QByteArray w3 = "33333333-3333-3333-3333-333333333333:1";
     const QByteArray holder = "00000000-0000-0000-0000-000000000000:1";
     auto acquire = [&](const QByteArray &me, qint64 at, qint64 wait = 10000) {
-        return evalResource(QStringLiteral("fair_acquire"), keys,
-                            {"20000", me, QByteArray::number(wait), QByteArray::number(at)});
+        return m_admin->evalResource(QStringLiteral("fair_acquire"), keys,
+                                     {"20000", me, QByteArray::number(wait), QByteArray::number(at)});
     };
 
     // Free, no queue: acquired.
@@ -423,20 +264,23 @@ void TestFairLock::scriptBranchesWithControlledClock()
     QVERIFY(!m_admin->exists(name.toUtf8()));
 
     // The no-wait variant (§3.3, ARGV lease, field, NOW, WAIT): never enqueues, answers 1.
-    r = evalResource(QStringLiteral("fair_try_acquire"), keys, {"20000", "44444444-4444-4444-4444-444444444444:1",
-                                                                QByteArray::number(now + 400), "10000"});
+    r = m_admin->evalResource(QStringLiteral("fair_try_acquire"), keys,
+                              {"20000", "44444444-4444-4444-4444-444444444444:1", QByteArray::number(now + 400), "10000"});
     QVERIFY2(r.isInteger() && r.toInteger() == 1, qPrintable(r.debugString()));
     QCOMPARE(queue(name).size(), 2);
     // Clear the ghost; w3 is now the head of the queue and takes it with the no-wait variant.
     m_admin->cmd({"LREM", LockNames::fairQueueKey(name).toUtf8(), "0", "ghost"});
-    r = evalResource(QStringLiteral("fair_try_acquire"), keys, {"20000", w3, QByteArray::number(now + 500), "10000"});
+    r = m_admin->evalResource(QStringLiteral("fair_try_acquire"), keys,
+                              {"20000", w3, QByteArray::number(now + 500), "10000"});
     QVERIFY2(r.isNil(), qPrintable(r.debugString()));
     QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{QString::fromUtf8(w3) + QStringLiteral("=1")});
     // Queue and timeout set are empty, so Redis removed both keys.
     QVERIFY(!m_admin->exists(LockNames::fairQueueKey(name).toUtf8()));
     QVERIFY(!m_admin->exists(LockNames::fairTimeoutKey(name).toUtf8()));
     // Re-entry through the no-wait variant.
-    QVERIFY(evalResource(QStringLiteral("fair_try_acquire"), keys, {"20000", w3, QByteArray::number(now), "10000"}).isNil());
+    QVERIFY(m_admin->evalResource(QStringLiteral("fair_try_acquire"), keys,
+                                  {"20000", w3, QByteArray::number(now), "10000"})
+                .isNil());
     QCOMPARE(m_admin->hget(name.toUtf8(), w3), QByteArray("2"));
 }
 
@@ -483,7 +327,7 @@ void TestFairLock::tryAcquireRespectsQueueHead()
     // up by the client's wait timeout.
     m_admin->cmd({"LPOP", LockNames::fairQueueKey(name).toUtf8()});
     seedWaiter(name, m_b->field(5), deadline + 900000);
-    m_a->fair->setWaitTimeoutMs(40000);
+    m_a->lock->setWaitTimeoutMs(40000);
     r = m_a->tryAcquire(name, 1, 10000);
     QVERIFY2(r.acquired, qPrintable(r.error));
     QCOMPARE(queue(name), (QStringList{m_b->field(5)}));
@@ -563,12 +407,12 @@ void TestFairLock::fifoHandOverUnderContention()
     for (int i = 0; i < 4; ++i) {
         Participant *p = waiters[i].get();
         const qint64 thread = 10 + i;
-        p->fair->acquire(name, thread, 30000, -1, &guard, [&, p, i, thread](const AcquireResult &r) {
+        p->lock->acquire(name, thread, 30000, -1, &guard, [&, p, i, thread](const AcquireResult &r) {
             QVERIFY2(r.acquired, qPrintable(r.error));
             order << i;
             // Hold it briefly, then hand over.
             QTimer::singleShot(30, &guard, [&, p, thread] {
-                p->fair->unlock(name, thread, &guard, [&](const UnlockResult &u) { unlocks << u.status; });
+                p->lock->unlock(name, thread, &guard, [&](const UnlockResult &u) { unlocks << u.status; });
             });
         });
         expectedQueue << p->field(thread);
@@ -726,7 +570,7 @@ void TestFairLock::destroyedContextLeavesQueue()
 void TestFairLock::unlockBranchesAndHeadOnlyWakeUp()
 {
     const QString name = QStringLiteral("ul:1");
-    Listener all(m_server.endpoint(), "*", true);
+    MessageListener all(m_server.endpoint(), "*", MessageListener::Pattern);
     QVERIFY(all.waitSubscribed());
     const QString head = QStringLiteral("4ead0000-0000-0000-0000-000000000000:1");
     const QString second = QStringLiteral("5ec00000-0000-0000-0000-000000000000:1");
@@ -786,10 +630,12 @@ void TestFairLock::unlockLatchReplaysFirstAnswer()
     QVERIFY(m_a->tryAcquire(name, 1, 20000).acquired);
     QVERIFY(m_a->tryAcquire(name, 1, 20000).acquired);
     auto run = [&](const QByteArray &requestId) {
-        return evalResource(QStringLiteral("fair_unlock"),
-                            {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
-                             LockNames::unlockChannel(name).toUtf8(), LockNames::unlockLatchKey(name, QString::fromUtf8(requestId)).toUtf8()},
-                            {"0", "20000", field.toUtf8(), QByteArray::number(nowMs()), "publish", "18000"});
+        return m_admin->evalResource(
+            QStringLiteral("fair_unlock"),
+            {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
+             LockNames::unlockChannel(name).toUtf8(),
+             LockNames::unlockLatchKey(name, QString::fromUtf8(requestId)).toUtf8()},
+            {"0", "20000", field.toUtf8(), QByteArray::number(nowMs()), "publish", "18000"});
     };
     RedisReply r = run("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
     QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
@@ -846,12 +692,10 @@ void TestFairLock::interopRedisCliWaiterKeepsItsTurn()
     const QString name = QStringLiteral("interop:fair");
     const QString foreign = QStringLiteral("c0ffee00-1234-4abc-8def-0123456789ab:42");
     auto cli = [&](const char *script, const QStringList &keys, const QStringList &args) {
-        QStringList all{QStringLiteral("EVAL"), QString::fromUtf8(script), QString::number(keys.size())};
-        all << keys << args;
-        return lockscope::test::redisCli(m_server.port(), all);
+        return test::redisCliEval(m_server.port(), script, keys, args);
     };
     const QStringList keys{name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name)};
-    Listener all(m_server.endpoint(), "redisson_lock__channel:*", true);
+    MessageListener all(m_server.endpoint(), "redisson_lock__channel:*", MessageListener::Pattern);
     QVERIFY(all.waitSubscribed());
 
     // A (ours) holds; the foreign client queues first, through redis-cli.

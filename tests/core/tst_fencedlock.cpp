@@ -2,15 +2,13 @@
 // climb on every acquire including re-entry and survive unlock, the inherited RLock unlock and
 // waiting, the watchdog, and a foreign fenced client driven by redis-cli.
 
-#include "demo/redisserverprocess.h"
 #include "lock/fencedlock.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "observe/locknames.h"
-#include "redis/redisconnection.h"
 #include "redis/redisscript.h"
-#include "redis/redissubscriber.h"
 
+#include "lockfixture.h"
 #include "testsupport.h"
 
 #include <QTest>
@@ -18,90 +16,17 @@
 #include <memory>
 
 using namespace lockscope;
-using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
 namespace {
 
-template <typename T>
-struct Box
+struct Participant : test::LockKindParticipant<FencedLock>
 {
-    bool done = false;
-    T value{};
-};
+    using LockKindParticipant::LockKindParticipant;
 
-struct Participant
-{
-    std::unique_ptr<RedisConnection> connection;
-    std::unique_ptr<RedisSubscriber> subscriber;
-    std::unique_ptr<LockClient> client;
-    std::unique_ptr<FencedLock> fenced;
-
-    explicit Participant(const RedisEndpoint &endpoint)
-    {
-        connection = std::make_unique<RedisConnection>(endpoint);
-        connection->setReconnectDelaysMs(20, 200);
-        connection->open();
-        subscriber = std::make_unique<RedisSubscriber>(endpoint);
-        subscriber->open();
-        client = std::make_unique<LockClient>(connection.get(), subscriber.get());
-        fenced = std::make_unique<FencedLock>(client.get());
-    }
-    ~Participant()
-    {
-        fenced.reset();
-        client.reset();
-        subscriber.reset();
-        connection.reset();
-    }
-    bool waitReady()
-    {
-        return waitUntil([this] { return connection->isReady() && subscriber->isReady(); });
-    }
-    QString field(qint64 thread) const { return client->holderField(thread); }
-
-    AcquireResult tryAcquire(const QString &name, qint64 thread, qint64 leaseMs)
-    {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        fenced->tryAcquire(name, thread, leaseMs, nullptr, [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
-    std::shared_ptr<Box<AcquireResult>> startAcquire(const QString &name, qint64 thread, qint64 leaseMs, qint64 waitMs,
-                                                     QObject *context = nullptr)
-    {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        fenced->acquire(name, thread, leaseMs, waitMs, context, [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        return box;
-    }
-    UnlockResult unlock(const QString &name, qint64 thread)
-    {
-        auto box = std::make_shared<Box<UnlockResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        fenced->unlock(name, thread, nullptr, [box](const UnlockResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
     qint64 token(const QString &name)
     {
-        auto box = std::make_shared<Box<qint64>>();
-        box->value = -99;
-        fenced->token(name, nullptr, [box](qint64 t) {
-            box->value = t;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
+        return test::await([&](auto done) { lock->token(name, nullptr, done); }, qint64(-99));
     }
 };
 
@@ -130,16 +55,11 @@ return 'RELEASED'
 
 } // namespace
 
-class TestFencedLock : public QObject
+class TestFencedLock : public test::LockTestCase<Participant>
 {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void cleanupTestCase();
-    void init();
-    void cleanup();
-
     void tokenClimbsOnEveryAcquireAndSurvivesUnlock();
     void busyLockReturnsPttlAndNoToken();
     void scriptReplies();
@@ -148,42 +68,7 @@ private slots:
     void waitTimesOut();
     void watchdogRenewsFencedLock();
     void interopRedisCliClient();
-
-private:
-    RedisServerProcess m_server;
-    std::unique_ptr<SyncClient> m_admin;
-    std::unique_ptr<Participant> m_a;
-    std::unique_ptr<Participant> m_b;
 };
-
-void TestFencedLock::initTestCase()
-{
-    QString error;
-    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
-    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
-    QVERIFY(m_admin->open());
-}
-
-void TestFencedLock::cleanupTestCase()
-{
-    m_admin.reset();
-    m_server.stop();
-}
-
-void TestFencedLock::init()
-{
-    m_admin->flushall();
-    m_a = std::make_unique<Participant>(m_server.endpoint());
-    m_b = std::make_unique<Participant>(m_server.endpoint());
-    QVERIFY(m_a->waitReady());
-    QVERIFY(m_b->waitReady());
-}
-
-void TestFencedLock::cleanup()
-{
-    m_a.reset();
-    m_b.reset();
-}
 
 void TestFencedLock::tokenClimbsOnEveryAcquireAndSurvivesUnlock()
 {
@@ -252,14 +137,7 @@ void TestFencedLock::scriptReplies()
     // The raw replies of fenced_acquire.lua: {-1, token} / {pttl, -1}.
     const RedisScript script = RedisScript::fromResource(QStringLiteral("fenced_acquire"));
     auto run = [&](const QByteArray &field) {
-        auto box = std::make_shared<Box<RedisReply>>();
-        script.eval(m_admin->connection(), {"fence:3", "redisson_lock_token:{fence:3}"}, {"20000", field}, nullptr,
-                    [box](const RedisReply &r) {
-                        box->value = r;
-                        box->done = true;
-                    });
-        waitUntil([box] { return box->done; });
-        return box->value;
+        return m_admin->eval(script, {"fence:3", "redisson_lock_token:{fence:3}"}, {"20000", field});
     };
     RedisReply r = run("11111111-1111-1111-1111-111111111111:1");
     QVERIFY2(r.isArray() && r.size() == 2, qPrintable(r.debugString()));
@@ -359,9 +237,7 @@ void TestFencedLock::interopRedisCliClient()
     const QString name = QStringLiteral("interop:fenced");
     const QString foreign = QStringLiteral("c0ffee00-1234-4abc-8def-0123456789ab:3");
     auto cli = [&](const char *script, const QStringList &keys, const QStringList &args) {
-        QStringList all{QStringLiteral("EVAL"), QString::fromUtf8(script), QString::number(keys.size())};
-        all << keys << args;
-        return lockscope::test::redisCli(m_server.port(), all);
+        return test::redisCliEval(m_server.port(), script, keys, args);
     };
 
     // The foreign client takes the lock and token 1 (redis-cli prints the two-element array).

@@ -8,8 +8,8 @@
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
 #include "redis/redisscript.h"
-#include "redis/redissubscriber.h"
 
+#include "lockfixture.h"
 #include "testsupport.h"
 
 #include <QElapsedTimer>
@@ -19,100 +19,23 @@
 #include <memory>
 
 using namespace lockscope;
-using lockscope::test::SyncClient;
+using lockscope::test::Box;
+using lockscope::test::BoolResult;
+using lockscope::test::MessageListener;
 using lockscope::test::waitUntil;
 
 namespace {
 
-template <typename T>
-struct Box
-{
-    bool done = false;
-    T value{};
-};
-
-struct BoolResult
-{
-    bool ok = false;
-    QString error;
-};
-
 /** A Redisson-like participant: its own command connection, pub/sub connection and client id. */
-struct Participant
-{
-    std::unique_ptr<RedisConnection> connection;
-    std::unique_ptr<RedisSubscriber> subscriber;
-    std::unique_ptr<LockClient> client;
-
-    Participant(const RedisEndpoint &endpoint, bool withSubscriber = true)
-    {
-        connection = std::make_unique<RedisConnection>(endpoint);
-        connection->setReconnectDelaysMs(20, 200);
-        connection->open();
-        if (withSubscriber) {
-            subscriber = std::make_unique<RedisSubscriber>(endpoint);
-            subscriber->open();
-        }
-        client = std::make_unique<LockClient>(connection.get(), subscriber.get());
-    }
-    ~Participant()
-    {
-        // The client first: it refers to both connections.
-        client.reset();
-        subscriber.reset();
-        connection.reset();
-    }
-    bool waitReady()
-    {
-        return waitUntil([this] { return connection->isReady() && (!subscriber || subscriber->isReady()); });
-    }
-    QString field(qint64 thread) const { return client->holderField(thread); }
-};
-
-/** Collects the messages of one channel on a separate pub/sub connection. */
-class ChannelListener
-{
-public:
-    ChannelListener(const RedisEndpoint &endpoint, const QByteArray &channel) : m_channel(channel), m_sub(endpoint)
-    {
-        QObject::connect(&m_sub, &RedisSubscriber::message, &m_sub,
-                         [this](const QByteArray &c, const QByteArray &payload, const QByteArray &) {
-                             if (c == m_channel)
-                                 m_payloads << payload;
-                         });
-        QObject::connect(&m_sub, &RedisSubscriber::subscribed, &m_sub, [this](const QByteArray &c) {
-            if (c == m_channel)
-                m_confirmed = true;
-        });
-        m_sub.subscribe(channel);
-        m_sub.open();
-    }
-    bool waitSubscribed() { return waitUntil([this] { return m_confirmed; }); }
-    const QList<QByteArray> &payloads() const { return m_payloads; }
-    bool waitFor(const QByteArray &payload, int timeoutMs = 10000)
-    {
-        return waitUntil([&] { return m_payloads.contains(payload); }, timeoutMs);
-    }
-
-private:
-    QByteArray m_channel;
-    RedisSubscriber m_sub;
-    QList<QByteArray> m_payloads;
-    bool m_confirmed = false;
-};
+using Participant = test::LockParticipant;
 
 } // namespace
 
-class TestLockClient : public QObject
+class TestLockClient : public test::LockTestCase<Participant>
 {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void cleanupTestCase();
-    void init();
-    void cleanup();
-
     void clientIdentity();
     void acquireFreeLock();
     void reentryIncrementsHoldCount();
@@ -144,122 +67,48 @@ private:
     BoolResult renew(Participant &p, const QString &name, qint64 thread, qint64 leaseMs);
     BoolResult forceUnlock(Participant &p, const QString &name);
     RedisReply runUnlockScript(const QString &name, const QString &requestId, const QString &field, qint64 leaseMs);
-
-    RedisServerProcess m_server;
-    std::unique_ptr<SyncClient> m_admin;
-    std::unique_ptr<Participant> m_a;
-    std::unique_ptr<Participant> m_b;
 };
-
-void TestLockClient::initTestCase()
-{
-    QString error;
-    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
-    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
-    QVERIFY(m_admin->open());
-}
-
-void TestLockClient::cleanupTestCase()
-{
-    m_admin.reset();
-    m_server.stop();
-}
-
-void TestLockClient::init()
-{
-    m_admin->flushall();
-    m_a = std::make_unique<Participant>(m_server.endpoint());
-    m_b = std::make_unique<Participant>(m_server.endpoint());
-    QVERIFY(m_a->waitReady());
-    QVERIFY(m_b->waitReady());
-}
-
-void TestLockClient::cleanup()
-{
-    m_a.reset();
-    m_b.reset();
-}
 
 AcquireResult TestLockClient::tryAcquire(Participant &p, const QString &name, qint64 thread, qint64 leaseMs)
 {
-    auto box = std::make_shared<Box<AcquireResult>>();
-    p.client->tryAcquire(name, thread, leaseMs, nullptr, [box](const AcquireResult &r) {
-        box->value = r;
-        box->done = true;
+    return test::awaitAcquire([&](LockClient::AcquireCallback done) {
+        p.client->tryAcquire(name, thread, leaseMs, nullptr, std::move(done));
     });
-    if (!waitUntil([box] { return box->done; })) {
-        AcquireResult timeout;
-        timeout.error = QStringLiteral("test: no answer");
-        return timeout;
-    }
-    return box->value;
 }
 
 std::shared_ptr<Box<AcquireResult>> TestLockClient::startAcquire(Participant &p, const QString &name, qint64 thread,
                                                                   qint64 leaseMs, qint64 waitMs)
 {
     auto box = std::make_shared<Box<AcquireResult>>();
-    p.client->acquire(name, thread, leaseMs, waitMs, nullptr, [box](const AcquireResult &r) {
-        box->value = r;
-        box->done = true;
-    });
+    p.client->acquire(name, thread, leaseMs, waitMs, nullptr, test::fillBox(box));
     return box;
 }
 
 UnlockResult TestLockClient::unlock(Participant &p, const QString &name, qint64 thread)
 {
-    auto box = std::make_shared<Box<UnlockResult>>();
-    p.client->unlock(name, thread, nullptr, [box](const UnlockResult &r) {
-        box->value = r;
-        box->done = true;
-    });
-    if (!waitUntil([box] { return box->done; })) {
-        UnlockResult timeout;
-        timeout.error = QStringLiteral("test: no answer");
-        return timeout;
-    }
-    return box->value;
+    return test::awaitUnlock(
+        [&](LockClient::UnlockCallback done) { p.client->unlock(name, thread, nullptr, std::move(done)); });
 }
 
 BoolResult TestLockClient::renew(Participant &p, const QString &name, qint64 thread, qint64 leaseMs)
 {
-    auto box = std::make_shared<Box<BoolResult>>();
-    p.client->renew(name, thread, leaseMs, nullptr, [box](bool ok, const QString &error) {
-        box->value = {ok, error};
-        box->done = true;
-    });
-    if (!waitUntil([box] { return box->done; }))
-        return {false, QStringLiteral("test: no answer")};
-    return box->value;
+    return test::awaitBool(
+        [&](LockClient::BoolCallback done) { p.client->renew(name, thread, leaseMs, nullptr, std::move(done)); });
 }
 
 BoolResult TestLockClient::forceUnlock(Participant &p, const QString &name)
 {
-    auto box = std::make_shared<Box<BoolResult>>();
-    p.client->forceUnlock(name, nullptr, [box](bool ok, const QString &error) {
-        box->value = {ok, error};
-        box->done = true;
-    });
-    if (!waitUntil([box] { return box->done; }))
-        return {false, QStringLiteral("test: no answer")};
-    return box->value;
+    return test::awaitBool(
+        [&](LockClient::BoolCallback done) { p.client->forceUnlock(name, nullptr, std::move(done)); });
 }
 
 RedisReply TestLockClient::runUnlockScript(const QString &name, const QString &requestId, const QString &field,
                                            qint64 leaseMs)
 {
-    const RedisScript script = RedisScript::fromResource(QStringLiteral("lock_unlock"));
-    auto box = std::make_shared<Box<RedisReply>>();
-    script.eval(m_admin->connection(),
-                {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(), LockNames::unlockLatchKey(name, requestId).toUtf8()},
-                {"0", QByteArray::number(leaseMs), field.toUtf8(), "publish", "18000"}, nullptr,
-                [box](const RedisReply &r) {
-                    box->value = r;
-                    box->done = true;
-                });
-    if (!waitUntil([box] { return box->done; }))
-        return RedisReply::makeError(QStringLiteral("test: no answer"), true);
-    return box->value;
+    return m_admin->evalResource(QStringLiteral("lock_unlock"),
+                                 {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
+                                  LockNames::unlockLatchKey(name, requestId).toUtf8()},
+                                 {"0", QByteArray::number(leaseMs), field.toUtf8(), "publish", "18000"});
 }
 
 void TestLockClient::clientIdentity()
@@ -336,15 +185,8 @@ void TestLockClient::heldWithoutTtlReturnsMinusOne()
 
 void TestLockClient::holdCount()
 {
-    auto count = [this](Participant &p, const QString &name, qint64 thread) {
-        auto box = std::make_shared<Box<qint64>>();
-        box->value = -99;
-        p.client->holdCount(name, thread, nullptr, [box](qint64 n) {
-            box->value = n;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
+    auto count = [](Participant &p, const QString &name, qint64 thread) {
+        return test::await([&](auto done) { p.client->holdCount(name, thread, nullptr, done); }, qint64(-99));
     };
     QCOMPARE(count(*m_a, QStringLiteral("hc:1"), 1), qint64(0));
     QVERIFY(tryAcquire(*m_a, QStringLiteral("hc:1"), 1, 10000).acquired);
@@ -430,7 +272,7 @@ void TestLockClient::unlockPartialKeepsLockAndResetsTtl()
     QVERIFY(tryAcquire(*m_a, QStringLiteral("part:1"), 1, 20000).acquired);
     QVERIFY(tryAcquire(*m_a, QStringLiteral("part:1"), 1, 20000).acquired);
     m_admin->cmd({"PEXPIRE", "part:1", "3000"});
-    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{part:1}");
+    MessageListener listener(m_server.endpoint(), "redisson_lock__channel:{part:1}");
     QVERIFY(listener.waitSubscribed());
 
     const UnlockResult r = unlock(*m_a, QStringLiteral("part:1"), 1);
@@ -448,7 +290,7 @@ void TestLockClient::unlockPartialKeepsLockAndResetsTtl()
 
 void TestLockClient::unlockFullDeletesAndPublishes()
 {
-    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{full:1}");
+    MessageListener listener(m_server.endpoint(), "redisson_lock__channel:{full:1}");
     QVERIFY(listener.waitSubscribed());
     QVERIFY(tryAcquire(*m_a, QStringLiteral("full:1"), 7, 20000).acquired);
 
@@ -501,7 +343,7 @@ void TestLockClient::unlockLatchReplaysFirstAnswer()
     QCOMPARE(m_admin->hget(name.toUtf8(), field.toUtf8()), QByteArray("1"));
 
     // Full release with a new id, replayed: still "released" (1), not "not held" (nil).
-    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{latch:1}");
+    MessageListener listener(m_server.endpoint(), "redisson_lock__channel:{latch:1}");
     QVERIFY(listener.waitSubscribed());
     const QString id2 = QStringLiteral("fedcba9876543210fedcba9876543210");
     r = runUnlockScript(name, id2, field, 20000);
@@ -515,10 +357,9 @@ void TestLockClient::unlockLatchReplaysFirstAnswer()
 
     // The same replay through an independent client (redis-cli running our script's source).
     const RedisScript script = RedisScript::fromResource(QStringLiteral("lock_unlock"));
-    const auto cli = lockscope::test::redisCli(
-        m_server.port(), {QStringLiteral("EVAL"), QString::fromUtf8(script.source()), QStringLiteral("3"), name,
-                          LockNames::unlockChannel(name), QString::fromUtf8(latch2), QStringLiteral("0"),
-                          QStringLiteral("20000"), field, QStringLiteral("publish"), QStringLiteral("18000")});
+    const auto cli = test::redisCliEval(
+        m_server.port(), script.source(), {name, LockNames::unlockChannel(name), QString::fromUtf8(latch2)},
+        {QStringLiteral("0"), QStringLiteral("20000"), field, QStringLiteral("publish"), QStringLiteral("18000")});
     QVERIFY2(cli.finished && cli.exitCode == 0, qPrintable(cli.describe()));
     QCOMPARE(cli.out.trimmed(), QByteArray("1"));
 
@@ -574,7 +415,7 @@ void TestLockClient::renewHeldAndNotHeld()
 
 void TestLockClient::forceUnlockDeletesAndPublishes()
 {
-    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{fu:1}");
+    MessageListener listener(m_server.endpoint(), "redisson_lock__channel:{fu:1}");
     QVERIFY(listener.waitSubscribed());
     QVERIFY(tryAcquire(*m_a, QStringLiteral("fu:1"), 1, 30000).acquired);
     QVERIFY(tryAcquire(*m_a, QStringLiteral("fu:1"), 1, 30000).acquired);
@@ -593,7 +434,7 @@ void TestLockClient::forceUnlockDeletesAndPublishes()
 
 void TestLockClient::forceUnlockAbsentReturnsFalse()
 {
-    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:{fu:absent}");
+    MessageListener listener(m_server.endpoint(), "redisson_lock__channel:{fu:absent}");
     QVERIFY(listener.waitSubscribed());
     const BoolResult r = forceUnlock(*m_a, QStringLiteral("fu:absent"));
     QVERIFY(!r.ok);
@@ -678,7 +519,7 @@ void TestLockClient::bracedNamesUseRedissonChannel()
 {
     const QString name = QStringLiteral("order:{42}");
     QCOMPARE(LockNames::unlockChannel(name), QStringLiteral("redisson_lock__channel:order:{42}"));
-    ChannelListener listener(m_server.endpoint(), "redisson_lock__channel:order:{42}");
+    MessageListener listener(m_server.endpoint(), "redisson_lock__channel:order:{42}");
     QVERIFY(listener.waitSubscribed());
 
     QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
@@ -706,29 +547,20 @@ void TestLockClient::transportErrorsAreReported()
     dead.open();
     LockClient client(&dead, nullptr);
     auto box = std::make_shared<Box<AcquireResult>>();
-    client.tryAcquire(QStringLiteral("x"), 1, 1000, nullptr, [box](const AcquireResult &r) {
-        box->value = r;
-        box->done = true;
-    });
+    client.tryAcquire(QStringLiteral("x"), 1, 1000, nullptr, test::fillBox(box));
     QVERIFY(waitUntil([box] { return box->done; }));
     QVERIFY(!box->value.acquired);
     QVERIFY(!box->value.error.isEmpty());
 
     auto unlockBox = std::make_shared<Box<UnlockResult>>();
-    client.unlock(QStringLiteral("x"), 1, nullptr, [unlockBox](const UnlockResult &r) {
-        unlockBox->value = r;
-        unlockBox->done = true;
-    });
+    client.unlock(QStringLiteral("x"), 1, nullptr, test::fillBox(unlockBox));
     QVERIFY(waitUntil([unlockBox] { return unlockBox->done; }));
     QCOMPARE(unlockBox->value.status, UnlockResult::Status::Error);
     QVERIFY(!unlockBox->value.error.isEmpty());
 
     // A waiting acquire reports the error instead of waiting.
     auto waitBox = std::make_shared<Box<AcquireResult>>();
-    client.acquire(QStringLiteral("x"), 1, 1000, 5000, nullptr, [waitBox](const AcquireResult &r) {
-        waitBox->value = r;
-        waitBox->done = true;
-    });
+    client.acquire(QStringLiteral("x"), 1, 1000, 5000, nullptr, test::fillBox(waitBox));
     QVERIFY(waitUntil([waitBox] { return waitBox->done; }));
     QVERIFY(!waitBox->value.acquired);
     QVERIFY(!waitBox->value.error.isEmpty());

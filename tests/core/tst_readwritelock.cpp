@@ -3,15 +3,12 @@
 // "1" from writers), write-then-read downgrade, dead-reader detection, both renewals and the read
 // watchdog, and interoperability with a reader driven by redis-cli.
 
-#include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "lock/readwritelock.h"
 #include "observe/locknames.h"
-#include "redis/redisconnection.h"
-#include "redis/redisscript.h"
-#include "redis/redissubscriber.h"
 
+#include "lockfixture.h"
 #include "testsupport.h"
 
 #include <QElapsedTimer>
@@ -21,17 +18,11 @@
 #include <memory>
 
 using namespace lockscope;
-using lockscope::test::SyncClient;
+using lockscope::test::BoolResult;
 using lockscope::test::waitUntil;
+using lockscope::test::MessageListener;
 
 namespace {
-
-template <typename T>
-struct Box
-{
-    bool done = false;
-    T value{};
-};
 
 /** Same order as SyncClient::hgetall. */
 QStringList sorted(QStringList list)
@@ -40,41 +31,14 @@ QStringList sorted(QStringList list)
     return list;
 }
 
-struct BoolResult
+struct Participant : test::LockParticipant
 {
-    bool ok = false;
-    QString error;
-};
-
-struct Participant
-{
-    std::unique_ptr<RedisConnection> connection;
-    std::unique_ptr<RedisSubscriber> subscriber;
-    std::unique_ptr<LockClient> client;
     std::unique_ptr<ReadWriteLock> rw;
 
     explicit Participant(const RedisEndpoint &endpoint)
+        : LockParticipant(endpoint), rw(std::make_unique<ReadWriteLock>(client.get()))
     {
-        connection = std::make_unique<RedisConnection>(endpoint);
-        connection->setReconnectDelaysMs(20, 200);
-        connection->open();
-        subscriber = std::make_unique<RedisSubscriber>(endpoint);
-        subscriber->open();
-        client = std::make_unique<LockClient>(connection.get(), subscriber.get());
-        rw = std::make_unique<ReadWriteLock>(client.get());
     }
-    ~Participant()
-    {
-        rw.reset();
-        client.reset();
-        subscriber.reset();
-        connection.reset();
-    }
-    bool waitReady()
-    {
-        return waitUntil([this] { return connection->isReady() && subscriber->isReady(); });
-    }
-    QString field(qint64 thread) const { return client->holderField(thread); }
     QString writer(qint64 thread) const { return rw->writerField(thread); }
     /** Key of read hold n of `thread` on `name`. */
     QByteArray holdKey(const QString &name, qint64 thread, int n) const
@@ -92,96 +56,43 @@ struct Participant
     }
     AcquireResult tryAcquire(bool write, const QString &name, qint64 thread, qint64 leaseMs)
     {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        auto cb = [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        };
-        if (write)
-            rw->tryAcquireWrite(name, thread, leaseMs, nullptr, cb);
-        else
-            rw->tryAcquireRead(name, thread, leaseMs, nullptr, cb);
-        waitUntil([box] { return box->done; });
-        return box->value;
+        return test::awaitAcquire([&](LockClient::AcquireCallback done) {
+            if (write)
+                rw->tryAcquireWrite(name, thread, leaseMs, nullptr, std::move(done));
+            else
+                rw->tryAcquireRead(name, thread, leaseMs, nullptr, std::move(done));
+        });
     }
-    std::shared_ptr<Box<AcquireResult>> startAcquire(bool write, const QString &name, qint64 thread, qint64 leaseMs,
-                                                     qint64 waitMs)
+    std::shared_ptr<test::Box<AcquireResult>> startAcquire(bool write, const QString &name, qint64 thread,
+                                                           qint64 leaseMs, qint64 waitMs)
     {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        auto cb = [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        };
+        auto box = std::make_shared<test::Box<AcquireResult>>();
         if (write)
-            rw->acquireWrite(name, thread, leaseMs, waitMs, nullptr, cb);
+            rw->acquireWrite(name, thread, leaseMs, waitMs, nullptr, test::fillBox(box));
         else
-            rw->acquireRead(name, thread, leaseMs, waitMs, nullptr, cb);
+            rw->acquireRead(name, thread, leaseMs, waitMs, nullptr, test::fillBox(box));
         return box;
     }
     UnlockResult unlockRead(const QString &name, qint64 thread) { return unlock(false, name, thread); }
     UnlockResult unlockWrite(const QString &name, qint64 thread) { return unlock(true, name, thread); }
     UnlockResult unlock(bool write, const QString &name, qint64 thread)
     {
-        auto box = std::make_shared<Box<UnlockResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        auto cb = [box](const UnlockResult &r) {
-            box->value = r;
-            box->done = true;
-        };
-        if (write)
-            rw->unlockWrite(name, thread, nullptr, cb);
-        else
-            rw->unlockRead(name, thread, nullptr, cb);
-        waitUntil([box] { return box->done; });
-        return box->value;
+        return test::awaitUnlock([&](LockClient::UnlockCallback done) {
+            if (write)
+                rw->unlockWrite(name, thread, nullptr, std::move(done));
+            else
+                rw->unlockRead(name, thread, nullptr, std::move(done));
+        });
     }
     BoolResult renew(bool write, const QString &name, const QList<qint64> &threads, qint64 leaseMs)
     {
-        auto box = std::make_shared<Box<BoolResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        auto cb = [box](bool ok, const QString &error) {
-            box->value = {ok, error};
-            box->done = true;
-        };
-        if (write)
-            rw->renewWrite(name, threads.value(0), leaseMs, nullptr, cb);
-        else
-            rw->renewRead(name, threads, leaseMs, nullptr, cb);
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
-};
-
-class ChannelListener
-{
-public:
-    ChannelListener(const RedisEndpoint &endpoint, const QByteArray &channel) : m_channel(channel), m_sub(endpoint)
-    {
-        QObject::connect(&m_sub, &RedisSubscriber::message, &m_sub,
-                         [this](const QByteArray &c, const QByteArray &payload, const QByteArray &) {
-                             if (c == m_channel)
-                                 m_payloads << payload;
-                         });
-        QObject::connect(&m_sub, &RedisSubscriber::subscribed, &m_sub, [this](const QByteArray &c) {
-            if (c == m_channel)
-                m_confirmed = true;
+        return test::awaitBool([&](LockClient::BoolCallback done) {
+            if (write)
+                rw->renewWrite(name, threads.value(0), leaseMs, nullptr, std::move(done));
+            else
+                rw->renewRead(name, threads, leaseMs, nullptr, std::move(done));
         });
-        m_sub.subscribe(channel);
-        m_sub.open();
     }
-    bool waitSubscribed() { return waitUntil([this] { return m_confirmed; }); }
-    const QList<QByteArray> &payloads() const { return m_payloads; }
-    bool waitFor(const QByteArray &payload, int timeoutMs = 10000)
-    {
-        return waitUntil([&] { return m_payloads.contains(payload); }, timeoutMs);
-    }
-
-private:
-    QByteArray m_channel;
-    RedisSubscriber m_sub;
-    QList<QByteArray> m_payloads;
-    bool m_confirmed = false;
 };
 
 // Written for this test from the protocol's pseudocode (§4.2, §4.3), independently of
@@ -231,16 +142,17 @@ return 'RELEASED'
 
 } // namespace
 
-class TestReadWriteLock : public QObject
+class TestReadWriteLock : public test::LockTestCase<Participant>
 {
     Q_OBJECT
 
-private slots:
-    void initTestCase();
-    void cleanupTestCase();
-    void init();
-    void cleanup();
+public:
+    TestReadWriteLock()
+    {
+        m_server.setNotifyKeyspaceEvents(QString());
+    }
 
+private slots:
     void names();
     void readersShareWithPerHoldKeys();
     void readLeaseOnlyRaisesHashTtl();
@@ -259,59 +171,7 @@ private slots:
     void watchdogKeepsHoldsAlive();
     void bracedNames();
     void interopRedisCliReader();
-
-private:
-    RedisReply evalResource(const QString &script, const QList<QByteArray> &keys, const QList<QByteArray> &args);
-
-    RedisServerProcess m_server;
-    std::unique_ptr<SyncClient> m_admin;
-    std::unique_ptr<Participant> m_a;
-    std::unique_ptr<Participant> m_b;
 };
-
-void TestReadWriteLock::initTestCase()
-{
-    QString error;
-    m_server.setNotifyKeyspaceEvents(QString());
-    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
-    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
-    QVERIFY(m_admin->open());
-}
-
-void TestReadWriteLock::cleanupTestCase()
-{
-    m_admin.reset();
-    m_server.stop();
-}
-
-void TestReadWriteLock::init()
-{
-    m_admin->flushall();
-    m_a = std::make_unique<Participant>(m_server.endpoint());
-    m_b = std::make_unique<Participant>(m_server.endpoint());
-    QVERIFY(m_a->waitReady());
-    QVERIFY(m_b->waitReady());
-}
-
-void TestReadWriteLock::cleanup()
-{
-    m_a.reset();
-    m_b.reset();
-}
-
-RedisReply TestReadWriteLock::evalResource(const QString &script, const QList<QByteArray> &keys,
-                                           const QList<QByteArray> &args)
-{
-    const RedisScript s = RedisScript::fromResource(script);
-    auto box = std::make_shared<Box<RedisReply>>();
-    s.eval(m_admin->connection(), keys, args, nullptr, [box](const RedisReply &r) {
-        box->value = r;
-        box->done = true;
-    });
-    if (!waitUntil([box] { return box->done; }))
-        return RedisReply::makeError(QStringLiteral("test: no answer"), true);
-    return box->value;
-}
 
 void TestReadWriteLock::names()
 {
@@ -374,7 +234,7 @@ void TestReadWriteLock::readLeaseOnlyRaisesHashTtl()
 void TestReadWriteLock::lastReaderDeletesHash()
 {
     const QString name = QStringLiteral("rd:3");
-    ChannelListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
+    MessageListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
     QVERIFY(listener.waitSubscribed());
     for (int i = 0; i < 3; ++i)
         QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
@@ -445,7 +305,7 @@ void TestReadWriteLock::writeReentryAddsLease()
 void TestReadWriteLock::writeUnlockPublishesOne()
 {
     const QString name = QStringLiteral("wr:3");
-    ChannelListener listener(m_server.endpoint(), "redisson_rwlock:{wr:3}");
+    MessageListener listener(m_server.endpoint(), "redisson_rwlock:{wr:3}");
     QVERIFY(listener.waitSubscribed());
     QVERIFY(m_a->tryWrite(name, 1, 20000).acquired);
     QVERIFY(m_a->tryWrite(name, 1, 20000).acquired);
@@ -509,7 +369,7 @@ void TestReadWriteLock::readersWaitForWriter()
 void TestReadWriteLock::writeThenReadDowngrade()
 {
     const QString name = QStringLiteral("dg:1");
-    ChannelListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
+    MessageListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
     QVERIFY(listener.waitSubscribed());
     QVERIFY(m_a->tryWrite(name, 1, 20000).acquired);
     // The writer's own thread may read; others may not.
@@ -546,7 +406,7 @@ void TestReadWriteLock::writeThenReadDowngrade()
 void TestReadWriteLock::readUnlockBranches()
 {
     const QString name = QStringLiteral("ru:1");
-    ChannelListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
+    MessageListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
     QVERIFY(listener.waitSubscribed());
 
     // No lock at all: NotHeld, yet Redisson publishes "0" (upstream quirk, §13).
@@ -575,7 +435,7 @@ void TestReadWriteLock::readUnlockBranches()
 void TestReadWriteLock::writeUnlockBranches()
 {
     const QString name = QStringLiteral("wu:1");
-    ChannelListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
+    MessageListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
     QVERIFY(listener.waitSubscribed());
 
     // No lock: NotHeld, and "1" is published (as Redisson does).
@@ -604,7 +464,7 @@ void TestReadWriteLock::deadReaderDoesNotKeepLock()
     // A reader whose hold keys expired (a crashed client) must not keep the lock: the last live
     // reader's unlock sees no live hold key and deletes the whole hash.
     const QString name = QStringLiteral("dead:1");
-    ChannelListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
+    MessageListener listener(m_server.endpoint(), ReadWriteLock::channel(name).toUtf8());
     QVERIFY(listener.waitSubscribed());
     QVERIFY(m_a->tryRead(name, 1, 30000).acquired);
     QVERIFY(m_b->tryRead(name, 1, 30000).acquired);
@@ -631,11 +491,12 @@ void TestReadWriteLock::unlockLatchReplays()
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
     auto readUnlock = [&](const QByteArray &id) {
-        return evalResource(QStringLiteral("rw_read_unlock"),
-                            {name.toUtf8(), ReadWriteLock::channel(name).toUtf8(),
-                             ReadWriteLock::timeoutPrefix(name, field).toUtf8(), ReadWriteLock::keyPrefix(name).toUtf8(),
-                             LockNames::unlockLatchKey(name, QString::fromUtf8(id)).toUtf8()},
-                            {"0", field.toUtf8(), "publish", "18000"});
+        return m_admin->evalResource(QStringLiteral("rw_read_unlock"),
+                                     {name.toUtf8(), ReadWriteLock::channel(name).toUtf8(),
+                                      ReadWriteLock::timeoutPrefix(name, field).toUtf8(),
+                                      ReadWriteLock::keyPrefix(name).toUtf8(),
+                                      LockNames::unlockLatchKey(name, QString::fromUtf8(id)).toUtf8()},
+                                     {"0", field.toUtf8(), "publish", "18000"});
     };
     RedisReply r = readUnlock("11111111111111111111111111111111");
     QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
@@ -652,10 +513,10 @@ void TestReadWriteLock::unlockLatchReplays()
     QVERIFY(m_a->tryWrite(name, 1, 20000).acquired);
     QVERIFY(m_a->tryWrite(name, 1, 20000).acquired);
     auto writeUnlock = [&](const QByteArray &id) {
-        return evalResource(QStringLiteral("rw_write_unlock"),
-                            {name.toUtf8(), ReadWriteLock::channel(name).toUtf8(),
-                             LockNames::unlockLatchKey(name, QString::fromUtf8(id)).toUtf8()},
-                            {"1", "20000", wfield.toUtf8(), "publish", "18000"});
+        return m_admin->evalResource(QStringLiteral("rw_write_unlock"),
+                                     {name.toUtf8(), ReadWriteLock::channel(name).toUtf8(),
+                                      LockNames::unlockLatchKey(name, QString::fromUtf8(id)).toUtf8()},
+                                     {"1", "20000", wfield.toUtf8(), "publish", "18000"});
     };
     r = writeUnlock("33333333333333333333333333333333");
     QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
@@ -704,7 +565,7 @@ void TestReadWriteLock::renewWriteAndRead()
     QVERIFY(!m_a->renew(false, QStringLiteral("rn:absent"), {1}, 50000).ok);
 
     // The script takes several locks per call (pairs of KEYS), one result each.
-    const RedisReply multi = evalResource(
+    const RedisReply multi = m_admin->evalResource(
         QStringLiteral("rw_read_renew"),
         {rname.toUtf8(), ReadWriteLock::keyPrefix(rname).toUtf8(), "rn:absent", ReadWriteLock::keyPrefix(QStringLiteral("rn:absent")).toUtf8()},
         {"45000", "1", m_b->field(1).toUtf8(), "1", m_b->field(1).toUtf8()});
@@ -769,7 +630,7 @@ void TestReadWriteLock::watchdogKeepsHoldsAlive()
 void TestReadWriteLock::bracedNames()
 {
     const QString name = QStringLiteral("rw:{7}");
-    ChannelListener listener(m_server.endpoint(), "redisson_rwlock:rw:{7}");
+    MessageListener listener(m_server.endpoint(), "redisson_rwlock:rw:{7}");
     QVERIFY(listener.waitSubscribed());
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
     const QByteArray key = "rw:{7}:" + m_a->field(1).toUtf8() + ":rwlock_timeout:1";
@@ -787,9 +648,7 @@ void TestReadWriteLock::interopRedisCliReader()
     const QString name = QStringLiteral("interop:rw");
     const QString foreign = QStringLiteral("c0ffee00-1234-4abc-8def-0123456789ab:9");
     auto cli = [&](const char *script, const QStringList &keys, const QStringList &args) {
-        QStringList all{QStringLiteral("EVAL"), QString::fromUtf8(script), QString::number(keys.size())};
-        all << keys << args;
-        return lockscope::test::redisCli(m_server.port(), all);
+        return test::redisCliEval(m_server.port(), script, keys, args);
     };
     const QString foreignPrefix = ReadWriteLock::timeoutPrefix(name, foreign);
 

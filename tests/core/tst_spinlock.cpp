@@ -2,15 +2,14 @@
 // §5.1), polling waiters that never subscribe and never see a PUBLISH, the latch, the watchdog,
 // and a foreign spin client driven by redis-cli.
 
-#include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "lock/spinlock.h"
 #include "observe/locknames.h"
-#include "redis/redisconnection.h"
 #include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
 
+#include "lockfixture.h"
 #include "testsupport.h"
 
 #include <QTest>
@@ -18,109 +17,15 @@
 #include <memory>
 
 using namespace lockscope;
-using lockscope::test::SyncClient;
+using lockscope::test::Box;
+using lockscope::test::MessageListener;
 using lockscope::test::waitUntil;
 
 namespace {
 
-template <typename T>
-struct Box
-{
-    bool done = false;
-    T value{};
-};
-
 /** A spin-lock participant. It has a subscriber (as a real client would) that must stay unused. */
-struct Participant
-{
-    std::unique_ptr<RedisConnection> connection;
-    std::unique_ptr<RedisSubscriber> subscriber;
-    std::unique_ptr<LockClient> client;
-    std::unique_ptr<SpinLock> spin;
-
-    explicit Participant(const RedisEndpoint &endpoint)
-    {
-        connection = std::make_unique<RedisConnection>(endpoint);
-        connection->setReconnectDelaysMs(20, 200);
-        connection->open();
-        subscriber = std::make_unique<RedisSubscriber>(endpoint);
-        subscriber->open();
-        client = std::make_unique<LockClient>(connection.get(), subscriber.get());
-        spin = std::make_unique<SpinLock>(client.get());
-    }
-    ~Participant()
-    {
-        spin.reset();
-        client.reset();
-        subscriber.reset();
-        connection.reset();
-    }
-    bool waitReady()
-    {
-        return waitUntil([this] { return connection->isReady() && subscriber->isReady(); });
-    }
-    QString field(qint64 thread) const { return client->holderField(thread); }
-
-    AcquireResult tryAcquire(const QString &name, qint64 thread, qint64 leaseMs)
-    {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        spin->tryAcquire(name, thread, leaseMs, nullptr, [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
-    std::shared_ptr<Box<AcquireResult>> startAcquire(const QString &name, qint64 thread, qint64 leaseMs, qint64 waitMs,
-                                                     QObject *context = nullptr)
-    {
-        auto box = std::make_shared<Box<AcquireResult>>();
-        spin->acquire(name, thread, leaseMs, waitMs, context, [box](const AcquireResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        return box;
-    }
-    UnlockResult unlock(const QString &name, qint64 thread)
-    {
-        auto box = std::make_shared<Box<UnlockResult>>();
-        box->value.error = QStringLiteral("test: no answer");
-        spin->unlock(name, thread, nullptr, [box](const UnlockResult &r) {
-            box->value = r;
-            box->done = true;
-        });
-        waitUntil([box] { return box->done; });
-        return box->value;
-    }
-};
-
-/** PSUBSCRIBE * on its own connection: every PUBLISH on the server shows up here. */
-class AllMessages
-{
-public:
-    explicit AllMessages(const RedisEndpoint &endpoint) : m_sub(endpoint)
-    {
-        QObject::connect(&m_sub, &RedisSubscriber::message, &m_sub,
-                         [this](const QByteArray &c, const QByteArray &payload, const QByteArray &) {
-                             m_messages << c + ' ' + payload;
-                         });
-        QObject::connect(&m_sub, &RedisSubscriber::subscribed, &m_sub, [this](const QByteArray &c) {
-            if (c == "*")
-                m_confirmed = true;
-        });
-        m_sub.psubscribe("*");
-        m_sub.open();
-    }
-    bool waitSubscribed() { return waitUntil([this] { return m_confirmed; }); }
-    const QList<QByteArray> &messages() const { return m_messages; }
-    bool waitFor(const QByteArray &message) { return waitUntil([&] { return m_messages.contains(message); }); }
-
-private:
-    RedisSubscriber m_sub;
-    QList<QByteArray> m_messages;
-    bool m_confirmed = false;
-};
+using Participant = test::LockKindParticipant<SpinLock>;
+using Msg = MessageListener::Message;
 
 // Written for this test from the protocol (§5.1), independently of resources/scripts: a foreign
 // spin-lock client driven through redis-cli.
@@ -144,16 +49,17 @@ return 'RELEASED'
 
 } // namespace
 
-class TestSpinLock : public QObject
+class TestSpinLock : public test::LockTestCase<Participant>
 {
     Q_OBJECT
 
-private slots:
-    void initTestCase();
-    void cleanupTestCase();
-    void init();
-    void cleanup();
+public:
+    TestSpinLock()
+    {
+        m_server.setNotifyKeyspaceEvents(QString()); // so PSUBSCRIBE * sees publishes only
+    }
 
+private slots:
     void acquireReentryAndBusy();
     void unlockBranches();
     void unlockLatchReplaysFirstAnswer();
@@ -163,43 +69,7 @@ private slots:
     void destroyedContextStopsPolling();
     void watchdogRenewsSpinLock();
     void interopRedisCliClient();
-
-private:
-    RedisServerProcess m_server;
-    std::unique_ptr<SyncClient> m_admin;
-    std::unique_ptr<Participant> m_a;
-    std::unique_ptr<Participant> m_b;
 };
-
-void TestSpinLock::initTestCase()
-{
-    QString error;
-    m_server.setNotifyKeyspaceEvents(QString()); // so PSUBSCRIBE * sees publishes only
-    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
-    m_admin = std::make_unique<SyncClient>(m_server.endpoint(), "test-admin");
-    QVERIFY(m_admin->open());
-}
-
-void TestSpinLock::cleanupTestCase()
-{
-    m_admin.reset();
-    m_server.stop();
-}
-
-void TestSpinLock::init()
-{
-    m_admin->flushall();
-    m_a = std::make_unique<Participant>(m_server.endpoint());
-    m_b = std::make_unique<Participant>(m_server.endpoint());
-    QVERIFY(m_a->waitReady());
-    QVERIFY(m_b->waitReady());
-}
-
-void TestSpinLock::cleanup()
-{
-    m_a.reset();
-    m_b.reset();
-}
 
 void TestSpinLock::acquireReentryAndBusy()
 {
@@ -228,7 +98,7 @@ void TestSpinLock::acquireReentryAndBusy()
 void TestSpinLock::unlockBranches()
 {
     const QString name = QStringLiteral("spin:2");
-    AllMessages all(m_server.endpoint());
+    MessageListener all(m_server.endpoint(), "*", MessageListener::Pattern);
     QVERIFY(all.waitSubscribed());
 
     UnlockResult r = m_a->unlock(name, 1);
@@ -251,8 +121,8 @@ void TestSpinLock::unlockBranches()
 
     // Not a single publish in all of that.
     m_admin->cmd({"PUBLISH", "marker", "end"});
-    QVERIFY(all.waitFor("marker end"));
-    QCOMPARE(all.messages(), QList<QByteArray>{"marker end"});
+    QVERIFY(all.waitFor("marker", "end"));
+    QCOMPARE(all.messages(), QList<Msg>{Msg("marker", "end")});
 }
 
 void TestSpinLock::unlockLatchReplaysFirstAnswer()
@@ -263,14 +133,8 @@ void TestSpinLock::unlockLatchReplaysFirstAnswer()
     QVERIFY(m_a->tryAcquire(name, 1, 20000).acquired);
     const RedisScript script = RedisScript::fromResource(QStringLiteral("spin_unlock"));
     auto run = [&](const QString &id) {
-        auto box = std::make_shared<Box<RedisReply>>();
-        script.eval(m_admin->connection(), {name.toUtf8(), LockNames::unlockLatchKey(name, id).toUtf8()},
-                    {"20000", field.toUtf8(), "18000"}, nullptr, [box](const RedisReply &r) {
-                        box->value = r;
-                        box->done = true;
-                    });
-        waitUntil([box] { return box->done; });
-        return box->value;
+        return m_admin->eval(script, {name.toUtf8(), LockNames::unlockLatchKey(name, id).toUtf8()},
+                             {"20000", field.toUtf8(), "18000"});
     };
     const QString id1 = QStringLiteral("0123456789abcdef0123456789abcdef");
     RedisReply r = run(id1);
@@ -293,7 +157,7 @@ void TestSpinLock::unlockLatchReplaysFirstAnswer()
 void TestSpinLock::waiterGetsLockWithoutAnyPublish()
 {
     const QString name = QStringLiteral("spin:wait");
-    AllMessages all(m_server.endpoint());
+    MessageListener all(m_server.endpoint(), "*", MessageListener::Pattern);
     QVERIFY(all.waitSubscribed());
 
     QVERIFY(m_a->tryAcquire(name, 1, 30000).acquired);
@@ -314,8 +178,8 @@ void TestSpinLock::waiterGetsLockWithoutAnyPublish()
     QCOMPARE(m_b->unlock(name, 1).status, UnlockResult::Status::Released);
 
     m_admin->cmd({"PUBLISH", "marker", "end"});
-    QVERIFY(all.waitFor("marker end"));
-    QCOMPARE(all.messages(), QList<QByteArray>{"marker end"});
+    QVERIFY(all.waitFor("marker", "end"));
+    QCOMPARE(all.messages(), QList<Msg>{Msg("marker", "end")});
 }
 
 void TestSpinLock::manyWaitersAllGetTheirTurn()
@@ -403,11 +267,9 @@ void TestSpinLock::interopRedisCliClient()
     const QString name = QStringLiteral("interop:spin");
     const QString foreign = QStringLiteral("c0ffee00-1234-4abc-8def-0123456789ab:5");
     auto cli = [&](const char *script, const QStringList &args) {
-        QStringList all{QStringLiteral("EVAL"), QString::fromUtf8(script), QStringLiteral("1"), name};
-        all << args;
-        return lockscope::test::redisCli(m_server.port(), all);
+        return test::redisCliEval(m_server.port(), script, {name}, args);
     };
-    AllMessages all(m_server.endpoint());
+    MessageListener all(m_server.endpoint(), "*", MessageListener::Pattern);
     QVERIFY(all.waitSubscribed());
 
     auto res = cli(kForeignSpinAcquire, {QStringLiteral("30000"), foreign});
@@ -431,8 +293,8 @@ void TestSpinLock::interopRedisCliClient()
     QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{foreign + QStringLiteral("=1")});
 
     m_admin->cmd({"PUBLISH", "marker", "end"});
-    QVERIFY(all.waitFor("marker end"));
-    QCOMPARE(all.messages(), QList<QByteArray>{"marker end"});
+    QVERIFY(all.waitFor("marker", "end"));
+    QCOMPARE(all.messages(), QList<Msg>{Msg("marker", "end")});
 }
 
 QTEST_GUILESS_MAIN(TestSpinLock)
