@@ -24,7 +24,7 @@ ReadWriteLock::~ReadWriteLock() = default;
 
 QString ReadWriteLock::channel(const QString &name)
 {
-    return LockNames::prefixName(QStringLiteral("redisson_rwlock"), name);
+    return LockNames::readWriteChannel(name);
 }
 
 QString ReadWriteLock::timeoutPrefix(const QString &name, const QString &holderField)
