@@ -113,7 +113,7 @@ ContentionView::ContentionView(QWidget *parent) : HistoryChart(parent)
     m_waitBars->setPen(QPen(kWaitColor.darker(130)));
     m_waitBars->setBrush(kWaitColor);
     m_holdPlot->xAxis->setLabel(tr("hold time (s)"));
-    m_waitPlot->xAxis->setLabel(tr("wait time in the fair queue (s)"));
+    m_waitPlot->xAxis->setLabel(tr("wait time (s): fair queue, or unlock-channel subscription"));
     for (QCustomPlot *p : {m_holdPlot, m_waitPlot}) {
         p->yAxis->setLabel(tr("count"));
         p->yAxis->grid()->setSubGridVisible(false);

@@ -229,7 +229,8 @@ void TimelineWidget::rebuild()
         }
     }
 
-    // Fair-queue waiters, each in its own colour, on up to three rows under the lane.
+    // Waiters (fair-queue fields, each in its own colour; unlock-channel subscribers of other
+    // kinds, anonymous), on up to three rows under the lane.
     QVector<bool> queued(m_lanes.size(), false);
     QVector<QVector<qint64>> rowEnds(m_lanes.size());
     const float rowH = (kWaitBottom - kWaitTop) / kWaitRows;
@@ -402,7 +403,8 @@ QString TimelineWidget::stateAt(const QString &lock, qint64 timeMs) const
     }
     QStringList waiting;
     for (const auto &w : h->waits(lock, timeMs, timeMs))
-        waiting << HolderPalette::shortLabel(w.who);
+        if (w.who != HistoryStore::kSubscriberWaiter) // anonymous: counted below from the sample
+            waiting << HolderPalette::shortLabel(w.who);
     if (!waiting.isEmpty())
         text += tr(", queued: %1").arg(waiting.join(QStringLiteral(", ")));
     else if (s.waiters > 0)

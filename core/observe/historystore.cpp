@@ -33,6 +33,8 @@ qint64 percentile(QVector<qint64> v, double p)
 }
 } // namespace
 
+const QString HistoryStore::kSubscriberWaiter = QStringLiteral("unlock-channel subscriber");
+
 void HistoryStore::closeHold(LockHistory &h, qint64 timeMs, const QString &reason)
 {
     if (!h.holds.empty() && h.holds.back().endMs < 0) {
@@ -94,10 +96,41 @@ void HistoryStore::addSnapshot(const LockSnapshot &s, qint64 timeMs)
         }
     }
     h.lastWaiters = waiters;
+    if (s.exists && s.kind != LockKind::FairLock)
+        trackSubscriberWaits(h, s, timeMs, changedHolders && !sample.holders.isEmpty());
     trim(h.samples, m_retention.maxSamplesPerLock, timeMs - m_retention.maxAgeMs);
     trim(h.holds, m_retention.maxIntervalsPerLock, timeMs - m_retention.maxAgeMs);
     trim(h.waits, m_retention.maxIntervalsPerLock, timeMs - m_retention.maxAgeMs);
     prune(timeMs);
+}
+
+void HistoryStore::trackSubscriberWaits(LockHistory &h, const LockSnapshot &s, qint64 timeMs, bool newHolder)
+{
+    // Non-fair waiters are anonymous: a Redisson client waiting in lock()/tryLock(wait) holds one
+    // SUBSCRIBE on the unlock channel (one per client, however many of its threads wait), so the
+    // subscriber count is all we know. Each new subscriber opens a wait; when the count drops,
+    // the oldest open waits close: "acquired" when a new holder appeared in the same reading
+    // (acquire after wait), "left" otherwise (gave up, timed out, died). Durations are exact in
+    // sum; which waiter got which duration assumes first come, first served, which Redisson does
+    // not promise for non-fair locks. A reading of an absent lock changes nothing here: between
+    // a release and the next holder's acquire the waiters are still subscribed.
+    if (s.subscribers == 0 && h.lastSubscribers == 0)
+        return;
+    h.lastSubscribers = s.subscribers;
+    int open = 0;
+    for (const auto &i : h.waits)
+        open += (i.endMs < 0 && i.who == kSubscriberWaiter) ? 1 : 0;
+    const int subscribers = int(qMin<qint64>(s.subscribers, 10000));
+    for (int n = open; n < subscribers; ++n)
+        h.waits.push_back(Interval{s.name, kSubscriberWaiter, timeMs, -1, QString()});
+    for (auto it = h.waits.begin(); open > subscribers && it != h.waits.end(); ++it) {
+        if (it->endMs >= 0 || it->who != kSubscriberWaiter)
+            continue;
+        it->endMs = timeMs;
+        it->endReason = newHolder ? QStringLiteral("acquired") : QStringLiteral("left");
+        newHolder = false; // one acquisition per reading; any further drop left
+        --open;
+    }
 }
 
 void HistoryStore::addRemoval(const QString &name, qint64 timeMs)

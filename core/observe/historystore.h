@@ -58,13 +58,16 @@ public:
     {
         int holds = 0;                 ///< completed hold intervals
         qint64 holdMsMedian = 0, holdMsP95 = 0, holdMsMax = 0;
-        int waits = 0;                 ///< completed fair-queue waits
+        int waits = 0;                 ///< completed waits (fair queue and unlock-channel subscribers)
         qint64 waitMsMedian = 0, waitMsP95 = 0, waitMsMax = 0;
         double acquisitionsPerSecond = 0;
         double releasesPerSecond = 0;
         int renewals = 0;
         int expiries = 0;
     };
+
+    /** `Interval::who` of a non-fair waiter known only as an unlock-channel subscriber. */
+    static const QString kSubscriberWaiter;
 
     HistoryStore() = default;
     explicit HistoryStore(const Retention &retention) : m_retention(retention) {}
@@ -85,7 +88,11 @@ public:
     /** Hold intervals overlapping [fromMs, toMs] (all locks when `lock` is empty). */
     QVector<Interval> holds(const QString &lock = QString(), qint64 fromMs = 0,
                             qint64 toMs = std::numeric_limits<qint64>::max()) const;
-    /** Fair-queue wait intervals overlapping [fromMs, toMs]. */
+    /**
+     * Wait intervals overlapping [fromMs, toMs]: fair-queue waiters by their field (exact), and
+     * for other kinds one interval per unlock-channel subscriber, `who` = kSubscriberWaiter
+     * (anonymous, first-come-first-served pairing; see trackSubscriberWaits in the .cpp).
+     */
     QVector<Interval> waits(const QString &lock = QString(), qint64 fromMs = 0,
                             qint64 toMs = std::numeric_limits<qint64>::max()) const;
     /** Statistics over locks whose name matches `nameRegex` (all when empty), in [fromMs, toMs]. */
@@ -110,6 +117,7 @@ private:
         std::deque<Interval> holds;
         std::deque<Interval> waits;
         QStringList lastWaiters;       ///< fair-queue fields in the previous snapshot
+        qint64 lastSubscribers = 0;    ///< unlock-channel subscribers in the previous snapshot
         qint64 lastSeenMs = 0;
     };
 
@@ -117,6 +125,7 @@ private:
     QVector<Interval> intervals(const QString &lock, qint64 fromMs, qint64 toMs, bool holdsNotWaits) const;
     void evictLeastRecentlySeen();
     void closeHold(LockHistory &h, qint64 timeMs, const QString &reason);
+    static void trackSubscriberWaits(LockHistory &h, const LockSnapshot &s, qint64 timeMs, bool newHolder);
 
     Retention m_retention;
     QHash<QString, LockHistory> m_locks;
