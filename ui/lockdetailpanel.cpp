@@ -155,7 +155,7 @@ void LockDetailPanel::tick()
 {
     if (m_snapshot.name.isEmpty())
         return;
-    const qint64 now = LockSnapshot::steadyNowMs();
+    const qint64 now = m_clock();
     m_ttl->setText(TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
     const qint64 serverNow = m_snapshot.serverTimeMs + (now - m_snapshot.readAtSteadyMs);
     for (int i = 0; i < m_snapshot.waiters.size() && i < m_waiters->rowCount(); ++i) {

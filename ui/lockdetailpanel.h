@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QLabel;
 class QTableWidget;
 class QPlainTextEdit;
@@ -22,6 +24,11 @@ public:
     explicit LockDetailPanel(QWidget *parent = nullptr);
 
     void setOwnClientId(const QString &clientId) { m_ownClientId = clientId; }
+    /**
+     * The clock countdowns are computed against, in the unit of LockSnapshot::readAtSteadyMs: the
+     * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
+     */
+    void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
     /** Shows `snapshot`; a default-constructed one (empty name) clears the panel. */
     void setSnapshot(const LockSnapshot &snapshot);
     const LockSnapshot &snapshot() const { return m_snapshot; }
@@ -31,6 +38,7 @@ public:
 private:
     LockSnapshot m_snapshot;
     QString m_ownClientId;
+    std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
     QLabel *m_title = nullptr;
     QLabel *m_ttl = nullptr;
     QLabel *m_waiting = nullptr;

@@ -132,7 +132,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         case HoldCountColumn:
             return s.totalHoldCount();
         case TtlColumn: {
-            const qint64 ttl = s.remainingTtlMs(LockSnapshot::steadyNowMs());
+            const qint64 ttl = s.remainingTtlMs(m_clock());
             return ttl == -1 ? std::numeric_limits<qint64>::max() : ttl;
         }
         case WaitingColumn:

@@ -3,9 +3,11 @@
 #include "observe/locksnapshot.h"
 
 #include <QAbstractTableModel>
-#include <QIcon>
 #include <QHash>
+#include <QIcon>
 #include <QVector>
+
+#include <functional>
 
 namespace lockscope {
 
@@ -34,6 +36,11 @@ public:
 
     /** LockScope's client id, to mark its own holds. */
     void setOwnClientId(const QString &clientId) { m_ownClientId = clientId; }
+    /**
+     * The clock countdowns are computed against, in the unit of LockSnapshot::readAtSteadyMs: the
+     * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
+     */
+    void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
@@ -66,6 +73,7 @@ private:
     QHash<QString, int> m_index;
     QString m_ownClientId;
     QHash<QString, int> m_severity;
+    std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
 };
 
 } // namespace lockscope

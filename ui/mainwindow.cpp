@@ -151,6 +151,11 @@ bool MainWindow::startRecording(const QString &path, QString *error)
 void MainWindow::attachReplay(ReplayPlayer *player)
 {
     m_player = player;
+    // Countdowns run on the replay clock: at the replay speed, frozen on pause, right after a seek.
+    const auto replayClock = [player] { return player->clockMs(); };
+    m_lockModel->setClock(replayClock);
+    m_ttlDelegate->setClock(replayClock);
+    m_detail->setClock(replayClock);
     for (QAction *a : {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction, m_enableNotificationsAction,
                        m_refreshAction}) {
         a->setEnabled(false);
@@ -232,7 +237,8 @@ void MainWindow::buildUi()
 
     m_lockView = new QTableView(this);
     m_lockView->setModel(m_proxy);
-    m_lockView->setItemDelegateForColumn(LockTableModel::TtlColumn, new TtlBarDelegate(m_lockView));
+    m_ttlDelegate = new TtlBarDelegate(m_lockView);
+    m_lockView->setItemDelegateForColumn(LockTableModel::TtlColumn, m_ttlDelegate);
     m_lockView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_lockView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_lockView->setSortingEnabled(true);

@@ -30,6 +30,7 @@ class ReplayPlayer;
 class SessionRecorder;
 class FindingModel;
 class LockDetailPanel;
+class TtlBarDelegate;
 class LockTableModel;
 class ContentionView;
 class TimelineWidget;
@@ -129,6 +130,7 @@ private:
     QTableView *m_lockView = nullptr;
     QTableView *m_eventView = nullptr;
     LockDetailPanel *m_detail = nullptr;
+    TtlBarDelegate *m_ttlDelegate = nullptr;
     QLineEdit *m_filter = nullptr;
     QLabel *m_modeLabel = nullptr;
     QLabel *m_serverLabel = nullptr;

@@ -29,7 +29,7 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
     style->drawPrimitive(QStyle::PE_PanelItemViewItem, &opt, painter, widget);
 
     const auto snap = index.data(LockTableModel::SnapshotRole).value<LockSnapshot>();
-    const qint64 now = LockSnapshot::steadyNowMs();
+    const qint64 now = m_clock();
     const qint64 ttl = snap.remainingTtlMs(now);
     const qint64 scale = qMax<qint64>(1, index.data(LockTableModel::TtlScaleRole).toLongLong());
     const qint64 renewedAt = index.data(LockTableModel::LastRenewalRole).toLongLong();

@@ -1,6 +1,10 @@
 #pragma once
 
+#include "observe/locksnapshot.h"
+
 #include <QStyledItemDelegate>
+
+#include <functional>
 
 namespace lockscope {
 
@@ -16,11 +20,20 @@ class TtlBarDelegate : public QStyledItemDelegate
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
 
+    /**
+     * The clock countdowns are computed against, in the unit of LockSnapshot::readAtSteadyMs: the
+     * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
+     */
+    void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
+
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 
     /** "12.3 s", "2 min 05 s", "no expiry", "-" for absent. */
     static QString formatTtl(qint64 ttlMs);
+
+private:
+    std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
 };
 
 } // namespace lockscope

@@ -8,6 +8,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+
 namespace lockscope {
 
 static bool readAll(const QString &path, QByteArray *data, QString *error)
@@ -79,13 +81,19 @@ bool Recording::load(const QString &path, Recording *out, QString *error)
         r.timeMs = o.value(QStringLiteral("t")).toInteger();
         const QString kind = o.value(QStringLiteral("k")).toString();
         if (kind == QLatin1String("locks")) {
-            for (const auto &v : o.value(QStringLiteral("changed")).toArray())
-                r.changed << LockSnapshot::fromJson(v.toObject(), 0);
+            for (const auto &v : o.value(QStringLiteral("changed")).toArray()) {
+                // Read `read_ms_ago` before the record was written (absent in older files: 0).
+                const QJsonObject so = v.toObject();
+                r.changed << LockSnapshot::fromJson(so, r.timeMs - so.value(QStringLiteral("read_ms_ago")).toInteger());
+            }
             for (const auto &v : o.value(QStringLiteral("removed")).toArray())
                 r.removed << v.toString();
         } else if (kind == QLatin1String("events")) {
             for (const auto &v : o.value(QStringLiteral("events")).toArray())
                 r.events << LockEvent::fromJson(v.toObject());
+        } else if (kind == QLatin1String("end")) {
+            out->stoppedMs = r.timeMs;
+            continue;
         } else {
             continue; // a record kind from a newer writer: skip it
         }
@@ -95,6 +103,11 @@ bool Recording::load(const QString &path, Recording *out, QString *error)
         *error = QStringLiteral("%1 is empty").arg(path);
         return false;
     }
+    // Event records carry the time the change was seen (I/O thread), snapshot records the time
+    // the view applied them: a few ms apart, so the file is not strictly in time order. Replay
+    // and seek need it to be.
+    std::stable_sort(out->records.begin(), out->records.end(),
+                     [](const Record &a, const Record &b) { return a.timeMs < b.timeMs; });
     return true;
 }
 

@@ -44,23 +44,32 @@ void ReplayPlayer::setSpeed(double speed) { m_speed = qBound(0.25, speed, 16.0);
 
 void ReplayPlayer::emitRecord(const Recording::Record &r)
 {
-    if (!r.changed.isEmpty() || !r.removed.isEmpty()) {
-        QVector<LockSnapshot> changed = r.changed;
-        const qint64 now = LockSnapshot::steadyNowMs();
-        for (auto &s : changed)
-            s.readAtSteadyMs = now; // countdowns run from the recorded PTTL
-        emit locksUpdated(changed, r.removed);
-    }
+    if (!r.changed.isEmpty() || !r.removed.isEmpty())
+        emit locksUpdated(r.changed, r.removed);
     if (!r.events.isEmpty())
         emit eventsOccurred(r.events);
+}
+
+Recording::Record ReplayPlayer::stamped(const Recording::Record &r)
+{
+    Recording::Record out = r;
+    for (auto &s : out.changed)
+        if (s.readAtSteadyMs <= 0)
+            s.readAtSteadyMs = r.timeMs; // built in memory without a read time: read "at" the record
+    return out;
 }
 
 void ReplayPlayer::tick()
 {
     const qint64 elapsed = m_wall.restart();
-    m_positionMs += qint64(elapsed * m_speed);
-    while (m_next < m_recording.records.size() && m_recording.records[m_next].timeMs <= m_positionMs)
-        emitRecord(m_recording.records[m_next++]);
+    const qint64 target = m_positionMs + qint64(elapsed * m_speed);
+    // Each record is emitted with the clock at its own time, so receivers that stamp what they
+    // get with positionMs() (the history, the timeline) see the recorded times, not the tick's.
+    while (m_next < m_recording.records.size() && m_recording.records[m_next].timeMs <= target) {
+        m_positionMs = qMax(m_positionMs, m_recording.records[m_next].timeMs);
+        emitRecord(stamped(m_recording.records[m_next++]));
+    }
+    m_positionMs = target;
     emit positionChanged(m_positionMs);
     if (m_next >= m_recording.records.size()) {
         pause();
@@ -77,7 +86,7 @@ void ReplayPlayer::seek(qint64 positionMs)
     QVector<LockEvent> events;
     int i = 0;
     for (; i < m_recording.records.size() && m_recording.records[i].timeMs <= positionMs; ++i) {
-        const auto &r = m_recording.records[i];
+        const Recording::Record r = stamped(m_recording.records[i]);
         for (const auto &s : r.changed)
             locks.insert(s.name, s);
         for (const auto &n : r.removed)

@@ -13,6 +13,11 @@ namespace lockscope {
  * eventsOccurred), so the same views show it. Play, pause, speed 0.25x-16x and seek: a seek
  * emits reset() and then the state at that instant in one batch (the latest snapshot of each
  * lock, the events up to it).
+ *
+ * Clock: snapshots are emitted with `readAtSteadyMs` = the epoch ms at which they were read,
+ * so views that compute countdowns as `pttlMs - (now - readAtSteadyMs)` must take `now` from
+ * clockMs() (the replay position) instead of LockSnapshot::steadyNowMs(): countdowns then run at
+ * the replay speed, stop on pause and are right after a seek.
  */
 class ReplayPlayer : public QObject
 {
@@ -27,6 +32,8 @@ public:
     double speed() const { return m_speed; }
     /** Current position, epoch ms of the recording's clock. */
     qint64 positionMs() const { return m_positionMs; }
+    /** The replay clock for countdowns, in the same unit as emitted snapshots' readAtSteadyMs. */
+    qint64 clockMs() const { return m_positionMs; }
 
 public slots:
     void play();
@@ -46,6 +53,8 @@ signals:
 private:
     void tick();
     void emitRecord(const Recording::Record &r);
+    /** `r` with snapshots lacking a read time (readAtSteadyMs 0) read at the record's time. */
+    static Recording::Record stamped(const Recording::Record &r);
 
     Recording m_recording;
     int m_next = 0;           ///< index of the next record to emit

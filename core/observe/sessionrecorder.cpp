@@ -76,8 +76,11 @@ bool SessionRecorder::isOpen() const { return m_sink != nullptr; }
 
 void SessionRecorder::close()
 {
-    if (m_sink)
+    if (m_sink) {
+        // Until when the last state held: a replay's scrub bar reaches the end of the session.
+        writeLine({{QStringLiteral("t"), QDateTime::currentMSecsSinceEpoch()}, {QStringLiteral("k"), QStringLiteral("end")}});
         m_sink->close();
+    }
     m_sink.reset();
 }
 
@@ -94,8 +97,15 @@ void SessionRecorder::writeLine(const QJsonObject &o)
 void SessionRecorder::recordLocks(const QVector<LockSnapshot> &changed, const QStringList &removed, qint64 timeMs)
 {
     QJsonArray c;
-    for (const auto &s : changed)
-        c.append(s.toJson());
+    const qint64 steadyNow = LockSnapshot::steadyNowMs();
+    for (const auto &s : changed) {
+        QJsonObject o = s.toJson();
+        // How old the reading was when recorded (the GUI may apply a batch a little later), so a
+        // replay counts TTLs down from the instant of the read, as the live view did.
+        if (s.readAtSteadyMs > 0)
+            o.insert(QStringLiteral("read_ms_ago"), qMax<qint64>(0, steadyNow - s.readAtSteadyMs));
+        c.append(o);
+    }
     writeLine({{QStringLiteral("t"), timeMs}, {QStringLiteral("k"), QStringLiteral("locks")}, {QStringLiteral("changed"), c},
                {QStringLiteral("removed"), QJsonArray::fromStringList(removed)}});
 }

@@ -14,9 +14,11 @@ namespace lockscope {
  * Writes what the monitor sees to a recording: JSON lines, one record per batch, after a
  * versioned header. gzip-compressed when the path ends in ".gz". Format (version 1):
  *   {"format":"lockscope-recording","version":1,"started_ms":...,"server":"redis://...",...}
- *   {"t":<epoch ms>,"k":"locks","changed":[<LockSnapshot::toJson()>...],"removed":["name",...]}
+ *   {"t":<epoch ms>,"k":"locks","changed":[<LockSnapshot::toJson() + "read_ms_ago">...],"removed":[...]}
  *   {"t":<epoch ms>,"k":"events","events":[<LockEvent::toJson()>...]}
- * Each record is flushed as it is written, so a recording cut short (crash, kill) stays readable
+ *   {"t":<epoch ms>,"k":"end"}     (written by close(): when recording stopped)
+ * `read_ms_ago` (optional, ms) is how long before `t` the snapshot was read; readers treat its
+ * absence as 0. Each record is flushed as it is written, so a recording cut short (crash, kill) stays readable
  * up to its last complete line (RecordingReader).
  */
 class SessionRecorder

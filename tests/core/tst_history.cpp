@@ -34,6 +34,7 @@ class TestHistory : public QObject
     Q_OBJECT
 private slots:
     void holdsWaitsAndStats();
+    void subscriberWaitsOfNonFairLocks();
     void memoryStaysFlat();
     void recordingRoundTrip_data();
     void recordingRoundTrip();
@@ -85,6 +86,35 @@ void TestHistory::holdsWaitsAndStats()
     QCOMPARE(st.waits, 1);
     QCOMPARE(st.expiries, 1);
     QVERIFY(st.acquisitionsPerSecond > 0);
+}
+
+void TestHistory::subscriberWaitsOfNonFairLocks()
+{
+    // A plain lock: A holds, two clients subscribe to the unlock channel (lock()/tryLock(wait)),
+    // A releases, B acquires after waiting, the other waiter gives up later.
+    auto plain = [](const QString &holder, qint64 subscribers) {
+        LockSnapshot s = held(QStringLiteral("orders"), holder, 30000);
+        s.subscribers = subscribers;
+        return s;
+    };
+    HistoryStore h;
+    h.addSnapshot(plain(kA, 0), 0);
+    h.addSnapshot(plain(kA, 1), 1000);
+    h.addSnapshot(plain(kA, 2), 2000);
+    h.addRemoval(QStringLiteral("orders"), 5000);  // released: waiters still subscribed
+    h.addSnapshot(plain(kB, 1), 5010);              // B acquired after waiting
+    h.addSnapshot(plain(kB, 0), 7000);              // the other waiter left
+    const auto waits = h.waits(QStringLiteral("orders"));
+    QCOMPARE(waits.size(), 2);
+    for (const auto &w : waits)
+        QCOMPARE(w.who, HistoryStore::kSubscriberWaiter);
+    QCOMPARE(waits[0].durationMs(0), 4010);
+    QCOMPARE(waits[0].endReason, QStringLiteral("acquired"));
+    QCOMPARE(waits[1].durationMs(0), 5000);
+    QCOMPARE(waits[1].endReason, QStringLiteral("left"));
+    const HistoryStore::Stats st = h.stats(QString(), 0, 10000);
+    QCOMPARE(st.waits, 2);
+    QCOMPARE(st.waitMsMax, 5000);
 }
 
 void TestHistory::memoryStaysFlat()
@@ -144,7 +174,7 @@ void TestHistory::recordingRoundTrip()
     rec.recordEvents({LockEvent{1100, QStringLiteral("orders:42"), QStringLiteral("acquired"), kB, QStringLiteral("hold count 1")}});
     rec.recordLocks({}, {QStringLiteral("orders:42")}, 2000);
     rec.close();
-    QCOMPARE(rec.records(), 4); // header + 3
+    QCOMPARE(rec.records(), 5); // header + 3 + end
 
     Recording loaded;
     QVERIFY2(Recording::load(path, &loaded, &error), qPrintable(error));
@@ -152,7 +182,9 @@ void TestHistory::recordingRoundTrip()
     QCOMPARE(loaded.header.value(QStringLiteral("version")).toInt(), 1);
     QCOMPARE(loaded.records.size(), 3);
     QCOMPARE(loaded.startMs(), 1000);
-    QCOMPARE(loaded.endMs(), 2000);
+    QVERIFY(loaded.stoppedMs > 2000); // the "end" record: when recording stopped (wall clock)
+    QCOMPARE(loaded.endMs(), loaded.stoppedMs);
+    QCOMPARE(loaded.records.last().timeMs, 2000);
     const LockSnapshot back = loaded.records[0].changed[0];
     QCOMPARE(back.name, QStringLiteral("jobs"));
     QCOMPARE(back.kind, LockKind::FairLock);
@@ -177,7 +209,8 @@ void TestHistory::damagedRecordingsOpenUpToTheLastGoodRecord()
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadWrite));
     const QByteArray all = f.readAll();
-    f.resize(all.size() - 30); // cut the last record in half
+    // Drop the closing "end" line and cut the last lock record in half.
+    f.resize(all.lastIndexOf('\n', all.size() - 2) - 20);
     f.close();
     Recording loaded;
     QString error;
@@ -237,6 +270,13 @@ void TestHistory::replaySeekAndPlay()
     QCOMPARE(events, 6);
     QCOMPARE(state.size(), 4);
     QCOMPARE(state.value(QStringLiteral("lock:1")).pttlMs, 30000 - 5);
+    // Countdowns run on the replay clock: lock:1 was read at 10.5 s (record 5), lock:0 at 10.4 s.
+    QCOMPARE(player.clockMs(), 10500);
+    QCOMPARE(state.value(QStringLiteral("lock:1")).remainingTtlMs(player.clockMs()), 30000 - 5);
+    QCOMPARE(state.value(QStringLiteral("lock:0")).remainingTtlMs(player.clockMs()), 30000 - 4 - 100);
+    // Paused, the clock stands still.
+    QTest::qWait(50);
+    QCOMPARE(player.clockMs(), 10500);
     // Play to the end at 16x: same final state as applying everything.
     player.setSpeed(16);
     QSignalSpy finished(&player, &ReplayPlayer::finished);
