@@ -198,12 +198,13 @@ void MainWindow::attachReplay(ReplayPlayer *player)
     bar->addWidget(clock);
     const qint64 start = rec.startMs();
     auto fmt = [](qint64 ms) { return QStringLiteral("%1:%2").arg(ms / 60000).arg((ms / 1000) % 60, 2, 10, QLatin1Char('0')); };
-    connect(player, &ReplayPlayer::positionChanged, this, [scrub, clock, start, rec, fmt](qint64 pos) {
+    const qint64 end = rec.endMs();
+    connect(player, &ReplayPlayer::positionChanged, this, [scrub, clock, start, end, fmt](qint64 pos) {
         if (!scrub->isSliderDown()) {
             const QSignalBlocker block(scrub);
             scrub->setValue(int((pos - start) / 100));
         }
-        clock->setText(QStringLiteral("  %1 / %2  ").arg(fmt(pos - start), fmt(rec.endMs() - start)));
+        clock->setText(QStringLiteral("  %1 / %2  ").arg(fmt(pos - start), fmt(end - start)));
     });
     connect(scrub, &QSlider::valueChanged, player, [player, start](int v) { player->seek(start + qint64(v) * 100); });
     connect(player, &ReplayPlayer::reset, this, [this] {
@@ -211,7 +212,15 @@ void MainWindow::attachReplay(ReplayPlayer *player)
         m_eventModel->clear();
         m_history.clear();
         m_detail->setSnapshot(LockSnapshot());
+        m_replayDoctor = std::make_unique<LockDoctor>(); // duration rules count from the seek
+        QTimer::singleShot(0, this, &MainWindow::diagnoseReplay);
     });
+    // The doctor's snapshot rules run on the replayed data too (the probes that ask Redis do not):
+    // diagnosed on the replay clock, every 2 s of wall time as live.
+    auto *doctorTimer = new QTimer(this);
+    doctorTimer->setInterval(2000);
+    connect(doctorTimer, &QTimer::timeout, this, &MainWindow::diagnoseReplay);
+    doctorTimer->start();
     connect(player, &ReplayPlayer::locksUpdated, this, &MainWindow::onLocksUpdated);
     connect(player, &ReplayPlayer::eventsOccurred, this, &MainWindow::onEvents);
     if (!rec.warning.isEmpty())
@@ -606,10 +615,17 @@ void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
     const qint64 now = m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch();
     if (m_recorder)
         m_recorder->recordLocks(changed, removed, now);
-    for (const auto &s : changed)
-        m_history.addSnapshot(s, now);
+    // Removals before changes, as LockTableModel::applyBatch applies a batch.
     for (const auto &name : removed)
         m_history.addRemoval(name, now);
+    for (const auto &s : changed)
+        m_history.addSnapshot(s, now);
+    if (m_replayDoctor) {
+        for (const auto &name : removed)
+            m_replayDoctor->forget(name);
+        for (const auto &s : changed)
+            m_replayDoctor->observe(s);
+    }
     emit historyChanged();
     m_lockModel->applyBatch(changed, removed);
     updateCount();
@@ -685,6 +701,18 @@ void MainWindow::onActionFinished(const QString &action, const QString &lock, bo
     statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + message, 10000);
     if (!ok && action == QLatin1String("force_unlock"))
         QMessageBox::warning(this, tr("Force unlock"), message);
+}
+
+void MainWindow::diagnoseReplay()
+{
+    if (!m_replayDoctor || !m_player)
+        return;
+    QHash<QString, LockSnapshot> locks;
+    for (int r = 0; r < m_lockModel->rowCount(); ++r) {
+        const auto s = m_lockModel->index(r, 0).data(LockTableModel::SnapshotRole).value<LockSnapshot>();
+        locks.insert(s.name, s);
+    }
+    onFindings(m_replayDoctor->diagnose(locks, m_player->clockMs()));
 }
 
 void MainWindow::onFindings(const QVector<LockFinding> &findings)

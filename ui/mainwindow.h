@@ -30,6 +30,7 @@ class ReplayPlayer;
 class SessionRecorder;
 class FindingModel;
 class LockDetailPanel;
+class LockDoctor;
 class TtlBarDelegate;
 class LockTableModel;
 class ContentionView;
@@ -109,6 +110,8 @@ private:
     void release();
     void forceUnlock();
     void onFindings(const QVector<LockFinding> &findings);
+    /** Replay: the doctor's rules over the replayed table, on the replay clock. */
+    void diagnoseReplay();
     void setTtlRepair();
     void removeWaiterRepair();
     void removeReaderRepair();
@@ -131,6 +134,7 @@ private:
     QTableView *m_eventView = nullptr;
     LockDetailPanel *m_detail = nullptr;
     TtlBarDelegate *m_ttlDelegate = nullptr;
+    std::unique_ptr<LockDoctor> m_replayDoctor; ///< replay only: findings from the replayed snapshots
     QLineEdit *m_filter = nullptr;
     QLabel *m_modeLabel = nullptr;
     QLabel *m_serverLabel = nullptr;

@@ -87,10 +87,12 @@ void ReplayPlayer::seek(qint64 positionMs)
     int i = 0;
     for (; i < m_recording.records.size() && m_recording.records[i].timeMs <= positionMs; ++i) {
         const Recording::Record r = stamped(m_recording.records[i]);
-        for (const auto &s : r.changed)
-            locks.insert(s.name, s);
+        // Removals first, as LockTableModel::applyBatch and the monitor's batches mean it: a
+        // lock both removed and changed in one batch was deleted and written again.
         for (const auto &n : r.removed)
             locks.remove(n);
+        for (const auto &s : r.changed)
+            locks.insert(s.name, s);
         events += r.events;
     }
     m_next = i;

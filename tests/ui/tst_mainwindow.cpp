@@ -281,6 +281,17 @@ void TestMainWindow::recordedDemoReplaysTheSameStates()
     for (int i : order) {
         player.seek(captures[i].timeMs);
         const QString diff = compareStates(captures[i].state, tableState(replay.lockModel(), player.clockMs()));
+        if (!diff.isEmpty()) { // what the recording holds around that instant, to see why
+            for (const auto &r : recording.records) {
+                if (qAbs(r.timeMs - captures[i].timeMs) > 400)
+                    continue;
+                QStringList parts;
+                for (const auto &s : r.changed)
+                    parts << QStringLiteral("%1=%2/%3").arg(s.name, s.holderSummary().left(8)).arg(s.kind == LockKind::FairLock ? s.queueLength : s.subscribers);
+                parts << QStringLiteral("removed:") + r.removed.join(QLatin1Char(','));
+                qWarning("t%+lld %s", r.timeMs - captures[i].timeMs, qPrintable(parts.join(QLatin1Char(' '))));
+            }
+        }
         QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("at capture %1: %2").arg(i).arg(diff)));
     }
     // Dragging the slider seeks too (it works in 100 ms steps).
