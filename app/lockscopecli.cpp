@@ -477,6 +477,19 @@ void LockScopeCli::runWatch()
     });
     bool first = true;
     ClusterLockMonitor *cluster = m_session->clusterMonitor();
+    if (cluster) {
+        // Failovers and slot moves, in the same stream and shape as lock events ("lock": null).
+        connect(cluster, &ClusterLockMonitor::topologyChanged, this, [this](const QVector<TopologyEvent> &events) {
+            for (const auto &e : events) {
+                if (m_json)
+                    m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
+                else
+                    m_out << QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")) << "  "
+                          << e.type.leftJustified(15) << e.detail << '\n';
+            }
+            m_out.flush();
+        });
+    }
     auto watching = [this, monitor, cluster, first]() mutable {
         if (!first)
             return;

@@ -9,6 +9,8 @@
 
 #include <QDateTime>
 
+#include <algorithm>
+
 namespace lockscope {
 
 ClusterLockMonitor::ClusterLockMonitor(ClusterRouter *router, QObject *parent) : QObject(parent), m_router(router) {}
@@ -27,50 +29,221 @@ void ClusterLockMonitor::start()
             m->start();
         return;
     }
-    for (const QString &address : m_router->topology().masters()) {
-        RedisConnection *conn = m_router->connectionFor(address);
-        RedisSubscriber *sub = m_router->pool()->subscriber(m_router->endpointFor(address));
-        sub->open();
-        auto *m = new LockMonitor(conn, sub, this);
-        m->setPattern(m_pattern);
-        m->setForcePolling(m_forcePolling);
-        m->setPollIntervalMs(m_pollIntervalMs);
-        ClusterRouter *router = m_router;
-        m->setClusterNode([router, address](const QString &name) {
-            return router->topology().masterForKey(name.toUtf8()) == address;
-        });
-        m_nodes.insert(address, m);
-        connect(m, &LockMonitor::modeChanged, this, [this, address](LockMonitor::Mode mode, const QString &detail) {
-            emit modeChanged(mode, QStringLiteral("%1: %2").arg(address, detail));
-        });
-        connect(m, &LockMonitor::locksUpdated, this, &ClusterLockMonitor::locksUpdated);
-        connect(m, &LockMonitor::locksUpdated, this, &ClusterLockMonitor::trackSharded);
-        connect(m, &LockMonitor::eventsOccurred, this, &ClusterLockMonitor::eventsOccurred);
-        connect(m, &LockMonitor::notificationsChecked, this, [this, address](bool enabled, const QString &detail) {
-            emit notificationsChecked(enabled, QStringLiteral("%1: %2").arg(address, detail));
-        });
-        connect(m, &LockMonitor::errorOccurred, this, [this, address](const QString &message) {
-            emit errorOccurred(QStringLiteral("%1: %2").arg(address, message));
-        });
-        connect(m, &LockMonitor::discoveryProgress, this, [this, address](qint64 scanned, qint64 found, bool finished) {
-            m_progress[address] = {scanned, found, finished};
-            Progress sum;
-            sum.finished = m_progress.size() == m_nodes.size();
-            for (const Progress &p : std::as_const(m_progress)) {
-                sum.scanned += p.scanned;
-                sum.found += p.found;
-                sum.finished = sum.finished && p.finished;
-            }
-            emit discoveryProgress(sum.scanned, sum.found, sum.finished);
-        });
-        connect(m, &LockMonitor::idle, this, [this, address] {
-            m_idleSeen.insert(address);
-            if (isIdle())
-                emit idle();
-        });
-    }
+    qRegisterMetaType<lockscope::TopologyEvent>();
+    qRegisterMetaType<QVector<lockscope::TopologyEvent>>();
+    m_known = m_router->topology();
+    for (const QString &address : m_known.masters())
+        addNode(address);
+    connect(m_router, &ClusterRouter::topologyChanged, this, &ClusterLockMonitor::onTopologyChanged);
+    m_router->startTopologyChecks(m_topologyCheckMs);
     for (LockMonitor *m : std::as_const(m_nodes))
         m->start();
+    updateLiveMasters();
+}
+
+LockMonitor *ClusterLockMonitor::addNode(const QString &address)
+{
+    RedisConnection *conn = m_router->connectionFor(address);
+    RedisSubscriber *sub = m_router->pool()->subscriber(m_router->endpointFor(address));
+    sub->open();
+    auto *m = new LockMonitor(conn, sub, this);
+    m->setPattern(m_pattern);
+    m->setForcePolling(m_forcePolling);
+    m->setPollIntervalMs(m_pollIntervalMs);
+    ClusterRouter *router = m_router;
+    m->setClusterNode([router, address](const QString &name) {
+        return router->topology().masterForKey(name.toUtf8()) == address;
+    });
+    m_nodes.insert(address, m);
+    connect(m, &LockMonitor::modeChanged, this, [this, address](LockMonitor::Mode mode, const QString &detail) {
+        updateLiveMasters();
+        emit modeChanged(mode, QStringLiteral("%1: %2 %3").arg(address, detail, liveSuffix()));
+    });
+    connect(m, &LockMonitor::locksUpdated, this, &ClusterLockMonitor::locksUpdated);
+    connect(m, &LockMonitor::locksUpdated, this, &ClusterLockMonitor::trackSharded);
+    connect(m, &LockMonitor::eventsOccurred, this, &ClusterLockMonitor::eventsOccurred);
+    connect(m, &LockMonitor::notificationsChecked, this, [this, address](bool enabled, const QString &detail) {
+        emit notificationsChecked(enabled, QStringLiteral("%1: %2").arg(address, detail));
+    });
+    connect(m, &LockMonitor::errorOccurred, this, [this, address](const QString &message) {
+        emit errorOccurred(QStringLiteral("%1: %2").arg(address, message));
+    });
+    connect(m, &LockMonitor::discoveryProgress, this, [this, address](qint64 scanned, qint64 found, bool finished) {
+        m_progress[address] = {scanned, found, finished};
+        Progress sum;
+        sum.finished = m_progress.size() == m_nodes.size();
+        for (const Progress &p : std::as_const(m_progress)) {
+            sum.scanned += p.scanned;
+            sum.found += p.found;
+            sum.finished = sum.finished && p.finished;
+        }
+        emit discoveryProgress(sum.scanned, sum.found, sum.finished);
+    });
+    connect(m, &LockMonitor::idle, this, [this, address] {
+        m_idleSeen.insert(address);
+        if (isIdle())
+            emit idle();
+    });
+    return m;
+}
+
+void ClusterLockMonitor::retireNode(const QString &address)
+{
+    LockMonitor *m = m_nodes.take(address);
+    if (!m)
+        return;
+    disconnect(m, nullptr, this, nullptr);
+    m->deleteLater();
+    m_progress.remove(address);
+    m_idleSeen.remove(address);
+    if (ShardedSubscriber *sharded = m_sharded.take(address))
+        sharded->deleteLater();
+    // The node is gone or a replica now: stop reconnecting to it (connectionFor() reopens it
+    // should it serve slots again).
+    const RedisEndpoint ep = m_router->endpointFor(address);
+    m_router->pool()->subscriber(ep)->close();
+    m_router->pool()->connection(ep)->close();
+}
+
+int ClusterLockMonitor::liveMasters() const
+{
+    int live = 0;
+    for (const LockMonitor *m : m_nodes)
+        live += (m->mode() == LockMonitor::Mode::Live || m->mode() == LockMonitor::Mode::Polling) ? 1 : 0;
+    return live;
+}
+
+QString ClusterLockMonitor::liveSuffix() const
+{
+    return QStringLiteral("(%1 of %2 masters live)").arg(liveMasters()).arg(m_nodes.size());
+}
+
+void ClusterLockMonitor::updateLiveMasters()
+{
+    const int live = liveMasters();
+    const int masters = int(m_nodes.size());
+    if (live == m_reportedLive && masters == m_reportedMasters)
+        return;
+    m_reportedLive = live;
+    m_reportedMasters = masters;
+    emit liveMastersChanged(live, masters);
+}
+
+void ClusterLockMonitor::onTopologyChanged()
+{
+    const ClusterTopology now = m_router->topology();
+    // Slots of a master marked failed stay attributed to it until some master serves them.
+    const ClusterTopology merged = now.mergedOver(m_known);
+    const QVector<ClusterTopology::Handover> handovers = ClusterTopology::handovers(m_known, merged);
+    const QStringList servingNow = now.masters();
+    const QStringList followed = merged.masters();
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    QVector<TopologyEvent> events;
+
+    for (const QString &address : followed) {
+        if (!servingNow.contains(address) && !m_down.contains(address)) {
+            m_down.insert(address);
+            const auto served = merged.slotsOf(address);
+            events.append({nowMs, QStringLiteral("master_down"), address, QString(), served, 0, 0,
+                           QStringLiteral("master %1 is marked failed or unreachable: no master serves slots %2 until "
+                                          "a replica takes over; its locks are shown as last read")
+                               .arg(address, ClusterTopology::describeSlots(served))});
+        }
+    }
+    for (auto it = m_down.begin(); it != m_down.end();) {
+        if (servingNow.contains(*it) || !followed.contains(*it))
+            it = m_down.erase(it);
+        else
+            ++it;
+    }
+
+    // Masters new to us: their slots were either watched on another master (handover) or not.
+    QVector<LockMonitor *> added;
+    for (const QString &address : followed) {
+        if (m_nodes.contains(address))
+            continue;
+        LockMonitor *m = addNode(address);
+        m->adoptLocks({});
+        added << m;
+        const bool takesOver = std::any_of(handovers.cbegin(), handovers.cend(),
+                                           [&address](const ClusterTopology::Handover &h) { return h.to == address; });
+        if (!takesOver) {
+            const auto served = merged.slotsOf(address);
+            events.append({nowMs, QStringLiteral("master_added"), QString(), address, served, 0, 0,
+                           QStringLiteral("new master %1 serves slots %2").arg(address, ClusterTopology::describeSlots(served))});
+        }
+    }
+
+    // Hand every lock to the monitor of the master that serves its slot now.
+    QStringList lost;
+    for (auto it = m_nodes.cbegin(); it != m_nodes.cend(); ++it) {
+        const QString &address = it.key();
+        const bool retiring = !followed.contains(address);
+        QHash<QString, QStringList> moving; // new owner -> names
+        for (auto l = it.value()->locks().cbegin(); l != it.value()->locks().cend(); ++l) {
+            const QString owner = merged.masterForKey(l.key().toUtf8());
+            if (owner == address)
+                continue;
+            if (m_nodes.contains(owner))
+                moving[owner] << l.key();
+            else if (retiring)
+                lost << l.key();
+        }
+        for (auto m = moving.cbegin(); m != moving.cend(); ++m)
+            m_nodes.value(m.key())->adoptLocks(it.value()->takeLocks(m.value()));
+    }
+    for (const QString &address : m_nodes.keys())
+        if (!followed.contains(address))
+            retireNode(address);
+    if (!lost.isEmpty()) {
+        trackSharded({}, lost);
+        emit locksUpdated({}, lost);
+    }
+
+    // Sharded unlock channels follow their slot: subscribed again on the new owner when the
+    // handed-over lock is re-read (trackSharded()).
+    for (auto it = m_shardedNode.begin(); it != m_shardedNode.end();) {
+        const QString channel = QString::fromUtf8(it.key());
+        QString name = LockNames::lockNameFromUnlockChannel(channel);
+        if (name.isEmpty())
+            name = LockNames::lockNameFromReadWriteChannel(channel);
+        const QString owner = now.masterForKey(name.toUtf8());
+        if (name.isEmpty() || owner == it.value()) {
+            ++it;
+            continue;
+        }
+        if (ShardedSubscriber *old = m_sharded.value(it.value()))
+            old->sunsubscribe(it.key());
+        it = m_shardedNode.erase(it);
+        if (LockMonitor *m = m_nodes.value(owner))
+            m->markDirty(name);
+    }
+
+    for (const ClusterTopology::Handover &h : handovers) {
+        const bool failover = !followed.contains(h.from);
+        const QString slotText = ClusterTopology::describeSlots(h.slotRanges);
+        events.append({nowMs, failover ? QStringLiteral("failover") : QStringLiteral("slots_moved"), h.from, h.to, h.slotRanges,
+                       0, 0,
+                       failover ? QStringLiteral("failover: %1 took over slots %2 from %3, which is no longer a master")
+                                      .arg(h.to, slotText, h.from)
+                                : QStringLiteral("slots %1 moved from %2 to %3").arg(slotText, h.from, h.to)});
+    }
+    m_known = merged;
+
+    for (LockMonitor *m : std::as_const(added)) {
+        m->start();
+        if (m_notificationsRequested)
+            m->enableNotifications(); // the operator asked for them on every master
+    }
+    updateLiveMasters();
+    if (events.isEmpty())
+        return;
+    for (TopologyEvent &e : events) {
+        e.mastersLive = liveMasters();
+        e.masters = int(m_nodes.size());
+        e.detail += QStringLiteral(" %1").arg(liveSuffix());
+    }
+    emit topologyChanged(events);
 }
 
 void ClusterLockMonitor::rediscover()
@@ -88,6 +261,7 @@ void ClusterLockMonitor::cancelDiscovery()
 
 void ClusterLockMonitor::enableNotifications()
 {
+    m_notificationsRequested = true;
     for (LockMonitor *m : std::as_const(m_nodes))
         m->enableNotifications();
 }

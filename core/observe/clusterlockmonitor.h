@@ -3,6 +3,9 @@
 #include "lockevent.h"
 #include "lockmonitor.h"
 #include "locksnapshot.h"
+#include "topologyevent.h"
+
+#include "redis/clustertopology.h"
 
 #include <QHash>
 #include <QMap>
@@ -24,8 +27,19 @@ class ShardedSubscriber;
  * owns it, since Redisson 3.22+ on Redis 7 publishes there (sharded pub/sub, protocol §1.3); a
  * channel whose slot moves away is subscribed again on the new owner when the lock is re-read.
  *
- * Masters are taken from the router's topology at start(). Not yet followed: masters added
- * later and slots migrated while watching (a moved lock's old entry stays until rediscover()).
+ * Masters are taken from the router's topology at start(); from then on the router re-reads the
+ * topology every few seconds (and every second while a master is unreachable), and each change
+ * is followed (Redis Cluster failover, `CLUSTER SETSLOT ... NODE`, a new master):
+ *
+ * - A master that dropped out of `CLUSTER SHARDS` (marked failed) keeps its monitor, showing its
+ *   locks as last read (`master_down`), until another master serves its slots.
+ * - A new master gets a LockMonitor (and sharded subscriptions, and the keyspace notifications
+ *   the operator enabled earlier); locks whose slots it took over are handed to it from the old
+ *   master's monitor and re-read there, so a lock still held is not reported released, acquired
+ *   again or expired, while one lost in the failover is reported released or expired.
+ * - The monitor of a master that no longer serves slots is retired (its connections closed).
+ * - Each change is reported as a TopologyEvent (`failover`, `slots_moved`, ...), and
+ *   liveMastersChanged() says how many masters are read from.
  */
 class ClusterLockMonitor : public QObject
 {
@@ -36,8 +50,10 @@ public:
     void setPattern(const QString &glob);
     void setForcePolling(bool on) { m_forcePolling = on; }
     void setPollIntervalMs(int ms) { m_pollIntervalMs = ms; }
+    /** Period of the topology check while watching, ms (default 3000). Call before start(). */
+    void setTopologyCheckIntervalMs(int ms) { m_topologyCheckMs = ms; }
 
-    /** Creates (once) and starts one LockMonitor per master. */
+    /** Creates (once) and starts one LockMonitor per master, and starts the topology checks. */
     void start();
     void rediscover();
     void cancelDiscovery();
@@ -48,6 +64,8 @@ public:
 
     /** The per-master monitors, by address ("host:port"). */
     const QMap<QString, LockMonitor *> &nodes() const { return m_nodes; }
+    /** Masters whose monitor reads now (mode live or polling), out of nodes().size(). */
+    int liveMasters() const;
     /** Every master's locks in one set. */
     QHash<QString, LockSnapshot> locks() const;
     /** Address of the master that serves `name` (from the router's topology). */
@@ -55,8 +73,12 @@ public:
     bool isIdle() const;
 
 signals:
-    /** `detail` starts with the master's address. */
+    /** `detail` starts with the master's address and ends with "(N of M masters live)". */
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
+    /** The set of masters changed (failover, slots moved, master down), one event per change. */
+    void topologyChanged(const QVector<lockscope::TopologyEvent> &events);
+    /** liveMasters() or nodes().size() changed. */
+    void liveMastersChanged(int live, int masters);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
     /** Summed over the masters; `finished` once every master finished its scan. */
@@ -74,6 +96,11 @@ private:
         bool finished = false;
     };
     LockMonitor *monitorOf(const QString &name) const;
+    LockMonitor *addNode(const QString &address);
+    void retireNode(const QString &address);
+    void onTopologyChanged();
+    void updateLiveMasters();
+    QString liveSuffix() const;
     void trackSharded(const QVector<LockSnapshot> &changed, const QStringList &removed);
     ShardedSubscriber *shardedFor(const QString &address);
     void onShardedMessage(const QByteArray &channel, const QByteArray &payload);
@@ -82,6 +109,12 @@ private:
     QString m_pattern = QStringLiteral("*");
     bool m_forcePolling = false;
     int m_pollIntervalMs = 1000;
+    int m_topologyCheckMs = 3000;
+    bool m_notificationsRequested = false; ///< enableNotifications() was asked: also on new masters
+    ClusterTopology m_known;  ///< topology the monitors follow (failed masters' slots kept)
+    QSet<QString> m_down;     ///< masters reported master_down, not yet replaced
+    int m_reportedLive = -1;
+    int m_reportedMasters = -1;
     QMap<QString, LockMonitor *> m_nodes;
     QHash<QString, Progress> m_progress;
     QHash<QString, ShardedSubscriber *> m_sharded; ///< by master address

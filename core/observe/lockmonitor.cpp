@@ -9,6 +9,8 @@
 
 #include <QDateTime>
 
+#include <algorithm>
+
 namespace lockscope {
 
 static constexpr int kMaxNamesPerRead = 5000;
@@ -253,6 +255,34 @@ void LockMonitor::markDirty(const QString &name, const QString &hint)
     scheduleFlush();
 }
 
+QVector<LockSnapshot> LockMonitor::takeLocks(const QStringList &names)
+{
+    QVector<LockSnapshot> out;
+    const QSet<QString> gone(names.cbegin(), names.cend());
+    for (const QString &name : names) {
+        auto it = m_locks.find(name);
+        if (it != m_locks.end()) {
+            out << it.value();
+            m_locks.erase(it);
+        }
+        m_dirty.remove(name);
+        m_forceUnlockExpected.remove(name);
+    }
+    m_dirtyOrder.erase(std::remove_if(m_dirtyOrder.begin(), m_dirtyOrder.end(),
+                                      [&gone](const QString &n) { return gone.contains(n); }),
+                       m_dirtyOrder.end());
+    return out;
+}
+
+void LockMonitor::adoptLocks(const QVector<LockSnapshot> &locks)
+{
+    m_baselineDone = true;
+    for (const LockSnapshot &s : locks)
+        m_locks.insert(s.name, s);
+    for (const LockSnapshot &s : locks)
+        markDirty(s.name);
+}
+
 void LockMonitor::scheduleFlush()
 {
     if (m_readInFlight || m_flushTimer.isActive() || m_dirty.isEmpty())
@@ -298,6 +328,8 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         auto it = m_locks.find(s.name);
         const bool known = it != m_locks.end();
         const QString hint = hints.value(s.name);
+        if (!known && m_ownsName && !m_ownsName(s.name))
+            continue; // cluster: handed over to another master's monitor while being read
         if (!m_patternRegex.match(s.name).hasMatch()) {
             // Outside the pattern (setPattern() changed it): no longer watched, no events.
             if (known) {

@@ -75,6 +75,19 @@ public:
     /** Queue `name` for a re-read; `hint` is a keyspace event name or empty. */
     void markDirty(const QString &name, const QString &hint = QString());
 
+    /**
+     * Redis Cluster handover (failover, slot migration): forgets `names` without reporting them
+     * removed and returns their last snapshots, for the monitor of the master that serves them
+     * now (adoptLocks()). Reads of them still in flight are dropped when they return.
+     */
+    QVector<LockSnapshot> takeLocks(const QStringList &names);
+    /**
+     * Counterpart of takeLocks(): `locks` become known (no `locksUpdated`) and are re-read, so a
+     * lock still held is not reported again and one gone meanwhile is reported released or
+     * expired. The node's slots count as watched already: a lock found later is "acquired".
+     */
+    void adoptLocks(const QVector<LockSnapshot> &locks);
+
     Mode mode() const { return m_mode; }
     QString modeDetail() const { return m_modeDetail; }
     const QHash<QString, LockSnapshot> &locks() const { return m_locks; }

@@ -9,10 +9,41 @@
 namespace lockscope {
 
 static constexpr int kMaxRedirects = 5;
+static constexpr int kFastRefreshMs = 1000;
 
 ClusterRouter::ClusterRouter(RedisConnectionPool *pool, const ClusterTopology &topology, QObject *parent)
     : QObject(parent), m_pool(pool), m_topology(topology)
 {
+    m_checkTimer.setParent(this);
+    m_fastTimer.setParent(this);
+    connect(&m_checkTimer, &QTimer::timeout, this, &ClusterRouter::refresh);
+    connect(&m_fastTimer, &QTimer::timeout, this, [this] {
+        if (!needsFastRefresh()) {
+            m_fastTimer.stop();
+            return;
+        }
+        refresh();
+    });
+}
+
+void ClusterRouter::startTopologyChecks(int intervalMs) { m_checkTimer.start(qMax(100, intervalMs)); }
+
+void ClusterRouter::stopTopologyChecks()
+{
+    m_checkTimer.stop();
+    m_fastTimer.stop();
+}
+
+bool ClusterRouter::needsFastRefresh() const
+{
+    if (!m_topology.coversAllSlots())
+        return true;
+    for (const QString &master : m_topology.masters()) {
+        RedisConnection *c = m_pool->connection(endpointFor(master));
+        if (m_watched.contains(c) && !c->isReady())
+            return true;
+    }
+    return false;
 }
 
 void ClusterRouter::detect(RedisConnection *connection, QObject *context,
@@ -49,6 +80,8 @@ void ClusterRouter::load(RedisConnection *connection, QObject *context, Topology
 
 void ClusterRouter::setTopology(const ClusterTopology &topology)
 {
+    if (topology == m_topology)
+        return;
     m_topology = topology;
     emit topologyChanged();
 }
@@ -66,7 +99,11 @@ RedisConnection *ClusterRouter::connectionFor(const QString &address)
     RedisConnection *c = m_pool->connection(ep);
     if (!m_watched.contains(c)) {
         m_watched.insert(c);
-        connect(c, &RedisConnection::connectionLost, this, [this] { refresh(); });
+        connect(c, &RedisConnection::connectionLost, this, [this] {
+            refresh();
+            if (!m_fastTimer.isActive())
+                m_fastTimer.start(kFastRefreshMs);
+        });
     }
     c->open();
     return c;
@@ -102,6 +139,7 @@ void ClusterRouter::sendTo(const QString &address, const QList<QByteArray> &argv
                 if (moved) {
                     ++m_moved;
                     m_topology.setMaster(slot, target);
+                    emit topologyChanged();
                     refresh();
                 } else {
                     ++m_asked;

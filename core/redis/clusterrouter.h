@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QSet>
+#include <QTimer>
 
 #include <functional>
 
@@ -22,7 +23,11 @@ class RedisScript;
  *   the whole topology in the background and resends to the new owner.
  * - `ASK <slot> <host:port>`: the slot is being migrated and this key already lives on the
  *   target: resend there once, preceded by `ASKING` (pipelined), without changing the topology.
- * - A lost connection to a node triggers a topology refresh (failover, node removed).
+ * - A lost connection to a node triggers a topology refresh (failover, node removed), repeated
+ *   every second while a master's connection is down or some slot has no master (a master the
+ *   cluster marked failed is left out until a replica is promoted, ~2 x cluster-node-timeout).
+ * - startTopologyChecks() also refreshes periodically (one cheap `CLUSTER SHARDS`), for changes
+ *   that reach us without an error: a failover of a node we had no connection to, a new master.
  *
  * Cluster mode is detected with detect() (`INFO cluster`, `cluster_enabled:1`) and the topology is
  * read with load() (`CLUSTER SHARDS`, falling back to `CLUSTER SLOTS` on servers before 7.0).
@@ -44,6 +49,7 @@ public:
     static void load(RedisConnection *connection, QObject *context, TopologyCallback callback);
 
     const ClusterTopology &topology() const { return m_topology; }
+    /** Replaces the topology; topologyChanged() only when it differs. */
     void setTopology(const ClusterTopology &topology);
     RedisConnectionPool *pool() const { return m_pool; }
 
@@ -62,12 +68,16 @@ public:
               QObject *context, RedisConnection::ReplyCallback callback);
     /** Re-reads the topology from any reachable master (the seed last). */
     void refresh();
+    /** Refreshes every `intervalMs` (ms, >= 100) until stopTopologyChecks(), e.g. while watching. */
+    void startTopologyChecks(int intervalMs);
+    void stopTopologyChecks();
 
     /** Redirects followed so far (for tests and the status line). */
     int movedCount() const { return m_moved; }
     int askCount() const { return m_asked; }
 
 signals:
+    /** The topology differs from the one before (failover, slot migration, MOVED refresh). */
     void topologyChanged();
     /** A redirect was followed: `kind` is "MOVED" or "ASK". */
     void redirected(const QString &kind, int slot, const QString &address);
@@ -76,6 +86,8 @@ private:
     void sendTo(const QString &address, const QList<QByteArray> &argv, bool asking, int redirectsLeft,
                 QObject *context, bool hasContext, RedisConnection::ReplyCallback callback);
     void refreshFrom(QStringList candidates);
+    /** A master we talk to is unreachable, or some slot has no master: keep refreshing fast. */
+    bool needsFastRefresh() const;
 
     RedisConnectionPool *m_pool;
     ClusterTopology m_topology;
@@ -84,6 +96,8 @@ private:
     bool m_refreshAgain = false;
     int m_moved = 0;
     int m_asked = 0;
+    QTimer m_checkTimer; ///< startTopologyChecks()
+    QTimer m_fastTimer;  ///< after a lost connection, until needsFastRefresh() is false
 };
 
 } // namespace lockscope

@@ -197,3 +197,104 @@ RedisEndpoint ClusterTopology::endpointFor(const QString &address, const RedisEn
 }
 
 } // namespace lockscope
+
+namespace lockscope {
+
+QVector<int> ClusterTopology::slotIndex() const
+{
+    QVector<int> index(HashSlot::kSlotCount, -1);
+    for (int i = 0; i < m_ranges.size(); ++i) {
+        const Range &r = m_ranges.at(i);
+        for (int slot = qMax(0, r.first); slot <= r.last && slot < HashSlot::kSlotCount; ++slot)
+            index[slot] = i;
+    }
+    return index;
+}
+
+QVector<QPair<int, int>> ClusterTopology::slotsOf(const QString &master) const
+{
+    QVector<QPair<int, int>> out;
+    for (const Range &r : m_ranges) {
+        if (r.master != master)
+            continue;
+        if (!out.isEmpty() && out.last().second + 1 == r.first)
+            out.last().second = r.last;
+        else
+            out.append({r.first, r.last});
+    }
+    return out;
+}
+
+ClusterTopology ClusterTopology::mergedOver(const ClusterTopology &older) const
+{
+    const QVector<int> mine = slotIndex();
+    const QVector<int> theirs = older.slotIndex();
+    ClusterTopology out = *this;
+    int start = -1;
+    auto flush = [&](int endSlot) {
+        if (start < 0)
+            return;
+        Range r = older.m_ranges.at(theirs.at(start));
+        r.first = start;
+        r.last = endSlot;
+        out.m_ranges.append(r);
+        start = -1;
+    };
+    for (int slot = 0; slot < HashSlot::kSlotCount; ++slot) {
+        const bool fill = mine.at(slot) < 0 && theirs.at(slot) >= 0;
+        if (start >= 0 && (!fill || theirs.at(slot) != theirs.at(start)))
+            flush(slot - 1);
+        if (fill && start < 0)
+            start = slot;
+    }
+    flush(HashSlot::kSlotCount - 1);
+    out.normalise();
+    return out;
+}
+
+QVector<ClusterTopology::Handover> ClusterTopology::handovers(const ClusterTopology &before, const ClusterTopology &after)
+{
+    QVector<Handover> out;
+    const QVector<int> a = before.slotIndex();
+    const QVector<int> b = after.slotIndex();
+    for (int slot = 0; slot < HashSlot::kSlotCount; ++slot) {
+        if (a.at(slot) < 0 || b.at(slot) < 0)
+            continue;
+        const QString &from = before.m_ranges.at(a.at(slot)).master;
+        const QString &to = after.m_ranges.at(b.at(slot)).master;
+        if (from == to)
+            continue;
+        auto it = std::find_if(out.begin(), out.end(), [&](const Handover &h) { return h.from == from && h.to == to; });
+        if (it == out.end()) {
+            out.append({from, to, {{slot, slot}}});
+        } else if (it->slotRanges.last().second + 1 == slot) {
+            it->slotRanges.last().second = slot;
+        } else {
+            it->slotRanges.append({slot, slot});
+        }
+    }
+    return out;
+}
+
+QString ClusterTopology::describeSlots(const QVector<QPair<int, int>> &ranges)
+{
+    QStringList parts;
+    for (const auto &r : ranges)
+        parts << (r.first == r.second ? QString::number(r.first) : QStringLiteral("%1-%2").arg(r.first).arg(r.second));
+    return parts.join(QStringLiteral(", "));
+}
+
+bool ClusterTopology::operator==(const ClusterTopology &other) const
+{
+    if (m_ranges.size() != other.m_ranges.size())
+        return false;
+    for (int i = 0; i < m_ranges.size(); ++i) {
+        const Range &x = m_ranges.at(i);
+        const Range &y = other.m_ranges.at(i);
+        if (x.first != y.first || x.last != y.last || x.master != y.master || x.replicas != y.replicas)
+            return false;
+    }
+    return true;
+}
+
+} // namespace lockscope

@@ -3,6 +3,7 @@
 #include "redisendpoint.h"
 #include "redisreply.h"
 
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -29,6 +30,14 @@ public:
         QStringList replicas; ///< "host:port" each
     };
 
+    /** Slots that changed master between two topologies (a failover or a slot migration). */
+    struct Handover
+    {
+        QString from;                  ///< previous master, "host:port"
+        QString to;                    ///< master serving them now, "host:port"
+        QVector<QPair<int, int>> slotRanges; ///< inclusive [first, last], ascending ("slots" is a Qt keyword)
+    };
+
     ClusterTopology() = default;
 
     /** Parses a `CLUSTER SHARDS` reply. `fallbackHost` replaces an unknown host. */
@@ -46,6 +55,25 @@ public:
     /** Master address of `slot`, empty when no master serves it. */
     QString masterForSlot(int slot) const;
     QString masterForKey(const QByteArray &key) const;
+    /** Inclusive slot ranges served by `master`, ascending (adjacent ranges joined). */
+    QVector<QPair<int, int>> slotsOf(const QString &master) const;
+    /**
+     * This topology, plus the ranges of `older` for slots this one has no master for. A master the
+     * cluster marked failed is left out of `CLUSTER SHARDS` until a replica takes over; merging
+     * keeps its slots attributed to it meanwhile, so the handover to the replica can be seen.
+     */
+    ClusterTopology mergedOver(const ClusterTopology &older) const;
+    /**
+     * Slots served by a master in both `before` and `after` whose master differs, grouped by
+     * (from, to). Slots without a master on either side are not handovers.
+     */
+    static QVector<Handover> handovers(const ClusterTopology &before, const ClusterTopology &after);
+    /** "0-5460, 5462" style text of slot ranges. */
+    static QString describeSlots(const QVector<QPair<int, int>> &ranges);
+
+    bool operator==(const ClusterTopology &other) const;
+    bool operator!=(const ClusterTopology &other) const { return !(*this == other); }
+
     /** Records a MOVED redirect: `slot` is now served by `address` (until the next refresh). */
     void setMaster(int slot, const QString &address);
 
@@ -56,6 +84,8 @@ public:
 
 private:
     void normalise();
+    /** Index into m_ranges of every slot's range, -1 where no master serves it. */
+    QVector<int> slotIndex() const;
 
     QVector<Range> m_ranges; ///< sorted by first slot, non-overlapping
 };
