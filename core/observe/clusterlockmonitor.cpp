@@ -238,10 +238,15 @@ void ClusterLockMonitor::onTopologyChanged()
     updateLiveMasters();
     if (events.isEmpty())
         return;
+    // New masters are still connecting here: say so, modeChanged() tells when they are live.
+    const QString suffix = added.isEmpty() ? liveSuffix()
+                                           : QStringLiteral("(%1 of %2 masters live; connecting to the new master)")
+                                                 .arg(liveMasters())
+                                                 .arg(m_nodes.size());
     for (TopologyEvent &e : events) {
         e.mastersLive = liveMasters();
         e.masters = int(m_nodes.size());
-        e.detail += QStringLiteral(" %1").arg(liveSuffix());
+        e.detail += QLatin1Char(' ') + suffix;
     }
     emit topologyChanged(events);
 }
