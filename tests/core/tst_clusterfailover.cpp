@@ -25,6 +25,7 @@
 #include <QTest>
 
 #include <memory>
+#include <tuple>
 
 using namespace lockscope;
 using lockscope::test::LocalCluster;
@@ -60,6 +61,18 @@ bool release(quint16 port, const QString &name, const QString &holder)
     return r.finished && r.exitCode == 0 && r.out.trimmed() == "1";
 }
 
+/** A CLUSTER SLOTS reply: (first, last, master port) per range, masters on 127.0.0.1. */
+ClusterTopology slotsTopology(const QVector<std::tuple<int, int, int>> &ranges)
+{
+    QVector<RedisReply> entries;
+    for (const auto &[first, last, port] : ranges) {
+        const RedisReply node = RedisReply::makeArray({RedisReply::makeString("127.0.0.1"), RedisReply::makeInteger(port),
+                                                       RedisReply::makeString("id")});
+        entries << RedisReply::makeArray({RedisReply::makeInteger(first), RedisReply::makeInteger(last), node});
+    }
+    return ClusterTopology::fromSlots(RedisReply::makeArray(entries), QStringLiteral("127.0.0.1"));
+}
+
 QString address(const LocalCluster &c, int i) { return QStringLiteral("127.0.0.1:%1").arg(c.port(i)); }
 
 } // namespace
@@ -70,6 +83,7 @@ class TestClusterFailover : public QObject
 private slots:
     void initTestCase();
     void cleanupTestCase();
+    void handoversBetweenTopologies();
     void monitorFollowsFailover();
     void cliWatchReportsFailover();
 
@@ -110,6 +124,39 @@ bool TestClusterFailover::replicated(int master)
 {
     const ProcessResult w = lockscope::test::redisCli(m_cluster.port(master), {"WAIT", "1", "5000"});
     return w.out.trimmed() == "1";
+}
+
+void TestClusterFailover::handoversBetweenTopologies()
+{
+    const ClusterTopology before = slotsTopology({{0, 5460, 7001}, {5461, 10922, 7002}, {10923, 16383, 7003}});
+    QVERIFY(before.coversAllSlots());
+    QCOMPARE(before, slotsTopology({{10923, 16383, 7003}, {0, 5460, 7001}, {5461, 10922, 7002}}));
+
+    // 7002 marked failed: CLUSTER SHARDS leaves its slots out; merging keeps them on 7002.
+    const ClusterTopology gap = slotsTopology({{0, 5460, 7001}, {10923, 16383, 7003}});
+    QVERIFY(!gap.coversAllSlots());
+    QVERIFY(ClusterTopology::handovers(before, gap).isEmpty());
+    const ClusterTopology merged = gap.mergedOver(before);
+    QCOMPARE(merged, before);
+
+    // Its replica 7005 took over: one failover handover of the whole range.
+    const ClusterTopology after = slotsTopology({{0, 5460, 7001}, {5461, 10922, 7005}, {10923, 16383, 7003}});
+    const auto handovers = ClusterTopology::handovers(merged, after);
+    QCOMPARE(handovers.size(), 1);
+    QCOMPARE(handovers.first().from, QStringLiteral("127.0.0.1:7002"));
+    QCOMPARE(handovers.first().to, QStringLiteral("127.0.0.1:7005"));
+    QCOMPARE(handovers.first().slotRanges, (QVector<QPair<int, int>>{{5461, 10922}}));
+    QCOMPARE(after.mergedOver(merged), after);
+    QCOMPARE(after.slotsOf(QStringLiteral("127.0.0.1:7005")), (QVector<QPair<int, int>>{{5461, 10922}}));
+
+    // A migration of two separate slots: one handover, two ranges, and the text form.
+    ClusterTopology migrated = before;
+    migrated.setMaster(5, QStringLiteral("127.0.0.1:7003"));
+    migrated.setMaster(7, QStringLiteral("127.0.0.1:7003"));
+    const auto moved = ClusterTopology::handovers(before, migrated);
+    QCOMPARE(moved.size(), 1);
+    QCOMPARE(ClusterTopology::describeSlots(moved.first().slotRanges), QStringLiteral("5, 7"));
+    QCOMPARE(ClusterTopology::describeSlots(before.slotsOf(QStringLiteral("127.0.0.1:7001"))), QStringLiteral("0-5460"));
 }
 
 void TestClusterFailover::monitorFollowsFailover()
