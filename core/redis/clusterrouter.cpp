@@ -6,10 +6,13 @@
 
 #include <QPointer>
 
+#include <memory>
+
 namespace lockscope {
 
 static constexpr int kMaxRedirects = 5;
 static constexpr int kFastRefreshMs = 1000;
+static constexpr int kTopologyAnswerMs = 2000;
 
 ClusterRouter::ClusterRouter(RedisConnectionPool *pool, const ClusterTopology &topology, QObject *parent)
     : QObject(parent), m_pool(pool), m_topology(topology)
@@ -83,6 +86,8 @@ void ClusterRouter::setTopology(const ClusterTopology &topology)
     if (topology == m_topology)
         return;
     m_topology = topology;
+    if (!m_topology.coversAllSlots() && !m_fastTimer.isActive())
+        m_fastTimer.start(kFastRefreshMs); // a master was marked failed: watch for its replica
     emit topologyChanged();
 }
 
@@ -208,7 +213,19 @@ void ClusterRouter::refreshFrom(QStringList candidates)
         return; // try again at the next MOVED or connection loss
     }
     RedisConnection *c = m_pool->connection(endpointFor(candidates.takeFirst()));
-    load(c, this, [this, candidates](const ClusterTopology &t, const QString &) {
+    // A node that hangs (paused, overloaded) keeps its connection "ready" until the command
+    // timeout: do not wait for it, ask the next one (its late answer is ignored).
+    auto settled = std::make_shared<bool>(false);
+    QTimer::singleShot(kTopologyAnswerMs, this, [this, settled, candidates] {
+        if (*settled)
+            return;
+        *settled = true;
+        refreshFrom(candidates);
+    });
+    load(c, this, [this, settled, candidates](const ClusterTopology &t, const QString &) {
+        if (*settled)
+            return;
+        *settled = true;
         if (!t.isValid()) {
             refreshFrom(candidates);
             return;

@@ -25,7 +25,8 @@ class RedisScript;
  *   target: resend there once, preceded by `ASKING` (pipelined), without changing the topology.
  * - A lost connection to a node triggers a topology refresh (failover, node removed), repeated
  *   every second while a master's connection is down or some slot has no master (a master the
- *   cluster marked failed is left out until a replica is promoted, ~2 x cluster-node-timeout).
+ *   cluster marked failed is left out until a replica is promoted, ~2 x cluster-node-timeout;
+ *   a cluster that leaves slots uncovered for good is thus asked once a second).
  * - startTopologyChecks() also refreshes periodically (one cheap `CLUSTER SHARDS`), for changes
  *   that reach us without an error: a failover of a node we had no connection to, a new master.
  *
@@ -66,7 +67,8 @@ public:
     /** EVALSHA (EVAL on NOSCRIPT) routed by the slot of keys.first(). */
     void eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
               QObject *context, RedisConnection::ReplyCallback callback);
-    /** Re-reads the topology from any reachable master (the seed last). */
+    /** Re-reads the topology from any reachable master (the seed last); a node that does not
+     *  answer within 2 s is passed over for the next one. */
     void refresh();
     /** Refreshes every `intervalMs` (ms, >= 100) until stopTopologyChecks(), e.g. while watching. */
     void startTopologyChecks(int intervalMs);
