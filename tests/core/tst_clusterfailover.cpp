@@ -171,9 +171,9 @@ void TestClusterFailover::monitorFollowsFailover()
 void TestClusterFailover::monitorFollowsFailoverOfHungMaster()
 {
     // Master 2 stops answering (SIGSTOP) but its sockets stay open: nothing fails fast, the
-    // topology checks must notice the promotion of its replica.
+    // topology checks must notice the promotion of its replica. Then it wakes up as a replica
+    // and takes its slots back (CLUSTER FAILOVER): the monitor follows back to it.
     followFailover(2, true);
-    m_cluster.resume(2);
 }
 
 void TestClusterFailover::followFailover(int victim, bool pause)
@@ -289,6 +289,42 @@ void TestClusterFailover::followFailover(int victim, bool pause)
     QVERIFY(release(m_cluster.port(promoted), second, holder2));
     QVERIFY(lockscope::test::waitUntil([&] { return seen(second, QStringLiteral("released")); }, 15000));
     QVERIFY(!monitor.locks().contains(name));
+    if (!pause)
+        return;
+
+    // Fail back: the old master, awake again, is a replica of the new one; a manual
+    // CLUSTER FAILOVER on it makes it the master again (its connections, closed when it was
+    // retired, are opened again).
+    m_cluster.resume(victim);
+    SyncClient back(m_cluster.endpoint(victim));
+    QVERIFY(back.open());
+    QVERIFY(lockscope::test::waitUntil([&] {
+        return m_cluster.masterOf(victim) == promoted
+               && back.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up");
+    }, 30000));
+    const QString third = nameOn(promoted, QStringLiteral("fail-back"));
+    const QString holder3 = lockscope::test::newClientId() + QStringLiteral(":3");
+    QVERIFY(acquire(m_cluster.port(promoted), third, holder3));
+    QVERIFY(replicated(promoted));
+    QVERIFY(lockscope::test::waitUntil([&] { return monitor.locks().contains(third); }));
+    events.clear();
+    changes.clear();
+    clock.restart();
+    QCOMPARE(back.cmd({"CLUSTER", "FAILOVER"}).toByteArray(), QByteArray("OK"));
+    const bool followedBack = lockscope::test::waitUntil([&] {
+        for (const TopologyEvent &e : std::as_const(changes))
+            if (e.type == QLatin1String("failover") && e.oldMaster == newMaster && e.newMaster == address(m_cluster, victim)
+                && monitor.nodes().contains(e.newMaster) && monitor.nodes().value(e.newMaster)->locks().contains(third))
+                return true;
+        return false;
+    }, 30000);
+    qInfo("CLUSTER FAILOVER back to %s followed after %lld ms", qPrintable(address(m_cluster, victim)), clock.elapsed());
+    QVERIFY2(followedBack, qPrintable(modes.join(QLatin1Char('\n'))));
+    for (const LockEvent &e : std::as_const(events))
+        QVERIFY2(e.lock != third || e.type == QLatin1String("renewed") || e.type == QLatin1String("unlock_message"),
+                 qPrintable(QStringLiteral("spurious %1 event: %2").arg(e.type, e.detail)));
+    QVERIFY(release(m_cluster.port(victim), third, holder3));
+    QVERIFY(lockscope::test::waitUntil([&] { return seen(third, QStringLiteral("released")); }, 15000));
 }
 
 void TestClusterFailover::cliWatchReportsFailover()
