@@ -520,7 +520,7 @@ void LockScopeCli::runAcquire()
     const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
     const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
     const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
-    LockClient *client = m_session->client();
+    LockClient *client = m_session->clientFor(m_name); // in a cluster: on the master serving its slot
     m_session->open(); // waiting acquires listen on the unlock channel
     auto onAcquired = [this, client, thread, lease](const AcquireResult &r) {
         if (!r.error.isEmpty()) {

@@ -30,6 +30,8 @@ void ClusterLockMonitor::start()
         return;
     }
     qRegisterMetaType<lockscope::TopologyEvent>();
+    qRegisterMetaType<lockscope::ClusterNodeStatus>();
+    qRegisterMetaType<QVector<lockscope::ClusterNodeStatus>>();
     qRegisterMetaType<QVector<lockscope::TopologyEvent>>();
     m_known = m_router->topology();
     for (const QString &address : m_known.masters())
@@ -118,8 +120,39 @@ QString ClusterLockMonitor::liveSuffix() const
     return QStringLiteral("(%1 of %2 masters live)").arg(liveMasters()).arg(m_nodes.size());
 }
 
+QVector<ClusterNodeStatus> ClusterLockMonitor::nodeStatuses() const
+{
+    const ClusterTopology current = m_router->topology();
+    QStringList addresses = m_known.isValid() ? m_known.masters() : current.masters();
+    for (auto it = m_nodes.cbegin(); it != m_nodes.cend(); ++it)
+        if (!addresses.contains(it.key()))
+            addresses << it.key();
+    std::sort(addresses.begin(), addresses.end());
+    QVector<ClusterNodeStatus> out;
+    for (const QString &address : addresses) {
+        ClusterNodeStatus n;
+        n.address = address;
+        n.slotRanges = (m_known.isValid() ? m_known : current).slotsOf(address);
+        for (const auto &r : (m_known.isValid() ? m_known : current).ranges())
+            if (r.master == address)
+                for (const QString &replica : r.replicas)
+                    if (!n.replicas.contains(replica))
+                        n.replicas << replica;
+        if (const LockMonitor *m = m_nodes.value(address)) {
+            n.mode = m->mode();
+            n.detail = m->modeDetail();
+        } else {
+            n.mode = LockMonitor::Mode::Disconnected;
+        }
+        n.down = current.slotsOf(address).isEmpty();
+        out << n;
+    }
+    return out;
+}
+
 void ClusterLockMonitor::updateLiveMasters()
 {
+    emit nodesChanged();
     const int live = liveMasters();
     const int masters = int(m_nodes.size());
     if (live == m_reportedLive && masters == m_reportedMasters)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "clusternodestatus.h"
 #include "lockevent.h"
 #include "lockmonitor.h"
 #include "locksnapshot.h"
@@ -66,6 +67,8 @@ public:
     const QMap<QString, LockMonitor *> &nodes() const { return m_nodes; }
     /** Masters whose monitor reads now (mode live or polling), out of nodes().size(). */
     int liveMasters() const;
+    /** Every master watched, sorted by address, with its slots, replicas and monitor state. */
+    QVector<ClusterNodeStatus> nodeStatuses() const;
     /** Every master's locks in one set. */
     QHash<QString, LockSnapshot> locks() const;
     /** Address of the master that serves `name` (from the router's topology). */
@@ -79,6 +82,8 @@ signals:
     void topologyChanged(const QVector<lockscope::TopologyEvent> &events);
     /** liveMasters() or nodes().size() changed. */
     void liveMastersChanged(int live, int masters);
+    /** Something nodeStatuses() reports changed (a master's monitor state, the topology). */
+    void nodesChanged();
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
     /** Summed over the masters; `finished` once every master finished its scan. */

@@ -100,6 +100,10 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     connect(m_clusterMonitor, &ClusterLockMonitor::discoveryProgress, this, &LockSession::discoveryProgress);
     connect(m_clusterMonitor, &ClusterLockMonitor::notificationsChecked, this, &LockSession::notificationsChecked);
     connect(m_clusterMonitor, &ClusterLockMonitor::errorOccurred, this, &LockSession::errorOccurred);
+    connect(m_clusterMonitor, &ClusterLockMonitor::topologyChanged, this, &LockSession::topologyEventsOccurred);
+    connect(m_clusterMonitor, &ClusterLockMonitor::nodesChanged, this,
+            [this] { emit clusterNodesChanged(m_clusterMonitor->nodeStatuses()); });
+    emit clusterNodesChanged(m_clusterMonitor->nodeStatuses());
 }
 
 SnapshotReader *LockSession::readerFor(const QString &name)
@@ -111,6 +115,27 @@ SnapshotReader *LockSession::readerFor(const QString &name)
     if (!r)
         r = new SnapshotReader(m_router->connectionFor(node), this);
     return r;
+}
+
+LockClient *LockSession::clientFor(const QString &name)
+{
+    if (!m_router)
+        return m_client;
+    // One client per master, all with LockScope's client id, so holds, renewals and releases of
+    // a lock go to the master serving its slot (Redisson routes the same way, §7).
+    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    if (node.isEmpty())
+        return m_client;
+    LockClient *&c = m_nodeClients[node];
+    if (!c) {
+        const RedisEndpoint ep = m_router->endpointFor(node);
+        c = new LockClient(m_router->connectionFor(node), m_router->pool()->subscriber(ep), this, m_clientId);
+        m_router->pool()->subscriber(ep)->open();
+        connect(c, &LockClient::watchdogLost, this, [this](const QString &lock) {
+            emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(lock));
+        });
+    }
+    return c;
 }
 
 ForceUnlocker *LockSession::unlockerFor(const QString &name)
@@ -144,6 +169,33 @@ void LockSession::open()
 }
 
 void LockSession::start()
+{
+    if (m_options.detectCluster && !m_router && !m_detecting) {
+        // Ask the first node whether it is part of a Redis Cluster; a refused or failed INFO
+        // (ACL, old server) means a single server, whose own path reports connection errors.
+        m_detecting = true;
+        open();
+        RedisConnection *seed = connection();
+        ClusterRouter::detect(seed, this, [this, seed](bool cluster, const QString &) {
+            if (!cluster) {
+                startWatching();
+                return;
+            }
+            ClusterRouter::load(seed, this, [this](const ClusterTopology &topology, const QString &error) {
+                if (topology.isValid())
+                    enableCluster(topology);
+                else
+                    emit errorOccurred(QStringLiteral("This node is in a Redis Cluster but its topology could not be read "
+                                                      "(%1): watching this node only").arg(error));
+                startWatching();
+            });
+        });
+        return;
+    }
+    startWatching();
+}
+
+void LockSession::startWatching()
 {
     open();
     if (m_clusterMonitor)
@@ -242,7 +294,7 @@ void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, 
     const QJsonObject args{{QStringLiteral("thread_id"), threadId}, {QStringLiteral("lease_ms"), leaseMs},
                            {QStringLiteral("wait_ms"), waitMs}};
     runWrite(QStringLiteral("acquire"), name, args, [this, name, threadId, leaseMs, waitMs](const LockSnapshot &, Done done) {
-        const QString field = m_client->holderField(threadId);
+        const QString field = clientFor(name)->holderField(threadId);
         auto result = [this, name, field, leaseMs, done](const AcquireResult &r) {
             if (!r.error.isEmpty())
                 done(QStringLiteral("error"), QStringLiteral("Acquire of %1 failed: %2").arg(name, r.error));
@@ -251,25 +303,25 @@ void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, 
                      QStringLiteral("Acquired %1 as %2 (%3)")
                          .arg(name, field,
                               leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
-                                          : QStringLiteral("watchdog renews every %1 ms").arg(m_client->watchdogTimeoutMs() / 3)));
+                                          : QStringLiteral("watchdog renews every %1 ms").arg(clientFor(name)->watchdogTimeoutMs() / 3)));
             else
                 done(QStringLiteral("refused"), QStringLiteral("%1 is held by someone else (TTL %2 ms)").arg(name).arg(r.pttlMs));
         };
         if (waitMs == 0)
-            m_client->tryAcquire(name, threadId, leaseMs, this, result);
+            clientFor(name)->tryAcquire(name, threadId, leaseMs, this, result);
         else
-            m_client->acquire(name, threadId, leaseMs, waitMs, this, result);
+            clientFor(name)->acquire(name, threadId, leaseMs, waitMs, this, result);
     });
 }
 
 void LockSession::renew(const QString &name, qint64 threadId)
 {
     runWrite(QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &, Done done) {
-        m_client->renew(name, threadId, 0, this, [this, name, done](bool ok, const QString &error) {
+        clientFor(name)->renew(name, threadId, 0, this, [this, name, done](bool ok, const QString &error) {
             if (!error.isEmpty())
                 done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
             else if (ok)
-                done(QStringLiteral("done"), QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(m_client->watchdogTimeoutMs()));
+                done(QStringLiteral("done"), QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(clientFor(name)->watchdogTimeoutMs()));
             else
                 done(QStringLiteral("refused"), QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
         });
@@ -279,7 +331,7 @@ void LockSession::renew(const QString &name, qint64 threadId)
 void LockSession::release(const QString &name, qint64 threadId)
 {
     runWrite(QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &, Done done) {
-        m_client->unlock(name, threadId, this, [name, done](const UnlockResult &r) {
+        clientFor(name)->unlock(name, threadId, this, [name, done](const UnlockResult &r) {
             switch (r.status) {
             case UnlockResult::Status::Released:
                 done(QStringLiteral("done"), QStringLiteral("Released %1 (unlock message sent)").arg(name));
@@ -313,7 +365,7 @@ void LockSession::forceUnlock(const QString &name, const std::optional<QString> 
             name, this,
             [this, name, done](const ForceUnlockResult &r) {
                 if (r.deleted)
-                    m_client->watchdog()->remove(name); // if LockScope itself held it, stop renewing
+                    clientFor(name)->watchdog()->remove(name); // if LockScope itself held it, stop renewing
                 const QString outcome = !r.error.isEmpty() ? QStringLiteral("error")
                                         : r.changed       ? QStringLiteral("changed")
                                         : r.deleted       ? QStringLiteral("done")

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "clusternodestatus.h"
 #include "lockevent.h"
 #include "lockmonitor.h"
 #include "auditlog.h"
 #include "lockdoctor.h"
 #include "lockfinding.h"
 #include "locksnapshot.h"
+#include "topologyevent.h"
 
 #include "redis/clustertopology.h"
 #include "redis/redisendpoint.h"
@@ -56,6 +58,9 @@ public:
         bool forcePolling = false;
         int pollIntervalMs = 1000;
         QString auditLogPath;  ///< empty = AuditLog::defaultPath()
+        /** start() first asks the server whether it is a Redis Cluster node (INFO cluster) and,
+         *  if so, watches every master (enableCluster()). The GUI sets it; the CLI decides itself. */
+        bool detectCluster = false;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -75,6 +80,9 @@ public:
     bool isCluster() const { return m_router != nullptr; }
     ClusterRouter *router() const { return m_router; }
     ClusterLockMonitor *clusterMonitor() const { return m_clusterMonitor; }
+    /** LockScope's lock client on the master serving `name` (client() outside a cluster; in a
+     *  cluster one client per master, all with clientId(), created on first use). */
+    LockClient *clientFor(const QString &name);
     /** The command connection of the node serving `name` (connection() outside a cluster). */
     RedisConnection *connectionFor(const QString &name);
 
@@ -127,8 +135,14 @@ signals:
     void errorOccurred(const QString &message);
     /** The doctor's current findings (LockDoctor over the monitor's snapshots), at most every 2 s. */
     void findingsUpdated(const QVector<lockscope::LockFinding> &findings);
+    /** Redis Cluster mode: the masters changed (failover, slots moved, master down or added). */
+    void topologyEventsOccurred(const QVector<lockscope::TopologyEvent> &events);
+    /** Redis Cluster mode: every master with its slots, replicas and monitor state; emitted when
+     *  cluster mode starts and whenever one of them changes. */
+    void clusterNodesChanged(const QVector<lockscope::ClusterNodeStatus> &nodes);
 
 private:
+    void startWatching();
     using Done = std::function<void(const QString &outcome, const QString &message)>;
     /** The one write path: read-only check, re-read, perform, audit, report. */
     void runWrite(const QString &action, const QString &name, const QJsonObject &args,
@@ -143,8 +157,10 @@ private:
     Options m_options;
     ClusterRouter *m_router = nullptr;
     ClusterLockMonitor *m_clusterMonitor = nullptr;
+    bool m_detecting = false; ///< start() is asking whether the server is a cluster node
     QHash<QString, SnapshotReader *> m_nodeReaders;   ///< cluster: by master address
     QHash<QString, ForceUnlocker *> m_nodeUnlockers;  ///< cluster: by master address
+    QHash<QString, LockClient *> m_nodeClients;       ///< cluster: by master address
     QHash<QString, LockRepairs *> m_nodeRepairs;      ///< cluster: by master address
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
