@@ -2,6 +2,8 @@
 
 #include "findingmodel.h"
 
+#include "redis/hashslot.h"
+
 #include <QBrush>
 #include <QFont>
 #include <QHash>
@@ -84,6 +86,8 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
             return tr("TTL");
         case WaitingColumn:
             return tr("Waiting");
+        case NodeColumn:
+            return tr("Node");
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -105,6 +109,9 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         case WaitingColumn:
             return tr("Fair locks: threads in the waiter queue. Other locks: Redisson clients subscribed to "
                       "the unlock channel (PUBSUB NUMSUB), i.e. clients waiting, not threads");
+        case NodeColumn:
+            return tr("Redis Cluster: the master serving the lock's hash slot (CRC16 of the name, or of the part "
+                      "in {braces}, mod 16384). Redisson's companion keys share the slot through {name}");
         }
     }
     return {};
@@ -167,6 +174,13 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             if (s.kind == LockKind::FairLock)
                 return tr("%n queued", nullptr, int(s.queueLength));
             return s.subscribers > 0 ? tr("%n client(s)", nullptr, int(s.subscribers)) : QString();
+        case NodeColumn: {
+            if (m_slotMaster.isEmpty())
+                return {};
+            const int slot = HashSlot::of(s.name.toUtf8());
+            const QString master = m_slotMaster.value(slot);
+            return tr("%1 · slot %2").arg(master.isEmpty() ? tr("(no master)") : master).arg(slot);
+        }
         }
         break;
     case Qt::ToolTipRole:
@@ -217,6 +231,28 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         return {};
     }
     return {};
+}
+
+void LockTableModel::setClusterNodes(const QVector<ClusterNodeStatus> &nodes)
+{
+    QVector<QString> slotMaster;
+    if (!nodes.isEmpty()) {
+        slotMaster.resize(HashSlot::kSlotCount);
+        for (const auto &n : nodes)
+            for (const auto &r : n.slotRanges)
+                for (int slot = qMax(0, r.first); slot <= r.second && slot < HashSlot::kSlotCount; ++slot)
+                    slotMaster[slot] = n.address; // implicitly shared: no copy per slot
+    }
+    if (slotMaster == m_slotMaster)
+        return;
+    m_slotMaster = slotMaster;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, NodeColumn), index(int(m_rows.size()) - 1, NodeColumn));
+}
+
+QString LockTableModel::nodeOf(const QString &name) const
+{
+    return m_slotMaster.isEmpty() ? QString() : m_slotMaster.value(HashSlot::of(name.toUtf8()));
 }
 
 const LockSnapshot *LockTableModel::snapshot(const QString &name) const

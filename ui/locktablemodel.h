@@ -1,5 +1,6 @@
 #pragma once
 
+#include "observe/clusternodestatus.h"
 #include "observe/locksnapshot.h"
 
 #include <QAbstractTableModel>
@@ -23,7 +24,7 @@ class LockTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, KindColumn, HolderColumn, HoldCountColumn, TtlColumn, WaitingColumn, ColumnCount };
+    enum Column { NameColumn, KindColumn, HolderColumn, HoldCountColumn, TtlColumn, WaitingColumn, NodeColumn, ColumnCount };
     enum Role {
         SnapshotRole = Qt::UserRole + 1, ///< QVariant<LockSnapshot>
         TtlScaleRole,                    ///< qint64 ms: full length of the TTL bar
@@ -46,6 +47,16 @@ public:
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /**
+     * Redis Cluster mode: the masters and their slot ranges, for the node column ("host:port ·
+     * slot N", the master serving the lock's hash slot). Empty = not a cluster (the column stays
+     * empty; the view hides it).
+     */
+    void setClusterNodes(const QVector<ClusterNodeStatus> &nodes);
+    bool isCluster() const { return !m_slotMaster.isEmpty(); }
+    /** Master address serving `name`'s hash slot, empty when unknown or not a cluster. */
+    QString nodeOf(const QString &name) const;
 
     /** Applies one batch: rows for `changed` are updated or appended, `removed` rows go. */
     void applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed);
@@ -73,6 +84,7 @@ private:
     QHash<QString, int> m_index;
     QString m_ownClientId;
     QHash<QString, int> m_severity;
+    QVector<QString> m_slotMaster; ///< cluster: master address per hash slot (16384), else empty
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
 };
 

@@ -12,6 +12,7 @@
 #include "ttlchart.h"
 
 #include "observe/lockdiscovery.h"
+#include "clustertopologypanel.h"
 #include "observe/lockdoctor.h"
 #include "observe/replayplayer.h"
 #include "observe/sessionrecorder.h"
@@ -52,7 +53,9 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
 {
     m_ioThread = new QThread(this);
     m_ioThread->setObjectName(QStringLiteral("redis-io"));
-    m_session = new LockSession(options); // no parent: it moves to redis-io
+    LockSession::Options sessionOptions = options;
+    sessionOptions.detectCluster = true; // a Redis Cluster node: watch every master
+    m_session = new LockSession(sessionOptions); // no parent: it moves to redis-io
     m_clientId = m_session->clientId();
     m_session->moveToThread(m_ioThread);
     connect(m_ioThread, &QThread::finished, m_session, &QObject::deleteLater);
@@ -71,6 +74,14 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     connect(m_session, &LockSession::discoveryProgress, this, &MainWindow::onProgress);
     connect(m_session, &LockSession::actionFinished, this, &MainWindow::onActionFinished);
     connect(m_session, &LockSession::findingsUpdated, this, &MainWindow::onFindings);
+    connect(m_session, &LockSession::clusterNodesChanged, this, &MainWindow::onClusterNodes);
+    connect(m_session, &LockSession::topologyEventsOccurred, this, [this](const QVector<TopologyEvent> &events) {
+        // Failovers and slot moves go to the event log (and the recording) like lock events.
+        QVector<LockEvent> log;
+        for (const auto &e : events)
+            log << LockEvent{e.timeMs, QString(), e.type, QString(), e.detail};
+        onEvents(log);
+    });
     connect(m_session, &LockSession::notificationsChecked, this, [this](bool enabled, const QString &) {
         const bool offer = !enabled && !m_options.readOnly && !m_options.forcePolling;
         m_enableNotifications->setVisible(offer);
@@ -253,6 +264,7 @@ void MainWindow::buildUi()
     m_lockView->setSortingEnabled(true);
     m_lockView->sortByColumn(LockTableModel::NameColumn, Qt::AscendingOrder);
     m_lockView->setAlternatingRowColors(true);
+    m_lockView->setColumnHidden(LockTableModel::NodeColumn, true); // shown in Redis Cluster mode
     m_lockView->verticalHeader()->hide();
     m_lockView->verticalHeader()->setDefaultSectionSize(28);
     m_lockView->horizontalHeader()->setStretchLastSection(true);
@@ -353,6 +365,11 @@ void MainWindow::buildUi()
     statusBar()->addWidget(m_modeLabel);
     statusBar()->addWidget(m_serverLabel);
     statusBar()->addWidget(m_countLabel);
+    m_mastersLabel = new QLabel(this);
+    m_mastersLabel->setToolTip(tr("Redis Cluster: masters LockScope reads from now, of those it watches. "
+                                  "The Cluster tab shows each one"));
+    m_mastersLabel->hide();
+    statusBar()->addPermanentWidget(m_mastersLabel); // permanent: a temporary message must not hide it
     statusBar()->addPermanentWidget(m_enableNotifications);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancelScan);
@@ -629,6 +646,13 @@ void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
     emit historyChanged();
     m_lockModel->applyBatch(changed, removed);
     updateCount();
+    if (m_clusterPanel && !m_clusterCountsPending) { // per-master lock counts, at most 4 times a second
+        m_clusterCountsPending = true;
+        QTimer::singleShot(250, this, [this] {
+            m_clusterCountsPending = false;
+            updateClusterLockCounts();
+        });
+    }
     if (!selected.isEmpty()) {
         const bool touched = removed.contains(selected)
                              || std::any_of(changed.cbegin(), changed.cend(),
@@ -701,6 +725,44 @@ void MainWindow::onActionFinished(const QString &action, const QString &lock, bo
     statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + message, 10000);
     if (!ok && action == QLatin1String("force_unlock"))
         QMessageBox::warning(this, tr("Force unlock"), message);
+}
+
+void MainWindow::onClusterNodes(const QVector<ClusterNodeStatus> &nodes)
+{
+    if (!m_clusterPanel) {
+        // Cluster mode: a node column in the table, a Cluster tab, the masters in the status bar.
+        m_clusterPanel = new ClusterTopologyPanel(this);
+        m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_clusterPanel, tr("Cluster")),
+                                    tr("Redis Cluster: masters, replicas, hash slot ranges and how LockScope reads "
+                                       "each master"));
+        m_lockView->setColumnHidden(LockTableModel::NodeColumn, false);
+        // Next to the name: which master serves the lock matters before who holds it there.
+        QHeaderView *header = m_lockView->horizontalHeader();
+        header->moveSection(header->visualIndex(LockTableModel::NodeColumn), 1);
+        m_lockView->setColumnWidth(LockTableModel::NodeColumn, 190);
+        m_lockView->setColumnWidth(LockTableModel::HolderColumn,
+                                   qMin(m_lockView->columnWidth(LockTableModel::HolderColumn), 300)); // keep the TTL in view
+    }
+    m_lockModel->setClusterNodes(nodes);
+    m_clusterPanel->setNodes(nodes);
+    updateClusterLockCounts();
+    const int live = m_clusterPanel->liveMasters();
+    const bool allLive = live == nodes.size();
+    m_mastersLabel->setText(QStringLiteral("<span style='color:%1'>●</span> ")
+                                .arg(allLive ? QStringLiteral("#2e9d5b") : QStringLiteral("#c0392b"))
+                            + tr("%1 of %2 masters live").arg(live).arg(nodes.size()));
+    if (m_mastersLabel->isHidden())
+        m_mastersLabel->show();
+}
+
+void MainWindow::updateClusterLockCounts()
+{
+    if (!m_clusterPanel)
+        return;
+    QHash<QString, int> counts;
+    for (int r = 0; r < m_lockModel->rowCount(); ++r)
+        ++counts[m_lockModel->nodeOf(m_lockModel->index(r, LockTableModel::NameColumn).data().toString())];
+    m_clusterPanel->setLockCounts(counts);
 }
 
 void MainWindow::diagnoseReplay()

@@ -29,6 +29,7 @@ class EventLogModel;
 class ReplayPlayer;
 class SessionRecorder;
 class FindingModel;
+class ClusterTopologyPanel;
 class LockDetailPanel;
 class LockDoctor;
 class TtlBarDelegate;
@@ -59,6 +60,8 @@ public:
 
     QThread *ioThread() const { return m_ioThread; }
     LockTableModel *lockModel() const { return m_lockModel; }
+    /** The Cluster tab, nullptr until LockScope finds it is watching a Redis Cluster. */
+    ClusterTopologyPanel *clusterPanel() const { return m_clusterPanel; }
     EventLogModel *eventModel() const { return m_eventModel; }
     FindingModel *findingModel() const { return m_findingModel; }
     /** Everything seen since the window opened (bounded), on the GUI thread, for the charts. */
@@ -110,6 +113,8 @@ private:
     void release();
     void forceUnlock();
     void onFindings(const QVector<LockFinding> &findings);
+    void onClusterNodes(const QVector<ClusterNodeStatus> &nodes);
+    void updateClusterLockCounts();
     /** Replay: the doctor's rules over the replayed table, on the replay clock. */
     void diagnoseReplay();
     void setTtlRepair();
@@ -134,6 +139,9 @@ private:
     QTableView *m_eventView = nullptr;
     LockDetailPanel *m_detail = nullptr;
     TtlBarDelegate *m_ttlDelegate = nullptr;
+    ClusterTopologyPanel *m_clusterPanel = nullptr; ///< Redis Cluster mode only
+    QLabel *m_mastersLabel = nullptr;
+    bool m_clusterCountsPending = false;
     std::unique_ptr<LockDoctor> m_replayDoctor; ///< replay only: findings from the replayed snapshots
     QLineEdit *m_filter = nullptr;
     QLabel *m_modeLabel = nullptr;

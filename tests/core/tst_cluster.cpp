@@ -59,6 +59,7 @@ private slots:
     void followsMoved();
     void cliListsLocksOfEveryMaster();
     void cliShowsLockOnAnotherMaster();
+    void cliAcquiresLockOnAnotherMaster();
     void cliWatchReportsEventsFromEveryMaster();
     void cliForceUnlockWakesClassicAndShardedWaiters();
     void cliDoctorCoversEveryMaster();
@@ -245,6 +246,30 @@ void TestCluster::cliListsLocksOfEveryMaster()
     const ProcessResult table = cli({QStringLiteral("list")});
     QVERIFY2(table.exitCode == 0, qPrintable(table.describe()));
     QVERIFY2(table.out.contains("3 in all"), qPrintable(table.describe()));
+}
+
+void TestCluster::cliAcquiresLockOnAnotherMaster()
+{
+    // --url names node 0; the lock's slot lives on node 2: acquire, hold and release go there.
+    const QString name = namesOnEachNode(QStringLiteral("acquire-lock"))[2];
+    SyncClient owner(m_cluster.endpoint(2));
+    QVERIFY(owner.open());
+    QProcess p;
+    p.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"),
+                                         m_tmp.filePath(QStringLiteral("audit.jsonl")), QStringLiteral("acquire"), name,
+                                         QStringLiteral("--lease-ms"), QStringLiteral("20000"), QStringLiteral("--hold-ms"),
+                                         QStringLiteral("1500")});
+    QVERIFY(p.waitForStarted());
+    QVERIFY(lockscope::test::waitUntil([&] { return owner.exists(name.toUtf8()); }, 10000));
+    const QStringList fields = owner.hgetall(name.toUtf8());
+    QCOMPARE(fields.size(), 1);
+    QVERIFY2(fields[0].endsWith(QLatin1String(":1=1")), qPrintable(fields.join(QLatin1Char(' ')))); // clientId:1 = hold count 1
+    const qint64 pttl = owner.cmd({"PTTL", name.toUtf8()}).toInteger();
+    QVERIFY2(pttl > 15000 && pttl <= 20000, qPrintable(QString::number(pttl)));
+    QVERIFY(p.waitForFinished(15000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QVERIFY(p.readAllStandardOutput().contains("released"));
+    QVERIFY(!owner.exists(name.toUtf8()));
 }
 
 void TestCluster::cliShowsLockOnAnotherMaster()
