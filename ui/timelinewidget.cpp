@@ -229,14 +229,16 @@ void TimelineWidget::rebuild()
         }
     }
 
-    // Waiters (fair-queue fields, each in its own colour; unlock-channel subscribers of other
-    // kinds, anonymous), on up to three rows under the lane.
+    // Fair-queue waiters, each in its own colour, on up to three rows under the lane. The
+    // anonymous unlock-channel subscribers of other kinds are drawn below as counted runs.
     QVector<bool> queued(m_lanes.size(), false);
     QVector<QVector<qint64>> rowEnds(m_lanes.size());
     const float rowH = (kWaitBottom - kWaitTop) / kWaitRows;
     group.clear();
     groupLane = -1;
     for (const auto &i : h->waits(QString(), drawFromMs, drawToMs)) {
+        if (i.who == HistoryStore::kSubscriberWaiter)
+            continue;
         const int lane = laneFor(i.lock);
         if (lane < 0)
             continue;
