@@ -239,9 +239,7 @@ void MultiLock::onComponent(const std::shared_ptr<Run> &run, int index, const Ac
         QTimer::singleShot(static_cast<int>(qMin(kRoundPauseMs, qMax(run->remainMs, qint64(1)))), this, [this, run] {
             run->index = 0;
             run->failedLimit = failedLocksLimit();
-            ++run->result.rounds;
-            for (auto &c : run->result.components)
-                c.status = Status::NotTried;
+            ++run->result.rounds; // components keep their last status until they are tried again
             step(run);
         });
     };

@@ -61,7 +61,9 @@ struct MultiLockResult
     qint64 elapsedMs = 0;    ///< wall time of the whole call
     qint64 leaseMs = 0;      ///< the lease each granted component ends with (0 = watchdog)
     QString error;           ///< why it failed, as a sentence (empty when acquired)
-    QVector<MultiLockComponentOutcome> components;  ///< in component order
+    /** In component order. After several rounds each component shows its latest attempt (a
+     *  component not tried again in the last round keeps the status of its previous try). */
+    QVector<MultiLockComponentOutcome> components;
 
     int grantedCount() const;
     /** Servers of the Granted (acquire) or Unlocked (unlock) components. */

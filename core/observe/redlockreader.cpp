@@ -79,7 +79,8 @@ void RedLockReader::read(QObject *context, Callback callback)
                                       r.snapshot = snaps.first();
                                       if (r.snapshot.isLock && r.snapshot.isHeld()) {
                                           r.state = RedLockServerState::State::Held;
-                                      } else if (r.snapshot.exists && !r.snapshot.isLock) {
+                                      } else if (!r.snapshot.isLock && (r.snapshot.exists || r.snapshot.pttlMs != -2)) {
+                                          // a hash of other fields, or a key of another type (PTTL != -2)
                                           r.state = RedLockServerState::State::NotALock;
                                           r.error = QStringLiteral("'%1' exists but is not a Redisson lock (not a hash "
                                                                    "of <clientId>:<threadId> -> hold count)")
