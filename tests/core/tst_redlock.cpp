@@ -221,7 +221,10 @@ void TestRedLock::oneServerStopped()
     QCOMPARE(r.components[2].status, Outcome::Error);
     QVERIFY(!r.components[2].error.isEmpty());
     QVERIFY(!r.grantedServers().contains(m_servers[2]->endpoint().address()));
-    QVERIFY(r.elapsedMs < 5000);
+    // Refused at once, not after a connect or command timeout (tests do not assert on timing).
+    QVERIFY2(!r.components[2].error.contains(QLatin1String("timed out"))
+                 && !r.components[2].error.contains(QLatin1String("did not answer")),
+             qPrintable(r.components[2].error));
 
     const RedLockStatus st = view(QStringLiteral("rl:one-down"));
     QCOMPARE(st.serverCount(), 5);
@@ -268,7 +271,7 @@ void TestRedLock::threeStoppedWithWaitRetriesThenReleases()
     const MultiLockResult r = acquire(*lock, 0, 600);
     QVERIFY(!r.acquired);
     QVERIFY2(r.rounds > 1, qPrintable(QString::number(r.rounds)));
-    QVERIFY(r.elapsedMs >= 550 && r.elapsedMs < 5000);
+    QVERIFY(r.elapsedMs >= 600); // the whole wait was used (a lower bound the code guarantees)
     for (int i : {0, 1}) {
         QVERIFY(r.components[i].status != Outcome::Granted);
         QCOMPARE(existsViaCli(i, QStringLiteral("rl:three-down-wait")), QByteArray("0"));
@@ -287,7 +290,7 @@ void TestRedLock::heldByAnotherHolderIsARefusedComponent()
     QCOMPARE(r.components[1].status, Outcome::Refused);
     QVERIFY(r.components[1].pttlMs > 20000);
     QCOMPARE(r.grantedCount(), 4);
-    QVERIFY(r.elapsedMs >= 90);
+    QVERIFY(r.elapsedMs >= 100); // server 1 was waited for: max(500 / 5, 1) ms
     QCOMPARE(test::redisCli(m_servers[1]->port(), {"HGETALL", "rl:contended"}).out.split('\n').value(0),
              other.toUtf8());
     const RedLockStatus st = view(QStringLiteral("rl:contended"));
