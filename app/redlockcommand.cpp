@@ -77,6 +77,11 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
         return usage(QStringLiteral("unknown redlock command '%1' (show or acquire)").arg(action));
     if (!m_parser.isSet(QStringLiteral("servers")))
         return usage(QStringLiteral("'redlock %1' needs --servers URL1,URL2,... (the independent servers)").arg(action));
+    if (ConnectionOptions::isUrlSet(m_parser))
+        return usage(QStringLiteral("'redlock' reads its servers from --servers; --url does not apply"));
+    if (action == QLatin1String("acquire") && m_parser.value(QStringLiteral("wait-ms")).toLongLong() < 0)
+        return usage(QStringLiteral("'redlock acquire' needs --wait-ms >= 0: a RedLock that waits forever could "
+                                    "hold a minority of servers indefinitely; give a wait and retry instead"));
     if (m_parser.isSet(QStringLiteral("multi")) && action != QLatin1String("acquire"))
         return usage(QStringLiteral("--multi applies to 'redlock acquire' only"));
     m_name = name;

@@ -46,6 +46,8 @@ void RedLockReader::ensureConnections()
         c->open(); // no-op while connecting, ready or waiting to reconnect
 }
 
+void RedLockReader::refresh() { read(nullptr, nullptr); }
+
 void RedLockReader::read(QObject *context, Callback callback)
 {
     ensureConnections();
@@ -54,11 +56,15 @@ void RedLockReader::read(QObject *context, Callback callback)
     auto left = std::make_shared<int>(n);
     QPointer<QObject> ctx(context);
     const bool hasContext = context != nullptr;
-    auto done = [rows, left, ctx, hasContext, callback] {
+    QPointer<RedLockReader> self(this);
+    auto done = [self, rows, left, ctx, hasContext, callback] {
         if (--*left > 0)
             return;
+        const RedLockStatus status = RedLockStatus::evaluate(*rows, LockSnapshot::steadyNowMs());
         if (callback && (!hasContext || ctx))
-            callback(RedLockStatus::evaluate(*rows, LockSnapshot::steadyNowMs()));
+            callback(status);
+        if (self)
+            emit self->statusRead(status);
     };
     if (n == 0) {
         *left = 1;

@@ -24,7 +24,8 @@ class SnapshotReader;
  * auto-reconnect) for the next ones, so a view can refresh on a timer. A server that is down or
  * slow is reported as unreachable with the connection's sentence, after at most the connect
  * timeout (default 1000 ms) or the command timeout (default 2000 ms), so one stopped server does
- * not stall the others. Lives on one thread (the thread of its QObject), like the connections.
+ * not stall the others. Lives on one thread (the thread of its QObject), like the connections;
+ * a GUI on another thread calls refresh() through a queued invocation and listens to statusRead().
  */
 class RedLockReader : public QObject
 {
@@ -59,6 +60,15 @@ public:
      * (Unreachable with the error, NotALock). Skipped when `context` is destroyed first.
      */
     void read(QObject *context, Callback callback);
+
+public slots:
+    /** read() without a callback, for a view that listens to statusRead() (e.g. from another
+     *  thread through a queued connection). */
+    void refresh();
+
+signals:
+    /** After every read(): the verdict, also passed to that read's callback. */
+    void statusRead(const lockscope::RedLockStatus &status);
 
 private:
     void ensureConnections();

@@ -4,6 +4,7 @@
 
 #include <QJsonObject>
 #include <QMetaType>
+#include <QStringList>
 #include <QString>
 #include <QVector>
 

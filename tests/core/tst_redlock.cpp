@@ -17,6 +17,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QTest>
 
 #include <memory>
@@ -359,6 +360,16 @@ void TestRedLock::viewQuorumOnRedisCliData()
             test::redisCliEval(m_servers[i]->port(), acquire, {"rl:split"}, {leases[i], i < 3 ? a : b});
         QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     }
+    // The view's signal carries the same verdict as the callback (for a GUI on another thread).
+    QVector<RedLockReader::Target> targets;
+    for (auto &s : m_servers)
+        targets << RedLockReader::Target{s->endpoint(), QStringLiteral("rl:split")};
+    RedLockReader reader(targets);
+    QSignalSpy spy(&reader, &RedLockReader::statusRead);
+    reader.refresh();
+    QVERIFY(spy.wait(5000));
+    QCOMPARE(spy.first().first().value<RedLockStatus>().holder, a);
+
     const RedLockStatus st = view(QStringLiteral("rl:split"));
     QCOMPARE(st.quorum, 3);
     QCOMPARE(st.heldCount(), 5);
@@ -479,7 +490,11 @@ void TestRedLock::cliShowAndAcquire()
     // usage errors: no servers, bad URL
     QCOMPARE(cli({"redlock", "show", "x"}).exitCode, 1);
     QCOMPARE(cli({"redlock", "show", "x", "--servers", "redis://127.0.0.1:1,nonsense://"}).exitCode, 1);
+    QCOMPARE(cli({"redlock", "show", "x", "--servers", servers, "--url", "redis://127.0.0.1:1"}).exitCode, 1);
+    QCOMPARE(cli({"redlock", "acquire", "x", "--servers", servers, "--wait-ms", "-1"}).exitCode, 1);
     QCOMPARE(cli({"redlock", "acquire", "x", "--servers", servers, "--read-only"}).exitCode, 3);
+    for (int i = 1; i < kServers; ++i) // neither the refusals nor the usage errors wrote anything
+        QCOMPARE(existsViaCli(i, QStringLiteral("x")), QByteArray("0"));
 }
 
 QTEST_GUILESS_MAIN(TestRedLock)
