@@ -178,9 +178,9 @@ void MultiLock::step(const std::shared_ptr<Run> &run)
     const int index = run->index;
     const MultiLockComponent &c = m_components.at(index);
     auto done = [this, run, index](const AcquireResult &r) { onComponent(run, index, r); };
-    if (!c.client) {
+    if (!c.client || !c.client->connection()) {
         AcquireResult r;
-        r.error = QStringLiteral("the lock client of this component is gone");
+        r.error = QStringLiteral("the lock client of this component (or its connection) is gone");
         QTimer::singleShot(0, this, [done, r] { done(r); });
         return;
     }
