@@ -207,7 +207,7 @@ void MultiLock::onComponent(const std::shared_ptr<Run> &run, int index, const Ac
     } else {
         o.status = r.error.isEmpty() ? Status::Refused : Status::Error;
         const MultiLockComponent &c = m_components.at(index);
-        if (!r.error.isEmpty() && c.client) // the script may have run before the reply was lost
+        if (!r.error.isEmpty() && c.client && c.client->connection()) // the script may have run before the reply was lost
             c.client->unlock(c.name, run->threadId, nullptr, nullptr);
         if (n - run->granted.size() == failedLocksLimit()) { // enough granted: stop here
             succeed(run);
@@ -274,7 +274,7 @@ void MultiLock::releaseGranted(const std::shared_ptr<Run> &run, std::function<vo
             if (--*left == 0)
                 then();
         };
-        if (c.client)
+        if (c.client && c.client->connection())
             c.client->unlock(c.name, run->threadId, this, one);
         else
             one(UnlockResult());
@@ -388,11 +388,11 @@ void MultiLock::unlock(qint64 threadId, QObject *context, Callback callback)
             o.error = u.error;
             done();
         };
-        if (c.client) {
+        if (c.client && c.client->connection()) {
             c.client->unlock(c.name, threadId, this, one);
         } else {
             UnlockResult u;
-            u.error = QStringLiteral("the lock client of this component is gone");
+            u.error = QStringLiteral("the lock client of this component (or its connection) is gone");
             QTimer::singleShot(0, this, [one, u] { one(u); });
         }
     }
