@@ -1,6 +1,7 @@
 #include "lockscopecli.h"
 
 #include "connectionoptions.h"
+#include "redlockcommand.h"
 
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
@@ -61,6 +62,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  wake NAME [--yes]                  repair: publish the unlock message of a free lock\n"
         "  record --out FILE [--duration-ms N]  record what is seen (JSON lines; .gz compresses)\n"
         "  export RECORDING --csv [--out-dir DIR]  events and hold intervals as CSV files\n"
+        "  redlock show NAME --servers URL1,URL2,... [--json]\n"
+        "                                     RedLock view: holder and TTL per server, quorum verdict\n"
+        "  redlock acquire NAME --servers URL1,URL2,... [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]\n"
+        "                                     take a RedLock (MultiLock with --multi), hold, release\n"
         "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
         "confirmed, lock absent, not acquired, lock changed since confirmed, refused by the ACL),\n"
@@ -113,6 +118,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
                         "instead of --url.")},
     });
+    m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
                                    QStringLiteral("[NAME]"));
@@ -144,7 +150,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     };
     if (pos.isEmpty())
         return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock, doctor, set-ttl, "
-                                    "remove-waiter, remove-reader, wake)"));
+                                    "remove-waiter, remove-reader, wake, redlock)"));
     m_command = pos.first();
     // Command -> its positional arguments after the command (lock name, holder field).
     static const QHash<QString, QStringList> commandArgs{
@@ -160,6 +166,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("wake"), {QStringLiteral("lock name")}},
         {QStringLiteral("remove-waiter"), {QStringLiteral("lock name"), QStringLiteral("waiter field <clientId>:<threadId>")}},
         {QStringLiteral("remove-reader"), {QStringLiteral("lock name"), QStringLiteral("reader field <clientId>:<threadId>")}},
+        {QStringLiteral("redlock"), {QStringLiteral("redlock command (show or acquire)"), QStringLiteral("lock name")}},
     };
     if (!commandArgs.contains(m_command))
         return usage(QStringLiteral("unknown command '%1'").arg(m_command));
@@ -192,6 +199,15 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             if (!ok)
                 return usage(QStringLiteral("--%1 needs a whole number, not '%2'").arg(opt, m_parser.value(opt)));
         }
+    }
+
+    if (m_command == QLatin1String("redlock")) {
+        // RedLock / MultiLock over independent servers (--servers): its own connections, no LockSession.
+        auto *redlock = new RedLockCommand(m_parser, connection, [] { return g_interrupted != 0; }, this);
+        connect(redlock, &RedLockCommand::finished, this, &LockScopeCli::finish);
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+        return redlock->start(m_name, m_field, exitCode);
     }
 
     QString urlError;

@@ -22,6 +22,7 @@ class RedisServerProcess;
  *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
  *                 | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME
  *                 | record --out FILE [--duration-ms N] | export RECORDING --csv [--out-dir DIR]
+ *                 | redlock show|acquire NAME --servers URL1,URL2,... (see RedLockCommand)
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
  * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.

@@ -1,0 +1,345 @@
+#include "redlockcommand.h"
+
+#include "lockscopecli.h"
+
+#include "lock/lockclient.h"
+#include "observe/auditlog.h"
+#include "redis/redisconnection.h"
+#include "redis/redissubscriber.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSysInfo>
+#include <QTimer>
+#include <QUuid>
+
+#include <cstdio>
+
+namespace lockscope {
+
+namespace {
+
+constexpr int kConnectTimeoutMs = 1000;
+constexpr int kCommandTimeoutMs = 2000;
+
+QString formatTtl(qint64 ttlMs) { return LockScopeCli::formatTtl(ttlMs); }
+
+/** Left-justified columns, two spaces apart, the last one not padded. */
+QString table(const QVector<QStringList> &rows)
+{
+    QVector<int> widths(rows.first().size(), 0);
+    for (const auto &r : rows)
+        for (int i = 0; i + 1 < r.size(); ++i)
+            widths[i] = qMax(widths[i], int(r[i].size()));
+    QString out;
+    for (const auto &r : rows) {
+        QString line;
+        for (int i = 0; i < r.size(); ++i)
+            line += i + 1 < r.size() ? r[i].leftJustified(widths[i] + 2) : r[i];
+        out += line.trimmed() + QLatin1Char('\n');
+    }
+    return out;
+}
+
+} // namespace
+
+QList<QCommandLineOption> RedLockCommand::options()
+{
+    return {
+        {QStringLiteral("servers"),
+         QStringLiteral("redlock: the independent servers, as comma-separated URLs (redis://host:port,...)."),
+         QStringLiteral("URLS")},
+        {QStringLiteral("multi"),
+         QStringLiteral("redlock acquire: MultiLock rules (every server must grant it) instead of RedLock's quorum.")},
+    };
+}
+
+RedLockCommand::RedLockCommand(const QCommandLineParser &parser, const ConnectionOptions &connection,
+                               std::function<bool()> interrupted, QObject *parent)
+    : QObject(parent), m_parser(parser), m_connection(connection), m_interrupted(std::move(interrupted)),
+      m_out(stdout), m_err(stderr)
+{
+}
+
+RedLockCommand::~RedLockCommand() = default;
+
+bool RedLockCommand::start(const QString &action, const QString &name, int *exitCode)
+{
+    auto usage = [&](const QString &msg) {
+        m_err << "lockscope-cli: " << msg << "\nRun with --help for usage.\n";
+        m_err.flush();
+        *exitCode = LockScopeCli::Usage;
+        return false;
+    };
+    if (action != QLatin1String("show") && action != QLatin1String("acquire"))
+        return usage(QStringLiteral("unknown redlock command '%1' (show or acquire)").arg(action));
+    if (!m_parser.isSet(QStringLiteral("servers")))
+        return usage(QStringLiteral("'redlock %1' needs --servers URL1,URL2,... (the independent servers)").arg(action));
+    if (ConnectionOptions::isUrlSet(m_parser))
+        return usage(QStringLiteral("'redlock' reads its servers from --servers; --url does not apply"));
+    if (action == QLatin1String("acquire") && m_parser.value(QStringLiteral("wait-ms")).toLongLong() < 0)
+        return usage(QStringLiteral("'redlock acquire' needs --wait-ms >= 0: a RedLock that waits forever could "
+                                    "hold a minority of servers indefinitely; give a wait and retry instead"));
+    if (m_parser.isSet(QStringLiteral("multi")) && action != QLatin1String("acquire"))
+        return usage(QStringLiteral("--multi applies to 'redlock acquire' only"));
+    m_name = name;
+    m_json = m_parser.isSet(QStringLiteral("json"));
+    m_threadId = m_parser.value(QStringLiteral("thread-id")).toLongLong();
+    const QStringList urls = m_parser.value(QStringLiteral("servers")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString &raw : urls) {
+        const QString url = raw.trimmed();
+        QString error;
+        RedisEndpoint endpoint = RedisEndpoint::parse(url, &error);
+        if (!endpoint.isValid() || !m_connection.applyTo(&endpoint, m_parser, &error))
+            return usage(QStringLiteral("--servers: '%1': %2").arg(url, error));
+        for (const auto &e : std::as_const(m_endpoints))
+            if (e.address() == endpoint.address() && e.db() == endpoint.db())
+                return usage(QStringLiteral("--servers names %1 twice: a RedLock needs independent servers")
+                                 .arg(endpoint.address()));
+        m_endpoints << endpoint;
+    }
+    if (m_endpoints.isEmpty())
+        return usage(QStringLiteral("--servers is empty"));
+
+    if (action == QLatin1String("acquire") && m_parser.isSet(QStringLiteral("read-only"))) {
+        m_err << "lockscope-cli: refused: 'redlock acquire' writes to Redis and --read-only is set. Nothing was sent.\n";
+        m_err.flush();
+        *exitCode = LockScopeCli::Refused;
+        return false;
+    }
+    QTimer::singleShot(0, this, action == QLatin1String("show") ? &RedLockCommand::runShow : &RedLockCommand::runAcquire);
+    return true;
+}
+
+QString RedLockCommand::serverList() const
+{
+    QStringList list;
+    for (const auto &e : m_endpoints)
+        list << e.address();
+    return list.join(QStringLiteral(", "));
+}
+
+void RedLockCommand::finish(int code)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_out.flush();
+    m_err.flush();
+    emit finished(code);
+}
+
+void RedLockCommand::fail(int code, const QString &message)
+{
+    m_err << "lockscope-cli: " << message << '\n';
+    finish(code);
+}
+
+void RedLockCommand::runShow()
+{
+    QVector<RedLockReader::Target> targets;
+    for (const auto &e : m_endpoints)
+        targets << RedLockReader::Target{e, m_name};
+    auto *reader = new RedLockReader(targets, this);
+    reader->setTimeoutsMs(kConnectTimeoutMs, kCommandTimeoutMs);
+    reader->read(this, [this](const RedLockStatus &st) {
+        if (m_json) {
+            m_out << QJsonDocument(st.toJson()).toJson(QJsonDocument::Compact) << '\n';
+        } else {
+            QVector<QStringList> rows;
+            rows << QStringList{QStringLiteral("SERVER"), QStringLiteral("STATE"),
+                                QStringLiteral("HOLDER (client id:thread id)"), QStringLiteral("HOLDS"),
+                                QStringLiteral("TTL"), QStringLiteral("ERROR")};
+            for (const auto &s : st.servers) {
+                const QStringList fields = s.holderFields();
+                rows << QStringList{s.server, RedLockServerState::stateName(s.state),
+                                    fields.isEmpty() ? QStringLiteral("-") : fields.join(QLatin1Char(' ')),
+                                    s.state == RedLockServerState::State::Held
+                                        ? QString::number(s.snapshot.totalHoldCount())
+                                        : QStringLiteral("-"),
+                                    formatTtl(s.remainingTtlMs(st.evaluatedAtSteadyMs)), s.error};
+            }
+            m_out << "RedLock " << m_name << " on " << st.serverCount() << " servers (quorum " << st.quorum << ")\n";
+            m_out << table(rows);
+            if (st.hasQuorum) {
+                m_out << "Quorum: yes, " << st.agreeing << " of " << st.serverCount() << " servers agree on holder "
+                      << st.holder << "; valid for " << formatTtl(st.validityMs)
+                      << (st.quorumLostInMs != st.validityMs
+                              ? QStringLiteral(" (the quorum is lost by expiry in %1)").arg(formatTtl(st.quorumLostInMs))
+                              : QString())
+                      << '\n';
+            } else if (st.holder.isEmpty()) {
+                m_out << "Quorum: no, no server holds " << m_name << '\n';
+            } else {
+                m_out << "Quorum: no, needs " << st.quorum << " of " << st.serverCount() << "; at most " << st.agreeing
+                      << " agree on holder " << st.holder << '\n';
+            }
+            if (!st.hasQuorum && st.sameThreadServers >= st.quorum)
+                m_out << "Note: " << st.sameThreadServers
+                      << " servers have holders with the same thread id but different client ids. A Java "
+                         "RedissonRedLock built from several RedissonClients looks like this (one client id per "
+                         "client); agreement is judged by the whole holder field only.\n";
+            if (st.unreachableCount() > 0)
+                m_out << st.unreachableCount() << " server(s) unreachable: they count against the quorum.\n";
+        }
+        if (st.hasQuorum)
+            finish(LockScopeCli::Ok);
+        else if (st.agreeing + st.unreachableCount() >= st.quorum)
+            fail(LockScopeCli::ServerError,
+                 QStringLiteral("no quorum for %1 among the servers that answered; %2 unreachable server(s) could "
+                                "change that")
+                     .arg(m_name)
+                     .arg(st.unreachableCount()));
+        else
+            finish(LockScopeCli::Refused);
+    });
+}
+
+void RedLockCommand::runAcquire()
+{
+    const QString clientId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QVector<MultiLockComponent> components;
+    for (const auto &e : m_endpoints) {
+        auto *conn = new RedisConnection(e, this);
+        conn->setClientName("lockscope-redlock");
+        conn->setConnectTimeoutMs(kConnectTimeoutMs);
+        conn->setCommandTimeoutMs(kCommandTimeoutMs);
+        auto *sub = new RedisSubscriber(e, this);
+        sub->connection()->setConnectTimeoutMs(kConnectTimeoutMs);
+        auto *client = new LockClient(conn, sub, this, clientId);
+        conn->open();
+        sub->open();
+        m_connections << conn;
+        m_subscribers << sub;
+        m_clients << client;
+        components << MultiLockComponent{client, m_name, e.address()};
+    }
+    const bool multi = m_parser.isSet(QStringLiteral("multi"));
+    m_lock = new MultiLock(multi ? MultiLock::Mode::MultiLock : MultiLock::Mode::RedLock, components, this);
+    const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
+    const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
+    const QString holder = m_clients.first()->holderField(m_threadId);
+    const QJsonObject args{{QStringLiteral("servers"), serverList()},
+                           {QStringLiteral("mode"), multi ? QStringLiteral("multilock") : QStringLiteral("redlock")},
+                           {QStringLiteral("lease_ms"), lease},
+                           {QStringLiteral("wait_ms"), wait},
+                           {QStringLiteral("holder"), holder}};
+    m_lock->acquire(m_threadId, lease, wait, this, [this, holder, args, lease](const MultiLockResult &r) {
+        QJsonObject json = r.toJson();
+        json.insert(QStringLiteral("action"), QStringLiteral("acquire"));
+        json.insert(QStringLiteral("lock"), m_name);
+        json.insert(QStringLiteral("holder"), holder);
+        audit(QStringLiteral("redlock_acquire"), args, json);
+        const QString kind = r.redLock ? QStringLiteral("RedLock") : QStringLiteral("MultiLock");
+        if (m_json) {
+            m_out << QJsonDocument(json).toJson(QJsonDocument::Compact) << '\n';
+        } else {
+            m_out << (r.acquired ? "acquired " : "not acquired: ") << kind << ' ' << m_name << " on " << r.grantedCount()
+                  << " of " << r.components.size() << " servers (" << r.required << " needed)";
+            if (r.acquired)
+                m_out << " as " << holder << ' '
+                      << (lease > 0 ? QStringLiteral("(lease %1 ms)").arg(lease)
+                                    : QStringLiteral("(watchdog: %1 ms, renewed every %2 ms)")
+                                          .arg(LockClient::kDefaultWatchdogTimeoutMs)
+                                          .arg(LockClient::kDefaultWatchdogTimeoutMs / 3));
+            if (r.rounds > 1)
+                m_out << " after " << r.rounds << " rounds in " << r.elapsedMs << " ms";
+            m_out << '\n';
+            for (const auto &c : r.components) {
+                m_out << "  " << c.server.leftJustified(22) << MultiLockComponentOutcome::statusName(c.status);
+                if (c.status == MultiLockComponentOutcome::Status::Refused)
+                    m_out << " (held by another holder, TTL " << formatTtl(c.pttlMs) << ')';
+                if (!c.error.isEmpty())
+                    m_out << ": " << c.error;
+                if (c.attempts > 1)
+                    m_out << " (" << c.attempts << " attempts)";
+                m_out << '\n';
+            }
+        }
+        m_out.flush();
+        if (!r.acquired) {
+            bool serverTrouble = false;
+            for (const auto &c : r.components)
+                serverTrouble |= c.status == MultiLockComponentOutcome::Status::Error || !c.error.isEmpty();
+            fail(serverTrouble ? LockScopeCli::ServerError : LockScopeCli::Refused,
+                 QStringLiteral("%1 %2 not acquired: %3").arg(kind, m_name, r.error));
+            return;
+        }
+        if (m_parser.isSet(QStringLiteral("hold-ms"))) {
+            QTimer::singleShot(m_parser.value(QStringLiteral("hold-ms")).toInt(), this, [this, r] { release(r); });
+            return;
+        }
+        m_err << "holding " << m_name << "; Ctrl-C to release\n";
+        m_err.flush();
+        auto *tick = new QTimer(this);
+        connect(tick, &QTimer::timeout, this, [this, tick, r] {
+            if (m_interrupted && m_interrupted()) {
+                tick->stop();
+                release(r);
+            }
+        });
+        tick->start(100);
+    });
+}
+
+void RedLockCommand::release(const MultiLockResult &acquired)
+{
+    m_lock->unlock(m_threadId, this, [this, acquired](const MultiLockResult &u) {
+        // A component that was not granted answers NotHeld or fails: that is expected. A granted
+        // one that could not be released keeps its lease (or dies with its watchdog).
+        QStringList stuck;
+        for (int i = 0; i < u.components.size(); ++i)
+            if (acquired.components.at(i).status == MultiLockComponentOutcome::Status::Granted
+                && u.components.at(i).status != MultiLockComponentOutcome::Status::Unlocked)
+                stuck << QStringLiteral("%1 (%2)").arg(u.components.at(i).server, u.components.at(i).error);
+        QJsonObject json = u.toJson();
+        json.remove(QStringLiteral("acquired"));
+        json.insert(QStringLiteral("action"), QStringLiteral("release"));
+        json.insert(QStringLiteral("lock"), m_name);
+        json.insert(QStringLiteral("released"), stuck.isEmpty());
+        json.insert(QStringLiteral("servers_released"), json.take(QStringLiteral("servers_granted")));
+        json.remove(QStringLiteral("granted"));
+        json.remove(QStringLiteral("rounds"));
+        json.remove(QStringLiteral("lease_ms"));
+        audit(QStringLiteral("redlock_release"), QJsonObject{{QStringLiteral("servers"), serverList()}}, json);
+        if (m_json)
+            m_out << QJsonDocument(json).toJson(QJsonDocument::Compact) << '\n';
+        else
+            m_out << "released " << m_name << " on " << u.grantedCount() << " server(s)\n";
+        if (!stuck.isEmpty()) {
+            fail(LockScopeCli::ServerError,
+                 QStringLiteral("could not release %1 on %2: it stays held there until its lease ends")
+                     .arg(m_name, stuck.join(QStringLiteral(", "))));
+            return;
+        }
+        finish(LockScopeCli::Ok);
+    });
+}
+
+void RedLockCommand::audit(const QString &action, const QJsonObject &args, const QJsonObject &result)
+{
+    const AuditLog log(m_parser.value(QStringLiteral("audit-log")));
+    QJsonObject record{{QStringLiteral("time_ms"), QDateTime::currentMSecsSinceEpoch()},
+                       {QStringLiteral("operator"), AuditLog::operatorName()},
+                       {QStringLiteral("host"), QSysInfo::machineHostName()},
+                       {QStringLiteral("server"), serverList()},
+                       {QStringLiteral("client_id"), m_clients.isEmpty() ? QString() : m_clients.first()->clientId()},
+                       {QStringLiteral("action"), action},
+                       {QStringLiteral("lock"), m_name},
+                       {QStringLiteral("args"), args},
+                       {QStringLiteral("result"), result.value(QStringLiteral("acquired")).toBool()
+                                                      || result.value(QStringLiteral("released")).toBool()
+                                                      ? QStringLiteral("done")
+                                                      : QStringLiteral("refused")},
+                       {QStringLiteral("message"), result.value(QStringLiteral("error")).toString()},
+                       {QStringLiteral("detail"), result}};
+    QString error;
+    if (!log.append(record, &error)) {
+        m_err << "lockscope-cli: WARNING: the audit record of " << action << " could not be written: " << error << '\n';
+        m_err.flush();
+    }
+}
+
+} // namespace lockscope
