@@ -13,6 +13,7 @@
 
 #include "observe/lockdiscovery.h"
 #include "clustertopologypanel.h"
+#include "redlockdialog.h"
 #include "observe/lockdoctor.h"
 #include "observe/replayplayer.h"
 #include "observe/sessionrecorder.h"
@@ -456,6 +457,11 @@ void MainWindow::buildActions()
     view->addAction(m_refreshAction);
     view->addAction(findAction);
     view->addAction(m_enableNotificationsAction);
+    view->addSeparator();
+    QAction *redlock = view->addAction(tr("&RedLock view…"), this, &MainWindow::openRedLockView);
+    redlock->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
+    redlock->setToolTip(tr("One lock name on several independent servers: each server's holder and TTL, and "
+                           "whether a quorum (N/2 + 1) agrees"));
     if (writable) {
         QMenu *lock = menuBar()->addMenu(tr("&Lock"));
         lock->addAction(m_acquireAction);
@@ -763,6 +769,17 @@ void MainWindow::updateClusterLockCounts()
     for (int r = 0; r < m_lockModel->rowCount(); ++r)
         ++counts[m_lockModel->nodeOf(m_lockModel->index(r, LockTableModel::NameColumn).data().toString())];
     m_clusterPanel->setLockCounts(counts);
+}
+
+RedLockDialog *MainWindow::openRedLockView()
+{
+    if (!m_redLockDialog) {
+        m_redLockDialog = new RedLockDialog(this);
+        m_redLockDialog->setAttribute(Qt::WA_DeleteOnClose, false);
+    }
+    m_redLockDialog->show();
+    m_redLockDialog->raise();
+    return m_redLockDialog;
 }
 
 void MainWindow::diagnoseReplay()

@@ -30,6 +30,7 @@ class ReplayPlayer;
 class SessionRecorder;
 class FindingModel;
 class ClusterTopologyPanel;
+class RedLockDialog;
 class LockDetailPanel;
 class LockDoctor;
 class TtlBarDelegate;
@@ -62,6 +63,8 @@ public:
     LockTableModel *lockModel() const { return m_lockModel; }
     /** The Cluster tab, nullptr until LockScope finds it is watching a Redis Cluster. */
     ClusterTopologyPanel *clusterPanel() const { return m_clusterPanel; }
+    /** View > RedLock view…: the (single, non-modal) RedLock / MultiLock view, shown. */
+    RedLockDialog *openRedLockView();
     EventLogModel *eventModel() const { return m_eventModel; }
     FindingModel *findingModel() const { return m_findingModel; }
     /** Everything seen since the window opened (bounded), on the GUI thread, for the charts. */
@@ -141,6 +144,7 @@ private:
     TtlBarDelegate *m_ttlDelegate = nullptr;
     ClusterTopologyPanel *m_clusterPanel = nullptr; ///< Redis Cluster mode only
     QLabel *m_mastersLabel = nullptr;
+    RedLockDialog *m_redLockDialog = nullptr;
     bool m_clusterCountsPending = false;
     std::unique_ptr<LockDoctor> m_replayDoctor; ///< replay only: findings from the replayed snapshots
     QLineEdit *m_filter = nullptr;
