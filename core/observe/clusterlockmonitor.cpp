@@ -347,26 +347,49 @@ void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, cons
 {
     if (m_forcePolling)
         return;
-    for (const LockSnapshot &s : changed) {
-        if (!s.isLock || !s.exists)
-            continue;
-        const QByteArray channel = (s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
-                                                                      : LockNames::unlockChannel(s.name)).toUtf8();
-        const QString node = nodeOf(s.name);
+    auto follow = [this](const QByteArray &channel, const QString &node) {
         const QString current = m_shardedNode.value(channel);
         if (node.isEmpty() || current == node)
-            continue;
+            return;
         if (!current.isEmpty())
             shardedFor(current)->sunsubscribe(channel);
         shardedFor(node)->ssubscribe(channel);
         m_shardedNode.insert(channel, node);
+    };
+    auto drop = [this](const QByteArray &channel) {
+        const QString node = m_shardedNode.take(channel);
+        if (!node.isEmpty())
+            shardedFor(node)->sunsubscribe(channel);
+    };
+    for (const LockSnapshot &s : changed) {
+        if (!s.isLock || (!s.exists && s.waiters.isEmpty()))
+            continue;
+        const QString node = nodeOf(s.name);
+        if (s.exists)
+            follow((s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
+                                                      : LockNames::unlockChannel(s.name)).toUtf8(),
+                   node);
+        // A fair lock wakes only its head waiter, on that waiter's own channel (§3.5): follow
+        // each queued waiter's channel, and let go of those that left the queue.
+        QSet<QByteArray> &waiterChannels = m_fairWaiterChannels[s.name];
+        QSet<QByteArray> now;
+        for (const LockWaiter &w : s.waiters)
+            now.insert((LockNames::unlockChannel(s.name) + QLatin1Char(':') + w.field).toUtf8());
+        for (const QByteArray &c : std::as_const(now))
+            follow(c, node);
+        for (const QByteArray &c : std::as_const(waiterChannels))
+            if (!now.contains(c))
+                drop(c);
+        if (now.isEmpty())
+            m_fairWaiterChannels.remove(s.name);
+        else
+            waiterChannels = now;
     }
     for (const QString &name : removed) {
-        for (const QString &c : {LockNames::unlockChannel(name), LockNames::readWriteChannel(name)}) {
-            const QString node = m_shardedNode.take(c.toUtf8());
-            if (!node.isEmpty())
-                shardedFor(node)->sunsubscribe(c.toUtf8());
-        }
+        for (const QString &c : {LockNames::unlockChannel(name), LockNames::readWriteChannel(name)})
+            drop(c.toUtf8());
+        for (const QByteArray &c : m_fairWaiterChannels.take(name))
+            drop(c);
     }
 }
 

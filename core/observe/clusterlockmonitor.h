@@ -24,9 +24,10 @@ class ShardedSubscriber;
  * master serves, merged into one lock set. Signals carry the same value types as LockMonitor's,
  * so LockSession, the CLI and the GUI consume them unchanged.
  *
- * Unless polling, every lock's unlock channel is also watched with `SSUBSCRIBE` on the master that
- * owns it, since Redisson 3.22+ on Redis 7 publishes there (sharded pub/sub, protocol §1.3); a
- * channel whose slot moves away is subscribed again on the new owner when the lock is re-read.
+ * Unless polling, every lock's unlock channel (and each queued fair-lock waiter's own channel) is
+ * also watched with `SSUBSCRIBE` on the master that owns it, since Redisson 3.22+ on Redis 7
+ * publishes there (sharded pub/sub, protocol §1.3); a channel whose slot moves away is subscribed
+ * again on the new owner when the lock is re-read.
  *
  * Masters are taken from the router's topology at start(); from then on the router re-reads the
  * topology every few seconds (and every second while a master is unreachable), and each change
@@ -124,6 +125,7 @@ private:
     QHash<QString, Progress> m_progress;
     QHash<QString, ShardedSubscriber *> m_sharded; ///< by master address
     QHash<QByteArray, QString> m_shardedNode;      ///< channel -> master it is SSUBSCRIBEd on
+    QHash<QString, QSet<QByteArray>> m_fairWaiterChannels; ///< fair lock -> its queued waiters' channels followed
     QSet<QString> m_idleSeen; ///< masters whose monitor has been idle once (finished a first read)
 };
 

@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QDateTime>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
@@ -64,6 +65,7 @@ private slots:
     void cliForceUnlockWakesClassicAndShardedWaiters();
     void cliDoctorCoversEveryMaster();
     void cliWatchReportsShardedUnlockMessages();
+    void cliWatchFollowsFairWaiterChannels();
     void followsAskDuringLiveMigration();
 
 private:
@@ -396,6 +398,56 @@ void TestCluster::cliWatchReportsShardedUnlockMessages()
     QVERIFY2(reported, qPrintable(QString::fromUtf8(out + err)));
     QVERIFY(out.contains(QStringLiteral("\"lock\":\"%1\"").arg(name).toUtf8()));
     QVERIFY(out.contains("\"type\":\"unlock_message\""));
+}
+
+void TestCluster::cliWatchFollowsFairWaiterChannels()
+{
+    // A fair lock on another master with one queued waiter (written by hand in Redisson's
+    // layout): its own channel {name}:<waiter> is SSUBSCRIBEd on the owning shard, where a
+    // Redisson 3.22+ fair unlock SPUBLISHes the hand-over to the head waiter (§3.5).
+    const QString name = namesOnEachNode(QStringLiteral("fair-sharded"))[2];
+    const QByteArray waiter = "0c7931ed-77b4-4eba-8af7-706668f329e6:7";
+    const QByteArray channel = "redisson_lock__channel:{" + name.toUtf8() + "}:" + waiter;
+    SyncClient owner(m_cluster.endpoint(2));
+    QVERIFY(owner.open());
+    owner.cmd({"HSET", name.toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    owner.cmd({"PEXPIRE", name.toUtf8(), "60000"});
+    owner.cmd({"RPUSH", "redisson_lock_queue:{" + name.toUtf8() + "}", waiter});
+    owner.cmd({"ZADD", "redisson_lock_timeout:{" + name.toUtf8() + "}",
+               QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 60000), waiter});
+
+    QProcess watch;
+    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    QVERIFY(watch.waitForStarted());
+    QByteArray out;
+    QByteArray err;
+    auto readAll = [&] {
+        out += watch.readAllStandardOutput();
+        err += watch.readAllStandardError();
+    };
+    const bool subscribed = lockscope::test::waitUntil([&] {
+        readAll();
+        return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() > 0;
+    }, 30000);
+    if (subscribed)
+        owner.cmd({"SPUBLISH", channel, "0"});
+    const bool reported = subscribed && lockscope::test::waitUntil([&] {
+        readAll();
+        return out.contains("sharded message 0 on " + channel);
+    }, 20000);
+    // The waiter leaves the queue: its channel is let go.
+    owner.cmd({"LREM", "redisson_lock_queue:{" + name.toUtf8() + "}", "0", waiter});
+    owner.cmd({"ZREM", "redisson_lock_timeout:{" + name.toUtf8() + "}", waiter});
+    const bool released = reported && lockscope::test::waitUntil([&] {
+        readAll();
+        return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() == 0;
+    }, 20000);
+    watch.kill();
+    watch.waitForFinished();
+    owner.cmd({"DEL", name.toUtf8()});
+    QVERIFY2(subscribed, qPrintable(QString::fromUtf8(err)));
+    QVERIFY2(reported, qPrintable(QString::fromUtf8(out + err)));
+    QVERIFY2(released, "the waiter's channel stayed subscribed after it left the queue");
 }
 
 void TestCluster::cliDoctorCoversEveryMaster()
