@@ -597,7 +597,6 @@ void LockScopeCli::runDoctor()
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
     doctor->setThresholds(t);
-    auto *probe = new DoctorProbe(m_session->connection(), this);
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
     auto observe = [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
@@ -614,8 +613,9 @@ void LockScopeCli::runDoctor()
         connect(monitor, &LockMonitor::locksUpdated, this, observe);
         connect(monitor, &LockMonitor::errorOccurred, this, failed);
     }
-    auto report = [this, allLocks, doctor, probe] {
-        probe->run([this, allLocks, doctor](const DoctorProbe::Result &r) {
+    auto report = [this, allLocks, doctor] {
+        // On every master in a cluster, each for the locks it serves.
+        m_session->probeForDoctor([this, allLocks, doctor](const DoctorProbe::Result &r) {
             if (!r.error.isEmpty())
                 m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
             const qint64 now = LockSnapshot::steadyNowMs();
@@ -653,7 +653,7 @@ void LockScopeCli::runDoctor()
         });
     };
     bool first = true;
-    auto ready = [this, probe, report, observeMs, first, doctor]() mutable {
+    auto ready = [this, report, observeMs, first, doctor]() mutable {
         if (!first)
             return;
         first = false;
@@ -664,7 +664,7 @@ void LockScopeCli::runDoctor()
         m_err << "lockscope-cli: observing for " << observeMs << " ms…\n";
         m_err.flush();
         // A first probe starts the clock of "waiting without a holder since".
-        probe->run([doctor](const DoctorProbe::Result &r) { doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs()); });
+        m_session->probeForDoctor([doctor](const DoctorProbe::Result &r) { doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs()); });
         QTimer::singleShot(int(observeMs), this, report);
     };
     if (cluster)

@@ -37,7 +37,7 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                 QString name = LockNames::lockNameFromUnlockChannel(channel, &waiter);
                 if (name.isEmpty())
                     name = LockNames::lockNameFromReadWriteChannel(channel);
-                if (!name.isEmpty() && waiter.isEmpty())
+                if (!name.isEmpty() && waiter.isEmpty() && (!m_serves || m_serves(name)))
                     lockByChannel.insert(channel, name);
             }
         }
@@ -60,7 +60,13 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                 const qint64 n = counts.at(i + 1).toInteger();
                 const QString name = lockByChannel.value(channel);
                 const int idx = int(std::distance(lockByChannel.cbegin(), lockByChannel.constFind(channel)));
-                const bool exists = idx + 1 < r.size() && r.at(idx + 1).toInteger() == 1;
+                if (idx + 1 >= r.size() || r.at(idx + 1).isError()) {
+                    // Unknown (e.g. MOVED): never report a waiter as orphaned on a guess.
+                    if (idx + 1 < r.size() && m_result.error.isEmpty())
+                        m_result.error = r.at(idx + 1).errorMessage();
+                    continue;
+                }
+                const bool exists = r.at(idx + 1).toInteger() == 1;
                 if (n > 0 && !exists)
                     m_result.orphanSubscribers[name] += n;
             }

@@ -31,6 +31,14 @@ public:
 
     explicit DoctorProbe(RedisConnection *connection, QObject *parent = nullptr);
 
+    /**
+     * Redis Cluster: only locks this node serves count (`serves(lockName)` true), since EXISTS
+     * of another master's key would answer MOVED. Redisson subscribes to a lock's channel on the
+     * master of the channel's slot, which is the lock's slot ({name}), so one probe per master
+     * sees every waiter. Unset: every lock counts (a single server).
+     */
+    void setServesLock(std::function<bool(const QString &lockName)> serves) { m_serves = std::move(serves); }
+
     /** Runs all reads; `callback` once. A run already in progress is not restarted. */
     void run(std::function<void(const Result &)> callback);
     bool isRunning() const { return m_running; }
@@ -45,6 +53,7 @@ private:
     Result m_result;
     QStringList m_latchKeys;
     std::function<void(const Result &)> m_callback;
+    std::function<bool(const QString &)> m_serves;
 };
 
 } // namespace lockscope

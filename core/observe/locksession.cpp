@@ -17,6 +17,8 @@
 #include <QSysInfo>
 #include <QUuid>
 
+#include <memory>
+
 namespace lockscope {
 
 LockSession::LockSession(const Options &options, QObject *parent)
@@ -46,8 +48,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_doctorTimer = new QTimer(this);
     m_doctorTimer->setInterval(2000);
     connect(m_doctorTimer, &QTimer::timeout, this, [this] {
-        if (m_doctorTicks++ % 10 == 0 && connection()->isReady()) {
-            m_probe->run([this](const DoctorProbe::Result &r) {
+        if (m_doctorTicks++ % 10 == 0 && (m_router || connection()->isReady())) {
+            probeForDoctor([this](const DoctorProbe::Result &r) {
                 m_doctor.observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs());
                 m_doctor.observeLatches(r.latches);
             });
@@ -115,6 +117,56 @@ SnapshotReader *LockSession::readerFor(const QString &name)
     if (!r)
         r = new SnapshotReader(m_router->connectionFor(node), this);
     return r;
+}
+
+void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback)
+{
+    if (!m_router) {
+        m_probe->run(std::move(callback));
+        return;
+    }
+    const QStringList masters = m_router->topology().masters();
+    if (masters.isEmpty()) {
+        callback(DoctorProbe::Result());
+        return;
+    }
+    struct Merge
+    {
+        int pending = 0;
+        DoctorProbe::Result result;
+        std::function<void(const DoctorProbe::Result &)> callback;
+    };
+    auto merge = std::make_shared<Merge>();
+    merge->callback = std::move(callback);
+    QVector<DoctorProbe *> probes;
+    for (const QString &address : masters) {
+        DoctorProbe *&p = m_nodeProbes[address];
+        if (!p) {
+            p = new DoctorProbe(m_router->connectionFor(address), this);
+            ClusterRouter *router = m_router;
+            p->setServesLock([router, address](const QString &lock) {
+                return router->topology().masterForKey(lock.toUtf8()) == address;
+            });
+        }
+        if (!p->isRunning())
+            probes << p;
+    }
+    merge->pending = int(probes.size());
+    if (probes.isEmpty()) {
+        merge->callback(merge->result);
+        return;
+    }
+    for (DoctorProbe *p : probes) {
+        p->run([merge](const DoctorProbe::Result &r) {
+            for (auto it = r.orphanSubscribers.cbegin(); it != r.orphanSubscribers.cend(); ++it)
+                merge->result.orphanSubscribers[it.key()] += it.value();
+            merge->result.latches += r.latches;
+            if (merge->result.error.isEmpty())
+                merge->result.error = r.error;
+            if (--merge->pending == 0)
+                merge->callback(merge->result);
+        });
+    }
 }
 
 LockClient *LockSession::clientFor(const QString &name)

@@ -4,6 +4,7 @@
 #include "lockevent.h"
 #include "lockmonitor.h"
 #include "auditlog.h"
+#include "doctorprobe.h"
 #include "lockdoctor.h"
 #include "lockfinding.h"
 #include "locksnapshot.h"
@@ -80,6 +81,12 @@ public:
     bool isCluster() const { return m_router != nullptr; }
     ClusterRouter *router() const { return m_router; }
     ClusterLockMonitor *clusterMonitor() const { return m_clusterMonitor; }
+    /**
+     * The doctor's extra reads (DoctorProbe: orphaned waiters, unlock latches), on the server or,
+     * in a cluster, on every master (each for the locks it serves), merged. `callback` once;
+     * Result::error holds the first error met (partial results kept).
+     */
+    void probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback);
     /** LockScope's lock client on the master serving `name` (client() outside a cluster; in a
      *  cluster one client per master, all with clientId(), created on first use). */
     LockClient *clientFor(const QString &name);
@@ -161,6 +168,7 @@ private:
     QHash<QString, SnapshotReader *> m_nodeReaders;   ///< cluster: by master address
     QHash<QString, ForceUnlocker *> m_nodeUnlockers;  ///< cluster: by master address
     QHash<QString, LockClient *> m_nodeClients;       ///< cluster: by master address
+    QHash<QString, DoctorProbe *> m_nodeProbes;       ///< cluster: by master address
     QHash<QString, LockRepairs *> m_nodeRepairs;      ///< cluster: by master address
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;

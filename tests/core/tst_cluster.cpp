@@ -457,10 +457,46 @@ void TestCluster::cliDoctorCoversEveryMaster()
     SyncClient owner(m_cluster.endpoint(2));
     QVERIFY(owner.open());
     owner.cmd({"HSET", names[2].toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
-    const ProcessResult r = cli({QStringLiteral("doctor"), QStringLiteral("--json")});
+    // The probes run on every master: a client waiting on the channel of a lock that does not
+    // exist (subscribed on the lock's master, as Redisson does), a latch left on that master,
+    // and a waiter of a lock that does exist (never reported: EXISTS is asked of its own master).
+    const QString ghost = namesOnEachNode(QStringLiteral("doctor-ghost"))[2];
+    const QString latch = QStringLiteral("redisson_unlock_latch:{%1}:0123456789abcdef0123456789abcdef").arg(names[2]);
+    owner.cmd({"SET", latch.toUtf8(), "1"});
+    QProcess ghostWaiter;
+    ghostWaiter.start(lockscope::test::redisCliPath(), {"-p", QString::number(m_cluster.port(2)), "SUBSCRIBE",
+                                                        QStringLiteral("redisson_lock__channel:{%1}").arg(ghost)});
+    QProcess liveWaiter;
+    liveWaiter.start(lockscope::test::redisCliPath(), {"-p", QString::number(m_cluster.port(2)), "SUBSCRIBE",
+                                                       QStringLiteral("redisson_lock__channel:{%1}").arg(names[2])});
+    QVERIFY(lockscope::test::waitUntil([&] {
+        return owner.cmd({"PUBSUB", "NUMSUB", QStringLiteral("redisson_lock__channel:{%1}").arg(ghost).toUtf8()}).at(1).toInteger() == 1
+               && owner.cmd({"PUBSUB", "NUMSUB", QStringLiteral("redisson_lock__channel:{%1}").arg(names[2]).toUtf8()}).at(1).toInteger() == 1;
+    }));
+    const ProcessResult r = cli({QStringLiteral("doctor"), QStringLiteral("--json"), QStringLiteral("--observe-ms"),
+                                 QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"), QStringLiteral("500")});
+    ghostWaiter.kill();
+    liveWaiter.kill();
+    ghostWaiter.waitForFinished();
+    liveWaiter.waitForFinished();
     owner.cmd({"DEL", names[2].toUtf8()});
+    owner.cmd({"DEL", latch.toUtf8()});
     QVERIFY2(r.finished, qPrintable(r.describe()));
     QVERIFY2(r.out.contains(names[2].toUtf8()), qPrintable(r.describe()));
+    bool ghostFound = false;
+    bool latchFound = false;
+    for (const QByteArray &line : r.out.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        const QString code = o.value(QStringLiteral("code")).toString();
+        if (code == QLatin1String("waiters_without_holder")) {
+            QVERIFY2(o.value(QStringLiteral("lock")).toString() != names[2], line.constData()); // it exists: not orphaned
+            ghostFound = ghostFound || o.value(QStringLiteral("lock")).toString() == ghost;
+        }
+        latchFound = latchFound || code == QLatin1String("lingering_latch");
+    }
+    QVERIFY2(ghostFound, qPrintable(r.describe()));
+    QVERIFY2(latchFound, qPrintable(r.describe()));
+    QVERIFY2(!r.err.contains("MOVED"), qPrintable(r.describe()));
 }
 
 void TestCluster::followsAskDuringLiveMigration()
