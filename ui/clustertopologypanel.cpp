@@ -12,7 +12,7 @@
 namespace lockscope {
 
 namespace {
-enum Column { NodeCol, RoleCol, SlotsCol, StateCol, LocksCol, ColumnCount };
+enum Column { NodeCol, RoleCol, SlotsCol, StateCol, LocksCol, ScanCol, ColumnCount };
 
 QColor stateColor(const ClusterNodeStatus &n)
 {
@@ -38,13 +38,15 @@ ClusterTopologyPanel::ClusterTopologyPanel(QWidget *parent) : QWidget(parent)
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("clusterTopologyTree"));
     m_tree->setColumnCount(ColumnCount);
-    m_tree->setHeaderLabels({tr("Node"), tr("Role"), tr("Hash slots"), tr("LockScope monitor"), tr("Locks")});
+    m_tree->setHeaderLabels({tr("Node"), tr("Role"), tr("Hash slots"), tr("LockScope monitor"), tr("Locks"), tr("Scan")});
     m_tree->headerItem()->setToolTip(NodeCol, tr("host:port of the node, as CLUSTER SHARDS / CLUSTER SLOTS report it"));
     m_tree->headerItem()->setToolTip(SlotsCol, tr("The hash slots (0-16383) this master serves; a key's slot is CRC16 of "
                                                   "its name (or of the part in {braces}) mod 16384"));
     m_tree->headerItem()->setToolTip(StateCol, tr("How LockScope reads this master: live (keyspace notifications), "
                                                   "polling, connecting, or disconnected"));
     m_tree->headerItem()->setToolTip(LocksCol, tr("Locks shown in the table whose hash slot this master serves"));
+    m_tree->headerItem()->setToolTip(ScanCol, tr("Discovery on this master: keys SCANned so far (each master is "
+                                                 "scanned on its own, in parallel)"));
     m_tree->setRootIsDecorated(true);
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -117,6 +119,9 @@ void ClusterTopologyPanel::rebuild()
             item->setForeground(NodeCol, QBrush(stateColor(n)));
         item->setText(LocksCol, QString::number(m_lockCounts.value(n.address)));
         item->setTextAlignment(LocksCol, Qt::AlignRight | Qt::AlignVCenter);
+        item->setText(ScanCol, n.scanFinished        ? tr("done: %n key(s) scanned", nullptr, int(n.scannedKeys))
+                               : n.scannedKeys > 0 ? tr("scanning… %n key(s)", nullptr, int(n.scannedKeys))
+                                                   : QString());
         for (const QString &replica : n.replicas) {
             auto *child = new QTreeWidgetItem(item);
             child->setText(NodeCol, replica);

@@ -80,6 +80,11 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
             sum.finished = sum.finished && p.finished;
         }
         emit discoveryProgress(sum.scanned, sum.found, sum.finished);
+        // Per-master progress for the topology view: at most every 250 ms, and at the end.
+        if (finished || !m_progressClock.isValid() || m_progressClock.elapsed() >= 250) {
+            m_progressClock.start();
+            emit nodesChanged();
+        }
     });
     connect(m, &LockMonitor::idle, this, [this, address] {
         m_idleSeen.insert(address);
@@ -145,6 +150,12 @@ QVector<ClusterNodeStatus> ClusterLockMonitor::nodeStatuses() const
             n.mode = LockMonitor::Mode::Disconnected;
         }
         n.down = current.slotsOf(address).isEmpty();
+        const auto progress = m_progress.constFind(address);
+        if (progress != m_progress.cend()) {
+            n.scannedKeys = progress->scanned;
+            n.locksFound = progress->found;
+            n.scanFinished = progress->finished;
+        }
         out << n;
     }
     return out;

@@ -8,6 +8,7 @@
 
 #include "redis/clustertopology.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QMap>
 #include <QObject>
@@ -123,6 +124,7 @@ private:
     int m_reportedMasters = -1;
     QMap<QString, LockMonitor *> m_nodes;
     QHash<QString, Progress> m_progress;
+    QElapsedTimer m_progressClock; ///< throttles nodesChanged() during scans
     QHash<QString, ShardedSubscriber *> m_sharded; ///< by master address
     QHash<QByteArray, QString> m_shardedNode;      ///< channel -> master it is SSUBSCRIBEd on
     QHash<QString, QSet<QByteArray>> m_fairWaiterChannels; ///< fair lock -> its queued waiters' channels followed

@@ -26,6 +26,9 @@ struct ClusterNodeStatus
     LockMonitor::Mode mode = LockMonitor::Mode::Connecting;
     QString detail; ///< the monitor's last status sentence on this master
     bool down = false;
+    qint64 scannedKeys = 0;   ///< keys SCANned on this master so far (discovery)
+    qint64 locksFound = 0;    ///< locks found there so far
+    bool scanFinished = false;
 
     /** Number of slots served (sum of the ranges). */
     int slotCount() const
