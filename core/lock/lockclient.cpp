@@ -69,11 +69,6 @@ void LockClient::noteUnlocked(const QString &name, const QString &field, UnlockR
     m_leaseMs.remove(leaseKey(name, field));
 }
 
-void LockClient::rememberLease(const QString &name, qint64 threadId, qint64 leaseMs)
-{
-    m_leaseMs.insert(leaseKey(name, holderField(threadId)), leaseFor(leaseMs));
-}
-
 void LockClient::setWatchdogTimeoutMs(qint64 ms) { m_watchdog->setTimeoutMs(ms); }
 qint64 LockClient::watchdogTimeoutMs() const { return m_watchdog->timeoutMs(); }
 
@@ -102,6 +97,10 @@ void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
         tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
     };
     steps.channel = LockNames::unlockChannel(name).toUtf8();
+    // LockPubSub wakes on UNLOCK_MESSAGE 0 and READ_UNLOCK_MESSAGE 1 only (§1.4).
+    steps.wakeMessages = {QByteArrayLiteral("0"), QByteArrayLiteral("1")};
+    // A lock won after the caller went away would stay held (and watchdog-renewed): give it back.
+    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
     LockAcquisition::start(this, this, waitMs, context, std::move(callback), std::move(steps));
 }
 

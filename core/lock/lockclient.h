@@ -78,7 +78,9 @@ public:
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context, AcquireCallback callback);
     /**
      * Waits up to `waitMs` (< 0 = forever), as Redisson's lock()/tryLock(wait) (§1.5): attempt,
-     * subscribe to the unlock channel, retry when a message arrives or after min(ttl, remaining).
+     * subscribe to the unlock channel, retry when a message 0 or 1 arrives (§1.4) or after
+     * min(ttl, remaining). If `context` is destroyed the wait stops, and a lock won meanwhile is
+     * released again rather than left held.
      */
     void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                  AcquireCallback callback);
@@ -117,10 +119,6 @@ public:
     /** After an unlock by `field`: Released and NotHeld forget its lease and stop the watchdog
      *  renewal of `name`; StillHeld and Error change nothing. */
     void noteUnlocked(const QString &name, const QString &field, UnlockResult::Status status);
-    /** Records the lease of an acquire made on the RLock layout by another script, so unlock()
-     *  re-applies it as Redisson's internalLockLeaseTime (ms; <= 0 = the watchdog timeout).
-     *  Unlike noteAcquired() it leaves the watchdog alone. */
-    void rememberLease(const QString &name, qint64 threadId, qint64 leaseMs);
 
 signals:
     void watchdogRenewed(const QStringList &names);
