@@ -146,6 +146,13 @@ RedisEndpoint RedisEndpoint::parseSentinel(const QString &text, bool tls, QStrin
         return ep;
     }
     for (const QString &item : rest.split(QLatin1Char(','))) {
+        const int colon = item.lastIndexOf(QLatin1Char(':'));
+        bool numeric = false;
+        const qint64 given = colon > 0 && !item.endsWith(QLatin1Char(']')) ? item.mid(colon + 1).toLongLong(&numeric) : 0;
+        if (numeric && (given <= 0 || given > 65535)) {
+            fail(error, QStringLiteral("port %1 in '%2' is out of range 1-65535").arg(given).arg(text));
+            return ep;
+        }
         const QUrl node(QStringLiteral("redis://%1").arg(item.trimmed()), QUrl::StrictMode);
         if (item.trimmed().isEmpty() || !node.isValid() || node.host().isEmpty()) {
             fail(error, QStringLiteral("'%1' in the sentinel list of '%2' is not host[:port]: %3").arg(item, text, expected));
