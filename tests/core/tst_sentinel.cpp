@@ -79,6 +79,7 @@ private slots:
     void noSentinelReachable();
     void cliRejectsBadUrlAndUnknownMaster();
     void sessionFollowsForcedFailover();
+    void followsWhenTheWatchedSentinelDies();
     void cliWatchFollowsMasterKill();
 
 private:
@@ -92,7 +93,7 @@ void TestSentinel::initTestCase()
     clock.start();
     QString error;
     QVERIFY2(m_sentinel.start(&error), qPrintable(error));
-    qInfo("Sentinel set-up (master, replica, 3 sentinels) ready in %lld ms: %s", clock.elapsed(),
+    qInfo("Sentinel set-up (master, 2 replicas, 3 sentinels) ready in %lld ms: %s", clock.elapsed(),
           qPrintable(m_sentinel.url()));
 }
 
@@ -255,7 +256,10 @@ void TestSentinel::cliRejectsBadUrlAndUnknownMaster()
 void TestSentinel::sessionFollowsForcedFailover()
 {
     QString error;
+    QElapsedTimer ready;
+    ready.start();
     QVERIFY2(m_sentinel.waitReady(30000, &error), qPrintable(error));
+    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link", ready.elapsed());
     const quint16 oldPort = m_sentinel.masterPort();
     {
         SyncClient old(m_sentinel.endpoint(oldPort));
@@ -336,10 +340,56 @@ void TestSentinel::sessionFollowsForcedFailover()
     promoted.flushall();
 }
 
+void TestSentinel::followsWhenTheWatchedSentinelDies()
+{
+    QString error;
+    QElapsedTimer ready;
+    ready.start();
+    QVERIFY2(m_sentinel.waitReady(30000, &error), qPrintable(error));
+    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link", ready.elapsed());
+    const quint16 oldPort = m_sentinel.masterPort();
+    LockSession::Options options;
+    options.endpoint = RedisEndpoint::parse(m_sentinel.url(), &error); // sentinel 0 first: the one watched
+    options.auditLogPath = m_tmp.filePath(QStringLiteral("audit2.jsonl"));
+    options.forcePolling = true;
+    LockSession session(options);
+    QStringList switches;
+    connect(&session, &LockSession::masterChanged, this,
+            [&switches](const QString &, const QString &from, const QString &to, const QString &how) {
+                switches << QStringLiteral("%1 -> %2 (%3)").arg(from, to, how);
+            });
+    session.start();
+    const QString first = QStringLiteral("127.0.0.1:%1").arg(m_sentinel.sentinelPorts().at(0));
+    QVERIFY(waitUntil([&] { return session.sentinel()->watchedSentinel() == first; }, 10000));
+    QVERIFY(waitUntil([&] { return session.connection()->isReady(); }, 10000));
+
+    // The watched sentinel dies: the +switch-master subscription moves to another one.
+    m_sentinel.killSentinel(0);
+    QVERIFY2(waitUntil([&] {
+                 const QString w = session.sentinel()->watchedSentinel();
+                 return !w.isEmpty() && w != first;
+             }, 10000),
+             "the +switch-master subscription did not move to another sentinel");
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY2(m_sentinel.forceFailover(&error, m_sentinel.firstLiveSentinel()), qPrintable(error));
+    const quint16 newPort = m_sentinel.waitNewMaster(oldPort, 20000);
+    QVERIFY(newPort != 0);
+    QVERIFY2(waitUntil([&] { return session.connection()->isReady() && session.connection()->endpoint().port() == newPort; }, 15000),
+             qPrintable(switches.join(QLatin1Char('\n'))));
+    qInfo("Watched sentinel killed, SENTINEL FAILOVER on another: commands on the new master after %lld ms (%s)",
+          clock.elapsed(), qPrintable(switches.join(QStringLiteral("; "))));
+    QCOMPARE(switches.size(), 1);
+    QVERIFY2(switches.first().contains(QLatin1String("+switch-master")), qPrintable(switches.first()));
+}
+
 void TestSentinel::cliWatchFollowsMasterKill()
 {
     QString error;
+    QElapsedTimer ready;
+    ready.start();
     QVERIFY2(m_sentinel.waitReady(30000, &error), qPrintable(error));
+    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link", ready.elapsed());
     const quint16 oldPort = m_sentinel.masterPort();
     // Notifications off everywhere again: --enable-notifications must turn them on on each master.
     for (quint16 port : m_sentinel.serverPorts()) {

@@ -41,7 +41,7 @@ LocalSentinel::LocalSentinel(const QString &masterName) : m_masterName(masterNam
 
 LocalSentinel::~LocalSentinel() { stop(); }
 
-bool LocalSentinel::start(QString *error, int sentinels, const QString &notifyFlags)
+bool LocalSentinel::start(QString *error, int sentinels, int replicas, const QString &notifyFlags)
 {
     stop();
     auto failWith = [error](const QString &e) {
@@ -57,19 +57,19 @@ bool LocalSentinel::start(QString *error, int sentinels, const QString &notifyFl
     if (!master->start(10000, &e))
         return failWith(QStringLiteral("master: %1").arg(e));
     const quint16 masterPort = master->port();
-    auto replica = std::make_unique<RedisServerProcess>();
-    replica->setNotifyKeyspaceEvents(notifyFlags);
-    replica->setExtraArguments(replication + QStringList{QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"),
-                                                         QString::number(masterPort)});
-    if (!replica->start(10000, &e))
-        return failWith(QStringLiteral("replica: %1").arg(e));
-    {
+    m_servers.push_back(std::move(master));
+    for (int i = 0; i < replicas; ++i) {
+        auto replica = std::make_unique<RedisServerProcess>();
+        replica->setNotifyKeyspaceEvents(notifyFlags);
+        replica->setExtraArguments(replication + QStringList{QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"),
+                                                             QString::number(masterPort)});
+        if (!replica->start(10000, &e))
+            return failWith(QStringLiteral("replica %1: %2").arg(i).arg(e));
         SyncClient c(replica->endpoint());
         if (!c.open() || !waitUntil([&] { return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up"); }, 20000))
             return failWith(QStringLiteral("the replica on %1 never synced with the master").arg(replica->port()));
+        m_servers.push_back(std::move(replica));
     }
-    m_servers.push_back(std::move(master));
-    m_servers.push_back(std::move(replica));
 
     const QString exe = RedisServerProcess::findExecutable();
     for (int i = 0; i < sentinels; ++i) {
@@ -130,8 +130,27 @@ QString LocalSentinel::url() const
     return QStringLiteral("redis-sentinel://%1#%2").arg(nodes.join(QLatin1Char(',')), m_masterName);
 }
 
+int LocalSentinel::firstLiveSentinel() const
+{
+    for (size_t i = 0; i < m_sentinels.size(); ++i)
+        if (m_sentinels[i]->state() == QProcess::Running)
+            return int(i);
+    return 0;
+}
+
+void LocalSentinel::killSentinel(int index)
+{
+    QProcess *p = m_sentinels.at(size_t(index)).get();
+    if (p->state() == QProcess::NotRunning)
+        return;
+    p->kill();
+    p->waitForFinished(3000);
+}
+
 quint16 LocalSentinel::masterPort(int index) const
 {
+    if (index < 0)
+        index = firstLiveSentinel();
     const RedisReply r = sentinelCmd(m_sentinelPorts.value(index), {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", m_masterName.toUtf8()});
     return r.isArray() && r.size() == 2 ? quint16(r.at(1).toByteArray().toUInt()) : 0;
 }
@@ -157,8 +176,10 @@ bool LocalSentinel::waitReady(int timeoutMs, QString *error)
     QString why;
     const bool ok = waitUntil(
         [&] {
-            const quint16 master = masterPort(0);
+            const quint16 master = masterPort();
             for (int i = 0; i < m_sentinelPorts.size(); ++i) {
+                if (m_sentinels.at(size_t(i))->state() != QProcess::Running)
+                    continue;
                 const quint16 port = m_sentinelPorts.at(i);
                 if (masterPort(i) != master) {
                     why = QStringLiteral("the sentinels do not agree on the master yet");
@@ -191,9 +212,9 @@ bool LocalSentinel::waitReady(int timeoutMs, QString *error)
     return ok;
 }
 
-bool LocalSentinel::forceFailover(QString *error)
+bool LocalSentinel::forceFailover(QString *error, int index)
 {
-    const RedisReply r = sentinelCmd(m_sentinelPorts.value(0), {"SENTINEL", "FAILOVER", m_masterName.toUtf8()});
+    const RedisReply r = sentinelCmd(m_sentinelPorts.value(index), {"SENTINEL", "FAILOVER", m_masterName.toUtf8()});
     if (r.isError()) {
         if (error)
             *error = QStringLiteral("SENTINEL FAILOVER: %1").arg(r.errorMessage());
@@ -204,7 +225,7 @@ bool LocalSentinel::forceFailover(QString *error)
 
 bool LocalSentinel::killMaster(QString *error)
 {
-    RedisServerProcess *s = server(masterPort(0));
+    RedisServerProcess *s = server(masterPort());
     if (!s || s->pid() <= 0) {
         if (error)
             *error = QStringLiteral("no running master to kill");
@@ -219,7 +240,7 @@ quint16 LocalSentinel::waitNewMaster(quint16 oldPort, int timeoutMs) const
     quint16 now = 0;
     waitUntil(
         [&] {
-            now = masterPort(0);
+            now = masterPort();
             return now != 0 && now != oldPort;
         },
         timeoutMs);
