@@ -69,14 +69,17 @@ void RedisConnection::reconnectNow(const QString &reason)
         return;
     m_nextDelayMs = m_initialDelayMs;
     m_authFailed = false;
-    if (m_state != State::Disconnected || m_device)
+    if (m_state != State::Disconnected || m_device) {
+        QPointer<RedisConnection> self(this);
         handleDisconnect(reason);
-    else if (!m_reconnectTimer.isActive())
-        return; // never opened
-    if (m_reconnectTimer.isActive()) {
-        m_reconnectTimer.stop();
-        startConnect();
+        if (!self)
+            return;
+    } else if (!m_reconnectTimer.isActive()) {
+        return; // never opened, or given up (failWithoutRetry)
     }
+    m_reconnectTimer.stop();
+    if (!m_closing) // a connectionLost() handler may have closed it
+        startConnect();
 }
 
 void RedisConnection::close()

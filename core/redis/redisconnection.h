@@ -81,8 +81,9 @@ public:
     /** Starts connecting (no-op when already connecting or ready). Returns immediately. */
     void open();
     /** Drops the connection (pending commands fail with `reason`, connectionLost(reason) is
-     *  emitted) and connects again at once, asking the endpoint resolver anew: after a Sentinel
-     *  failover. No-op after close() or before the first open(). */
+     *  emitted) and connects again at once (even with auto-reconnect off), asking the endpoint
+     *  resolver anew: after a Sentinel failover. Resets the backoff. No-op after close() or
+     *  before the first open(). */
     void reconnectNow(const QString &reason);
     /** Closes the socket, fails pending commands ("connection closed") and stops reconnecting. */
     void close();
