@@ -397,6 +397,8 @@ void LockSession::finishWrite(const QString &action, const QString &name, const 
     record.insert(QStringLiteral("operator"), AuditLog::operatorName());
     record.insert(QStringLiteral("host"), QSysInfo::machineHostName());
     record.insert(QStringLiteral("server"), m_options.endpoint.toString());
+    if (m_sentinel) // which master the sentinels named at the time: the one written to
+        record.insert(QStringLiteral("master"), connection()->endpoint().address());
     record.insert(QStringLiteral("client_id"), m_clientId);
     record.insert(QStringLiteral("action"), action);
     record.insert(QStringLiteral("lock"), name);

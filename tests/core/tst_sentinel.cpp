@@ -15,6 +15,7 @@
 #include "redis/sentinelresolver.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -337,6 +338,25 @@ void TestSentinel::sessionFollowsForcedFailover()
     // The lock taken before the failover is still known (replicated), not reported as released.
     QVERIFY(session.monitor()->locks().contains(QStringLiteral("before:1")));
     QVERIFY(!hasEvent(QStringLiteral("released"), QStringLiteral("before:1")));
+
+    // A write asked of the session goes to the new master, and the audit record names it.
+    bool finished = false;
+    bool ok = false;
+    connect(&session, &LockSession::actionFinished, this,
+            [&](const QString &, const QString &, bool done, const QString &, const QString &) {
+                finished = true;
+                ok = done;
+            });
+    session.acquire(QStringLiteral("audited:1"), 3, 30000, 0);
+    QVERIFY(waitUntil([&] { return finished; }, 10000));
+    QVERIFY(ok);
+    QVERIFY(promoted.exists("audited:1"));
+    QFile audit(options.auditLogPath);
+    QVERIFY(audit.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = audit.readAll().trimmed().split('\n');
+    const QJsonObject record = QJsonDocument::fromJson(lines.last()).object();
+    QCOMPARE(record.value(QStringLiteral("master")).toString(), QStringLiteral("127.0.0.1:%1").arg(newPort));
+    QVERIFY(record.value(QStringLiteral("server")).toString().startsWith(QLatin1String("redis-sentinel://")));
     promoted.flushall();
 }
 
