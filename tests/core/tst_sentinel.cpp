@@ -179,6 +179,15 @@ void TestSentinel::resolvesTheMaster()
     QCOMPARE(r.master.port(), m_sentinel.masterPort());
     QCOMPARE(r.master.host(), QStringLiteral("127.0.0.1"));
     QVERIFY(!r.master.isSentinel());
+
+    // A password meant for the master: these sentinels have none, so they are asked again without
+    // it ("AUTH ... called without any password configured"), and the master keeps it.
+    const QString withPassword = m_sentinel.url().replace(QLatin1String("redis-sentinel://"),
+                                                           QLatin1String("redis-sentinel://:master-only@"));
+    const Resolved p = resolveOnce(withPassword);
+    QVERIFY2(p.master.isValid(), qPrintable(p.error));
+    QCOMPARE(p.master.port(), m_sentinel.masterPort());
+    QCOMPARE(p.master.password(), QStringLiteral("master-only"));
 }
 
 void TestSentinel::skipsSentinelsThatAreDown()
