@@ -310,7 +310,7 @@ void LockSession::open()
 
 void LockSession::start()
 {
-    if (m_options.detectCluster && !m_router && !m_detecting) {
+    if (m_options.detectCluster && !m_sentinel && !m_router && !m_detecting) { // Sentinel names one master
         // Ask the first node whether it is part of a Redis Cluster; a refused or failed INFO
         // (ACL, old server) means a single server, whose own path reports connection errors.
         m_detecting = true;
