@@ -51,8 +51,9 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
 {
     QCommandLineOption url(kUrl,
                            QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS), "
-                                          "unix:///path.sock. User and password also from LOCKSCOPE_USER and "
-                                          "LOCKSCOPE_PASSWORD."),
+                                          "unix:///path.sock, or redis-sentinel://host:port[,host2:port2...][/db]#master "
+                                          "to follow a Sentinel-managed master across failovers. User and password "
+                                          "also from LOCKSCOPE_USER and LOCKSCOPE_PASSWORD."),
                            QStringLiteral("URL"));
     if (!m_defaultUrl.isEmpty())
         url.setDefaultValue(m_defaultUrl);

@@ -13,7 +13,8 @@ namespace lockscope {
 /**
  * The connection options lockscope and lockscope-cli share, and how they become a RedisEndpoint.
  *
- *   --url URL              redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock
+ *   --url URL              redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock,
+ *                          redis-sentinel://host:port[,host2:port2...][/db]#masterName (rediss-sentinel:// for TLS)
  *   --tls-ca FILE          CA certificate(s) to trust for rediss:// (instead of the system's)
  *   --tls-cert FILE        client certificate, for servers with tls-auth-clients yes/optional
  *   --tls-key FILE         its private key (unencrypted PEM; may be in the --tls-cert file)

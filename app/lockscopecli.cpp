@@ -231,6 +231,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     }
     if (!options.endpoint.isValid())
         return usage(urlError);
+    if (options.endpoint.isSentinel() && m_parser.isSet(QStringLiteral("cluster")))
+        return usage(QStringLiteral("--cluster and a redis-sentinel:// URL exclude each other: Sentinel names one "
+                                    "master, a cluster has many"));
     options.pattern = m_parser.value(QStringLiteral("pattern"));
     options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = m_parser.isSet(QStringLiteral("poll"));

@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QHash>
 #include <QSet>
+#include <QStringList>
 
 namespace lockscope {
 
@@ -10,18 +11,29 @@ QJsonObject LockEvent::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("time_ms"), timeMs);
-    o.insert(QStringLiteral("lock"), lock);
+    o.insert(QStringLiteral("lock"), lock.isEmpty() ? QJsonValue() : QJsonValue(lock));
     o.insert(QStringLiteral("type"), type);
     o.insert(QStringLiteral("holder"), holder.isEmpty() ? QJsonValue() : QJsonValue(holder));
     o.insert(QStringLiteral("detail"), detail);
+    for (auto it = extra.constBegin(); it != extra.constEnd(); ++it) {
+        if (!o.contains(it.key()))
+            o.insert(it.key(), it.value());
+    }
     return o;
 }
 
 LockEvent LockEvent::fromJson(const QJsonObject &o)
 {
-    return LockEvent{o.value(QStringLiteral("time_ms")).toInteger(), o.value(QStringLiteral("lock")).toString(),
-                     o.value(QStringLiteral("type")).toString(), o.value(QStringLiteral("holder")).toString(),
-                     o.value(QStringLiteral("detail")).toString()};
+    LockEvent e{o.value(QStringLiteral("time_ms")).toInteger(), o.value(QStringLiteral("lock")).toString(),
+                o.value(QStringLiteral("type")).toString(), o.value(QStringLiteral("holder")).toString(),
+                o.value(QStringLiteral("detail")).toString()};
+    for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+        static const QStringList known{QStringLiteral("time_ms"), QStringLiteral("lock"), QStringLiteral("type"),
+                                       QStringLiteral("holder"), QStringLiteral("detail")};
+        if (!known.contains(it.key()))
+            e.extra.insert(it.key(), it.value());
+    }
+    return e;
 }
 
 QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapshot &after,

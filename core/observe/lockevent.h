@@ -12,7 +12,9 @@ namespace lockscope {
 /**
  * Something that happened to a lock, as the monitor saw it. `type` is one of the architecture
  * doc's event names: acquired, reentered, released, renewed, expired, force_unlocked, enqueued,
- * dequeued, unlock_message.
+ * dequeued, unlock_message; or `failover`, which concerns no one lock (`lock` empty): Redis
+ * Sentinel named a new master and LockScope moved to it (`extra`: master_name, old_master,
+ * new_master, source).
  */
 struct LockEvent
 {
@@ -21,7 +23,9 @@ struct LockEvent
     QString type;
     QString holder;      ///< holder field concerned, if any
     QString detail;      ///< human sentence ("hold count 1 -> 2", "message 0 on ...")
+    QJsonObject extra{}; ///< further fields of some event types, added to toJson() as they are
 
+    /** time_ms, lock (null when empty), type, holder (null when empty), detail, then `extra`. */
     QJsonObject toJson() const;
     /** Inverse of toJson() (recordings). */
     static LockEvent fromJson(const QJsonObject &o);

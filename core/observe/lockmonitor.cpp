@@ -131,7 +131,10 @@ void LockMonitor::setMode(Mode mode, const QString &detail)
 
 void LockMonitor::onReady()
 {
-    checkNotifications();
+    if (m_notificationsRequested)
+        enableNotifications(); // the operator asked for them; this may be another server now
+    else
+        checkNotifications();
     rediscover();
 }
 
@@ -192,15 +195,21 @@ void LockMonitor::enableNotifications()
 {
     if (!m_connection)
         return;
+    m_notificationsRequested = true;
     m_connection->send({"CONFIG", "GET", "notify-keyspace-events"}, this, [this](const RedisReply &r) {
         if (r.isError()) {
             emit errorOccurred(QStringLiteral("Cannot read notify-keyspace-events: %1").arg(r.errorMessage()));
             return;
         }
-        QString flags = QString::fromUtf8(r.at(1).toByteArray());
+        const QString before = QString::fromUtf8(r.at(1).toByteArray());
+        QString flags = before;
         for (const QChar c : {QLatin1Char('K'), QLatin1Char('g'), QLatin1Char('h'), QLatin1Char('x')}) {
             if (!flags.contains(c) && !(c != QLatin1Char('K') && flags.contains(QLatin1Char('A'))))
                 flags += c;
+        }
+        if (flags == before) {
+            checkNotifications(); // already on: nothing to write
+            return;
         }
         m_connection->send({"CONFIG", "SET", "notify-keyspace-events", flags.toUtf8()}, this,
                            [this, flags](const RedisReply &set) {

@@ -68,7 +68,9 @@ public:
     /** Stops a running discovery (locks found so far stay; live updates go on). Reports
      *  discoveryProgress(..., finished = true). */
     void cancelDiscovery();
-    /** Operator-requested: adds K, g, h and x to notify-keyspace-events with CONFIG SET. */
+    /** Operator-requested: adds K, g, h and x to notify-keyspace-events with CONFIG SET. The
+     *  request holds for this monitor's life: after a reconnect (e.g. to the new master after a
+     *  Sentinel failover, whose configuration may differ) the flags are checked and added again. */
     void enableNotifications();
     /** The next removal of `name` is reported as force_unlocked (LockScope deleted it). */
     void expectForceUnlock(const QString &name) { m_forceUnlockExpected.insert(name); }
@@ -132,6 +134,7 @@ private:
     bool m_forcePolling = false;
     bool m_started = false;
     bool m_notificationsOn = false;
+    bool m_notificationsRequested = false; ///< enableNotifications() was called: re-apply on reconnect
     int m_pollIntervalMs = 1000;
     int m_coalesceMs = 16; // at most one read per frame
     int m_pollTicks = 0;

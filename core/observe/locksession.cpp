@@ -10,6 +10,7 @@
 #include "redis/clusterrouter.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
+#include "redis/sentinelresolver.h"
 #include "lock/lockwatchdog.h"
 #include "redis/redissubscriber.h"
 
@@ -26,6 +27,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
       m_audit(options.auditLogPath)
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
+    if (options.endpoint.isSentinel())
+        setUpSentinel();
     RedisConnection *conn = m_pool->connection();
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
     m_monitor->setPattern(options.pattern);
@@ -76,6 +79,89 @@ RedisConnection *LockSession::connection() const { return m_pool->connection(); 
 RedisConnection *LockSession::connectionFor(const QString &name)
 {
     return m_router ? m_router->connectionForKey(name.toUtf8()) : connection();
+}
+
+void LockSession::setUpSentinel()
+{
+    m_sentinel = new SentinelResolver(m_options.endpoint, this);
+    auto resolver = [this](RedisConnection::ResolvedCallback done) { m_sentinel->resolve(this, std::move(done)); };
+    RedisConnection *conn = m_pool->connection();
+    conn->setEndpointResolver(resolver);
+    m_pool->subscriber()->connection()->setEndpointResolver(resolver);
+    connect(m_sentinel, &SentinelResolver::masterChanged, this, &LockSession::onMasterChanged);
+    connect(conn, &RedisConnection::ready, this, &LockSession::verifyMaster);
+    connect(conn, &RedisConnection::serverErrorReceived, this, [this](const QString &message) {
+        if (message.startsWith(QLatin1String("READONLY")) || message.startsWith(QLatin1String("LOADING")))
+            verifyMaster();
+    });
+}
+
+void LockSession::onMasterChanged(const RedisEndpoint &oldMaster, const RedisEndpoint &newMaster, const QString &how)
+{
+    const QString name = m_sentinel->masterName();
+    LockEvent e;
+    e.timeMs = QDateTime::currentMSecsSinceEpoch();
+    e.type = QStringLiteral("failover");
+    e.detail = QStringLiteral("master '%1' moved from %2 to %3 (%4): LockScope follows it to %3")
+                   .arg(name, oldMaster.address(), newMaster.address(), how);
+    e.extra = QJsonObject{{QStringLiteral("master_name"), name},
+                          {QStringLiteral("old_master"), oldMaster.address()},
+                          {QStringLiteral("new_master"), newMaster.address()},
+                          {QStringLiteral("source"), how}};
+    emit masterChanged(name, oldMaster.address(), newMaster.address(), how);
+    emit eventsOccurred({e});
+    followMaster(newMaster, QStringLiteral("failover: the master of '%1' is now %2 (was %3)")
+                                .arg(name, newMaster.address(), oldMaster.address()));
+}
+
+void LockSession::followMaster(const RedisEndpoint &master, const QString &reason)
+{
+    for (RedisConnection *c : {m_pool->connection(), m_pool->subscriber()->connection()}) {
+        if (c->endpoint().address() != master.address())
+            c->reconnectNow(reason);
+    }
+}
+
+void LockSession::verifyMaster()
+{
+    RedisConnection *conn = m_pool->connection();
+    if (!m_sentinel || m_verifyingMaster || !conn->isReady())
+        return;
+    m_verifyingMaster = true;
+    conn->send({"ROLE"}, this, [this, conn](const RedisReply &r) {
+        // ROLE refused (ACL) or the connection went away: the sentinels' word stands.
+        const QByteArray role = r.isArray() && r.size() > 0 ? r.at(0).toByteArray() : QByteArray("master");
+        if (role == "master") {
+            m_verifyingMaster = false;
+            m_staleMasterReported = false;
+            return;
+        }
+        const QString address = conn->endpoint().address();
+        if (!m_staleMasterReported)
+            emit errorOccurred(QStringLiteral("%1 answers ROLE '%2': it is no longer the master of '%3'. Asking the "
+                                              "sentinels again.")
+                                   .arg(address, QString::fromUtf8(role), m_sentinel->masterName()));
+        m_staleMasterReported = true;
+        m_sentinel->resolve(this, [this, address](const RedisEndpoint &master, const QString &, bool) {
+            if (master.isValid() && master.address() != address) {
+                m_verifyingMaster = false;
+                // After masterChanged() (emitted once this callback returns) had its say.
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, master] {
+                        followMaster(master, QStringLiteral("the master of '%1' is %2").arg(m_sentinel->masterName(),
+                                                                                             master.address()));
+                    },
+                    Qt::QueuedConnection);
+                return;
+            }
+            // The sentinels still name this server (a failover is under way): look again in a second.
+            QTimer::singleShot(1000, this, [this] {
+                m_verifyingMaster = false;
+                verifyMaster();
+            });
+        });
+    });
 }
 
 void LockSession::enableCluster(const ClusterTopology &topology)
@@ -218,11 +304,13 @@ void LockSession::open()
 {
     m_pool->connection()->open();
     m_pool->subscriber()->open();
+    if (m_sentinel)
+        m_sentinel->startWatching();
 }
 
 void LockSession::start()
 {
-    if (m_options.detectCluster && !m_router && !m_detecting) {
+    if (m_options.detectCluster && !m_sentinel && !m_router && !m_detecting) { // Sentinel names one master
         // Ask the first node whether it is part of a Redis Cluster; a refused or failed INFO
         // (ACL, old server) means a single server, whose own path reports connection errors.
         m_detecting = true;
@@ -309,6 +397,8 @@ void LockSession::finishWrite(const QString &action, const QString &name, const 
     record.insert(QStringLiteral("operator"), AuditLog::operatorName());
     record.insert(QStringLiteral("host"), QSysInfo::machineHostName());
     record.insert(QStringLiteral("server"), m_options.endpoint.toString());
+    if (m_sentinel) // which master the sentinels named at the time: the one written to
+        record.insert(QStringLiteral("master"), connection()->endpoint().address());
     record.insert(QStringLiteral("client_id"), m_clientId);
     record.insert(QStringLiteral("action"), action);
     record.insert(QStringLiteral("lock"), name);

@@ -33,6 +33,7 @@ class SnapshotReader;
 class LockClient;
 class RedisConnection;
 class RedisConnectionPool;
+class SentinelResolver;
 
 /**
  * Everything one LockScope window or CLI command needs against one Redis: the connection pool,
@@ -46,6 +47,14 @@ class RedisConnectionPool;
  * append an audit record (time, operator, server, action, lock, arguments, the snapshot before,
  * the result) to the AuditLog, fsync'd, and only then report through actionFinished().
  * Nothing is ever written to Redis except by these slots.
+ *
+ * Redis Sentinel (a `redis-sentinel://` endpoint): the command and pub/sub connections ask a
+ * SentinelResolver for the master before every connection attempt, move to the new master when
+ * the sentinels announce `+switch-master` (or name another master when asked again), and check
+ * with ROLE after each connect, and on a READONLY or LOADING reply, that the server is still the
+ * master. Each switch is reported as a `failover` LockEvent (eventsOccurred, so the event log and
+ * `watch --json` show it) and as masterChanged(); the LockMonitor then re-reads everything on the
+ * new master (and turns keyspace notifications on there too if enableNotifications() was asked).
  */
 class LockSession : public QObject
 {
@@ -92,6 +101,8 @@ public:
     LockClient *clientFor(const QString &name);
     /** The command connection of the node serving `name` (connection() outside a cluster). */
     RedisConnection *connectionFor(const QString &name);
+    /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
+    SentinelResolver *sentinel() const { return m_sentinel; }
 
 public slots:
     /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
@@ -147,6 +158,11 @@ signals:
     /** Redis Cluster mode: every master with its slots, replicas and monitor state; emitted when
      *  cluster mode starts and whenever one of them changes. */
     void clusterNodesChanged(const QVector<lockscope::ClusterNodeStatus> &nodes);
+    /** Redis Sentinel: the master of `masterName` moved from `oldAddress` to `newAddress`
+     *  ("host:port"); `how` says who told us ("+switch-master from sentinel 127.0.0.1:26379").
+     *  The connections are already moving to the new master. */
+    void masterChanged(const QString &masterName, const QString &oldAddress, const QString &newAddress,
+                       const QString &how);
 
 private:
     void startWatching();
@@ -156,6 +172,13 @@ private:
                   std::function<void(const LockSnapshot &before, Done done)> perform);
     void finishWrite(const QString &action, const QString &name, const QJsonObject &args,
                      const LockSnapshot &before, const QString &outcome, const QString &message);
+
+    void setUpSentinel();
+    void onMasterChanged(const RedisEndpoint &oldMaster, const RedisEndpoint &newMaster, const QString &how);
+    /** Moves the command and pub/sub connections to `master` if they are elsewhere. */
+    void followMaster(const RedisEndpoint &master, const QString &reason);
+    /** ROLE on the command connection: a server that is no longer a master sends us back to the sentinels. */
+    void verifyMaster();
 
     SnapshotReader *readerFor(const QString &name);
     ForceUnlocker *unlockerFor(const QString &name);
@@ -182,6 +205,9 @@ private:
     DoctorProbe *m_probe = nullptr;
     QTimer *m_doctorTimer = nullptr;
     int m_doctorTicks = 0;
+    SentinelResolver *m_sentinel = nullptr;
+    bool m_verifyingMaster = false;   ///< a ROLE check (or its retry) is under way
+    bool m_staleMasterReported = false;
 };
 
 } // namespace lockscope

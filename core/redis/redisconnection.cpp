@@ -63,6 +63,25 @@ void RedisConnection::open()
     startConnect();
 }
 
+void RedisConnection::reconnectNow(const QString &reason)
+{
+    if (m_closing)
+        return;
+    m_nextDelayMs = m_initialDelayMs;
+    m_authFailed = false;
+    if (m_state != State::Disconnected || m_device) {
+        QPointer<RedisConnection> self(this);
+        handleDisconnect(reason);
+        if (!self)
+            return;
+    } else if (!m_reconnectTimer.isActive()) {
+        return; // never opened, or given up (failWithoutRetry)
+    }
+    m_reconnectTimer.stop();
+    if (!m_closing) // a connectionLost() handler may have closed it
+        startConnect();
+}
+
 void RedisConnection::close()
 {
     m_closing = true;
@@ -82,17 +101,47 @@ void RedisConnection::startConnect()
 {
     if (m_state != State::Disconnected)
         return;
+    const quint64 attempt = ++m_attempt;
+    if (m_resolver) {
+        setState(State::Connecting);
+        m_connectTimer.start(m_connectTimeoutMs);
+        QPointer<RedisConnection> self(this);
+        m_resolver([self, attempt](const RedisEndpoint &endpoint, const QString &error, bool retrySlowly) {
+            if (!self || self->m_attempt != attempt || self->m_state != State::Connecting || self->m_device)
+                return; // timed out, closed or superseded meanwhile
+            if (!endpoint.isValid() || endpoint.isSentinel()) {
+                self->m_authFailed = retrySlowly;
+                self->m_lastError = error.isEmpty() ? QStringLiteral("no server to connect to") : error;
+                self->handleDisconnect(self->m_lastError);
+                return;
+            }
+            self->m_endpoint = endpoint;
+            self->connectTransport();
+        });
+        return;
+    }
     if (!m_endpoint.isValid()) {
         m_lastError = QStringLiteral("invalid Redis endpoint");
         failAll(m_lastError);
         emit connectionLost(m_lastError);
         return;
     }
+    if (m_endpoint.isSentinel()) {
+        failWithoutRetry(QStringLiteral("%1 is a Sentinel URL: the master must be asked of the sentinels first "
+                                        "(this connection has no SentinelResolver)")
+                             .arg(m_endpoint.toString()));
+        return;
+    }
+    setState(State::Connecting);
+    m_connectTimer.start(m_connectTimeoutMs);
+    connectTransport();
+}
+
+void RedisConnection::connectTransport()
+{
     if (m_reader)
         redisReaderFree(m_reader);
     m_reader = redisReaderCreate();
-    setState(State::Connecting);
-    m_connectTimer.start(m_connectTimeoutMs);
 
     if (m_endpoint.transport() == RedisEndpoint::Transport::Unix) {
         auto *sock = new QLocalSocket(this);
@@ -329,6 +378,11 @@ void RedisConnection::onReadyRead()
             continue; // a reply nobody asked for: ignore rather than mis-assign
         Pending p = std::move(m_pending.front());
         m_pending.pop_front();
+        if (reply.isError() && !m_handshaking) {
+            emit serverErrorReceived(reply.errorMessage());
+            if (!self)
+                return;
+        }
         if (reply.isPermissionError()) {
             // Say who may not do what, in the words of the ACL, for every caller at once.
             reply = RedisReply::makeError(

@@ -42,6 +42,10 @@ namespace lockscope {
  *   (initial 100 ms, doubling, max 5 s, +-20% jitter); `ready()` fires again when it is back.
  * - Push mode (for pub/sub connections): after the handshake every reply is emitted as
  *   `pushReceived()` instead of being matched to a callback.
+ * - Redis Sentinel: with an endpoint resolver (setEndpointResolver()) the server to connect to is
+ *   asked for before every connection attempt (the master the sentinels name now), and
+ *   reconnectNow() moves to it at once after a failover. A `redis-sentinel://` endpoint without a
+ *   resolver fails with a sentence saying so.
  *
  * Lives on one thread (the thread of its QObject); not thread-safe.
  */
@@ -53,6 +57,10 @@ public:
     Q_ENUM(State)
 
     using ReplyCallback = std::function<void(const RedisReply &)>;
+    /** The answer of an endpoint resolver: the endpoint to connect to, or an invalid one and a
+     *  sentence; `retrySlowly` when retrying soon will not help (e.g. an unknown master name). */
+    using ResolvedCallback = std::function<void(const RedisEndpoint &endpoint, const QString &error, bool retrySlowly)>;
+    using EndpointResolver = std::function<void(ResolvedCallback done)>;
     using PipelineCallback = std::function<void(const QVector<RedisReply> &)>;
 
     explicit RedisConnection(const RedisEndpoint &endpoint, QObject *parent = nullptr);
@@ -65,8 +73,18 @@ public:
     void setReconnectDelaysMs(int initialMs, int maxMs);
     void setPushMode(bool on) { m_pushMode = on; }
 
+    /** Asked before every connection attempt for the endpoint to connect to (it replaces
+     *  endpoint()); its failure counts as a failed attempt (backoff, connectionLost). The
+     *  connect timeout covers the resolution too. SentinelResolver::resolve() is one. */
+    void setEndpointResolver(EndpointResolver resolver) { m_resolver = std::move(resolver); }
+
     /** Starts connecting (no-op when already connecting or ready). Returns immediately. */
     void open();
+    /** Drops the connection (pending commands fail with `reason`, connectionLost(reason) is
+     *  emitted) and connects again at once (even with auto-reconnect off), asking the endpoint
+     *  resolver anew: after a Sentinel failover. Resets the backoff. No-op after close() or
+     *  before the first open(). */
+    void reconnectNow(const QString &reason);
     /** Closes the socket, fails pending commands ("connection closed") and stops reconnecting. */
     void close();
 
@@ -100,6 +118,9 @@ signals:
     void connectionLost(const QString &reason);
     /** In push mode: an unsolicited reply (pub/sub message, subscribe confirmation). */
     void pushReceived(const lockscope::RedisReply &reply);
+    /** A command got an error reply from the server (not a transport error), e.g. READONLY
+     *  (the server is now a replica) or LOADING; emitted before the command's callback runs. */
+    void serverErrorReceived(const QString &message);
 
 private:
     struct Pending
@@ -112,6 +133,7 @@ private:
     };
 
     void startConnect();
+    void connectTransport();
     void onTransportConnected();
     void onReadyRead();
     void onTransportError(const QString &message);
@@ -129,6 +151,8 @@ private:
     QString closedReason() const;
 
     RedisEndpoint m_endpoint;
+    EndpointResolver m_resolver;
+    quint64 m_attempt = 0; ///< connection attempts so far: a late resolver answer is ignored
     QByteArray m_clientName = "lockscope";
     int m_connectTimeoutMs = 5000;
     int m_commandTimeoutMs = 10000;

@@ -1,6 +1,7 @@
 #include "redisendpoint.h"
 
 #include <QUrl>
+#include <QStringList>
 #include <QUrlQuery>
 
 namespace lockscope {
@@ -16,8 +17,15 @@ RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
 {
     RedisEndpoint ep;
     const QString expected = QStringLiteral(
-        "expected redis://[user[:password]@]host[:port][/db], rediss://... or unix:///path.sock");
-    const QUrl url(text.trimmed(), QUrl::StrictMode);
+        "expected redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock or "
+        "redis-sentinel://host:port[,host2:port2...][/db]#masterName");
+    // Sentinel URLs carry a host list, which QUrl does not parse: split them by hand.
+    const QString trimmed = text.trimmed();
+    if (trimmed.startsWith(QLatin1String("redis-sentinel://"), Qt::CaseInsensitive))
+        return parseSentinel(trimmed, false, error);
+    if (trimmed.startsWith(QLatin1String("rediss-sentinel://"), Qt::CaseInsensitive))
+        return parseSentinel(trimmed, true, error);
+    const QUrl url(trimmed, QUrl::StrictMode);
     if (!url.isValid() || url.scheme().isEmpty()) {
         fail(error, QStringLiteral("'%1' is not a valid Redis URL: %2").arg(text, expected));
         return ep;
@@ -90,6 +98,132 @@ RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
     return ep;
 }
 
+RedisEndpoint RedisEndpoint::parseSentinel(const QString &text, bool tls, QString *error)
+{
+    RedisEndpoint ep;
+    const QString expected = QStringLiteral(
+        "expected redis-sentinel://[user[:password]@]host[:port][,host2[:port2]...][/db]#masterName");
+    QString rest = text.mid(text.indexOf(QLatin1String("://")) + 3);
+    QString master;
+    const int hash = rest.indexOf(QLatin1Char('#'));
+    if (hash >= 0) {
+        master = QUrl::fromPercentEncoding(rest.mid(hash + 1).toUtf8());
+        rest.truncate(hash);
+    }
+    const int question = rest.indexOf(QLatin1Char('?'));
+    if (question >= 0) {
+        const QString id = QUrlQuery(rest.mid(question + 1)).queryItemValue(QStringLiteral("sentinelMasterId"),
+                                                                             QUrl::FullyDecoded);
+        if (!id.isEmpty() && !master.isEmpty() && id != master) {
+            fail(error, QStringLiteral("'%1' names two masters ('%2' after # and '%3' in sentinelMasterId): keep one")
+                            .arg(text, master, id));
+            return ep;
+        }
+        if (!id.isEmpty())
+            master = id;
+        rest.truncate(question);
+    }
+    QString path;
+    const int slash = rest.indexOf(QLatin1Char('/'));
+    if (slash >= 0) {
+        path = rest.mid(slash + 1);
+        rest.truncate(slash);
+    }
+    const int at = rest.lastIndexOf(QLatin1Char('@'));
+    if (at >= 0) {
+        const QUrl userInfo(QStringLiteral("redis://%1@h").arg(rest.left(at)), QUrl::StrictMode);
+        if (!userInfo.isValid()) {
+            fail(error, QStringLiteral("the user and password in '%1' are not valid URL text (percent-encode "
+                                       "special characters): %2").arg(text, expected));
+            return ep;
+        }
+        ep.m_username = userInfo.userName();
+        ep.m_password = userInfo.password();
+        rest = rest.mid(at + 1);
+    }
+    if (rest.isEmpty()) {
+        fail(error, QStringLiteral("'%1' names no sentinel: %2").arg(text, expected));
+        return ep;
+    }
+    for (const QString &item : rest.split(QLatin1Char(','))) {
+        const int colon = item.lastIndexOf(QLatin1Char(':'));
+        bool numeric = false;
+        const qint64 given = colon > 0 && !item.endsWith(QLatin1Char(']')) ? item.mid(colon + 1).toLongLong(&numeric) : 0;
+        if (numeric && (given <= 0 || given > 65535)) {
+            fail(error, QStringLiteral("port %1 in '%2' is out of range 1-65535").arg(given).arg(text));
+            return ep;
+        }
+        const QUrl node(QStringLiteral("redis://%1").arg(item.trimmed()), QUrl::StrictMode);
+        if (item.trimmed().isEmpty() || !node.isValid() || node.host().isEmpty()) {
+            fail(error, QStringLiteral("'%1' in the sentinel list of '%2' is not host[:port]: %3").arg(item, text, expected));
+            return ep;
+        }
+        const int port = node.port(26379);
+        if (port <= 0 || port > 65535) {
+            fail(error, QStringLiteral("port %1 in '%2' is out of range 1-65535").arg(port).arg(text));
+            return ep;
+        }
+        ep.m_sentinels.append({node.host(), static_cast<quint16>(port)});
+    }
+    if (master.isEmpty()) {
+        fail(error, QStringLiteral("'%1' names no master: add #masterName, the name in the sentinels' "
+                                   "'sentinel monitor <name> ...' line (e.g. redis-sentinel://10.0.0.5:26379#mymaster)")
+                        .arg(text));
+        return ep;
+    }
+    if (!path.isEmpty()) {
+        bool ok = false;
+        ep.m_db = path.toInt(&ok);
+        if (!ok || ep.m_db < 0) {
+            fail(error, QStringLiteral("database '%1' in '%2' is not a number >= 0").arg(path, text));
+            return ep;
+        }
+    }
+    if (ep.m_username.isEmpty())
+        ep.m_username = qEnvironmentVariable("LOCKSCOPE_USER");
+    ep.m_passwordSource = ep.m_password.isEmpty() ? PasswordSource::None : PasswordSource::Url;
+    if (ep.m_password.isEmpty()) {
+        ep.m_password = qEnvironmentVariable("LOCKSCOPE_PASSWORD");
+        if (!ep.m_password.isEmpty())
+            ep.m_passwordSource = PasswordSource::Environment;
+    }
+    ep.m_transport = tls ? Transport::Tls : Transport::Tcp;
+    ep.m_sentinelMaster = master;
+    ep.m_host.clear();
+    ep.m_port = 0;
+    ep.m_valid = true;
+    return ep;
+}
+
+QList<RedisEndpoint> RedisEndpoint::sentinels() const
+{
+    QList<RedisEndpoint> out;
+    for (const auto &s : m_sentinels) {
+        RedisEndpoint ep = masterAt(s.first, s.second);
+        ep.m_db = 0; // sentinels have no databases
+        out << ep;
+    }
+    return out;
+}
+
+RedisEndpoint RedisEndpoint::masterAt(const QString &host, quint16 port) const
+{
+    RedisEndpoint ep = *this;
+    ep.m_sentinelMaster.clear();
+    ep.m_sentinels.clear();
+    ep.m_host = host;
+    ep.m_port = port;
+    ep.m_valid = m_valid && !host.isEmpty() && port > 0;
+    return ep;
+}
+
+QString RedisEndpoint::hostPort(const QString &host, quint16 port)
+{
+    if (host.contains(QLatin1Char(':')))
+        return QStringLiteral("[%1]:%2").arg(host).arg(port);
+    return QStringLiteral("%1:%2").arg(host).arg(port);
+}
+
 RedisEndpoint RedisEndpoint::tcp(const QString &host, quint16 port, int db)
 {
     RedisEndpoint ep;
@@ -132,9 +266,13 @@ QString RedisEndpoint::address() const
 {
     if (m_transport == Transport::Unix)
         return m_socketPath;
-    if (m_host.contains(QLatin1Char(':')))
-        return QStringLiteral("[%1]:%2").arg(m_host).arg(m_port);
-    return QStringLiteral("%1:%2").arg(m_host).arg(m_port);
+    if (isSentinel()) {
+        QStringList nodes;
+        for (const auto &s : m_sentinels)
+            nodes << hostPort(s.first, s.second);
+        return QStringLiteral("'%1' via sentinels %2").arg(m_sentinelMaster, nodes.join(QLatin1Char(',')));
+    }
+    return hostPort(m_host, m_port);
 }
 
 QString RedisEndpoint::toString() const
@@ -146,13 +284,23 @@ QString RedisEndpoint::toString() const
                                                  m_db ? QStringLiteral("?db=%1").arg(m_db) : QString());
     const QString scheme = m_transport == Transport::Tls ? QStringLiteral("rediss") : QStringLiteral("redis");
     const QString user = m_username.isEmpty() ? QString() : m_username + QLatin1Char('@');
+    if (isSentinel()) {
+        QStringList nodes;
+        for (const auto &s : m_sentinels)
+            nodes << hostPort(s.first, s.second);
+        return QStringLiteral("%1-sentinel://%2%3/%4#%5")
+            .arg(scheme, user, nodes.join(QLatin1Char(',')))
+            .arg(m_db)
+            .arg(QString::fromUtf8(QUrl::toPercentEncoding(m_sentinelMaster)));
+    }
     return QStringLiteral("%1://%2%3/%4").arg(scheme, user, address()).arg(m_db);
 }
 
 bool RedisEndpoint::operator==(const RedisEndpoint &o) const
 {
     return m_valid == o.m_valid && m_transport == o.m_transport && m_host == o.m_host && m_port == o.m_port
-           && m_socketPath == o.m_socketPath && m_db == o.m_db && m_username == o.m_username && m_tls == o.m_tls;
+           && m_socketPath == o.m_socketPath && m_db == o.m_db && m_username == o.m_username && m_tls == o.m_tls
+           && m_sentinelMaster == o.m_sentinelMaster && m_sentinels == o.m_sentinels;
 }
 
 } // namespace lockscope

@@ -2,6 +2,8 @@
 
 #include "redistlsoptions.h"
 
+#include <QList>
+#include <QPair>
 #include <QString>
 
 namespace lockscope {
@@ -16,6 +18,14 @@ namespace lockscope {
  * in memory: `address()` and `toString()` never contain it, and passwordSource() says where it came
  * from so that an authentication error can say what to fix without showing it.
  * For `rediss://`, tlsOptions() says which CA to trust and which client certificate to show.
+ *
+ * Redis Sentinel (the Lettuce convention):
+ * `redis-sentinel://[user[:password]@]host[:port][,host2[:port2]...][/db]#masterName` (or
+ * `?sentinelMasterId=masterName`; `rediss-sentinel://` for TLS). Sentinel ports default to 26379.
+ * Such an endpoint names no server to connect to: isSentinel() is true, sentinels() lists the
+ * sentinels to ask (SENTINEL GET-MASTER-ADDR-BY-NAME, see SentinelResolver) and masterAt() makes
+ * the endpoint of the master they name. The same user, password and TLS settings are used for the
+ * sentinels and for the master; the db applies to the master only.
  */
 class RedisEndpoint
 {
@@ -50,14 +60,30 @@ public:
     const RedisTlsOptions &tlsOptions() const { return m_tls; }
     void setTlsOptions(const RedisTlsOptions &options) { m_tls = options; }
 
-    /** "host:port" or the socket path: the pool key and what the UI shows. No credentials. */
+    /** A `redis-sentinel://` endpoint: the master is found through sentinels(). */
+    bool isSentinel() const { return !m_sentinelMaster.isEmpty(); }
+    /** The master name after '#' (Sentinel's `sentinel monitor <name> ...`); empty otherwise. */
+    QString sentinelMasterName() const { return m_sentinelMaster; }
+    /** The sentinels of a sentinel endpoint, in URL order: plain endpoints (db 0) with this
+     *  endpoint's transport, user, password and TLS options. Empty for other endpoints. */
+    QList<RedisEndpoint> sentinels() const;
+    /** The endpoint of the server at host:port with this endpoint's transport, credentials, TLS
+     *  options and db; no longer a sentinel endpoint. Used for the master a sentinel names. */
+    RedisEndpoint masterAt(const QString &host, quint16 port) const;
+
+    /** "host:port" or the socket path: the pool key and what the UI shows. No credentials.
+     *  For a sentinel endpoint: "'mymaster' via sentinels 10.0.0.5:26379,10.0.0.6:26379". */
     QString address() const;
-    /** URL without the password, e.g. "redis://ops@10.0.0.5:6379/0". */
+    /** URL without the password, e.g. "redis://ops@10.0.0.5:6379/0" or
+     *  "redis-sentinel://ops@10.0.0.5:26379,10.0.0.6:26379/0#mymaster". */
     QString toString() const;
 
     bool operator==(const RedisEndpoint &o) const;
 
 private:
+    static RedisEndpoint parseSentinel(const QString &text, bool tls, QString *error);
+    static QString hostPort(const QString &host, quint16 port);
+
     bool m_valid = false;
     Transport m_transport = Transport::Tcp;
     QString m_host;
@@ -68,6 +94,8 @@ private:
     QString m_password;
     PasswordSource m_passwordSource = PasswordSource::None;
     RedisTlsOptions m_tls;
+    QString m_sentinelMaster;                     ///< sentinel endpoints: the master name
+    QList<QPair<QString, quint16>> m_sentinels;   ///< sentinel endpoints: host, port
 };
 
 } // namespace lockscope
