@@ -529,7 +529,6 @@ void ScenarioRunner::settle(const Scenario::Step &step, const Outcome &outcome)
 {
     ActorRuntime *a = actor(step.actor);
     const QString name = step.lock;
-    m_current.branch = branchOf(step, outcome);
 
     // The unlock message the script published (derived from the branch that ran).
     const QString s = step.action;
@@ -555,6 +554,7 @@ void ScenarioRunner::settle(const Scenario::Step &step, const Outcome &outcome)
         m_current.messagePayload = QStringLiteral("1");
     }
     Q_UNUSED(before);
+    m_current.branch = branchOf(step, outcome); // after the message: the fair unlock branch names it
 
     // Who should receive it: actors subscribed to that channel as waiting clients.
     QStringList expected;
