@@ -56,8 +56,12 @@ bool WorkshopCommand::start(const QStringList &args, int *exitCode)
     QString error;
     const bool loaded = fromFile ? Scenario::load(m_parser.value(QStringLiteral("scenario-file")), &m_scenario, &error)
                                  : Scenario::loadBuiltIn(args.at(1), &m_scenario, &error);
-    if (!loaded)
-        return usage(QStringLiteral("cannot run the scenario: %1").arg(error));
+    if (!loaded) {
+        m_err << "lockscope-cli: cannot run the scenario: " << error << '\n';
+        m_err.flush();
+        *exitCode = Usage;
+        return false;
+    }
     if (fromFile && args.size() == 2 && args.at(1) != m_scenario.name)
         return usage(QStringLiteral("the scenario file is named \"%1\", not \"%2\"").arg(m_scenario.name, args.at(1)));
 
