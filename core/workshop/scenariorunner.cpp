@@ -483,7 +483,7 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
     } else if (a_ == QLatin1String("doctor")) {
         const QStringList locks = step.locks.isEmpty() ? m_scenario.lockNames() : step.locks;
         auto *reader = new SnapshotReader(connectionOf(step), this);
-        reader->read(locks, this, [done, reader, this](const QVector<LockSnapshot> &snaps, const QString &error) {
+        reader->read(locks, this, [done, reader](const QVector<LockSnapshot> &snaps, const QString &error) {
             reader->deleteLater();
             QHash<QString, LockSnapshot> byName;
             for (const LockSnapshot &s : snaps)
@@ -495,7 +495,6 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
                 o.findings.append(QStringLiteral("%1: %2 (locks %3)").arg(f.code, f.title, f.locks.join(QStringLiteral(", "))));
             o.deadlock = !found.isEmpty();
             o.result = !error.isEmpty() ? QStringLiteral("error") : o.deadlock ? QStringLiteral("deadlock") : QStringLiteral("no_deadlock");
-            Q_UNUSED(this);
             done(o);
         });
     } else {
@@ -532,7 +531,6 @@ void ScenarioRunner::settle(const Scenario::Step &step, const Outcome &outcome)
 
     // The unlock message the script published (derived from the branch that ran).
     const QString s = step.action;
-    const QJsonObject before = hashOf(m_current.before, name);
     if ((s == QLatin1String("unlock") && outcome.result == QLatin1String("released")) ||
         (s == QLatin1String("forceUnlock") && outcome.result == QLatin1String("deleted"))) {
         m_current.messageChannel = LockNames::unlockChannel(name);
@@ -553,7 +551,6 @@ void ScenarioRunner::settle(const Scenario::Step &step, const Outcome &outcome)
         m_current.messageChannel = ReadWriteLock::channel(name);
         m_current.messagePayload = QStringLiteral("1");
     }
-    Q_UNUSED(before);
     m_current.branch = branchOf(step, outcome); // after the message: the fair unlock branch names it
 
     // Who should receive it: actors subscribed to that channel as waiting clients.
@@ -585,39 +582,50 @@ void ScenarioRunner::settle(const Scenario::Step &step, const Outcome &outcome)
         else if (s == QLatin1String("fairLock"))
             channel = FairLock::waiterChannel(name, a->client->holderField(a->def.threadId)).toUtf8();
     }
-    bool changed = false;
+    QList<QByteArray> changed; // channels whose subscriptions this step made or dropped
     if (!channel.isEmpty()) {
         const bool waits = outcome.result == QLatin1String("refused") || outcome.result == QLatin1String("queued");
         if (waits && s != QLatin1String("tryLock") && !a->waitingOn.contains(channel)) {
             a->waitingOn.insert(channel);
             a->client->retainChannel(channel);
-            changed = true;
+            changed.append(channel);
         } else if (outcome.result == QLatin1String("acquired") && a->waitingOn.contains(channel)) {
             a->waitingOn.remove(channel);
             a->client->releaseChannel(channel);
-            changed = true;
+            changed.append(channel);
         }
     }
     if (s == QLatin1String("dropSubscription"))
         for (const QString &c : outcome.reply.split(QStringLiteral(", "), Qt::SkipEmptyParts))
-            channel = c.toUtf8(), changed = true;
-    int wanted = 0;
-    for (const ActorRuntime &other : std::as_const(m_actors))
-        wanted += other.waitingOn.contains(channel) ? 1 : 0;
+            changed.append(c.toUtf8());
+    // channel -> how many actors now wait on it (their subscriber is subscribed).
+    QList<QPair<QByteArray, qint64>> wanted;
+    for (const QByteArray &ch : std::as_const(changed)) {
+        qint64 n = 0;
+        for (const ActorRuntime &other : std::as_const(m_actors))
+            n += other.waitingOn.contains(ch) ? 1 : 0;
+        wanted.append({ch, n});
+    }
 
     poll([received](std::function<void(bool)> answer) { answer(received()); }, kSettleTimeoutMs,
-         [this, step, outcome, changed, channel, wanted, a](bool) {
-             if (!changed) {
+         [this, step, outcome, wanted, a](bool) {
+             if (wanted.isEmpty()) {
                  finishStep(step, outcome);
                  return;
              }
-             // Wait until the server has applied the (un)subscription, so the next step's publish
-             // meets the subscriptions this step made.
+             // Wait until the server has applied the (un)subscriptions, so the next step's publish
+             // meets exactly the subscriptions this step made.
              RedisConnection *conn = a ? a->connection : m_control;
+             QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
+             for (const auto &w : wanted)
+                 numsub.append(w.first);
              poll(
-                 [this, conn, channel, wanted](std::function<void(bool)> answer) {
-                     conn->send({"PUBSUB", "NUMSUB", channel}, this, [answer, wanted](const RedisReply &r) {
-                         answer(r.isArray() && r.size() >= 2 && r.at(1).toInteger() == wanted);
+                 [this, conn, numsub, wanted](std::function<void(bool)> answer) {
+                     conn->send(numsub, this, [answer, wanted](const RedisReply &r) {
+                         bool all = r.isArray() && r.size() == 2 * wanted.size();
+                         for (int i = 0; all && i < wanted.size(); ++i)
+                             all = r.at(2 * i + 1).toInteger() == wanted.at(i).second;
+                         answer(all);
                      });
                  },
                  kSettleTimeoutMs, [this, step, outcome](bool) { finishStep(step, outcome); });
