@@ -330,7 +330,7 @@ QString ScenarioRunner::callOf(const Scenario::Step &step) const
     if (a == QLatin1String("dropSubscription"))
         return QStringLiteral("pub/sub subscription lost (the unlock message will not reach it)") + on;
     if (a == QLatin1String("pause"))
-        return QStringLiteral("pause %1 ms (time passes; a GC pause stops the holder and its watchdog)").arg(step.ms);
+        return QStringLiteral("pause %1 ms (time passes; no client of this actor runs)").arg(step.ms);
     if (a == QLatin1String("expireWait"))
         return QStringLiteral("wait until the lease expires (at most %1 ms)").arg(step.ms > 0 ? step.ms : 10000) + on;
     if (a == QLatin1String("doctor"))

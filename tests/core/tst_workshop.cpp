@@ -171,6 +171,27 @@ private slots:
             QVERIFY(runner.reports().at(i - 1).finishedUs <= runner.reports().at(i).startedUs);
     }
 
+    void expireWaitAndTryLockFollowTheTtl()
+    {
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::parse(R"({"name": "ttl", "lock": "t", "actors": [{"name": "A"}, {"name": "B"}], "steps": [
+            {"actor": "A", "action": "lock", "leaseMs": 400, "expect": {"result": "acquired"}},
+            {"actor": "B", "action": "tryLock", "waitMs": 5000, "leaseMs": 400, "expect": {"result": "acquired", "holder": "B"}},
+            {"actor": "B", "action": "expireWait", "ms": 5000, "expect": {"result": "expired", "exists": false}},
+            {"actor": "A", "action": "unlock", "expect": {"result": "not_held"}}]})",
+                                 &s, &error),
+                 qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 0; }, 20000));
+        for (const StepReport &r : runner.reports())
+            QVERIFY2(r.ok, qPrintable(r.toText(runner.actorOfClientId())));
+        // B was refused first, waited for the TTL, then took the lock.
+        QVERIFY2(runner.reports().at(1).branch.contains(QLatin1String("waited")), qPrintable(runner.reports().at(1).branch));
+    }
+
     void malformedFilesAreRejectedWithLineAndReason_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -202,6 +223,16 @@ private slots:
         for (const QString &n : Scenario::builtInNames())
             QVERIFY2(r.out.contains(n.toUtf8()), qPrintable(n));
         QVERIFY(r.out.contains("Reentrancy: one thread takes the same lock twice"));
+
+        const auto j = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY2(j.finished && j.exitCode == 0, qPrintable(j.describe()));
+        const QList<QByteArray> lines = j.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), Scenario::builtInNames().size());
+        for (const QByteArray &line : lines) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            QVERIFY(!o.value(QStringLiteral("name")).toString().isEmpty());
+            QVERIFY(!o.value(QStringLiteral("title")).toString().isEmpty());
+        }
     }
 
     void cliRunsEveryScenarioAsJson_data() { everyShippedScenarioHoldsItsExpectations_data(); }
