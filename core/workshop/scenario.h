@@ -34,7 +34,7 @@ public:
     struct Step
     {
         int index = 0;        ///< 0-based position in `steps`
-        int line = 0;         ///< 1-based line where the step starts in the file, 0 = unknown
+        int line = 0;         ///< 1-based line of the step's "action" key in the file, 0 = unknown
         QString actor;        ///< Actor::name (empty for "pause"/"doctor" without actor)
         QString action;       ///< one of actions()
         QString lock;         ///< lock name (default: the scenario's `lock`)
@@ -61,8 +61,9 @@ public:
     /**
      * Parses a scenario file. On error returns false and sets `*error` to a sentence that starts
      * with "line L, column C:" for JSON syntax errors (from QJsonParseError's offset) and with
-     * "step N (line L):" for semantic errors (unknown action, unknown actor, wrong type); the
-     * line is left out when it cannot be located.
+     * "step N (line L):" for semantic errors (unknown action, unknown actor, wrong type), L being
+     * the line of that step's "action" key; the line is left out when it cannot be located (a
+     * step without "action").
      */
     static bool parse(const QByteArray &json, Scenario *out, QString *error);
     /** Reads and parses `path` (a file or a `:/` resource); the error names the file. */

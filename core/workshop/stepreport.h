@@ -4,6 +4,7 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QMap>
+#include <QMetaType>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -80,3 +81,5 @@ struct StepReport
 };
 
 } // namespace lockscope
+
+Q_DECLARE_METATYPE(lockscope::StepReport)
