@@ -2,6 +2,7 @@
 
 #include "connectionoptions.h"
 #include "redlockcommand.h"
+#include "workshopcommand.h"
 
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
@@ -66,6 +67,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "                                     RedLock view: holder and TTL per server, quorum verdict\n"
         "  redlock acquire NAME --servers URL1,URL2,... [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]\n"
         "                                     take a RedLock (MultiLock with --multi), hold, release\n"
+        "  workshop list | workshop run NAME [--json] [--scenario-file FILE]\n"
+        "                                     teaching scenarios, step by step, on a private redis-server\n"
         "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
         "confirmed, lock absent, not acquired, lock changed since confirmed, refused by the ACL),\n"
@@ -119,6 +122,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                         "instead of --url.")},
     });
     m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
+    m_parser.addOptions(WorkshopCommand::options()); // --scenario-file
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
                                    QStringLiteral("[NAME]"));
@@ -152,6 +156,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock, doctor, set-ttl, "
                                     "remove-waiter, remove-reader, wake, redlock)"));
     m_command = pos.first();
+    if (m_command == QLatin1String("workshop")) {
+        // Workshop scenarios on their own private redis-server: no --url, no LockSession.
+        auto *workshop = new WorkshopCommand(m_parser, this);
+        connect(workshop, &WorkshopCommand::finished, this, &LockScopeCli::finish);
+        return workshop->start(pos.mid(1), exitCode);
+    }
     // Command -> its positional arguments after the command (lock name, holder field).
     static const QHash<QString, QStringList> commandArgs{
         {QStringLiteral("list"), {}},

@@ -1,0 +1,293 @@
+// Workshop mode (issue 7): every shipped scenario runs to completion on a private redis-server
+// with its expectations met; malformed scenario files are rejected with the line and the reason;
+// steps never overlap (one action in flight); `lockscope-cli workshop list|run` end to end.
+
+#include "demo/redisserverprocess.h"
+#include "workshop/scenario.h"
+#include "workshop/scenariorunner.h"
+
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace lockscope;
+using lockscope::test::waitUntil;
+
+namespace {
+
+const char *const kBadJson = "{\n"
+                             "  \"name\": \"broken\",\n"
+                             "  \"actors\": [{\"name\": \"A\"}],\n"
+                             "  \"steps\": [\n"
+                             "    {\"actor\": \"A\", \"action\": \"lock\" \"lock\": \"l\"}\n"
+                             "  ]\n"
+                             "}\n";
+
+const char *const kUnknownAction = "{\n"
+                                   "  \"name\": \"broken\",\n"
+                                   "  \"lock\": \"l\",\n"
+                                   "  \"actors\": [{\"name\": \"A\"}],\n"
+                                   "  \"steps\": [\n"
+                                   "    {\"actor\": \"A\", \"action\": \"lock\"},\n"
+                                   "    {\"actor\": \"A\", \"action\": \"teleport\"}\n"
+                                   "  ]\n"
+                                   "}\n";
+
+const char *const kUnknownActor = "{\n"
+                                  "  \"name\": \"broken\",\n"
+                                  "  \"lock\": \"l\",\n"
+                                  "  \"actors\": [{\"name\": \"A\"}],\n"
+                                  "  \"steps\": [\n"
+                                  "    {\"actor\": \"A\", \"action\": \"lock\"},\n"
+                                  "    {\"actor\": \"A\", \"action\": \"unlock\"},\n"
+                                  "    {\"actor\": \"Zed\", \"action\": \"unlock\"}\n"
+                                  "  ]\n"
+                                  "}\n";
+
+// Parses, but its second step expects the wrong thing: the run must fail (exit 3), not error.
+const char *const kWrongExpectation = R"({
+  "name": "wrong",
+  "lock": "w",
+  "actors": [{"name": "A"}, {"name": "B"}],
+  "steps": [
+    {"actor": "A", "action": "lock", "leaseMs": 2000, "expect": {"result": "acquired"}},
+    {"actor": "B", "action": "lock", "leaseMs": 2000, "expect": {"result": "acquired"}}
+  ]
+})";
+
+QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+
+} // namespace
+
+class TestWorkshop : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QString error;
+        m_server.setNotifyKeyspaceEvents(QString());
+        QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+    }
+    void cleanupTestCase() { m_server.stop(); }
+
+    void shippedScenariosAreListed()
+    {
+        const QStringList names = Scenario::builtInNames();
+        for (const char *want : {"reentrancy", "watchdog-renewal", "gc-pause-fencing", "fair-handoff", "dead-waiter",
+                                 "force-unlock", "lost-unlock-message", "read-write", "fair-deadlock"})
+            QVERIFY2(names.contains(QLatin1String(want)), want);
+    }
+
+    void everyShippedScenarioHoldsItsExpectations_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString &n : Scenario::builtInNames())
+            QTest::newRow(qPrintable(n)) << n;
+    }
+    void everyShippedScenarioHoldsItsExpectations()
+    {
+        QFETCH(QString, name);
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::loadBuiltIn(name, &s, &error), qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        QSignalSpy failed(&runner, &ScenarioRunner::failed);
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 0 || failed.count() > 0; }, 60000));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(runner.reports().size(), s.steps.size());
+        for (const StepReport &r : runner.reports())
+            QVERIFY2(r.ok, qPrintable(r.toText(runner.actorOfClientId())));
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QVERIFY(runner.allExpectationsHeld());
+
+        // Every step names its actor and its script branch (time-only steps have no actor).
+        for (const StepReport &r : runner.reports()) {
+            QVERIFY2(!r.branch.isEmpty(), qPrintable(r.call));
+            if (r.action != QLatin1String("pause") && r.action != QLatin1String("doctor"))
+                QVERIFY(!r.clientId.isEmpty());
+        }
+        // One action in flight: each step started after the previous one's last reply.
+        for (int i = 1; i < runner.reports().size(); ++i) {
+            const StepReport &prev = runner.reports().at(i - 1), &cur = runner.reports().at(i);
+            QVERIFY2(prev.startedUs <= prev.finishedUs, qPrintable(prev.call));
+            QVERIFY2(prev.finishedUs <= cur.startedUs,
+                     qPrintable(QStringLiteral("step %1 started before step %2 finished").arg(i + 1).arg(i)));
+        }
+    }
+
+    void stepsAreBranchesOfTheScriptsWithKeysBeforeAndAfter()
+    {
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::loadBuiltIn(QStringLiteral("reentrancy"), &s, &error), qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 0; }, 30000));
+        const QVector<StepReport> &r = runner.reports();
+        QVERIFY(r.at(0).branch.startsWith(QLatin1String("acquire: key absent -> HINCRBY")));
+        QVERIFY(r.at(0).before.isEmpty());
+        const QString fieldA = r.at(0).clientId + QStringLiteral(":1");
+        QCOMPARE(r.at(0).after.value(QStringLiteral("orders")).value.toObject().value(fieldA).toInt(), 1);
+        QVERIFY(r.at(1).branch.contains(QLatin1String("re-entered")));
+        QCOMPARE(r.at(1).after.value(QStringLiteral("orders")).value.toObject().value(fieldA).toInt(), 2);
+        QVERIFY(r.at(2).branch.startsWith(QLatin1String("acquire: held by another")));
+        QVERIFY(r.at(3).branch.startsWith(QLatin1String("unlock: hold count 2 -> 1")));
+        QVERIFY(r.at(4).branch.contains(QLatin1String("DEL orders, PUBLISH redisson_lock__channel:{orders} 0")));
+        QCOMPARE(r.at(4).messageChannel, QStringLiteral("redisson_lock__channel:{orders}"));
+        QCOMPARE(r.at(4).woke, QStringList{QStringLiteral("B")});
+        QVERIFY(!r.at(4).after.contains(QStringLiteral("orders")));
+        QVERIFY(StepReport::changes(r.at(4).before, r.at(4).after).value(0).startsWith(QLatin1String("- orders")));
+    }
+
+    void stepModeNeverStartsTwoActions()
+    {
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::loadBuiltIn(QStringLiteral("fair-handoff"), &s, &error), qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy stepped(&runner, &ScenarioRunner::stepFinished);
+        int expected = 0;
+        while (!runner.atEnd()) {
+            QVERIFY(runner.next());
+            QVERIFY(runner.isBusy());
+            QVERIFY2(!runner.next(), "a second step started while one was in flight");
+            ++expected;
+            QVERIFY(waitUntil([&] { return stepped.count() == expected; }, 10000));
+            QVERIFY(!runner.isBusy());
+        }
+        QVERIFY(!runner.next());
+        QVERIFY(runner.allExpectationsHeld());
+        for (int i = 1; i < runner.reports().size(); ++i)
+            QVERIFY(runner.reports().at(i - 1).finishedUs <= runner.reports().at(i).startedUs);
+    }
+
+    void expireWaitAndTryLockFollowTheTtl()
+    {
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::parse(R"({"name": "ttl", "lock": "t", "actors": [{"name": "A"}, {"name": "B"}], "steps": [
+            {"actor": "A", "action": "lock", "leaseMs": 400, "expect": {"result": "acquired"}},
+            {"actor": "B", "action": "tryLock", "waitMs": 5000, "leaseMs": 400, "expect": {"result": "acquired", "holder": "B"}},
+            {"actor": "B", "action": "expireWait", "ms": 5000, "expect": {"result": "expired", "exists": false}},
+            {"actor": "A", "action": "unlock", "expect": {"result": "not_held"}}]})",
+                                 &s, &error),
+                 qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 0; }, 20000));
+        for (const StepReport &r : runner.reports())
+            QVERIFY2(r.ok, qPrintable(r.toText(runner.actorOfClientId())));
+        // B was refused first, waited for the TTL, then took the lock.
+        QVERIFY2(runner.reports().at(1).branch.contains(QLatin1String("waited")), qPrintable(runner.reports().at(1).branch));
+    }
+
+    void malformedFilesAreRejectedWithLineAndReason_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("bad json") << QByteArray(kBadJson) << QStringLiteral("line 5, column") << QStringLiteral("unterminated object");
+        QTest::newRow("unknown action") << QByteArray(kUnknownAction) << QStringLiteral("step 2 (line 7)")
+                                        << QStringLiteral("unknown action \"teleport\"");
+        QTest::newRow("unknown actor") << QByteArray(kUnknownActor) << QStringLiteral("step 3 (line 8)")
+                                       << QStringLiteral("unknown actor \"Zed\"");
+        QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringLiteral("line 1") << QStringLiteral("JSON object");
+    }
+    void malformedFilesAreRejectedWithLineAndReason()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, where);
+        QFETCH(QString, why);
+        Scenario s;
+        QString error;
+        QVERIFY(!Scenario::parse(json, &s, &error));
+        QVERIFY2(error.startsWith(where), qPrintable(error));
+        QVERIFY2(error.contains(why), qPrintable(error));
+    }
+
+    void cliListsTheScenarios()
+    {
+        const auto r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("list")});
+        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+        for (const QString &n : Scenario::builtInNames())
+            QVERIFY2(r.out.contains(n.toUtf8()), qPrintable(n));
+        QVERIFY(r.out.contains("Reentrancy: one thread takes the same lock twice"));
+
+        const auto j = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY2(j.finished && j.exitCode == 0, qPrintable(j.describe()));
+        const QList<QByteArray> lines = j.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), Scenario::builtInNames().size());
+        for (const QByteArray &line : lines) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            QVERIFY(!o.value(QStringLiteral("name")).toString().isEmpty());
+            QVERIFY(!o.value(QStringLiteral("title")).toString().isEmpty());
+        }
+    }
+
+    void cliRunsEveryScenarioAsJson_data() { everyShippedScenarioHoldsItsExpectations_data(); }
+    void cliRunsEveryScenarioAsJson()
+    {
+        QFETCH(QString, name);
+        const auto r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), name, QStringLiteral("--json")}, 60000);
+        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        Scenario s;
+        QString error;
+        QVERIFY(Scenario::loadBuiltIn(name, &s, &error));
+        QCOMPARE(lines.size(), s.steps.size() + 1);
+        for (int i = 0; i < s.steps.size(); ++i) {
+            QJsonParseError pe;
+            const QJsonObject o = QJsonDocument::fromJson(lines.at(i), &pe).object();
+            QCOMPARE(pe.error, QJsonParseError::NoError);
+            QCOMPARE(o.value(QStringLiteral("index")).toInt(), i);
+            for (const char *key : {"actor", "action", "call", "branch", "result", "keys_before", "keys_after", "narration", "ok"})
+                QVERIFY2(o.contains(QLatin1String(key)), key);
+            QVERIFY(o.value(QStringLiteral("ok")).toBool());
+        }
+        const QJsonObject summary = QJsonDocument::fromJson(lines.last()).object();
+        QCOMPARE(summary.value(QStringLiteral("scenario")).toString(), name);
+        QCOMPARE(summary.value(QStringLiteral("ok")).toBool(), true);
+    }
+
+    void cliReportsFailedExpectationsAndMalformedFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto write = [&](const QString &file, const QByteArray &text) {
+            QFile f(dir.filePath(file));
+            if (!f.open(QIODevice::WriteOnly))
+                return QString();
+            f.write(text);
+            return f.fileName();
+        };
+        const QString wrong = write(QStringLiteral("wrong.json"), kWrongExpectation);
+        auto r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("--scenario-file"), wrong});
+        QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("FAILED"), qPrintable(r.describe()));
+
+        const QString bad = write(QStringLiteral("bad.json"), kUnknownAction);
+        r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("--scenario-file"), bad});
+        QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("step 2 (line 7): unknown action \"teleport\""), qPrintable(r.describe()));
+
+        r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("no-such-scenario")});
+        QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
+    }
+
+private:
+    RedisServerProcess m_server;
+};
+
+QTEST_GUILESS_MAIN(TestWorkshop)
+#include "tst_workshop.moc"
