@@ -6,11 +6,13 @@
 #include "eventlogmodel.h"
 #include "mainwindow.h"
 #include "passwordkeychain.h"
+#include "workshopwindow.h"
 
 #include "demo/demoworkload.h"
 #include "observe/recording.h"
 #include "observe/replayplayer.h"
 #include "demo/redisserverprocess.h"
+#include "workshop/scenario.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -24,6 +26,60 @@
 #include <cstdio>
 
 using namespace lockscope;
+
+namespace {
+/** `lockscope --workshop [SCENARIO]`: a WorkshopWindow on its own private redis-server. */
+int runWorkshop(const QCommandLineParser &parser)
+{
+    using namespace lockscope;
+    RedisServerProcess server;
+    QString error;
+    if (!server.start(10000, &error)) {
+        std::fprintf(stderr, "lockscope: cannot start the workshop's redis-server: %s\n", qPrintable(error));
+        return 2;
+    }
+    WorkshopWindow window(server.endpoint());
+    const QString scenario = parser.isSet(QStringLiteral("scenario-file"))
+                                 ? parser.value(QStringLiteral("scenario-file"))
+                                 : parser.positionalArguments().value(0, QStringLiteral("reentrancy"));
+    if (!window.loadScenario(scenario, &error)) {
+        std::fprintf(stderr, "lockscope: %s (shipped: %s)\n", qPrintable(error),
+                     qPrintable(Scenario::builtInNames().join(QStringLiteral(", "))));
+        return 1;
+    }
+    if (parser.isSet(QStringLiteral("projector")))
+        window.setProjectorMode(true);
+    int steps = parser.value(QStringLiteral("workshop-steps")).toInt();
+    auto *autoStep = new QTimer(&window);
+    autoStep->setInterval(300);
+    QObject::connect(autoStep, &QTimer::timeout, &window, [&window, &steps, autoStep] {
+        if (steps <= 0) {
+            autoStep->stop();
+            return;
+        }
+        if (window.step())
+            --steps;
+    });
+    if (steps > 0)
+        autoStep->start();
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
+        const int delay = parser.value(QStringLiteral("screenshot-delay-ms")).toInt() + steps * 400;
+        QTimer::singleShot(delay, &window, [&window, path] {
+            QDir().mkpath(QFileInfo(path).absolutePath());
+            if (!window.grab().save(path))
+                std::fprintf(stderr, "lockscope: cannot write %s\n", qPrintable(path));
+            else
+                std::fprintf(stderr, "screenshot: %s\n", qPrintable(path));
+            QApplication::quit();
+        });
+    }
+    if (parser.isSet(QStringLiteral("quit-after")))
+        QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), qApp, &QApplication::quit);
+    window.show();
+    return QApplication::exec();
+}
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -71,8 +127,19 @@ int main(int argc, char **argv)
         {QStringLiteral("history-minutes"), QStringLiteral("Keep this many minutes of history for the charts (default 120)."),
          QStringLiteral("N"), QStringLiteral("120")},
         {QStringLiteral("replay-speed"), QStringLiteral("Start the replay playing at this speed (0.25 to 16)."), QStringLiteral("X")},
+        {QStringLiteral("workshop"),
+         QStringLiteral("Workshop mode: stage a scenario (the positional SCENARIO, a shipped name, default "
+                        "reentrancy) on a private redis-server and step through it.")},
+        {QStringLiteral("scenario-file"), QStringLiteral("Workshop mode: load this scenario file instead."), QStringLiteral("FILE")},
+        {QStringLiteral("projector"), QStringLiteral("Workshop mode: start in projector mode (large fonts, high contrast).")},
+        {QStringLiteral("workshop-steps"), QStringLiteral("Workshop mode: run N steps at start (for screenshots)."), QStringLiteral("N")},
     });
+    parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("With --workshop: the scenario to stage."),
+                                 QStringLiteral("[SCENARIO]"));
     parser.process(app);
+
+    if (parser.isSet(QStringLiteral("workshop")))
+        return runWorkshop(parser);
 
     const bool replay = parser.isSet(QStringLiteral("replay"));
     Recording recording;

@@ -145,10 +145,47 @@ qint64 ScenarioRunner::leaseOf(const Scenario::Step &step) const
     return a ? a->watchdogTimeoutMs : LockClient::kDefaultWatchdogTimeoutMs;
 }
 
+int ScenarioRunner::firstPending() const
+{
+    for (int i = 0; i < m_scenario.steps.size(); ++i)
+        if (i >= m_done.size() || !m_done.at(i))
+            return i;
+    return -1;
+}
+
+QStringList ScenarioRunner::pendingActors() const
+{
+    QStringList out;
+    for (int i = 0; i < m_scenario.steps.size(); ++i)
+        if ((i >= m_done.size() || !m_done.at(i)) && !out.contains(m_scenario.steps.at(i).actor))
+            out << m_scenario.steps.at(i).actor;
+    return out;
+}
+
+bool ScenarioRunner::nextFor(const QString &actorName)
+{
+    if (m_busy || m_failed)
+        return false;
+    for (int i = 0; i < m_scenario.steps.size(); ++i) {
+        if ((i < m_done.size() && m_done.at(i)) || m_scenario.steps.at(i).actor != actorName)
+            continue;
+        m_nextIndex = i;
+        m_busy = true;
+        if (!m_started) {
+            connectAll([this] { beginStep(); });
+            return true;
+        }
+        beginStep();
+        return true;
+    }
+    return false;
+}
+
 bool ScenarioRunner::next()
 {
     if (m_busy || atEnd() || m_failed)
         return false;
+    m_nextIndex = firstPending();
     m_busy = true;
     if (!m_started) {
         connectAll([this] { beginStep(); });
@@ -652,7 +689,9 @@ void ScenarioRunner::finishStep(const Scenario::Step &step, const Outcome &outco
     m_current.woke.sort();
     check(step, outcome);
     m_reports.append(m_current);
-    ++m_nextIndex;
+    if (m_done.size() < m_scenario.steps.size())
+        m_done.resize(m_scenario.steps.size(), false);
+    m_done[m_nextIndex] = true;
     m_busy = false;
     emit stepFinished(m_current);
     if (m_running) {

@@ -62,7 +62,20 @@ public:
     void run();
 
     bool isBusy() const { return m_busy; }
-    bool atEnd() const { return m_nextIndex >= m_scenario.steps.size(); }
+    bool atEnd() const { return firstPending() < 0; }
+    /**
+     * "You are the scheduler": runs the next step of `actorName` that has not run yet (steps
+     * without an actor, such as pauses, run when `actorName` is empty), skipping ahead of other
+     * actors' steps. Steps still run strictly one at a time. The scenario's expectations were
+     * written for its own order, so another order may (instructively) break them. False, doing
+     * nothing, while a step is in flight or when that actor has no step left.
+     */
+    bool nextFor(const QString &actorName);
+    /** Actors (by name; "" for actor-less steps) that still have a step to run, in the order of
+     *  their next step. */
+    QStringList pendingActors() const;
+    /** Index of the step next() would run, -1 at the end. */
+    int firstPending() const;
     const QVector<StepReport> &reports() const { return m_reports; }
     /** True when every step run so far held its expectations. */
     bool allExpectationsHeld() const;
@@ -133,7 +146,8 @@ private:
     StepReport m_current;
     QElapsedTimer m_clock;
     QVector<QPair<QString, QByteArray>> m_received; ///< (actor, channel) messages during the step
-    int m_nextIndex = 0;
+    int m_nextIndex = 0;       ///< the step in flight (or the last one started)
+    QVector<bool> m_done;      ///< per step: it has run
     bool m_started = false;
     bool m_connecting = false;
     bool m_busy = false;

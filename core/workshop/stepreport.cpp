@@ -45,6 +45,13 @@ QString replaceIds(QString text, const QHash<QString, QString> &actorOfClientId)
 
 } // namespace
 
+QString StepReport::keyText(const Key &key) { return lockscope::keyText(key); }
+
+QString StepReport::withActorNames(const QString &text, const QHash<QString, QString> &actorOfClientId)
+{
+    return replaceIds(text, actorOfClientId);
+}
+
 StepReport::Keys StepReport::parseDump(const RedisReply &reply)
 {
     Keys keys;

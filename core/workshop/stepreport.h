@@ -76,6 +76,10 @@ struct StepReport
      *  keys_before, keys_after ({key: {type, pttl_ms, value}}), changes, checks
      *  [{name, expected, actual, held}], ok, error, started_us, finished_us. */
     QJsonObject toJson() const;
+    /** One key's content as text: "hash A:1=2 PTTL 2900 ms", "list [B:1, C:1]", ... */
+    static QString keyText(const Key &key);
+    /** `text` with every client id replaced by its actor's name. */
+    static QString withActorNames(const QString &text, const QHash<QString, QString> &actorOfClientId);
     /** Human text of the step; client ids are shown as actor names via `actorOfClientId`. */
     QString toText(const QHash<QString, QString> &actorOfClientId) const;
 };

@@ -1,0 +1,460 @@
+#include "workshopwindow.h"
+
+#include "mainwindow.h"
+
+#include "workshop/scenariorunner.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace lockscope {
+
+namespace {
+constexpr int kStepIntervalMs = 2500; ///< between steps when playing at 1x
+
+QString jsonText(const QJsonValue &v)
+{
+    if (v.isString())
+        return v.toString();
+    if (v.isDouble())
+        return QString::number(v.toDouble());
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (v.isNull() || v.isUndefined())
+        return QStringLiteral("—");
+    return QString::fromUtf8(QJsonDocument(v.isArray() ? QJsonDocument(v.toArray()) : QJsonDocument(v.toObject()))
+                                 .toJson(QJsonDocument::Compact));
+}
+} // namespace
+
+WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent)
+    : QMainWindow(parent), m_sandbox(sandbox)
+{
+    m_baseFont = QApplication::font();
+    m_playTimer = new QTimer(this);
+    m_playTimer->setSingleShot(true);
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_playing && !step() && m_runner && m_runner->atEnd())
+            setPlaying(false);
+    });
+    buildUi();
+}
+
+WorkshopWindow::~WorkshopWindow() = default;
+
+void WorkshopWindow::buildUi()
+{
+    setWindowTitle(tr("LockScope workshop"));
+    resize(1600, 900);
+
+    auto *bar = addToolBar(tr("Workshop"));
+    bar->setObjectName(QStringLiteral("workshopToolBar"));
+    m_picker = new QComboBox(bar);
+    m_picker->setToolTip(tr("The shipped scenarios; Open… loads your own scenario file"));
+    for (const QString &name : Scenario::builtInNames()) {
+        Scenario s;
+        QString error;
+        if (Scenario::loadBuiltIn(name, &s, &error))
+            m_picker->addItem(QStringLiteral("%1 — %2").arg(name, s.title), name);
+    }
+    bar->addWidget(m_picker);
+    connect(m_picker, &QComboBox::activated, this, [this](int i) {
+        QString error;
+        if (!loadScenario(m_picker->itemData(i).toString(), &error))
+            QMessageBox::warning(this, tr("Scenario"), error);
+    });
+    bar->addAction(tr("Open…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a scenario file"), QString(),
+                                                          tr("Scenario files (*.json);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !loadScenario(path, &error))
+            QMessageBox::warning(this, tr("Scenario"), error);
+    });
+    bar->addSeparator();
+    QAction *stepAction = bar->addAction(tr("Step ▶|"), this, [this] { step(); });
+    stepAction->setShortcuts({QKeySequence(Qt::Key_Space), QKeySequence(Qt::Key_Right)});
+    stepAction->setToolTip(tr("Run the next step (Space): one client action, one atomic script"));
+    m_playAction = bar->addAction(tr("Play"), this, [this] { setPlaying(!m_playing); });
+    m_playAction->setShortcut(QKeySequence(Qt::Key_P));
+    m_playAction->setToolTip(tr("Play the steps one after another at the chosen speed (P)"));
+    m_speed = new QComboBox(bar);
+    for (double s : {0.1, 0.25, 0.5, 1.0, 2.0, 4.0})
+        m_speed->addItem(QStringLiteral("%1×").arg(s), s);
+    m_speed->setCurrentIndex(3);
+    m_speed->setToolTip(tr("Playing speed: at 1x one step every 2.5 s"));
+    connect(m_speed, &QComboBox::currentIndexChanged, this, [this] { setSpeed(m_speed->currentData().toDouble()); });
+    bar->addWidget(m_speed);
+    QAction *restartAction = bar->addAction(tr("Restart"), this, &WorkshopWindow::restart);
+    restartAction->setShortcut(QKeySequence(tr("Ctrl+R")));
+    restartAction->setToolTip(tr("Start the scenario again on an emptied server (Ctrl+R)"));
+    bar->addSeparator();
+    m_schedulerAction = bar->addAction(tr("You are the scheduler"), this, [this](bool on) { setSchedulerMode(on); });
+    m_schedulerAction->setCheckable(true);
+    m_schedulerAction->setShortcut(QKeySequence(tr("Ctrl+S")));
+    m_schedulerAction->setToolTip(tr("Pick which simulated client acts next (Ctrl+S). Each action is still one "
+                                     "atomic script: Redis never interleaves two"));
+    m_projectorAction = bar->addAction(tr("Projector"), this, [this](bool on) { setProjectorMode(on); });
+    m_projectorAction->setCheckable(true);
+    m_projectorAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_projectorAction->setToolTip(tr("Large fonts and high contrast for a room (F5); Ctrl+= / Ctrl+- scale"));
+    auto *zoomIn = new QAction(this);
+    zoomIn->setShortcuts({QKeySequence(tr("Ctrl+=")), QKeySequence(tr("Ctrl++"))});
+    connect(zoomIn, &QAction::triggered, this, [this] {
+        m_zoom = qMin(3.0, m_zoom * 1.15);
+        applyLook();
+    });
+    auto *zoomOut = new QAction(this);
+    zoomOut->setShortcut(QKeySequence(tr("Ctrl+-")));
+    connect(zoomOut, &QAction::triggered, this, [this] {
+        m_zoom = qMax(0.6, m_zoom / 1.15);
+        applyLook();
+    });
+    addAction(zoomIn);
+    addAction(zoomOut);
+
+    auto *stage = new QWidget(this);
+    auto *left = new QVBoxLayout(stage);
+    m_title = new QLabel(stage);
+    m_title->setObjectName(QStringLiteral("workshopTitle"));
+    m_title->setWordWrap(true);
+    m_summary = new QLabel(stage);
+    m_summary->setWordWrap(true);
+    left->addWidget(m_title);
+    left->addWidget(m_summary);
+    m_schedulerBar = new QWidget(stage);
+    auto *schedLayout = new QVBoxLayout(m_schedulerBar);
+    schedLayout->setContentsMargins(0, 0, 0, 0);
+    schedLayout->addWidget(new QLabel(tr("<b>You are the scheduler:</b> who acts next?"), m_schedulerBar));
+    auto *buttons = new QWidget(m_schedulerBar);
+    m_schedulerButtons = new QHBoxLayout(buttons);
+    m_schedulerButtons->setContentsMargins(0, 0, 0, 0);
+    schedLayout->addWidget(buttons);
+    m_schedulerBar->hide();
+    left->addWidget(m_schedulerBar);
+    auto *split = new QSplitter(Qt::Vertical, stage);
+    m_steps = new QListWidget(split);
+    m_steps->setObjectName(QStringLiteral("workshopSteps"));
+    m_steps->setToolTip(tr("The scenario's steps: ✓ its expectations held, ✗ broken, ▶ next. Click a run step "
+                           "to see it again"));
+    connect(m_steps, &QListWidget::currentRowChanged, this, [this](int row) {
+        for (const StepReport &r : std::as_const(m_reports))
+            if (r.index == row)
+                showReport(r);
+    });
+    m_detail = new QTextBrowser(split);
+    m_detail->setObjectName(QStringLiteral("workshopStepDetail"));
+    m_detail->setOpenLinks(false);
+    split->addWidget(m_steps);
+    split->addWidget(m_detail);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    left->addWidget(split, 1);
+
+    LockSession::Options options;
+    options.endpoint = m_sandbox;
+    options.readOnly = true; // the simulated clients act; the views only watch
+    m_views = new MainWindow(options);
+    m_views->setWindowFlags(Qt::Widget);
+    m_views->setWindowTitle(tr("Lock views"));
+
+    auto *main = new QSplitter(Qt::Horizontal, this);
+    main->addWidget(stage);
+    main->addWidget(m_views);
+    main->setStretchFactor(0, 1);
+    main->setStretchFactor(1, 1);
+    main->setSizes({760, 840});
+    setCentralWidget(main);
+    m_views->start();
+    statusBar()->showMessage(tr("Private redis-server on %1: nothing here touches any other Redis").arg(m_sandbox.address()));
+    applyLook();
+}
+
+bool WorkshopWindow::loadScenario(const QString &nameOrPath, QString *error)
+{
+    Scenario s;
+    QString err;
+    const bool ok = QFileInfo::exists(nameOrPath) ? Scenario::load(nameOrPath, &s, &err)
+                                                  : Scenario::loadBuiltIn(nameOrPath, &s, &err);
+    if (!ok) {
+        if (error)
+            *error = err;
+        return false;
+    }
+    m_scenario = s;
+    const int i = m_picker->findData(s.name);
+    if (i >= 0)
+        m_picker->setCurrentIndex(i);
+    setWindowTitle(tr("LockScope workshop — %1").arg(s.title));
+    m_title->setText(QStringLiteral("<b>%1</b>").arg(s.title.toHtmlEscaped()));
+    m_summary->setText(s.summary.toHtmlEscaped());
+    startRun();
+    return true;
+}
+
+void WorkshopWindow::startRun()
+{
+    setPlaying(false);
+    delete m_runner;
+    m_reports.clear();
+    m_runner = new ScenarioRunner(m_scenario, m_sandbox, this);
+    connect(m_runner, &ScenarioRunner::stepFinished, this, &WorkshopWindow::onStep);
+    connect(m_runner, &ScenarioRunner::failed, this, [this](const QString &error) {
+        setPlaying(false);
+        m_detail->setHtml(tr("<p style='color:#c0392b'><b>The private Redis cannot be reached:</b> %1</p>")
+                              .arg(error.toHtmlEscaped()));
+    });
+    m_detail->setHtml(tr("<p>%1</p><p><i>Press <b>Step</b> (Space) to run the first action, or <b>Play</b>.</i></p>")
+                          .arg(m_scenario.summary.toHtmlEscaped()));
+    refreshSteps();
+    refreshScheduler();
+}
+
+void WorkshopWindow::restart()
+{
+    if (!m_scenario.name.isEmpty() || !m_scenario.steps.isEmpty())
+        startRun();
+}
+
+bool WorkshopWindow::step()
+{
+    return m_runner && !m_runner->isBusy() && m_runner->next();
+}
+
+bool WorkshopWindow::stepAs(const QString &actor)
+{
+    return m_runner && !m_runner->isBusy() && m_runner->nextFor(actor);
+}
+
+void WorkshopWindow::setPlaying(bool playing)
+{
+    m_playing = playing && m_runner && !m_runner->atEnd();
+    m_playAction->setText(m_playing ? tr("Pause") : tr("Play"));
+    if (m_playing && m_runner && !m_runner->isBusy())
+        m_playTimer->start(0);
+    else if (!m_playing)
+        m_playTimer->stop();
+}
+
+void WorkshopWindow::setSpeed(double speed)
+{
+    m_speedFactor = qBound(0.1, speed, 4.0);
+    const int i = m_speed->findData(m_speedFactor);
+    if (i >= 0 && i != m_speed->currentIndex())
+        m_speed->setCurrentIndex(i);
+}
+
+void WorkshopWindow::onStep(const StepReport &report)
+{
+    m_reports << report;
+    // The lock views follow the lock the step acted on (unless the teacher picked another).
+    if (!report.lock.isEmpty() && m_views->selectedLockName().isEmpty())
+        m_views->selectLock(report.lock);
+    refreshSteps();
+    refreshScheduler();
+    showReport(report);
+    emit stepShown(report);
+    if (m_runner->atEnd()) {
+        setPlaying(false);
+        const bool ok = m_runner->allExpectationsHeld();
+        statusBar()->showMessage(ok ? tr("Scenario finished: every expectation held")
+                                    : tr("Scenario finished: some expectations did not hold (✗)"));
+        emit scenarioFinished(ok);
+    } else if (m_playing) {
+        m_playTimer->start(int(kStepIntervalMs / m_speedFactor));
+    }
+}
+
+void WorkshopWindow::refreshSteps()
+{
+    QSignalBlocker block(m_steps);
+    m_steps->clear();
+    QHash<int, bool> done;
+    for (const StepReport &r : std::as_const(m_reports))
+        done.insert(r.index, r.ok);
+    const int next = m_runner ? m_runner->firstPending() : -1;
+    for (const Scenario::Step &s : std::as_const(m_scenario.steps)) {
+        const QString mark = done.contains(s.index) ? (done.value(s.index) ? QStringLiteral("✓") : QStringLiteral("✗"))
+                             : s.index == next     ? QStringLiteral("▶")
+                                                   : QStringLiteral("·");
+        auto *item = new QListWidgetItem(QStringLiteral("%1 %2. %3 %4 %5")
+                                             .arg(mark)
+                                             .arg(s.index + 1)
+                                             .arg(s.actor.isEmpty() ? tr("(time)") : s.actor, s.action, s.lock),
+                                         m_steps);
+        if (done.contains(s.index) && !done.value(s.index))
+            item->setForeground(QColor(0xc0, 0x39, 0x2b));
+        if (s.index == next) {
+            QFont bold = m_steps->font();
+            bold.setBold(true);
+            item->setFont(bold);
+        }
+    }
+    if (!m_reports.isEmpty())
+        m_steps->setCurrentRow(m_reports.last().index);
+}
+
+void WorkshopWindow::refreshScheduler()
+{
+    while (QLayoutItem *item = m_schedulerButtons->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    if (!m_runner)
+        return;
+    for (const QString &actor : m_runner->pendingActors()) {
+        auto *b = new QPushButton(actor.isEmpty() ? tr("⏱ time passes") : actor, m_schedulerBar);
+        b->setToolTip(actor.isEmpty() ? tr("Run the next step that is not a client's (a pause, the doctor)")
+                                      : tr("Let %1 do its next step").arg(actor));
+        connect(b, &QPushButton::clicked, this, [this, actor] { stepAs(actor); });
+        m_schedulerButtons->addWidget(b);
+    }
+    m_schedulerButtons->addStretch(1);
+}
+
+void WorkshopWindow::setSchedulerMode(bool on)
+{
+    m_scheduler = on;
+    m_schedulerAction->setChecked(on);
+    m_schedulerBar->setVisible(on);
+    if (on)
+        setPlaying(false);
+}
+
+void WorkshopWindow::setProjectorMode(bool on)
+{
+    m_projector = on;
+    m_projectorAction->setChecked(on);
+    if (on && m_zoom < 1.5)
+        m_zoom = 1.5;
+    else if (!on)
+        m_zoom = 1.0;
+    applyLook();
+    if (!m_reports.isEmpty())
+        showReport(m_reports.last());
+}
+
+void WorkshopWindow::applyLook()
+{
+    QFont f = m_baseFont;
+    f.setPointSizeF(m_baseFont.pointSizeF() * m_zoom);
+    setFont(f);
+    QFont title = f;
+    title.setPointSizeF(f.pointSizeF() * 1.4);
+    m_title->setFont(title);
+    if (m_projector) {
+        QPalette p;
+        p.setColor(QPalette::Window, QColor(0x10, 0x10, 0x10));
+        p.setColor(QPalette::WindowText, Qt::white);
+        p.setColor(QPalette::Base, Qt::black);
+        p.setColor(QPalette::AlternateBase, QColor(0x22, 0x22, 0x22));
+        p.setColor(QPalette::Text, Qt::white);
+        p.setColor(QPalette::Button, QColor(0x30, 0x30, 0x30));
+        p.setColor(QPalette::ButtonText, Qt::white);
+        p.setColor(QPalette::Highlight, QColor(0xff, 0xd2, 0x00));
+        p.setColor(QPalette::HighlightedText, Qt::black);
+        p.setColor(QPalette::ToolTipBase, Qt::black);
+        p.setColor(QPalette::ToolTipText, Qt::white);
+        setPalette(p);
+    } else {
+        setPalette(QApplication::palette());
+    }
+}
+
+void WorkshopWindow::showReport(const StepReport &r)
+{
+    m_detail->setHtml(html(r));
+}
+
+QString WorkshopWindow::html(const StepReport &r) const
+{
+    const QHash<QString, QString> names = m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>();
+    auto t = [&names](const QString &s) { return StepReport::withActorNames(s, names).toHtmlEscaped(); };
+    const QString changed = m_projector ? QStringLiteral("#5a4a00") : QStringLiteral("#fff3b0");
+    const QString added = m_projector ? QStringLiteral("#004a20") : QStringLiteral("#d8f5d0");
+    const QString removed = m_projector ? QStringLiteral("#5a1010") : QStringLiteral("#f8d0d0");
+    const QString code = m_projector ? QStringLiteral("#1e1e1e") : QStringLiteral("#f4f4f4");
+    QString h;
+    const QString who = r.actor.isEmpty() ? tr("time passes")
+                                          : tr("<b>%1</b> <span style='color:gray'>(client %2, thread %3)</span>")
+                                                .arg(r.actor.toHtmlEscaped(), r.clientId.left(8) + QStringLiteral("…"))
+                                                .arg(r.threadId);
+    h += tr("<h2>Step %1 · %2: <code>%3</code></h2>").arg(r.index + 1).arg(who, r.call.toHtmlEscaped());
+    if (!r.branch.isEmpty())
+        h += tr("<p><b>Script branch</b></p><p style='background:%1; font-family:monospace'>%2</p>").arg(code, t(r.branch));
+    h += tr("<p><b>Result:</b> %1%2</p>")
+             .arg(r.result.toHtmlEscaped(), r.reply.isEmpty() ? QString() : tr(" &nbsp;<span style='color:gray'>(Redis answered %1)</span>").arg(t(r.reply)));
+    if (!r.messageChannel.isEmpty())
+        h += tr("<p><b>Message:</b> <code>PUBLISH %1 %2</code> → woke %3</p>")
+                 .arg(t(r.messageChannel), r.messagePayload.toHtmlEscaped(),
+                      r.woke.isEmpty() ? tr("<i>nobody</i>") : r.woke.join(QStringLiteral(", ")).toHtmlEscaped());
+    else if (!r.woke.isEmpty())
+        h += tr("<p><b>Woke:</b> %1</p>").arg(r.woke.join(QStringLiteral(", ")).toHtmlEscaped());
+    for (const QString &f : r.findings)
+        h += tr("<p><b>Doctor:</b> %1</p>").arg(t(f));
+    if (!r.error.isEmpty())
+        h += tr("<p style='color:#c0392b'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped());
+    if (!r.narration.isEmpty())
+        h += QStringLiteral("<p style='font-size:large'>%1</p>").arg(r.narration.toHtmlEscaped());
+
+    // Keys before and after, side by side; changed rows highlighted.
+    QStringList keys = r.before.keys();
+    for (const QString &k : r.after.keys())
+        if (!keys.contains(k))
+            keys << k;
+    std::sort(keys.begin(), keys.end());
+    h += tr("<p><b>Redis keys</b></p><table border='1' cellspacing='0' cellpadding='4' width='100%'>"
+            "<tr><th>key</th><th>before</th><th>after</th></tr>");
+    if (keys.isEmpty())
+        h += tr("<tr><td colspan='3'><i>no keys</i></td></tr>");
+    for (const QString &k : keys) {
+        const bool inBefore = r.before.contains(k);
+        const bool inAfter = r.after.contains(k);
+        const QString before = inBefore ? t(StepReport::keyText(r.before.value(k))) : tr("<i>absent</i>");
+        const QString after = inAfter ? t(StepReport::keyText(r.after.value(k))) : tr("<i>absent</i>");
+        QString bg;
+        if (!inBefore && inAfter)
+            bg = added;
+        else if (inBefore && !inAfter)
+            bg = removed;
+        else if (!(r.before.value(k) == r.after.value(k)))
+            bg = changed;
+        else {
+            // Same content: highlight a TTL that was set, removed or pushed back, not one that
+            // merely counted down while the step ran.
+            const qint64 b = r.before.value(k).pttlMs;
+            const qint64 a = r.after.value(k).pttlMs;
+            if ((b < 0) != (a < 0) || a > b + 50)
+                bg = changed;
+        }
+        h += QStringLiteral("<tr%1><td><code>%2</code></td><td><code>%3</code></td><td><code>%4</code></td></tr>")
+                 .arg(bg.isEmpty() ? QString() : QStringLiteral(" style='background:%1'").arg(bg), t(k), before, after);
+    }
+    h += QStringLiteral("</table>");
+    if (!r.checks.isEmpty()) {
+        h += tr("<p><b>Expectations</b></p><ul>");
+        for (const auto &c : r.checks)
+            h += QStringLiteral("<li>%1 %2: expected %3, saw %4</li>")
+                     .arg(c.held ? QStringLiteral("✓") : QStringLiteral("<span style='color:#c0392b'>✗</span>"),
+                          c.name.toHtmlEscaped(), t(jsonText(c.expected)), t(jsonText(c.actual)));
+        h += QStringLiteral("</ul>");
+    }
+    return h;
+}
+
+} // namespace lockscope
