@@ -49,6 +49,13 @@ int runWorkshop(const QCommandLineParser &parser)
     }
     if (parser.isSet(QStringLiteral("projector")))
         window.setProjectorMode(true);
+    if (parser.isSet(QStringLiteral("record"))) {
+        // The lock views record what they see of the private server: replay with --replay.
+        if (!window.lockViews()->startRecording(parser.value(QStringLiteral("record")), &error)) {
+            std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
     int steps = parser.value(QStringLiteral("workshop-steps")).toInt();
     auto *autoStep = new QTimer(&window);
     autoStep->setInterval(300);
