@@ -6,6 +6,7 @@
 #include "eventlogmodel.h"
 #include "mainwindow.h"
 #include "passwordkeychain.h"
+#include "servertabswindow.h"
 #include "workshopwindow.h"
 
 #include "demo/demoworkload.h"
@@ -86,6 +87,39 @@ int runWorkshop(const QCommandLineParser &parser)
     window.show();
     return QApplication::exec();
 }
+/** `lockscope --url A --url B ...`: one tab per server (ServerTabsWindow). */
+int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionOptions &connection)
+{
+    using namespace lockscope;
+    ServerTabsWindow window;
+    for (const QString &url : parser.values(QStringLiteral("url"))) {
+        QString error;
+        RedisEndpoint endpoint = RedisEndpoint::parse(url, &error);
+        if (!endpoint.isValid() || !connection.applyTo(&endpoint, parser, &error)) {
+            std::fprintf(stderr, "lockscope: --url '%s': %s\n", qPrintable(url), qPrintable(error));
+            return 1;
+        }
+        LockSession::Options options;
+        options.endpoint = endpoint;
+        options.pattern = parser.value(QStringLiteral("pattern"));
+        options.readOnly = parser.isSet(QStringLiteral("read-only"));
+        options.forcePolling = parser.isSet(QStringLiteral("poll"));
+        window.addServer(options);
+    }
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
+        QTimer::singleShot(parser.value(QStringLiteral("screenshot-delay-ms")).toInt(), &window, [&window, path] {
+            QDir().mkpath(QFileInfo(path).absolutePath());
+            std::fprintf(stderr, window.grab().save(path) ? "screenshot: %s\n" : "lockscope: cannot write %s\n",
+                         qPrintable(path));
+            QApplication::quit();
+        });
+    }
+    if (parser.isSet(QStringLiteral("quit-after")))
+        QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), qApp, &QApplication::quit);
+    window.show();
+    return QApplication::exec();
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -147,6 +181,8 @@ int main(int argc, char **argv)
 
     if (parser.isSet(QStringLiteral("workshop")))
         return runWorkshop(parser);
+    if (parser.values(QStringLiteral("url")).size() > 1)
+        return runServerTabs(parser, connection);
 
     const bool replay = parser.isSet(QStringLiteral("replay"));
     Recording recording;

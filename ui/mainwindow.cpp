@@ -681,6 +681,7 @@ void MainWindow::onEvents(const QVector<LockEvent> &events)
 void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
 {
     m_mode = mode;
+    emit connectionModeChanged(mode);
     QString color;
     switch (mode) {
     case LockMonitor::Mode::Connecting:

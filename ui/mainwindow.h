@@ -97,6 +97,8 @@ signals:
     void initialDataArrived();
     /** New data went into history() (at most once per batch). */
     void historyChanged();
+    /** The connection state shown in the status bar changed (a tab host shows it on the tab). */
+    void connectionModeChanged(lockscope::LockMonitor::Mode mode);
 
 private:
     void buildUi();

@@ -1,0 +1,99 @@
+#include "servertabswindow.h"
+
+#include "mainwindow.h"
+
+#include <QAction>
+#include <QPainter>
+#include <QPixmap>
+#include <QTabWidget>
+
+namespace lockscope {
+
+namespace {
+QIcon stateDot(LockMonitor::Mode mode)
+{
+    QColor color;
+    switch (mode) {
+    case LockMonitor::Mode::Live:
+        color = QColor(0x2e, 0x9d, 0x5b);
+        break;
+    case LockMonitor::Mode::Polling:
+        color = QColor(0x1f, 0x6f, 0xb2);
+        break;
+    case LockMonitor::Mode::Disconnected:
+        color = QColor(0xc0, 0x39, 0x2b);
+        break;
+    default:
+        color = QColor(0xe6, 0x9b, 0x00);
+        break;
+    }
+    QPixmap p(12, 12);
+    p.fill(Qt::transparent);
+    QPainter painter(&p);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(color);
+    painter.drawEllipse(1, 1, 10, 10);
+    return QIcon(p);
+}
+} // namespace
+
+ServerTabsWindow::ServerTabsWindow(QWidget *parent) : QMainWindow(parent)
+{
+    setWindowTitle(tr("LockScope — several servers"));
+    resize(1400, 860);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("serverTabs"));
+    m_tabs->setTabsClosable(true);
+    m_tabs->setMovable(true);
+    m_tabs->setDocumentMode(true);
+    setCentralWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int i) {
+        QWidget *w = m_tabs->widget(i);
+        m_tabs->removeTab(i);
+        delete w; // stops its session and closes its connections
+        if (m_tabs->count() == 0)
+            close();
+    });
+    auto *next = new QAction(this);
+    next->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Tab));
+    connect(next, &QAction::triggered, this, [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % qMax(1, m_tabs->count())); });
+    auto *prev = new QAction(this);
+    prev->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab));
+    connect(prev, &QAction::triggered, this, [this] {
+        m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) % qMax(1, m_tabs->count()));
+    });
+    auto *closeTab = new QAction(this);
+    closeTab->setShortcut(QKeySequence(tr("Ctrl+W")));
+    connect(closeTab, &QAction::triggered, this, [this] {
+        if (m_tabs->count() > 0)
+            emit m_tabs->tabCloseRequested(m_tabs->currentIndex());
+    });
+    addActions({next, prev, closeTab});
+}
+
+MainWindow *ServerTabsWindow::addServer(const LockSession::Options &options, const QString &label)
+{
+    auto *window = new MainWindow(options);
+    window->setWindowFlags(Qt::Widget);
+    const int i = m_tabs->addTab(window, stateDot(LockMonitor::Mode::Connecting),
+                                 label.isEmpty() ? options.endpoint.address() : label);
+    m_tabs->setTabToolTip(i, tr("%1%2").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
+    connect(window, &MainWindow::connectionModeChanged, this,
+            [this, window](LockMonitor::Mode mode) { updateTab(window, mode); });
+    window->start();
+    return window;
+}
+
+void ServerTabsWindow::updateTab(MainWindow *window, LockMonitor::Mode mode)
+{
+    const int i = m_tabs->indexOf(window);
+    if (i >= 0)
+        m_tabs->setTabIcon(i, stateDot(mode));
+}
+
+int ServerTabsWindow::count() const { return m_tabs->count(); }
+
+MainWindow *ServerTabsWindow::server(int index) const { return qobject_cast<MainWindow *>(m_tabs->widget(index)); }
+
+} // namespace lockscope

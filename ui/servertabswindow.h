@@ -1,0 +1,39 @@
+#pragma once
+
+#include "observe/locksession.h"
+
+#include <QMainWindow>
+
+class QTabWidget;
+
+namespace lockscope {
+
+class MainWindow;
+
+/**
+ * Several Redis servers side by side: one tab per connection, each a full dashboard (MainWindow:
+ * its own session and redis-io thread, table, charts, actions), so independent servers, a
+ * staging and a production server, or the N masters of a RedLock can be watched in one window.
+ * The tab shows the server and its state (● connecting / live / polling / disconnected in
+ * colour); Ctrl+Tab / Ctrl+Shift+Tab switch, Ctrl+W closes a tab (and its connections).
+ * `lockscope --url A --url B ...` opens it.
+ */
+class ServerTabsWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit ServerTabsWindow(QWidget *parent = nullptr);
+
+    /** Adds a tab watching `options.endpoint` and starts it; `label` names the tab (default: the
+     *  server address). */
+    MainWindow *addServer(const LockSession::Options &options, const QString &label = QString());
+    int count() const;
+    MainWindow *server(int index) const;
+
+private:
+    void updateTab(MainWindow *window, LockMonitor::Mode mode);
+
+    QTabWidget *m_tabs = nullptr;
+};
+
+} // namespace lockscope
