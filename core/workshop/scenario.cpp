@@ -59,7 +59,8 @@ QStringList Scenario::actions()
             QStringLiteral("fairUnlock"), QStringLiteral("readLock"),    QStringLiteral("readUnlock"),
             QStringLiteral("writeLock"),  QStringLiteral("writeUnlock"), QStringLiteral("fencedLock"),
             QStringLiteral("fencedWrite"), QStringLiteral("dropSubscription"), QStringLiteral("pause"),
-            QStringLiteral("expireWait"), QStringLiteral("doctor")};
+            QStringLiteral("expireWait"), QStringLiteral("doctor"), QStringLiteral("redlock"),
+            QStringLiteral("redlockUnlock"), QStringLiteral("stopServer")};
 }
 
 QStringList Scenario::expectations()
@@ -67,7 +68,8 @@ QStringList Scenario::expectations()
     return {QStringLiteral("result"),        QStringLiteral("holder"),       QStringLiteral("holdCount"),
             QStringLiteral("queue"),         QStringLiteral("token"),        QStringLiteral("tokenGreaterThan"),
             QStringLiteral("pttlAtLeastMs"), QStringLiteral("pttlAtMostMs"), QStringLiteral("woke"),
-            QStringLiteral("mode"),          QStringLiteral("deadlock"),     QStringLiteral("exists")};
+            QStringLiteral("mode"),          QStringLiteral("deadlock"),     QStringLiteral("exists"),
+            QStringLiteral("granted")};
 }
 
 bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
@@ -90,6 +92,12 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
     s.title = o.value(QStringLiteral("title")).toString();
     s.summary = o.value(QStringLiteral("summary")).toString();
     s.lock = o.value(QStringLiteral("lock")).toString();
+    const QJsonValue servers = o.value(QStringLiteral("servers"));
+    if (!servers.isUndefined() && (!isWholeNumber(servers) || servers.toInteger() < 0 || servers.toInteger() > 9)) {
+        *error = QStringLiteral("\"servers\" must be a whole number from 0 to 9 (independent servers for redlock steps)");
+        return false;
+    }
+    s.servers = int(servers.toInteger(0));
     if (s.name.isEmpty()) {
         *error = QStringLiteral("the scenario has no \"name\" (a string such as \"reentrancy\")");
         return false;
@@ -136,7 +144,7 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
     const QVector<int> lines = stepLines(json, int(steps.size()));
     const QStringList known = actions();
     const QStringList knownExpect = expectations();
-    static const QStringList actionless{QStringLiteral("pause"), QStringLiteral("doctor")};
+    static const QStringList actionless{QStringLiteral("pause"), QStringLiteral("doctor"), QStringLiteral("stopServer")};
     for (int i = 0; i < steps.size(); ++i) {
         Step st;
         st.index = i;
@@ -162,7 +170,8 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         if (!st.actor.isEmpty() && !actorNames.contains(st.actor))
             return fail(QStringLiteral("unknown actor \"%1\" (declared: %2)")
                             .arg(st.actor, QStringList(actorNames.values()).join(QStringLiteral(", "))));
-        if (st.lock.isEmpty() && st.action != QLatin1String("pause") && st.action != QLatin1String("doctor"))
+        if (st.lock.isEmpty() && st.action != QLatin1String("pause") && st.action != QLatin1String("doctor")
+            && st.action != QLatin1String("stopServer"))
             return fail(QStringLiteral("no lock name: give the step a \"lock\" or the scenario a default \"lock\""));
         for (const char *key : {"leaseMs", "waitMs", "ms"}) {
             const QJsonValue v = so.value(QLatin1String(key));
@@ -174,6 +183,12 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         st.ms = so.value(QStringLiteral("ms")).toInteger(-1);
         if (st.action == QLatin1String("pause") && st.ms < 0)
             return fail(QStringLiteral("\"pause\" needs \"ms\" (how long time passes)"));
+        if ((st.action == QLatin1String("redlock") || st.action == QLatin1String("redlockUnlock")
+             || st.action == QLatin1String("stopServer")) && s.servers <= 0)
+            return fail(QStringLiteral("\"%1\" needs the scenario's \"servers\" (how many independent servers)").arg(st.action));
+        st.server = int(so.value(QStringLiteral("server")).toInteger(0));
+        if (st.action == QLatin1String("stopServer") && (st.server < 1 || st.server > s.servers))
+            return fail(QStringLiteral("\"stopServer\" needs \"server\" from 1 to %1").arg(s.servers));
         if (st.action == QLatin1String("tryLock") && st.waitMs < 0)
             return fail(QStringLiteral("\"tryLock\" needs \"waitMs\" (Redisson's waitTime)"));
         for (const QJsonValue &l : so.value(QStringLiteral("locks")).toArray())

@@ -42,6 +42,7 @@ public:
         qint64 waitMs = -1;   ///< tryLock: wait time; fairLock: the wait that sets the queue deadline
         qint64 ms = -1;       ///< pause: how long; expireWait: the longest wait
         QStringList locks;    ///< doctor: the locks to examine (default: every lock of the scenario)
+        int server = 0;       ///< stopServer: which RedLock server (1-based)
         QString narration;
         QJsonObject expect;   ///< expectation name -> expected value (see expectations())
     };
@@ -50,6 +51,7 @@ public:
     QString title;
     QString summary;
     QString lock;  ///< default lock name of the steps
+    int servers = 0; ///< independent servers for redlock steps (RedLockStage), 0 = none
     QVector<Actor> actors;
     QVector<Step> steps;
 

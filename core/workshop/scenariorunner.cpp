@@ -1,5 +1,7 @@
 #include "scenariorunner.h"
 
+#include "redlockstage.h"
+
 #include "lock/fairlock.h"
 #include "lock/fencedlock.h"
 #include "lock/lockclient.h"
@@ -230,6 +232,23 @@ void ScenarioRunner::connectAll(std::function<void()> then)
         waitReady(a.subscriber);
         m_actors.append(a);
     }
+    QVector<RedisConnection *> stageConnections;
+    if (m_scenario.servers > 0) {
+        m_stage = new RedLockStage(this);
+        QString error;
+        if (!m_stage->start(m_scenario.servers, &error)) {
+            m_failed = true;
+            m_busy = false;
+            QTimer::singleShot(0, this, [this, error] { emit failed(error); });
+            return;
+        }
+        for (const ActorRuntime &a : std::as_const(m_actors))
+            for (QObject *o : m_stage->addActor(a.def.name, a.clientId, a.def.watchdogTimeoutMs))
+                if (auto *c = qobject_cast<RedisConnection *>(o)) {
+                    waitReady(c);
+                    stageConnections << c;
+                }
+    }
     auto remaining = std::make_shared<int>(int(pending.size()));
     auto done = std::make_shared<bool>(false);
     auto timer = new QTimer(this);
@@ -262,6 +281,10 @@ void ScenarioRunner::connectAll(std::function<void()> then)
     timer->start(kConnectTimeoutMs);
     connect(m_control, &RedisConnection::ready, this, oneReady, Qt::SingleShotConnection);
     m_control->open();
+    for (RedisConnection *c : std::as_const(stageConnections))
+        connect(c, &RedisConnection::ready, this, oneReady, Qt::SingleShotConnection);
+    if (m_stage)
+        m_stage->open();
     for (ActorRuntime &a : m_actors) {
         connect(a.connection, &RedisConnection::ready, this, oneReady, Qt::SingleShotConnection);
         connect(a.subscriber, &RedisSubscriber::ready, this, oneReady, Qt::SingleShotConnection);
@@ -273,8 +296,20 @@ void ScenarioRunner::connectAll(std::function<void()> then)
 void ScenarioRunner::dump(RedisConnection *connection,
                           std::function<void(const StepReport::Keys &, const QString &)> then)
 {
-    m_dump.eval(connection, {}, {}, this, [then](const RedisReply &r) {
-        then(StepReport::parseDump(r), r.isError() ? r.errorMessage() : QString());
+    m_dump.eval(connection, {}, {}, this, [this, then](const RedisReply &r) {
+        const StepReport::Keys keys = StepReport::parseDump(r);
+        const QString error = r.isError() ? r.errorMessage() : QString();
+        if (!m_stage || m_scenario.lockNames().isEmpty()) {
+            then(keys, error);
+            return;
+        }
+        // RedLock scenarios: each independent server's copy of the lock too.
+        m_stage->dump(m_scenario.lockNames().first(), [keys, error, then](const StepReport::Keys &servers) {
+            StepReport::Keys all = keys;
+            for (auto it = servers.cbegin(); it != servers.cend(); ++it)
+                all.insert(it.key(), it.value());
+            then(all, error);
+        });
     });
 }
 
@@ -372,6 +407,14 @@ QString ScenarioRunner::callOf(const Scenario::Step &step) const
         return QStringLiteral("wait until the lease expires (at most %1 ms)").arg(step.ms > 0 ? step.ms : 10000) + on;
     if (a == QLatin1String("doctor"))
         return QStringLiteral("lockscope doctor: deadlocks in the wait-for graph");
+    if (a == QLatin1String("redlock"))
+        return QStringLiteral("RedissonRedLock.tryLock(waitTime=%1 ms, leaseTime=%2 ms) over %3 independent servers")
+                   .arg(qMax<qint64>(0, step.waitMs)).arg(qMax<qint64>(0, step.leaseMs)).arg(m_scenario.servers) + on;
+    if (a == QLatin1String("redlockUnlock"))
+        return QStringLiteral("RedissonRedLock.unlock() on every server") + on;
+    if (a == QLatin1String("stopServer"))
+        return QStringLiteral("server %1 (%2) stops: a master is lost").arg(step.server)
+            .arg(m_stage ? m_stage->address(step.server - 1) : QString());
     return a;
 }
 
@@ -493,6 +536,41 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
         Outcome o;
         o.result = QStringLiteral("dropped");
         o.reply = dropped.join(QStringLiteral(", "));
+        done(o);
+    } else if (a_ == QLatin1String("redlock") || a_ == QLatin1String("redlockUnlock")) {
+        MultiLock *redLock = m_stage ? m_stage->redLockOf(step.actor, name) : nullptr;
+        if (!redLock) {
+            Outcome o;
+            o.result = QStringLiteral("error");
+            o.error = QStringLiteral("no RedLock servers");
+            done(o);
+            return;
+        }
+        auto report = [done, a_](const MultiLockResult &r) {
+            Outcome o;
+            QStringList parts;
+            for (int i = 0; i < r.components.size(); ++i)
+                parts << QStringLiteral("s%1 %2").arg(i + 1).arg(MultiLockComponentOutcome::statusName(r.components[i].status));
+            o.components = parts.join(QStringLiteral(", "));
+            o.granted = r.grantedCount();
+            if (a_ == QLatin1String("redlock")) {
+                o.result = r.acquired ? QStringLiteral("acquired") : QStringLiteral("refused");
+                o.reply = QStringLiteral("%1 of %2 granted, quorum %3").arg(r.grantedCount()).arg(r.components.size()).arg(r.required);
+            } else {
+                o.result = r.grantedCount() > 0 ? QStringLiteral("released") : QStringLiteral("not_held");
+                o.reply = QStringLiteral("%1 of %2 released").arg(r.grantedCount()).arg(r.components.size());
+            }
+            done(o);
+        };
+        if (a_ == QLatin1String("redlock"))
+            redLock->acquire(a->def.threadId, qMax<qint64>(0, step.leaseMs), qMax<qint64>(0, step.waitMs), this, report);
+        else
+            redLock->unlock(a->def.threadId, this, report);
+    } else if (a_ == QLatin1String("stopServer")) {
+        if (m_stage)
+            m_stage->stopServer(step.server - 1);
+        Outcome o;
+        o.result = QStringLiteral("stopped");
         done(o);
     } else if (a_ == QLatin1String("pause")) {
         QTimer::singleShot(int(step.ms), this, [done] {
@@ -852,6 +930,14 @@ QString ScenarioRunner::branchOf(const Scenario::Step &step, const Outcome &o) c
         return o.result == QLatin1String("expired")
                    ? QStringLiteral("no script: the lease ran out and Redis deleted %1 by itself; no unlock message is published").arg(name)
                    : QStringLiteral("the key did not expire within %1 ms (PTTL %2)").arg(step.ms).arg(o.reply);
+    if (s == QLatin1String("redlock"))
+        return QStringLiteral("the RLock acquire script (§2.2) on each server in turn, each waiting at most max(wait / N, 1) ms "
+                              "(§5.4): %1 -> %2 = %3").arg(o.components, o.reply, o.result);
+    if (s == QLatin1String("redlockUnlock"))
+        return QStringLiteral("the RLock unlock script (§2.3) on every server: %1 -> %2").arg(o.components, o.reply);
+    if (s == QLatin1String("stopServer"))
+        return QStringLiteral("no script: the server process stops; its copy of the lock is gone with it, and the clients' "
+                              "calls to it fail at once");
     if (s == QLatin1String("doctor"))
         return o.deadlock ? QStringLiteral("snapshot.lua on every lock, then a cycle in the wait-for graph (queued waiter -> holder "
                                           "-> lock it waits for): %1").arg(o.findings.join(QStringLiteral("; ")))
@@ -916,6 +1002,8 @@ void ScenarioRunner::check(const Scenario::Step &step, const Outcome &o)
             c.actual = o.deadlock;
         } else if (c.name == QLatin1String("exists")) {
             c.actual = m_current.after.contains(name);
+        } else if (c.name == QLatin1String("granted")) {
+            c.actual = double(o.granted);
         }
         static const QStringList custom{QStringLiteral("holder"), QStringLiteral("tokenGreaterThan"), QStringLiteral("pttlAtLeastMs"),
                                         QStringLiteral("pttlAtMostMs"), QStringLiteral("woke")};

@@ -20,6 +20,7 @@ class FairLock;
 class FencedLock;
 class LockClient;
 class ReadWriteLock;
+class RedLockStage;
 class RedisConnection;
 class RedisSubscriber;
 
@@ -114,6 +115,8 @@ private:
         qint64 waitedMs = 0;
         QStringList findings;
         bool deadlock = false;
+        int granted = -1;      ///< redlock: components granted
+        QString components;    ///< redlock: each server's outcome, as text
     };
     using Done = std::function<void(const Outcome &)>;
     using Poll = std::function<void(std::function<void(bool)> answer)>;
@@ -138,6 +141,7 @@ private:
     Scenario m_scenario;
     RedisEndpoint m_endpoint;
     RedisConnection *m_control = nullptr;
+    RedLockStage *m_stage = nullptr; ///< the independent servers of redlock steps (Scenario::servers)
     QVector<ActorRuntime> m_actors;
     RedisScript m_dump;
     RedisScript m_fairAcquire;
