@@ -171,13 +171,7 @@ bool ScenarioRunner::nextFor(const QString &actorName)
     for (int i = 0; i < m_scenario.steps.size(); ++i) {
         if ((i < m_done.size() && m_done.at(i)) || m_scenario.steps.at(i).actor != actorName)
             continue;
-        m_nextIndex = i;
-        m_busy = true;
-        if (!m_started) {
-            connectAll([this] { beginStep(); });
-            return true;
-        }
-        beginStep();
+        startStep(i);
         return true;
     }
     return false;
@@ -187,14 +181,18 @@ bool ScenarioRunner::next()
 {
     if (m_busy || atEnd() || m_failed)
         return false;
-    m_nextIndex = firstPending();
-    m_busy = true;
-    if (!m_started) {
-        connectAll([this] { beginStep(); });
-        return true;
-    }
-    beginStep();
+    startStep(firstPending());
     return true;
+}
+
+void ScenarioRunner::startStep(int index)
+{
+    m_nextIndex = index;
+    m_busy = true;
+    if (!m_started)
+        connectAll([this] { beginStep(); }); // the first step connects every actor first
+    else
+        beginStep();
 }
 
 void ScenarioRunner::run()

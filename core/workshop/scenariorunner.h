@@ -121,6 +121,8 @@ private:
     using Done = std::function<void(const Outcome &)>;
     using Poll = std::function<void(std::function<void(bool)> answer)>;
 
+    /** Marks step `index` in flight and begins it (connecting first on the first step). */
+    void startStep(int index);
     void connectAll(std::function<void()> then);
     void beginStep();
     void act(const Scenario::Step &step, Done done);
