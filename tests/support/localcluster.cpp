@@ -148,9 +148,12 @@ int LocalCluster::waitForPromotion(const QList<int> &replicas, int timeoutMs) co
                     continue;
                 SyncClient c(endpoint(j));
                 bool found = false;
-                if (c.open(2000))
-                    for (const RedisReply &range : c.cmd({"CLUSTER", "SLOTS"}, 2000).elements())
+                if (c.open(2000)) {
+                    // Keep the reply alive: elements() refers into it (a temporary would dangle).
+                    const RedisReply slots = c.cmd({"CLUSTER", "SLOTS"}, 2000);
+                    for (const RedisReply &range : slots.elements())
                         found = found || QByteArray::number(range.at(2).at(1).toInteger()) == address;
+                }
                 everyone = found;
             }
             if (everyone) {
