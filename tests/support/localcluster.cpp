@@ -150,8 +150,8 @@ int LocalCluster::waitForPromotion(const QList<int> &replicas, int timeoutMs) co
                 bool found = false;
                 if (c.open(2000)) {
                     // Keep the reply alive: elements() refers into it (a temporary would dangle).
-                    const RedisReply slots = c.cmd({"CLUSTER", "SLOTS"}, 2000);
-                    for (const RedisReply &range : slots.elements())
+                    const RedisReply slotsReply = c.cmd({"CLUSTER", "SLOTS"}, 2000);
+                    for (const RedisReply &range : slotsReply.elements())
                         found = found || QByteArray::number(range.at(2).at(1).toInteger()) == address;
                 }
                 everyone = found;
