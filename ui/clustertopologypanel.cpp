@@ -1,5 +1,7 @@
 #include "clustertopologypanel.h"
 
+#include "mainwindow.h"
+
 #include "redis/clustertopology.h"
 #include "redis/hashslot.h"
 
@@ -16,16 +18,7 @@ enum Column { NodeCol, RoleCol, SlotsCol, StateCol, LocksCol, ScanCol, ColumnCou
 
 QColor stateColor(const ClusterNodeStatus &n)
 {
-    if (n.down || n.mode == LockMonitor::Mode::Disconnected)
-        return QColor(0xc0, 0x39, 0x2b);
-    switch (n.mode) {
-    case LockMonitor::Mode::Live:
-        return QColor(0x2e, 0x9d, 0x5b);
-    case LockMonitor::Mode::Polling:
-        return QColor(0x1f, 0x6f, 0xb2);
-    default:
-        return QColor(0xe6, 0x9b, 0x00);
-    }
+    return n.down ? MainWindow::modeColor(LockMonitor::Mode::Disconnected) : MainWindow::modeColor(n.mode);
 }
 } // namespace
 
@@ -91,8 +84,10 @@ void ClusterTopologyPanel::rebuild()
         }
     }
     const int live = liveMasters();
-    const QString color = (live == masters && covered == HashSlot::kSlotCount) ? QStringLiteral("#2e9d5b")
-                                                                                : QStringLiteral("#c0392b");
+    const QString color = MainWindow::modeColor(live == masters && covered == HashSlot::kSlotCount
+                                                    ? LockMonitor::Mode::Live
+                                                    : LockMonitor::Mode::Disconnected)
+                              .name();
     m_summary->setText(m_nodes.isEmpty()
                            ? tr("Not a Redis Cluster: this view fills in when LockScope watches a cluster node.")
                            : tr("<span style='color:%1'>●</span> <b>%2 of %3 masters live</b>, %4 of 16384 hash slots "

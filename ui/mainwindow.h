@@ -7,13 +7,13 @@
 #include "observe/locksession.h"
 #include "observe/locksnapshot.h"
 
+#include <QColor>
 #include <QMainWindow>
 #include <QTimer>
 
 #include <memory>
 
 class QAction;
-class QColor;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -61,6 +61,9 @@ public:
 
     QThread *ioThread() const { return m_ioThread; }
     LockTableModel *lockModel() const { return m_lockModel; }
+    /** The colour of a connection state wherever it is shown (status bar, server tabs, the
+     *  Cluster tab): connecting amber, live green, polling blue, disconnected red. */
+    static QColor modeColor(LockMonitor::Mode mode);
     /** The Cluster tab, nullptr until LockScope finds it is watching a Redis Cluster. */
     ClusterTopologyPanel *clusterPanel() const { return m_clusterPanel; }
     /** View > RedLock view…: the (single, non-modal) RedLock / MultiLock view, shown. */

@@ -12,21 +12,7 @@ namespace lockscope {
 namespace {
 QIcon stateDot(LockMonitor::Mode mode)
 {
-    QColor color;
-    switch (mode) {
-    case LockMonitor::Mode::Live:
-        color = QColor(0x2e, 0x9d, 0x5b);
-        break;
-    case LockMonitor::Mode::Polling:
-        color = QColor(0x1f, 0x6f, 0xb2);
-        break;
-    case LockMonitor::Mode::Disconnected:
-        color = QColor(0xc0, 0x39, 0x2b);
-        break;
-    default:
-        color = QColor(0xe6, 0x9b, 0x00);
-        break;
-    }
+    const QColor color = MainWindow::modeColor(mode);
     QPixmap p(12, 12);
     p.fill(Qt::transparent);
     QPainter painter(&p);
