@@ -29,6 +29,24 @@
 using namespace lockscope;
 
 namespace {
+/** --screenshot: `delayMs` from now, saves a PNG of `window` to the path given and, unless
+ *  --quit-after is set too, quits. */
+void screenshotAfter(QWidget *window, const QCommandLineParser &parser, int delayMs)
+{
+    const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
+    const bool quit = !parser.isSet(QStringLiteral("quit-after"));
+    QTimer::singleShot(delayMs, window, [window, path, quit] {
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        if (window->grab().save(path))
+            std::fprintf(stdout, "screenshot: %s\n", qPrintable(path));
+        else
+            std::fprintf(stderr, "lockscope: cannot write %s\n", qPrintable(path));
+        std::fflush(stdout);
+        if (quit)
+            QApplication::quit();
+    });
+}
+
 /** `lockscope --workshop [SCENARIO]`: a WorkshopWindow on its own private redis-server. */
 int runWorkshop(const QCommandLineParser &parser)
 {
@@ -70,18 +88,8 @@ int runWorkshop(const QCommandLineParser &parser)
     });
     if (steps > 0)
         autoStep->start();
-    if (parser.isSet(QStringLiteral("screenshot"))) {
-        const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
-        const int delay = parser.value(QStringLiteral("screenshot-delay-ms")).toInt() + steps * 400;
-        QTimer::singleShot(delay, &window, [&window, path] {
-            QDir().mkpath(QFileInfo(path).absolutePath());
-            if (!window.grab().save(path))
-                std::fprintf(stderr, "lockscope: cannot write %s\n", qPrintable(path));
-            else
-                std::fprintf(stderr, "screenshot: %s\n", qPrintable(path));
-            QApplication::quit();
-        });
-    }
+    if (parser.isSet(QStringLiteral("screenshot")))
+        screenshotAfter(&window, parser, parser.value(QStringLiteral("screenshot-delay-ms")).toInt() + steps * 400);
     if (parser.isSet(QStringLiteral("quit-after")))
         QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), qApp, &QApplication::quit);
     window.show();
@@ -106,15 +114,8 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
         options.forcePolling = parser.isSet(QStringLiteral("poll"));
         window.addServer(options);
     }
-    if (parser.isSet(QStringLiteral("screenshot"))) {
-        const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
-        QTimer::singleShot(parser.value(QStringLiteral("screenshot-delay-ms")).toInt(), &window, [&window, path] {
-            QDir().mkpath(QFileInfo(path).absolutePath());
-            std::fprintf(stderr, window.grab().save(path) ? "screenshot: %s\n" : "lockscope: cannot write %s\n",
-                         qPrintable(path));
-            QApplication::quit();
-        });
-    }
+    if (parser.isSet(QStringLiteral("screenshot")))
+        screenshotAfter(&window, parser, parser.value(QStringLiteral("screenshot-delay-ms")).toInt());
     if (parser.isSet(QStringLiteral("quit-after")))
         QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), qApp, &QApplication::quit);
     window.show();
@@ -317,21 +318,9 @@ int main(int argc, char **argv)
         QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, name] { window.selectLock(name); });
     }
     if (parser.isSet(QStringLiteral("screenshot"))) {
-        const QString path = QFileInfo(parser.value(QStringLiteral("screenshot"))).absoluteFilePath();
         const int delay = parser.value(QStringLiteral("screenshot-delay-ms")).toInt();
-        const bool quitAfterShot = !parser.isSet(QStringLiteral("quit-after"));
-        QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, path, delay, quitAfterShot] {
-            QTimer::singleShot(delay, &window, [&window, path, quitAfterShot] {
-                QDir().mkpath(QFileInfo(path).absolutePath());
-                if (window.grab().save(path))
-                    std::fprintf(stdout, "screenshot: %s\n", qPrintable(path));
-                else
-                    std::fprintf(stderr, "lockscope: cannot write %s\n", qPrintable(path));
-                std::fflush(stdout);
-                if (quitAfterShot)
-                    QApplication::quit();
-            });
-        });
+        QObject::connect(&window, &MainWindow::initialDataArrived, &window,
+                         [&window, &parser, delay] { screenshotAfter(&window, parser, delay); });
     }
     if (parser.isSet(QStringLiteral("quit-after")))
         QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), &app, &QApplication::quit);
