@@ -13,6 +13,14 @@ static bool fail(QString *error, const QString &message)
     return false;
 }
 
+/** The database number `db` of URL `text` into `*out`; false with `*error` unless a number >= 0. */
+static bool parseDb(const QString &db, const QString &text, int *out, QString *error)
+{
+    bool ok = false;
+    *out = db.toInt(&ok);
+    return (ok && *out >= 0) || fail(error, QStringLiteral("database '%1' in '%2' is not a number >= 0").arg(db, text));
+}
+
 RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
 {
     RedisEndpoint ep;
@@ -60,14 +68,8 @@ RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
             return ep;
         }
         const QString db = QUrlQuery(url).queryItemValue(QStringLiteral("db"));
-        if (!db.isEmpty()) {
-            bool ok = false;
-            ep.m_db = db.toInt(&ok);
-            if (!ok || ep.m_db < 0) {
-                fail(error, QStringLiteral("database '%1' in '%2' is not a number >= 0").arg(db, text));
-                return ep;
-            }
-        }
+        if (!db.isEmpty() && !parseDb(db, text, &ep.m_db, error))
+            return ep;
         ep.m_valid = true;
         return ep;
     }
@@ -86,14 +88,8 @@ RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
     QString path = url.path();
     if (path.startsWith(QLatin1Char('/')))
         path.remove(0, 1);
-    if (!path.isEmpty()) {
-        bool ok = false;
-        ep.m_db = path.toInt(&ok);
-        if (!ok || ep.m_db < 0) {
-            fail(error, QStringLiteral("database '%1' in '%2' is not a number >= 0").arg(path, text));
-            return ep;
-        }
-    }
+    if (!path.isEmpty() && !parseDb(path, text, &ep.m_db, error))
+        return ep;
     ep.m_valid = true;
     return ep;
 }
@@ -171,14 +167,8 @@ RedisEndpoint RedisEndpoint::parseSentinel(const QString &text, bool tls, QStrin
                         .arg(text));
         return ep;
     }
-    if (!path.isEmpty()) {
-        bool ok = false;
-        ep.m_db = path.toInt(&ok);
-        if (!ok || ep.m_db < 0) {
-            fail(error, QStringLiteral("database '%1' in '%2' is not a number >= 0").arg(path, text));
-            return ep;
-        }
-    }
+    if (!path.isEmpty() && !parseDb(path, text, &ep.m_db, error))
+        return ep;
     if (ep.m_username.isEmpty())
         ep.m_username = qEnvironmentVariable("LOCKSCOPE_USER");
     ep.m_passwordSource = ep.m_password.isEmpty() ? PasswordSource::None : PasswordSource::Url;
