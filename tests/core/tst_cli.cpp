@@ -28,10 +28,6 @@ const QString kClient = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b");
 const QString kOther = QStringLiteral("5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60");
 
 // Redisson's RLock acquire and unlock scripts (protocol §2.2, §2.3), as an independent client sends them.
-const char *const kAcquire =
-    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; "
-    "return redis.call('pttl', KEYS[1]);";
 const char *const kUnlock =
     "local val = redis.call('get', KEYS[3]); if val ~= false then return tonumber(val); end; "
     "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil; end; "
@@ -424,7 +420,7 @@ void TestCli::watchPrintsEvents()
 
     // An independent Redisson client takes and releases a lock during the watch.
     const QString field = kOther + QStringLiteral(":7");
-    const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", kAcquire, "1", "watched:1", "30000", field});
+    const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", "watched:1", "30000", field});
     QVERIFY2(acquired.exitCode == 0 && acquired.out.trimmed().isEmpty(), qPrintable(acquired.describe()));
     QVERIFY(waitUntil([&] { return m_admin->exists("watched:1"); }));
     QTest::qWait(100); // let the watcher read the holder before it goes away

@@ -33,14 +33,8 @@ namespace {
 
 // ---- Redisson's scripts, written from the protocol description (not from resources/scripts) ----
 
-// §2.2 RLock acquire (3.52.0+/4.7). KEYS[1] name; ARGV[1] lease ms, ARGV[2] "<clientId>:<threadId>".
-const char *const kRedissonAcquire =
-    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); "
-    "redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "return redis.call('pttl', KEYS[1]);";
+// §2.2 RLock acquire (3.52.0+/4.7): the shared text in tests/support.
+using lockscope::test::kRedissonAcquireScript;
 
 // §2.3 RLock unlock with latch (3.24.0+). KEYS = name, channel, latch; ARGV = msg, lease, field,
 // publish command, latch ttl.
@@ -188,9 +182,9 @@ void TestInterop::seedForeignData()
     QCOMPARE(redis({"HSET", "orders:42", kClientA + ":1", "2"}), QByteArray("1"));
     QCOMPARE(redis({"PEXPIRE", "orders:42", "30000"}), QByteArray("1"));
     // The acquire script, as Redisson sends it, for thread 57: nil = acquired.
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "inventory:7", "60000", kClientA + ":57"}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "inventory:7", "60000", kClientA + ":57"}), QByteArray());
     // A node-redisson holder: "<uuid>:<uuid>".
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "node:lock", "45000", kNodeOwner + ":" + kClientC}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "node:lock", "45000", kNodeOwner + ":" + kClientC}), QByteArray());
 
     // Fair lock: A holds it, B then C queue up (client clock = ours, same machine).
     const QStringList fairKeys{QStringLiteral("3"), QStringLiteral("fair:1"), QStringLiteral("redisson_lock_queue:{fair:1}"),
@@ -370,9 +364,9 @@ void TestInterop::lockMonitorFollowsForeignClientLive()
         return false;
     };
     const QString field = kClientA + ":57";
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "late:1", "30000", field}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "late:1", "30000", field}), QByteArray());
     QVERIFY(waitUntil([&] { return has(QStringLiteral("acquired"), QStringLiteral("late:1"), field); }));
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "late:1", "30000", field}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "late:1", "30000", field}), QByteArray());
     QVERIFY(waitUntil([&] { return has(QStringLiteral("reentered"), QStringLiteral("late:1"), field); }));
 
     // Helper keys written meanwhile never become locks.
@@ -510,7 +504,7 @@ void TestInterop::forceUnlockWakesRedisCliSubscriber()
 void TestInterop::ourWaiterWakesOnRedissonUnlock()
 {
     const QString field = kClientA + ":1";
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "shared:1", "30000", field}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "shared:1", "30000", field}), QByteArray());
 
     RedisConnection conn(m_server.endpoint());
     RedisSubscriber sub(m_server.endpoint());
@@ -558,11 +552,11 @@ void TestInterop::redissonScriptsActOnOurLocks()
     // What a Redisson client sees: exactly "<clientId>:<threadId>" -> count.
     QCOMPARE(redis({"HGETALL", "ours:1"}), (ours + QStringLiteral("\n1")).toUtf8());
     // Another Redisson client is refused with the PTTL and changes nothing.
-    const qint64 pttl = redis({"EVAL", kRedissonAcquire, "1", "ours:1", "10000", kClientB + ":1"}).toLongLong();
+    const qint64 pttl = redis({"EVAL", kRedissonAcquireScript, "1", "ours:1", "10000", kClientB + ":1"}).toLongLong();
     QVERIFY2(pttl > 20000 && pttl <= 30000, qPrintable(QString::number(pttl)));
     QCOMPARE(redis({"HGETALL", "ours:1"}), (ours + QStringLiteral("\n1")).toUtf8());
     // The same field re-enters through Redisson's script, so the formats are the same.
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "ours:1", "30000", ours}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "ours:1", "30000", ours}), QByteArray());
     QCOMPARE(m_admin->hget("ours:1", ours.toUtf8()), QByteArray("2"));
     // Redisson's unlock releases what we hold: partially, then fully.
     const QStringList unlock{"EVAL", kRedissonUnlock, "3", "ours:1", "redisson_lock__channel:{ours:1}",
@@ -575,7 +569,7 @@ void TestInterop::redissonScriptsActOnOurLocks()
     QVERIFY(!m_admin->exists("ours:1"));
 
     // And our unlock script, run by redis-cli on a lock Redisson's script took, answers alike.
-    QCOMPARE(redis({"EVAL", kRedissonAcquire, "1", "theirs:1", "30000", kClientB + ":3"}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "theirs:1", "30000", kClientB + ":3"}), QByteArray());
     bool done = false;
     UnlockResult result;
     LockClient asB(&conn, nullptr, nullptr, kClientB);

@@ -350,10 +350,7 @@ void TestRedLock::viewQuorumOnRedisCliData()
     const QString a = test::newClientId() + QStringLiteral(":1");
     const QString b = test::newClientId() + QStringLiteral(":1");
     // Redisson's acquire script (§2.2) run by redis-cli: A on servers 0-2, B on 3-4.
-    const QByteArray acquire = "if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1) "
-                               "then redis.call('hincrby', KEYS[1], ARGV[2], 1); "
-                               "redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; "
-                               "return redis.call('pttl', KEYS[1]);";
+    const QByteArray acquire = lockscope::test::kRedissonAcquireScript;
     const QStringList leases{"30000", "20000", "25000", "40000", "40000"};
     for (int i = 0; i < kServers; ++i) {
         const ProcessResult r =

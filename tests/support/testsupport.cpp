@@ -214,4 +214,9 @@ ProcessResult redisCliEval(quint16 port, const QByteArray &script, const QString
 
 QString newClientId() { return QUuid::createUuid().toString(QUuid::WithoutBraces); }
 
+const char *const kRedissonAcquireScript =
+    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
+    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; "
+    "return redis.call('pttl', KEYS[1]);";
+
 } // namespace lockscope::test

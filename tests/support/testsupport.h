@@ -162,6 +162,13 @@ ProcessResult redisCli(quint16 port, const QStringList &args, int timeoutMs = 30
 ProcessResult redisCliEval(quint16 port, const QByteArray &script, const QStringList &keys, const QStringList &args,
                            int timeoutMs = 30000);
 
+/**
+ * Redisson's RLock acquire script (§2.2, 3.52.0+/4.7) as text, for a client independent of
+ * LockScope (redis-cli EVAL). KEYS[1] lock name; ARGV[1] lease ms, ARGV[2] "<clientId>:<threadId>".
+ * Returns nil when acquired, else the lock's PTTL.
+ */
+extern const char *const kRedissonAcquireScript;
+
 /** A fresh lowercase UUID string, as Redisson's client id looks (§1.1). */
 QString newClientId();
 

@@ -22,11 +22,6 @@ using namespace lockscope;
 using lockscope::test::LocalCluster;
 
 namespace {
-const QString kAcquire = QStringLiteral(
-    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; "
-    "return redis.call('pttl', KEYS[1]);");
-
 QString address(const LocalCluster &c, int i) { return QStringLiteral("127.0.0.1:%1").arg(c.port(i)); }
 } // namespace
 
@@ -73,7 +68,7 @@ void TestClusterWindow::showsEveryMasterAndFollowsFailover()
     QStringList names;
     for (int m : masters) {
         const QString name = nameOn(m, QStringLiteral("orders"));
-        const auto r = lockscope::test::redisCliEval(m_cluster.port(m), kAcquire.toUtf8(), {name},
+        const auto r = lockscope::test::redisCliEval(m_cluster.port(m), lockscope::test::kRedissonAcquireScript, {name},
                                                      {QStringLiteral("120000"), lockscope::test::newClientId() + QStringLiteral(":1")});
         QVERIFY2(r.exitCode == 0 && !r.out.contains("MOVED"), r.out.constData());
         QVERIFY(lockscope::test::redisCli(m_cluster.port(m), {QStringLiteral("WAIT"), QStringLiteral("1"), QStringLiteral("5000")}).out.trimmed() == "1");
@@ -138,7 +133,7 @@ void TestClusterWindow::showsEveryMasterAndFollowsFailover()
 
     // A lock taken on the new master afterwards shows up live.
     const QString later = nameOn(promoted, QStringLiteral("after-failover"));
-    const auto r = lockscope::test::redisCliEval(m_cluster.port(promoted), kAcquire.toUtf8(), {later},
+    const auto r = lockscope::test::redisCliEval(m_cluster.port(promoted), lockscope::test::kRedissonAcquireScript, {later},
                                                  {QStringLiteral("60000"), lockscope::test::newClientId() + QStringLiteral(":1")});
     QVERIFY2(r.exitCode == 0, r.out.constData());
     QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->rowOf(later) >= 0, 10000);

@@ -15,13 +15,6 @@
 
 using namespace lockscope;
 
-namespace {
-const QByteArray kAcquire =
-    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; "
-    "return redis.call('pttl', KEYS[1]);";
-}
-
 class TestRedLockDialog : public QObject
 {
     Q_OBJECT
@@ -46,7 +39,7 @@ void TestRedLockDialog::showsEachServerAndTheQuorum()
     const QString a = lockscope::test::newClientId() + QStringLiteral(":1");
     const QString b = lockscope::test::newClientId() + QStringLiteral(":7");
     for (int i = 0; i < 4; ++i) {
-        const auto r = lockscope::test::redisCliEval(servers[i]->port(), kAcquire, {QStringLiteral("payments:settle")},
+        const auto r = lockscope::test::redisCliEval(servers[i]->port(), lockscope::test::kRedissonAcquireScript, {QStringLiteral("payments:settle")},
                                                      {QStringLiteral("60000"), i < 3 ? a : b});
         QVERIFY2(r.exitCode == 0, r.out.constData());
     }
