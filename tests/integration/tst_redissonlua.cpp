@@ -342,26 +342,34 @@ void TestRedissonLua::fairLockShowsQueueOrderAndDeadlines()
     const qint64 in1 = waiters.at(0).toObject().value(QStringLiteral("deadline_in_ms")).toInteger();
     QVERIFY2(in1 > 300000 && in1 <= 330000, qPrintable(QString::number(in1)));
     QCOMPARE(d2 - d1, qint64(300000));
+    // Each release wakes the next waiter in queue order.
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock a fair:1 1"), QStringLiteral("UNLOCKED fair fair:1 a 1 result=1")).isEmpty());
+    QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:1 b 2"), 10000).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:1 2"), QStringLiteral("UNLOCKED fair fair:1 b 2 result=1")).isEmpty());
+    QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:1 c 3"), 10000).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:1 3"), QStringLiteral("UNLOCKED fair fair:1 c 3 result=1")).isEmpty());
 }
 
 void TestRedissonLua::forceUnlockOfFairLockWakesExactlyTheHeadWaiter()
 {
-    // fair:1 from the previous test: a holds (watchdog), b then c wait in lock().
+    QVERIFY(!m_java.ask(QStringLiteral("fairlock a fair:2 1"), QStringLiteral("ACQUIRED fair fair:2 a 1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairlock b fair:2 2"), QStringLiteral("WAITING fair fair:2 b 2")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairlock c fair:2 3"), QStringLiteral("WAITING fair fair:2 c 3")).isEmpty());
     const QString first = javaField(QStringLiteral("b"), QStringLiteral("2"));
     const QString second = javaField(QStringLiteral("c"), QStringLiteral("3"));
-    const Cli force = runCli({QStringLiteral("force-unlock"), QStringLiteral("fair:1"), QStringLiteral("--yes")});
+    const Cli force = runCli({QStringLiteral("force-unlock"), QStringLiteral("fair:2"), QStringLiteral("--yes")});
     QVERIFY2(force.exitCode == 0, force.err.constData());
     // Without the message on b's own channel b would sleep its TTL (~30 s); allow 10 s.
-    QVERIFY2(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:1 b 2"), 10000).isEmpty(),
+    QVERIFY2(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:2 b 2"), 10000).isEmpty(),
              "the head waiter was not woken by LockScope's force unlock");
-    const QJsonObject o = lockJson(QStringLiteral("fair:1"));
+    const QJsonObject o = lockJson(QStringLiteral("fair:2"));
     QCOMPARE(fieldsOf(o.value(QStringLiteral("holders")).toArray()), QStringList{first});
     QCOMPARE(fieldsOf(o.value(QStringLiteral("waiters")).toArray()), QStringList{second});
-    QVERIFY(!m_java.hasLine(QStringLiteral("ACQUIRED fair fair:1 c 3")));
+    QVERIFY(!m_java.hasLine(QStringLiteral("ACQUIRED fair fair:2 c 3")));
     // Clean up: b releases, which wakes c (Redisson's unlock publishes to c's channel).
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:1 2"), QStringLiteral("UNLOCKED fair fair:1 b 2 result=1")).isEmpty());
-    QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:1 c 3"), 10000).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:1 3"), QStringLiteral("UNLOCKED fair fair:1 c 3 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:2 2"), QStringLiteral("UNLOCKED fair fair:2 b 2 result=1")).isEmpty());
+    QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:2 c 3"), 10000).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:2 3"), QStringLiteral("UNLOCKED fair fair:2 c 3 result=1")).isEmpty());
 }
 
 void TestRedissonLua::readWriteLockShowsTwoReadersAndQueuedWriter()
@@ -387,20 +395,28 @@ void TestRedissonLua::readWriteLockShowsTwoReadersAndQueuedWriter()
     }
     // The writer waits on redisson_rwlock:{rw:1}: one Redisson client subscribed.
     QCOMPARE(o.value(QStringLiteral("subscribers")).toInt(), 1);
+    // The last reader's unlock publishes "0" on the rwlock channel: the writer acquires.
+    QVERIFY(!m_java.ask(QStringLiteral("readunlock a rw:1 1"), QStringLiteral("UNLOCKED read rw:1 a 1 result=0")).isEmpty());
+    QVERIFY(!m_java.hasLine(QStringLiteral("ACQUIRED write rw:1 c 3")));
+    QVERIFY(!m_java.ask(QStringLiteral("readunlock b rw:1 2"), QStringLiteral("UNLOCKED read rw:1 b 2 result=1")).isEmpty());
+    QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED write rw:1 c 3"), 10000).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:1 3"), QStringLiteral("UNLOCKED write rw:1 c 3 result=1")).isEmpty());
 }
 
 void TestRedissonLua::forceUnlockOfReadLockWakesTheQueuedWriter()
 {
-    // rw:1 from the previous test: readers a and b, writer c blocked in lock().
-    const Cli force = runCli({QStringLiteral("force-unlock"), QStringLiteral("rw:1"), QStringLiteral("--yes")});
+    QVERIFY(!m_java.ask(QStringLiteral("readlock a rw:2 1"), QStringLiteral("ACQUIRED read rw:2 a 1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("readlock b rw:2 2"), QStringLiteral("ACQUIRED read rw:2 b 2")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("writelock c rw:2 3"), QStringLiteral("WAITING write rw:2 c 3")).isEmpty());
+    const Cli force = runCli({QStringLiteral("force-unlock"), QStringLiteral("rw:2"), QStringLiteral("--yes")});
     QVERIFY2(force.exitCode == 0, force.err.constData());
-    QVERIFY2(!m_java.waitForLine(QStringLiteral("ACQUIRED write rw:1 c 3"), 10000).isEmpty(),
+    QVERIFY2(!m_java.waitForLine(QStringLiteral("ACQUIRED write rw:2 c 3"), 10000).isEmpty(),
              "the queued writer was not woken by LockScope's force unlock");
-    const QJsonObject o = lockJson(QStringLiteral("rw:1"));
+    const QJsonObject o = lockJson(QStringLiteral("rw:2"));
     QCOMPARE(o.value(QStringLiteral("mode")).toString(), QStringLiteral("write"));
     QCOMPARE(fieldsOf(o.value(QStringLiteral("holders")).toArray()),
              QStringList{javaField(QStringLiteral("c"), QStringLiteral("3")) + QStringLiteral(":write")});
-    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:1 3"), QStringLiteral("UNLOCKED write rw:1 c 3 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:2 3"), QStringLiteral("UNLOCKED write rw:2 c 3 result=1")).isEmpty());
 }
 
 void TestRedissonLua::fencedLockShowsIncrementingToken()
