@@ -39,8 +39,11 @@ public:
         m_proc.setWorkingDirectory(dir);
         m_proc.setProcessChannelMode(QProcess::SeparateChannels);
         m_proc.start(node, QStringList{QStringLiteral("redisson-driver.js"), QString::number(port)} + extra);
-        if (!waitForLine(QStringLiteral("READY"), 15000).isEmpty())
+        const QString ready = waitForLine(QStringLiteral("READY"), 15000);
+        if (!ready.isEmpty()) {
+            qInfo("redisson-driver.js: %s", qPrintable(ready)); // says which script texts run
             return true;
+        }
         *error = QStringLiteral("redisson-driver.js did not start: %1 %2")
                      .arg(QString::fromUtf8(m_proc.readAllStandardError()), m_lines.join(QLatin1Char('|')));
         return false;
@@ -232,9 +235,8 @@ void TestRedissonLua::initTestCase()
         QSKIP("ioredis is not installed: run 'npm ci' in tests/integration/node-redisson (run.sh test does)");
     m_redissonSrc = qEnvironmentVariable("LOCKSCOPE_REDISSON_SRC", QStringLiteral(LOCKSCOPE_REDISSON_SRC));
     if (m_redissonSrc.isEmpty() || !QFileInfo::exists(m_redissonSrc))
-        QSKIP("no Redisson source: set LOCKSCOPE_REDISSON_SRC (or the CMake cache variable of that name) to a "
-              "redisson/redisson checkout or git directory with tag redisson-4.7.0; the driver reads Redisson's own "
-              "Lua texts from it");
+        qInfo("No Redisson source (LOCKSCOPE_REDISSON_SRC): the driver runs LockScope's transcriptions of "
+              "Redisson's scripts (resources/scripts, same KEYS/ARGV) instead of Redisson 4.7.0's own texts");
     QVERIFY(m_tmp.isValid());
     m_server.setNotifyKeyspaceEvents(QString()); // off: watch polls, or --enable-notifications turns them on
     QString error;

@@ -34,7 +34,7 @@
 const crypto = require('crypto');
 const readline = require('readline');
 const Redis = require('ioredis');
-const { loadRedissonScripts } = require('./redisson-lua');
+const { loadScripts } = require('./redisson-lua');
 
 const args = process.argv.slice(2);
 const port = Number(args[0]);
@@ -52,7 +52,7 @@ const chunkSize = 100; // lockWatchdogBatchSize
 // timeout 3000, retryAttempts 4, EqualJitter 1000..2000 → 16000..20000; take the middle.
 const latchTimeoutMs = (3000 + 1500) * 4;
 
-const S = loadRedissonScripts();
+const { origin: scriptOrigin, scripts: S } = loadScripts();
 const say = (line) => process.stdout.write(line + '\n');
 
 // --- RedissonObject.prefixName / suffixName, cluster slot (protocol doc §1.2, §7)
@@ -446,4 +446,4 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (!words[0]) return;
   run(words).then(say, (e) => say(`ERR ${words.slice(0, 3).join(' ')} ${e && e.message}`));
 });
-say(`READY watchdog=${watchdogMs} publish=${publishCmd}`);
+say(`READY watchdog=${watchdogMs} publish=${publishCmd} scripts=${scriptOrigin}`);

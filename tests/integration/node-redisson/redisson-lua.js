@@ -182,7 +182,76 @@ function loadRedissonScripts(src = process.env.LOCKSCOPE_REDISSON_SRC, ref = pro
   return result;
 }
 
-module.exports = { loadRedissonScripts, SCRIPTS, sha1, scriptsOfMethod };
+// --- Fallback when no Redisson source is at hand (a fresh machine, CI): LockScope's own
+// transcriptions in resources/scripts, which take exactly Redisson's KEYS/ARGV and were checked
+// against Redisson 4.7.0's texts by a differential test (README, "Redisson compatibility"), plus
+// four short texts written here from the protocol doc's pseudocode for the calls LockScope has no
+// script of its own for (§3.6, §4.6, §5.2). The test output says which set ran.
+const OWN = path.join(__dirname, '..', '..', '..', 'resources', 'scripts');
+const OWN_FILES = {
+  lockAcquire: 'lock_acquire', lockUnlock: 'lock_unlock', lockForceUnlock: 'lock_force_unlock', renew: 'lock_renew',
+  readRenew: 'rw_read_renew', fairAcquireFailed: 'fair_acquire_failed', fairTryAcquire: 'fair_try_acquire',
+  fairAcquire: 'fair_acquire', fairUnlock: 'fair_unlock', readAcquire: 'rw_read_acquire', readUnlock: 'rw_read_unlock',
+  writeAcquire: 'rw_write_acquire', writeUnlock: 'rw_write_unlock', fencedAcquireToken: 'fenced_acquire',
+};
+const OWN_TEXTS = {
+  // §3.6 RedissonFairLock.forceUnlock: KEYS [name, queue, zset, channel]; ARGV [0, now, publishCmd].
+  fairForceUnlock: `
+while true do
+  local head = redis.call('lindex', KEYS[2], 0)
+  if head == false then break end
+  local deadline = tonumber(redis.call('zscore', KEYS[3], head))
+  if deadline ~= nil and deadline <= tonumber(ARGV[2]) then
+    redis.call('zrem', KEYS[3], head); redis.call('lpop', KEYS[2])
+  else break end
+end
+if redis.call('del', KEYS[1]) == 1 then
+  local nextWaiter = redis.call('lindex', KEYS[2], 0)
+  if nextWaiter ~= false then redis.call(ARGV[3], KEYS[4] .. ':' .. nextWaiter, ARGV[1]) end
+  return 1
+end
+return 0`,
+  // §4.6 read forceUnlock: KEYS [name, channel]; ARGV [0, publishCmd].
+  readForceUnlock: `
+if redis.call('hget', KEYS[1], 'mode') == 'read' then
+  redis.call('del', KEYS[1]); redis.call(ARGV[2], KEYS[2], ARGV[1]); return 1
+end
+return 0`,
+  // §4.6 write forceUnlock: KEYS [name, channel]; ARGV [1, publishCmd].
+  writeForceUnlock: `
+if redis.call('hget', KEYS[1], 'mode') == 'write' then
+  redis.call('del', KEYS[1]); redis.call(ARGV[2], KEYS[2], ARGV[1]); return 1
+end
+return 0`,
+  // §5.2 fenced lock()/tryLock() path: KEYS [name, token]; ARGV [lease, lockName]; nil or PTTL.
+  fencedAcquire: `
+if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  redis.call('incr', KEYS[2]); redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1]); return nil
+end
+return redis.call('pttl', KEYS[1])`,
+};
+
+/** LockScope's transcriptions (see above), with the same names as SCRIPTS. */
+function loadOwnScripts() {
+  const result = {};
+  for (const name of Object.keys(SCRIPTS)) {
+    if (OWN_FILES[name]) result[name] = fs.readFileSync(path.join(OWN, OWN_FILES[name] + '.lua'), 'utf8');
+    else if (OWN_TEXTS[name]) result[name] = OWN_TEXTS[name];
+    else throw new Error(`no transcription of ${name}`);
+  }
+  return result;
+}
+
+/** Redisson's own texts when LOCKSCOPE_REDISSON_SRC names a Redisson source, else LockScope's
+ *  transcriptions. Returns { origin: 'redisson-4.7.0' | 'lockscope-transcriptions', scripts }. */
+function loadScripts() {
+  const src = process.env.LOCKSCOPE_REDISSON_SRC;
+  if (src && fs.existsSync(src)) return { origin: 'redisson-4.7.0', scripts: loadRedissonScripts(src) };
+  return { origin: 'lockscope-transcriptions', scripts: loadOwnScripts() };
+}
+
+module.exports = { loadRedissonScripts, loadOwnScripts, loadScripts, SCRIPTS, sha1, scriptsOfMethod };
 
 if (require.main === module) {
   // `node redisson-lua.js` prints each script's name, sha1 and text (a check of the extraction).
