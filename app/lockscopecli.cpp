@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <memory>
 #include <cstdio>
 #include <unistd.h>
 
@@ -53,8 +54,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  show NAME [--json]                 one lock in detail\n"
         "  watch [--pattern GLOB] [--json]    events as they happen (acquired, released, ...),\n"
         "                                     in a cluster also failovers and slot moves\n"
-        "  acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]\n"
-        "                                     take the lock as LockScope's Redisson client\n"
+        "  acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N]\n"
+        "               [--thread-id N]       take the lock as LockScope's Redisson client, with the\n"
+        "                                     client of its kind; release after --hold-ms or Ctrl-C\n"
         "  force-unlock NAME [--yes]          delete the lock and wake its waiters\n"
         "  doctor [--json] [--observe-ms N]   find stuck locks, dead waiters and readers, deadlocks\n"
         "  set-ttl NAME --ttl-ms N [--yes]    repair: give a lock without TTL one\n"
@@ -90,6 +92,11 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("thread-id"), QStringLiteral("acquire: thread id of the holder field (default 1)."),
          QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("kind"),
+         QStringLiteral("acquire: the lock kind to take: lock, fair, read, write or fenced. Default: the kind the "
+                        "lock's data says (lock for a free name; a read-write lock needs read or write). A kind "
+                        "that contradicts the data is refused (exit 3)."),
+         QStringLiteral("KIND")},
         {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
         {QStringLiteral("cluster"),
@@ -198,6 +205,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             return usage(QStringLiteral("'export' needs --csv (the only format so far)"));
         *exitCode = runExport();
         return false; // offline: no Redis needed
+    }
+    if (m_parser.isSet(QStringLiteral("kind"))) {
+        const auto kind = AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind")));
+        if (!kind || *kind == AcquireKind::Auto)
+            return usage(QStringLiteral("--kind needs lock, fair, read, write or fenced, not '%1'")
+                             .arg(m_parser.value(QStringLiteral("kind"))));
     }
     m_json = m_parser.isSet(QStringLiteral("json"));
     for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
@@ -549,55 +562,87 @@ void LockScopeCli::runAcquire()
     const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
     const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
     const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
-    LockClient *client = m_session->clientFor(m_name); // in a cluster: on the master serving its slot
+    const AcquireKind kind = m_parser.isSet(QStringLiteral("kind"))
+                                 ? AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind"))).value_or(AcquireKind::Auto)
+                                 : AcquireKind::Auto;
     m_session->open(); // waiting acquires listen on the unlock channel
-    auto onAcquired = [this, client, thread, lease](const AcquireResult &r) {
-        if (!r.error.isEmpty()) {
-            fail(ServerError, QStringLiteral("acquire of %1 failed: %2").arg(m_name, r.error));
-            return;
-        }
-        if (!r.acquired) {
-            fail(Refused, QStringLiteral("%1 is held by someone else (TTL %2)").arg(m_name, formatTtl(r.pttlMs)));
-            return;
-        }
-        const QString field = client->holderField(thread);
-        m_out << "acquired " << m_name << " as " << field << ' '
-              << (lease > 0 ? QStringLiteral("(lease %1 ms)").arg(lease)
-                            : QStringLiteral("(watchdog: %1 ms, renewed every %2 ms)")
-                                  .arg(client->watchdogTimeoutMs())
-                                  .arg(client->watchdogTimeoutMs() / 3))
-              << '\n';
-        m_out.flush();
-        auto release = [this, client, thread] {
-            client->unlock(m_name, thread, this, [this](const UnlockResult &u) {
-                if (u.status == UnlockResult::Status::Released || u.status == UnlockResult::Status::StillHeld) {
-                    m_out << "released " << m_name << '\n';
-                    finish(Ok);
-                } else {
-                    fail(u.status == UnlockResult::Status::NotHeld ? Refused : ServerError,
-                         QStringLiteral("release of %1 failed: %2").arg(m_name, u.error));
-                }
+    // Acquire and release both go through LockSession's audited write path (re-read, the client
+    // of the lock's kind, audit record), as every other write does.
+    struct Hold
+    {
+        QString field;
+        QString kind;
+        qint64 token = -1;
+        int exitCode = Ok; ///< after the release: ServerError when an audit record was not written
+    };
+    auto hold = std::make_shared<Hold>();
+    connect(m_session, &LockSession::acquired, this,
+            [hold](const QString &, const QString &field, const QString &kindName, qint64 token) {
+                hold->field = field;
+                hold->kind = kindName;
+                hold->token = token;
             });
-        };
+    auto release = [this, thread] { m_session->release(m_name, thread); };
+    auto holdUntilDone = [this, release] {
         if (m_parser.isSet(QStringLiteral("hold-ms"))) {
             QTimer::singleShot(m_parser.value(QStringLiteral("hold-ms")).toInt(), this, release);
-        } else {
-            m_err << "holding " << m_name << "; Ctrl-C to release\n";
-            m_err.flush();
-            auto *tick = new QTimer(this);
-            connect(tick, &QTimer::timeout, this, [tick, release] {
-                if (g_interrupted) {
-                    tick->stop();
-                    release();
+            return;
+        }
+        m_err << "holding " << m_name << "; Ctrl-C to release\n";
+        m_err.flush();
+        auto *tick = new QTimer(this);
+        connect(tick, &QTimer::timeout, this, [tick, release] {
+            if (g_interrupted) {
+                tick->stop();
+                release();
+            }
+        });
+        tick->start(100);
+    };
+    connect(m_session, &LockSession::actionFinished, this,
+            [this, hold, lease, holdUntilDone, release](const QString &action, const QString &, bool ok,
+                                                         const QString &message, const QString &outcome) {
+                if (action == QLatin1String("acquire")) {
+                    if (outcome == QLatin1String("audit_failed") && !hold->field.isEmpty()) {
+                        // Held, but unaudited: say so, give it back (that release is audited if it can be).
+                        m_err << "lockscope-cli: " << message << "; releasing it again\n";
+                        m_err.flush();
+                        hold->exitCode = ServerError;
+                        release();
+                        return;
+                    }
+                    if (!ok) {
+                        fail(outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ? ServerError
+                                                                                                            : Refused,
+                             message);
+                        return;
+                    }
+                    const qint64 watchdogMs = m_session->clientFor(m_name)->watchdogTimeoutMs();
+                    QString how = lease > 0 ? QStringLiteral("lease %1 ms").arg(lease)
+                                            : QStringLiteral("watchdog: %1 ms, renewed every %2 ms").arg(watchdogMs).arg(watchdogMs / 3);
+                    if (hold->kind != QLatin1String("lock"))
+                        how = QStringLiteral("%1 lock, %2").arg(hold->kind, how);
+                    if (hold->token >= 0)
+                        how += QStringLiteral(", fencing token %1").arg(hold->token);
+                    m_out << "acquired " << m_name << " as " << hold->field << " (" << how << ")\n";
+                    m_out.flush();
+                    holdUntilDone();
+                } else if (action == QLatin1String("release")) {
+                    if (ok) {
+                        m_out << "released " << m_name << '\n';
+                        m_out.flush();
+                        if (hold->exitCode != Ok)
+                            fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
+                        else
+                            finish(Ok);
+                    } else {
+                        fail(outcome == QLatin1String("refused") || outcome == QLatin1String("changed") ? Refused
+                                                                                                      : ServerError,
+                             QStringLiteral("release of %1 failed: %2").arg(m_name, message));
+                    }
                 }
             });
-            tick->start(100);
-        }
-    };
-    if (wait == 0)
-        client->tryAcquire(m_name, thread, lease, this, onAcquired);
-    else
-        client->acquire(m_name, thread, lease, wait, this, onAcquired);
+    m_session->acquire(m_name, thread, lease, wait, kind);
 }
 
 void LockScopeCli::runDoctor()

@@ -17,7 +17,7 @@ class RedisServerProcess;
  *
  *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--json]
  *                 | show NAME [--json] | watch [--pattern GLOB] [--json]
- *                 | acquire NAME [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
+ *                 | acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
  *                 | force-unlock NAME [--yes]
  *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
  *                 | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME

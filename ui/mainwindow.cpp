@@ -892,15 +892,21 @@ void MainWindow::wakeRepair(const QString &name)
 
 void MainWindow::acquire()
 {
-    AcquireDialog dialog(selectedLockName(), this);
+    // The dialog offers the kinds the dashboard's data allows; the session checks again on a
+    // fresh read just before it writes (and refuses if the lock changed kind meanwhile).
+    AcquireDialog dialog(selectedLockName(), [this](const QString &name) -> std::optional<LockSnapshot> {
+        const LockSnapshot *s = m_lockModel->snapshot(name);
+        return s ? std::optional<LockSnapshot>(*s) : std::nullopt;
+    }, this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const QString name = dialog.lockName();
     const qint64 thread = dialog.threadId();
     const qint64 lease = dialog.leaseMs();
     const qint64 wait = dialog.waitMs();
+    const AcquireKind kind = dialog.kind();
     QMetaObject::invokeMethod(
-        m_session, [s = m_session, name, thread, lease, wait] { s->acquire(name, thread, lease, wait); },
+        m_session, [s = m_session, name, thread, lease, wait, kind] { s->acquire(name, thread, lease, wait, kind); },
         Qt::QueuedConnection);
 }
 

@@ -6,7 +6,10 @@
 #include "lockrepairs.h"
 #include "snapshotreader.h"
 
+#include "lock/fairlock.h"
+#include "lock/fencedlock.h"
 #include "lock/lockclient.h"
+#include "lock/readwritelock.h"
 #include "redis/clusterrouter.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
@@ -431,64 +434,212 @@ void LockSession::enableNotifications()
         m_monitor->enableNotifications();
 }
 
-void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs)
+namespace {
+QString heldKey(const QString &name, qint64 threadId) { return name + QLatin1Char('\n') + QString::number(threadId); }
+
+/** What one acquire attempt or wait should call, for the resolved kind. */
+using AcquireCall = std::function<void(LockClient::AcquireCallback)>;
+} // namespace
+
+FairLock *LockSession::fairLockFor(const QString &name)
+{
+    LockClient *c = clientFor(name);
+    FairLock *&f = m_fairLocks[c];
+    if (!f)
+        f = new FairLock(c, c);
+    return f;
+}
+
+ReadWriteLock *LockSession::readWriteLockFor(const QString &name)
+{
+    LockClient *c = clientFor(name);
+    ReadWriteLock *&rw = m_readWriteLocks[c];
+    if (!rw) {
+        rw = new ReadWriteLock(c, c);
+        connect(rw, &ReadWriteLock::readWatchdogLost, this, [this](const QString &lock) {
+            emit errorOccurred(QStringLiteral("Watchdog stopped renewing the read hold of %1: LockScope no longer holds it").arg(lock));
+        });
+        connect(rw, &ReadWriteLock::readWatchdogError, this, [this](const QString &message) {
+            emit errorOccurred(QStringLiteral("Read-lock renewal failed: %1").arg(message));
+        });
+    }
+    return rw;
+}
+
+FencedLock *LockSession::fencedLockFor(const QString &name)
+{
+    LockClient *c = clientFor(name);
+    FencedLock *&f = m_fencedLocks[c];
+    if (!f)
+        f = new FencedLock(c, c);
+    return f;
+}
+
+AcquireKind LockSession::ownHoldKind(const LockSnapshot &before, qint64 threadId) const
+{
+    if (before.exists && (before.rwMode == QLatin1String("read") || before.rwMode == QLatin1String("write"))) {
+        const QString writer = QStringLiteral("%1:%2:write").arg(m_clientId).arg(threadId);
+        for (const auto &h : before.holders)
+            if (h.field == writer)
+                return AcquireKind::Write;
+        return AcquireKind::Read;
+    }
+    const AcquireKind known = m_heldKinds.value(heldKey(before.name, threadId), AcquireKind::Auto);
+    if (known == AcquireKind::Fair || known == AcquireKind::Lock || known == AcquireKind::Fenced)
+        return known;
+    if (before.queueLength > 0 || before.timeoutSetSize > 0)
+        return AcquireKind::Fair;
+    return before.token >= 0 ? AcquireKind::Fenced : AcquireKind::Lock;
+}
+
+void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, AcquireKind kind)
 {
     const QJsonObject args{{QStringLiteral("thread_id"), threadId}, {QStringLiteral("lease_ms"), leaseMs},
-                           {QStringLiteral("wait_ms"), waitMs}};
-    runWrite(QStringLiteral("acquire"), name, args, [this, name, threadId, leaseMs, waitMs](const LockSnapshot &, Done done) {
-        const QString field = clientFor(name)->holderField(threadId);
-        auto result = [this, name, field, leaseMs, done](const AcquireResult &r) {
-            if (!r.error.isEmpty())
-                done(QStringLiteral("error"), QStringLiteral("Acquire of %1 failed: %2").arg(name, r.error));
-            else if (r.acquired)
-                done(QStringLiteral("done"),
-                     QStringLiteral("Acquired %1 as %2 (%3)")
-                         .arg(name, field,
-                              leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
-                                          : QStringLiteral("watchdog renews every %1 ms").arg(clientFor(name)->watchdogTimeoutMs() / 3)));
-            else
-                done(QStringLiteral("refused"), QStringLiteral("%1 is held by someone else (TTL %2 ms)").arg(name).arg(r.pttlMs));
-        };
-        if (waitMs == 0)
-            clientFor(name)->tryAcquire(name, threadId, leaseMs, this, result);
-        else
-            clientFor(name)->acquire(name, threadId, leaseMs, waitMs, this, result);
+                           {QStringLiteral("wait_ms"), waitMs}, {QStringLiteral("kind"), AcquirePlan::kindName(kind)}};
+    runWrite(QStringLiteral("acquire"), name, args, [this, name, threadId, leaseMs, waitMs, kind](const LockSnapshot &before, Done done) {
+        if (before.name != name) {
+            done(QStringLiteral("error"),
+                 QStringLiteral("Acquire of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+            return;
+        }
+        AcquireKind requested = kind;
+        // Re-entering a hold LockScope took itself: the same kind as the first acquire (a fair
+        // lock with an empty queue reads as a plain one).
+        const AcquireKind known = m_heldKinds.value(heldKey(name, threadId), AcquireKind::Auto);
+        if (requested == AcquireKind::Auto && known != AcquireKind::Auto && !AcquirePlan::decide(before, known).isRefused())
+            requested = known;
+        const AcquirePlan plan = AcquirePlan::decide(before, requested);
+        if (plan.isRefused()) {
+            done(QStringLiteral("refused"), QStringLiteral("Acquire refused: %1").arg(plan.refusal));
+            return;
+        }
+        LockClient *client = clientFor(name);
+        const AcquireKind taken = plan.kind;
+        QString field = client->holderField(threadId);
+        AcquireCall call;
+        const bool once = waitMs == 0;
+        switch (taken) {
+        case AcquireKind::Fair: {
+            FairLock *fair = fairLockFor(name);
+            call = [this, fair, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                once ? fair->tryAcquire(name, threadId, leaseMs, this, cb) : fair->acquire(name, threadId, leaseMs, waitMs, this, cb);
+            };
+            break;
+        }
+        case AcquireKind::Read:
+        case AcquireKind::Write: {
+            ReadWriteLock *rw = readWriteLockFor(name);
+            const bool write = taken == AcquireKind::Write;
+            if (write)
+                field = rw->writerField(threadId);
+            call = [this, rw, write, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                if (write)
+                    once ? rw->tryAcquireWrite(name, threadId, leaseMs, this, cb)
+                         : rw->acquireWrite(name, threadId, leaseMs, waitMs, this, cb);
+                else
+                    once ? rw->tryAcquireRead(name, threadId, leaseMs, this, cb)
+                         : rw->acquireRead(name, threadId, leaseMs, waitMs, this, cb);
+            };
+            break;
+        }
+        case AcquireKind::Fenced: {
+            FencedLock *fenced = fencedLockFor(name);
+            call = [this, fenced, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                once ? fenced->tryAcquire(name, threadId, leaseMs, this, cb)
+                     : fenced->acquire(name, threadId, leaseMs, waitMs, this, cb);
+            };
+            break;
+        }
+        case AcquireKind::Auto:
+        case AcquireKind::Lock:
+            call = [this, client, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                once ? client->tryAcquire(name, threadId, leaseMs, this, cb)
+                     : client->acquire(name, threadId, leaseMs, waitMs, this, cb);
+            };
+            break;
+        }
+        const QString kindName = AcquirePlan::kindName(taken);
+        call([this, name, threadId, field, taken, kindName, leaseMs, client, done](const AcquireResult &r) {
+            if (!r.error.isEmpty()) {
+                done(QStringLiteral("error"), QStringLiteral("Acquire of %1 (%2) failed: %3").arg(name, kindName, r.error));
+                return;
+            }
+            if (!r.acquired) {
+                const QString ttl = r.pttlMs == -1 ? QStringLiteral("no expiry")
+                                    : r.pttlMs == -2 ? QStringLiteral("free, but another waiter is first in line")
+                                                     : QStringLiteral("TTL %1 ms").arg(r.pttlMs);
+                done(QStringLiteral("refused"),
+                     QStringLiteral("%1 is held by someone else (%2): not acquired as %3").arg(name, ttl, kindName));
+                return;
+            }
+            m_heldKinds.insert(heldKey(name, threadId), taken);
+            const QString lease = leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
+                                              : QStringLiteral("watchdog renews every %1 ms").arg(client->watchdogTimeoutMs() / 3);
+            const QString token = taken == AcquireKind::Fenced ? QStringLiteral(", fencing token %1").arg(r.token) : QString();
+            emit acquired(name, field, kindName, taken == AcquireKind::Fenced ? r.token : -1);
+            done(QStringLiteral("done"), QStringLiteral("Acquired %1 as %2 (%3 lock, %4%5)").arg(name, field, kindName, lease, token));
+        });
     });
 }
 
 void LockSession::renew(const QString &name, qint64 threadId)
 {
-    runWrite(QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &, Done done) {
-        clientFor(name)->renew(name, threadId, 0, this, [this, name, done](bool ok, const QString &error) {
+    runWrite(QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &before, Done done) {
+        if (before.name != name) {
+            done(QStringLiteral("error"), QStringLiteral("Renew of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+            return;
+        }
+        const AcquireKind kind = ownHoldKind(before, threadId);
+        auto result = [this, name, done](bool ok, const QString &error) {
             if (!error.isEmpty())
                 done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
             else if (ok)
                 done(QStringLiteral("done"), QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(clientFor(name)->watchdogTimeoutMs()));
             else
                 done(QStringLiteral("refused"), QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
-        });
+        };
+        if (kind == AcquireKind::Write)
+            readWriteLockFor(name)->renewWrite(name, threadId, 0, this, result);
+        else if (kind == AcquireKind::Read)
+            readWriteLockFor(name)->renewRead(name, {threadId}, 0, this, result);
+        else
+            clientFor(name)->renew(name, threadId, 0, this, result);
     });
 }
 
 void LockSession::release(const QString &name, qint64 threadId)
 {
-    runWrite(QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &, Done done) {
-        clientFor(name)->unlock(name, threadId, this, [name, done](const UnlockResult &r) {
+    runWrite(QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &before, Done done) {
+        if (before.name != name) {
+            done(QStringLiteral("error"), QStringLiteral("Release of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+            return;
+        }
+        const AcquireKind kind = ownHoldKind(before, threadId);
+        const QString kindName = AcquirePlan::kindName(kind);
+        auto result = [this, name, threadId, kindName, done](const UnlockResult &r) {
             switch (r.status) {
             case UnlockResult::Status::Released:
-                done(QStringLiteral("done"), QStringLiteral("Released %1 (unlock message sent)").arg(name));
+                m_heldKinds.remove(heldKey(name, threadId));
+                done(QStringLiteral("done"), QStringLiteral("Released %1 (%2 unlock)").arg(name, kindName));
                 break;
             case UnlockResult::Status::StillHeld:
-                done(QStringLiteral("done"), QStringLiteral("Released one hold of %1; still held (reentrant)").arg(name));
+                done(QStringLiteral("done"), QStringLiteral("Released one hold of %1 (%2 unlock); still held").arg(name, kindName));
                 break;
             case UnlockResult::Status::NotHeld:
+                m_heldKinds.remove(heldKey(name, threadId));
                 done(QStringLiteral("refused"), QStringLiteral("Release of %1 refused: %2").arg(name, r.error));
                 break;
             case UnlockResult::Status::Error:
                 done(QStringLiteral("error"), QStringLiteral("Release of %1 failed: %2").arg(name, r.error));
                 break;
             }
-        });
+        };
+        switch (kind) {
+        case AcquireKind::Write: readWriteLockFor(name)->unlockWrite(name, threadId, this, result); break;
+        case AcquireKind::Read: readWriteLockFor(name)->unlockRead(name, threadId, this, result); break;
+        case AcquireKind::Fair: fairLockFor(name)->unlock(name, threadId, this, result); break;
+        default: clientFor(name)->unlock(name, threadId, this, result); break;
+        }
     });
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "acquireplan.h"
 #include "clusternodestatus.h"
 #include "lockevent.h"
 #include "lockmonitor.h"
@@ -25,6 +26,9 @@
 namespace lockscope {
 
 class ClusterLockMonitor;
+class FairLock;
+class FencedLock;
+class ReadWriteLock;
 class ClusterRouter;
 class DoctorProbe;
 class ForceUnlocker;
@@ -118,9 +122,30 @@ public slots:
     void cancelScan();
     void setPattern(const QString &glob);
     void enableNotifications();
-    /** Acquire as LockScope's client: leaseMs <= 0 = watchdog; waitMs 0 = one attempt. */
-    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs);
+    /**
+     * Acquire as LockScope's client with the client of the lock's kind (protocol §14.1):
+     * LockClient (RLock, §2.2), FairLock (§3.2: queues behind the waiters, waits on its own
+     * channel), ReadWriteLock read or write half (§4.2, §4.4), FencedLock (§5.2: INCRs the token,
+     * reported in acquired()). The kind is decided from the lock re-read just before
+     * (AcquirePlan::decide): `kind` Auto takes the kind the data says (`lock` for a free name;
+     * refused on a read-write lock, where the operator must choose read or write), and a kind that
+     * contradicts the data is refused ("refused", nothing written, a sentence saying what is
+     * there). leaseMs <= 0 = watchdog; waitMs 0 = one attempt (a fair lock then never queues),
+     * < 0 = forever. The audit record's args carry "kind" as asked; its message names the
+     * kind taken ("Acquired NAME as FIELD (read lock, ...)").
+     */
+    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
+                 lockscope::AcquireKind kind = lockscope::AcquireKind::Auto);
+    /** Renews LockScope's own hold of `threadId` to the watchdog timeout with the renewal of its
+     *  kind: read-write lock: write renew if LockScope's ":write" field is there, else the read
+     *  renewal of its rwlock_timeout keys (§4.6); fair, fenced, plain: the RLock renew (§2.6).
+     *  "refused" when LockScope does not hold it. */
     void renew(const QString &name, qint64 threadId);
+    /** Releases one hold of LockScope's `threadId` with the unlock of its kind: read-write lock:
+     *  unlockWrite if LockScope's ":write" field is there, else unlockRead (§4.3, §4.5: the
+     *  other readers' holds stay); fair lock (as acquired by LockScope, or a queue in the data):
+     *  FairLock::unlock (§3.5, wakes the head waiter on its own channel); fenced and plain:
+     *  LockClient::unlock (§2.3). */
     void release(const QString &name, qint64 threadId);
     /** Kind-aware force unlock (ForceUnlocker, protocol §9): atomic DEL + the wake-up message
      *  each kind's waiters listen for, so they acquire at once instead of after the TTL. Only if
@@ -145,6 +170,11 @@ signals:
      *  record could not be written). */
     void actionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
                         const QString &outcome = QString());
+    /** A successful acquire (emitted just before its actionFinished): the hash field of the hold
+     *  (`<clientId>:<threadId>`, `...:write` for a write hold), the kind taken ("lock", "fair",
+     *  "read", "write", "fenced") and, for a fenced lock, the fencing token of this acquire
+     *  (else -1). */
+    void acquired(const QString &lock, const QString &field, const QString &kind, qint64 token);
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
@@ -181,6 +211,12 @@ private:
     void verifyMaster();
 
     SnapshotReader *readerFor(const QString &name);
+    /** The kind clients on clientFor(name), made on first use (children of that client). */
+    FairLock *fairLockFor(const QString &name);
+    ReadWriteLock *readWriteLockFor(const QString &name);
+    FencedLock *fencedLockFor(const QString &name);
+    /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see release()). */
+    AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
     ForceUnlocker *unlockerFor(const QString &name);
     LockRepairs *repairsFor(const QString &name);
 
@@ -193,6 +229,11 @@ private:
     QHash<QString, LockClient *> m_nodeClients;       ///< cluster: by master address
     QHash<QString, DoctorProbe *> m_nodeProbes;       ///< cluster: by master address
     QHash<QString, LockRepairs *> m_nodeRepairs;      ///< cluster: by master address
+    QHash<LockClient *, FairLock *> m_fairLocks;         ///< by the LockClient they use
+    QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
+    QHash<LockClient *, FencedLock *> m_fencedLocks;
+    /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
+    QHash<QString, AcquireKind> m_heldKinds;
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
