@@ -142,7 +142,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
             f.severity = LockFinding::Severity::Info;
             f.code = QStringLiteral("free_with_queue");
             f.lock = s.name;
-            f.title = QStringLiteral("%1 is a free fair lock with %2 queued waiter(s)").arg(s.name).arg(s.queueLength);
+            f.title = QStringLiteral("%1 is a free lock with %2 queued waiter(s)").arg(s.name).arg(s.queueLength);
             f.explanation = QStringLiteral("The head waiter should take it on its next attempt. If this lasts, the head "
                                            "is not running (dead or stalled) or sleeps without a timer (it enqueued "
                                            "while the lock had no TTL); live waiters behind it spin meanwhile.");
