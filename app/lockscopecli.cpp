@@ -62,7 +62,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "  set-ttl NAME --ttl-ms N [--yes]    repair: give a lock without TTL one\n"
         "  remove-waiter NAME FIELD [--wait-ms N] [--yes]   repair: drop a stale fair-queue waiter\n"
         "  remove-reader NAME FIELD [--yes]   repair: drop a dead reader of a read-write lock\n"
-        "  wake NAME [--yes]                  repair: publish the unlock message of a free lock\n"
+        "  wake NAME [--yes]                  repair: wake the waiters of a free lock on their kind's channel\n"
         "  record --out FILE [--duration-ms N]  record what is seen (JSON lines; .gz compresses)\n"
         "  export RECORDING --csv [--out-dir DIR]  events and hold intervals as CSV files\n"
         "  redlock show NAME --servers URL1,URL2,... [--json]\n"
@@ -88,7 +88,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("hold-ms"), QStringLiteral("acquire: release after N ms (default: hold until Ctrl-C)."),
          QStringLiteral("N")},
-        {QStringLiteral("wait-ms"), QStringLiteral("acquire: wait up to N ms for the lock (default 0: one attempt; -1 forever)."),
+        {QStringLiteral("wait-ms"), QStringLiteral("acquire: wait up to N ms for the lock (default 0: one attempt; -1 forever). "
+                                                   "remove-waiter: the wait the waiter enqueued with (default: derived "
+                                                   "from the gaps between deadlines, else 300000)."),
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("thread-id"), QStringLiteral("acquire: thread id of the holder field (default 1)."),
          QStringLiteral("N"), QStringLiteral("1")},

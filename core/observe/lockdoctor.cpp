@@ -74,11 +74,15 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
         f.lock = s.name;
         f.title = QStringLiteral("%1 has no TTL: it never expires on its own").arg(s.name);
         f.explanation = QStringLiteral("Redisson always sets a lease. A lock without one was written by an old or "
-                                       "foreign client, or its PEXPIRE was lost; if its holder dies, the lock "
-                                       "stays held forever and waiters block until someone deletes it.");
+                                       "foreign client, or its PEXPIRE was lost; if its holder dies, the lock stays "
+                                       "held forever. Waiters that saw it without a TTL (PTTL -1) sleep with no "
+                                       "timer until an unlock message comes, and neither an expiry nor a plain DEL "
+                                       "publishes one.");
         f.evidence = {{QStringLiteral("pttl_ms"), s.pttlMs}, {QStringLiteral("holders"), s.holderSummary()}};
         f.action = QStringLiteral("Set a TTL (lockscope-cli set-ttl %1 --ttl-ms 30000) so the holder can still "
-                                  "finish, or force-unlock it if the holder is gone.").arg(s.name);
+                                  "finish, or force-unlock it if the holder is gone (that publishes the wake-up). "
+                                  "After a TTL runs out, sleeping waiters still need lockscope-cli wake %1 (the "
+                                  "doctor then reports waiters_without_holder).").arg(s.name);
         out << f;
     }
     if (s.kind != LockKind::ReadWriteLock && s.holders.size() > 1) {
@@ -97,18 +101,39 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
         if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0
             && s.waiters.first().deadlineEpochMs < s.serverTimeMs) {
             const LockWaiter &w = s.waiters.first();
+            const qint64 pastBy = s.serverTimeMs - w.deadlineEpochMs;
+            // A live waiter polls again at most its last PTTL after its last poll (§1.5, §14.7).
+            const qint64 graceMs = qMax(kFairHeadGraceMs, s.pttlMs);
+            const bool stale = pastBy > graceMs;
             LockFinding f;
+            f.severity = stale ? LockFinding::Severity::Warning : LockFinding::Severity::Info;
             f.code = QStringLiteral("fair_head_expired");
             f.lock = s.name;
-            f.title = QStringLiteral("Head waiter of %1 is %2 past its deadline").arg(s.name, ms(s.serverTimeMs - w.deadlineEpochMs));
-            f.explanation = QStringLiteral("The first thread in the waiter queue did not retry before its deadline: it "
-                                           "is probably dead. Nobody else can acquire the fair lock until the next "
-                                           "acquire attempt prunes it.");
+            if (stale) {
+                f.title = QStringLiteral("Head waiter of %1 is stale: past its deadline by %2").arg(s.name, ms(pastBy));
+                f.explanation = QStringLiteral("The first thread in the waiter queue has not retried for longer after its "
+                                               "deadline than a live waiter sleeps (its last PTTL, at most %1 here): it "
+                                               "is dead. It stays at the head until an acquire attempt prunes it; while "
+                                               "the lock is free, live waiters behind it re-run the acquire script at "
+                                               "once, again and again, until then.").arg(ms(graceMs));
+                f.action = QStringLiteral("Remove the stale waiter (lockscope-cli remove-waiter %1 %2).").arg(s.name, w.field);
+            } else {
+                f.title = QStringLiteral("Head waiter of %1 is past its deadline by %2: may still re-queue itself")
+                              .arg(s.name, ms(pastBy));
+                f.explanation = QStringLiteral("A queued waiter's deadline is not refreshed while it waits: a live lock() "
+                                               "waiter passes it whenever the holder keeps the lock longer than lease + "
+                                               "wait, and re-queues itself at its next attempt, at most its last PTTL "
+                                               "(up to %1 here) later. It is not known to be dead yet.").arg(ms(graceMs));
+                f.action = QStringLiteral("Nothing yet. If it is still at the head %1 after its deadline, it is dead: "
+                                          "lockscope-cli remove-waiter %2 %3.").arg(ms(graceMs), s.name, w.field);
+            }
             f.evidence = {{QStringLiteral("waiter"), w.field},
                           {QStringLiteral("deadline_epoch_ms"), w.deadlineEpochMs},
                           {QStringLiteral("server_time_ms"), s.serverTimeMs},
+                          {QStringLiteral("past_deadline_ms"), pastBy},
+                          {QStringLiteral("grace_ms"), graceMs},
+                          {QStringLiteral("stale"), stale},
                           {QStringLiteral("queue_length"), s.queueLength}};
-            f.action = QStringLiteral("Remove the stale waiter (lockscope-cli remove-waiter %1 %2).").arg(s.name, w.field);
             out << f;
         }
         if (!s.exists && s.queueLength > 0) {
@@ -118,9 +143,11 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
             f.code = QStringLiteral("free_with_queue");
             f.lock = s.name;
             f.title = QStringLiteral("%1 is a free lock with %2 queued waiter(s)").arg(s.name).arg(s.queueLength);
-            f.explanation = QStringLiteral("The head waiter should take it on its next attempt. If this lasts, the "
-                                           "head waiter is dead or missed its message.");
-            f.evidence = {{QStringLiteral("queue_length"), s.queueLength}};
+            f.explanation = QStringLiteral("The head waiter should take it on its next attempt. If this lasts, the head "
+                                           "is not running (dead or stalled) or sleeps without a timer (it enqueued "
+                                           "while the lock had no TTL); live waiters behind it spin meanwhile.");
+            f.evidence = {{QStringLiteral("queue_length"), s.queueLength},
+                          {QStringLiteral("head_waiter"), s.waiters.isEmpty() ? QString() : s.waiters.first().field}};
             f.action = QStringLiteral("Watch it; see waiters_without_holder if it lasts.");
             out << f;
         }
@@ -283,12 +310,22 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                           .arg(s.name)
                           .arg(s.queueLength)
                           .arg(ms(nowSteadyMs - h.freeWithWaitersSinceMs));
-            f.explanation = QStringLiteral("Nobody holds the fair lock, yet its waiters do not take it: the head "
-                                           "waiter missed its unlock message or is dead.");
+            const QString head = s.waiters.isEmpty() ? QStringLiteral("<head field>") : s.waiters.first().field;
+            f.explanation = QStringLiteral("Nobody holds the fair lock and its head waiter %1 does not take it, so it "
+                                           "is not running (dead or stalled), or it sleeps without a timer because it "
+                                           "enqueued while the lock had no TTL. The waiters behind it did not miss a "
+                                           "message: a free fair lock answers them 0 and they retry at once, spinning "
+                                           "on the acquire script until the head is pruned at its deadline. A force "
+                                           "unlock would not help: the lock is free, so it deletes and publishes "
+                                           "nothing.").arg(head);
             f.evidence = {{QStringLiteral("queue_length"), s.queueLength},
                           {QStringLiteral("head_waiter"), s.waiters.isEmpty() ? QString() : s.waiters.first().field}};
-            f.action = QStringLiteral("Remove the head waiter if it is dead (lockscope-cli remove-waiter), or wake it by "
-                                      "force-unlocking the (free) lock, which publishes to its channel.");
+            if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0 && s.serverTimeMs > 0)
+                f.evidence.insert(QStringLiteral("head_deadline_in_ms"), s.waiters.first().deadlineEpochMs - s.serverTimeMs);
+            f.action = QStringLiteral("Remove the stale head waiter (lockscope-cli remove-waiter %1 %2). Only if its "
+                                      "client is alive and may have enqueued while the lock had no TTL, try "
+                                      "lockscope-cli wake %1 first: it publishes to the head's own channel.")
+                           .arg(s.name, head);
             out << f;
         }
     }
@@ -302,13 +339,14 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         f.code = QStringLiteral("waiters_without_holder");
         f.lock = it.key();
         f.title = QStringLiteral("%1 is free but %2 client(s) still wait on its unlock channel").arg(it.key()).arg(it.value());
-        f.explanation = QStringLiteral("Clients subscribed to %1 are waiting for an unlock message that will not "
-                                       "come: the lock is free (released or deleted without publishing). They sleep "
-                                       "until their own timer, forever if the lock had no TTL.")
-                            .arg(LockNames::unlockChannel(it.key()));
+        f.explanation = QStringLiteral("Clients subscribed to %1 or %2 are waiting for an unlock message that will "
+                                       "not come: the lock is free (expired, or deleted without publishing). They "
+                                       "sleep until their own timer, forever if their last attempt saw the lock "
+                                       "without a TTL.")
+                            .arg(LockNames::unlockChannel(it.key()), LockNames::readWriteChannel(it.key()));
         f.evidence = {{QStringLiteral("subscribers"), it.value()}, {QStringLiteral("lock_exists"), false}};
-        f.action = QStringLiteral("Wake them: lockscope-cli wake %1 publishes the unlock message (there is nothing "
-                                  "to delete).").arg(it.key());
+        f.action = QStringLiteral("Wake them: lockscope-cli wake %1 publishes the unlock message on the channel "
+                                  "they wait on (there is nothing to delete, so force unlock would not).").arg(it.key());
         out << f;
     }
     if (!m_latches.isEmpty()) {

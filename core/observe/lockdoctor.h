@@ -14,11 +14,14 @@ namespace lockscope {
  *  - no_ttl (critical): PTTL -1, the lock never expires on its own (§2.1).
  *  - watchdog_long (warning): the same holders for longer than watchdogHeldMs (default 10 min)
  *    while the TTL was seen jumping back (watchdog renewals, §2.6): alive but maybe stuck.
- *  - fair_head_expired (warning): the head waiter's deadline has passed (§3.7).
+ *  - fair_head_expired: the head waiter's deadline has passed (§3.7). Info while it may still be
+ *    alive (§14.7: past it by at most max(kFairHeadGraceMs, the lock's PTTL), a live waiter
+ *    re-queues itself at its next poll); warning ("stale") after that.
  *  - fair_companions_disagree (warning): a queue member with no timeout-set score or the reverse.
- *  - waiters_without_holder (warning): a free lock with queued waiters (fair) or with clients
- *    subscribed to its unlock channel, for longer than waitersWithoutHolderMs (default 30 s, one
- *    lease): a lost unlock message (§1.5).
+ *  - waiters_without_holder (warning): for longer than waitersWithoutHolderMs (default 30 s, one
+ *    lease), a free fair lock with queued waiters (the head is not running; the others spin,
+ *    §14.6: advice remove-waiter of the head, never force unlock), or a free lock with clients
+ *    subscribed to its unlock or read-write channel (no message will come, §1.5: advice wake).
  *  - several_holders (critical): more than one holder field in a lock that is not read-write.
  *  - dead_readers (warning): read holds whose rwlock_timeout key is gone (§4.3).
  *  - lingering_latch (info; warning when it has no TTL): redisson_unlock_latch keys (§2.3).
@@ -35,6 +38,10 @@ public:
         qint64 watchdogHeldMs = 10 * 60 * 1000;
         qint64 waitersWithoutHolderMs = 30000;
     };
+
+    /** How long after its deadline a fair head waiter may still be alive at least: a live
+     *  waiter polls again within its last PTTL, the watchdog lease (30000 ms) by default. */
+    static constexpr qint64 kFairHeadGraceMs = 30000;
 
     void setThresholds(const Thresholds &t) { m_thresholds = t; }
     const Thresholds &thresholds() const { return m_thresholds; }

@@ -1,6 +1,8 @@
 #include "lockevent.h"
 
 #include <QDateTime>
+
+#include <algorithm>
 #include <QHash>
 #include <QSet>
 #include <QStringList>
@@ -37,13 +39,14 @@ LockEvent LockEvent::fromJson(const QJsonObject &o)
 }
 
 QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapshot &after,
-                                   const QString &keyspaceHint, bool forceUnlocked)
+                                   const QString &keyspaceHint, bool forceUnlocked, Removal removal)
 {
     QVector<LockEvent> out;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    auto add = [&](const QString &type, const QString &holder, const QString &detail) {
-        out.append(LockEvent{now, after.name, type, holder, detail});
+    auto add = [&](const QString &type, const QString &holder, const QString &detail, const QJsonObject &extra = {}) {
+        out.append(LockEvent{now, after.name, type, holder, detail, extra});
     };
+    const auto removalOf = [](const char *kind) { return QJsonObject{{QStringLiteral("removal"), QLatin1String(kind)}}; };
 
     QHash<QString, LockHolder> old;
     if (before) {
@@ -69,16 +72,47 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
     for (auto it = old.cbegin(); it != old.cend(); ++it) {
         if (seen.contains(it.key()))
             continue;
-        if (forceUnlocked)
+        if (forceUnlocked) {
             add(QStringLiteral("force_unlocked"), it.key(),
-                QStringLiteral("deleted by LockScope on request (hold count was %1)").arg(it->holdCount));
-        else if (keyspaceHint == QLatin1String("expired")
-                 || (keyspaceHint.isEmpty() && before->pttlMs >= 0
-                     && before->remainingTtlMs(after.readAtSteadyMs) <= 500))
+                QStringLiteral("deleted by LockScope on request (hold count was %1)").arg(it->holdCount),
+                removalOf("lockscope"));
+        } else if (keyspaceHint == QLatin1String("expired")
+                   || (keyspaceHint.isEmpty() && before->pttlMs >= 0
+                       && before->remainingTtlMs(after.readAtSteadyMs) <= 500)) {
             add(QStringLiteral("expired"), it.key(),
                 QStringLiteral("lease ran out with hold count %1: the holder never released it").arg(it->holdCount));
-        else
+        } else if (removal == Removal::Unclassified) {
             add(QStringLiteral("released"), it.key(), QStringLiteral("hold count %1 -> 0").arg(it->holdCount));
+        } else if (removal == Removal::Unlock) {
+            add(QStringLiteral("released"), it.key(),
+                QStringLiteral("hold count %1 -> 0: unlock() by its holder (its unlock latch was written with the "
+                               "delete)").arg(it->holdCount),
+                removalOf("unlock"));
+        } else if (removal == Removal::Forced) {
+            QJsonObject extra = removalOf("forced");
+            extra.insert(QStringLiteral("victim"), it.key());
+            add(QStringLiteral("force_unlocked"), it.key(),
+                QStringLiteral("holder %1 was force-unlocked / deleted by another client (hold count was %2): the "
+                               "lock was deleted without the unlock latch every unlock() of Redisson 3.24+ writes")
+                    .arg(it.key())
+                    .arg(it->holdCount),
+                extra);
+        } else if (after.exists && std::any_of(before->holders.cbegin(), before->holders.cend(),
+                                               [&seen](const LockHolder &h) { return seen.contains(h.field); })) {
+            // Only this field went and the same hash goes on: an unlock script's HDEL (§4.3, §4.5).
+            add(QStringLiteral("released"), it.key(), QStringLiteral("hold count %1 -> 0").arg(it->holdCount),
+                removalOf("unlock"));
+        } else {
+            const QString why = removal == Removal::Polling
+                                    ? QStringLiteral("LockScope polls and cannot tell")
+                                : removal == Removal::NoLatchSeen
+                                    ? QStringLiteral("no client here was seen writing an unlock latch (Redisson before "
+                                                     "3.24 writes none), so LockScope cannot tell")
+                                    : QStringLiteral("no keyspace event showed which");
+            add(QStringLiteral("released"), it.key(),
+                QStringLiteral("hold count %1 -> 0: released or force-unlocked, unknown: %2").arg(it->holdCount).arg(why),
+                removalOf("unknown"));
+        }
     }
 
     // Renewal: same holders, and the TTL is clearly above what the countdown predicts.

@@ -15,6 +15,11 @@ namespace lockscope {
  * dequeued, unlock_message; or `failover`, which concerns no one lock (`lock` empty): Redis
  * Sentinel named a new master and LockScope moved to it (`extra`: master_name, old_master,
  * new_master, source).
+ * A holder's removal by a delete of the lock carries `extra.removal` (protocol §14.9):
+ * "unlock" (released by its holder: the unlock latch was written with the delete), "forced"
+ * (type force_unlocked, `holder` and `extra.victim` = the holder that lost it, not the actor),
+ * "lockscope" (LockScope's own force unlock) or "unknown" (type released; the detail says why
+ * it cannot tell: polling, or no client seen writing a latch).
  */
 struct LockEvent
 {
@@ -30,6 +35,16 @@ struct LockEvent
     /** Inverse of toJson() (recordings). */
     static LockEvent fromJson(const QJsonObject &o);
 
+    /** What the monitor saw when a lock's hash went away (protocol §14.9). */
+    enum class Removal {
+        Unclassified, ///< no evidence passed (legacy: a gone holder is "released")
+        Unlock,       ///< a `del` followed by an unlock-latch write of the same name: unlock() by its holder
+        Forced,       ///< a `del` without a latch write, from a server whose clients write latches
+        NoLatchSeen,  ///< a `del` without a latch write, but no client was ever seen writing one (< 3.24)
+        Polling,      ///< no keyspace notifications: LockScope polls and cannot tell
+        Unknown,      ///< notifications on, but no `del` event for it was seen
+    };
+
     /**
      * Events implied by going from `before` (nullptr = lock unknown until now) to `after`.
      * `keyspaceHint` is the last keyspace-notification event name seen for the key ("expired",
@@ -37,10 +52,14 @@ struct LockEvent
      * Rules: new holder -> acquired; higher count -> reentered; lower count -> released (partial);
      * holder gone -> released / expired / force_unlocked; same holders and TTL higher than the
      * countdown predicts by > 1 s -> renewed (a watchdog or an explicit renew, §2.6); new/removed
-     * fair-queue entries -> enqueued / dequeued.
+     * fair-queue entries -> enqueued / dequeued. `removal` classifies a holder gone with the hash
+     * (not expired, not LockScope's): Unlock -> released; Forced -> force_unlocked naming the
+     * victim; NoLatchSeen, Polling, Unknown -> released with "released or force-unlocked" and why
+     * it cannot tell (a holder field gone while others of the same hash stay is released).
      */
     static QVector<LockEvent> diff(const LockSnapshot *before, const LockSnapshot &after,
-                                   const QString &keyspaceHint, bool forceUnlocked);
+                                   const QString &keyspaceHint, bool forceUnlocked,
+                                   Removal removal = Removal::Unclassified);
 };
 
 } // namespace lockscope

@@ -276,6 +276,7 @@ QVector<LockSnapshot> LockMonitor::takeLocks(const QStringList &names)
         }
         m_dirty.remove(name);
         m_forceUnlockExpected.remove(name);
+        m_removals.remove(name);
     }
     m_dirtyOrder.erase(std::remove_if(m_dirtyOrder.begin(), m_dirtyOrder.end(),
                                       [&gone](const QString &n) { return gone.contains(n); }),
@@ -328,6 +329,14 @@ void LockMonitor::flush()
     });
 }
 
+LockEvent::Removal LockMonitor::removalOf(const QString &name) const
+{
+    const auto it = m_removals.constFind(name);
+    if (it != m_removals.cend())
+        return it.value();
+    return m_notificationsOn ? LockEvent::Removal::Unknown : LockEvent::Removal::Polling;
+}
+
 void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints)
 {
     QVector<LockSnapshot> changed;
@@ -337,6 +346,15 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         auto it = m_locks.find(s.name);
         const bool known = it != m_locks.end();
         const QString hint = hints.value(s.name);
+        if (known && m_lastDeletedLock == s.name && !m_removalDeferred.contains(s.name)) {
+            // Read right after its `del`: the latch write of the same script may still be on its
+            // way on the subscriber connection. Read it once more before calling it forced.
+            m_removalDeferred.insert(s.name);
+            markDirty(s.name, hint);
+            continue;
+        }
+        m_removalDeferred.remove(s.name);
+        const int eventsBefore = int(events.size());
         if (!known && m_ownsName && !m_ownsName(s.name))
             continue; // cluster: handed over to another master's monitor while being read
         if (!m_patternRegex.match(s.name).hasMatch()) {
@@ -356,7 +374,8 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 LockSnapshot gone = s;
                 gone.holders.clear();
                 gone.waiters.clear();
-                events += LockEvent::diff(&it.value(), gone, hint, m_forceUnlockExpected.remove(s.name));
+                events += LockEvent::diff(&it.value(), gone, hint, m_forceUnlockExpected.remove(s.name), removalOf(s.name));
+                m_removals.remove(s.name);
                 m_locks.erase(it);
                 removed << s.name;
             }
@@ -364,7 +383,12 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         }
         // Locks found by the first discovery were there before we looked: no "acquired" events.
         if (known || m_baselineDone || !hint.isEmpty())
-            events += LockEvent::diff(known ? &it.value() : nullptr, s, hint, m_forceUnlockExpected.remove(s.name));
+            events += LockEvent::diff(known ? &it.value() : nullptr, s, hint, m_forceUnlockExpected.remove(s.name),
+                                      removalOf(s.name));
+        // The delete evidence is used up once a holder was reported gone (or the lock is).
+        for (int i = eventsBefore; i < events.size(); ++i)
+            if (events[i].extra.contains(QStringLiteral("removal")))
+                m_removals.remove(s.name);
         m_locks.insert(s.name, s);
         changed << s;
     }
@@ -399,6 +423,18 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
             return;
         const QString key = channel.mid(colon + 3);
         const QString op = QString::fromUtf8(payload);
+        if (key.startsWith(QLatin1String("redisson_unlock_latch:"))) {
+            // SET ... PX gives `set` (flag $) and `expire` (flag g); the client's follow-up DEL is not a write.
+            if (op == QLatin1String("set") || op == QLatin1String("expire")) {
+                m_latchWritesSeen = true;
+                if (!m_lastDeletedLock.isEmpty()
+                    && key.startsWith(LockNames::unlockLatchKey(m_lastDeletedLock, QString())))
+                    m_removals.insert(m_lastDeletedLock, LockEvent::Removal::Unlock);
+                m_lastDeletedLock.clear();
+            }
+            return;
+        }
+        m_lastDeletedLock.clear();
         QString name = LockNames::lockNameFromCompanionKey(key);
         if (name.isEmpty())
             name = LockNames::lockNameFromReadTimeoutKey(key); // a read hold's timeout key (§4.1)
@@ -413,6 +449,10 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
             if (op != QLatin1String("del") && op != QLatin1String("expired"))
                 return;
             m_notLocks.remove(name);
+        }
+        if (op == QLatin1String("del") && name == key && m_locks.contains(name)) {
+            m_lastDeletedLock = name; // a release if its latch write comes next
+            m_removals.insert(name, m_latchWritesSeen ? LockEvent::Removal::Forced : LockEvent::Removal::NoLatchSeen);
         }
         // Only hash, generic and expiry events concern locks; list/zset ops matter for fair companions.
         markDirty(name, op);

@@ -31,6 +31,10 @@ class SnapshotReader;
  *   **live**: it PSUBSCRIBEs `__keyspace@<db>__:*` and re-reads only locks whose keys changed.
  *   Otherwise it is **polling** (every pollIntervalMs, full rediscovery every 5 polls) and says
  *   why. It never changes server configuration unless enableNotifications() is called.
+ * - Live: a `del` of a lock hash directly followed by an unlock-latch write of the same name
+ *   (`set`, or `expire` from its PX) is reported released; without one, force_unlocked naming
+ *   the holder as the victim, once some client was seen writing latches (Redisson 3.24+); else,
+ *   and when polling, released with "cannot tell" (§14.9, LockEvent::Removal).
  * - Always PSUBSCRIBEs `redisson_lock__channel:*` (incl. fair per-waiter channels) and
  *   `redisson_rwlock:*` (protocol §9) and reports unlock messages.
  * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
@@ -120,6 +124,8 @@ private:
     void flush();
     void onPollTick();
     void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
+    /** The delete evidence of `name` since a holder was last reported gone (§14.9). */
+    LockEvent::Removal removalOf(const QString &name) const;
 
     QPointer<RedisConnection> m_connection;
     QPointer<RedisSubscriber> m_subscriber;
@@ -146,6 +152,12 @@ private:
     QSet<QString> m_notLocks;        // hashes read and found not to be locks
     QSet<QString> m_seenInScan;
     QSet<QString> m_forceUnlockExpected;
+    // Release or forced delete (§14.9): every unlock() of Redisson 3.24+ deletes the hash and then
+    // writes its unlock latch in the same script, so their keyspace events come adjacent.
+    QString m_lastDeletedLock;                    ///< the last keyspace event was a `del` of this lock hash
+    QHash<QString, LockEvent::Removal> m_removals; ///< deletes seen since the lock's last read
+    bool m_latchWritesSeen = false;                ///< some client here writes unlock latches
+    QSet<QString> m_removalDeferred;               ///< read once more after a `del` (see applySnapshots)
     bool m_readInFlight = false;
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;

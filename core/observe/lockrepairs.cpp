@@ -4,6 +4,8 @@
 
 #include "redis/redisconnection.h"
 
+#include <QDateTime>
+
 namespace lockscope {
 
 LockRepairs::LockRepairs(RedisConnection *connection, QObject *parent)
@@ -44,27 +46,43 @@ void LockRepairs::setTtl(const QString &name, qint64 ttlMs, const QString &confi
 void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64 waitMs, QObject *context,
                                Callback callback)
 {
-    const qint64 wait = waitMs > 0 ? waitMs : 300000;
-    m_removeWaiter.eval(m_connection, {LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
-                        {field.toUtf8(), QByteArray::number(wait)}, context, [name, field, callback](const RedisReply &r) {
-                            RepairResult res;
-                            if (r.isError()) {
-                                res = errorResult(QStringLiteral("Removing waiter %1 of %2").arg(field, name), r);
-                            } else if (r.at(0).toInteger() == 0 && r.at(1).toInteger() == 0) {
-                                res = {QStringLiteral("changed"),
-                                       QStringLiteral("%1 is no longer waiting on %2: nothing was done").arg(field, name), {}};
-                            } else {
-                                res = {QStringLiteral("done"),
-                                       QStringLiteral("Removed waiter %1 from %2 (queue: %3, timeout set: %4); %5 later "
-                                                      "waiter(s) moved up")
-                                           .arg(field, name)
-                                           .arg(r.at(0).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
-                                           .arg(r.at(1).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
-                                           .arg(r.at(2).toInteger()),
-                                       {}};
-                            }
-                            callback(res);
-                        });
+    m_removeWaiter.eval(
+        m_connection, {LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
+        {field.toUtf8(), QByteArray::number(qMax<qint64>(0, waitMs)), QByteArray::number(kDefaultFairWaitMs)}, context,
+        [name, field, callback](const RedisReply &r) {
+            RepairResult res;
+            if (r.isError()) {
+                res = errorResult(QStringLiteral("Removing waiter %1 of %2").arg(field, name), r);
+            } else if (r.at(0).toInteger() == 0 && r.at(1).toInteger() == 0) {
+                res = {QStringLiteral("changed"),
+                       QStringLiteral("%1 is no longer waiting on %2: nothing was done").arg(field, name), {}};
+            } else {
+                const qint64 wait = r.at(3).toInteger();
+                const QByteArray source = r.at(4).toByteArray();
+                QString how;
+                if (source == "given")
+                    how = QStringLiteral("the wait you gave");
+                else if (source == "own_gap")
+                    how = QStringLiteral("derived from the timeout set: the gap between its deadline and the previous "
+                                         "waiter's");
+                else if (source == "gaps_behind")
+                    how = QStringLiteral("derived from the timeout set: the equal gaps between the deadlines behind it");
+                else
+                    how = QStringLiteral("Redisson's default fairLockWaitTimeout, as the timeout set did not tell; "
+                                         "clients of 3.13.2 and older wait 5000 ms: pass --wait-ms if so");
+                res = {QStringLiteral("done"),
+                       QStringLiteral("Removed waiter %1 from %2 (queue: %3, timeout set: %4); %5 later waiter(s) "
+                                      "moved up by its wait of %6 ms (%7)")
+                           .arg(field, name)
+                           .arg(r.at(0).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
+                           .arg(r.at(1).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
+                           .arg(r.at(2).toInteger())
+                           .arg(wait)
+                           .arg(how),
+                       {}};
+            }
+            callback(res);
+        });
 }
 
 void LockRepairs::removeReader(const QString &name, const QString &field, QObject *context, Callback callback)
@@ -98,23 +116,53 @@ void LockRepairs::removeReader(const QString &name, const QString &field, QObjec
 
 void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
 {
-    const QString channel = LockNames::unlockChannel(name);
-    m_wake.eval(m_connection, {name.toUtf8(), channel.toUtf8()}, {m_publishCommand}, context,
-                [name, channel, callback](const RedisReply &r) {
-                    RepairResult res;
-                    if (r.isError())
-                        res = errorResult(QStringLiteral("Waking the waiters of %1").arg(name), r);
-                    else if (r.toInteger() < 0)
-                        res = {QStringLiteral("refused"),
-                               QStringLiteral("%1 is held: waking its waiters would not help; use force unlock").arg(name), {}};
-                    else
-                        res = {QStringLiteral("done"),
-                               QStringLiteral("Published 0 on %1: %2 waiting client(s) told the lock is free")
-                                   .arg(channel)
-                                   .arg(r.toInteger()),
-                               {}};
-                    callback(res);
-                });
+    const QList<QByteArray> keys{name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
+                                 LockNames::readWriteChannel(name).toUtf8(), LockNames::fairQueueKey(name).toUtf8(),
+                                 LockNames::fairTimeoutKey(name).toUtf8()};
+    // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
+    const QList<QByteArray> args{m_publishCommand, QByteArray::number(QDateTime::currentMSecsSinceEpoch())};
+    const QString verb = QString::fromUtf8(m_publishCommand).toUpper();
+    m_wake.eval(m_connection, keys, args, context, [name, verb, callback](const RedisReply &r) {
+        RepairResult res;
+        if (r.isError()) {
+            res = errorResult(QStringLiteral("Waking the waiters of %1").arg(name), r);
+        } else if (r.isInteger() && r.toInteger() < 0) {
+            res = {QStringLiteral("refused"),
+                   QStringLiteral("%1 is held: waking its waiters would not help; use force unlock").arg(name), {}};
+        } else {
+            const QByteArray kind = r.at(0).toByteArray();
+            const qint64 pruned = r.at(1).toInteger();
+            QStringList sent;
+            for (int i = 2; i + 2 < r.size(); i += 3)
+                sent << QStringLiteral("%1 \"%2\" on %3: %4 receiver(s)")
+                            .arg(verb, QString::fromUtf8(r.at(i + 1).toByteArray()),
+                                 QString::fromUtf8(r.at(i).toByteArray()))
+                            .arg(r.at(i + 2).toInteger());
+            const QString prunedText =
+                pruned > 0 ? QStringLiteral(" (first pruned %1 waiter(s) past their deadline, as Redisson does)").arg(pruned)
+                           : QString();
+            QString message;
+            if (kind == "fair")
+                message = QStringLiteral("%1 is a free fair lock: %2 to its head waiter%3").arg(name, sent.join(QString()), prunedText);
+            else if (kind == "fair_empty")
+                message = QStringLiteral("%1 is a free fair lock with no live waiter left in its queue%2: nothing to wake, "
+                                         "nothing published").arg(name, prunedText);
+            else if (kind == "read_write")
+                message = QStringLiteral("%1: read-write waiters are subscribed: %2 (\"1\" wakes every waiting thread "
+                                         "of each client)").arg(name, sent.join(QString()));
+            else if (kind == "lock")
+                message = QStringLiteral("%1: %2").arg(name, sent.join(QString()));
+            else if (kind == "both")
+                message = QStringLiteral("%1: clients wait on both the read-write and the lock channel, so both were "
+                                         "told: %2").arg(name, sent.join(QStringLiteral("; ")));
+            else
+                message = QStringLiteral("Nobody is subscribed to %1 or %2: nothing to wake, nothing published")
+                              .arg(LockNames::unlockChannel(name), LockNames::readWriteChannel(name));
+            const bool nothing = kind == "none" || (kind == "fair_empty" && pruned == 0);
+            res = {nothing ? QStringLiteral("refused") : QStringLiteral("done"), message, {}};
+        }
+        callback(res);
+    });
 }
 
 } // namespace lockscope

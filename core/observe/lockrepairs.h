@@ -26,7 +26,8 @@ struct RepairResult
  *  - setTtl: PEXPIRE a lock that has no TTL, only if it still has the confirmed state;
  *  - removeWaiter: take one waiter out of a fair queue and timeout set, as acquireFailed (§3.4);
  *  - removeReader: drop a dead reader's holds (all its rwlock_timeout keys gone, §4.3);
- *  - wake: publish the unlock message for clients waiting on a free lock (§1.5).
+ *  - wake: publish the unlock message for clients waiting on a free lock, on the channel its
+ *    kind's waiters listen to (§1.5, §14.5).
  */
 class LockRepairs : public QObject
 {
@@ -38,9 +39,25 @@ public:
     void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
 
     void setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState, QObject *context, Callback callback);
-    /** `waitMs` <= 0: Redisson's fairLockWaitTimeout default, 300000 ms. */
+    /** Redisson's fairLockWaitTimeout default (§1.6); 5000 ms in 3.13.2 and older. */
+    static constexpr qint64 kDefaultFairWaitMs = 300000;
+
+    /** Removes `field` from the fair queue and timeout set of `name` (repair_remove_waiter.lua);
+     *  waiters behind it move up by its wait. `waitMs` > 0: that wait. `waitMs` <= 0: derived
+     *  from the timeout set (§14.8: the gap to the waiter queued before it; for the head, the
+     *  gaps behind it when they are all equal), else kDefaultFairWaitMs. The result message says
+     *  which wait was used and where it came from. Absent field: outcome "changed". */
     void removeWaiter(const QString &name, const QString &field, qint64 waitMs, QObject *context, Callback callback);
     void removeReader(const QString &name, const QString &field, QObject *context, Callback callback);
+    /**
+     * Wakes the waiters of the free lock `name` (repair_wake.lua, §14.5): fair (queue or timeout
+     * set present) "0" on the head waiter's own channel after pruning expired heads; otherwise by
+     * who is subscribed: "1" on redisson_rwlock:{name} (wakes every thread of each read-write
+     * waiter), "0" on redisson_lock__channel:{name} (RLock, fenced), both when both have
+     * subscribers, nothing when neither has. Uses the publish verb of setPublishCommand(); counts
+     * subscribers with PUBSUB SHARDNUMSUB when it is "spublish". The message names each channel,
+     * message and receiver count. A lock that exists: outcome "refused", nothing published.
+     */
     void wake(const QString &name, QObject *context, Callback callback);
 
 private:

@@ -5,6 +5,8 @@
 
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
+#include "lock/readwritelock.h"
+#include "lockfixture.h"
 #include "observe/lockdoctor.h"
 
 #include <QDateTime>
@@ -29,9 +31,34 @@ private slots:
     void fairDeadlockIsACycle();
     void watchdogHeldTooLong();
     void rulesAreUnitTestable();
+    void adviceChainWakesAReadWriteWaiter();
+    void staleFairHeadBehindAFreeLockIsRemovedNotForceUnlocked();
+    void headJustPastItsDeadlineIsNotWarnedYet();
 
 private:
     void cli(const QStringList &args) { QCOMPARE(redisCli(m_server.port(), args).exitCode, 0); }
+    /** Scripts run without error since CONFIG RESETSTAT (INFO commandstats: EVAL and EVALSHA). */
+    qint64 scriptRuns()
+    {
+        qint64 runs = 0;
+        const QByteArray info = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+        for (const QByteArray &line : info.split('\n')) {
+            if (!line.startsWith("cmdstat_eval:") && !line.startsWith("cmdstat_evalsha:"))
+                continue;
+            for (const QByteArray &part : line.mid(line.indexOf(':') + 1).trimmed().split(',')) {
+                if (part.startsWith("calls="))
+                    runs += part.mid(6).toLongLong();
+                else if (part.startsWith("failed_calls="))
+                    runs -= part.mid(13).toLongLong();
+            }
+        }
+        return runs;
+    }
+    /** Runs `lockscope-cli --url <server> args...`. */
+    ProcessResult lockscopeCli(const QStringList &args)
+    {
+        return runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH), QStringList{QStringLiteral("--url"), m_server.url()} + args, 60000);
+    }
     /** Runs `lockscope-cli doctor --json` with `extra`; returns findings by code. */
     QMultiHash<QString, QJsonObject> doctor(const QStringList &extra, int *exitCode);
 
@@ -239,6 +266,133 @@ void TestDoctor::rulesAreUnitTestable()
     s.readAtSteadyMs = 12500;
     doctor.observe(s);
     QVERIFY(doctor.diagnose({{s.name, s}}, 13000).isEmpty());
+}
+
+void TestDoctor::adviceChainWakesAReadWriteWaiter()
+{
+    // A read-write lock without TTL, read-held by a reader that crashed (an old client wrote its
+    // hold and timeout key without expiry), and a live writer waiting: its attempt saw PTTL -1,
+    // so it sleeps with no timer until a message comes on redisson_rwlock:{name} (§1.5, §14.5).
+    const QString name = QStringLiteral("chain:rw");
+    const QString reader = m_a + QStringLiteral(":1");
+    cli({QStringLiteral("HSET"), name, QStringLiteral("mode"), QStringLiteral("read"), reader, QStringLiteral("1")});
+    cli({QStringLiteral("SET"), QStringLiteral("{chain:rw}:%1:rwlock_timeout:1").arg(reader), QStringLiteral("1")});
+    LockParticipant writerClient(m_server.endpoint());
+    QVERIFY(writerClient.waitReady());
+    ReadWriteLock writer(writerClient.client.get());
+    auto box = std::make_shared<Box<AcquireResult>>();
+    QCOMPARE(m_admin->cmd({"CONFIG", "RESETSTAT"}).isError(), false);
+    writer.acquireWrite(name, 7, 30000, -1, nullptr, fillBox(box));
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_rwlock:{chain:rw}") == 1; }));
+    // Redisson retries once subscribed (§1.5 step 2); both attempts saw PTTL -1 once two
+    // acquire scripts ran: only then is the writer asleep for good.
+    QVERIFY(waitUntil([&] { return scriptRuns() >= 2; }));
+
+    // Step 1: the doctor says no_ttl and advises set-ttl.
+    int code = -1;
+    auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"),
+                     QStringLiteral("500")},
+                    &code);
+    QVERIFY2(f.contains(QStringLiteral("no_ttl")), qPrintable(QStringList(f.keys()).join(QLatin1Char(','))));
+    const QString setTtl = f.value(QStringLiteral("no_ttl")).value(QStringLiteral("action")).toString();
+    QVERIFY2(setTtl.contains(QStringLiteral("lockscope-cli set-ttl chain:rw")), qPrintable(setTtl));
+    ProcessResult r = lockscopeCli({QStringLiteral("set-ttl"), name, QStringLiteral("--ttl-ms"), QStringLiteral("300"),
+                                    QStringLiteral("--yes")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    // Step 2: the lock expires silently (no message): the writer keeps sleeping.
+    QVERIFY(waitUntil([&] { return !m_admin->exists(name.toUtf8()); }));
+    QVERIFY(!waitUntil([&] { return box->done; }, 1000));
+
+    // Step 3: the doctor says waiters_without_holder and advises wake.
+    f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"),
+                QStringLiteral("500")},
+               &code);
+    QJsonObject waiters;
+    for (const auto &o : f.values(QStringLiteral("waiters_without_holder")))
+        if (o.value(QStringLiteral("lock")).toString() == name)
+            waiters = o;
+    QVERIFY2(!waiters.isEmpty(), qPrintable(QStringList(f.keys()).join(QLatin1Char(','))));
+    const QString wake = waiters.value(QStringLiteral("action")).toString();
+    QVERIFY2(wake.contains(QStringLiteral("lockscope-cli wake chain:rw")), qPrintable(wake));
+    r = lockscopeCli({QStringLiteral("wake"), name, QStringLiteral("--yes")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY2(r.out.contains("\"1\" on redisson_rwlock:{chain:rw}: 1 receiver(s)"), r.out.constData());
+
+    // Step 4: every live waiter holds the lock.
+    QVERIFY(waitUntil([&] { return box->done; }));
+    QVERIFY2(box->value.acquired, qPrintable(box->value.error));
+    QCOMPARE(m_admin->hget(name.toUtf8(), (writerClient.field(7) + QStringLiteral(":write")).toUtf8()), QByteArray("1"));
+}
+
+void TestDoctor::staleFairHeadBehindAFreeLockIsRemovedNotForceUnlocked()
+{
+    // A free fair lock; its head waiter is dead (deadline still ahead), a live one queued behind.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QString head = m_b + QStringLiteral(":30");
+    const QString behind = m_b + QStringLiteral(":31");
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{p:spin}"), head, behind});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:spin}"), QString::number(now + 300000), head,
+         QString::number(now + 600000), behind});
+    int code = -1;
+    const auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"),
+                           QStringLiteral("500")},
+                          &code);
+    QJsonObject waiters;
+    for (const auto &o : f.values(QStringLiteral("waiters_without_holder")))
+        if (o.value(QStringLiteral("lock")).toString() == QLatin1String("p:spin"))
+            waiters = o;
+    QVERIFY2(!waiters.isEmpty(), qPrintable(QStringList(f.keys()).join(QLatin1Char(','))));
+    const QString action = waiters.value(QStringLiteral("action")).toString();
+    QVERIFY2(action.contains(QStringLiteral("lockscope-cli remove-waiter p:spin %1").arg(head)), qPrintable(action));
+    QVERIFY2(waiters.value(QStringLiteral("explanation")).toString().contains(QStringLiteral("did not miss a message")),
+             qPrintable(waiters.value(QStringLiteral("explanation")).toString()));
+    QCOMPARE(waiters.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("head_waiter")).toString(), head);
+    for (const auto &o : f) {
+        if (o.value(QStringLiteral("lock")).toString() != QLatin1String("p:spin"))
+            continue;
+        QVERIFY2(!o.value(QStringLiteral("action")).toString().contains(QStringLiteral("force-unlock")),
+                 qPrintable(o.value(QStringLiteral("action")).toString()));
+        QVERIFY2(!o.value(QStringLiteral("action")).toString().contains(QStringLiteral("force-unlocking")),
+                 qPrintable(o.value(QStringLiteral("action")).toString()));
+        QVERIFY2(!o.value(QStringLiteral("explanation")).toString().contains(QStringLiteral("missed its")),
+                 qPrintable(o.value(QStringLiteral("explanation")).toString()));
+    }
+}
+
+void TestDoctor::headJustPastItsDeadlineIsNotWarnedYet()
+{
+    // A held fair lock whose head waiter passed its deadline 1.2 s ago: a live lock() waiter does
+    // that when the holder keeps the lock long, and re-queues itself at its next poll (§14.7).
+    LockSnapshot s;
+    s.name = QStringLiteral("p:slow");
+    s.isLock = s.exists = true;
+    s.kind = LockKind::FairLock;
+    s.holders << LockHolder{m_a + QStringLiteral(":1"), m_a, QStringLiteral("1"), 1, QString(), {}};
+    s.pttlMs = 20000;
+    s.serverTimeMs = 1'700'000'000'000;
+    LockWaiter w;
+    w.field = m_b + QStringLiteral(":2");
+    w.position = 1;
+    w.deadlineEpochMs = s.serverTimeMs - 1200;
+    s.waiters << w;
+    s.queueLength = 1;
+    s.timeoutSet << qMakePair(w.field, w.deadlineEpochMs);
+    s.timeoutSetSize = 1;
+    auto findings = LockDoctor::snapshotFindings(s);
+    QCOMPARE(findings.size(), 1);
+    QCOMPARE(findings.first().code, QStringLiteral("fair_head_expired"));
+    QCOMPARE(findings.first().severity, LockFinding::Severity::Info);
+    QVERIFY2(findings.first().title.contains(QStringLiteral("past its deadline by 1.2 s: may still re-queue itself")),
+             qPrintable(findings.first().title));
+    QCOMPARE(findings.first().evidence.value(QStringLiteral("stale")).toBool(), false);
+    // 40 s later (more than the 30 s a live waiter sleeps at most here): stale, a warning.
+    s.serverTimeMs += 38800;
+    findings = LockDoctor::snapshotFindings(s);
+    QCOMPARE(findings.size(), 1);
+    QCOMPARE(findings.first().severity, LockFinding::Severity::Warning);
+    QVERIFY2(findings.first().title.contains(QStringLiteral("stale: past its deadline by 40.0 s")),
+             qPrintable(findings.first().title));
+    QVERIFY(findings.first().action.contains(QStringLiteral("lockscope-cli remove-waiter p:slow %1").arg(w.field)));
 }
 
 QTEST_GUILESS_MAIN(TestDoctor)

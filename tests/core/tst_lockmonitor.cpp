@@ -138,6 +138,7 @@ private slots:
     void liveModeReportsEveryEvent();
     void sessionActsAsRedissonClient();
     void pollingWhenNotificationsOff();
+    void forcedDeleteIsNotARelease();
     void forcedPolling();
     void patternFilter();
     void discoveryFindsThousandsOfLocks();
@@ -348,6 +349,10 @@ void TestLockMonitor::pollingWhenNotificationsOff()
              qPrintable(log.dump()));
     QCOMPARE(actor.unlock(QStringLiteral("poll:1")), UnlockResult::Status::Released);
     QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("poll:1"), actor.field()); }, 15000),
+             qPrintable(log.dump()));
+    // Polling cannot tell a release from a forced delete (§14.9), and says so rather than blame.
+    QVERIFY2(log.find(QStringLiteral("released"), QStringLiteral("poll:1"))->detail.contains(
+                 QLatin1String("released or force-unlocked, unknown: LockScope polls and cannot tell")),
              qPrintable(log.dump()));
     QVERIFY(waitUntil([&] { return !monitor->locks().contains(QStringLiteral("poll:1")); }));
     QCOMPARE(monitor->mode(), LockMonitor::Mode::Polling);
@@ -576,4 +581,82 @@ void TestLockMonitor::readOnlySessionWritesNothing()
 }
 
 QTEST_GUILESS_MAIN(TestLockMonitor)
+void TestLockMonitor::forcedDeleteIsNotARelease()
+{
+    // Redisson's RLock unlock (§2.3, 3.24+): DEL, publish, then the unlock latch, in one script.
+    static const char *const redissonUnlock =
+        "local v = redis.call('get', KEYS[3]); if v ~= false then return tonumber(v); end; "
+        "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil; end; "
+        "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); "
+        "if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); "
+        "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); return 0; "
+        "else redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); "
+        "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); return 1; end; return nil;";
+    // Redisson's forceUnlock (§2.4): DEL and publish, no latch.
+    static const char *const redissonForceUnlock =
+        "if (redis.call('del', KEYS[1]) == 1) then redis.call(ARGV[2], KEYS[2], ARGV[1]); return 1 "
+        "else return 0 end";
+    // Only K, g, h, x (what enableNotifications() sets): the latch's SET ... PX shows as `expire`.
+    QCOMPARE(m_admin->cmd({"CONFIG", "SET", "notify-keyspace-events", "Kghx"}).isError(), false);
+    auto restore = qScopeGuard([this] { m_admin->cmd({"CONFIG", "SET", "notify-keyspace-events", "KA"}); });
+    const quint16 port = m_server.port();
+    const QString holder = test::newClientId() + QStringLiteral(":1");
+    auto acquire = [&](const QString &name) {
+        return test::redisCliEval(port, test::kRedissonAcquireScript, {name}, {QStringLiteral("30000"), holder}).exitCode == 0;
+    };
+    SessionLog log;
+    auto session = startSession(m_server.endpoint(), log);
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
+    QVERIFY(waitUntil([&] { return m_admin->numpat() == patternCount(session.get()); }));
+    auto removalOf = [&](const QString &type, const QString &lock) {
+        const LockEvent *e = log.find(type, lock);
+        return e ? e->extra.value(QStringLiteral("removal")).toString() : QString();
+    };
+
+    // No client was seen writing a latch yet (it could be older than 3.24): unknown, no blame.
+    QVERIFY(acquire(QStringLiteral("fd:old")));
+    QVERIFY(waitUntil([&] { return monitor->locks().contains(QStringLiteral("fd:old")); }));
+    QCOMPARE(m_admin->cmd({"DEL", "fd:old"}).toInteger(), qint64(1));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("fd:old"), holder); }), qPrintable(log.dump()));
+    QCOMPARE(removalOf(QStringLiteral("released"), QStringLiteral("fd:old")), QStringLiteral("unknown"));
+    QVERIFY2(log.find(QStringLiteral("released"), QStringLiteral("fd:old"))->detail.contains(QLatin1String("cannot tell")),
+             qPrintable(log.dump()));
+
+    // A Redisson unlock by its holder: released.
+    QVERIFY(acquire(QStringLiteral("fd:unlock")));
+    QVERIFY(waitUntil([&] { return monitor->locks().contains(QStringLiteral("fd:unlock")); }));
+    QCOMPARE(test::redisCliEval(port, redissonUnlock,
+                                {QStringLiteral("fd:unlock"), QStringLiteral("redisson_lock__channel:{fd:unlock}"),
+                                 QStringLiteral("redisson_unlock_latch:{fd:unlock}:0123456789abcdef0123456789abcdef")},
+                                {QStringLiteral("0"), QStringLiteral("30000"), holder, QStringLiteral("publish"),
+                                 QStringLiteral("13500")})
+                 .out.trimmed(),
+             QByteArray("1"));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("fd:unlock"), holder); }),
+             qPrintable(log.dump()));
+    QCOMPARE(removalOf(QStringLiteral("released"), QStringLiteral("fd:unlock")), QStringLiteral("unlock"));
+    QVERIFY(!log.has(QStringLiteral("force_unlocked"), QStringLiteral("fd:unlock")));
+
+    // A bare DEL, and Redisson's forceUnlock(), by someone else: force_unlocked, the holder the victim.
+    for (const QString &name : {QStringLiteral("fd:del"), QStringLiteral("fd:force")}) {
+        QVERIFY(acquire(name));
+        QVERIFY(waitUntil([&] { return monitor->locks().contains(name); }));
+        if (name == QLatin1String("fd:del"))
+            QCOMPARE(m_admin->cmd({"DEL", name.toUtf8()}).toInteger(), qint64(1));
+        else
+            QCOMPARE(test::redisCliEval(port, redissonForceUnlock, {name, QStringLiteral("redisson_lock__channel:{%1}").arg(name)},
+                                        {QStringLiteral("0"), QStringLiteral("publish")})
+                         .out.trimmed(),
+                     QByteArray("1"));
+        QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("force_unlocked"), name, holder); }), qPrintable(log.dump()));
+        const LockEvent *e = log.find(QStringLiteral("force_unlocked"), name);
+        QCOMPARE(e->extra.value(QStringLiteral("victim")).toString(), holder);
+        QCOMPARE(e->extra.value(QStringLiteral("removal")).toString(), QStringLiteral("forced"));
+        QVERIFY2(e->detail.contains(QStringLiteral("holder %1 was force-unlocked / deleted by another client").arg(holder)),
+                 qPrintable(e->detail));
+        QVERIFY(!log.has(QStringLiteral("released"), name));
+    }
+}
+
 #include "tst_lockmonitor.moc"

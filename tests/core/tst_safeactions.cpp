@@ -6,6 +6,8 @@
 #include "demo/redisserverprocess.h"
 #include "observe/locksession.h"
 
+#include <QDateTime>
+
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -35,6 +37,9 @@ private slots:
     void repairsCheckTheConfirmedState();
     void readOnlyRefusesEveryWriteAndAuditsIt();
     void unwritableAuditLogIsReported();
+    void wakeOfAFairLockReachesOnlyTheHeadWaiter();
+    void wakeOfAReadWriteLockWakesItsWaiters();
+    void removeWaiterDerivesTheWaitFromTheTimeoutSet();
 
 private:
     std::unique_ptr<LockSession> session(bool readOnly = false, const QString &auditPath = QString());
@@ -207,6 +212,109 @@ void TestSafeActions::unwritableAuditLogIsReported()
     QVERIFY(!r.ok);
     QCOMPARE(r.outcome, QStringLiteral("audit_failed"));
     QVERIFY2(r.message.contains(QLatin1String("audit")), qPrintable(r.message));
+}
+
+
+void TestSafeActions::wakeOfAFairLockReachesOnlyTheHeadWaiter()
+{
+    // A free fair lock; the head waiter (first pruned: one past its deadline) sleeps on its own
+    // channel, as Redisson's fair waiters do (§3.1): only it gets the "0".
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QString gone = m_a + QStringLiteral(":1");
+    const QString head = m_a + QStringLiteral(":2");
+    const QString behind = m_a + QStringLiteral(":3");
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{fair:w}"), gone, head, behind});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{fair:w}"), QString::number(now - 1000), gone,
+         QString::number(now + 300000), head, QString::number(now + 600000), behind});
+    MessageListener all(m_server.endpoint(), "redisson_lock__channel:{fair:w}*", MessageListener::Pattern);
+    MessageListener rw(m_server.endpoint(), "redisson_rwlock:{fair:w}");
+    MessageListener headChannel(m_server.endpoint(), "redisson_lock__channel:{fair:w}:" + head.toUtf8());
+    QVERIFY(all.waitSubscribed() && rw.waitSubscribed() && headChannel.waitSubscribed());
+    auto s = session();
+    const Outcome woke = run(s.get(), [&] { s->wake(QStringLiteral("fair:w")); });
+    QVERIFY2(woke.ok, qPrintable(woke.message));
+    // Receivers: the head's own subscription and the pattern subscription of `all`.
+    QVERIFY2(woke.message.contains(QStringLiteral("PUBLISH \"0\" on redisson_lock__channel:{fair:w}:%1: 2 receiver(s)").arg(head)),
+             qPrintable(woke.message));
+    QVERIFY2(woke.message.contains(QStringLiteral("pruned 1 waiter(s)")), qPrintable(woke.message));
+    QVERIFY(headChannel.waitFor("0"));
+    // The marker goes out after the wake: once it arrived, anything the wake sent has arrived too.
+    cli({QStringLiteral("PUBLISH"), QStringLiteral("redisson_lock__channel:{fair:w}:marker"), QStringLiteral("m")});
+    QVERIFY(all.waitFor("m"));
+    QCOMPARE(all.messages().size(), 2);
+    QCOMPARE(all.messages().first(), qMakePair("redisson_lock__channel:{fair:w}:" + head.toUtf8(), QByteArray("0")));
+    QVERIFY(rw.messages().isEmpty());
+    const RedisReply queue = m_admin->cmd({"LRANGE", "redisson_lock_queue:{fair:w}", "0", "-1"});
+    QCOMPARE(queue.size(), 2);
+    QCOMPARE(QString::fromUtf8(queue.at(0).toByteArray()), head);
+}
+
+void TestSafeActions::wakeOfAReadWriteLockWakesItsWaiters()
+{
+    // A free read-write lock whose waiters sleep on redisson_rwlock:{name} (§4.1): "1" there, and
+    // nothing on the RLock channel nobody listens to. Nobody subscribed at all: nothing published.
+    auto s = session();
+    const Outcome nobody = run(s.get(), [&] { s->wake(QStringLiteral("rw:w")); });
+    QCOMPARE(nobody.outcome, QStringLiteral("refused"));
+    QVERIFY2(nobody.message.contains(QStringLiteral("nothing published")), qPrintable(nobody.message));
+
+    MessageListener rw(m_server.endpoint(), "redisson_rwlock:{rw:w}");
+    QVERIFY(rw.waitSubscribed());
+    const Outcome woke = run(s.get(), [&] { s->wake(QStringLiteral("rw:w")); });
+    QVERIFY2(woke.ok, qPrintable(woke.message));
+    QVERIFY2(woke.message.contains(QStringLiteral("PUBLISH \"1\" on redisson_rwlock:{rw:w}: 1 receiver(s)")),
+             qPrintable(woke.message));
+    QVERIFY(rw.waitFor("redisson_rwlock:{rw:w}", "1"));
+    QVERIFY(!woke.message.contains(QStringLiteral("redisson_lock__channel")));
+
+    // Waiters on both channels: both are told, and the message says so.
+    MessageListener plain(m_server.endpoint(), "redisson_lock__channel:{rw:w}");
+    QVERIFY(plain.waitSubscribed());
+    const Outcome both = run(s.get(), [&] { s->wake(QStringLiteral("rw:w")); });
+    QVERIFY2(both.message.contains(QStringLiteral("both")), qPrintable(both.message));
+    QVERIFY(plain.waitFor("redisson_lock__channel:{rw:w}", "0"));
+    QVERIFY(rw.waitFor("redisson_rwlock:{rw:w}", "1", 2));
+}
+
+void TestSafeActions::removeWaiterDerivesTheWaitFromTheTimeoutSet()
+{
+    // Waiters of a 3.12-era client: deadlines 5000 ms apart (its wait, §1.6, §14.8).
+    const qint64 base = QDateTime::currentMSecsSinceEpoch() + 60000;
+    QStringList fields;
+    for (int i = 1; i <= 4; ++i)
+        fields << m_a + QStringLiteral(":%1").arg(i);
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{fair:gap}"), fields[0], fields[1], fields[2], fields[3]});
+    for (int i = 0; i < 4; ++i)
+        cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{fair:gap}"), QString::number(base + 5000 * i), fields[i]});
+    auto score = [&](const QString &f) {
+        return m_admin->cmd({"ZSCORE", "redisson_lock_timeout:{fair:gap}", f.toUtf8()}).toByteArray().toLongLong();
+    };
+    auto s = session();
+    // A waiter in the middle: its own gap.
+    const Outcome middle = run(s.get(), [&] { s->removeWaiter(QStringLiteral("fair:gap"), fields[1], 0); });
+    QVERIFY2(middle.ok, qPrintable(middle.message));
+    QVERIFY2(middle.message.contains(QStringLiteral("moved up by its wait of 5000 ms")), qPrintable(middle.message));
+    QVERIFY2(middle.message.contains(QStringLiteral("gap between its deadline and the previous")), qPrintable(middle.message));
+    QCOMPARE(score(fields[2]), base + 5000);
+    QCOMPARE(score(fields[3]), base + 10000);
+    QCOMPARE(score(fields[0]), base);
+    // The head: the equal gaps behind it.
+    const Outcome head = run(s.get(), [&] { s->removeWaiter(QStringLiteral("fair:gap"), fields[0], 0); });
+    QVERIFY2(head.message.contains(QStringLiteral("moved up by its wait of 5000 ms")), qPrintable(head.message));
+    QVERIFY2(head.message.contains(QStringLiteral("equal gaps")), qPrintable(head.message));
+    QCOMPARE(score(fields[2]), base);
+    QCOMPARE(score(fields[3]), base + 5000);
+    // Given explicitly: that wait.
+    const Outcome given = run(s.get(), [&] { s->removeWaiter(QStringLiteral("fair:gap"), fields[2], 1000); });
+    QVERIFY2(given.message.contains(QStringLiteral("wait of 1000 ms (the wait you gave)")), qPrintable(given.message));
+    QCOMPARE(score(fields[3]), base + 4000);
+    // A lone head: nothing to derive it from, Redisson's default, and the message says so.
+    const Outcome lone = run(s.get(), [&] { s->removeWaiter(QStringLiteral("fair:gap"), fields[3], 0); });
+    QVERIFY2(lone.message.contains(QStringLiteral("300000 ms (Redisson's default")), qPrintable(lone.message));
+    QVERIFY2(lone.message.contains(QStringLiteral("5000 ms")), qPrintable(lone.message));
+    const auto records = auditRecords();
+    QCOMPARE(records.size(), 4);
+    QVERIFY(records[0].value(QStringLiteral("message")).toString().contains(QStringLiteral("5000 ms")));
 }
 
 QTEST_GUILESS_MAIN(TestSafeActions)
