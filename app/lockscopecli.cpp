@@ -22,6 +22,7 @@
 #include "redis/redisreply.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QHash>
 #include <QJsonArray>
 #include <QDir>
@@ -551,6 +552,17 @@ void LockScopeCli::runAcquire()
     const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
     LockClient *client = m_session->clientFor(m_name); // in a cluster: on the master serving its slot
     m_session->open(); // waiting acquires listen on the unlock channel
+    // A watchdog renewal that fails leaves the hold at risk: say so at once (§14.2).
+    connect(m_session, &LockSession::holdAtRisk, this, [this](const QString &lock, const QString &error, qint64 lastRenewedMs) {
+        m_err << "lockscope-cli: warning: the watchdog could not renew " << lock << " (" << error
+              << "); the hold is at risk and expires unless a renewal succeeds (last renewed "
+              << QDateTime::currentMSecsSinceEpoch() - lastRenewedMs << " ms ago)\n";
+        m_err.flush();
+    });
+    connect(m_session, &LockSession::holdRecovered, this, [this](const QString &lock) {
+        m_err << "lockscope-cli: the watchdog renewed " << lock << " again\n";
+        m_err.flush();
+    });
     auto onAcquired = [this, client, thread, lease](const AcquireResult &r) {
         if (!r.error.isEmpty()) {
             fail(ServerError, QStringLiteral("acquire of %1 failed: %2").arg(m_name, r.error));

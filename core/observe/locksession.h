@@ -34,6 +34,7 @@ class LockClient;
 class RedisConnection;
 class RedisConnectionPool;
 class SentinelResolver;
+class ShardedSubscriber;
 
 /**
  * Everything one LockScope window or CLI command needs against one Redis: the connection pool,
@@ -101,6 +102,13 @@ public:
     LockClient *clientFor(const QString &name);
     /** The command connection of the node serving `name` (connection() outside a cluster). */
     RedisConnection *connectionFor(const QString &name);
+    /** The publish verb of every unlock, force unlock and repair, Redisson's rule (§1.3, §14.3):
+     *  "spublish" in a Redis 7+ cluster with sharded pub/sub (ClusterTopology::shardedPubSub()),
+     *  else "publish". In the first case LockScope's own waiters SSUBSCRIBE too. */
+    QByteArray publishCommand() const;
+    /** LockScope's own watchdog holds whose last renewal failed (they may expire while LockScope
+     *  believes it holds them; see holdAtRisk()). */
+    QStringList holdsAtRisk() const;
     /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
     SentinelResolver *sentinel() const { return m_sentinel; }
 
@@ -163,6 +171,13 @@ signals:
      *  The connections are already moving to the new master. */
     void masterChanged(const QString &masterName, const QString &oldAddress, const QString &newAddress,
                        const QString &how);
+    /** The watchdog of LockScope's own hold on `lock` could not renew it (`error`: the reply, e.g.
+     *  CROSSSLOT, NOPERM, a lost connection): the hold is at risk and expires if no renewal
+     *  succeeds within the lease. `lastRenewedEpochMs`: local epoch ms of its last good renewal.
+     *  Also a `renewal_failed` LockEvent (eventsOccurred) and errorOccurred(). */
+    void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
+    /** A hold reported by holdAtRisk() was renewed again (also a `renewal_recovered` LockEvent). */
+    void holdRecovered(const QString &lock);
 
 private:
     void startWatching();
@@ -180,6 +195,8 @@ private:
     /** ROLE on the command connection: a server that is no longer a master sends us back to the sentinels. */
     void verifyMaster();
 
+    /** Reports the watchdog failures and recoveries of one of LockScope's lock clients. */
+    void watchOwnHolds(LockClient *client);
     SnapshotReader *readerFor(const QString &name);
     ForceUnlocker *unlockerFor(const QString &name);
     LockRepairs *repairsFor(const QString &name);
@@ -193,6 +210,7 @@ private:
     QHash<QString, LockClient *> m_nodeClients;       ///< cluster: by master address
     QHash<QString, DoctorProbe *> m_nodeProbes;       ///< cluster: by master address
     QHash<QString, LockRepairs *> m_nodeRepairs;      ///< cluster: by master address
+    QHash<QString, ShardedSubscriber *> m_nodeSharded; ///< cluster, sharded pub/sub: own waiters, by master address
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
