@@ -22,7 +22,6 @@
 #include "redis/redisreply.h"
 
 #include <QCoreApplication>
-#include <QDateTime>
 #include <QHash>
 #include <QJsonArray>
 #include <QDir>
@@ -552,13 +551,8 @@ void LockScopeCli::runAcquire()
     const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
     LockClient *client = m_session->clientFor(m_name); // in a cluster: on the master serving its slot
     m_session->open(); // waiting acquires listen on the unlock channel
-    // A watchdog renewal that fails leaves the hold at risk: say so at once (§14.2).
-    connect(m_session, &LockSession::holdAtRisk, this, [this](const QString &lock, const QString &error, qint64 lastRenewedMs) {
-        m_err << "lockscope-cli: warning: the watchdog could not renew " << lock << " (" << error
-              << "); the hold is at risk and expires unless a renewal succeeds (last renewed "
-              << QDateTime::currentMSecsSinceEpoch() - lastRenewedMs << " ms ago)\n";
-        m_err.flush();
-    });
+    // A watchdog renewal that fails leaves the hold at risk: the session's errorOccurred() says so
+    // on stderr at once (§14.2); say it too when the renewals work again.
     connect(m_session, &LockSession::holdRecovered, this, [this](const QString &lock) {
         m_err << "lockscope-cli: the watchdog renewed " << lock << " again\n";
         m_err.flush();

@@ -302,9 +302,12 @@ void LockSession::watchOwnHolds(LockClient *client)
             emit holdAtRisk(name, error, lastRenewed);
         }
         emit eventsOccurred(events);
+        QString cause = error.trimmed();
+        while (cause.endsWith(QLatin1Char('.')))
+            cause.chop(1);
         emit errorOccurred(QStringLiteral("Watchdog renewal of %1 failed: %2. LockScope's hold is at risk: it expires "
                                           "unless a renewal succeeds within %3 ms; retrying every %4 ms.")
-                               .arg(names.join(QStringLiteral(", ")), error)
+                               .arg(names.join(QStringLiteral(", ")), cause)
                                .arg(c->watchdogTimeoutMs())
                                .arg(c->watchdogTimeoutMs() / 3));
     });
