@@ -114,8 +114,10 @@ public:
 
 public slots:
     /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
-     *  before start(); reads and writes of a lock then go to the master serving its slot, and
-     *  force unlock also SPUBLISHes the wake-up message for sharded-pub/sub waiters. */
+     *  before start(); reads and writes of a lock then go to the master serving its slot. With
+     *  sharded pub/sub (topology.shardedPubSub(), Redis 7+) unlocks, force unlocks and repairs
+     *  publish with SPUBLISH and LockScope's own waiters SSUBSCRIBE, as Redisson does (§14.3);
+     *  force unlock also sends a classic PUBLISH (ForceUnlocker::setAlsoPublishClassic()). */
     void enableCluster(const lockscope::ClusterTopology &topology);
     /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
     void open();
