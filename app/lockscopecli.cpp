@@ -568,6 +568,12 @@ void LockScopeCli::runAcquire()
                                  ? AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind"))).value_or(AcquireKind::Auto)
                                  : AcquireKind::Auto;
     m_session->open(); // waiting acquires listen on the unlock channel
+    // A watchdog renewal that fails leaves the hold at risk: the session's errorOccurred() says so
+    // on stderr at once (§14.2); say it too when the renewals work again.
+    connect(m_session, &LockSession::holdRecovered, this, [this](const QString &lock) {
+        m_err << "lockscope-cli: the watchdog renewed " << lock << " again\n";
+        m_err.flush();
+    });
     // Acquire and release both go through LockSession's audited write path (re-read, the client
     // of the lock's kind, audit record), as every other write does.
     struct Hold

@@ -2,8 +2,6 @@
 
 #include "lockcalls.h"
 
-#include "redis/redissubscriber.h"
-
 #include <limits>
 
 namespace lockscope {
@@ -90,17 +88,20 @@ void LockAcquisition::onResult(const AcquireResult &result)
 
 void LockAcquisition::subscribe()
 {
-    if (m_subscribed || m_steps.channel.isEmpty() || !m_client || !m_client->subscriber())
+    if (m_subscribed || m_steps.channel.isEmpty() || !m_client || !m_client->canSubscribe())
         return;
     m_subscribed = true;
-    RedisSubscriber *sub = m_client->subscriber();
-    connect(sub, &RedisSubscriber::message, this,
-            [this](const QByteArray &channel, const QByteArray &payload, const QByteArray &) {
-                if (channel == m_steps.channel &&
-                    (m_steps.wakeMessages.isEmpty() || m_steps.wakeMessages.contains(payload)))
-                    attempt();
-            });
-    connect(sub, &RedisSubscriber::subscribed, this, [this](const QByteArray &channel) {
+    // SUBSCRIBE or, on a Redis 7 cluster in sharded mode, SSUBSCRIBE (LockClient decides, §1.3).
+    connect(m_client, &LockClient::channelMessage, this, [this](const QByteArray &channel, const QByteArray &payload) {
+        if (channel == m_steps.channel && (m_steps.wakeMessages.isEmpty() || m_steps.wakeMessages.contains(payload)))
+            attempt();
+    });
+    connect(m_client, &LockClient::channelSubscribed, this, [this](const QByteArray &channel) {
+        if (channel == m_steps.channel)
+            attempt();
+    });
+    // The shard stopped serving the channel (slot moved): no message can come here any more.
+    connect(m_client, &LockClient::channelLost, this, [this](const QByteArray &channel) {
         if (channel == m_steps.channel)
             attempt();
     });

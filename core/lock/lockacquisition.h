@@ -45,7 +45,8 @@ public:
     struct Steps
     {
         Attempt attempt;
-        /** Channel to listen on through the client's subscriber; empty = poll only. */
+        /** Channel to listen on through the client's subscriber (SUBSCRIBE, or SSUBSCRIBE when
+         *  the client has a sharded subscriber, §1.3); empty = poll only. */
         QByteArray channel;
         /** Payloads on `channel` that wake the waiter; empty = any message. */
         QList<QByteArray> wakeMessages;

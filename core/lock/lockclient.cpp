@@ -7,6 +7,7 @@
 #include "observe/locknames.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
+#include "redis/shardedsubscriber.h"
 
 #include <QRandomGenerator>
 #include <QUuid>
@@ -31,7 +32,46 @@ LockClient::LockClient(RedisConnection *connection, RedisSubscriber *subscriber,
     m_watchdog = new LockWatchdog(connection, kDefaultWatchdogTimeoutMs, this);
     connect(m_watchdog, &LockWatchdog::renewed, this, &LockClient::watchdogRenewed);
     connect(m_watchdog, &LockWatchdog::lost, this, &LockClient::watchdogLost);
+    connect(m_watchdog, &LockWatchdog::renewalFailed, this, &LockClient::watchdogRenewalFailed);
+    connect(m_watchdog, &LockWatchdog::recovered, this, &LockClient::watchdogRecovered);
+    if (subscriber) {
+        // The subscriber is shared (the monitor's patterns use it too): pass on only our channels.
+        connect(subscriber, &RedisSubscriber::message, this,
+                [this](const QByteArray &channel, const QByteArray &payload, const QByteArray &) {
+                    if (!m_sharded && m_channelRefs.contains(channel))
+                        emit channelMessage(channel, payload);
+                });
+        connect(subscriber, &RedisSubscriber::subscribed, this, [this](const QByteArray &channel) {
+            if (!m_sharded && m_channelRefs.contains(channel))
+                emit channelSubscribed(channel);
+        });
+    }
 }
+
+void LockClient::setShardedSubscriber(ShardedSubscriber *subscriber)
+{
+    if (m_sharded == subscriber)
+        return;
+    if (m_sharded)
+        disconnect(m_sharded, nullptr, this, nullptr);
+    m_sharded = subscriber;
+    if (!subscriber)
+        return;
+    connect(subscriber, &ShardedSubscriber::message, this, [this](const QByteArray &channel, const QByteArray &payload) {
+        if (m_channelRefs.contains(channel))
+            emit channelMessage(channel, payload);
+    });
+    connect(subscriber, &ShardedSubscriber::subscribed, this, [this](const QByteArray &channel) {
+        if (m_channelRefs.contains(channel))
+            emit channelSubscribed(channel);
+    });
+    connect(subscriber, &ShardedSubscriber::lost, this, [this](const QByteArray &channel) {
+        if (m_channelRefs.contains(channel))
+            emit channelLost(channel);
+    });
+}
+
+bool LockClient::isAtRisk(const QString &name) const { return m_watchdog->atRisk().contains(name); }
 
 LockClient::~LockClient() = default;
 
@@ -143,7 +183,11 @@ void LockClient::holdCount(const QString &name, qint64 threadId, QObject *contex
 
 void LockClient::retainChannel(const QByteArray &channel)
 {
-    if (m_channelRefs[channel]++ == 0 && m_subscriber)
+    if (m_channelRefs[channel]++ != 0)
+        return;
+    if (m_sharded)
+        m_sharded->ssubscribe(channel);
+    else if (m_subscriber)
         m_subscriber->subscribe(channel);
 }
 
@@ -154,7 +198,9 @@ void LockClient::releaseChannel(const QByteArray &channel)
         return;
     if (--it.value() <= 0) {
         m_channelRefs.erase(it);
-        if (m_subscriber)
+        if (m_sharded)
+            m_sharded->sunsubscribe(channel);
+        else if (m_subscriber)
             m_subscriber->unsubscribe(channel);
     }
 }

@@ -2,6 +2,7 @@
 
 #include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
+#include "redis/shardedsubscriber.h"
 
 #include <QHash>
 #include <QObject>
@@ -66,9 +67,21 @@ public:
     QString holderField(qint64 threadId) const;
     void setWatchdogTimeoutMs(qint64 ms);
     qint64 watchdogTimeoutMs() const;
-    /** "publish" (default) or "spublish" for Redis 7 clusters in sharded mode (§1.3). */
+    /** The publish verb every unlock script of this client (and of the lock kinds built on it)
+     *  passes to Redis: "publish" (default) or "spublish" on a Redis 7+ cluster with sharded
+     *  pub/sub, Redisson's PublishSubscribeService.getPublishCommand() (§1.3, §14.3). */
     void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
+    /**
+     * Sharded pub/sub (a Redis 7+ cluster, §1.3, §7): waiting acquires of every kind built on this
+     * client `SSUBSCRIBE` their channel through `subscriber` (a ShardedSubscriber on the master
+     * serving this client's locks) instead of `SUBSCRIBE`, as Redisson 3.22+ waiters do, since an
+     * `SPUBLISH` never reaches a classic subscriber. Null (default): classic pub/sub.
+     */
+    void setShardedSubscriber(ShardedSubscriber *subscriber);
+    ShardedSubscriber *shardedSubscriber() const { return m_sharded; }
     LockWatchdog *watchdog() const { return m_watchdog; }
+    /** Locks this client's watchdog failed to renew last time (LockWatchdog::atRisk()). */
+    bool isAtRisk(const QString &name) const;
 
     using AcquireCallback = std::function<void(const AcquireResult &)>;
     using UnlockCallback = std::function<void(const UnlockResult &)>;
@@ -94,9 +107,14 @@ public:
     /** HGET of this thread's field: the hold count, 0 when not held (§2.5). */
     void holdCount(const QString &name, qint64 threadId, QObject *context, std::function<void(qint64)> callback);
 
-    /** Subscription bookkeeping for waiting acquires (used by LockAcquisition). */
+    /** Subscription bookkeeping for waiting acquires (used by LockAcquisition): the first retain
+     *  of a channel subscribes (SSUBSCRIBE with a sharded subscriber, else SUBSCRIBE), the last
+     *  release unsubscribes. Messages and confirmations come back as channelMessage() and
+     *  channelSubscribed(), only for retained channels. */
     void retainChannel(const QByteArray &channel);
     void releaseChannel(const QByteArray &channel);
+    /** A subscriber (classic or sharded) is there: waits can wake on messages instead of polling. */
+    bool canSubscribe() const { return m_sharded || m_subscriber; }
     RedisSubscriber *subscriber() const { return m_subscriber; }
     RedisConnection *connection() const { return m_connection; }
     const QByteArray &publishCommand() const { return m_publishCommand; }
@@ -123,10 +141,22 @@ public:
 signals:
     void watchdogRenewed(const QStringList &names);
     void watchdogLost(const QString &name);
+    /** The watchdog could not renew `names` (LockWatchdog::renewalFailed()): they are at risk. */
+    void watchdogRenewalFailed(const QStringList &names, const QString &error);
+    /** At-risk `names` were renewed again. */
+    void watchdogRecovered(const QStringList &names);
+    /** A message on a retained channel (classic or sharded pub/sub). */
+    void channelMessage(const QByteArray &channel, const QByteArray &payload);
+    /** The server confirmed the subscription of a retained channel. */
+    void channelSubscribed(const QByteArray &channel);
+    /** The sharded subscriber lost `channel` (its slot moved to another master): waiters should
+     *  try again rather than wait for a message that can no longer arrive here. */
+    void channelLost(const QByteArray &channel);
 
 private:
     QPointer<RedisConnection> m_connection;
     QPointer<RedisSubscriber> m_subscriber;
+    QPointer<ShardedSubscriber> m_sharded;
     QString m_clientId;
     QByteArray m_publishCommand = "publish";
     LockWatchdog *m_watchdog = nullptr;

@@ -5,6 +5,7 @@
 #include "redis/redisconnection.h"
 
 #include <QMap>
+#include <QSet>
 
 #include <iterator>
 
@@ -22,12 +23,20 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
     m_callback = std::move(callback);
     m_pending = 2;
 
-    m_connection->pipeline({{"PUBSUB", "CHANNELS", "redisson_lock__channel:*"}, {"PUBSUB", "CHANNELS", "redisson_rwlock:*"}},
+    // Classic and sharded pub/sub are separate name spaces (§1.3): Redisson 3.22+ waiters on a
+    // Redis 7 cluster SSUBSCRIBE, and only PUBSUB SHARDCHANNELS / SHARDNUMSUB see them (§14.3).
+    // Servers before 7.0 answer those with an error: then only the classic ones count.
+    m_connection->pipeline({{"PUBSUB", "CHANNELS", "redisson_lock__channel:*"}, {"PUBSUB", "CHANNELS", "redisson_rwlock:*"},
+                            {"PUBSUB", "SHARDCHANNELS", "redisson_lock__channel:*"},
+                            {"PUBSUB", "SHARDCHANNELS", "redisson_rwlock:*"}},
                            this, [this](const QVector<RedisReply> &replies) {
         QMap<QString, QString> lockByChannel;
-        for (const auto &r : replies) {
+        QSet<QString> sharded;
+        for (int i = 0; i < replies.size(); ++i) {
+            const RedisReply &r = replies.at(i);
+            const bool shard = i >= 2;
             if (r.isError()) {
-                if (m_result.error.isEmpty())
+                if (m_result.error.isEmpty() && !(shard && !r.isTransportError()))
                     m_result.error = r.errorMessage();
                 continue;
             }
@@ -37,8 +46,11 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                 QString name = LockNames::lockNameFromUnlockChannel(channel, &waiter);
                 if (name.isEmpty())
                     name = LockNames::lockNameFromReadWriteChannel(channel);
-                if (!name.isEmpty() && waiter.isEmpty() && (!m_serves || m_serves(name)))
+                if (!name.isEmpty() && waiter.isEmpty() && (!m_serves || m_serves(name))) {
                     lockByChannel.insert(channel, name);
+                    if (shard)
+                        sharded.insert(channel);
+                }
             }
         }
         if (lockByChannel.isEmpty()) {
@@ -46,18 +58,33 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
             return;
         }
         QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
+        QList<QByteArray> shardNumsub{"PUBSUB", "SHARDNUMSUB"};
         QList<QList<QByteArray>> exists;
         for (auto it = lockByChannel.cbegin(); it != lockByChannel.cend(); ++it) {
             numsub << it.key().toUtf8();
+            if (sharded.contains(it.key()))
+                shardNumsub << it.key().toUtf8();
             exists << QList<QByteArray>{"EXISTS", it.value().toUtf8()};
         }
         QList<QList<QByteArray>> commands{numsub};
         commands += exists;
-        m_connection->pipeline(commands, this, [this, lockByChannel](const QVector<RedisReply> &r) {
-            const RedisReply &counts = r.at(0);
-            for (int i = 0; i + 1 < counts.size(); i += 2) {
-                const QString channel = QString::fromUtf8(counts.at(i).toByteArray());
-                const qint64 n = counts.at(i + 1).toInteger();
+        const bool askShards = shardNumsub.size() > 2;
+        if (askShards)
+            commands << shardNumsub;
+        m_connection->pipeline(commands, this, [this, lockByChannel, askShards](const QVector<RedisReply> &r) {
+            // Subscribers per channel: classic (NUMSUB) plus sharded (SHARDNUMSUB, the last reply).
+            QHash<QString, qint64> waiting;
+            QList<RedisReply> counted{r.at(0)};
+            if (askShards && r.size() == lockByChannel.size() + 2)
+                counted << r.last();
+            for (const RedisReply &counts : counted)
+                for (int i = 0; i + 1 < counts.size(); i += 2)
+                    waiting[QString::fromUtf8(counts.at(i).toByteArray())] += counts.at(i + 1).toInteger();
+            for (auto w = waiting.cbegin(); w != waiting.cend(); ++w) {
+                const QString &channel = w.key();
+                const qint64 n = w.value();
+                if (!lockByChannel.contains(channel))
+                    continue;
                 const QString name = lockByChannel.value(channel);
                 const int idx = int(std::distance(lockByChannel.cbegin(), lockByChannel.constFind(channel)));
                 if (idx + 1 >= r.size() || r.at(idx + 1).isError()) {

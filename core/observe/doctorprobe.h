@@ -14,7 +14,9 @@ class RedisConnection;
 /**
  * The extra reads the doctor needs beyond lock snapshots, all read-only:
  *  - clients waiting on locks that do not exist: `PUBSUB CHANNELS redisson_lock__channel:*` and
- *    `redisson_rwlock:*`, then `PUBSUB NUMSUB` and `EXISTS` of each lock (per-waiter fair
+ *    `redisson_rwlock:*`, and the same with `PUBSUB SHARDCHANNELS` (Redisson 3.22+ waiters on a
+ *    Redis 7 cluster SSUBSCRIBE, §14.3; servers before 7.0 refuse it and only classic waiters
+ *    count), then `PUBSUB NUMSUB` plus `SHARDNUMSUB` and `EXISTS` of each lock (per-waiter fair
  *    channels are skipped: fair waiters are visible in their queue);
  *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT 1000` in steps, then PTTL.
  */

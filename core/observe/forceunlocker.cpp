@@ -25,8 +25,8 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
                                  confirmedState ? QByteArray("1") : QByteArray("0"),
                                  confirmedState ? confirmedState->toUtf8() : QByteArray()};
     QPointer<RedisConnection> connection = m_connection;
-    const bool alsoSharded = m_alsoSharded;
-    m_script.eval(m_connection, keys, args, context, [callback, connection, alsoSharded, context](const RedisReply &r) {
+    const bool alsoClassic = m_alsoClassic && m_publishCommand.toLower() == "spublish";
+    m_script.eval(m_connection, keys, args, context, [callback, connection, alsoClassic, context](const RedisReply &r) {
         ForceUnlockResult result;
         if (r.isError()) {
             result.error = r.errorMessage();
@@ -39,11 +39,11 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
             result.channel = QString::fromUtf8(r.at(2).toByteArray());
             result.message = QString::fromUtf8(r.at(3).toByteArray());
         }
-        if (alsoSharded && connection && result.error.isEmpty() && !result.channel.isEmpty()) {
-            connection->send({"SPUBLISH", result.channel.toUtf8(), result.message.toUtf8()}, context,
+        if (alsoClassic && connection && result.error.isEmpty() && !result.channel.isEmpty()) {
+            connection->send({"PUBLISH", result.channel.toUtf8(), result.message.toUtf8()}, context,
                              [callback, result](const RedisReply &) {
-                                 // A failed SPUBLISH (Redis < 7 has none) changes nothing: the lock
-                                 // is deleted and the classic message went out.
+                                 // A failed PUBLISH changes nothing: the lock is deleted and the
+                                 // sharded message went out.
                                  if (callback)
                                      callback(result);
                              });

@@ -37,12 +37,18 @@ class ForceUnlocker : public QObject
 public:
     explicit ForceUnlocker(RedisConnection *connection, QObject *parent = nullptr);
 
-    /** "publish" (default) or "spublish" (Redis 7 cluster, sharded pub/sub, §1.3). */
+    /** The verb the script publishes the wake-up message with, Redisson's rule (§1.3, §14.3):
+     *  "publish" (default), or "spublish" on a Redis 7+ cluster with sharded pub/sub. */
     void setPublishCommand(const QByteArray &command) { m_publishCommand = command; }
-    /** Redis Cluster: after the script's classic PUBLISH (broadcast to every node), also
-     *  SPUBLISH the same message on the same channel, on this (the owning) node, so that Redisson
-     *  3.22+ waiters on sharded pub/sub (SSUBSCRIBE) wake too (protocol §1.3, §7). */
-    void setAlsoPublishSharded(bool on) { m_alsoSharded = on; }
+    /**
+     * With the "spublish" verb: after the script, also send a classic `PUBLISH` of the same
+     * message on the same channel (one message per subscriber of each kind, never two). Why both,
+     * unlike Redisson's own forceUnlock: an operator's force unlock must wake every waiter, and on a
+     * Redis 7 cluster some still listen with classic `SUBSCRIBE` (Redisson < 3.22, or
+     * `shardedSubscriptionMode=OFF`, node-redisson); without it they would sleep until the TTL, or
+     * forever on a lock with no TTL. Off by default; LockSession turns it on in sharded mode.
+     */
+    void setAlsoPublishClassic(bool on) { m_alsoClassic = on; }
 
     /** Force-unlocks `name`. With `confirmedState` set (LockSnapshot::stateFingerprint() of the
      *  snapshot the operator confirmed), the script first checks that the hash is still exactly
@@ -57,7 +63,7 @@ private:
     QPointer<RedisConnection> m_connection;
     RedisScript m_script;
     QByteArray m_publishCommand = "publish";
-    bool m_alsoSharded = false;
+    bool m_alsoClassic = false;
 };
 
 } // namespace lockscope

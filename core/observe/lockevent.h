@@ -12,7 +12,9 @@ namespace lockscope {
 /**
  * Something that happened to a lock, as the monitor saw it. `type` is one of the architecture
  * doc's event names: acquired, reentered, released, renewed, expired, force_unlocked, enqueued,
- * dequeued, unlock_message; or `failover`, which concerns no one lock (`lock` empty): Redis
+ * dequeued, unlock_message; `renewal_failed` / `renewal_recovered` for LockScope's own watchdog
+ * holds (LockSession::holdAtRisk(); `extra`: error, at_risk, last_renewed_ms, lease_ms); or
+ * `failover`, which concerns no one lock (`lock` empty): Redis
  * Sentinel named a new master and LockScope moved to it (`extra`: master_name, old_master,
  * new_master, source).
  * A holder's removal by a delete of the lock carries `extra.removal` (protocol §14.9):

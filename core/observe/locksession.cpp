@@ -16,8 +16,10 @@
 #include "redis/sentinelresolver.h"
 #include "lock/lockwatchdog.h"
 #include "redis/redissubscriber.h"
+#include "redis/shardedsubscriber.h"
 
 #include <QDateTime>
+#include <QPointer>
 #include <QSysInfo>
 #include <QUuid>
 
@@ -73,6 +75,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     connect(m_client, &LockClient::watchdogLost, this, [this](const QString &name) {
         emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(name));
     });
+    watchOwnHolds(m_client);
 }
 
 LockSession::~LockSession() = default;
@@ -258,6 +261,75 @@ void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)
     }
 }
 
+QByteArray LockSession::publishCommand() const
+{
+    return m_router ? m_router->topology().publishCommand() : QByteArrayLiteral("publish");
+}
+
+QStringList LockSession::holdsAtRisk() const
+{
+    QStringList out = m_client->watchdog()->atRisk().keys();
+    for (const LockClient *c : m_nodeClients)
+        out += c->watchdog()->atRisk().keys();
+    out.sort();
+    out.removeDuplicates();
+    return out;
+}
+
+void LockSession::watchOwnHolds(LockClient *client)
+{
+    QPointer<LockClient> c(client);
+    connect(client, &LockClient::watchdogRenewalFailed, this, [this, c](const QStringList &names, const QString &error) {
+        if (!c)
+            return;
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        const QHash<QString, LockWatchdog::Risk> risks = c->watchdog()->atRisk();
+        QVector<LockEvent> events;
+        for (const QString &name : names) {
+            const qint64 lastRenewed = risks.value(name).lastRenewedEpochMs;
+            LockEvent e;
+            e.timeMs = now;
+            e.lock = name;
+            e.type = QStringLiteral("renewal_failed");
+            e.holder = c->watchdog()->fieldOf(name);
+            e.detail = QStringLiteral("LockScope's watchdog could not renew its hold (%1): the hold is at risk and "
+                                      "expires unless a renewal succeeds within the %2 ms lease (last renewed %3 ms ago)")
+                           .arg(error)
+                           .arg(c->watchdogTimeoutMs())
+                           .arg(now - lastRenewed);
+            e.extra = QJsonObject{{QStringLiteral("error"), error},
+                                  {QStringLiteral("at_risk"), true},
+                                  {QStringLiteral("last_renewed_ms"), lastRenewed},
+                                  {QStringLiteral("lease_ms"), c->watchdogTimeoutMs()}};
+            events << e;
+            emit holdAtRisk(name, error, lastRenewed);
+        }
+        emit eventsOccurred(events);
+        QString cause = error.trimmed();
+        while (cause.endsWith(QLatin1Char('.')))
+            cause.chop(1);
+        emit errorOccurred(QStringLiteral("Watchdog renewal of %1 failed: %2. LockScope's hold is at risk: it expires "
+                                          "unless a renewal succeeds within %3 ms; retrying every %4 ms.")
+                               .arg(names.join(QStringLiteral(", ")), cause)
+                               .arg(c->watchdogTimeoutMs())
+                               .arg(c->watchdogTimeoutMs() / 3));
+    });
+    connect(client, &LockClient::watchdogRecovered, this, [this, c](const QStringList &names) {
+        QVector<LockEvent> events;
+        for (const QString &name : names) {
+            LockEvent e;
+            e.timeMs = QDateTime::currentMSecsSinceEpoch();
+            e.lock = name;
+            e.type = QStringLiteral("renewal_recovered");
+            e.holder = c ? c->watchdog()->fieldOf(name) : QString();
+            e.detail = QStringLiteral("LockScope's watchdog renewed its hold again: no longer at risk");
+            events << e;
+            emit holdRecovered(name);
+        }
+        emit eventsOccurred(events);
+    });
+}
+
 LockClient *LockSession::clientFor(const QString &name)
 {
     if (!m_router)
@@ -272,9 +344,23 @@ LockClient *LockSession::clientFor(const QString &name)
         const RedisEndpoint ep = m_router->endpointFor(node);
         c = new LockClient(m_router->connectionFor(node), m_router->pool()->subscriber(ep), this, m_clientId);
         m_router->pool()->subscriber(ep)->open();
+        // Redisson in cluster mode: renewal scripts of one slot each (a mixed batch fails with
+        // CROSSSLOT, §14.2); unlocks with Redisson's publish verb and, with sharded pub/sub,
+        // waits on SSUBSCRIBE at this master (§14.3).
+        c->watchdog()->setOneSlotPerBatch(true);
+        c->setPublishCommand(publishCommand());
+        if (m_router->topology().shardedPubSub()) {
+            ShardedSubscriber *&sub = m_nodeSharded[node];
+            if (!sub) {
+                sub = new ShardedSubscriber(ep, this);
+                sub->open();
+            }
+            c->setShardedSubscriber(sub);
+        }
         connect(c, &LockClient::watchdogLost, this, [this](const QString &lock) {
             emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(lock));
         });
+        watchOwnHolds(c);
     }
     return c;
 }
@@ -287,7 +373,9 @@ ForceUnlocker *LockSession::unlockerFor(const QString &name)
     ForceUnlocker *&u = m_nodeUnlockers[node];
     if (!u) {
         u = new ForceUnlocker(m_router->connectionFor(node), this);
-        u->setAlsoPublishSharded(true);
+        // Redisson's verb, plus a classic PUBLISH after an SPUBLISH: see setAlsoPublishClassic().
+        u->setPublishCommand(publishCommand());
+        u->setAlsoPublishClassic(true);
     }
     return u;
 }
@@ -298,8 +386,10 @@ LockRepairs *LockSession::repairsFor(const QString &name)
         return m_repairs;
     const QString node = m_router->topology().masterForKey(name.toUtf8());
     LockRepairs *&r = m_nodeRepairs[node];
-    if (!r)
+    if (!r) {
         r = new LockRepairs(m_router->connectionFor(node), this);
+        r->setPublishCommand(publishCommand());
+    }
     return r;
 }
 

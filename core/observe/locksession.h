@@ -38,6 +38,7 @@ class LockClient;
 class RedisConnection;
 class RedisConnectionPool;
 class SentinelResolver;
+class ShardedSubscriber;
 
 /**
  * Everything one LockScope window or CLI command needs against one Redis: the connection pool,
@@ -105,13 +106,22 @@ public:
     LockClient *clientFor(const QString &name);
     /** The command connection of the node serving `name` (connection() outside a cluster). */
     RedisConnection *connectionFor(const QString &name);
+    /** The publish verb of every unlock, force unlock and repair, Redisson's rule (§1.3, §14.3):
+     *  "spublish" in a Redis 7+ cluster with sharded pub/sub (ClusterTopology::shardedPubSub()),
+     *  else "publish". In the first case LockScope's own waiters SSUBSCRIBE too. */
+    QByteArray publishCommand() const;
+    /** LockScope's own watchdog holds whose last renewal failed (they may expire while LockScope
+     *  believes it holds them; see holdAtRisk()). */
+    QStringList holdsAtRisk() const;
     /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
     SentinelResolver *sentinel() const { return m_sentinel; }
 
 public slots:
     /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
-     *  before start(); reads and writes of a lock then go to the master serving its slot, and
-     *  force unlock also SPUBLISHes the wake-up message for sharded-pub/sub waiters. */
+     *  before start(); reads and writes of a lock then go to the master serving its slot. With
+     *  sharded pub/sub (topology.shardedPubSub(), Redis 7+) unlocks, force unlocks and repairs
+     *  publish with SPUBLISH and LockScope's own waiters SSUBSCRIBE, as Redisson does (§14.3);
+     *  force unlock also sends a classic PUBLISH (ForceUnlocker::setAlsoPublishClassic()). */
     void enableCluster(const lockscope::ClusterTopology &topology);
     /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
     void open();
@@ -193,6 +203,13 @@ signals:
      *  The connections are already moving to the new master. */
     void masterChanged(const QString &masterName, const QString &oldAddress, const QString &newAddress,
                        const QString &how);
+    /** The watchdog of LockScope's own hold on `lock` could not renew it (`error`: the reply, e.g.
+     *  CROSSSLOT, NOPERM, a lost connection): the hold is at risk and expires if no renewal
+     *  succeeds within the lease. `lastRenewedEpochMs`: local epoch ms of its last good renewal.
+     *  Also a `renewal_failed` LockEvent (eventsOccurred) and errorOccurred(). */
+    void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
+    /** A hold reported by holdAtRisk() was renewed again (also a `renewal_recovered` LockEvent). */
+    void holdRecovered(const QString &lock);
 
 private:
     void startWatching();
@@ -210,6 +227,8 @@ private:
     /** ROLE on the command connection: a server that is no longer a master sends us back to the sentinels. */
     void verifyMaster();
 
+    /** Reports the watchdog failures and recoveries of one of LockScope's lock clients. */
+    void watchOwnHolds(LockClient *client);
     SnapshotReader *readerFor(const QString &name);
     /** The kind clients on clientFor(name), made on first use (children of that client). */
     FairLock *fairLockFor(const QString &name);
@@ -234,6 +253,7 @@ private:
     QHash<LockClient *, FencedLock *> m_fencedLocks;
     /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
     QHash<QString, AcquireKind> m_heldKinds;
+    QHash<QString, ShardedSubscriber *> m_nodeSharded; ///< cluster, sharded pub/sub: own waiters, by master address
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;

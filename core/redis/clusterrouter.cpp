@@ -65,17 +65,24 @@ void ClusterRouter::load(RedisConnection *connection, QObject *context, Topology
 {
     const QString host = connection->endpoint().host();
     QPointer<RedisConnection> conn(connection);
-    connection->send({"CLUSTER", "SHARDS"}, context, [conn, context, host, callback](const RedisReply &r) {
+    // PUBSUB SHARDNUMSUB with no channel answers an empty list where sharded pub/sub exists
+    // (Redis 7+), an error elsewhere: Redisson's shardedSubscriptionMode=AUTO test (§1.3).
+    connection->pipeline({{"CLUSTER", "SHARDS"}, {"PUBSUB", "SHARDNUMSUB"}}, context,
+                         [conn, context, host, callback](const QVector<RedisReply> &replies) {
+        const RedisReply &r = replies.at(0);
+        const bool sharded = replies.size() > 1 && !replies.at(1).isError();
         QString error;
-        const ClusterTopology shards = ClusterTopology::fromShards(r, host, &error);
+        ClusterTopology shards = ClusterTopology::fromShards(r, host, &error);
+        shards.setShardedPubSub(sharded);
         if (shards.isValid() || r.isTransportError() || !conn) {
             callback(shards, error);
             return;
         }
         // Redis < 7 has no CLUSTER SHARDS ("unknown subcommand"): ask CLUSTER SLOTS.
-        conn->send({"CLUSTER", "SLOTS"}, context, [host, callback](const RedisReply &slotReply) {
+        conn->send({"CLUSTER", "SLOTS"}, context, [host, callback, sharded](const RedisReply &slotReply) {
             QString slotsError;
-            const ClusterTopology t = ClusterTopology::fromSlots(slotReply, host, &slotsError);
+            ClusterTopology t = ClusterTopology::fromSlots(slotReply, host, &slotsError);
+            t.setShardedPubSub(sharded);
             callback(t, slotsError);
         });
     });

@@ -46,7 +46,9 @@ public:
      *  question itself failed (e.g. INFO refused by an ACL). */
     static void detect(RedisConnection *connection, QObject *context,
                        std::function<void(bool cluster, const QString &error)> callback);
-    /** Reads the topology through `connection`: CLUSTER SHARDS, then CLUSTER SLOTS. */
+    /** Reads the topology through `connection`: CLUSTER SHARDS, then CLUSTER SLOTS; with it
+     *  whether the cluster offers sharded pub/sub (PUBSUB SHARDNUMSUB answers, as Redisson's
+     *  AUTO mode asks: ClusterTopology::shardedPubSub()). */
     static void load(RedisConnection *connection, QObject *context, TopologyCallback callback);
 
     const ClusterTopology &topology() const { return m_topology; }

@@ -286,7 +286,7 @@ QString ClusterTopology::describeSlots(const QVector<QPair<int, int>> &ranges)
 
 bool ClusterTopology::operator==(const ClusterTopology &other) const
 {
-    if (m_ranges.size() != other.m_ranges.size())
+    if (m_ranges.size() != other.m_ranges.size() || m_shardedPubSub != other.m_shardedPubSub)
         return false;
     for (int i = 0; i < m_ranges.size(); ++i) {
         const Range &x = m_ranges.at(i);

@@ -3,6 +3,7 @@
 #include "redisendpoint.h"
 #include "redisreply.h"
 
+#include <QByteArray>
 #include <QPair>
 #include <QString>
 #include <QStringList>
@@ -71,6 +72,19 @@ public:
     /** "0-5460, 5462" style text of slot ranges. */
     static QString describeSlots(const QVector<QPair<int, int>> &ranges);
 
+    /**
+     * The cluster offers sharded pub/sub: `PUBSUB SHARDNUMSUB` succeeded on the node that
+     * answered (Redis/Valkey >= 7), which is how Redisson's default `shardedSubscriptionMode=AUTO`
+     * decides (protocol §1.3, §14.3). Redisson clients then publish unlock messages with
+     * `SPUBLISH` and wait with `SSUBSCRIBE`; so does LockScope (publishCommand()). Set by
+     * ClusterRouter::load(); false for a topology parsed alone.
+     */
+    bool shardedPubSub() const { return m_shardedPubSub; }
+    void setShardedPubSub(bool on) { m_shardedPubSub = on; }
+    /** The publish verb Redisson uses on this cluster: "spublish" with sharded pub/sub, else "publish". */
+    QByteArray publishCommand() const { return m_shardedPubSub ? QByteArrayLiteral("spublish") : QByteArrayLiteral("publish"); }
+
+    /** Same slot ranges, masters, replicas and sharded pub/sub support. */
     bool operator==(const ClusterTopology &other) const;
     bool operator!=(const ClusterTopology &other) const { return !(*this == other); }
 
@@ -88,6 +102,7 @@ private:
     QVector<int> slotIndex() const;
 
     QVector<Range> m_ranges; ///< sorted by first slot, non-overlapping
+    bool m_shardedPubSub = false;
 };
 
 } // namespace lockscope

@@ -71,6 +71,8 @@ void ShardedSubscriber::onPush(const RedisReply &reply)
     const QByteArray channel = reply.at(1).toByteArray();
     if (kind == "smessage") {
         emit message(channel, reply.at(2).toByteArray());
+    } else if (kind == "ssubscribe") {
+        emit subscribed(channel);
     } else if (kind == "sunsubscribe") {
         if (m_leaving.remove(channel))
             return;

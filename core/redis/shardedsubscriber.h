@@ -35,6 +35,8 @@ public:
 
 signals:
     void message(const QByteArray &channel, const QByteArray &payload);
+    /** The node confirmed the SSUBSCRIBE of `channel` (also after a reconnect). */
+    void subscribed(const QByteArray &channel);
     /** The node no longer serves `channel` (slot moved): subscribe on its new owner. */
     void lost(const QByteArray &channel);
 

@@ -6,15 +6,27 @@
 -- Reply:   { {serverSeconds, serverMicros},
 --            for each KEYS[i]: { type, {field, value, ...}, pttlMs, queueLength, {queue...},
 --                                timeoutSetSize, {member, deadlineEpochMs, ...}, token or "",
---                                unlockChannelSubscribers,
+--                                unlockChannelSubscribers (classic + sharded),
 --                                {readerField, {pttl of rwlock_timeout:1..n}, ...} (read-write locks),
---                                rwChannelSubscribers } }
+--                                rwChannelSubscribers (classic + sharded) } }
+--          Subscriber counts add PUBSUB SHARDNUMSUB to PUBSUB NUMSUB: Redisson 3.22+ waiters on a
+--          Redis 7 cluster SSUBSCRIBE (protocol §1.3, §14.3); servers before 7.0 refuse
+--          SHARDNUMSUB, which then counts 0.
 --          queueLength / timeoutSetSize are -1 when that key holds another type.
 local function prefixed(prefix, name)
     if string.find(name, '{', 1, true) then
         return prefix .. ':' .. name
     end
     return prefix .. ':{' .. name .. '}'
+end
+-- Clients waiting on `channel`: classic subscribers plus sharded ones (separate name spaces).
+local function subscribersOf(channel)
+    local n = redis.call('pubsub', 'numsub', channel)[2]
+    local sharded = redis.pcall('pubsub', 'shardnumsub', channel)
+    if type(sharded) == 'table' and sharded[2] ~= nil then
+        n = n + sharded[2]
+    end
+    return n
 end
 local maxQueue = tonumber(ARGV[1]) or 100
 local out = { redis.call('time') }
@@ -46,7 +58,7 @@ for i = 1, #KEYS do
     if type(token) ~= 'string' then
         token = ''
     end
-    local subscribers = redis.call('pubsub', 'numsub', prefixed('redisson_lock__channel', name))[2]
+    local subscribers = subscribersOf(prefixed('redisson_lock__channel', name))
     -- Read-write lock: the PTTL of every read hold's timeout key (keyPrefix:field:rwlock_timeout:n).
     local holdTtls = {}
     local rwSubscribers = 0
@@ -67,7 +79,7 @@ for i = 1, #KEYS do
                 holdTtls[#holdTtls + 1] = ttls
             end
         end
-        rwSubscribers = redis.call('pubsub', 'numsub', prefixed('redisson_rwlock', name))[2]
+        rwSubscribers = subscribersOf(prefixed('redisson_rwlock', name))
     end
     out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers,
                       holdTtls, rwSubscribers }
