@@ -15,7 +15,9 @@ class RedisConnection;
  * The extra reads the doctor needs beyond lock snapshots, all read-only:
  *  - clients waiting on locks that do not exist: `PUBSUB CHANNELS redisson_lock__channel:*` and
  *    `redisson_rwlock:*`, then `PUBSUB NUMSUB` and `EXISTS` of each lock (per-waiter fair
- *    channels are skipped: fair waiters are visible in their queue);
+ *    channels are skipped: fair waiters are visible in their queue). A channel of `x` is also
+ *    one of `{x}` (§14.4): its waiters count as orphaned only when neither hash exists, and
+ *    are then reported under the plain name `x`;
  *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT 1000` in steps, then PTTL.
  */
 class DoctorProbe : public QObject

@@ -81,7 +81,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                   "finish, or force-unlock it if the holder is gone.").arg(s.name);
         out << f;
     }
-    if (s.kind != LockKind::ReadWriteLock && s.holders.size() > 1) {
+    // A faster multilock group holds one owner per value, so several owners are normal (§14.10).
+    if (s.kind != LockKind::ReadWriteLock && s.kind != LockKind::FasterMultiLock && s.holders.size() > 1) {
         LockFinding f;
         f.severity = LockFinding::Severity::Critical;
         f.code = QStringLiteral("several_holders");

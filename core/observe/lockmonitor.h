@@ -33,6 +33,12 @@ class SnapshotReader;
  *   why. It never changes server configuration unless enableNotifications() is called.
  * - Always PSUBSCRIBEs `redisson_lock__channel:*` (incl. fair per-waiter channels) and
  *   `redisson_rwlock:*` (protocol §9) and reports unlock messages.
+ * - Names `x` and `{x}` share every derived key and channel (§14.4): a companion-key event
+ *   re-reads both names and the snapshots tell whose the keys are; a channel message is filed
+ *   under the listed lock whose hash exists (ownerOf()). When neither hash exists, only one of
+ *   the two is listed (the one listed already, else `x`), with LockSnapshot::nameCertain() false.
+ * - A lock once seen with a fair queue in this session stays "fair" when its queue empties
+ *   (LockSnapshot::kindCertain, issue 11 point 9).
  * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
  *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
  * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and
@@ -120,6 +126,9 @@ private:
     void flush();
     void onPollTick();
     void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
+    /** Which of `candidates` (LockNames::withTwin(), §14.4) a channel message is about: the
+     *  listed lock whose hash exists, else a listed one, else the first (plain) name. */
+    QString ownerOf(const QStringList &candidates) const;
 
     QPointer<RedisConnection> m_connection;
     QPointer<RedisSubscriber> m_subscriber;
@@ -146,6 +155,7 @@ private:
     QSet<QString> m_notLocks;        // hashes read and found not to be locks
     QSet<QString> m_seenInScan;
     QSet<QString> m_forceUnlockExpected;
+    QSet<QString> m_seenFair;         // names seen with a fair queue or timeout set (kindCertain)
     bool m_readInFlight = false;
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;
