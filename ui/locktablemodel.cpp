@@ -161,7 +161,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             if (s.kind == LockKind::ReadWriteLock)
                 return tr("Read-write (%1)").arg(s.rwMode);
             if (s.kind == LockKind::FasterMultiLock)
-                return tr("Multilock group (%n value(s))", nullptr, int(s.multiLockValues.size()));
+                return tr("Multilock (%n value(s))", nullptr, int(s.multiLockValues.size()));
             if (!s.kindCertain && s.kind == LockKind::Lock)
                 return tr("Lock (fair or plain)");
             return lockKindLabel(s.kind);
