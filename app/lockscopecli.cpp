@@ -393,10 +393,13 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
                                     ? QStringLiteral("%1 queued").arg(s.queueLength)
                                     : QStringLiteral("%1 client(s)").arg(s.subscribers);
         const QString kind = s.token >= 0 ? QStringLiteral("%1 (token %2)").arg(lockKindName(s.kind)).arg(s.token)
-                                          : lockKindName(s.kind);
+                                          : s.kindDisplay();
+        QStringList problems = s.problems;
+        if (!s.nameNote().isEmpty())
+            problems.prepend(QStringLiteral("name: ") + s.nameNote());
         rows << QStringList{s.name, kind, holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
                             counts.join(QLatin1Char(' ')), formatTtl(s.remainingTtlMs(nowSteadyMs)), waiting,
-                            s.problems.join(QStringLiteral("; "))};
+                            problems.join(QStringLiteral("; "))};
     }
     QVector<int> widths(rows.first().size(), 0);
     for (const auto &r : rows)
@@ -454,6 +457,13 @@ void LockScopeCli::readOne(const QString &name, std::function<void(const LockSna
             fail(ServerError, QStringLiteral("reading %1 failed: %2").arg(name, error));
             return;
         }
+        if (!snaps.isEmpty() && snaps.first().companionsOfTwin()) {
+            const LockSnapshot &s = snaps.first();
+            fail(Refused, QStringLiteral("no lock named '%1': the keys Redisson derives for it (%2, %3) belong to lock "
+                                         "'%4', whose hash exists (protocol §14.4)")
+                              .arg(name, LockNames::fairQueueKey(name), LockNames::unlockChannel(name), s.twinName));
+            return;
+        }
         if (snaps.isEmpty() || !snaps.first().isLock) {
             const bool exists = !snaps.isEmpty() && snaps.first().exists;
             fail(Refused, exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
@@ -472,11 +482,24 @@ void LockScopeCli::runShow()
         if (m_json) {
             m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
-            m_out << "Lock:        " << s.name << " (" << lockKindLabel(s.kind) << ")\n";
+            m_out << "Lock:        " << s.name << " ("
+                  << (!s.kindCertain && s.kind == LockKind::Lock ? QStringLiteral("lock (fair or plain)") : lockKindLabel(s.kind))
+                  << ")\n";
+            if (!s.kindCertain)
+                m_out << "Kind:        fair or plain: " << s.kindNote << '\n';
+            if (!s.nameNote().isEmpty())
+                m_out << "Name:        " << s.nameNote() << '\n';
             m_out << "TTL:         " << formatTtl(s.pttlMs) << '\n';
             m_out << "Server time: " << s.serverTimeMs << " ms since epoch\n";
             if (s.holders.isEmpty())
                 m_out << "Holders:     none (free)\n";
+            for (const auto &v : s.multiLockValues)
+                m_out << "Value:       field " << v.fieldId << "  client " << v.clientId << "  thread " << v.threadId
+                      << "  hold count " << v.holdCount << "  expires " << v.expireEpochMs << " ms since epoch ("
+                      << (v.expireEpochMs < 0 ? QStringLiteral("no expiry field")
+                          : v.isLive(s.serverTimeMs) ? QStringLiteral("in %1").arg(formatTtl(v.expireEpochMs - s.serverTimeMs))
+                                                     : QStringLiteral("expired"))
+                      << ")\n";
             for (const auto &h : s.holders)
             {
                 QStringList ttls;

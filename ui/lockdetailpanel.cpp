@@ -97,7 +97,8 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         return;
     }
     m_title->setText(QStringLiteral("%1  <span style='font-weight:normal'>(%2)</span>")
-                         .arg(s.name.toHtmlEscaped(), lockKindLabel(s.kind)));
+                         .arg(s.name.toHtmlEscaped(),
+                              !s.kindCertain && s.kind == LockKind::Lock ? tr("Lock (fair or plain)") : lockKindLabel(s.kind)));
     m_holders->setRowCount(s.holders.size());
     for (int i = 0; i < s.holders.size(); ++i) {
         const auto &h = s.holders[i];
@@ -130,7 +131,15 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     else
         m_waiting->setText(tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)")
                                .arg(s.subscribers));
-    m_problems->setText(s.problems.isEmpty() ? QString() : QStringLiteral("⚠ ") + s.problems.join(QStringLiteral("\n⚠ ")));
+    // What the data cannot tell (issue 11 points 4 and 9), then the problems.
+    QStringList notes;
+    if (!s.nameNote().isEmpty())
+        notes << QStringLiteral("ℹ Name: ") + s.nameNote();
+    if (!s.kindCertain && !s.kindNote.isEmpty())
+        notes << QStringLiteral("ℹ Kind: fair or plain: ") + s.kindNote;
+    for (const QString &p : s.problems)
+        notes << QStringLiteral("⚠ ") + p;
+    m_problems->setText(notes.join(QLatin1Char('\n')));
 
     QStringList keys;
     keys << QStringLiteral("HASH     %1").arg(s.name);
@@ -145,8 +154,19 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     }
     if (s.token >= 0)
         keys << QStringLiteral("STRING   %1 = %2").arg(LockNames::tokenKey(s.name)).arg(s.token);
-    for (const auto &h : s.holders)
-        keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
+    if (s.kind == LockKind::FasterMultiLock) {
+        for (const auto &v : s.multiLockValues)
+            keys << QStringLiteral("  value  %1 -> %2, count %3, expires %4 (%5)")
+                        .arg(v.fieldId, v.holder)
+                        .arg(v.holdCount)
+                        .arg(v.expireEpochMs)
+                        .arg(v.expireEpochMs < 0 ? tr("no expiry field")
+                             : v.isLive(s.serverTimeMs) ? tr("in %1").arg(TtlBarDelegate::formatTtl(v.expireEpochMs - s.serverTimeMs))
+                                                        : tr("expired"));
+    } else {
+        for (const auto &h : s.holders)
+            keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
+    }
     m_keys->setPlainText(keys.join(QLatin1Char('\n')));
     tick();
 }

@@ -42,6 +42,10 @@ QIcon LockTableModel::kindIcon(LockKind kind)
         text = QStringLiteral("T");
         color = QColor(0x9e, 0x6a, 0x1e);
         break;
+    case LockKind::FasterMultiLock:
+        text = QStringLiteral("M");
+        color = QColor(0x5a, 0x6e, 0x2a);
+        break;
     }
     QIcon icon;
     for (int size : {16, 24, 32, 48}) {
@@ -156,6 +160,10 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 return tr("Fenced (token %1)").arg(s.token);
             if (s.kind == LockKind::ReadWriteLock)
                 return tr("Read-write (%1)").arg(s.rwMode);
+            if (s.kind == LockKind::FasterMultiLock)
+                return tr("Multilock (%n value(s))", nullptr, int(s.multiLockValues.size()));
+            if (!s.kindCertain && s.kind == LockKind::Lock)
+                return tr("Lock (fair or plain)");
             return lockKindLabel(s.kind);
         case HolderColumn: {
             if (s.holders.isEmpty())
@@ -184,6 +192,11 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ToolTipRole:
+        // What the data cannot tell comes first (issue 11 points 4 and 9).
+        if (index.column() == KindColumn && !s.kindCertain && s.kind == LockKind::Lock)
+            return tr("Fair or plain reentrant lock: %1.").arg(s.kindNote);
+        if (index.column() == NameColumn && !s.nameNote().isEmpty())
+            return tr("Name: %1.").arg(s.nameNote());
         if (!s.problems.isEmpty())
             return s.problems.join(QLatin1Char('\n'));
         if (index.column() == KindColumn) {
@@ -199,6 +212,10 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             case LockKind::FencedLock:
                 return tr("Fenced lock: every acquire gets a higher token (redisson_lock_token) that storage can "
                           "check to reject a stale holder");
+            case LockKind::FasterMultiLock:
+                return tr("Faster multilock group (getMultiLock(group, values)): one hash per group, one field per "
+                          "locked value with its holder, hold count and expiry; unlocks publish on "
+                          "redisson_lock__channel:{group}");
             }
         }
         if (index.column() == HolderColumn && !s.holders.isEmpty()) {

@@ -260,7 +260,8 @@ void ClusterLockMonitor::onTopologyChanged()
             old->sunsubscribe(it.key());
         it = m_shardedNode.erase(it);
         if (LockMonitor *m = m_nodes.value(owner))
-            m->markDirty(name);
+            for (const QString &n : LockNames::withTwin(name)) // same slot: the tag is the name
+                m->markDirty(n);
     }
 
     for (const ClusterTopology::Handover &h : handovers) {
@@ -418,8 +419,8 @@ ShardedSubscriber *ClusterLockMonitor::shardedFor(const QString &address)
             QString name = LockNames::lockNameFromUnlockChannel(QString::fromUtf8(channel));
             if (name.isEmpty())
                 name = LockNames::lockNameFromReadWriteChannel(QString::fromUtf8(channel));
-            if (!name.isEmpty())
-                markDirty(name);
+            for (const QString &n : LockNames::withTwin(name)) // §14.4: the channel is both's
+                markDirty(n);
         });
         sub->open();
     }
@@ -434,6 +435,21 @@ void ClusterLockMonitor::onShardedMessage(const QByteArray &channelBytes, const 
         name = LockNames::lockNameFromReadWriteChannel(channel);
     if (name.isEmpty())
         return;
+    // `x` and `{x}` share the channel (§14.4): file it under the listed lock whose hash exists,
+    // else a listed one, else the plain name; re-read both.
+    const QStringList candidates = LockNames::withTwin(name);
+    const QHash<QString, LockSnapshot> known = locks();
+    QString owner;
+    for (const QString &n : candidates)
+        if (owner.isEmpty() && known.contains(n) && known.value(n).exists)
+            owner = n;
+    for (const QString &n : candidates)
+        if (owner.isEmpty() && known.contains(n))
+            owner = n;
+    name = owner.isEmpty() ? candidates.value(0) : owner;
+    for (const QString &n : candidates)
+        if (n != name)
+            markDirty(n);
     LockEvent e;
     e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.lock = name;

@@ -4,10 +4,9 @@
 
 #include "redis/redisconnection.h"
 
+#include <QHash>
 #include <QMap>
 #include <QSet>
-
-#include <iterator>
 
 namespace lockscope {
 
@@ -26,11 +25,15 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
     // Classic and sharded pub/sub are separate name spaces (§1.3): Redisson 3.22+ waiters on a
     // Redis 7 cluster SSUBSCRIBE, and only PUBSUB SHARDCHANNELS / SHARDNUMSUB see them (§14.3).
     // Servers before 7.0 answer those with an error: then only the classic ones count.
+    // Classic and sharded pub/sub are separate name spaces (§1.3): Redisson 3.22+ waiters on a
+    // Redis 7 cluster SSUBSCRIBE, and only PUBSUB SHARDCHANNELS / SHARDNUMSUB see them (§14.3).
+    // Servers before 7.0 answer those with an error: then only the classic ones count.
     m_connection->pipeline({{"PUBSUB", "CHANNELS", "redisson_lock__channel:*"}, {"PUBSUB", "CHANNELS", "redisson_rwlock:*"},
                             {"PUBSUB", "SHARDCHANNELS", "redisson_lock__channel:*"},
                             {"PUBSUB", "SHARDCHANNELS", "redisson_rwlock:*"}},
                            this, [this](const QVector<RedisReply> &replies) {
-        QMap<QString, QString> lockByChannel;
+        // channel -> the lock names it may belong to: `x` and `{x}` share it (§14.4).
+        QMap<QString, QStringList> locksByChannel;
         QSet<QString> sharded;
         for (int i = 0; i < replies.size(); ++i) {
             const RedisReply &r = replies.at(i);
@@ -47,35 +50,43 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                 if (name.isEmpty())
                     name = LockNames::lockNameFromReadWriteChannel(channel);
                 if (!name.isEmpty() && waiter.isEmpty() && (!m_serves || m_serves(name))) {
-                    lockByChannel.insert(channel, name);
+                    locksByChannel.insert(channel, LockNames::withTwin(name));
                     if (shard)
                         sharded.insert(channel);
                 }
             }
         }
-        if (lockByChannel.isEmpty()) {
+        if (locksByChannel.isEmpty()) {
             finish();
             return;
         }
         QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
         QList<QByteArray> shardNumsub{"PUBSUB", "SHARDNUMSUB"};
         QList<QList<QByteArray>> exists;
-        for (auto it = lockByChannel.cbegin(); it != lockByChannel.cend(); ++it) {
+        for (auto it = locksByChannel.cbegin(); it != locksByChannel.cend(); ++it) {
             numsub << it.key().toUtf8();
             if (sharded.contains(it.key()))
                 shardNumsub << it.key().toUtf8();
-            exists << QList<QByteArray>{"EXISTS", it.value().toUtf8()};
+            for (const QString &name : it.value())
+                exists << QList<QByteArray>{"EXISTS", name.toUtf8()};
         }
         QList<QList<QByteArray>> commands{numsub};
         commands += exists;
         const bool askShards = shardNumsub.size() > 2;
         if (askShards)
             commands << shardNumsub;
-        m_connection->pipeline(commands, this, [this, lockByChannel, askShards](const QVector<RedisReply> &r) {
+        m_connection->pipeline(commands, this, [this, locksByChannel, askShards](const QVector<RedisReply> &r) {
+            // Reply index of each channel's first EXISTS, in the order the commands were built.
+            QHash<QString, int> firstExists;
+            int next = 1;
+            for (auto it = locksByChannel.cbegin(); it != locksByChannel.cend(); ++it) {
+                firstExists.insert(it.key(), next);
+                next += int(it.value().size());
+            }
             // Subscribers per channel: classic (NUMSUB) plus sharded (SHARDNUMSUB, the last reply).
             QHash<QString, qint64> waiting;
             QList<RedisReply> counted{r.at(0)};
-            if (askShards && r.size() == lockByChannel.size() + 2)
+            if (askShards && r.size() == next + 1)
                 counted << r.last();
             for (const RedisReply &counts : counted)
                 for (int i = 0; i + 1 < counts.size(); i += 2)
@@ -83,19 +94,27 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
             for (auto w = waiting.cbegin(); w != waiting.cend(); ++w) {
                 const QString &channel = w.key();
                 const qint64 n = w.value();
-                if (!lockByChannel.contains(channel))
+                const QStringList names = locksByChannel.value(channel);
+                const int first = firstExists.value(channel, -1);
+                if (names.isEmpty() || first < 0)
                     continue;
-                const QString name = lockByChannel.value(channel);
-                const int idx = int(std::distance(lockByChannel.cbegin(), lockByChannel.constFind(channel)));
-                if (idx + 1 >= r.size() || r.at(idx + 1).isError()) {
-                    // Unknown (e.g. MOVED): never report a waiter as orphaned on a guess.
-                    if (idx + 1 < r.size() && m_result.error.isEmpty())
-                        m_result.error = r.at(idx + 1).errorMessage();
-                    continue;
+                bool known = true;
+                bool anyExists = false;
+                for (int k = 0; k < names.size(); ++k) {
+                    const int idx = first + k;
+                    if (idx >= r.size() || r.at(idx).isError()) {
+                        // Unknown (e.g. MOVED): never report a waiter as orphaned on a guess.
+                        if (idx < r.size() && m_result.error.isEmpty())
+                            m_result.error = r.at(idx).errorMessage();
+                        known = false;
+                        break;
+                    }
+                    anyExists = anyExists || r.at(idx).toInteger() == 1;
                 }
-                const bool exists = r.at(idx + 1).toInteger() == 1;
-                if (n > 0 && !exists)
-                    m_result.orphanSubscribers[name] += n;
+                // Orphaned only when no lock the channel may belong to exists: a client waiting
+                // on `{x}`'s channel while `{x}` is held is not waiting on a missing `x`.
+                if (known && n > 0 && !anyExists)
+                    m_result.orphanSubscribers[names.first()] += n;
             }
             finish();
         });

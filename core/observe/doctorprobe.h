@@ -17,7 +17,9 @@ class RedisConnection;
  *    `redisson_rwlock:*`, and the same with `PUBSUB SHARDCHANNELS` (Redisson 3.22+ waiters on a
  *    Redis 7 cluster SSUBSCRIBE, §14.3; servers before 7.0 refuse it and only classic waiters
  *    count), then `PUBSUB NUMSUB` plus `SHARDNUMSUB` and `EXISTS` of each lock (per-waiter fair
- *    channels are skipped: fair waiters are visible in their queue);
+ *    channels are skipped: fair waiters are visible in their queue). A channel of `x` is also
+ *    one of `{x}` (§14.4): its waiters count as orphaned only when neither hash exists, and
+ *    are then reported under the plain name `x`;
  *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT 1000` in steps, then PTTL.
  */
 class DoctorProbe : public QObject

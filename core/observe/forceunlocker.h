@@ -18,7 +18,7 @@ struct ForceUnlockResult
     bool deleted = false;  ///< the lock hash existed and was deleted
     bool changed = false;  ///< refused: the lock no longer had the confirmed state (nothing done)
     QString currentState;  ///< when changed: the state now (LockSnapshot::stateFingerprint() form)
-    QString kind;          ///< "lock", "fair_lock" or "read_write_lock", as decided inside the script
+    QString kind;          ///< "lock", "fair_lock", "read_write_lock" or "faster_multi_lock", as decided inside the script
     QString channel;       ///< channel the wake-up message went to, empty when none was sent
     QString message;       ///< "0" or "1", empty when none was sent
     QString error;         ///< server/transport error; then nothing is known to have changed
@@ -28,8 +28,10 @@ struct ForceUnlockResult
  * Operator force unlock of any lock kind, in one atomic script (resources/scripts/force_unlock.lua)
  * that decides the kind from the data at that instant and then does what Redisson's forceUnlock
  * of that kind does (protocol §9): read-write -> DEL + "1" on redisson_rwlock:{name}; fair ->
- * prune expired heads, DEL, "0" to the head waiter's own channel; otherwise DEL + "0" on
- * redisson_lock__channel:{name}. Waiters therefore wake at once instead of after the TTL.
+ * prune expired heads, DEL, "0" to the head waiter's own channel; faster multilock group
+ * (fields `h:<owner>:expire_time` / `:lock_count`, §14.10) -> DEL + "0" on
+ * redisson_lock__channel:{group}, as RedissonFasterMultiLock.forceUnlock publishes; otherwise
+ * DEL + "0" on redisson_lock__channel:{name}. Waiters therefore wake at once instead of after the TTL.
  */
 class ForceUnlocker : public QObject
 {

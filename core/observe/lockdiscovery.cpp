@@ -94,9 +94,11 @@ void LockDiscovery::step()
                 if (!LockNames::isTransientHelperKey(key))
                     names << key;
             } else {
-                const QString name = LockNames::lockNameFromCompanionKey(key);
-                if (!name.isEmpty() && m_regex.match(name).hasMatch())
-                    names << name;
+                // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
+                // snapshot tells whose it is, and the monitor lists only one of them.
+                for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
+                    if (m_regex.match(name).hasMatch())
+                        names << name;
             }
         }
         m_scanned += keys.size();

@@ -14,7 +14,9 @@ class RedisConnection;
  * per step (never KEYS), each step sent only when the previous reply arrived, so the server
  * never serves more than one small step for us at a time and the event loop never blocks. A
  * second pass (`MATCH redisson_lock_queue:* TYPE list`) finds fair locks whose hash is gone
- * but whose waiter queue remains (protocol §3.1, §9). Needs Redis >= 6.0 (SCAN ... TYPE).
+ * but whose waiter queue remains (protocol §3.1, §9); a queue `redisson_lock_queue:{x}` yields
+ * both `x` and `{x}` (each when it matches the glob), since Redisson derives it for both names
+ * (§14.4). Needs Redis >= 6.0 (SCAN ... TYPE).
  *
  * Candidates are names only: SnapshotReader classifies them.
  */

@@ -85,7 +85,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                   "doctor then reports waiters_without_holder).").arg(s.name);
         out << f;
     }
-    if (s.kind != LockKind::ReadWriteLock && s.holders.size() > 1) {
+    // A faster multilock group holds one owner per value, so several owners are normal (§14.10).
+    if (s.kind != LockKind::ReadWriteLock && s.kind != LockKind::FasterMultiLock && s.holders.size() > 1) {
         LockFinding f;
         f.severity = LockFinding::Severity::Critical;
         f.code = QStringLiteral("several_holders");

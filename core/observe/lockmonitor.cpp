@@ -342,7 +342,8 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
     QVector<LockSnapshot> changed;
     QStringList removed;
     QVector<LockEvent> events;
-    for (const auto &s : snapshots) {
+    for (const auto &read : snapshots) {
+        LockSnapshot s = read;
         auto it = m_locks.find(s.name);
         const bool known = it != m_locks.end();
         const QString hint = hints.value(s.name);
@@ -364,6 +365,23 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 removed << s.name;
             }
             continue;
+        }
+        if (s.isLock && !s.nameCertain()) {
+            // §14.4: neither `x` nor `{x}` has a hash and both read alike from the keys they
+            // share. List only one: the one listed already, else the plain name `x`.
+            const bool braced = s.name.contains(QLatin1Char('{'));
+            const bool twinListed = m_locks.contains(s.twinName);
+            if (twinListed ? (!known || braced) : (braced && !known))
+                s.isLock = false;
+        }
+        // Issue 11 point 9: a fair lock whose queue emptied reads like a plain one; once this
+        // session saw its queue or timeout set, it is known to be fair.
+        if (s.isLock && s.kind == LockKind::FairLock) {
+            m_seenFair.insert(s.name);
+        } else if (s.isLock && s.kind == LockKind::Lock && !s.kindCertain && m_seenFair.contains(s.name)) {
+            s.kind = LockKind::FairLock;
+            s.kindCertain = true;
+            s.kindNote = QStringLiteral("fair: LockScope saw its waiter queue or timeout set earlier in this session");
         }
         if (!s.isLock) {
             if (s.exists)
@@ -438,24 +456,29 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         QString name = LockNames::lockNameFromCompanionKey(key);
         if (name.isEmpty())
             name = LockNames::lockNameFromReadTimeoutKey(key); // a read hold's timeout key (§4.1)
+        // A derived key of `x` is also one of `{x}` (§14.4): re-read both; the snapshot tells
+        // whose it is (the other one then reads as no lock).
+        QStringList names = LockNames::withTwin(name);
         if (name.isEmpty()) {
             if (LockNames::isTransientHelperKey(key))
                 return; // unlock latches
-            name = key;
+            names = QStringList{key};
         }
-        if (!m_patternRegex.match(name).hasMatch())
-            return;
-        if (m_notLocks.contains(name)) {
-            if (op != QLatin1String("del") && op != QLatin1String("expired"))
-                return;
-            m_notLocks.remove(name);
+        for (const QString &n : std::as_const(names)) {
+            if (!m_patternRegex.match(n).hasMatch())
+                continue;
+            if (m_notLocks.contains(n)) {
+                if (op != QLatin1String("del") && op != QLatin1String("expired"))
+                    continue;
+                m_notLocks.remove(n);
+            }
+            // Only hash, generic and expiry events concern locks; list/zset ops matter for fair companions.
+            markDirty(n, op);
         }
-        if (op == QLatin1String("del") && name == key && m_locks.contains(name)) {
-            m_lastDeletedLock = name; // a release if its latch write comes next
-            m_removals.insert(name, m_latchWritesSeen ? LockEvent::Removal::Forced : LockEvent::Removal::NoLatchSeen);
+        if (op == QLatin1String("del") && name.isEmpty() && m_locks.contains(key)) {
+            m_lastDeletedLock = key; // a release if its latch write comes next
+            m_removals.insert(key, m_latchWritesSeen ? LockEvent::Removal::Forced : LockEvent::Removal::NoLatchSeen);
         }
-        // Only hash, generic and expiry events concern locks; list/zset ops matter for fair companions.
-        markDirty(name, op);
         return;
     }
     QString waiter;
@@ -464,6 +487,7 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         name = LockNames::lockNameFromReadWriteChannel(channel);
     if (name.isEmpty())
         return;
+    name = ownerOf(LockNames::withTwin(name)); // `x` or `{x}`: the channel is both's (§14.4)
     if (!m_patternRegex.match(name).hasMatch())
         return;
     if (m_ownsName && !m_ownsName(name))
@@ -480,7 +504,22 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     else
         e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up").arg(QString::fromUtf8(payload), channel);
     emit eventsOccurred({e});
-    markDirty(name);
+    for (const QString &n : LockNames::withTwin(name))
+        markDirty(n);
+}
+
+QString LockMonitor::ownerOf(const QStringList &candidates) const
+{
+    // The lock whose hash exists, as last read; else the one listed; else the plain name.
+    for (const QString &n : candidates) {
+        const auto it = m_locks.constFind(n);
+        if (it != m_locks.cend() && it.value().exists)
+            return n;
+    }
+    for (const QString &n : candidates)
+        if (m_locks.contains(n))
+            return n;
+    return candidates.value(0);
 }
 
 } // namespace lockscope

@@ -37,6 +37,12 @@ class SnapshotReader;
  *   and when polling, released with "cannot tell" (§14.9, LockEvent::Removal).
  * - Always PSUBSCRIBEs `redisson_lock__channel:*` (incl. fair per-waiter channels) and
  *   `redisson_rwlock:*` (protocol §9) and reports unlock messages.
+ * - Names `x` and `{x}` share every derived key and channel (§14.4): a companion-key event
+ *   re-reads both names and the snapshots tell whose the keys are; a channel message is filed
+ *   under the listed lock whose hash exists (ownerOf()). When neither hash exists, only one of
+ *   the two is listed (the one listed already, else `x`), with LockSnapshot::nameCertain() false.
+ * - A lock once seen with a fair queue in this session stays "fair" when its queue empties
+ *   (LockSnapshot::kindCertain, issue 11 point 9).
  * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
  *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
  * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and
@@ -126,6 +132,9 @@ private:
     void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
     /** The delete evidence of `name` since a holder was last reported gone (§14.9). */
     LockEvent::Removal removalOf(const QString &name) const;
+    /** Which of `candidates` (LockNames::withTwin(), §14.4) a channel message is about: the
+     *  listed lock whose hash exists, else a listed one, else the first (plain) name. */
+    QString ownerOf(const QStringList &candidates) const;
 
     QPointer<RedisConnection> m_connection;
     QPointer<RedisSubscriber> m_subscriber;
@@ -158,6 +167,7 @@ private:
     QHash<QString, LockEvent::Removal> m_removals; ///< deletes seen since the lock's last read
     bool m_latchWritesSeen = false;                ///< some client here writes unlock latches
     QSet<QString> m_removalDeferred;               ///< read once more after a `del` (see applySnapshots)
+    QSet<QString> m_seenFair;         // names seen with a fair queue or timeout set (kindCertain)
     bool m_readInFlight = false;
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;

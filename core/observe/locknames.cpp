@@ -84,6 +84,30 @@ QString LockNames::lockNameFromReadTimeoutKey(const QString &key)
     return unprefix(m.captured(1));
 }
 
+QString LockNames::twinName(const QString &name)
+{
+    if (name.isEmpty())
+        return {};
+    if (!name.contains(QLatin1Char('{')))
+        return QLatin1Char('{') + name + QLatin1Char('}');
+    if (name.size() > 2 && name.startsWith(QLatin1Char('{')) && name.endsWith(QLatin1Char('}'))) {
+        const QString inner = name.mid(1, name.size() - 2);
+        if (!inner.contains(QLatin1Char('{')))
+            return inner;
+    }
+    return {};
+}
+
+QStringList LockNames::withTwin(const QString &name)
+{
+    if (name.isEmpty())
+        return {};
+    const QString twin = twinName(name);
+    if (twin.isEmpty())
+        return {name};
+    return name.contains(QLatin1Char('{')) ? QStringList{twin, name} : QStringList{name, twin};
+}
+
 bool LockNames::isTransientHelperKey(const QString &key)
 {
     return key.startsWith(QLatin1String("redisson_unlock_latch:")) || key.contains(QLatin1String(":rwlock_timeout:"));

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 namespace lockscope {
 
@@ -31,12 +32,26 @@ public:
     static QString lockNameFromReadTimeoutKey(const QString &key);
 
     /** Lock name behind a companion key (fair queue, timeout set, fence token); empty when
-     *  `key` is not one. `redisson_lock_queue:{orders:42}` -> `orders:42`. */
+     *  `key` is not one. `redisson_lock_queue:{orders:42}` -> `orders:42`. The key may belong to
+     *  `{orders:42}` as well: see withTwin() (§14.4); the plain name is returned. */
     static QString lockNameFromCompanionKey(const QString &key);
     /** Lock name behind an unlock channel, plus the per-waiter suffix of fair-lock channels
      *  (`redisson_lock__channel:{name}:<clientId>:<threadId>`, §3.1) in `*waiterField`.
      *  Empty when `channel` is not an unlock channel. */
     static QString lockNameFromUnlockChannel(const QString &channel, QString *waiterField = nullptr);
+    /**
+     * The other lock name whose derived keys and channels are the same strings as `name`'s
+     * (protocol §1.2, §14.4): `prefixName(p, "{x}") == prefixName(p, "x") == "p:{x}"` and
+     * `suffixName` likewise, so `x` and `{x}` share the fair queue, timeout set, fence token,
+     * unlock channels (shared and per-waiter), `redisson_rwlock`, rwlock_timeout and latch keys.
+     * `"x"` -> `"{x}"` for a non-empty name without '{'; `"{x}"` -> `"x"` when the inner part is
+     * non-empty and has no '{'; empty for every other name (e.g. `{orders}:42`, which has no twin).
+     */
+    static QString twinName(const QString &name);
+    /** `name` followed by its twinName() when it has one: the lock names a companion key or
+     *  channel reversed to `name` may belong to (§14.4). Plain name first. Empty for "". */
+    static QStringList withTwin(const QString &name);
+
     /** True for keys LockScope must never list as locks: unlock latches, rwlock_timeout keys. */
     static bool isTransientHelperKey(const QString &key);
 

@@ -1,6 +1,7 @@
 #include "lockrepairs.h"
 
 #include "locknames.h"
+#include "locksnapshot.h"
 
 #include "redis/redisconnection.h"
 
@@ -163,6 +164,26 @@ void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
         }
         callback(res);
     });
+}
+
+QString LockRepairs::targetRefusal(const QString &action, const LockSnapshot &before)
+{
+    static const QStringList repairs{QStringLiteral("set_ttl"), QStringLiteral("remove_waiter"), QStringLiteral("remove_reader"),
+                                     QStringLiteral("wake"), QStringLiteral("force_unlock")};
+    if (!repairs.contains(action) || before.twinName.isEmpty())
+        return {};
+    if (before.companionsOfTwin())
+        return QStringLiteral("Refused: %1 does not exist, and the keys Redisson derives for it (%2, %3) are also "
+                              "those of %4, whose hash exists (protocol §14.4): they belong to %4. Nothing was done; "
+                              "aim the repair at %4.")
+            .arg(before.name, LockNames::fairQueueKey(before.name), LockNames::unlockChannel(before.name), before.twinName);
+    if (before.companionsShared()
+        && (action == QLatin1String("remove_waiter") || action == QLatin1String("wake")))
+        return QStringLiteral("Refused: both %1 and %2 exist and share the queue and unlock channels Redisson derives "
+                              "(%3, %4; protocol §14.4), so LockScope cannot tell whose waiters these are. Nothing "
+                              "was done.")
+            .arg(before.name, before.twinName, LockNames::fairQueueKey(before.name), LockNames::unlockChannel(before.name));
+    return {};
 }
 
 } // namespace lockscope

@@ -10,6 +10,7 @@
 namespace lockscope {
 
 class RedisConnection;
+struct LockSnapshot;
 
 /** What a repair or force unlock did: `outcome` "done", "changed" (refused: the lock is not in
  *  the state the operator confirmed), "refused" (nothing to do, or unsafe), "error". */
@@ -59,6 +60,19 @@ public:
      * message and receiver count. A lock that exists: outcome "refused", nothing published.
      */
     void wake(const QString &name, QObject *context, Callback callback);
+
+    /**
+     * Whether `action` ("set_ttl", "remove_waiter", "remove_reader", "wake", "force_unlock";
+     * other actions are never refused here) may be aimed at `before.name`, from the snapshot read
+     * just before it (protocol §14.4: `x` and `{x}` share the fair queue, timeout set, channels
+     * and rwlock_timeout keys). Returns the sentence of the refusal, or an empty string:
+     *  - `before.name`'s hash is absent and its twin's exists: every repair is refused, the keys
+     *    it would touch belong to the twin (aim it there);
+     *  - both hashes exist: remove_waiter and wake are refused (whose waiter it is cannot be
+     *    told); the others act on `before.name`'s own hash and go ahead;
+     *  - neither exists: allowed (the keys touched are the same for either name).
+     */
+    static QString targetRefusal(const QString &action, const LockSnapshot &before);
 
 private:
     QPointer<RedisConnection> m_connection;

@@ -472,6 +472,11 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
     // Re-read the lock first: the audit record shows the state just before the change.
     readerFor(name)->read({name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
         const LockSnapshot before = snaps.value(0);
+        // §14.4: never aim a repair at `x` when the keys it touches are `{x}`'s (or the reverse).
+        if (const QString refusal = LockRepairs::targetRefusal(action, before); !refusal.isEmpty()) {
+            finishWrite(action, name, args, before, QStringLiteral("refused"), refusal);
+            return;
+        }
         perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
             finishWrite(action, name, args, before, outcome, message);
             if (m_clusterMonitor)

@@ -18,6 +18,8 @@ QString lockKindName(LockKind kind)
         return QStringLiteral("read_write_lock");
     case LockKind::FencedLock:
         return QStringLiteral("fenced_lock");
+    case LockKind::FasterMultiLock:
+        return QStringLiteral("faster_multi_lock");
     }
     return QStringLiteral("lock");
 }
@@ -33,6 +35,8 @@ QString lockKindLabel(LockKind kind)
         return QStringLiteral("Read-write lock");
     case LockKind::FencedLock:
         return QStringLiteral("Fenced lock");
+    case LockKind::FasterMultiLock:
+        return QStringLiteral("Faster multilock group");
     }
     return {};
 }
@@ -52,6 +56,40 @@ QJsonObject LockHolder::toJson() const
         o.insert(QStringLiteral("hold_ttls_ms"), ttls);
     }
     return o;
+}
+
+QJsonObject MultiLockValue::toJson(qint64 serverTimeMs) const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("field"), fieldId);
+    o.insert(QStringLiteral("holder"), holder);
+    o.insert(QStringLiteral("client_id"), clientId);
+    o.insert(QStringLiteral("thread_id"), threadId);
+    o.insert(QStringLiteral("hold_count"), holdCount);
+    o.insert(QStringLiteral("expire_epoch_ms"), expireEpochMs >= 0 ? QJsonValue(expireEpochMs) : QJsonValue());
+    o.insert(QStringLiteral("expire_in_ms"), expireEpochMs >= 0 ? QJsonValue(expireEpochMs - serverTimeMs) : QJsonValue());
+    o.insert(QStringLiteral("live"), isLive(serverTimeMs));
+    return o;
+}
+
+QString LockSnapshot::nameNote() const
+{
+    if (companionsShared())
+        return QStringLiteral("both %1 and %2 exist, and Redisson derives the same fair queue, timeout set, token "
+                              "and unlock channels for both (protocol §14.4): waiters and subscribers shown may be %2's")
+            .arg(name, twinName);
+    if (!nameCertain())
+        return QStringLiteral("only keys Redisson derives for both %1 and %2 exist (protocol §14.4): this lock may be "
+                              "named %1 or %2")
+            .arg(name, twinName);
+    return {};
+}
+
+QString LockSnapshot::kindDisplay() const
+{
+    if (!kindCertain && kind == LockKind::Lock)
+        return QStringLiteral("lock (fair or plain)");
+    return lockKindName(kind);
 }
 
 QJsonObject LockWaiter::toJson(qint64 serverTimeMs) const
@@ -93,6 +131,12 @@ QString LockSnapshot::stateFingerprint() const
     if (!exists)
         return {};
     QStringList parts;
+    if (kind == LockKind::FasterMultiLock) {
+        for (const auto &f : rawFields)
+            parts << f.first + QLatin1Char('=') + f.second;
+        std::sort(parts.begin(), parts.end(), [](const QString &a, const QString &b) { return a.toUtf8() < b.toUtf8(); });
+        return parts.join(QLatin1Char('\n'));
+    }
     for (const auto &h : holders)
         parts << h.field + QLatin1Char('=') + QString::number(h.holdCount);
     if (!rwMode.isEmpty())
@@ -139,6 +183,20 @@ QJsonObject LockSnapshot::toJson() const
     o.insert(QStringLiteral("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
     o.insert(QStringLiteral("server_time_ms"), serverTimeMs);
     o.insert(QStringLiteral("problems"), QJsonArray::fromStringList(problems));
+    o.insert(QStringLiteral("kind_certain"), kindCertain);
+    if (!kindNote.isEmpty())
+        o.insert(QStringLiteral("kind_note"), kindNote);
+    if (kind == LockKind::FasterMultiLock) {
+        QJsonArray vs;
+        for (const auto &v : multiLockValues)
+            vs.append(v.toJson(serverTimeMs));
+        o.insert(QStringLiteral("values"), vs);
+    }
+    o.insert(QStringLiteral("name_certain"), nameCertain());
+    if (!twinName.isEmpty() && (!nameCertain() || companionsShared())) {
+        o.insert(QStringLiteral("name_candidates"), QJsonArray{name, twinName});
+        o.insert(QStringLiteral("name_note"), nameNote());
+    }
     return o;
 }
 
@@ -150,7 +208,31 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     s.kind = kind == QLatin1String("fair_lock")         ? LockKind::FairLock
              : kind == QLatin1String("read_write_lock") ? LockKind::ReadWriteLock
              : kind == QLatin1String("fenced_lock")     ? LockKind::FencedLock
+             : kind == QLatin1String("faster_multi_lock") ? LockKind::FasterMultiLock
                                                         : LockKind::Lock;
+    s.kindCertain = o.value(QStringLiteral("kind_certain")).toBool(true);
+    s.kindNote = o.value(QStringLiteral("kind_note")).toString();
+    for (const auto &v : o.value(QStringLiteral("values")).toArray()) {
+        const QJsonObject m = v.toObject();
+        MultiLockValue value;
+        value.fieldId = m.value(QStringLiteral("field")).toString();
+        value.holder = m.value(QStringLiteral("holder")).toString();
+        value.clientId = m.value(QStringLiteral("client_id")).toString();
+        value.threadId = m.value(QStringLiteral("thread_id")).toString();
+        value.holdCount = m.value(QStringLiteral("hold_count")).toInteger();
+        value.expireEpochMs = m.value(QStringLiteral("expire_epoch_ms")).toInteger(-1);
+        s.multiLockValues << value;
+        s.rawFields << QPair<QString, QString>{value.fieldId, value.holder};
+        const QString prefix = value.fieldId + QLatin1Char(':') + value.holder;
+        if (value.expireEpochMs >= 0)
+            s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":expire_time"), QString::number(value.expireEpochMs)};
+        s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":lock_count"), QString::number(value.holdCount)};
+    }
+    const QJsonArray candidates = o.value(QStringLiteral("name_candidates")).toArray();
+    if (candidates.size() == 2) {
+        s.twinName = candidates.at(1).toString();
+        s.twinExists = o.value(QStringLiteral("name_certain")).toBool(true) && o.value(QStringLiteral("pttl_ms")).toInteger(-2) != -2;
+    }
     s.isLock = true;
     s.pttlMs = o.value(QStringLiteral("pttl_ms")).toInteger(-2);
     s.exists = s.pttlMs != -2;

@@ -8,9 +8,10 @@
 
 namespace lockscope {
 
-/** Lock kinds LockScope tells apart from Redis data alone (protocol §9). JSON names in
- *  lockKindName(): "lock", "fair_lock", "read_write_lock", "fenced_lock". */
-enum class LockKind { Lock, FairLock, ReadWriteLock, FencedLock };
+/** Lock kinds LockScope tells apart from Redis data alone (protocol §9, §5.5). JSON names in
+ *  lockKindName(): "lock", "fair_lock", "read_write_lock", "fenced_lock", "faster_multi_lock"
+ *  (a `RedissonFasterMultiLock` group, `getMultiLock(group, values)`, §5.5, §14.10). */
+enum class LockKind { Lock, FairLock, ReadWriteLock, FencedLock, FasterMultiLock };
 QString lockKindName(LockKind kind);
 /** Human label for the UI ("Reentrant lock", "Fair lock", ...). */
 QString lockKindLabel(LockKind kind);
@@ -32,6 +33,24 @@ struct LockHolder
     {
         return field == o.field && holdCount == o.holdCount && mode == o.mode;
     }
+};
+
+/**
+ * One locked value of a `RedissonFasterMultiLock` group hash (protocol §5.5, §14.10): field
+ * `fieldId` -> owner `<clientId>:<threadId>`, `fieldId:<owner>:expire_time` -> absolute epoch
+ * ms (the locking client's clock), `fieldId:<owner>:lock_count` -> reentrancy count.
+ */
+struct MultiLockValue
+{
+    QString fieldId;            ///< base64 of HighwayHash128(encoded value), as Redisson writes it
+    QString holder;             ///< the owner's lockName `<clientId>:<threadId>` (the field's value)
+    QString clientId;
+    QString threadId;
+    qint64 holdCount = 0;       ///< `lock_count`; 0 when that field is missing
+    qint64 expireEpochMs = -1;  ///< `expire_time`; -1 when that field is missing
+    /** Held now: an expiry at or after `serverTimeMs` (Redisson's own test, §14.10). */
+    bool isLive(qint64 serverTimeMs) const { return expireEpochMs >= serverTimeMs; }
+    QJsonObject toJson(qint64 serverTimeMs) const;
 };
 
 /** One entry of a fair lock's waiter queue with its deadline from the timeout set (§3.1). */
@@ -70,6 +89,41 @@ struct LockSnapshot
     qint64 serverTimeMs = 0;
     qint64 readAtSteadyMs = 0;
     QStringList problems;             ///< readable findings ("no TTL: never expires on its own")
+
+    /** Faster multilock groups: every value of the hash (holders then lists each live owner
+     *  once, its holdCount = the sum of its live values' lock_count). */
+    QVector<MultiLockValue> multiLockValues;
+    /** Faster multilock groups: the hash's field/value pairs as read (stateFingerprint()). */
+    QVector<QPair<QString, QString>> rawFields;
+
+    /**
+     * Whether the data proves `kind` (issue 11 point 9, README "kind_certain"): a fair queue or
+     * timeout set -> fair; `mode` -> read-write; a fence token -> fenced; multilock fields ->
+     * faster multilock; a hash of holder fields with clients subscribed to the shared unlock
+     * channel -> plain (fair waiters listen on per-waiter channels, §3.1). A held hash with none
+     * of these is exactly what a fair lock with an empty queue stores as well (§3.1): `kind` stays
+     * Lock, kindCertain is false and kindNote says why. LockMonitor may settle it as fair when it
+     * saw a queue for the name earlier in the session.
+     */
+    bool kindCertain = true;
+    QString kindNote;                 ///< why the kind is (un)certain; empty when plain evidence
+
+    /** §14.4: the name whose derived keys are the same as this one's (`x` <-> `{x}`), empty
+     *  when there is none (LockNames::twinName()). */
+    QString twinName;
+    bool twinExists = false;          ///< the twin's hash existed at read time
+    /** This name's hash is absent and its twin's exists: the companion keys belong to the twin
+     *  (they were not attributed to this name, which is then not a lock). */
+    bool companionsOfTwin() const { return !twinName.isEmpty() && !exists && twinExists; }
+    /** Both hashes exist: Redisson shares the queue, timeout set, token and channels between them. */
+    bool companionsShared() const { return !twinName.isEmpty() && exists && twinExists; }
+    /** False when neither hash exists and the lock was seen only through shared companion keys:
+     *  it may be named `x` or `{x}` (nameNote says so). */
+    bool nameCertain() const { return twinName.isEmpty() || exists || twinExists; }
+    /** One sentence for nameCertain() false or companionsShared(); empty otherwise. */
+    QString nameNote() const;
+    /** The kind column text: lockKindName(), "lock (fair or plain)" when !kindCertain. */
+    QString kindDisplay() const;
 
     bool isHeld() const { return !holders.isEmpty(); }
     qint64 totalHoldCount() const;

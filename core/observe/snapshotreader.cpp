@@ -68,8 +68,10 @@ void SnapshotReader::read(const QStringList &names, QObject *context, Callback c
                                   time.at(0).toInteger() * 1000 + time.at(1).toInteger() / 1000;
                               QVector<LockSnapshot> &out = state->parts[b];
                               out.reserve(chunk.size());
+                              const RedisReply &twins = reply.at(chunk.size() + 1); // §14.4
                               for (int i = 0; i < chunk.size(); ++i)
-                                  out.append(parse(chunk[i], reply.at(i + 1), serverMs, readAt));
+                                  out.append(parse(chunk[i], reply.at(i + 1), serverMs, readAt,
+                                                   twins.at(i).toInteger() == 1));
                           }
                           if (--state->remaining == 0) {
                               QVector<LockSnapshot> all;
@@ -81,8 +83,67 @@ void SnapshotReader::read(const QStringList &names, QObject *context, Callback c
     }
 }
 
+// Faster multilock group (§5.5, §14.10): every field is a value field `h` -> holder lockName, or
+// `h:<holder>:expire_time` / `h:<holder>:lock_count` with a number; at least one of the latter.
+static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
+{
+    static const QString expireSuffix = QStringLiteral(":expire_time");
+    static const QString countSuffix = QStringLiteral(":lock_count");
+    QHash<QString, QByteArray> byField;
+    QStringList valueFields;
+    bool sawSuffix = false;
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+        const QString field = QString::fromUtf8(fields.at(i).toByteArray());
+        const QByteArray value = fields.at(i + 1).toByteArray();
+        byField.insert(field, value);
+        if (field.endsWith(expireSuffix) || field.endsWith(countSuffix)) {
+            bool numeric = false;
+            value.toLongLong(&numeric);
+            if (!numeric)
+                return false;
+            sawSuffix = true;
+        } else if (LockNames::parseHolderField(QString::fromUtf8(value), nullptr, nullptr, nullptr)) {
+            valueFields << field;
+        } else {
+            return false;
+        }
+    }
+    if (!sawSuffix || valueFields.isEmpty())
+        return false;
+    valueFields.sort();
+    QHash<QString, int> holderIndex;
+    for (const QString &f : std::as_const(valueFields)) {
+        MultiLockValue v;
+        v.fieldId = f;
+        v.holder = QString::fromUtf8(byField.value(f));
+        LockNames::parseHolderField(v.holder, &v.clientId, &v.threadId, nullptr);
+        const QString prefix = f + QLatin1Char(':') + v.holder;
+        v.holdCount = byField.value(prefix + countSuffix).toLongLong();
+        bool ok = false;
+        const qint64 expire = byField.value(prefix + expireSuffix).toLongLong(&ok);
+        v.expireEpochMs = ok ? expire : -1;
+        s->multiLockValues << v;
+        if (!v.isLive(s->serverTimeMs))
+            continue;
+        auto it = holderIndex.find(v.holder);
+        if (it == holderIndex.end()) {
+            LockHolder h;
+            h.field = v.holder;
+            h.clientId = v.clientId;
+            h.threadId = v.threadId;
+            it = holderIndex.insert(v.holder, s->holders.size());
+            s->holders << h;
+        }
+        s->holders[it.value()].holdCount += v.holdCount;
+    }
+    for (auto it = byField.cbegin(); it != byField.cend(); ++it)
+        s->rawFields << QPair<QString, QString>{it.key(), QString::fromUtf8(it.value())};
+    s->kind = LockKind::FasterMultiLock;
+    return true;
+}
+
 LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
-                                   qint64 readAtSteadyMs)
+                                   qint64 readAtSteadyMs, bool twinHashExists)
 {
     LockSnapshot s;
     s.name = name;
@@ -98,6 +159,20 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     const QByteArray token = entry.at(7).toByteArray();
     s.subscribers = entry.at(8).toInteger();
     s.exists = type == "hash";
+    s.twinName = LockNames::twinName(name);
+    s.twinExists = !s.twinName.isEmpty() && twinHashExists;
+    if (s.companionsOfTwin()) {
+        // §14.4: the queue, timeout set, token and channel read are the twin's, not this name's.
+        s.isLock = false;
+        return s;
+    }
+
+    if (s.exists && parseFasterMultiLock(fields, &s)) {
+        s.isLock = true;
+        for (const auto &f : LockDoctor::snapshotFindings(s))
+            s.problems << f.title;
+        return s;
+    }
 
     bool holderShaped = s.exists && fields.size() >= 2;
     bool hasMode = false;
@@ -176,6 +251,17 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
             s.kind = LockKind::FairLock;
         else if (fenced)
             s.kind = LockKind::FencedLock;
+    }
+    // Issue 11 point 9: what the data proves about the kind (see LockSnapshot::kindCertain).
+    if (s.kind == LockKind::Lock) {
+        if (s.subscribers > 0) {
+            s.kindNote = QStringLiteral("plain lock: clients wait on the shared unlock channel (fair-lock waiters "
+                                        "listen on per-waiter channels)");
+        } else {
+            s.kindCertain = false;
+            s.kindNote = QStringLiteral("no fair queue, timeout set or waiting client now: a fair lock without "
+                                        "waiters stores exactly what a plain lock stores (protocol §3.1)");
+        }
     }
 
     // The stateless doctor rules give each snapshot its "problems" (titles); LockDoctor adds the

@@ -44,9 +44,21 @@ public:
      */
     void read(const QStringList &names, QObject *context, Callback callback);
 
-    /** Classifies one entry of snapshot.lua's reply (exposed for tests). */
+    /**
+     * Classifies one entry of snapshot.lua's reply (exposed for tests). `twinHashExists`: the
+     * hash of LockNames::twinName(name) exists (snapshot.lua's trailing array, §14.4). Rules:
+     *  - this hash absent, the twin's present: the shared companion keys (queue, timeout set,
+     *    token, unlock-channel subscribers) are the twin's; this name is not a lock;
+     *  - both present: each is a lock with the shared companions, flagged companionsShared();
+     *  - neither present (a free fair lock seen through its queue only): a lock whose
+     *    nameCertain() is false. Both names then read alike; LockMonitor lists only one of them
+     *    (the one it already lists, else the plain name `x`).
+     *  - a hash whose fields are all `h` -> `<clientId>:<threadId>`, `h:<owner>:expire_time`,
+     *    `h:<owner>:lock_count` (at least one of the latter) is a faster multilock group (§14.10),
+     *    never a corrupt RLock.
+     */
     static LockSnapshot parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
-                              qint64 readAtSteadyMs);
+                              qint64 readAtSteadyMs, bool twinHashExists = false);
 
 private:
     RedisConnection *m_connection;

@@ -5,6 +5,10 @@
 --     waiting thread instead of one (the safer choice §9 recommends);
 --   fair lock (queue or timeout set exists): PRUNE(now), DEL, publish "0" on the head waiter's
 --     channel redisson_lock__channel:{name}:<head> (RedissonFairLock.forceUnlock, §3.6);
+--   faster multilock group (a field ending in ":expire_time" or ":lock_count", §5.5, §14.10):
+--     DEL + publish "0" on redisson_lock__channel:{group}, the channel and message of
+--     RedissonFasterMultiLock.forceUnlockAsync (which HDELs the fields of its own values; DEL
+--     removes every value's fields at once);
 --   reentrant / fenced / spin lock: DEL + publish "0" on redisson_lock__channel:{name} (§2.4;
 --     spin-lock clients poll and ignore it).
 -- KEYS[1] lock name, KEYS[2] unlock channel redisson_lock__channel:{name},
@@ -13,7 +17,8 @@
 -- ARGV[1] now (epoch ms, for pruning expired fair waiters), ARGV[2] "publish" or "spublish",
 -- ARGV[3] "1" to require that the lock hash still has exactly the state the operator confirmed,
 -- ARGV[4] that state: the hash's "field=value" pairs, sorted, joined by newlines ("" = absent)
--- Reply: { deleted (1/0, or -1 = refused: the state changed), kind ("read_write_lock"|"fair_lock"|"lock"),
+-- Reply: { deleted (1/0, or -1 = refused: the state changed),
+--          kind ("read_write_lock"|"faster_multi_lock"|"fair_lock"|"lock"),
 --          channel published to or "", message published or "", current state (when refused) }
 if ARGV[3] == '1' then
     local fields = redis.call('hgetall', KEYS[1])
@@ -32,6 +37,19 @@ if mode == 'read' or mode == 'write' then
     redis.call('del', KEYS[1])
     redis.call(ARGV[2], KEYS[5], '1')
     return { 1, 'read_write_lock', KEYS[5], '1' }
+end
+local function isMultiLockField(field)
+    return string.sub(field, -12) == ':expire_time' or string.sub(field, -11) == ':lock_count'
+end
+if redis.call('hlen', KEYS[1]) > 1 then
+    local names = redis.call('hkeys', KEYS[1])
+    for i = 1, #names do
+        if isMultiLockField(names[i]) then
+            redis.call('del', KEYS[1])
+            redis.call(ARGV[2], KEYS[2], '0')
+            return { 1, 'faster_multi_lock', KEYS[2], '0' }
+        end
+    end
 end
 if redis.call('exists', KEYS[3]) == 1 or redis.call('exists', KEYS[4]) == 1 then
     while true do

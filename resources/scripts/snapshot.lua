@@ -13,6 +13,9 @@
 --          Redis 7 cluster SSUBSCRIBE (protocol §1.3, §14.3); servers before 7.0 refuse
 --          SHARDNUMSUB, which then counts 0.
 --          queueLength / timeoutSetSize are -1 when that key holds another type.
+--          After the last entry: { twinHash for each KEYS[i] }: 1 when the hash of the name's twin
+--          exists (`x` <-> `{x}`: Redisson derives the same companion keys and channels for both,
+--          §14.4), else 0. The twin hashes to the same slot (its hash tag is the name).
 local function prefixed(prefix, name)
     if string.find(name, '{', 1, true) then
         return prefix .. ':' .. name
@@ -84,4 +87,21 @@ for i = 1, #KEYS do
     out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers,
                       holdTtls, rwSubscribers }
 end
+-- §14.4: whose are the shared companion keys? Tell by which of the two hashes exists.
+local twins = {}
+for i = 1, #KEYS do
+    local name = KEYS[i]
+    local twin = nil
+    if #name > 0 and not string.find(name, '{', 1, true) then
+        twin = '{' .. name .. '}'
+    elseif #name > 2 and string.sub(name, 1, 1) == '{' and string.sub(name, -1) == '}'
+        and not string.find(string.sub(name, 2, -2), '{', 1, true) then
+        twin = string.sub(name, 2, -2)
+    end
+    twins[i] = 0
+    if twin ~= nil and redis.call('type', twin)['ok'] == 'hash' then
+        twins[i] = 1
+    end
+end
+out[#out + 1] = twins
 return out

@@ -32,6 +32,7 @@ private slots:
     void detectsWatchdogRenewal();
     void marksOwnHolds();
     void eventLogIsNewestFirstAndCapped();
+    void kindColumnSaysWhatTheDataCannotTell();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -116,6 +117,33 @@ void TestLockTableModel::eventLogIsNewestFirstAndCapped()
     QCOMPARE(model.event(0).lock, QStringLiteral("l10"));
     QCOMPARE(model.event(4).lock, QStringLiteral("l1"));
     QVERIFY(!model.index(0, EventLogModel::TypeColumn).data(Qt::ToolTipRole).toString().isEmpty());
+}
+
+void TestLockTableModel::kindColumnSaysWhatTheDataCannotTell()
+{
+    LockTableModel model;
+    const qint64 now = LockSnapshot::steadyNowMs();
+    LockSnapshot unsure = lock(QStringLiteral("u"), kA, 1, 1000, now);
+    unsure.kindCertain = false;
+    unsure.kindNote = QStringLiteral("a fair lock without waiters stores exactly what a plain lock stores");
+    LockSnapshot group = lock(QStringLiteral("g"), kA, 2, 1000, now);
+    group.kind = LockKind::FasterMultiLock;
+    group.multiLockValues = {MultiLockValue{QStringLiteral("h1"), kA, {}, {}, 1, 0},
+                             MultiLockValue{QStringLiteral("h2"), kA, {}, {}, 1, 0}};
+    LockSnapshot twin = lock(QStringLiteral("x"), kA, 1, 1000, now);
+    twin.holders.clear();
+    twin.exists = false;
+    twin.kind = LockKind::FairLock;
+    twin.twinName = QStringLiteral("{x}");
+    model.applyBatch({unsure, group, twin}, {});
+    const QModelIndex u = model.index(model.rowOf(QStringLiteral("u")), LockTableModel::KindColumn);
+    QCOMPARE(u.data().toString(), QStringLiteral("Lock (fair or plain)"));
+    QVERIFY(u.data(Qt::ToolTipRole).toString().contains(QLatin1String("stores exactly")));
+    const QModelIndex g = model.index(model.rowOf(QStringLiteral("g")), LockTableModel::KindColumn);
+    QCOMPARE(g.data().toString(), QStringLiteral("Multilock (2 value(s))"));
+    QVERIFY(g.data(Qt::ToolTipRole).toString().contains(QLatin1String("getMultiLock")));
+    QVERIFY(model.index(model.rowOf(QStringLiteral("x")), LockTableModel::NameColumn)
+                .data(Qt::ToolTipRole).toString().contains(QLatin1String("{x}")));
 }
 
 QTEST_MAIN(TestLockTableModel)
