@@ -4,7 +4,7 @@ namespace lockscope {
 
 namespace {
 
-enum class DataShape { Free, FreeFenced, Plain, Fenced, Fair, ReadWrite, NotALock };
+enum class DataShape { Free, FreeFenced, Plain, Fenced, Fair, ReadWrite, MultiLockGroup, NotALock };
 
 bool isReadWrite(const LockSnapshot &s)
 {
@@ -17,6 +17,8 @@ DataShape shapeOf(const LockSnapshot &s)
         return DataShape::ReadWrite;
     if (s.queueLength > 0 || s.timeoutSetSize > 0)
         return DataShape::Fair;
+    if (s.exists && s.isLock && s.kind == LockKind::FasterMultiLock)
+        return DataShape::MultiLockGroup;
     if (s.exists)
         return s.isLock ? (s.token >= 0 ? DataShape::Fenced : DataShape::Plain) : DataShape::NotALock;
     if (s.pttlMs != -2) // a key of another type under that name
@@ -91,6 +93,9 @@ QString AcquirePlan::describe(const LockSnapshot &s)
         return QStringLiteral("a free fenced lock (token counter at %1)").arg(s.token);
     case DataShape::Plain:
         return QStringLiteral("a reentrant lock (or a fair lock with an empty queue) %1").arg(heldBy(s));
+    case DataShape::MultiLockGroup:
+        return QStringLiteral("a RedissonFasterMultiLock group (%1), which only getMultiLock(group, values) "
+                              "clients take part in").arg(heldBy(s));
     case DataShape::NotALock:
         return s.exists ? QStringLiteral("a hash that is not a Redisson lock (its fields are not <clientId>:<threadId> -> count)")
                         : QStringLiteral("a key that is not a hash, so not a Redisson lock");
@@ -109,6 +114,7 @@ AcquireKind AcquirePlan::dataKind(const LockSnapshot &s)
     case DataShape::Fenced:
     case DataShape::FreeFenced: return AcquireKind::Fenced;
     case DataShape::ReadWrite:
+    case DataShape::MultiLockGroup:
     case DataShape::NotALock: break;
     }
     return AcquireKind::Auto;
@@ -152,6 +158,8 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
             return refuse(QStringLiteral(" and has no fencing token counter; --kind fenced does not fit: use --kind lock"));
         return refuse(QStringLiteral("; %1 would see no 'mode' field, treat it as free and join it: use --kind lock")
                           .arg(kindFlag(requested)));
+    case DataShape::MultiLockGroup:
+        return refuse(QStringLiteral(": LockScope's acquire does not join such groups (force-unlock can release one)"));
     case DataShape::NotALock:
         return refuse(QStringLiteral(": LockScope does not write into it"));
     case DataShape::Free:

@@ -331,6 +331,14 @@ void TestAcquireByKind::planFollowsTheData()
     QVERIFY(AcquirePlan::decide(plain, AcquireKind::Auto).kind == AcquireKind::Fenced);
     QVERIFY(AcquirePlan::decide(plain, AcquireKind::Lock).refusal.contains(QStringLiteral("no fencing token")));
 
+    LockSnapshot group = plain; // a RedissonFasterMultiLock group hash (§5.5): nobody joins it by acquire
+    group.name = QStringLiteral("group:1");
+    group.token = -1;
+    group.kind = LockKind::FasterMultiLock;
+    for (AcquireKind k : {AcquireKind::Auto, AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read,
+                          AcquireKind::Write, AcquireKind::Fenced})
+        QVERIFY(AcquirePlan::decide(group, k).refusal.contains(QStringLiteral("RedissonFasterMultiLock group")));
+
     LockSnapshot other; // a string under that name
     other.name = QStringLiteral("somestring");
     other.pttlMs = -1;
