@@ -3,7 +3,8 @@
 #   ./run.sh demo    start the dashboard on the embedded demo (headless: PNG + CLI live view)
 #   ./run.sh test    build and run the test suite (ctest)
 #   ./run.sh build   build only (build/bin/lockscope, build/bin/lockscope-cli)
-#   ./run.sh bench   build and run the benchmark (tests/bench, not a test)
+#   ./run.sh bench   build and run the benchmark (tests/bench): one markdown table on stdout, headless;
+#                    options: --quick, --long, --locks N --other-keys N (see lockscope-bench --help)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -66,6 +67,7 @@ case "$cmd" in
         ;;
     bench)
         build
+        ensure_node_client # the peer column (node-redisson); skipped with a note when npm is missing
         "$BUILD_DIR/bin/lockscope-bench" "${@:2}"
         ;;
     demo)
