@@ -64,6 +64,11 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
                              "redisson_lock_timeout:{name} relative to the server clock"));
     layout->addWidget(m_waiters);
 
+    m_notes = new QLabel(this);
+    m_notes->setWordWrap(true);
+    m_notes->setVisible(false);
+    layout->addWidget(m_notes);
+
     m_problems = new QLabel(this);
     m_problems->setWordWrap(true);
     m_problems->setStyleSheet(QStringLiteral("color: #b03a00;"));
@@ -92,6 +97,8 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
         m_ttl->clear();
         m_waiting->clear();
+        m_notes->clear();
+        m_notes->setVisible(false);
         m_problems->clear();
         m_keys->clear();
         return;
@@ -131,15 +138,19 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     else
         m_waiting->setText(tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)")
                                .arg(s.subscribers));
-    // What the data cannot tell (issue 11 points 4 and 9), then the problems.
+    // What the data cannot tell (issue 11 points 4 and 9), in the normal text colour: information,
+    // not a problem. Then the problems, in the warning colour.
     QStringList notes;
     if (!s.nameNote().isEmpty())
         notes << QStringLiteral("ℹ Name: ") + s.nameNote();
     if (!s.kindCertain && !s.kindNote.isEmpty())
         notes << QStringLiteral("ℹ Kind: fair or plain: ") + s.kindNote;
+    m_notes->setText(notes.join(QLatin1Char('\n')));
+    m_notes->setVisible(!notes.isEmpty());
+    QStringList problems;
     for (const QString &p : s.problems)
-        notes << QStringLiteral("⚠ ") + p;
-    m_problems->setText(notes.join(QLatin1Char('\n')));
+        problems << QStringLiteral("⚠ ") + p;
+    m_problems->setText(problems.join(QLatin1Char('\n')));
 
     QStringList keys;
     keys << QStringLiteral("HASH     %1").arg(s.name);

@@ -42,6 +42,7 @@ private:
     QLabel *m_title = nullptr;
     QLabel *m_ttl = nullptr;
     QLabel *m_waiting = nullptr;
+    QLabel *m_notes = nullptr;    ///< what the data cannot tell (name, kind)
     QLabel *m_problems = nullptr;
     QTableWidget *m_holders = nullptr;
     QTableWidget *m_waiters = nullptr;
