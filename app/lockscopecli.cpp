@@ -7,6 +7,7 @@
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
+#include "observe/auditlog.h"
 #include "observe/clusterlockmonitor.h"
 #include "observe/doctorprobe.h"
 #include "observe/historystore.h"
@@ -274,6 +275,17 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         m_err.flush();
         *exitCode = Refused;
         return false;
+    }
+    if (writes) { // no write without its audit record: check the log before anything is sent
+        QString auditError;
+        if (!AuditLog(options.auditLogPath).check(&auditError)) {
+            m_err << "lockscope-cli: refused: " << auditError
+                  << ". Nothing was sent to Redis: every write is recorded in the audit log first (make it "
+                     "writable or pass --audit-log PATH).\n";
+            m_err.flush();
+            *exitCode = Refused;
+            return false;
+        }
     }
 
     m_session = new LockSession(options, this);

@@ -810,8 +810,24 @@ void MainWindow::onFindings(const QVector<LockFinding> &findings)
                                             : QIcon());
 }
 
+bool MainWindow::auditLogWritable()
+{
+    // Every write is recorded first (LockSession refuses it otherwise): say so before the operator
+    // confirms anything. A file-system check only, no Redis.
+    const QString problem = m_session ? m_session->auditProblem() : QString();
+    if (problem.isEmpty())
+        return true;
+    QMessageBox::critical(this, tr("Audit log not writable"),
+                          tr("LockScope records every write in its audit log before it acts, and %1.\n\n"
+                             "Nothing was sent to Redis. Make the file writable, or start LockScope with "
+                             "--audit-log PATH.").arg(problem));
+    return false;
+}
+
 bool MainWindow::confirmRepair(const QString &title, const QString &text)
 {
+    if (!auditLogWritable())
+        return false;
     QMessageBox box(QMessageBox::Warning, title, text, QMessageBox::Cancel, this);
     QPushButton *go = box.addButton(tr("Repair"), QMessageBox::DestructiveRole);
     box.setDefaultButton(QMessageBox::Cancel);
@@ -892,6 +908,8 @@ void MainWindow::wakeRepair(const QString &name)
 
 void MainWindow::acquire()
 {
+    if (!auditLogWritable())
+        return;
     // The dialog offers the kinds the dashboard's data allows; the session checks again on a
     // fresh read just before it writes (and refuses if the lock changed kind meanwhile).
     AcquireDialog dialog(selectedLockName(), [this](const QString &name) -> std::optional<LockSnapshot> {
@@ -931,7 +949,7 @@ void MainWindow::release()
 void MainWindow::forceUnlock()
 {
     const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
-    if (!s)
+    if (!s || !auditLogWritable())
         return;
     ForceUnlockDialog dialog(*s, this);
     if (dialog.exec() != QDialog::Accepted)

@@ -130,6 +130,8 @@ private:
     void removeReaderRepair();
     void wakeRepair(const QString &name);
     /** Asks the operator to confirm a repair; true when confirmed. */
+    /** False (after saying why in a message box) when the audit log cannot take a record. */
+    bool auditLogWritable();
     bool confirmRepair(const QString &title, const QString &text);
     qint64 ownThreadOfSelected() const;
 

@@ -20,6 +20,14 @@ public:
     static QString defaultPath();
     QString path() const { return m_path; }
 
+    /**
+     * Checks, before anything is written to Redis, that a record could be appended: creates the
+     * directory and the file (mode 0600) if needed, opens it for appending and fsync()s it.
+     * Returns false with a sentence in `*error` (the path and the cause) when it cannot. Const and
+     * reentrant (file system only), so a GUI can ask before it shows a confirmation.
+     */
+    bool check(QString *error = nullptr) const;
+
     /** Appends `record` as one line. Returns false with a sentence in `*error` on failure. */
     bool append(const QJsonObject &record, QString *error = nullptr) const;
 

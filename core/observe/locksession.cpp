@@ -469,6 +469,16 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
                     QStringLiteral("Refused: LockScope runs read-only (--read-only), so it writes nothing to Redis."));
         return;
     }
+    // No write without its audit record: the log must be writable before anything is sent.
+    const QString auditError = auditProblem();
+    if (!auditError.isEmpty()) {
+        emit actionFinished(action, name, false,
+                            QStringLiteral("Refused: %1. Nothing was sent to Redis: every write is recorded in the "
+                                           "audit log first; make it writable or choose another one.")
+                                .arg(auditError),
+                            QStringLiteral("refused"));
+        return;
+    }
     // Re-read the lock first: the audit record shows the state just before the change.
     readerFor(name)->read({name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
         const LockSnapshot before = snaps.value(0);
@@ -485,6 +495,12 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
                 m_monitor->markDirty(name);
         });
     });
+}
+
+QString LockSession::auditProblem() const
+{
+    QString error;
+    return m_audit.check(&error) ? QString() : error;
 }
 
 void LockSession::finishWrite(const QString &action, const QString &name, const QJsonObject &args,

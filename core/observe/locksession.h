@@ -81,6 +81,10 @@ public:
     explicit LockSession(const Options &options, QObject *parent = nullptr);
     ~LockSession() override;
 
+    /** Why the audit log cannot take a record now (AuditLog::check: path and cause), or empty when
+     *  it can. Every write is refused while it cannot. File system only: safe to call from any
+     *  thread, e.g. by the dashboard before it shows a confirmation. */
+    QString auditProblem() const;
     /** LockScope's own Redisson client id (fixed at construction; safe to read from any thread). */
     QString clientId() const { return m_clientId; }
     bool isReadOnly() const { return m_options.readOnly; }

@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -78,6 +79,7 @@ private slots:
     void readOnlyForceUnlockIsRefused();
     void forceUnlockWithoutConfirmationIsRefused();
     void forceUnlockWithYesDeletes();
+    void writesWithAnUnwritableAuditLogAreRefused();
     void acquireAndRelease();
     void acquireHeldLockExits3();
     void watchPrintsEvents();
@@ -337,6 +339,29 @@ void TestCli::forceUnlockWithYesDeletes()
     r = cli({"force-unlock", "order:{7}", "--yes"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     QVERIFY(!m_admin->exists("order:{7}"));
+}
+
+void TestCli::writesWithAnUnwritableAuditLogAreRefused()
+{
+    // Issue 13.1: force-unlock, set-ttl and wake changed Redis and only then reported that the
+    // audit record could not be written (exit 2). Now: checked first, refused (exit 3), nothing sent.
+    seed();
+    QTemporaryDir dir;
+    QFile notADirectory(dir.filePath(QStringLiteral("file")));
+    QVERIFY(notADirectory.open(QIODevice::WriteOnly));
+    notADirectory.close();
+    const QString bad = dir.filePath(QStringLiteral("file/audit.jsonl")); // its "directory" is a file
+    for (const QStringList &args : {QStringList{"force-unlock", "orders:42", "--yes"},
+                                    QStringList{"set-ttl", "inventory:7", "--ttl-ms", "5000", "--yes"},
+                                    QStringList{"wake", "free:1", "--yes"},
+                                    QStringList{"acquire", "cli:audit", "--hold-ms", "100"}}) {
+        const ProcessResult r = cli(args + QStringList{"--audit-log", bad});
+        QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("audit log") && r.err.contains("Nothing was sent"), r.err.constData());
+    }
+    QVERIFY(m_admin->exists("orders:42"));
+    QCOMPARE(m_admin->cmd({"PTTL", "inventory:7"}).toInteger(), qint64(-1));
+    QVERIFY(!m_admin->exists("cli:audit"));
 }
 
 void TestCli::acquireAndRelease()

@@ -204,16 +204,27 @@ void TestSafeActions::readOnlyRefusesEveryWriteAndAuditsIt()
 void TestSafeActions::unwritableAuditLogIsReported()
 {
     cli({QStringLiteral("HSET"), QStringLiteral("held"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
-    // A directory where the log file should be: the append must fail, and say so.
+    // A directory where the log file should be: no record can be written, so nothing may be done
+    // (issue 13.1: the write used to happen first and the failure was reported after).
     const QString badPath = m_dir.filePath(QStringLiteral("is-a-directory"));
     QVERIFY(QDir().mkpath(badPath));
     auto s = session(false, badPath);
-    const Outcome r = run(s.get(), [&] { s->wake(QStringLiteral("nothing")); });
-    QVERIFY(!r.ok);
-    QCOMPARE(r.outcome, QStringLiteral("audit_failed"));
-    QVERIFY2(r.message.contains(QLatin1String("audit")), qPrintable(r.message));
+    QVERIFY2(s->auditProblem().contains(badPath), qPrintable(s->auditProblem()));
+    for (const auto &action : QList<std::function<void()>>{
+             [&] { s->forceUnlock(QStringLiteral("held")); },
+             [&] { s->setTtl(QStringLiteral("held"), 5000, m_a + QStringLiteral(":1=1")); },
+             [&] { s->wake(QStringLiteral("nothing")); },
+             [&] { s->acquire(QStringLiteral("new:1"), 1, 5000, 0); }}) {
+        const Outcome r = run(s.get(), action);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.outcome, QStringLiteral("refused"));
+        QVERIFY2(r.message.contains(QLatin1String("audit")) && r.message.contains(QLatin1String("Nothing was sent")),
+                 qPrintable(r.message));
+    }
+    QVERIFY(m_admin->exists("held"));
+    QCOMPARE(m_admin->cmd({"PTTL", "held"}).toInteger(), qint64(-1)); // set-ttl did not happen either
+    QVERIFY(!m_admin->exists("new:1"));
 }
-
 
 void TestSafeActions::wakeOfAFairLockReachesOnlyTheHeadWaiter()
 {
