@@ -11,12 +11,15 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 
 class QAbstractSocket;
 class QIODevice;
 struct redisReader;
 
 namespace lockscope {
+
+struct ReplyBudgetFunctions;
 
 /**
  * One connection to one Redis server: Qt owns the socket (TCP, TLS or unix socket, event-driven,
@@ -42,6 +45,9 @@ namespace lockscope {
  *   (initial 100 ms, doubling, max 5 s, +-20% jitter); `ready()` fires again when it is back.
  * - Push mode (for pub/sub connections): after the handshake every reply is emitted as
  *   `pushReceived()` instead of being matched to a callback.
+ * - Reply sizes are bounded (ReplyLimits): a reply announcing a bulk string or an array over the
+ *   limits fails as soon as its header arrives, before anything that size is buffered or
+ *   allocated; the connection is dropped with a sentence naming the size and the limit.
  * - Redis Sentinel: with an endpoint resolver (setEndpointResolver()) the server to connect to is
  *   asked for before every connection attempt (the master the sentinels name now), and
  *   reconnectNow() moves to it at once after a failover. A `redis-sentinel://` endpoint without a
@@ -63,6 +69,21 @@ public:
     using EndpointResolver = std::function<void(ResolvedCallback done)>;
     using PipelineCallback = std::function<void(const QVector<RedisReply> &)>;
 
+    /**
+     * Bounds on one reply, checked while it is decoded. A reply over one of them fails every
+     * pending command with a transport error saying so and drops the connection (the stream
+     * cannot be re-synchronised). The defaults are far above anything LockScope reads (SCAN
+     * pages, lock hashes, INFO, CLIENT LIST of thousands of clients: a few MB at most) and far
+     * below what would hurt the machine; Redis itself refuses bulk strings over 512 MB
+     * (proto-max-bulk-len).
+     */
+    struct ReplyLimits
+    {
+        qint64 maxBulkBytes = qint64(64) << 20;   ///< one bulk string, status or error line: 64 MiB
+        qint64 maxReplyBytes = qint64(256) << 20; ///< all strings of one reply together: 256 MiB
+        qint64 maxElements = qint64(2) << 20;     ///< all array elements of one reply, nested included: 2 Mi
+    };
+
     explicit RedisConnection(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     ~RedisConnection() override;
 
@@ -72,6 +93,9 @@ public:
     void setAutoReconnect(bool on) { m_autoReconnect = on; }
     void setReconnectDelaysMs(int initialMs, int maxMs);
     void setPushMode(bool on) { m_pushMode = on; }
+    /** Applies from the next reply on (see ReplyLimits). */
+    void setReplyLimits(const ReplyLimits &limits);
+    ReplyLimits replyLimits() const;
 
     /** Asked before every connection attempt for the endpoint to connect to (it replaces
      *  endpoint()); its failure counts as a failed attempt (backoff, connectionLost). The
@@ -123,6 +147,8 @@ signals:
     void serverErrorReceived(const QString &message);
 
 private:
+    friend struct ReplyBudgetFunctions;
+    struct ReplyBudget;
     struct Pending
     {
         ReplyCallback callback;
@@ -149,6 +175,7 @@ private:
     QString explainAuthError(const QString &serverMessage) const;
     QString explainSocketError(QAbstractSocket *socket) const;
     QString closedReason() const;
+    QString checkPartialReply() const;
 
     RedisEndpoint m_endpoint;
     EndpointResolver m_resolver;
@@ -169,6 +196,7 @@ private:
     QString m_lastError;
     QIODevice *m_device = nullptr;
     redisReader *m_reader = nullptr;
+    std::unique_ptr<ReplyBudget> m_budget;
     std::deque<Pending> m_pending;
     QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
     QTimer m_connectTimer;
