@@ -12,110 +12,8 @@
 
 namespace lockscope {
 
-/**
- * What the reply being decoded has used of the ReplyLimits. hiredis calls the object functions
- * below for every array header and every string as soon as it has parsed it, before it allocates
- * the array: returning nullptr there stops it (hiredis then reports "Out of memory", replaced by
- * `violation`). A bulk string is only handed over once it is complete, so its announced length is
- * checked separately, in checkPartialReply(), while the reader waits for its bytes.
- */
-struct RedisConnection::ReplyBudget
-{
-    ReplyLimits limits;
-    redisReplyObjectFunctions functions{};
-    redisReplyObjectFunctions *defaults = nullptr;
-    qint64 bytes = 0;
-    qint64 elements = 0;
-    QString violation;
-
-    void reset()
-    {
-        bytes = 0;
-        elements = 0;
-        violation.clear();
-    }
-};
-
-namespace {
-
-
-/** "1.5 GiB", "64 MiB", "900 bytes". */
-QString readableBytes(qint64 bytes)
-{
-    if (bytes < 1024)
-        return QStringLiteral("%1 bytes").arg(bytes);
-    const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = static_cast<double>(bytes);
-    int u = -1;
-    while (v >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(v, 'g', v < 10 ? 2 : 3), QLatin1String(units[u]));
-}
-
-QString overLimit(const QString &what, qint64 limit)
-{
-    return QStringLiteral("the server announced %1, over LockScope's limit of %2: it is not a Redis server, or a "
-                          "key is too big to read")
-        .arg(what, readableBytes(limit));
-}
-
-} // namespace
-
-/** Object functions wrapping hiredis' own ones with the budget checks (privdata: ReplyBudget). */
-struct ReplyBudgetFunctions
-{
-    static RedisConnection::ReplyBudget *budgetOf(const redisReadTask *task)
-    {
-        while (task->parent)
-            task = task->parent;
-        return static_cast<RedisConnection::ReplyBudget *>(task->privdata);
-    }
-
-    static void *createString(const redisReadTask *task, char *str, size_t len)
-    {
-        auto *b = budgetOf(task);
-        const auto n = static_cast<qint64>(len);
-        if (n > b->limits.maxBulkBytes) {
-            b->violation = overLimit(QStringLiteral("a string of %1").arg(readableBytes(n)), b->limits.maxBulkBytes);
-            return nullptr;
-        }
-        if (b->bytes + n > b->limits.maxReplyBytes) {
-            b->violation = overLimit(QStringLiteral("a reply of more than %1").arg(readableBytes(b->bytes + n)),
-                                     b->limits.maxReplyBytes);
-            return nullptr;
-        }
-        b->bytes += n;
-        return b->defaults->createString(task, str, len);
-    }
-
-    static void *createArray(const redisReadTask *task, int elements)
-    {
-        auto *b = budgetOf(task);
-        if (elements > 0 && b->elements + elements > b->limits.maxElements) {
-            b->violation = QStringLiteral("the server announced an array of %1 elements (%2 in this reply), over "
-                                          "LockScope's limit of %3: it is not a Redis server, or a key is too big "
-                                          "to read")
-                               .arg(elements)
-                               .arg(b->elements + elements)
-                               .arg(b->limits.maxElements);
-            return nullptr;
-        }
-        b->elements += qMax(0, elements);
-        return b->defaults->createArray(task, elements);
-    }
-
-    static void *createInteger(const redisReadTask *task, long long value)
-    {
-        return budgetOf(task)->defaults->createInteger(task, value);
-    }
-
-    static void *createNil(const redisReadTask *task) { return budgetOf(task)->defaults->createNil(task); }
-};
-
 RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
-    : QObject(parent), m_endpoint(endpoint), m_budget(std::make_unique<ReplyBudget>())
+    : QObject(parent), m_endpoint(endpoint), m_decoder(std::make_unique<RespDecoder>())
 {
     m_clock.start();
     // Member timers are children too, so moveToThread() takes them along.
@@ -146,8 +44,6 @@ RedisConnection::~RedisConnection()
         delete m_device;
         m_device = nullptr;
     }
-    if (m_reader)
-        redisReaderFree(m_reader);
 }
 
 void RedisConnection::setReconnectDelaysMs(int initialMs, int maxMs)
@@ -157,9 +53,9 @@ void RedisConnection::setReconnectDelaysMs(int initialMs, int maxMs)
     m_nextDelayMs = m_initialDelayMs;
 }
 
-void RedisConnection::setReplyLimits(const ReplyLimits &limits) { m_budget->limits = limits; }
+void RedisConnection::setReplyLimits(const ReplyLimits &limits) { m_decoder->setLimits(limits); }
 
-RedisConnection::ReplyLimits RedisConnection::replyLimits() const { return m_budget->limits; }
+RedisConnection::ReplyLimits RedisConnection::replyLimits() const { return m_decoder->limits(); }
 
 void RedisConnection::open()
 {
@@ -245,19 +141,8 @@ void RedisConnection::startConnect()
 
 void RedisConnection::connectTransport()
 {
-    if (m_reader)
-        redisReaderFree(m_reader);
-    m_reader = redisReaderCreate();
-    // hiredis' own object functions, each wrapped with a check against the ReplyLimits.
-    m_budget->defaults = m_reader->fn;
-    m_budget->functions = *m_reader->fn;
-    m_budget->functions.createString = &ReplyBudgetFunctions::createString;
-    m_budget->functions.createArray = &ReplyBudgetFunctions::createArray;
-    m_budget->functions.createInteger = &ReplyBudgetFunctions::createInteger;
-    m_budget->functions.createNil = &ReplyBudgetFunctions::createNil;
-    m_reader->fn = &m_budget->functions;
-    m_reader->privdata = m_budget.get();
-    m_budget->reset();
+    m_decoder->reset();
+    m_decoding = true;
 
     if (m_endpoint.transport() == RedisEndpoint::Transport::Unix) {
         auto *sock = new QLocalSocket(this);
@@ -466,34 +351,24 @@ void RedisConnection::deliver(Pending &pending, const RedisReply &reply)
 
 void RedisConnection::onReadyRead()
 {
-    if (!m_device || !m_reader)
+    if (!m_device || !m_decoding)
         return;
     const QByteArray data = m_device->readAll();
-    if (redisReaderFeed(m_reader, data.constData(), static_cast<size_t>(data.size())) != REDIS_OK) {
-        handleDisconnect(QStringLiteral("protocol error from %1: %2")
-                             .arg(m_endpoint.address(), QString::fromUtf8(m_reader->errstr)));
+    QString error;
+    if (!m_decoder->feed(data.constData(), data.size(), &error)) {
+        handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
         return;
     }
     QPointer<RedisConnection> self(this);
-    while (self && m_reader) {
-        void *raw = nullptr;
-        if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
-            const QString err = m_budget->violation.isEmpty() ? QString::fromUtf8(m_reader->errstr)
-                                                              : m_budget->violation;
-            handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), err));
+    while (self && m_decoding) {
+        RedisReply reply;
+        const RespDecoder::Result result = m_decoder->next(&reply, &error);
+        if (result == RespDecoder::Result::Error) {
+            handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
             return;
         }
-        if (!raw) {
-            const QString violation = checkPartialReply();
-            if (!violation.isEmpty()) {
-                handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), violation));
-                return;
-            }
+        if (result == RespDecoder::Result::NeedMore)
             break;
-        }
-        m_budget->reset();
-        RedisReply reply = RedisReply::fromHiredis(static_cast<redisReply *>(raw));
-        freeReplyObject(raw);
         if (m_pushMode && !m_handshaking) {
             emit pushReceived(reply);
             continue;
@@ -516,36 +391,6 @@ void RedisConnection::onReadyRead()
     }
     if (self && m_pending.empty())
         m_timeoutTimer.stop();
-}
-
-QString RedisConnection::checkPartialReply() const
-{
-    // The reader waits for more bytes. hiredis has consumed the type byte of the element it is
-    // on; when that is a bulk string, its length line is next in the buffer: compare the length
-    // it announces with the limits now, instead of buffering up to that many bytes first.
-    if (!m_reader || m_reader->ridx < 0 || m_reader->len < m_reader->pos)
-        return {};
-    const ReplyLimits &limits = m_budget->limits;
-    const char *pending = m_reader->buf + m_reader->pos;
-    const size_t available = m_reader->len - m_reader->pos;
-    const redisReadTask &task = m_reader->rstack[m_reader->ridx];
-    if (task.type == REDIS_REPLY_STRING) {
-        const QByteArray head = QByteArray::fromRawData(pending, static_cast<qsizetype>(qMin<size_t>(available, 32)));
-        const qsizetype eol = head.indexOf("\r\n");
-        bool ok = false;
-        const qint64 announced = eol > 0 ? head.left(eol).toLongLong(&ok) : 0;
-        if (ok && announced > limits.maxBulkBytes)
-            return overLimit(QStringLiteral("a bulk string of %1").arg(readableBytes(announced)), limits.maxBulkBytes);
-        if (ok && announced > 0 && m_budget->bytes + announced > limits.maxReplyBytes)
-            return overLimit(QStringLiteral("a reply of more than %1").arg(readableBytes(m_budget->bytes + announced)),
-                             limits.maxReplyBytes);
-    }
-    // Whatever is pending (a status line without its end, a length line of digits), never buffer
-    // more of one element than the limit allows.
-    if (static_cast<qint64>(available) > limits.maxBulkBytes + 32)
-        return overLimit(QStringLiteral("an unterminated line of more than %1").arg(readableBytes(limits.maxBulkBytes)),
-                         limits.maxBulkBytes);
-    return {};
 }
 
 void RedisConnection::checkTimeouts()
@@ -653,10 +498,8 @@ void RedisConnection::handleDisconnect(const QString &reason)
             local->abort();
         dev->deleteLater();
     }
-    if (m_reader) {
-        redisReaderFree(m_reader);
-        m_reader = nullptr;
-    }
+    m_decoding = false;
+    m_decoder->reset();
     setState(State::Disconnected);
     QPointer<RedisConnection> self(this);
     failAll(reason);

@@ -2,6 +2,7 @@
 
 #include "redisendpoint.h"
 #include "redisreply.h"
+#include "respdecoder.h"
 
 #include <QElapsedTimer>
 #include <QList>
@@ -15,11 +16,8 @@
 
 class QAbstractSocket;
 class QIODevice;
-struct redisReader;
 
 namespace lockscope {
-
-struct ReplyBudgetFunctions;
 
 /**
  * One connection to one Redis server: Qt owns the socket (TCP, TLS or unix socket, event-driven,
@@ -69,20 +67,9 @@ public:
     using EndpointResolver = std::function<void(ResolvedCallback done)>;
     using PipelineCallback = std::function<void(const QVector<RedisReply> &)>;
 
-    /**
-     * Bounds on one reply, checked while it is decoded. A reply over one of them fails every
-     * pending command with a transport error saying so and drops the connection (the stream
-     * cannot be re-synchronised). The defaults are far above anything LockScope reads (SCAN
-     * pages, lock hashes, INFO, CLIENT LIST of thousands of clients: a few MB at most) and far
-     * below what would hurt the machine; Redis itself refuses bulk strings over 512 MB
-     * (proto-max-bulk-len).
-     */
-    struct ReplyLimits
-    {
-        qint64 maxBulkBytes = qint64(64) << 20;   ///< one bulk string, status or error line: 64 MiB
-        qint64 maxReplyBytes = qint64(256) << 20; ///< all strings of one reply together: 256 MiB
-        qint64 maxElements = qint64(2) << 20;     ///< all array elements of one reply, nested included: 2 Mi
-    };
+    /** Bounds on one reply (RedisReplyLimits, enforced by RespDecoder). A reply over one of them
+     *  fails every pending command with a transport error saying so and drops the connection. */
+    using ReplyLimits = RedisReplyLimits;
 
     explicit RedisConnection(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     ~RedisConnection() override;
@@ -147,8 +134,6 @@ signals:
     void serverErrorReceived(const QString &message);
 
 private:
-    friend struct ReplyBudgetFunctions;
-    struct ReplyBudget;
     struct Pending
     {
         ReplyCallback callback;
@@ -175,7 +160,6 @@ private:
     QString explainAuthError(const QString &serverMessage) const;
     QString explainSocketError(QAbstractSocket *socket) const;
     QString closedReason() const;
-    QString checkPartialReply() const;
 
     RedisEndpoint m_endpoint;
     EndpointResolver m_resolver;
@@ -195,8 +179,8 @@ private:
     bool m_authFailed = false; ///< last handshake failed on credentials: reconnect slowly
     QString m_lastError;
     QIODevice *m_device = nullptr;
-    redisReader *m_reader = nullptr;
-    std::unique_ptr<ReplyBudget> m_budget;
+    std::unique_ptr<RespDecoder> m_decoder;
+    bool m_decoding = false; ///< a transport is up and its bytes go to m_decoder
     std::deque<Pending> m_pending;
     QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
     QTimer m_connectTimer;
