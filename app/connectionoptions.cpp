@@ -53,7 +53,9 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
                            QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS), "
                                           "unix:///path.sock, or redis-sentinel://host:port[,host2:port2...][/db]#master "
                                           "to follow a Sentinel-managed master across failovers. User and password "
-                                          "also from LOCKSCOPE_USER and LOCKSCOPE_PASSWORD."),
+                                          "also from LOCKSCOPE_USER and LOCKSCOPE_PASSWORD. A password in the URL is "
+                                          "visible to other local users in 'ps': prefer --ask-password, the keychain "
+                                          "(saved connections) or LOCKSCOPE_PASSWORD."),
                            QStringLiteral("URL"));
     if (!m_defaultUrl.isEmpty())
         url.setDefaultValue(m_defaultUrl);

@@ -104,7 +104,8 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
         QString error;
         RedisEndpoint endpoint = RedisEndpoint::parse(url, &error);
         if (!endpoint.isValid() || !connection.applyTo(&endpoint, parser, &error)) {
-            std::fprintf(stderr, "lockscope: --url '%s': %s\n", qPrintable(url), qPrintable(error));
+            std::fprintf(stderr, "lockscope: --url '%s': %s\n", qPrintable(RedisEndpoint::redactUrl(url)),
+                         qPrintable(error));
             return 1;
         }
         LockSession::Options options;

@@ -93,7 +93,7 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
         QString error;
         RedisEndpoint endpoint = RedisEndpoint::parse(url, &error);
         if (!endpoint.isValid() || !m_connection.applyTo(&endpoint, m_parser, &error))
-            return usage(QStringLiteral("--servers: '%1': %2").arg(url, error));
+            return usage(QStringLiteral("--servers: '%1': %2").arg(RedisEndpoint::redactUrl(url), error));
         for (const auto &e : std::as_const(m_endpoints))
             if (e.address() == endpoint.address() && e.db() == endpoint.db())
                 return usage(QStringLiteral("--servers names %1 twice: a RedLock needs independent servers")

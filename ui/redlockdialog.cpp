@@ -108,7 +108,7 @@ void RedLockDialog::start()
         const RedisEndpoint ep = RedisEndpoint::parse(raw.trimmed(), &error);
         if (!ep.isValid()) {
             m_verdict->setText(tr("<span style='color:#c0392b'>'%1' is not a Redis URL: %2</span>")
-                                   .arg(raw.trimmed().toHtmlEscaped(), error.toHtmlEscaped()));
+                                   .arg(RedisEndpoint::redactUrl(raw.trimmed()).toHtmlEscaped(), error.toHtmlEscaped()));
             return;
         }
         if (seen.contains(ep.address())) {

@@ -45,6 +45,18 @@ bool SessionRecorder::open(const QString &path, const QJsonObject &header, QStri
     m_records = 0;
     m_sink = std::make_unique<Sink>();
     const bool gzip = path.endsWith(QLatin1String(".gz"));
+    // Owner-only (0600) like the audit log: lock names, holders and hosts are not for every
+    // local user. Created so before a byte is written; an existing file is narrowed too.
+    {
+        QFile create(path);
+        const auto ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+        if (!create.open(QIODevice::WriteOnly | QIODevice::Truncate, ownerOnly) || !create.setPermissions(ownerOnly)) {
+            if (error)
+                *error = QStringLiteral("cannot create %1: %2").arg(path, create.errorString());
+            m_sink.reset();
+            return false;
+        }
+    }
     if (gzip) {
         m_sink->gz = gzopen(QFile::encodeName(path).constData(), "wb6");
         if (!m_sink->gz) {

@@ -19,7 +19,8 @@ namespace lockscope {
  *   {"t":<epoch ms>,"k":"end"}     (written by close(): when recording stopped)
  * `read_ms_ago` (optional, ms) is how long before `t` the snapshot was read; readers treat its
  * absence as 0. Each record is flushed as it is written, so a recording cut short (crash, kill) stays readable
- * up to its last complete line (RecordingReader).
+ * up to its last complete line (Recording::load). The file is created owner-only (0600), like the
+ * audit log.
  */
 class SessionRecorder
 {

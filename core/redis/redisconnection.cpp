@@ -13,7 +13,7 @@
 namespace lockscope {
 
 RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
-    : QObject(parent), m_endpoint(endpoint)
+    : QObject(parent), m_endpoint(endpoint), m_decoder(std::make_unique<RespDecoder>())
 {
     m_clock.start();
     // Member timers are children too, so moveToThread() takes them along.
@@ -44,8 +44,6 @@ RedisConnection::~RedisConnection()
         delete m_device;
         m_device = nullptr;
     }
-    if (m_reader)
-        redisReaderFree(m_reader);
 }
 
 void RedisConnection::setReconnectDelaysMs(int initialMs, int maxMs)
@@ -54,6 +52,10 @@ void RedisConnection::setReconnectDelaysMs(int initialMs, int maxMs)
     m_maxDelayMs = qMax(m_initialDelayMs, maxMs);
     m_nextDelayMs = m_initialDelayMs;
 }
+
+void RedisConnection::setReplyLimits(const ReplyLimits &limits) { m_decoder->setLimits(limits); }
+
+RedisConnection::ReplyLimits RedisConnection::replyLimits() const { return m_decoder->limits(); }
 
 void RedisConnection::open()
 {
@@ -139,9 +141,8 @@ void RedisConnection::startConnect()
 
 void RedisConnection::connectTransport()
 {
-    if (m_reader)
-        redisReaderFree(m_reader);
-    m_reader = redisReaderCreate();
+    m_decoder->reset();
+    m_decoding = true;
 
     if (m_endpoint.transport() == RedisEndpoint::Transport::Unix) {
         auto *sock = new QLocalSocket(this);
@@ -350,26 +351,24 @@ void RedisConnection::deliver(Pending &pending, const RedisReply &reply)
 
 void RedisConnection::onReadyRead()
 {
-    if (!m_device || !m_reader)
+    if (!m_device || !m_decoding)
         return;
     const QByteArray data = m_device->readAll();
-    if (redisReaderFeed(m_reader, data.constData(), static_cast<size_t>(data.size())) != REDIS_OK) {
-        handleDisconnect(QStringLiteral("protocol error from %1: %2")
-                             .arg(m_endpoint.address(), QString::fromUtf8(m_reader->errstr)));
+    QString error;
+    if (!m_decoder->feed(data.constData(), data.size(), &error)) {
+        handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
         return;
     }
     QPointer<RedisConnection> self(this);
-    while (self && m_reader) {
-        void *raw = nullptr;
-        if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
-            const QString err = QString::fromUtf8(m_reader->errstr);
-            handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), err));
+    while (self && m_decoding) {
+        RedisReply reply;
+        const RespDecoder::Result result = m_decoder->next(&reply, &error);
+        if (result == RespDecoder::Result::Error) {
+            handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
             return;
         }
-        if (!raw)
+        if (result == RespDecoder::Result::NeedMore)
             break;
-        RedisReply reply = RedisReply::fromHiredis(static_cast<redisReply *>(raw));
-        freeReplyObject(raw);
         if (m_pushMode && !m_handshaking) {
             emit pushReceived(reply);
             continue;
@@ -499,10 +498,8 @@ void RedisConnection::handleDisconnect(const QString &reason)
             local->abort();
         dev->deleteLater();
     }
-    if (m_reader) {
-        redisReaderFree(m_reader);
-        m_reader = nullptr;
-    }
+    m_decoding = false;
+    m_decoder->reset();
     setState(State::Disconnected);
     QPointer<RedisConnection> self(this);
     failAll(reason);

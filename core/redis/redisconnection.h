@@ -2,6 +2,7 @@
 
 #include "redisendpoint.h"
 #include "redisreply.h"
+#include "respdecoder.h"
 
 #include <QElapsedTimer>
 #include <QList>
@@ -11,10 +12,10 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 
 class QAbstractSocket;
 class QIODevice;
-struct redisReader;
 
 namespace lockscope {
 
@@ -42,6 +43,9 @@ namespace lockscope {
  *   (initial 100 ms, doubling, max 5 s, +-20% jitter); `ready()` fires again when it is back.
  * - Push mode (for pub/sub connections): after the handshake every reply is emitted as
  *   `pushReceived()` instead of being matched to a callback.
+ * - Reply sizes are bounded (ReplyLimits): a reply announcing a bulk string or an array over the
+ *   limits fails as soon as its header arrives, before anything that size is buffered or
+ *   allocated; the connection is dropped with a sentence naming the size and the limit.
  * - Redis Sentinel: with an endpoint resolver (setEndpointResolver()) the server to connect to is
  *   asked for before every connection attempt (the master the sentinels name now), and
  *   reconnectNow() moves to it at once after a failover. A `redis-sentinel://` endpoint without a
@@ -63,6 +67,10 @@ public:
     using EndpointResolver = std::function<void(ResolvedCallback done)>;
     using PipelineCallback = std::function<void(const QVector<RedisReply> &)>;
 
+    /** Bounds on one reply (RedisReplyLimits, enforced by RespDecoder). A reply over one of them
+     *  fails every pending command with a transport error saying so and drops the connection. */
+    using ReplyLimits = RedisReplyLimits;
+
     explicit RedisConnection(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     ~RedisConnection() override;
 
@@ -72,6 +80,9 @@ public:
     void setAutoReconnect(bool on) { m_autoReconnect = on; }
     void setReconnectDelaysMs(int initialMs, int maxMs);
     void setPushMode(bool on) { m_pushMode = on; }
+    /** Applies from the next reply on (see ReplyLimits). */
+    void setReplyLimits(const ReplyLimits &limits);
+    ReplyLimits replyLimits() const;
 
     /** Asked before every connection attempt for the endpoint to connect to (it replaces
      *  endpoint()); its failure counts as a failed attempt (backoff, connectionLost). The
@@ -168,7 +179,8 @@ private:
     bool m_authFailed = false; ///< last handshake failed on credentials: reconnect slowly
     QString m_lastError;
     QIODevice *m_device = nullptr;
-    redisReader *m_reader = nullptr;
+    std::unique_ptr<RespDecoder> m_decoder;
+    bool m_decoding = false; ///< a transport is up and its bytes go to m_decoder
     std::deque<Pending> m_pending;
     QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
     QTimer m_connectTimer;

@@ -21,14 +21,30 @@ static bool parseDb(const QString &db, const QString &text, int *out, QString *e
     return (ok && *out >= 0) || fail(error, QStringLiteral("database '%1' in '%2' is not a number >= 0").arg(db, text));
 }
 
-RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
+QString RedisEndpoint::redactUrl(const QString &text)
 {
+    const qsizetype at = text.lastIndexOf(QLatin1Char('@'));
+    if (at < 0)
+        return text;
+    // The user info starts after "scheme://" (or "scheme:" or the start, for a mistyped scheme).
+    qsizetype start = text.indexOf(QLatin1String("//"));
+    start = start >= 0 && start < at ? start + 2 : 0;
+    const qsizetype colon = text.indexOf(QLatin1Char(':'), start);
+    if (colon < 0 || colon > at)
+        return text; // "user@host": no password
+    return text.left(colon + 1) + QStringLiteral("***") + text.mid(at);
+}
+
+RedisEndpoint RedisEndpoint::parse(const QString &rawText, QString *error)
+{
+    // Every message below quotes the URL: never with its password.
+    const QString text = redactUrl(rawText);
     RedisEndpoint ep;
     const QString expected = QStringLiteral(
         "expected redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock or "
         "redis-sentinel://host:port[,host2:port2...][/db]#masterName");
     // Sentinel URLs carry a host list, which QUrl does not parse: split them by hand.
-    const QString trimmed = text.trimmed();
+    const QString trimmed = rawText.trimmed();
     if (trimmed.startsWith(QLatin1String("redis-sentinel://"), Qt::CaseInsensitive))
         return parseSentinel(trimmed, false, error);
     if (trimmed.startsWith(QLatin1String("rediss-sentinel://"), Qt::CaseInsensitive))
@@ -94,12 +110,13 @@ RedisEndpoint RedisEndpoint::parse(const QString &text, QString *error)
     return ep;
 }
 
-RedisEndpoint RedisEndpoint::parseSentinel(const QString &text, bool tls, QString *error)
+RedisEndpoint RedisEndpoint::parseSentinel(const QString &rawText, bool tls, QString *error)
 {
+    const QString text = redactUrl(rawText); // for messages
     RedisEndpoint ep;
     const QString expected = QStringLiteral(
         "expected redis-sentinel://[user[:password]@]host[:port][,host2[:port2]...][/db]#masterName");
-    QString rest = text.mid(text.indexOf(QLatin1String("://")) + 3);
+    QString rest = rawText.mid(rawText.indexOf(QLatin1String("://")) + 3);
     QString master;
     const int hash = rest.indexOf(QLatin1Char('#'));
     if (hash >= 0) {

@@ -55,6 +55,14 @@ public:
     PasswordSource passwordSource() const { return m_passwordSource; }
     /** "the URL", "LOCKSCOPE_PASSWORD", "the password prompt", "the system keychain" or "" (none). */
     static QString describe(PasswordSource source);
+    /**
+     * `text` (a URL as typed, valid or not) with the password replaced by "***", for every
+     * message that echoes a URL: "redis://app:***@host:6379/0". The user name stays. Anything
+     * between the scheme (or the start) and the last '@' that follows a ':' is taken for a
+     * password, even in a malformed URL (a typo in the port, the db or the scheme must not show
+     * it); text with no '@' is returned as it is.
+     */
+    static QString redactUrl(const QString &text);
 
     /** TLS settings, used when transport() is Tls. */
     const RedisTlsOptions &tlsOptions() const { return m_tls; }

@@ -175,4 +175,111 @@ QString RedisReply::debugString() const
     return {};
 }
 
+QString RedisReply::typeName(Type type)
+{
+    switch (type) {
+    case Type::Nil:
+        return QStringLiteral("nil");
+    case Type::Integer:
+        return QStringLiteral("integer");
+    case Type::String:
+        return QStringLiteral("string");
+    case Type::Status:
+        return QStringLiteral("status");
+    case Type::Error:
+        return QStringLiteral("error");
+    case Type::Array:
+        return QStringLiteral("array");
+    }
+    return {};
+}
+
+QString RedisReply::shapeDescription() const
+{
+    switch (m_type) {
+    case Type::Nil:
+        return QStringLiteral("nil");
+    case Type::Integer:
+        return QStringLiteral("integer %1").arg(m_integer);
+    case Type::Array:
+        return QStringLiteral("an array of %1 element%2").arg(m_elements.size()).arg(m_elements.size() == 1 ? "" : "s");
+    case Type::String:
+    case Type::Status:
+    case Type::Error: {
+        QString sample = QString::fromLatin1(m_text.left(40).toPercentEncoding(" :{}-_.*/"));
+        if (m_text.size() > 40)
+            sample += QStringLiteral("...");
+        return QStringLiteral("%1 \"%2\"").arg(typeName(m_type), sample);
+    }
+    }
+    return {};
+}
+
+namespace {
+QString article(const QString &noun)
+{
+    return (noun.startsWith(u'a') || noun.startsWith(u'e') || noun.startsWith(u'i')) ? QStringLiteral("an ")
+                                                                                     : QStringLiteral("a ");
+}
+} // namespace
+
+QString RedisReply::shapeError(Type expected, const QString &what) const
+{
+    if (m_type == expected || (expected == Type::String && m_type == Type::Status))
+        return {};
+    if (m_type == Type::Error)
+        return QStringLiteral("%1 failed: %2").arg(what, errorMessage());
+    const QString noun = typeName(expected);
+    return QStringLiteral("the reply to %1 was %2 where %3%4 was expected").arg(what, shapeDescription(), article(noun), noun);
+}
+
+QString RedisReply::arrayShapeError(int size, const QString &what) const
+{
+    const QString shape = shapeError(Type::Array, what);
+    if (!shape.isEmpty() || size < 0 || m_elements.size() == size)
+        return shape;
+    return QStringLiteral("the reply to %1 was %2 where an array of %3 was expected").arg(what, shapeDescription()).arg(size);
+}
+
+bool RedisReply::toScanPage(ScanPage *page, QString *error, const QString &what) const
+{
+    auto fail = [&](const QString &sentence) {
+        if (error)
+            *error = sentence;
+        return false;
+    };
+    const QString expected = QStringLiteral("an array of 2 (cursor, keys)");
+    if (m_type == Type::Error)
+        return fail(QStringLiteral("%1 failed: %2").arg(what, errorMessage()));
+    if (m_type != Type::Array || m_elements.size() != 2)
+        return fail(QStringLiteral("the reply to %1 was %2 where %3 was expected").arg(what, shapeDescription(), expected));
+    const RedisReply &cursor = m_elements.at(0);
+    bool digits = cursor.isString() && !cursor.m_text.isEmpty() && cursor.m_text.size() <= 20;
+    for (char c : cursor.m_text)
+        digits = digits && c >= '0' && c <= '9';
+    bool ok = false;
+    if (digits)
+        cursor.m_text.toULongLong(&ok);
+    if (!ok)
+        return fail(QStringLiteral("the reply to %1 has %2 as its cursor, not a number: the scan stops here")
+                        .arg(what, cursor.shapeDescription()));
+    const RedisReply &items = m_elements.at(1);
+    if (!items.isArray())
+        return fail(QStringLiteral("the reply to %1 has %2 where an array of keys was expected")
+                        .arg(what, items.shapeDescription()));
+    QVector<QByteArray> out;
+    out.reserve(items.size());
+    for (const RedisReply &item : items.m_elements) {
+        if (!item.isString())
+            return fail(QStringLiteral("the reply to %1 has %2 among its keys, where only strings are expected")
+                            .arg(what, item.shapeDescription()));
+        out.append(item.m_text);
+    }
+    if (page) {
+        page->cursor = cursor.m_text;
+        page->items = std::move(out);
+    }
+    return true;
+}
+
 } // namespace lockscope

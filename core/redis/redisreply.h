@@ -71,6 +71,41 @@ public:
     /** Short human-readable rendering for logs and test failures (binary shown escaped). */
     QString debugString() const;
 
+    // --- Shape checks: a server that is not Redis (or a proxy in between) may answer anything.
+    // Callers check the shape they need before using a reply, and stop (with the sentence these
+    // return) instead of acting on a default value: a loop fed an integer where it expected a
+    // cursor must end, not restart from cursor 0 forever.
+
+    /** "nil", "integer", "string", "status", "error", "array". */
+    static QString typeName(Type type);
+    /** The type and a short, bounded sample of the value: "integer 1", "array of 3 elements",
+     *  "string \"abc\"" (at most 40 bytes of it, escaped). For error messages. */
+    QString shapeDescription() const;
+    /**
+     * Empty when this reply is of type `expected` (String also accepts Status), else a sentence:
+     * "the reply to SCAN was integer 1 where an array was expected". `what` names the command.
+     * An Error reply gives its own message (a server error is not a shape error).
+     */
+    QString shapeError(Type expected, const QString &what) const;
+    /** Empty when this is an Array of exactly `size` elements (any size when `size` < 0). */
+    QString arrayShapeError(int size, const QString &what) const;
+
+    /** One page of a SCAN, HSCAN, SSCAN or ZSCAN reply. */
+    struct ScanPage
+    {
+        QByteArray cursor;           ///< the next cursor, decimal digits; "0" on the last page
+        QVector<QByteArray> items;   ///< keys (SCAN, SSCAN) or field, value pairs (HSCAN, ZSCAN)
+        bool isLast() const { return cursor == "0"; }
+    };
+    /**
+     * Reads a *SCAN reply: an array of 2 whose first element is the cursor (a bulk string of 1
+     * to 20 decimal digits, an unsigned 64-bit number) and whose second is an array of strings.
+     * False, with `error` set ("the reply to SCAN was integer 1 where an array of 2 (cursor,
+     * keys) was expected"), for any other shape: the caller must end the scan with that error,
+     * never send the cursor back.
+     */
+    bool toScanPage(ScanPage *page, QString *error, const QString &what = QStringLiteral("SCAN")) const;
+
 private:
     Type m_type = Type::Nil;
     bool m_transport = false;

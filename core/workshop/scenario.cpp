@@ -9,6 +9,9 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <cmath>
+#include <functional>
+
 namespace lockscope {
 
 namespace {
@@ -45,9 +48,76 @@ QVector<int> stepLines(const QByteArray &text, int stepCount)
     return lines;
 }
 
+/** Whole numbers JSON carries exactly (|x| <= 2^53); beyond, the cast to qint64 is not even defined. */
+constexpr double kMaxExactInteger = 9007199254740992.0;
+
 bool isWholeNumber(const QJsonValue &v)
 {
-    return v.isDouble() && v.toDouble() == double(qint64(v.toDouble()));
+    if (!v.isDouble())
+        return false;
+    const double d = v.toDouble();
+    return std::isfinite(d) && std::fabs(d) <= kMaxExactInteger && d == double(qint64(d));
+}
+
+/** A whole number in [min, max]. */
+bool isWholeIn(const QJsonValue &v, qint64 min, qint64 max)
+{
+    return isWholeNumber(v) && v.toInteger() >= min && v.toInteger() <= max;
+}
+
+/** The value as it was written (compact JSON), for error messages. */
+QString valueText(const QJsonValue &v)
+{
+    if (v.isDouble() && std::isfinite(v.toDouble()) && std::fabs(v.toDouble()) < 1e21
+        && v.toDouble() == std::floor(v.toDouble()))
+        return QString::number(v.toDouble(), 'f', 0);
+    const QByteArray json = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+    return QString::fromUtf8(json.mid(1, json.size() - 2));
+}
+
+/** 1-based line and column of `offset` (UTF-16 units) in `text`. */
+void lineColumnOf(const QString &text, qsizetype offset, int *line, int *column)
+{
+    offset = qBound<qsizetype>(0, offset, text.size());
+    const QStringView before = QStringView(text).left(offset);
+    *line = int(before.count(QLatin1Char('\n'))) + 1;
+    *column = int(offset - before.lastIndexOf(QLatin1Char('\n'))); // lastIndexOf = -1 on the first line
+}
+
+/** Offsets (UTF-16 units) of the `"action":` keys, in order; empty unless there are `stepCount`. */
+QVector<qsizetype> actionOffsets(const QString &text, int stepCount)
+{
+    QVector<qsizetype> offsets;
+    static const QRegularExpression actionKey(QStringLiteral("(?<!\\\\)\"action\"\\s*:"));
+    auto it = actionKey.globalMatch(text);
+    while (it.hasNext())
+        offsets.append(it.next().capturedStart());
+    if (offsets.size() != stepCount)
+        return {};
+    return offsets;
+}
+
+/**
+ * Offset of the value of the first `"key": value` at or after `from` whose value is bad (by
+ * `isBad`), or -1. Values of the same key before it were checked already and passed, so the
+ * first bad one is the one being reported. Only the literal after the colon is looked at.
+ */
+qsizetype badValueOffset(const QString &text, const QString &key, qsizetype from,
+                         const std::function<bool(const QJsonValue &)> &isBad)
+{
+    const QRegularExpression keyRe(QStringLiteral("\"%1\"\\s*:\\s*").arg(QRegularExpression::escape(key)));
+    static const QRegularExpression number(QStringLiteral("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?"));
+    auto it = keyRe.globalMatch(text, qMax<qsizetype>(0, from));
+    while (it.hasNext()) {
+        const qsizetype at = it.next().capturedEnd();
+        const auto n = number.match(text, at, QRegularExpression::NormalMatch,
+                                    QRegularExpression::AnchorAtOffsetMatchOption);
+        // Not a number: a string, object, array, true, false or null, all bad for a number check.
+        const QJsonValue value = n.hasMatch() ? QJsonValue(n.captured().toDouble()) : QJsonValue(text.mid(at, 1));
+        if (isBad(value))
+            return at;
+    }
+    return -1;
 }
 
 } // namespace
@@ -87,14 +157,31 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         return false;
     }
     const QJsonObject o = doc.object();
+    // Value errors name the line and column of the value (the first bad one of that key).
+    const QString text = QString::fromUtf8(json);
+    auto located = [&text](const QString &key, qsizetype from, const std::function<bool(const QJsonValue &)> &isBad,
+                           const QString &prefix) {
+        const qsizetype at = badValueOffset(text, key, from, isBad);
+        if (at < 0)
+            return prefix.isEmpty() ? QString() : prefix + QStringLiteral(": ");
+        int line = 0, column = 0;
+        lineColumnOf(text, at, &line, &column);
+        return prefix.isEmpty() ? QStringLiteral("line %1, column %2: ").arg(line).arg(column)
+                                : QStringLiteral("%1 (line %2, column %3): ").arg(prefix).arg(line).arg(column);
+    };
+    const auto notDuration = [](const QJsonValue &v) { return !isWholeIn(v, 0, kMaxDurationMs); };
+    const QString durationRule = QStringLiteral("a whole number of ms from 0 to %1 (one hour)").arg(kMaxDurationMs);
+
     Scenario s;
     s.name = o.value(QStringLiteral("name")).toString();
     s.title = o.value(QStringLiteral("title")).toString();
     s.summary = o.value(QStringLiteral("summary")).toString();
     s.lock = o.value(QStringLiteral("lock")).toString();
     const QJsonValue servers = o.value(QStringLiteral("servers"));
-    if (!servers.isUndefined() && (!isWholeNumber(servers) || servers.toInteger() < 0 || servers.toInteger() > 9)) {
-        *error = QStringLiteral("\"servers\" must be a whole number from 0 to 9 (independent servers for redlock steps)");
+    if (!servers.isUndefined() && !isWholeIn(servers, 0, 9)) {
+        *error = located(QStringLiteral("servers"), 0, [](const QJsonValue &v) { return !isWholeIn(v, 0, 9); }, {})
+                 + QStringLiteral("\"servers\" must be a whole number from 0 to 9 (independent servers for redlock "
+                                  "steps), not %1").arg(valueText(servers));
         return false;
     }
     s.servers = int(servers.toInteger(0));
@@ -124,9 +211,21 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         actor.clientId = id == QLatin1String("auto") ? QString() : id;
         const QJsonValue thread = a.value(QStringLiteral("threadId"));
         const QJsonValue wd = a.value(QStringLiteral("watchdogTimeoutMs"));
-        if ((!thread.isUndefined() && !isWholeNumber(thread)) || (!wd.isUndefined() && (!isWholeNumber(wd) || wd.toInteger() <= 0))) {
-            *error = QStringLiteral("actor \"%1\": \"threadId\" and \"watchdogTimeoutMs\" must be whole numbers "
-                                    "(watchdogTimeoutMs > 0)").arg(actor.name);
+        const auto badThread = [](const QJsonValue &v) { return !isWholeIn(v, 0, qint64(kMaxExactInteger)); };
+        const auto badWatchdog = [](const QJsonValue &v) { return !isWholeIn(v, 1, kMaxDurationMs); };
+        if (!thread.isUndefined() && badThread(thread)) {
+            *error = located(QStringLiteral("threadId"), 0, badThread, {})
+                     + QStringLiteral("actor \"%1\": \"threadId\" must be a whole number from 0 to 2^53, not %2")
+                           .arg(actor.name, valueText(thread));
+            return false;
+        }
+        if (!wd.isUndefined() && badWatchdog(wd)) {
+            *error = located(QStringLiteral("watchdogTimeoutMs"), 0, badWatchdog, {})
+                     + QStringLiteral("actor \"%1\": \"watchdogTimeoutMs\" must be a whole number of ms from 1 to %2 "
+                                      "(one hour), not %3")
+                           .arg(actor.name)
+                           .arg(kMaxDurationMs)
+                           .arg(valueText(wd));
             return false;
         }
         actor.threadId = thread.isUndefined() ? 1 : thread.toInteger();
@@ -142,6 +241,7 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
     }
     const QJsonArray steps = stepsValue.toArray();
     const QVector<int> lines = stepLines(json, int(steps.size()));
+    const QVector<qsizetype> offsets = actionOffsets(text, int(steps.size()));
     const QStringList known = actions();
     const QStringList knownExpect = expectations();
     static const QStringList actionless{QStringLiteral("pause"), QStringLiteral("doctor"), QStringLiteral("stopServer")};
@@ -173,11 +273,28 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         if (st.lock.isEmpty() && st.action != QLatin1String("pause") && st.action != QLatin1String("doctor")
             && st.action != QLatin1String("stopServer"))
             return fail(QStringLiteral("no lock name: give the step a \"lock\" or the scenario a default \"lock\""));
+        // Where this step's keys can start: after the previous step's "action" (its own keys that
+        // follow it were valid, or it would have been reported).
+        const qsizetype stepFrom = i > 0 && !offsets.isEmpty() ? offsets.at(i - 1) : 0;
+        const QString stepPrefix = QStringLiteral("step %1").arg(i + 1);
+        auto failValue = [&](const QString &key, const std::function<bool(const QJsonValue &)> &isBad,
+                             const QString &why) {
+            *error = located(key, stepFrom, isBad, stepPrefix) + why;
+            return false;
+        };
         for (const char *key : {"leaseMs", "waitMs", "ms"}) {
             const QJsonValue v = so.value(QLatin1String(key));
-            if (!v.isUndefined() && (!isWholeNumber(v) || v.toInteger() < 0))
-                return fail(QStringLiteral("\"%1\" must be a whole number of ms >= 0").arg(QLatin1String(key)));
+            if (!v.isUndefined() && notDuration(v))
+                return failValue(QLatin1String(key), notDuration,
+                                 QStringLiteral("\"%1\" must be %2, not %3").arg(QLatin1String(key), durationRule, valueText(v)));
         }
+        const QJsonValue serverValue = so.value(QStringLiteral("server"));
+        const auto badServer = [&s](const QJsonValue &v) { return !isWholeIn(v, 1, qMax(1, s.servers)); };
+        if (!serverValue.isUndefined() && s.servers > 0 && badServer(serverValue))
+            return failValue(QStringLiteral("server"), badServer,
+                             QStringLiteral("\"server\" must be a whole number from 1 to %1, not %2")
+                                 .arg(s.servers)
+                                 .arg(valueText(serverValue)));
         st.leaseMs = so.value(QStringLiteral("leaseMs")).toInteger(-1);
         st.waitMs = so.value(QStringLiteral("waitMs")).toInteger(-1);
         st.ms = so.value(QStringLiteral("ms")).toInteger(-1);
@@ -206,6 +323,14 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
                 return fail(QStringLiteral("expected holder \"%1\" is not an actor").arg(it.value().toString()));
             if (it.key() == QLatin1String("tokenGreaterThan") && !actorNames.contains(it.value().toString()))
                 return fail(QStringLiteral("tokenGreaterThan names \"%1\", which is not an actor").arg(it.value().toString()));
+            static const QStringList counts{QStringLiteral("holdCount"), QStringLiteral("token"),
+                                            QStringLiteral("pttlAtLeastMs"), QStringLiteral("pttlAtMostMs"),
+                                            QStringLiteral("granted")};
+            const auto badCount = [](const QJsonValue &v) { return !isWholeIn(v, 0, qint64(kMaxExactInteger)); };
+            if (counts.contains(it.key()) && badCount(it.value()))
+                return failValue(it.key(), badCount,
+                                 QStringLiteral("expectation \"%1\" must be a whole number >= 0, not %2")
+                                     .arg(it.key(), valueText(it.value())));
             if (it.key() == QLatin1String("queue") || it.key() == QLatin1String("woke")) {
                 for (const QJsonValue &n : it.value().toArray())
                     if (!actorNames.contains(n.toString()))

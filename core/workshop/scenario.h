@@ -55,6 +55,10 @@ public:
     QVector<Actor> actors;
     QVector<Step> steps;
 
+    /** The longest duration a scenario may give (ms, waitMs, leaseMs, watchdogTimeoutMs): one
+     *  hour. A workshop runs in minutes; the runner's timers hold at most 2^31-1 ms. */
+    static constexpr qint64 kMaxDurationMs = 3600000;
+
     /** Every action name a step may use. */
     static QStringList actions();
     /** Every expectation name a step may use. */
@@ -65,7 +69,9 @@ public:
      * with "line L, column C:" for JSON syntax errors (from QJsonParseError's offset) and with
      * "step N (line L):" for semantic errors (unknown action, unknown actor, wrong type), L being
      * the line of that step's "action" key; the line is left out when it cannot be located (a
-     * step without "action").
+     * step without "action"). A bad number (every duration and count is checked: whole, in
+     * range, durations at most kMaxDurationMs) is located by the line and column of its value:
+     * "step 3 (line 12, column 40): ...", or "line 5, column 20: ..." outside the steps.
      */
     static bool parse(const QByteArray &json, Scenario *out, QString *error);
     /** Reads and parses `path` (a file or a `:/` resource); the error names the file. */

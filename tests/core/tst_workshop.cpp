@@ -217,6 +217,61 @@ private slots:
         QVERIFY2(error.contains(why), qPrintable(error));
     }
 
+    // Issue 13, failure 8: every duration and count is checked, and the error points at the value.
+    void badNumbersAreRejectedWithLineAndColumn_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("why");
+        auto scenario = [](const QByteArray &actorExtra, const QByteArray &step3, const QByteArray &top = {}) {
+            return QByteArray("{\"name\": \"n\", \"lock\": \"l\"" + top + ",\n"
+                              " \"actors\": [{\"name\": \"A\"" + actorExtra + "}],\n"
+                              " \"steps\": [\n"
+                              "  {\"actor\": \"A\", \"action\": \"lock\", \"leaseMs\": 5000},\n"
+                              "  {\"action\": \"pause\", \"ms\": 10},\n"
+                              "  " + step3 + "\n"
+                              " ]}\n");
+        };
+        QTest::newRow("pause 2^53") << scenario({}, "{\"action\": \"pause\", \"ms\": 9007199254740992}")
+                                    << QStringLiteral("step 3 (line 6, column 29): ")
+                                    << QStringLiteral("\"ms\" must be a whole number of ms from 0 to 3600000 (one hour), not 9007199254740992");
+        QTest::newRow("pause 2^32+1000") << scenario({}, "{\"action\": \"pause\", \"ms\": 4294968296}")
+                                         << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not 4294968296");
+        QTest::newRow("pause 1e300") << scenario({}, "{\"action\": \"pause\", \"ms\": 1e300}")
+                                     << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("\"ms\" must be");
+        QTest::newRow("pause negative") << scenario({}, "{\"action\": \"pause\", \"ms\": -1}")
+                                        << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not -1");
+        QTest::newRow("pause fraction") << scenario({}, "{\"action\": \"pause\", \"ms\": 1.5}")
+                                        << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not 1.5");
+        QTest::newRow("pause as text") << scenario({}, "{\"action\": \"pause\", \"ms\": \"10\"}")
+                                       << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not \"10\"");
+        QTest::newRow("lease before action") << scenario({}, "{\"leaseMs\": 99999999999, \"actor\": \"A\", \"action\": \"lock\"}")
+                                             << QStringLiteral("step 3 (line 6, column 15): ") << QStringLiteral("\"leaseMs\"");
+        QTest::newRow("tryLock wait") << scenario({}, "{\"actor\": \"A\", \"action\": \"tryLock\", \"waitMs\": 3600001}")
+                                      << QStringLiteral("step 3 (line 6, column 49): ") << QStringLiteral("\"waitMs\"");
+        QTest::newRow("watchdog") << scenario(", \"watchdogTimeoutMs\": 0", "{\"action\": \"pause\", \"ms\": 1}")
+                                  << QStringLiteral("line 2, column 48: ") << QStringLiteral("\"watchdogTimeoutMs\" must be");
+        QTest::newRow("threadId") << scenario(", \"threadId\": 1e300", "{\"action\": \"pause\", \"ms\": 1}")
+                                  << QStringLiteral("line 2, column 39: ") << QStringLiteral("\"threadId\" must be");
+        QTest::newRow("servers") << scenario({}, "{\"action\": \"pause\", \"ms\": 1}", ", \"servers\": 4294967301")
+                                 << QStringLiteral("line 1, column 39: ") << QStringLiteral("\"servers\" must be");
+        QTest::newRow("server") << scenario({}, "{\"action\": \"stopServer\", \"server\": 4294967297}", ", \"servers\": 3")
+                                << QStringLiteral("step 3 (line 6, column 38): ") << QStringLiteral("\"server\" must be a whole number from 1 to 3");
+        QTest::newRow("holdCount") << scenario({}, "{\"actor\": \"A\", \"action\": \"lock\", \"expect\": {\"holdCount\": -1}}")
+                                   << QStringLiteral("step 3 (line 6, column 60): ") << QStringLiteral("\"holdCount\" must be");
+    }
+    void badNumbersAreRejectedWithLineAndColumn()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, where);
+        QFETCH(QString, why);
+        Scenario s;
+        QString error;
+        QVERIFY(!Scenario::parse(json, &s, &error));
+        QVERIFY2(error.startsWith(where), qPrintable(error));
+        QVERIFY2(error.contains(why), qPrintable(error));
+    }
+
     void cliListsTheScenarios()
     {
         const auto r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("list")});
