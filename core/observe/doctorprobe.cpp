@@ -132,11 +132,19 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
             finish();
             return;
         }
-        for (const auto &k : r.at(1).elements())
-            m_latchKeys << QString::fromUtf8(k.toByteArray());
-        const QByteArray next = r.at(0).toByteArray();
-        if (next != "0" && !next.isEmpty()) {
-            scanLatches(next);
+        // A reply of another shape ends the scan with an error, never a loop (issue 13.5).
+        RedisReply::ScanPage page;
+        QString shapeError;
+        if (!r.toScanPage(&page, &shapeError)) {
+            if (m_result.error.isEmpty())
+                m_result.error = shapeError;
+            finish();
+            return;
+        }
+        for (const auto &k : page.items)
+            m_latchKeys << QString::fromUtf8(k);
+        if (!page.isLast()) {
+            scanLatches(page.cursor);
             return;
         }
         if (m_latchKeys.isEmpty()) {
