@@ -194,6 +194,10 @@ void LockDetailPanel::tick()
         QTableWidgetItem *item = m_waiters->item(i, 2);
         if (!item)
             continue;
+        if (!w.deadlineRaw.isEmpty()) {
+            item->setText(tr("deadline '%1' (not an epoch-ms time)").arg(w.deadlineRaw));
+            continue;
+        }
         if (w.deadlineEpochMs < 0) {
             item->setText(tr("no deadline (not in the timeout set)"));
             continue;

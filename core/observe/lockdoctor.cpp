@@ -85,6 +85,23 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                   "doctor then reports waiters_without_holder).").arg(s.name);
         out << f;
     }
+    if (!s.anomalies.isEmpty()) {
+        LockFinding f;
+        f.severity = LockFinding::Severity::Warning;
+        f.code = QStringLiteral("malformed_data");
+        f.lock = s.name;
+        f.title = QStringLiteral("%1 holds values Redisson never writes").arg(s.name);
+        f.explanation = QStringLiteral("Redisson writes epoch-ms deadlines, hold counts and fencing tokens as whole "
+                                       "numbers and 'read'/'write' as the read-write mode. Other values come from a "
+                                       "foreign or broken writer; Redisson's own scripts may fail on them (a Lua error "
+                                       "on every acquire) or misjudge the lock. LockScope shows what is there.");
+        f.evidence = {{QStringLiteral("anomalies"), QJsonArray::fromStringList(s.anomalies)},
+                      {QStringLiteral("holders"), s.holderSummary()}};
+        f.action = QStringLiteral("Find the writer of these values (redis-cli MONITOR, or the clients named in the "
+                                  "holder fields). LockScope repairs none of them; force-unlock %1 only once "
+                                  "nobody relies on it.").arg(s.name);
+        out << f;
+    }
     // A faster multilock group holds one owner per value, so several owners are normal (§14.10).
     if (s.kind != LockKind::ReadWriteLock && s.kind != LockKind::FasterMultiLock && s.holders.size() > 1) {
         LockFinding f;

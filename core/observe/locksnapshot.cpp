@@ -100,6 +100,8 @@ QJsonObject LockWaiter::toJson(qint64 serverTimeMs) const
     o.insert(QStringLiteral("deadline_epoch_ms"), deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs) : QJsonValue());
     o.insert(QStringLiteral("deadline_in_ms"),
              deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs - serverTimeMs) : QJsonValue());
+    if (!deadlineRaw.isEmpty())
+        o.insert(QStringLiteral("deadline_raw"), deadlineRaw);
     return o;
 }
 
@@ -183,6 +185,8 @@ QJsonObject LockSnapshot::toJson() const
     o.insert(QStringLiteral("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
     o.insert(QStringLiteral("server_time_ms"), serverTimeMs);
     o.insert(QStringLiteral("problems"), QJsonArray::fromStringList(problems));
+    if (!anomalies.isEmpty())
+        o.insert(QStringLiteral("anomalies"), QJsonArray::fromStringList(anomalies));
     o.insert(QStringLiteral("kind_certain"), kindCertain);
     if (!kindNote.isEmpty())
         o.insert(QStringLiteral("kind_note"), kindNote);
@@ -251,7 +255,8 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     for (const auto &v : o.value(QStringLiteral("waiters")).toArray()) {
         const QJsonObject w = v.toObject();
         s.waiters << LockWaiter{w.value(QStringLiteral("field")).toString(), w.value(QStringLiteral("position")).toInt(),
-                                w.value(QStringLiteral("deadline_epoch_ms")).toInteger(-1)};
+                                w.value(QStringLiteral("deadline_epoch_ms")).toInteger(-1),
+                                w.value(QStringLiteral("deadline_raw")).toString()};
     }
     for (const auto &v : o.value(QStringLiteral("timeout_set")).toArray()) {
         const QJsonObject t = v.toObject();
@@ -265,6 +270,8 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     s.serverTimeMs = o.value(QStringLiteral("server_time_ms")).toInteger();
     for (const auto &p : o.value(QStringLiteral("problems")).toArray())
         s.problems << p.toString();
+    for (const auto &a : o.value(QStringLiteral("anomalies")).toArray())
+        s.anomalies << a.toString();
     s.readAtSteadyMs = readAtSteadyMs;
     return s;
 }

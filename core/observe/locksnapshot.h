@@ -59,6 +59,8 @@ struct LockWaiter
     QString field;
     int position = 0;               ///< 1 = head of the queue
     qint64 deadlineEpochMs = -1;    ///< score in the timeout set (client clock), -1 when missing
+                                    ///< or not a finite number (then deadlineRaw says what is there)
+    QString deadlineRaw;            ///< the score as stored when it is not an epoch-ms number ("inf")
     QJsonObject toJson(qint64 serverTimeMs) const;
 };
 
@@ -89,6 +91,10 @@ struct LockSnapshot
     qint64 serverTimeMs = 0;
     qint64 readAtSteadyMs = 0;
     QStringList problems;             ///< readable findings ("no TTL: never expires on its own")
+    /** Values Redisson never writes, as read (issue 13.13): an infinite or non-numeric deadline, a
+     *  `mode` other than read/write, a non-numeric hold count or fencing token. One sentence each;
+     *  the doctor raises `malformed_data` for them. */
+    QStringList anomalies;
 
     /** Faster multilock groups: every value of the hash (holders then lists each live owner
      *  once, its holdCount = the sum of its live values' lock_count). */

@@ -7,6 +7,8 @@
 #include "redis/redisconnection.h"
 
 #include <QHash>
+
+#include <cmath>
 #include <QMap>
 
 #include <algorithm>
@@ -176,6 +178,7 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
 
     bool holderShaped = s.exists && fields.size() >= 2;
     bool hasMode = false;
+    bool nonNumericCount = false;
     for (int i = 0; i + 1 < fields.size(); i += 2) {
         const QString field = QString::fromUtf8(fields.at(i).toByteArray());
         const QByteArray value = fields.at(i + 1).toByteArray();
@@ -189,16 +192,28 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
         bool write = false;
         bool numeric = false;
         h.holdCount = value.toLongLong(&numeric);
-        if (!LockNames::parseHolderField(field, &h.clientId, &h.threadId, &write) || !numeric) {
+        if (!LockNames::parseHolderField(field, &h.clientId, &h.threadId, &write)) {
             holderShaped = false;
             continue;
         }
-        if (h.holdCount < 1)
+        if (!numeric) {
+            // A holder field with a count that is not a number: in a read-write lock (`mode`) still
+            // that holder, shown with what is there; a hash without `mode` is no lock (below).
+            s.anomalies << QStringLiteral("holder %1 has hold count '%2', not a number")
+                               .arg(field, QString::fromUtf8(value.left(40)));
+            h.holdCount = 0;
+            nonNumericCount = true;
+        } else if (h.holdCount < 1)
             s.problems << QStringLiteral("holder %1 has hold count %2 (expected >= 1)").arg(field).arg(h.holdCount);
         s.holders.append(h);
         if (write)
             s.holders.last().mode = QStringLiteral("write");
     }
+    if (nonNumericCount && !(hasMode && (s.rwMode == QLatin1String("read") || s.rwMode == QLatin1String("write"))))
+        holderShaped = false;
+    if (hasMode && s.rwMode != QLatin1String("read") && s.rwMode != QLatin1String("write"))
+        s.anomalies << QStringLiteral("field 'mode' is '%1' (Redisson's read-write lock writes 'read' or 'write')")
+                           .arg(s.rwMode.left(40));
     if (hasMode && (s.rwMode == QLatin1String("read") || s.rwMode == QLatin1String("write"))) {
         s.kind = LockKind::ReadWriteLock;
         holderShaped = s.exists;
@@ -220,10 +235,23 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     }
 
     // Fair-lock companions: queue in order with deadlines from the timeout set (§3.1).
+    // Scores are doubles: Redisson writes epoch ms, but a zset also takes "inf", "-inf" and
+    // fractions. What is not a finite epoch-ms number is kept as text and reported, never cast.
     QHash<QString, qint64> deadlines;
+    QHash<QString, QString> rawDeadlines;
     for (int i = 0; i + 1 < timeouts.size(); i += 2) {
         const QString member = QString::fromUtf8(timeouts.at(i).toByteArray());
-        const qint64 deadline = static_cast<qint64>(timeouts.at(i + 1).toByteArray().toDouble());
+        const QByteArray raw = timeouts.at(i + 1).toByteArray();
+        bool ok = false;
+        const double score = raw.toDouble(&ok);
+        qint64 deadline = -1;
+        if (ok && std::isfinite(score) && score >= 0 && score < 9.0e15) {
+            deadline = static_cast<qint64>(score);
+        } else {
+            rawDeadlines.insert(member, QString::fromUtf8(raw));
+            s.anomalies << QStringLiteral("waiter %1 has deadline '%2' in the timeout set, not an epoch-ms time")
+                               .arg(member, QString::fromUtf8(raw.left(40)));
+        }
         deadlines.insert(member, deadline);
         s.timeoutSet.append({member, deadline});
     }
@@ -232,18 +260,27 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
         w.field = QString::fromUtf8(queue.at(i).toByteArray());
         w.position = i + 1;
         w.deadlineEpochMs = deadlines.value(w.field, -1);
+        w.deadlineRaw = rawDeadlines.value(w.field);
         s.waiters.append(w);
     }
     const bool fair = s.queueLength > 0 || s.timeoutSetSize > 0;
     const bool fenced = !token.isEmpty();
-    if (fenced)
-        s.token = token.toLongLong();
+    if (fenced) {
+        bool numeric = false;
+        s.token = token.toLongLong(&numeric);
+        if (!numeric || s.token < 0) {
+            s.token = 0; // still a fenced lock (the counter key exists); the anomaly says what is there
+            s.anomalies << QStringLiteral("fencing token redisson_lock_token is '%1', not a counter")
+                               .arg(QString::fromUtf8(token.left(40)));
+        }
+    }
 
     // A free fenced lock (token key only) is free like any other lock: not listed, as after a rescan.
     s.isLock = holderShaped || fair;
     if (!s.isLock) {
         s.holders.clear();
         s.problems.clear();
+        s.anomalies.clear();
         return s;
     }
     if (s.kind != LockKind::ReadWriteLock) {

@@ -11,6 +11,7 @@
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QSet>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -34,6 +35,7 @@ private slots:
     void adviceChainWakesAReadWriteWaiter();
     void staleFairHeadBehindAFreeLockIsRemovedNotForceUnlocked();
     void headJustPastItsDeadlineIsNotWarnedYet();
+    void oddValuesAreShownAndFound();
 
 private:
     void cli(const QStringList &args) { QCOMPARE(redisCli(m_server.port(), args).exitCode, 0); }
@@ -393,6 +395,59 @@ void TestDoctor::headJustPastItsDeadlineIsNotWarnedYet()
     QVERIFY2(findings.first().title.contains(QStringLiteral("stale: past its deadline by 40.0 s")),
              qPrintable(findings.first().title));
     QVERIFY(findings.first().action.contains(QStringLiteral("lockscope-cli remove-waiter p:slow %1").arg(w.field)));
+}
+
+void TestDoctor::oddValuesAreShownAndFound()
+{
+    // Issue 13.13: values Redisson never writes are shown as they are, with a malformed_data finding.
+    const QString a1 = m_a + QStringLiteral(":1");
+    // +inf / -inf deadlines (were shown as INT64_MIN)
+    cli({QStringLiteral("HSET"), QStringLiteral("odd:fair"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("odd:fair"), QStringLiteral("60000")});
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{odd:fair}"), m_b + QStringLiteral(":4"), m_b + QStringLiteral(":5")});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{odd:fair}"), QStringLiteral("+inf"),
+         m_b + QStringLiteral(":4"), QStringLiteral("-inf"), m_b + QStringLiteral(":5")});
+    // a read-write hash with a garbage mode; a write-mode hash whose writer count is not a number
+    cli({QStringLiteral("HSET"), QStringLiteral("odd:mode"), QStringLiteral("mode"), QStringLiteral("banana"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("odd:mode"), QStringLiteral("60000")});
+    cli({QStringLiteral("HSET"), QStringLiteral("odd:writer"), QStringLiteral("mode"), QStringLiteral("write"),
+         a1 + QStringLiteral(":write"), QStringLiteral("lots")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("odd:writer"), QStringLiteral("60000")});
+    // a fenced lock whose token is not a number
+    cli({QStringLiteral("HSET"), QStringLiteral("odd:fenced"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("PEXPIRE"), QStringLiteral("odd:fenced"), QStringLiteral("60000")});
+    cli({QStringLiteral("SET"), QStringLiteral("redisson_lock_token:{odd:fenced}"), QStringLiteral("seven")});
+
+    const ProcessResult list = lockscopeCli({QStringLiteral("list"), QStringLiteral("--json")});
+    QVERIFY2(list.finished && list.exitCode == 0, qPrintable(list.describe()));
+    QHash<QString, QJsonObject> locks;
+    for (const QByteArray &line : list.out.split('\n'))
+        if (!line.trimmed().isEmpty()) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            locks.insert(o.value(QStringLiteral("name")).toString(), o);
+        }
+    for (const char *n : {"odd:fair", "odd:mode", "odd:writer", "odd:fenced"})
+        QVERIFY2(locks.value(QString::fromLatin1(n)).value(QStringLiteral("anomalies")).toArray().size() >= 1, n);
+    const QJsonArray waiters = locks.value(QStringLiteral("odd:fair")).value(QStringLiteral("waiters")).toArray();
+    QCOMPARE(waiters.size(), 2);
+    QCOMPARE(waiters.at(0).toObject().value(QStringLiteral("deadline_raw")).toString(), QStringLiteral("inf"));
+    QVERIFY(waiters.at(0).toObject().value(QStringLiteral("deadline_epoch_ms")).isNull()); // not INT64_MIN
+    QCOMPARE(waiters.at(1).toObject().value(QStringLiteral("deadline_raw")).toString(), QStringLiteral("-inf"));
+    // The writer is shown (not "(free)"), with what is there.
+    const QJsonArray writers = locks.value(QStringLiteral("odd:writer")).value(QStringLiteral("holders")).toArray();
+    QCOMPARE(writers.size(), 1);
+    QCOMPARE(writers.at(0).toObject().value(QStringLiteral("field")).toString(), a1 + QStringLiteral(":write"));
+    QVERIFY(locks.value(QStringLiteral("odd:fenced")).value(QStringLiteral("anomalies")).toArray().at(0).toString().contains(
+        QStringLiteral("seven")));
+
+    int exitCode = -1;
+    const auto findings = doctor({}, &exitCode);
+    QCOMPARE(exitCode, 4);
+    QSet<QString> malformed;
+    for (const QJsonObject &f : findings.values(QStringLiteral("malformed_data")))
+        malformed << f.value(QStringLiteral("lock")).toString();
+    QCOMPARE(malformed, (QSet<QString>{QStringLiteral("odd:fair"), QStringLiteral("odd:mode"), QStringLiteral("odd:writer"),
+                                      QStringLiteral("odd:fenced")}));
 }
 
 QTEST_GUILESS_MAIN(TestDoctor)

@@ -24,7 +24,7 @@ static LockSnapshot held(const QString &name, const QString &holder, qint64 pttl
         s.holders << LockHolder{holder, holder.section(QLatin1Char(':'), 0, 0), holder.section(QLatin1Char(':'), 1), 1, QString(), {}};
     s.kind = waiters.isEmpty() ? LockKind::Lock : LockKind::FairLock;
     for (int i = 0; i < waiters.size(); ++i)
-        s.waiters << LockWaiter{waiters[i], i + 1, -1};
+        s.waiters << LockWaiter{waiters[i], i + 1, -1, QString()};
     s.queueLength = waiters.size();
     return s;
 }
