@@ -8,6 +8,7 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "observe/auditlog.h"
+#include "observe/displaytext.h"
 #include "observe/clusterlockmonitor.h"
 #include "observe/doctorprobe.h"
 #include "observe/historystore.h"
@@ -413,6 +414,9 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
                             counts.join(QLatin1Char(' ')), formatTtl(s.remainingTtlMs(nowSteadyMs)), waiting,
                             problems.join(QStringLiteral("; "))};
     }
+    for (auto &r : rows) // names and fields are whatever clients wrote: no raw control characters
+        for (auto &cell : r)
+            cell = DisplayText::escaped(cell);
     QVector<int> widths(rows.first().size(), 0);
     for (const auto &r : rows)
         for (int i = 0; i < r.size() - 1; ++i)
@@ -494,7 +498,7 @@ void LockScopeCli::runShow()
         if (m_json) {
             m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
-            m_out << "Lock:        " << s.name << " ("
+            m_out << "Lock:        " << DisplayText::escaped(s.name) << " ("
                   << (!s.kindCertain && s.kind == LockKind::Lock ? QStringLiteral("lock (fair or plain)") : lockKindLabel(s.kind))
                   << ")\n";
             if (!s.kindCertain)
@@ -517,21 +521,24 @@ void LockScopeCli::runShow()
                 QStringList ttls;
                 for (qint64 t : h.holdTtlsMs)
                     ttls << (t == -2 ? QStringLiteral("gone") : formatTtl(t));
-                m_out << "Holder:      client " << h.clientId << "  thread " << h.threadId << "  hold count "
+                m_out << "Holder:      client " << DisplayText::escaped(h.clientId) << "  thread "
+                      << DisplayText::escaped(h.threadId) << "  hold count "
                       << h.holdCount << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode)
                       << (ttls.isEmpty() ? QString() : QStringLiteral("  hold TTLs ") + ttls.join(QLatin1Char(' ')))
                       << '\n';
             }
             m_out << "Waiting:     " << s.subscribers << " client(s) subscribed to "
-                  << (s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name) : LockNames::unlockChannel(s.name))
+                  << DisplayText::escaped(s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
+                                                                            : LockNames::unlockChannel(s.name))
                   << '\n';
             for (const auto &w : s.waiters)
-                m_out << "Queued #" << w.position << ":   " << w.field << "  deadline in "
-                      << (w.deadlineEpochMs >= 0 ? formatTtl(w.deadlineEpochMs - s.serverTimeMs) : QStringLiteral("?")) << '\n';
+                m_out << "Queued #" << w.position << ":   " << DisplayText::escaped(w.field) << "  deadline in "
+                      << (!w.deadlineRaw.isEmpty() ? QStringLiteral("'%1' (not an epoch-ms time)").arg(w.deadlineRaw)
+                          : w.deadlineEpochMs >= 0 ? formatTtl(w.deadlineEpochMs - s.serverTimeMs) : QStringLiteral("?")) << '\n';
             if (s.token >= 0)
                 m_out << "Token:       " << s.token << '\n';
             for (const auto &p : s.problems)
-                m_out << "Problem:     " << p << '\n';
+                m_out << "Problem:     " << DisplayText::escaped(p) << '\n';
         }
         finish(Ok);
     });
@@ -546,8 +553,8 @@ void LockScopeCli::runWatch()
                 m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
             else
                 m_out << QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")) << "  "
-                      << e.type.leftJustified(15) << e.lock << "  " << e.holder << (e.holder.isEmpty() ? "" : "  ")
-                      << e.detail << '\n';
+                      << e.type.leftJustified(15) << DisplayText::escaped(e.lock) << "  " << DisplayText::escaped(e.holder)
+                      << (e.holder.isEmpty() ? "" : "  ") << DisplayText::escaped(e.detail) << '\n';
         }
         m_out.flush();
     });
@@ -736,10 +743,10 @@ void LockScopeCli::runDoctor()
                     evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
                                                                      : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
                 }
-                m_out << '[' << LockFinding::severityName(f.severity).toUpper() << "] " << f.title << '\n'
-                      << "  why:      " << f.explanation << '\n'
-                      << "  evidence: " << evidence.join(QStringLiteral(", ")) << '\n'
-                      << "  do:       " << f.action << "\n\n";
+                m_out << '[' << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(f.title) << '\n'
+                      << "  why:      " << DisplayText::escaped(f.explanation) << '\n'
+                      << "  evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
+                      << "  do:       " << DisplayText::escaped(f.action) << "\n\n";
             }
             if (!m_json) {
                 if (findings.isEmpty())

@@ -80,6 +80,7 @@ private slots:
     void forceUnlockWithoutConfirmationIsRefused();
     void forceUnlockWithYesDeletes();
     void writesWithAnUnwritableAuditLogAreRefused();
+    void textOutputEscapesControlCharacters();
     void acquireAndRelease();
     void acquireHeldLockExits3();
     void watchPrintsEvents();
@@ -362,6 +363,23 @@ void TestCli::writesWithAnUnwritableAuditLogAreRefused()
     QVERIFY(m_admin->exists("orders:42"));
     QCOMPARE(m_admin->cmd({"PTTL", "inventory:7"}).toInteger(), qint64(-1));
     QVERIFY(!m_admin->exists("cli:audit"));
+}
+
+void TestCli::textOutputEscapesControlCharacters()
+{
+    // Issue 13.12: a key name with an escape sequence must not reach the terminal raw.
+    const QByteArray evil = QByteArray("evil\x1b[2J\x1b]0;pwned\x07:lock");
+    m_admin->cmd({"HSET", evil, (kClient + ":1").toUtf8(), "1"});
+    m_admin->cmd({"PEXPIRE", evil, "30000"});
+    for (const QStringList &args : {QStringList{"list"}, QStringList{"show", QString::fromUtf8(evil)}}) {
+        const ProcessResult r = cli(args);
+        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+        QVERIFY2(!r.out.contains('\x1b') && !r.out.contains('\x07'), r.out.constData());
+        QVERIFY2(r.out.contains("evil\\e[2J\\e]0;pwned\\x07:lock"), r.out.constData());
+    }
+    // JSON keeps the exact name (escaped by JSON itself).
+    const ProcessResult json = cli({"list", "--json"});
+    QVERIFY(json.out.contains("evil\\u001b[2J"));
 }
 
 void TestCli::acquireAndRelease()

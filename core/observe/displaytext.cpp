@@ -1,0 +1,50 @@
+#include "displaytext.h"
+
+namespace lockscope {
+
+namespace {
+
+bool needsEscape(QChar c)
+{
+    const ushort u = c.unicode();
+    return u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0xfffd;
+}
+
+} // namespace
+
+QString DisplayText::escaped(const QString &text)
+{
+    bool any = false;
+    for (const QChar c : text) {
+        if (needsEscape(c)) {
+            any = true;
+            break;
+        }
+    }
+    if (!any)
+        return text;
+    QString out;
+    out.reserve(text.size() + 8);
+    for (const QChar c : text) {
+        const ushort u = c.unicode();
+        if (c == QLatin1Char('\\'))
+            out += QStringLiteral("\\\\");
+        else if (!needsEscape(c))
+            out += c;
+        else if (u == '\n')
+            out += QStringLiteral("\\n");
+        else if (u == '\t')
+            out += QStringLiteral("\\t");
+        else if (u == '\r')
+            out += QStringLiteral("\\r");
+        else if (u == 0x1b)
+            out += QStringLiteral("\\e");
+        else if (u < 0x100)
+            out += QStringLiteral("\\x%1").arg(u, 2, 16, QLatin1Char('0'));
+        else
+            out += QStringLiteral("\\u{%1}").arg(u, 4, 16, QLatin1Char('0'));
+    }
+    return out;
+}
+
+} // namespace lockscope

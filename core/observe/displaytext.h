@@ -1,0 +1,21 @@
+#pragma once
+
+#include <QString>
+
+namespace lockscope {
+
+/**
+ * Text from Redis made safe for a terminal or a label (issue 13.12): key names, holder fields and
+ * values are whatever a client wrote, and raw control characters in them would reach the
+ * operator's terminal as escape sequences. JSON output needs none of this (QJsonDocument escapes).
+ */
+class DisplayText
+{
+public:
+    /** `text` with every control character (C0, DEL, C1) and U+FFFD (a byte that was not UTF-8)
+     *  written as a visible escape: `\n`, `\t`, `\r`, `\e`, else `\xNN` / `\u{NNNN}`. A backslash
+     *  is doubled only when escapes were needed, so ordinary names print unchanged. */
+    static QString escaped(const QString &text);
+};
+
+} // namespace lockscope
