@@ -42,7 +42,12 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
         }
     });
     connect(m_discovery, &LockDiscovery::progress, this,
-            [this](qint64 scanned, qint64) { emit discoveryProgress(scanned, m_locks.size(), false); });
+            [this](qint64 scanned, qint64) {
+                // Visited keys of the first pass, capped by DBSIZE; the fair-queue pass reports it all.
+                if (m_approxTotalKeys >= 0 && (scanned < 0 || scanned > m_approxTotalKeys))
+                    scanned = m_approxTotalKeys;
+                emit discoveryProgress(qMax<qint64>(0, scanned), m_locks.size(), false, m_approxTotalKeys);
+            });
     connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
         // Known locks the scan did not return may be gone: confirm with a re-read.
         for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it) {
@@ -50,7 +55,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
                 markDirty(it.key());
         }
         m_seenInScan.clear();
-        emit discoveryProgress(scanned, m_locks.size(), true);
+        emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true, m_approxTotalKeys);
         if (isIdle()) {
             m_baselineDone = true;
             emit idle();
@@ -103,7 +108,7 @@ void LockMonitor::start()
     m_started = true;
     connect(m_connection, &RedisConnection::ready, this, &LockMonitor::onReady);
     connect(m_connection, &RedisConnection::connectionLost, this, &LockMonitor::onConnectionLost);
-    if (m_subscriber) {
+    if (m_subscriber && !m_oneShot) {
         connect(m_subscriber, &RedisSubscriber::message, this, &LockMonitor::onMessage);
         // After a subscriber reconnect, messages may have been missed: re-read everything known.
         connect(m_subscriber, &RedisSubscriber::ready, this, [this] {
@@ -131,6 +136,11 @@ void LockMonitor::setMode(Mode mode, const QString &detail)
 
 void LockMonitor::onReady()
 {
+    if (m_oneShot) {
+        setMode(Mode::Polling, QStringLiteral("one pass: discovery, then one read of each lock"));
+        rediscover();
+        return;
+    }
     if (m_notificationsRequested)
         enableNotifications(); // the operator asked for them; this may be another server now
     else
@@ -228,6 +238,13 @@ void LockMonitor::enableNotifications()
 void LockMonitor::rediscover()
 {
     m_seenInScan.clear();
+    if (m_connection && m_connection->isReady()) {
+        // The size of the whole database, for "scanned N of ~M keys" (O(1) on the server).
+        m_connection->send({"DBSIZE"}, this, [this](const RedisReply &r) {
+            if (!r.isError())
+                m_approxTotalKeys = r.toInteger(-1);
+        });
+    }
     m_discovery->start(m_pattern);
 }
 
@@ -237,7 +254,7 @@ void LockMonitor::cancelDiscovery()
         return;
     m_discovery->cancel();
     m_seenInScan.clear();
-    emit discoveryProgress(0, m_locks.size(), true);
+    emit discoveryProgress(0, m_locks.size(), true, m_approxTotalKeys);
     if (isIdle()) {
         m_baselineDone = true;
         emit idle();

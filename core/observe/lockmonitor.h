@@ -65,6 +65,13 @@ public:
     void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
     /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
     void setForcePolling(bool on) { m_forcePolling = on; }
+    /**
+     * One-shot mode (CLI `list`, `doctor`): one discovery pass and one snapshot read of each lock
+     * found, then idle() and nothing more: no poll timer, no subscriptions, no notification
+     * check. Call before start().
+     */
+    void setOneShot(bool on) { m_oneShot = on; }
+    bool isOneShot() const { return m_oneShot; }
 
     /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
      *  read and reported (unlock messages are broadcast to every node), and snapshot batches
@@ -113,7 +120,9 @@ signals:
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    /** `approxTotalKeys`: DBSIZE when the pass started (all keys of the database, not only
+     *  candidates; -1 while unknown), for "scanned 412k of ~1.0M keys". */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
     /** Result of the notify-keyspace-events check: whether live mode is possible, and why not. */
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
@@ -147,6 +156,8 @@ private:
     Mode m_mode = Mode::Connecting;
     QString m_modeDetail;
     bool m_forcePolling = false;
+    bool m_oneShot = false;
+    qint64 m_approxTotalKeys = -1; ///< DBSIZE at the start of the current discovery pass
     bool m_started = false;
     bool m_notificationsOn = false;
     bool m_notificationsRequested = false; ///< enableNotifications() was called: re-apply on reconnect

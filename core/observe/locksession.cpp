@@ -38,6 +38,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
     m_monitor->setPattern(options.pattern);
     m_monitor->setForcePolling(options.forcePolling);
+    m_monitor->setOneShot(options.oneShot);
     m_monitor->setPollIntervalMs(options.pollIntervalMs);
     m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
     m_forceUnlocker = new ForceUnlocker(conn, this);
@@ -180,6 +181,7 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     m_clusterMonitor = new ClusterLockMonitor(m_router, this);
     m_clusterMonitor->setPattern(m_options.pattern);
     m_clusterMonitor->setForcePolling(m_options.forcePolling);
+    m_clusterMonitor->setOneShot(m_options.oneShot);
     m_clusterMonitor->setPollIntervalMs(m_options.pollIntervalMs);
     connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
@@ -430,6 +432,15 @@ void LockSession::start()
 
 void LockSession::startWatching()
 {
+    if (m_options.oneShot) {
+        // One pass: the command connection only (no subscriber, no doctor timer).
+        m_pool->connection()->open();
+        if (m_clusterMonitor)
+            m_clusterMonitor->start();
+        else
+            m_monitor->start();
+        return;
+    }
     open();
     if (m_clusterMonitor)
         m_clusterMonitor->start();

@@ -76,6 +76,10 @@ public:
         /** start() first asks the server whether it is a Redis Cluster node (INFO cluster) and,
          *  if so, watches every master (enableCluster()). The GUI sets it; the CLI decides itself. */
         bool detectCluster = false;
+        /** One discovery pass and one read per lock, then the monitor is idle for good
+         *  (LockMonitor::setOneShot): no subscriptions, no polling, no doctor timer. CLI one-shot
+         *  commands (list, doctor without --observe-ms). */
+        bool oneShot = false;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -188,7 +192,8 @@ signals:
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    /** See LockMonitor::discoveryProgress (`approxTotalKeys`: DBSIZE, -1 unknown). */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
     /** The doctor's current findings (LockDoctor over the monitor's snapshots), at most every 2 s. */
