@@ -119,6 +119,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("KIND")},
         {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
+        {QStringLiteral("poll-budget"),
+         QStringLiteral("watch, record, doctor --observe-ms when polling: load on Redis in commands/s as INFO counts "
+                        "them; the locks are re-read in turn within it (default 2000)."),
+         QStringLiteral("N"), QStringLiteral("2000")},
         {QStringLiteral("progress"),
          QStringLiteral("Print the discovery progress on stderr (\"scanned 412k of ~1.0M keys, 83k locks\"); "
                         "on by itself when stderr is a terminal.")},
@@ -236,7 +240,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                              .arg(m_parser.value(QStringLiteral("kind"))));
     }
     m_json = m_parser.isSet(QStringLiteral("json"));
-    for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
+    for (const char *numeric : {"poll-budget", "lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
                                 "watchdog-threshold-ms", "waiter-threshold-ms", "ttl-ms"}) {
         const QString opt = QString::fromLatin1(numeric);
         if (m_parser.isSet(opt)) {
@@ -285,6 +289,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     options.pattern = m_parser.value(QStringLiteral("pattern"));
     options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = m_parser.isSet(QStringLiteral("poll"));
+    options.pollBudget = qMax(100, m_parser.value(QStringLiteral("poll-budget")).toInt());
     // One-shot commands: one discovery pass, one read per lock, then the answer (doctor's
     // history rules keep --observe-ms, which watches as the dashboard does).
     options.oneShot = m_command == QLatin1String("list")

@@ -22,6 +22,13 @@ void ClusterLockMonitor::setPattern(const QString &glob)
         m->setPattern(glob);
 }
 
+void ClusterLockMonitor::setPriorityLocks(const QStringList &names)
+{
+    m_priority = names;
+    for (LockMonitor *m : std::as_const(m_nodes))
+        m->setPriorityLocks(names);
+}
+
 void ClusterLockMonitor::start()
 {
     if (!m_nodes.isEmpty()) {
@@ -54,6 +61,8 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
     m->setForcePolling(m_forcePolling);
     m->setOneShot(m_oneShot);
     m->setPollIntervalMs(m_pollIntervalMs);
+    m->setPollBudget(m_pollBudget / qMax(1, int(m_router->topology().masters().size())));
+    m->setPriorityLocks(m_priority);
     ClusterRouter *router = m_router;
     m->setClusterNode([router, address](const QString &name) {
         return router->topology().masterForKey(name.toUtf8()) == address;

@@ -55,6 +55,10 @@ public:
     /** LockMonitor::setOneShot() on every master (no subscriptions). Call before start(). */
     void setOneShot(bool on) { m_oneShot = on; }
     void setPollIntervalMs(int ms) { m_pollIntervalMs = ms; }
+    /** LockMonitor::setPollBudget(): the budget is shared evenly by the masters. Call before start(). */
+    void setPollBudget(int commandsPerSecond) { m_pollBudget = commandsPerSecond; }
+    /** LockMonitor::setPriorityLocks() on every master (each keeps the names it serves). */
+    void setPriorityLocks(const QStringList &names);
     /** Period of the topology check while watching, ms (default 3000). Call before start(). */
     void setTopologyCheckIntervalMs(int ms) { m_topologyCheckMs = ms; }
 
@@ -121,6 +125,8 @@ private:
     bool m_forcePolling = false;
     bool m_oneShot = false;
     int m_pollIntervalMs = 1000;
+    int m_pollBudget = 2000;
+    QStringList m_priority;
     int m_topologyCheckMs = 3000;
     bool m_notificationsRequested = false; ///< enableNotifications() was asked: also on new masters
     ClusterTopology m_known;  ///< topology the monitors follow (failed masters' slots kept)

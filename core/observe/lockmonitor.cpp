@@ -194,6 +194,7 @@ void LockMonitor::checkNotifications()
         } else {
             if (!m_keyspacePattern.isEmpty() && m_subscriber)
                 m_subscriber->punsubscribe(m_keyspacePattern);
+            m_pollWhy = why;
             setMode(Mode::Polling, why);
         }
         m_pollTicks = 0;
@@ -433,14 +434,71 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         emit eventsOccurred(events);
 }
 
+LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs)
+{
+    PollPlan plan;
+    const int perTick = qMax(1, int(qint64(budget) * pollIntervalMs / 1000 / kCommandsPerLockRead));
+    plan.priorityReads = qMin(priorityLocks, locks);
+    const int others = locks - plan.priorityReads;
+    plan.sweepReads = qMin(others, qMax(perTick - plan.priorityReads, qMax(1, perTick / 10)));
+    plan.sweepMs = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads * pollIntervalMs
+                                       : pollIntervalMs;
+    plan.commandsPerSecond = int(qint64(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * 1000
+                                 / qMax(1, pollIntervalMs));
+    return plan;
+}
+
+void LockMonitor::setPriorityLocks(const QStringList &names)
+{
+    m_priority = QSet<QString>(names.cbegin(), names.cend());
+}
+
+static QString compact(qint64 n)
+{
+    return n < 10000 ? QString::number(n) : QStringLiteral("%1k").arg(n / 1000);
+}
+
 void LockMonitor::onPollTick()
 {
     ++m_pollTicks;
     if (m_mode == Mode::Polling) {
-        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
-            markDirty(it.key());
-        if (m_pollTicks % 5 == 0 && !m_discovery->isRunning())
+        // Issue 12: what is shown first, every tick; the rest in turn within the budget.
+        int priority = 0;
+        for (const QString &name : std::as_const(m_priority)) {
+            if (m_locks.contains(name)) {
+                markDirty(name);
+                ++priority;
+            }
+        }
+        const PollPlan plan = pollPlan(int(m_locks.size()), priority, m_pollBudget, m_pollIntervalMs);
+        // One rediscovery per full sweep, at most every 5 ticks (as before): new locks appear.
+        if (m_sweep.empty() && !m_discovery->isRunning() && m_pollTicks - m_lastDiscoveryTick >= 5) {
+            m_lastDiscoveryTick = m_pollTicks;
             rediscover();
+        }
+        for (int n = 0; n < plan.sweepReads;) {
+            if (m_sweep.empty()) {
+                for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+                    m_sweep.push_back(it.key());
+                if (m_sweep.empty())
+                    break;
+            }
+            const QString name = std::move(m_sweep.front());
+            m_sweep.pop_front();
+            if (!m_locks.contains(name) || m_priority.contains(name))
+                continue;
+            markDirty(name);
+            ++n;
+        }
+        const qint64 sweepS = (plan.sweepMs + 999) / 1000;
+        setMode(Mode::Polling,
+                QStringLiteral("%1 polling: %2 locks, all re-read every %3 s, visible ones every %4 s, ~%5 commands/s "
+                               "(budget %6/s)")
+                    .arg(m_pollWhy, compact(m_locks.size()))
+                    .arg(sweepS)
+                    .arg(qMax(1, m_pollIntervalMs / 1000))
+                    .arg(compact(plan.commandsPerSecond))
+                    .arg(m_pollBudget));
     } else if (m_mode == Mode::Live && m_pollTicks % kLiveRefreshEveryTicks == 0
                && m_locks.size() <= kLiveRefreshMaxLocks) {
         // Subscriber counts change without keyspace events: refresh them now and then.

@@ -71,6 +71,32 @@ public:
      * check. Call before start().
      */
     void setOneShot(bool on) { m_oneShot = on; }
+    /**
+     * Polling load budget in Redis commands per second, as INFO counts them (a lock read in the
+     * snapshot script counts kCommandsPerLockRead, the commands the script runs for it; a SCAN
+     * step counts 1). Each poll tick re-reads the priority locks (setPriorityLocks()) and sweeps
+     * the others in turn with what is left of the budget (at least a tenth of it); one full
+     * sweep ends with a rediscovery. Default 2000.
+     */
+    void setPollBudget(int commandsPerSecond) { m_pollBudget = qMax(100, commandsPerSecond); }
+    int pollBudget() const { return m_pollBudget; }
+    /** Locks re-read every poll tick (what the dashboard shows or has selected). Names not
+     *  known to this monitor are ignored. */
+    void setPriorityLocks(const QStringList &names);
+
+    /** Redis commands one lock read costs in snapshot.lua (TYPE, HGETALL, PTTL, LLEN, ZCARD, GET,
+     *  PUBSUB NUMSUB and SHARDNUMSUB, TYPE of the twin). */
+    static constexpr int kCommandsPerLockRead = 9;
+    /** What a poll tick reads: `priorityReads` (every tick), `sweepReads` of the others, and how
+     *  long a full sweep of `locks` takes (ms); pure arithmetic, for the status line and tests. */
+    struct PollPlan
+    {
+        int priorityReads = 0;
+        int sweepReads = 0;
+        qint64 sweepMs = 0;
+        int commandsPerSecond = 0;
+    };
+    static PollPlan pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs);
     bool isOneShot() const { return m_oneShot; }
 
     /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
@@ -164,6 +190,11 @@ private:
     int m_pollIntervalMs = 1000;
     int m_coalesceMs = 16; // at most one read per frame
     int m_pollTicks = 0;
+    int m_pollBudget = 2000;
+    int m_lastDiscoveryTick = 0;
+    QSet<QString> m_priority;
+    std::deque<QString> m_sweep;   ///< names left in the current polling sweep
+    QString m_pollWhy;             ///< why polling (notifications off, requested)
     QByteArray m_keyspacePattern;
 
     QHash<QString, LockSnapshot> m_locks;

@@ -40,6 +40,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_monitor->setForcePolling(options.forcePolling);
     m_monitor->setOneShot(options.oneShot);
     m_monitor->setPollIntervalMs(options.pollIntervalMs);
+    m_monitor->setPollBudget(options.pollBudget);
     m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
     m_forceUnlocker = new ForceUnlocker(conn, this);
     m_repairs = new LockRepairs(conn, this);
@@ -183,6 +184,7 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     m_clusterMonitor->setForcePolling(m_options.forcePolling);
     m_clusterMonitor->setOneShot(m_options.oneShot);
     m_clusterMonitor->setPollIntervalMs(m_options.pollIntervalMs);
+    m_clusterMonitor->setPollBudget(m_options.pollBudget);
     connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
                 for (const auto &s : changed)
@@ -448,6 +450,13 @@ void LockSession::startWatching()
         m_monitor->start();
     m_doctorTimer->start();
 }
+void LockSession::setPriorityLocks(const QStringList &names)
+{
+    m_monitor->setPriorityLocks(names);
+    if (m_clusterMonitor)
+        m_clusterMonitor->setPriorityLocks(names);
+}
+
 void LockSession::refresh()
 {
     if (m_clusterMonitor)

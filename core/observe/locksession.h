@@ -80,6 +80,8 @@ public:
          *  (LockMonitor::setOneShot): no subscriptions, no polling, no doctor timer. CLI one-shot
          *  commands (list, doctor without --observe-ms). */
         bool oneShot = false;
+        /** Polling load budget, Redis commands/s (LockMonitor::setPollBudget). */
+        int pollBudget = 2000;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -135,6 +137,9 @@ public slots:
     /** Stops a running scan (see LockMonitor::cancelDiscovery()). */
     void cancelScan();
     void setPattern(const QString &glob);
+    /** Locks to re-read every poll tick: the ones the dashboard shows, filters to or has
+     *  selected (LockMonitor::setPriorityLocks); the rest are swept within the poll budget. */
+    void setPriorityLocks(const QStringList &names);
     void enableNotifications();
     /**
      * Acquire as LockScope's client with the client of the lock's kind (protocol §14.1):

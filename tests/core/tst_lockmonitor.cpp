@@ -139,6 +139,7 @@ private slots:
     void liveModeReportsEveryEvent();
     void oneShotReadsEachLockOnceAndStops();
     void snapshotBatchesStayWithinBudget();
+    void pollPlanKeepsWithinBudget();
     void sessionActsAsRedissonClient();
     void pollingWhenNotificationsOff();
     void forcedDeleteIsNotARelease();
@@ -656,6 +657,32 @@ void TestLockMonitor::snapshotBatchesStayWithinBudget()
     QVERIFY(waitUntil([&] { return done; }, 30000));
     QCOMPARE(reader.callsSent() - before, qint64(10));
     QCOMPARE(reader.batchSize(), 7);
+}
+
+// Issue 12: the polling plan (counts, not timings): priority locks every tick, the rest swept
+// with what is left of the budget (Redis commands/s, kCommandsPerLockRead per lock read).
+void TestLockMonitor::pollPlanKeepsWithinBudget()
+{
+    const int per = LockMonitor::kCommandsPerLockRead;
+    // 5k locks, 40 visible, budget 2000/s, 1 s ticks: 222 reads per tick in all.
+    LockMonitor::PollPlan p = LockMonitor::pollPlan(5000, 40, 2000, 1000);
+    QCOMPARE(p.priorityReads, 40);
+    QCOMPARE(p.sweepReads, 2000 / per - 40);
+    QVERIFY(p.commandsPerSecond <= 2000);
+    QCOMPARE(p.sweepMs, qint64((4960 + p.sweepReads - 1) / p.sweepReads) * 1000);
+    // 200k locks, budget 50000/s: all re-read in about 37 s.
+    p = LockMonitor::pollPlan(200000, 50, 50000, 1000);
+    QCOMPARE(p.priorityReads + p.sweepReads, 50000 / per);
+    QVERIFY(p.commandsPerSecond <= 50000);
+    QVERIFY(p.sweepMs >= 30000 && p.sweepMs <= 40000);
+    // More priority locks than the budget: they are still read, the sweep keeps a tenth.
+    p = LockMonitor::pollPlan(10000, 1000, 2000, 1000);
+    QCOMPARE(p.priorityReads, 1000);
+    QCOMPARE(p.sweepReads, (2000 / per) / 10);
+    // Few locks: all of them every tick.
+    p = LockMonitor::pollPlan(30, 5, 2000, 1000);
+    QCOMPARE(p.priorityReads + p.sweepReads, 30);
+    QCOMPARE(p.sweepMs, qint64(1000));
 }
 
 QTEST_GUILESS_MAIN(TestLockMonitor)
