@@ -113,6 +113,7 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
         options.pattern = parser.value(QStringLiteral("pattern"));
         options.readOnly = parser.isSet(QStringLiteral("read-only"));
         options.forcePolling = parser.isSet(QStringLiteral("poll"));
+        options.pollBudget = qMax(100, parser.value(QStringLiteral("poll-budget")).toInt());
         window.addServer(options);
     }
     if (parser.isSet(QStringLiteral("screenshot")))
@@ -152,6 +153,10 @@ int main(int argc, char **argv)
          QStringLiteral("*")},
         {QStringLiteral("read-only"), QStringLiteral("Hide and refuse every write action.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
+        {QStringLiteral("poll-budget"),
+         QStringLiteral("Polling load on Redis, in commands/s as INFO counts them: visible and selected locks "
+                        "every second, the rest in turn within the budget (default 2000)."),
+         QStringLiteral("N"), QStringLiteral("2000")},
         {QStringLiteral("demo"), QStringLiteral("Start the embedded demo (default when no --url is given).")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the first data has arrived."),
          QStringLiteral("FILE")},
@@ -209,6 +214,7 @@ int main(int argc, char **argv)
     options.pattern = parser.value(QStringLiteral("pattern"));
     options.readOnly = parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = parser.isSet(QStringLiteral("poll"));
+    options.pollBudget = qMax(100, parser.value(QStringLiteral("poll-budget")).toInt());
     if (replay) {
         options.readOnly = true; // a replay never writes anywhere
         options.endpoint = RedisEndpoint::parse(recording.header.value(QStringLiteral("server")).toString());

@@ -27,21 +27,39 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <QSocketNotifier>
 #include <QTimer>
 
 #include <algorithm>
 #include <csignal>
 #include <memory>
 #include <cstdio>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace lockscope {
 
-static volatile std::sig_atomic_t g_interrupted = 0;
-static void onSignal(int) { g_interrupted = 1; }
+// SIGINT / SIGTERM: one mechanism for every command. The handler notes the signal and writes its
+// number to a self-pipe; a QSocketNotifier on the other end runs LockScopeCli::onInterrupted() in
+// the event loop. While a blocking y/N prompt waits (nothing sent yet), the handler exits at once.
+static volatile std::sig_atomic_t g_interrupted = 0; ///< the signal number, 0 = none
+static volatile std::sig_atomic_t g_exitAtOnce = 0;  ///< a blocking prompt is waiting: nothing was sent
+static int g_signalPipe[2] = {-1, -1};
+static void onSignal(int sig)
+{
+    g_interrupted = sig;
+    if (g_exitAtOnce) {
+        const char nl = '\n';
+        (void)!::write(STDERR_FILENO, &nl, 1);
+        ::_exit(128 + sig);
+    }
+    const char c = char(sig);
+    (void)!::write(g_signalPipe[1], &c, 1);
+}
 
 LockScopeCli::LockScopeCli(QObject *parent) : QObject(parent), m_out(stdout), m_err(stderr) {}
 
@@ -103,6 +121,13 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("KIND")},
         {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
+        {QStringLiteral("poll-budget"),
+         QStringLiteral("watch, record, doctor --observe-ms when polling: load on Redis in commands/s as INFO counts "
+                        "them; the locks are re-read in turn within it (default 2000)."),
+         QStringLiteral("N"), QStringLiteral("2000")},
+        {QStringLiteral("progress"),
+         QStringLiteral("Print the discovery progress on stderr (\"scanned 412k of ~1.0M keys, 83k locks\"); "
+                        "on by itself when stderr is a terminal.")},
         {QStringLiteral("cluster"),
          QStringLiteral("Treat --url as one node of a Redis Cluster (detected by itself otherwise): list, show, "
                         "watch and force-unlock then cover every master.")},
@@ -217,7 +242,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                              .arg(m_parser.value(QStringLiteral("kind"))));
     }
     m_json = m_parser.isSet(QStringLiteral("json"));
-    for (const char *numeric : {"lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
+    for (const char *numeric : {"poll-budget", "lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
                                 "watchdog-threshold-ms", "waiter-threshold-ms", "ttl-ms"}) {
         const QString opt = QString::fromLatin1(numeric);
         if (m_parser.isSet(opt)) {
@@ -230,12 +255,14 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     if (m_command == QLatin1String("redlock")) {
         // RedLock / MultiLock over independent servers (--servers): its own connections, no LockSession.
+        // It polls the flag while holding and releases first.
         auto *redlock = new RedLockCommand(m_parser, connection, [] { return g_interrupted != 0; }, this);
         connect(redlock, &RedLockCommand::finished, this, &LockScopeCli::finish);
-        std::signal(SIGINT, onSignal);
-        std::signal(SIGTERM, onSignal);
+        installSignalHandlers();
+        m_onInterrupt = [] {}; // RedLockCommand releases and finishes by itself
         return redlock->start(m_name, m_field, exitCode);
     }
+    installSignalHandlers();
 
     QString urlError;
     LockSession::Options options;
@@ -264,6 +291,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     options.pattern = m_parser.value(QStringLiteral("pattern"));
     options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = m_parser.isSet(QStringLiteral("poll"));
+    options.pollBudget = qMax(100, m_parser.value(QStringLiteral("poll-budget")).toInt());
+    // One-shot commands: one discovery pass, one read per lock, then the answer (doctor's
+    // history rules keep --observe-ms, which watches as the dashboard does).
+    options.oneShot = m_command == QLatin1String("list")
+                      || (m_command == QLatin1String("doctor")
+                          && m_parser.value(QStringLiteral("observe-ms")).toLongLong() <= 0);
 
     static const QStringList writeCommands{QStringLiteral("acquire"), QStringLiteral("force-unlock"),
                                            QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
@@ -307,13 +340,24 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         m_err << "lockscope-cli: " << msg << '\n';
         m_err.flush();
     });
+    if (m_parser.isSet(QStringLiteral("progress")) || ::isatty(STDERR_FILENO)) {
+        // "scanned 412k of ~1.0M keys, 83k locks" on one line, at most every 200 ms.
+        auto clock = std::make_shared<QElapsedTimer>();
+        connect(m_session, &LockSession::discoveryProgress, this,
+                [this, clock](qint64 scanned, qint64 found, bool finished, qint64 total) {
+                    if (m_finished || (!finished && clock->isValid() && clock->elapsed() < 200))
+                        return;
+                    clock->start();
+                    m_err << "\rlockscope-cli: scanned " << compactCount(scanned)
+                          << (total >= 0 ? QStringLiteral(" of ~%1").arg(compactCount(total)) : QString())
+                          << " keys, " << compactCount(found) << " locks" << (finished ? "\n" : "   ");
+                    m_err.flush();
+                });
+    }
     if (m_parser.isSet(QStringLiteral("enable-notifications"))) {
         m_session->open(); // CONFIG GET/SET wait for the handshake instead of failing "not connected"
         m_session->enableNotifications();
     }
-
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
 
     // With --demo, give the simulated clients a moment to take their locks first.
     QTimer::singleShot(m_demoServer ? 1500 : 0, this, [this] {
@@ -362,6 +406,50 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     return true;
 }
 
+void LockScopeCli::installSignalHandlers()
+{
+    if (m_signalNotifier)
+        return;
+    if (g_signalPipe[0] < 0 && ::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return;
+    m_signalNotifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, this);
+    connect(m_signalNotifier, &QSocketNotifier::activated, this, [this] {
+        char buf[16];
+        while (::read(g_signalPipe[0], buf, sizeof buf) > 0) {
+        }
+        onInterrupted(int(g_interrupted));
+    });
+    struct sigaction sa = {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+void LockScopeCli::onInterrupted(int sig)
+{
+    if (m_finished || sig <= 0)
+        return;
+    if (m_signal == 0) {
+        m_signal = sig;
+        m_err << "lockscope-cli: " << (sig == SIGINT ? "interrupted" : "terminated") << '\n';
+        m_err.flush();
+    }
+    if (m_writeSent)
+        return; // a write is under way: it finishes and is audited first (see awaitAction())
+    if (m_onInterrupt) {
+        m_onInterrupt();
+        // Whatever the command does first (release a hold) gets a second at most.
+        QTimer::singleShot(1000, this, [this] {
+            if (!m_writeSent)
+                finish(128 + m_signal);
+        });
+        return;
+    }
+    finish(128 + sig);
+}
+
 void LockScopeCli::finish(int code)
 {
     if (m_finished)
@@ -378,6 +466,15 @@ void LockScopeCli::fail(int code, const QString &message)
         code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
     m_err << "lockscope-cli: " << message << '\n';
     finish(code);
+}
+
+QString LockScopeCli::compactCount(qint64 n)
+{
+    if (n < 1000)
+        return QString::number(n);
+    if (n < 1000000)
+        return QStringLiteral("%1k").arg(n < 10000 ? QString::number(n / 1000.0, 'f', 1) : QString::number(n / 1000));
+    return QStringLiteral("%1M").arg(QString::number(n / 1000000.0, 'f', 1));
 }
 
 QString LockScopeCli::formatTtl(qint64 ttlMs)
@@ -455,11 +552,9 @@ void LockScopeCli::runList()
     if (cluster) {
         connect(cluster, &ClusterLockMonitor::idle, this, listed);
         connect(cluster, &ClusterLockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-        cluster->setForcePolling(true);
     } else {
         connect(monitor, &LockMonitor::idle, this, listed);
         connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-        monitor->setForcePolling(true); // one-shot listing: no subscriptions needed beyond discovery
     }
     m_session->start();
 }
@@ -590,12 +685,7 @@ void LockScopeCli::runWatch()
         connect(cluster, &ClusterLockMonitor::idle, this, watching);
     else
         connect(monitor, &LockMonitor::idle, this, watching);
-    auto *tick = new QTimer(this);
-    connect(tick, &QTimer::timeout, this, [this] {
-        if (g_interrupted)
-            finish(Ok);
-    });
-    tick->start(100);
+    // Ctrl-C / SIGTERM: onInterrupted() ends it (130 / 143).
     if (m_parser.isSet(QStringLiteral("duration-ms")))
         QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this] { finish(Ok); });
     m_session->start();
@@ -624,6 +714,7 @@ void LockScopeCli::runAcquire()
         QString kind;
         qint64 token = -1;
         int exitCode = Ok; ///< after the release: ServerError when an audit record was not written
+        bool releasing = false;
     };
     auto hold = std::make_shared<Hold>();
     connect(m_session, &LockSession::acquired, this,
@@ -632,22 +723,32 @@ void LockScopeCli::runAcquire()
                 hold->kind = kindName;
                 hold->token = token;
             });
-    auto release = [this, thread] { m_session->release(m_name, thread); };
+    // The release is a write: once sent, it finishes and is audited before the process exits.
+    auto release = [this, thread, hold] {
+        if (hold->releasing)
+            return;
+        hold->releasing = true;
+        m_writeSent = true;
+        m_session->release(m_name, thread);
+    };
+    // Ctrl-C / SIGTERM: release the hold first (exit 130 / 143 once released); while the acquire
+    // is still waiting, nothing is held and the process ends (a hold that arrives meanwhile is
+    // released at once, below).
+    m_onInterrupt = [hold, release] {
+        if (!hold->field.isEmpty())
+            release();
+    };
     auto holdUntilDone = [this, release] {
+        if (m_signal) {
+            release();
+            return;
+        }
         if (m_parser.isSet(QStringLiteral("hold-ms"))) {
             QTimer::singleShot(m_parser.value(QStringLiteral("hold-ms")).toInt(), this, release);
             return;
         }
         m_err << "holding " << m_name << "; Ctrl-C to release\n";
         m_err.flush();
-        auto *tick = new QTimer(this);
-        connect(tick, &QTimer::timeout, this, [tick, release] {
-            if (g_interrupted) {
-                tick->stop();
-                release();
-            }
-        });
-        tick->start(100);
     };
     connect(m_session, &LockSession::actionFinished, this,
             [this, hold, lease, holdUntilDone, release](const QString &action, const QString &, bool ok,
@@ -678,13 +779,14 @@ void LockScopeCli::runAcquire()
                     m_out.flush();
                     holdUntilDone();
                 } else if (action == QLatin1String("release")) {
+                    m_writeSent = false;
                     if (ok) {
                         m_out << "released " << m_name << '\n';
                         m_out.flush();
                         if (hold->exitCode != Ok)
                             fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
                         else
-                            finish(Ok);
+                            finish(m_signal ? 128 + m_signal : Ok);
                     } else {
                         fail(outcome == QLatin1String("refused") || outcome == QLatin1String("changed") ? Refused
                                                                                                       : ServerError,
@@ -804,14 +906,9 @@ void LockScopeCli::runRecord()
             return;
         }
         m_out << "recorded " << recorder->records() << " record(s) to " << recorder->path() << '\n';
-        finish(Ok);
+        finish(m_signal ? 128 + m_signal : Ok);
     };
-    auto *tick = new QTimer(this);
-    connect(tick, &QTimer::timeout, this, [stop] {
-        if (g_interrupted)
-            stop();
-    });
-    tick->start(100);
+    m_onInterrupt = stop; // Ctrl-C: the recording is closed whole, then exit 130 / 143
     if (m_parser.isSet(QStringLiteral("duration-ms")))
         QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, stop);
     m_err << "lockscope-cli: recording to " << recorder->path() << "; Ctrl-C to stop\n";
@@ -903,7 +1000,11 @@ bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)
         m_err << question << " Type the lock name to confirm: ";
     m_err.flush();
     QTextStream in(stdin);
+    g_exitAtOnce = 1; // nothing was sent yet: Ctrl-C during the prompt exits at once
+    if (g_interrupted)
+        ::_exit(128 + int(g_interrupted));
     const QString answer = in.readLine().trimmed();
+    g_exitAtOnce = 0;
     const bool ok = typedAnswer.isEmpty()
                         ? (answer.compare(QLatin1String("y"), Qt::CaseInsensitive) == 0
                            || answer.compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0)
@@ -913,11 +1014,20 @@ bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)
     return ok;
 }
 
-void LockScopeCli::awaitAction()
+bool LockScopeCli::awaitAction()
 {
+    if (m_signal) { // interrupted before the write was sent: send nothing
+        finish(128 + m_signal);
+        return false;
+    }
+    m_writeSent = true; // a signal now waits for the (audited) result, then exits 130 / 143
     connect(m_session, &LockSession::actionFinished, this,
             [this](const QString &, const QString &, bool ok, const QString &message, const QString &outcome) {
-                if (ok) {
+                m_writeSent = false;
+                if (ok && m_signal) {
+                    m_out << message << '\n';
+                    finish(128 + m_signal);
+                } else if (ok) {
                     m_out << message << '\n';
                     finish(Ok);
                 } else if (outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed")) {
@@ -926,6 +1036,7 @@ void LockScopeCli::awaitAction()
                     fail(Refused, message);
                 }
             });
+    return true;
 }
 
 void LockScopeCli::runForceUnlock()
@@ -946,7 +1057,8 @@ void LockScopeCli::runForceUnlock()
         if (!confirm(QStringLiteral("The holder will not be told and may still think it holds the lock."),
                      s.isHeld() ? s.name : QString()))
             return;
-        awaitAction();
+        if (!awaitAction())
+            return;
         // Deleted only if the lock is still exactly what was shown above.
         m_session->forceUnlock(m_name, s.stateFingerprint());
     });
@@ -958,7 +1070,8 @@ void LockScopeCli::runRepair()
     if (m_command == QLatin1String("wake")) {
         if (!confirm(QStringLiteral("Publish the unlock message of %1 to wake the clients waiting for it?").arg(m_name), QString()))
             return;
-        awaitAction();
+        if (!awaitAction())
+            return;
         m_session->wake(m_name);
         return;
     }
@@ -969,14 +1082,16 @@ void LockScopeCli::runRepair()
                   << ", holders: " << (s.holders.isEmpty() ? QStringLiteral("none") : s.holderSummary()) << ")\n";
             if (!confirm(QStringLiteral("The lock then expires unless its holder renews or releases it."), QString()))
                 return;
-            awaitAction();
+            if (!awaitAction())
+                return;
             m_session->setTtl(m_name, ttl, s.stateFingerprint());
         } else if (m_command == QLatin1String("remove-waiter")) {
             m_err << "Remove waiter " << m_field << " from the queue and timeout set of " << s.name << " ("
                   << s.queueLength << " queued)\n";
             if (!confirm(QStringLiteral("Waiters behind it move up; if it is alive it will re-enqueue at the back."), QString()))
                 return;
-            awaitAction();
+            if (!awaitAction())
+                return;
             m_session->removeWaiter(m_name, m_field, m_parser.isSet(QStringLiteral("wait-ms"))
                                                          ? m_parser.value(QStringLiteral("wait-ms")).toLongLong()
                                                          : 0);
@@ -984,7 +1099,8 @@ void LockScopeCli::runRepair()
             m_err << "Remove dead reader " << m_field << " from " << s.name << "\n";
             if (!confirm(QStringLiteral("Only done if all its rwlock_timeout keys are gone."), QString()))
                 return;
-            awaitAction();
+            if (!awaitAction())
+                return;
             m_session->removeReader(m_name, m_field);
         }
     });

@@ -7,6 +7,10 @@
 #include <QStringList>
 #include <QTextStream>
 
+#include <functional>
+
+class QSocketNotifier;
+
 namespace lockscope {
 
 class LockSession;
@@ -43,6 +47,8 @@ public:
     /** Human table of locks (sorted by name), as `list` prints it. */
     static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
     static QString formatTtl(qint64 ttlMs);
+    /** 950, 9.5k, 412k, 1.0M: counts in progress lines. */
+    static QString compactCount(qint64 n);
 
 signals:
     void finished(int exitCode);
@@ -50,6 +56,11 @@ signals:
 private:
     void finish(int code);
     void fail(int code, const QString &message);
+    /** SIGINT / SIGTERM through a self-pipe into the event loop (every command). */
+    void installSignalHandlers();
+    /** A signal arrived: unless a write is under way (it finishes and is audited first), run
+     *  m_onInterrupt (e.g. release a hold) or finish at once; the exit code is 128 + signal. */
+    void onInterrupted(int sig);
     void runList();
     void runShow();
     void runWatch();
@@ -62,8 +73,9 @@ private:
     int runExport();
     /** --yes, or a y/N (or typed-name) answer on a terminal; false (and finished) when refused. */
     bool confirm(const QString &question, const QString &typedAnswer);
-    /** Finishes with the outcome of the session's next actionFinished. */
-    void awaitAction();
+    /** Finishes with the outcome of the session's next actionFinished; false (and finished with
+     *  130 / 143) when a signal came before the write was sent: then send nothing. */
+    bool awaitAction();
     void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
 
     QCommandLineParser m_parser;
@@ -76,6 +88,10 @@ private:
     QTextStream m_out;
     QTextStream m_err;
     bool m_finished = false;
+    QSocketNotifier *m_signalNotifier = nullptr;
+    int m_signal = 0;          ///< SIGINT or SIGTERM once received
+    bool m_writeSent = false;  ///< a write was sent: wait for its (audited) result before exiting
+    std::function<void()> m_onInterrupt; ///< command-specific first step on a signal; empty = exit now
 };
 
 } // namespace lockscope

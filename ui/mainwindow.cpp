@@ -18,6 +18,7 @@
 #include "observe/replayplayer.h"
 #include "observe/sessionrecorder.h"
 
+#include <QScrollBar>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -383,6 +384,16 @@ void MainWindow::buildUi()
     onModeChanged(LockMonitor::Mode::Connecting, tr("connecting to %1").arg(m_options.endpoint.address()));
     updateCount();
 
+    // Issue 12: polling re-reads what is on screen and selected every tick, the rest in turn.
+    m_priorityTimer.setSingleShot(true);
+    m_priorityTimer.setInterval(200);
+    connect(&m_priorityTimer, &QTimer::timeout, this, &MainWindow::sendPriorityLocks);
+    auto priorityChanged = [this] { m_priorityTimer.start(); };
+    connect(m_lockView->verticalScrollBar(), &QScrollBar::valueChanged, this, priorityChanged);
+    connect(m_lockView->selectionModel(), &QItemSelectionModel::selectionChanged, this, priorityChanged);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, priorityChanged);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, priorityChanged);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, priorityChanged);
     connect(m_lockView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         updateDetail();
         updateActions();
@@ -579,6 +590,25 @@ void MainWindow::buildCharts()
                 split->setSizes({total - total * 45 / 100, total * 45 / 100});
         });
     });
+}
+
+void MainWindow::sendPriorityLocks()
+{
+    QStringList names;
+    const int top = qMax(0, m_lockView->rowAt(0));
+    int bottom = m_lockView->rowAt(m_lockView->viewport()->height() - 1);
+    if (bottom < 0)
+        bottom = qMin(m_proxy->rowCount() - 1, top + 100);
+    for (int r = top; r <= bottom && r < m_proxy->rowCount(); ++r)
+        names << m_proxy->index(r, LockTableModel::NameColumn).data(Qt::DisplayRole).toString();
+    const QString selected = selectedLockName();
+    if (!selected.isEmpty() && !names.contains(selected))
+        names << selected;
+    if (names == m_priorityNames)
+        return;
+    m_priorityNames = names;
+    QMetaObject::invokeMethod(m_session, [session = m_session, names] { session->setPriorityLocks(names); },
+                              Qt::QueuedConnection);
 }
 
 QString MainWindow::selectedLockName() const

@@ -86,6 +86,8 @@ public:
     /** Selects the row of `name` (if shown). */
     void selectLock(const QString &name);
     QString selectedLockName() const;
+    /** The locks on screen and the selected one, to LockSession::setPriorityLocks (polling reads them every tick). */
+    void sendPriorityLocks();
     LockMonitor::Mode mode() const { return m_mode; }
     bool hasInitialData() const { return m_initialData; }
     /** Shows a coloured band with `label` above the toolbar, so this connection is recognised at a
@@ -177,6 +179,8 @@ private:
     TimelineWidget *m_timeline = nullptr;
     ContentionView *m_contention = nullptr;
     bool m_initialData = false;
+    QTimer m_priorityTimer;
+    QStringList m_priorityNames;
 };
 
 } // namespace lockscope

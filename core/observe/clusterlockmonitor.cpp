@@ -22,6 +22,13 @@ void ClusterLockMonitor::setPattern(const QString &glob)
         m->setPattern(glob);
 }
 
+void ClusterLockMonitor::setPriorityLocks(const QStringList &names)
+{
+    m_priority = names;
+    for (LockMonitor *m : std::as_const(m_nodes))
+        m->setPriorityLocks(names);
+}
+
 void ClusterLockMonitor::start()
 {
     if (!m_nodes.isEmpty()) {
@@ -47,11 +54,15 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
 {
     RedisConnection *conn = m_router->connectionFor(address);
     RedisSubscriber *sub = m_router->pool()->subscriber(m_router->endpointFor(address));
-    sub->open();
+    if (!m_oneShot)
+        sub->open();
     auto *m = new LockMonitor(conn, sub, this);
     m->setPattern(m_pattern);
     m->setForcePolling(m_forcePolling);
+    m->setOneShot(m_oneShot);
     m->setPollIntervalMs(m_pollIntervalMs);
+    m->setPollBudget(m_pollBudget / qMax(1, int(m_router->topology().masters().size())));
+    m->setPriorityLocks(m_priority);
     ClusterRouter *router = m_router;
     m->setClusterNode([router, address](const QString &name) {
         return router->topology().masterForKey(name.toUtf8()) == address;
@@ -70,16 +81,23 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
     connect(m, &LockMonitor::errorOccurred, this, [this, address](const QString &message) {
         emit errorOccurred(QStringLiteral("%1: %2").arg(address, message));
     });
-    connect(m, &LockMonitor::discoveryProgress, this, [this, address](qint64 scanned, qint64 found, bool finished) {
-        m_progress[address] = {scanned, found, finished};
+    connect(m, &LockMonitor::discoveryProgress, this,
+            [this, address](qint64 scanned, qint64 found, bool finished, qint64 total) {
+        Progress &mine = m_progress[address];
+        mine.scanned = scanned;
+        mine.found = found;
+        mine.finished = finished;
+        mine.total = total;
         Progress sum;
+        sum.total = 0;
         sum.finished = m_progress.size() == m_nodes.size();
         for (const Progress &p : std::as_const(m_progress)) {
             sum.scanned += p.scanned;
             sum.found += p.found;
             sum.finished = sum.finished && p.finished;
+            sum.total = sum.total < 0 || p.total < 0 ? -1 : sum.total + p.total;
         }
-        emit discoveryProgress(sum.scanned, sum.found, sum.finished);
+        emit discoveryProgress(sum.scanned, sum.found, sum.finished, sum.total);
         // Per-master progress for the topology view: at most every 250 ms, and at the end.
         if (finished || !m_progressClock.isValid() || m_progressClock.elapsed() >= 250) {
             m_progressClock.start();

@@ -52,7 +52,13 @@ public:
 
     void setPattern(const QString &glob);
     void setForcePolling(bool on) { m_forcePolling = on; }
+    /** LockMonitor::setOneShot() on every master (no subscriptions). Call before start(). */
+    void setOneShot(bool on) { m_oneShot = on; }
     void setPollIntervalMs(int ms) { m_pollIntervalMs = ms; }
+    /** LockMonitor::setPollBudget(): the budget is shared evenly by the masters. Call before start(). */
+    void setPollBudget(int commandsPerSecond) { m_pollBudget = commandsPerSecond; }
+    /** LockMonitor::setPriorityLocks() on every master (each keeps the names it serves). */
+    void setPriorityLocks(const QStringList &names);
     /** Period of the topology check while watching, ms (default 3000). Call before start(). */
     void setTopologyCheckIntervalMs(int ms) { m_topologyCheckMs = ms; }
 
@@ -89,7 +95,8 @@ signals:
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
     /** Summed over the masters; `finished` once every master finished its scan. */
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    /** Sums over the masters; `approxTotalKeys` sums their DBSIZE (-1 while one is unknown). */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
     /** Every master's monitor is idle (e.g. after the first full read of all of them). */
@@ -100,6 +107,7 @@ private:
     {
         qint64 scanned = 0;
         qint64 found = 0;
+        qint64 total = -1;
         bool finished = false;
     };
     LockMonitor *monitorOf(const QString &name) const;
@@ -115,7 +123,10 @@ private:
     ClusterRouter *m_router;
     QString m_pattern = QStringLiteral("*");
     bool m_forcePolling = false;
+    bool m_oneShot = false;
     int m_pollIntervalMs = 1000;
+    int m_pollBudget = 2000;
+    QStringList m_priority;
     int m_topologyCheckMs = 3000;
     bool m_notificationsRequested = false; ///< enableNotifications() was asked: also on new masters
     ClusterTopology m_known;  ///< topology the monitors follow (failed masters' slots kept)

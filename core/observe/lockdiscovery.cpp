@@ -4,6 +4,8 @@
 
 #include "redis/redisconnection.h"
 
+#include <QElapsedTimer>
+
 namespace lockscope {
 
 LockDiscovery::LockDiscovery(RedisConnection *connection, QObject *parent)
@@ -52,6 +54,8 @@ void LockDiscovery::start(const QString &glob)
     m_pass = 0;
     m_scanned = 0;
     m_candidates = 0;
+    m_steps = 0;
+    m_examined = 0;
     m_running = true;
     ++m_generation;
     step();
@@ -73,9 +77,19 @@ void LockDiscovery::step()
         argv << m_glob.toUtf8() << "COUNT" << QByteArray::number(m_count) << "TYPE" << "hash";
     else
         argv << "redisson_lock_queue:*" << "COUNT" << QByteArray::number(m_count) << "TYPE" << "list";
-    m_connection->send(argv, this, [this, generation](const RedisReply &r) {
+    ++m_steps;
+    QElapsedTimer clock;
+    clock.start();
+    const int count = m_count;
+    m_connection->send(argv, this, [this, generation, clock, count](const RedisReply &r) {
         if (generation != m_generation)
             return; // cancelled or restarted meanwhile
+        if (m_budgetUs > 0) {
+            // The round trip bounds the server's time from above: size the next step by it.
+            const double perKeyUs = qMax(0.01, double(clock.nsecsElapsed()) / 1000.0 / count);
+            const int next = int(0.5 * double(m_budgetUs) / perKeyUs);
+            m_count = qBound(qMax(100, count / 2), next, qMin(4000, count * 2));
+        }
         if (r.isError()) {
             m_running = false;
             const QString msg = r.errorMessage();
@@ -102,16 +116,18 @@ void LockDiscovery::step()
             }
         }
         m_scanned += keys.size();
+        if (m_pass == 0)
+            m_examined += count; // SCAN visits about COUNT keys per step
         m_candidates += names.size();
         if (!names.isEmpty())
             emit candidatesFound(names);
-        emit progress(m_scanned, m_candidates);
+        emit progress(m_pass == 0 && m_cursor != "0" ? m_examined : -1, m_candidates);
         if (m_cursor == "0") {
             if (m_pass == 0) {
                 m_pass = 1;
             } else {
                 m_running = false;
-                emit finished(m_scanned, m_candidates);
+                emit finished(m_examined, m_candidates);
                 return;
             }
         }

@@ -42,7 +42,12 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
         }
     });
     connect(m_discovery, &LockDiscovery::progress, this,
-            [this](qint64 scanned, qint64) { emit discoveryProgress(scanned, m_locks.size(), false); });
+            [this](qint64 scanned, qint64) {
+                // Visited keys of the first pass, capped by DBSIZE; the fair-queue pass reports it all.
+                if (m_approxTotalKeys >= 0 && (scanned < 0 || scanned > m_approxTotalKeys))
+                    scanned = m_approxTotalKeys;
+                emit discoveryProgress(qMax<qint64>(0, scanned), m_locks.size(), false, m_approxTotalKeys);
+            });
     connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
         // Known locks the scan did not return may be gone: confirm with a re-read.
         for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it) {
@@ -50,7 +55,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
                 markDirty(it.key());
         }
         m_seenInScan.clear();
-        emit discoveryProgress(scanned, m_locks.size(), true);
+        emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true, m_approxTotalKeys);
         if (isIdle()) {
             m_baselineDone = true;
             emit idle();
@@ -103,7 +108,7 @@ void LockMonitor::start()
     m_started = true;
     connect(m_connection, &RedisConnection::ready, this, &LockMonitor::onReady);
     connect(m_connection, &RedisConnection::connectionLost, this, &LockMonitor::onConnectionLost);
-    if (m_subscriber) {
+    if (m_subscriber && !m_oneShot) {
         connect(m_subscriber, &RedisSubscriber::message, this, &LockMonitor::onMessage);
         // After a subscriber reconnect, messages may have been missed: re-read everything known.
         connect(m_subscriber, &RedisSubscriber::ready, this, [this] {
@@ -131,6 +136,11 @@ void LockMonitor::setMode(Mode mode, const QString &detail)
 
 void LockMonitor::onReady()
 {
+    if (m_oneShot) {
+        setMode(Mode::Polling, QStringLiteral("one pass: discovery, then one read of each lock"));
+        rediscover();
+        return;
+    }
     if (m_notificationsRequested)
         enableNotifications(); // the operator asked for them; this may be another server now
     else
@@ -184,6 +194,7 @@ void LockMonitor::checkNotifications()
         } else {
             if (!m_keyspacePattern.isEmpty() && m_subscriber)
                 m_subscriber->punsubscribe(m_keyspacePattern);
+            m_pollWhy = why;
             setMode(Mode::Polling, why);
         }
         m_pollTicks = 0;
@@ -228,6 +239,13 @@ void LockMonitor::enableNotifications()
 void LockMonitor::rediscover()
 {
     m_seenInScan.clear();
+    if (m_connection && m_connection->isReady()) {
+        // The size of the whole database, for "scanned N of ~M keys" (O(1) on the server).
+        m_connection->send({"DBSIZE"}, this, [this](const RedisReply &r) {
+            if (!r.isError())
+                m_approxTotalKeys = r.toInteger(-1);
+        });
+    }
     m_discovery->start(m_pattern);
 }
 
@@ -237,7 +255,7 @@ void LockMonitor::cancelDiscovery()
         return;
     m_discovery->cancel();
     m_seenInScan.clear();
-    emit discoveryProgress(0, m_locks.size(), true);
+    emit discoveryProgress(0, m_locks.size(), true, m_approxTotalKeys);
     if (isIdle()) {
         m_baselineDone = true;
         emit idle();
@@ -416,14 +434,71 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         emit eventsOccurred(events);
 }
 
+LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs)
+{
+    PollPlan plan;
+    const int perTick = qMax(1, int(qint64(budget) * pollIntervalMs / 1000 / kCommandsPerLockRead));
+    plan.priorityReads = qMin(priorityLocks, locks);
+    const int others = locks - plan.priorityReads;
+    plan.sweepReads = qMin(others, qMax(perTick - plan.priorityReads, qMax(1, perTick / 10)));
+    plan.sweepMs = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads * pollIntervalMs
+                                       : pollIntervalMs;
+    plan.commandsPerSecond = int(qint64(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * 1000
+                                 / qMax(1, pollIntervalMs));
+    return plan;
+}
+
+void LockMonitor::setPriorityLocks(const QStringList &names)
+{
+    m_priority = QSet<QString>(names.cbegin(), names.cend());
+}
+
+static QString compact(qint64 n)
+{
+    return n < 10000 ? QString::number(n) : QStringLiteral("%1k").arg(n / 1000);
+}
+
 void LockMonitor::onPollTick()
 {
     ++m_pollTicks;
     if (m_mode == Mode::Polling) {
-        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
-            markDirty(it.key());
-        if (m_pollTicks % 5 == 0 && !m_discovery->isRunning())
+        // Issue 12: what is shown first, every tick; the rest in turn within the budget.
+        int priority = 0;
+        for (const QString &name : std::as_const(m_priority)) {
+            if (m_locks.contains(name)) {
+                markDirty(name);
+                ++priority;
+            }
+        }
+        const PollPlan plan = pollPlan(int(m_locks.size()), priority, m_pollBudget, m_pollIntervalMs);
+        // One rediscovery per full sweep, at most every 5 ticks (as before): new locks appear.
+        if (m_sweep.empty() && !m_discovery->isRunning() && m_pollTicks - m_lastDiscoveryTick >= 5) {
+            m_lastDiscoveryTick = m_pollTicks;
             rediscover();
+        }
+        for (int n = 0; n < plan.sweepReads;) {
+            if (m_sweep.empty()) {
+                for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+                    m_sweep.push_back(it.key());
+                if (m_sweep.empty())
+                    break;
+            }
+            const QString name = std::move(m_sweep.front());
+            m_sweep.pop_front();
+            if (!m_locks.contains(name) || m_priority.contains(name))
+                continue;
+            markDirty(name);
+            ++n;
+        }
+        const qint64 sweepS = (plan.sweepMs + 999) / 1000;
+        setMode(Mode::Polling,
+                QStringLiteral("%1 polling: %2 locks, all re-read every %3 s, visible ones every %4 s, ~%5 commands/s "
+                               "(budget %6/s)")
+                    .arg(m_pollWhy, compact(m_locks.size()))
+                    .arg(sweepS)
+                    .arg(qMax(1, m_pollIntervalMs / 1000))
+                    .arg(compact(plan.commandsPerSecond))
+                    .arg(m_pollBudget));
     } else if (m_mode == Mode::Live && m_pollTicks % kLiveRefreshEveryTicks == 0
                && m_locks.size() <= kLiveRefreshMaxLocks) {
         // Subscriber counts change without keyspace events: refresh them now and then.

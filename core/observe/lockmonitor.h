@@ -65,6 +65,39 @@ public:
     void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
     /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
     void setForcePolling(bool on) { m_forcePolling = on; }
+    /**
+     * One-shot mode (CLI `list`, `doctor`): one discovery pass and one snapshot read of each lock
+     * found, then idle() and nothing more: no poll timer, no subscriptions, no notification
+     * check. Call before start().
+     */
+    void setOneShot(bool on) { m_oneShot = on; }
+    /**
+     * Polling load budget in Redis commands per second, as INFO counts them (a lock read in the
+     * snapshot script counts kCommandsPerLockRead, the commands the script runs for it; a SCAN
+     * step counts 1). Each poll tick re-reads the priority locks (setPriorityLocks()) and sweeps
+     * the others in turn with what is left of the budget (at least a tenth of it); one full
+     * sweep ends with a rediscovery. Default 2000.
+     */
+    void setPollBudget(int commandsPerSecond) { m_pollBudget = qMax(100, commandsPerSecond); }
+    int pollBudget() const { return m_pollBudget; }
+    /** Locks re-read every poll tick (what the dashboard shows or has selected). Names not
+     *  known to this monitor are ignored. */
+    void setPriorityLocks(const QStringList &names);
+
+    /** Redis commands one lock read costs in snapshot.lua (TYPE, HGETALL, PTTL, LLEN, ZCARD, GET,
+     *  PUBSUB NUMSUB and SHARDNUMSUB, TYPE of the twin). */
+    static constexpr int kCommandsPerLockRead = 9;
+    /** What a poll tick reads: `priorityReads` (every tick), `sweepReads` of the others, and how
+     *  long a full sweep of `locks` takes (ms); pure arithmetic, for the status line and tests. */
+    struct PollPlan
+    {
+        int priorityReads = 0;
+        int sweepReads = 0;
+        qint64 sweepMs = 0;
+        int commandsPerSecond = 0;
+    };
+    static PollPlan pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs);
+    bool isOneShot() const { return m_oneShot; }
 
     /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
      *  read and reported (unlock messages are broadcast to every node), and snapshot batches
@@ -113,7 +146,9 @@ signals:
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    /** `approxTotalKeys`: DBSIZE when the pass started (all keys of the database, not only
+     *  candidates; -1 while unknown), for "scanned 412k of ~1.0M keys". */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
     /** Result of the notify-keyspace-events check: whether live mode is possible, and why not. */
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
@@ -147,12 +182,19 @@ private:
     Mode m_mode = Mode::Connecting;
     QString m_modeDetail;
     bool m_forcePolling = false;
+    bool m_oneShot = false;
+    qint64 m_approxTotalKeys = -1; ///< DBSIZE at the start of the current discovery pass
     bool m_started = false;
     bool m_notificationsOn = false;
     bool m_notificationsRequested = false; ///< enableNotifications() was called: re-apply on reconnect
     int m_pollIntervalMs = 1000;
     int m_coalesceMs = 16; // at most one read per frame
     int m_pollTicks = 0;
+    int m_pollBudget = 2000;
+    int m_lastDiscoveryTick = 0;
+    QSet<QString> m_priority;
+    std::deque<QString> m_sweep;   ///< names left in the current polling sweep
+    QString m_pollWhy;             ///< why polling (notifications off, requested)
     QByteArray m_keyspacePattern;
 
     QHash<QString, LockSnapshot> m_locks;

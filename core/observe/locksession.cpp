@@ -38,7 +38,9 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
     m_monitor->setPattern(options.pattern);
     m_monitor->setForcePolling(options.forcePolling);
+    m_monitor->setOneShot(options.oneShot);
     m_monitor->setPollIntervalMs(options.pollIntervalMs);
+    m_monitor->setPollBudget(options.pollBudget);
     m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
     m_forceUnlocker = new ForceUnlocker(conn, this);
     m_repairs = new LockRepairs(conn, this);
@@ -180,7 +182,9 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     m_clusterMonitor = new ClusterLockMonitor(m_router, this);
     m_clusterMonitor->setPattern(m_options.pattern);
     m_clusterMonitor->setForcePolling(m_options.forcePolling);
+    m_clusterMonitor->setOneShot(m_options.oneShot);
     m_clusterMonitor->setPollIntervalMs(m_options.pollIntervalMs);
+    m_clusterMonitor->setPollBudget(m_options.pollBudget);
     connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
                 for (const auto &s : changed)
@@ -430,6 +434,15 @@ void LockSession::start()
 
 void LockSession::startWatching()
 {
+    if (m_options.oneShot) {
+        // One pass: the command connection only (no subscriber, no doctor timer).
+        m_pool->connection()->open();
+        if (m_clusterMonitor)
+            m_clusterMonitor->start();
+        else
+            m_monitor->start();
+        return;
+    }
     open();
     if (m_clusterMonitor)
         m_clusterMonitor->start();
@@ -437,6 +450,13 @@ void LockSession::startWatching()
         m_monitor->start();
     m_doctorTimer->start();
 }
+void LockSession::setPriorityLocks(const QStringList &names)
+{
+    m_monitor->setPriorityLocks(names);
+    if (m_clusterMonitor)
+        m_clusterMonitor->setPriorityLocks(names);
+}
+
 void LockSession::refresh()
 {
     if (m_clusterMonitor)

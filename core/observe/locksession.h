@@ -76,6 +76,12 @@ public:
         /** start() first asks the server whether it is a Redis Cluster node (INFO cluster) and,
          *  if so, watches every master (enableCluster()). The GUI sets it; the CLI decides itself. */
         bool detectCluster = false;
+        /** One discovery pass and one read per lock, then the monitor is idle for good
+         *  (LockMonitor::setOneShot): no subscriptions, no polling, no doctor timer. CLI one-shot
+         *  commands (list, doctor without --observe-ms). */
+        bool oneShot = false;
+        /** Polling load budget, Redis commands/s (LockMonitor::setPollBudget). */
+        int pollBudget = 2000;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -135,6 +141,9 @@ public slots:
     /** Stops a running scan (see LockMonitor::cancelDiscovery()). */
     void cancelScan();
     void setPattern(const QString &glob);
+    /** Locks to re-read every poll tick: the ones the dashboard shows, filters to or has
+     *  selected (LockMonitor::setPriorityLocks); the rest are swept within the poll budget. */
+    void setPriorityLocks(const QStringList &names);
     void enableNotifications();
     /**
      * Acquire as LockScope's client with the client of the lock's kind (protocol §14.1):
@@ -192,7 +201,8 @@ signals:
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished);
+    /** See LockMonitor::discoveryProgress (`approxTotalKeys`: DBSIZE, -1 unknown). */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
     void notificationsChecked(bool enabled, const QString &detail);
     void errorOccurred(const QString &message);
     /** The doctor's current findings (LockDoctor over the monitor's snapshots), at most every 2 s. */

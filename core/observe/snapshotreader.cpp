@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <QMap>
+#include <QPointer>
 
 #include <algorithm>
 
@@ -22,60 +23,105 @@ SnapshotReader::SnapshotReader(RedisConnection *connection, QObject *parent)
 {
 }
 
+static constexpr int kMinBatch = 1;
+static constexpr int kMaxBatch = 1000;
+static constexpr int kBatchesInFlight = 4;
+
+struct SnapshotReader::ReadState
+{
+    QVector<QStringList> groups; ///< names to read, one group per hash slot in cluster mode
+    int group = 0;               ///< next name: groups[group][offset]
+    int offset = 0;
+    int nextPart = 0;
+    int inFlight = 0;
+    QMap<int, QVector<LockSnapshot>> parts; ///< by send order
+    QString error;
+    QPointer<QObject> context;
+    Callback callback;
+    bool more() const { return group < groups.size(); }
+};
+
 void SnapshotReader::read(const QStringList &names, QObject *context, Callback callback)
 {
-    struct State
-    {
-        QVector<QVector<LockSnapshot>> parts;
-        int remaining = 0;
-        QString error;
-        Callback callback;
-    };
-    auto state = std::make_shared<State>();
+    auto state = std::make_shared<ReadState>();
     state->callback = std::move(callback);
-    QVector<QStringList> chunks;
+    state->context = context;
     if (m_oneSlotPerBatch) {
         QMap<int, QStringList> bySlot;
         for (const auto &n : names)
             bySlot[HashSlot::of(n.toUtf8())] << n;
         for (const auto &group : std::as_const(bySlot))
-            for (int i = 0; i < group.size(); i += m_batchSize)
-                chunks << group.mid(i, m_batchSize);
-    } else {
-        for (int i = 0; i < names.size(); i += m_batchSize)
-            chunks << names.mid(i, m_batchSize);
+            state->groups << group;
+    } else if (!names.isEmpty()) {
+        state->groups << names;
     }
-    const int batches = chunks.size();
-    if (batches == 0) {
+    if (state->groups.isEmpty()) {
         QMetaObject::invokeMethod(this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
         return;
     }
-    state->parts.resize(batches);
-    state->remaining = batches;
-    for (int b = 0; b < batches; ++b) {
-        const QStringList chunk = chunks.at(b);
+    sendMore(state);
+}
+
+void SnapshotReader::adapt(int locks, qint64 usedUs)
+{
+    m_slowestBatchUs = qMax(m_slowestBatchUs, usedUs);
+    if (m_budgetUs <= 0 || locks <= 0)
+        return;
+    // Aim at 70 % of the budget from the cost per lock just measured; at most double or halve.
+    const double perLockUs = qMax(1.0, double(usedUs) / locks);
+    int next = int(0.7 * double(m_budgetUs) / perLockUs);
+    if (locks < m_batchSize && usedUs <= m_budgetUs)
+        next = qMax(next, m_batchSize); // a short tail batch says little: keep the size
+    m_batchSize = qBound(qMax(kMinBatch, m_batchSize / 2), next, qMin(kMaxBatch, m_batchSize * 2));
+    if (usedUs > m_budgetUs)
+        m_batchSize = qMax(kMinBatch, qMin(m_batchSize, locks / 2)); // too slow: at least halve
+}
+
+void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
+{
+    while (state->more() && state->inFlight < kBatchesInFlight) {
+        const QStringList &group = state->groups.at(state->group);
+        const QStringList chunk = group.mid(state->offset, m_batchSize);
+        state->offset += int(chunk.size());
+        if (state->offset >= group.size()) {
+            ++state->group;
+            state->offset = 0;
+        }
+        const int part = state->nextPart++;
+        ++state->inFlight;
         QList<QByteArray> keys;
         keys.reserve(chunk.size());
         for (const auto &n : chunk)
             keys << n.toUtf8();
-        m_script.eval(m_connection, keys, {QByteArray::number(m_maxWaiters)}, context,
-                      [state, chunk, b](const RedisReply &reply) {
+        ++m_callsSent;
+        QPointer<SnapshotReader> self(this);
+        m_script.eval(m_connection, keys, {QByteArray::number(m_maxWaiters)}, state->context,
+                      [self, state, chunk, part](const RedisReply &reply) {
                           const qint64 readAt = LockSnapshot::steadyNowMs();
+                          --state->inFlight;
+                          QVector<LockSnapshot> &out = state->parts[part];
                           if (reply.isError()) {
                               if (state->error.isEmpty())
                                   state->error = reply.errorMessage();
                           } else {
                               const RedisReply &time = reply.at(0);
-                              const qint64 serverMs =
-                                  time.at(0).toInteger() * 1000 + time.at(1).toInteger() / 1000;
-                              QVector<LockSnapshot> &out = state->parts[b];
+                              const qint64 startUs = time.at(0).toInteger() * 1000000 + time.at(1).toInteger();
+                              const qint64 serverMs = startUs / 1000;
                               out.reserve(chunk.size());
                               const RedisReply &twins = reply.at(chunk.size() + 1); // §14.4
                               for (int i = 0; i < chunk.size(); ++i)
                                   out.append(parse(chunk[i], reply.at(i + 1), serverMs, readAt,
                                                    twins.at(i).toInteger() == 1));
+                              const RedisReply &end = reply.at(chunk.size() + 2);
+                              if (self && end.size() == 2)
+                                  self->adapt(int(chunk.size()),
+                                              end.at(0).toInteger() * 1000000 + end.at(1).toInteger() - startUs);
                           }
-                          if (--state->remaining == 0) {
+                          if (self)
+                              self->sendMore(state);
+                          else
+                              state->groups.clear(); // the reader is gone: report what was read
+                          if (state->inFlight == 0 && !state->more()) {
                               QVector<LockSnapshot> all;
                               for (auto &p : state->parts)
                                   all += p;

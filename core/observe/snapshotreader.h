@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 
 namespace lockscope {
 
@@ -15,10 +16,16 @@ class RedisConnection;
 class RedisReply;
 
 /**
- * Reads LockSnapshots: one read-only Lua script (resources/scripts/snapshot.lua) per batch of up
- * to `batchSize()` locks, so each lock's hash, PTTL, fair queue, timeout set, fence token,
- * unlock-channel subscriber count and the server TIME come from one atomic step. Batches are
- * pipelined; nothing is written.
+ * Reads LockSnapshots: one read-only Lua script (resources/scripts/snapshot.lua) per batch of
+ * locks, so each lock's hash, PTTL, fair queue, timeout set, fence token, unlock-channel
+ * subscriber count and the server TIME come from one atomic step. Nothing is written.
+ *
+ * Gentle by default: each script call must keep Redis busy for at most batchBudgetUs() (500 µs;
+ * the script reports its own execution time with a second TIME). Batches start at 50 locks, grow
+ * (at most doubling) while calls are fast and shrink when one was slow, between 1 and 1000 locks;
+ * at most 4 batches of one read() are in flight at a time, each sent when an earlier one
+ * returned, so other clients' commands interleave between ours. setBatchSize() fixes the size
+ * instead (no adaptation).
  */
 class SnapshotReader : public QObject
 {
@@ -28,8 +35,21 @@ public:
 
     explicit SnapshotReader(RedisConnection *connection, QObject *parent = nullptr);
 
-    void setBatchSize(int n) { m_batchSize = qMax(1, n); }
+    /** A fixed batch size (turns the time-budget adaptation off). */
+    void setBatchSize(int n)
+    {
+        m_batchSize = qMax(1, n);
+        m_budgetUs = 0;
+    }
+    /** The size the next batch will have (adapted to the budget unless fixed). */
     int batchSize() const { return m_batchSize; }
+    /** Server time one script call may take, in µs (0 = fixed batch size). Default 500. */
+    void setBatchBudgetUs(qint64 us) { m_budgetUs = qMax<qint64>(0, us); }
+    qint64 batchBudgetUs() const { return m_budgetUs; }
+    /** The longest server time of one script call seen so far, in µs (from the script's TIMEs). */
+    qint64 slowestBatchUs() const { return m_slowestBatchUs; }
+    /** Script calls (EVAL/EVALSHA) sent so far. */
+    qint64 callsSent() const { return m_callsSent; }
     /** Redis Cluster: the KEYS of one EVAL must share a hash slot, so each batch holds names of
      *  one slot only (read() then returns the snapshots grouped by slot, not in input order). */
     void setOneSlotPerBatch(bool on) { m_oneSlotPerBatch = on; }
@@ -61,9 +81,17 @@ public:
                               qint64 readAtSteadyMs, bool twinHashExists = false);
 
 private:
+    struct ReadState;
+    void sendMore(const std::shared_ptr<ReadState> &state);
+    /** Sizes the next batch after a call over `locks` that kept Redis busy for `usedUs`. */
+    void adapt(int locks, qint64 usedUs);
+
     RedisConnection *m_connection;
     RedisScript m_script;
-    int m_batchSize = 200;
+    int m_batchSize = 50;
+    qint64 m_budgetUs = 500;
+    qint64 m_slowestBatchUs = 0;
+    qint64 m_callsSent = 0;
     int m_maxWaiters = 100;
     bool m_oneSlotPerBatch = false;
 };

@@ -16,6 +16,8 @@
 --          After the last entry: { twinHash for each KEYS[i] }: 1 when the hash of the name's twin
 --          exists (`x` <-> `{x}`: Redisson derives the same companion keys and channels for both,
 --          §14.4), else 0. The twin hashes to the same slot (its hash tag is the name).
+--          Last: {serverSeconds, serverMicros} read after all the work, so the reader can tell
+--          how long the call kept Redis busy and size its next batch to stay under its budget.
 local function prefixed(prefix, name)
     if string.find(name, '{', 1, true) then
         return prefix .. ':' .. name
@@ -104,4 +106,5 @@ for i = 1, #KEYS do
     end
 end
 out[#out + 1] = twins
+out[#out + 1] = redis.call('time')
 return out

@@ -6,6 +6,7 @@
 
 #include "testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,8 +14,12 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
 
 #include <memory>
 
@@ -84,6 +89,10 @@ private slots:
     void acquireAndRelease();
     void acquireHeldLockExits3();
     void watchPrintsEvents();
+    void listIsOnePassAmongManyLocks();
+    void signalsEndEveryCommand_data();
+    void signalsEndEveryCommand();
+    void acquireReleasesOnSignal();
 
 private:
     ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
@@ -497,6 +506,119 @@ void TestCli::watchPrintsEvents()
         }
     }
     QVERIFY2(sawAcquired && sawReleased, out.constData());
+}
+
+
+// Issue 12: `list` is one discovery pass and one read per lock, even when polling would never be
+// done (every poll re-marks all locks; with many locks a read never catches up). Here: 20k locks
+// among 30k keys, --poll, and the answer has every lock once; no subscription was made.
+void TestCli::listIsOnePassAmongManyLocks()
+{
+    const int n = 20000;
+    QByteArray script = "for i = 1, " + QByteArray::number(n)
+                        + " do redis.call('hset', 'many:' .. i, '" + kClient.toUtf8()
+                        + ":1', 1); redis.call('set', 'other:' .. i, 'x'); end; return 1";
+    m_admin->cmd({"EVAL", script, "0"});
+    const ProcessResult r = cli({"list", "--json", "--poll", "--progress"}, 120000);
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    bool ok = false;
+    const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
+    QVERIFY(ok);
+    QCOMPARE(int(locks.size()), n);
+    // Progress on stderr with the keyspace size from DBSIZE.
+    QVERIFY2(r.err.contains("keys, ") && r.err.contains(" of ~40k keys"), r.err.constData());
+}
+
+// Issue 12: SIGINT / SIGTERM end every command within a second, 130 / 143 (here while the
+// server never answers, so nothing is done yet; and while watching / observing).
+void TestCli::signalsEndEveryCommand_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<bool>("silentServer");
+    QTest::addColumn<int>("signal");
+    QTest::newRow("list SIGINT, silent server") << QStringList{"list", "--json"} << true << SIGINT;
+    QTest::newRow("list SIGTERM, silent server") << QStringList{"list"} << true << SIGTERM;
+    QTest::newRow("show SIGINT, silent server") << QStringList{"show", "x"} << true << SIGINT;
+    QTest::newRow("doctor SIGTERM, silent server") << QStringList{"doctor"} << true << SIGTERM;
+    QTest::newRow("force-unlock SIGINT, silent server") << QStringList{"force-unlock", "x", "--yes"} << true << SIGINT;
+    QTest::newRow("doctor --observe-ms SIGINT") << QStringList{"doctor", "--observe-ms", "600000"} << false << SIGINT;
+    QTest::newRow("watch SIGINT") << QStringList{"watch"} << false << SIGINT;
+    QTest::newRow("watch SIGTERM") << QStringList{"watch", "--json"} << false << SIGTERM;
+}
+
+void TestCli::signalsEndEveryCommand()
+{
+    QFETCH(QStringList, args);
+    QFETCH(bool, silentServer);
+    QFETCH(int, signal);
+    QTcpServer silent; // accepts connections and never answers
+    QVector<QTcpSocket *> accepted;
+    QString url = m_server.url();
+    if (silentServer) {
+        QVERIFY(silent.listen(QHostAddress::LocalHost));
+        connect(&silent, &QTcpServer::newConnection, this, [&] {
+            while (QTcpSocket *s = silent.nextPendingConnection())
+                accepted << s;
+        });
+        url = QStringLiteral("redis://127.0.0.1:%1").arg(silent.serverPort());
+    }
+    QProcess p;
+    p.start(cliPath(), QStringList{"--url", url} + args);
+    QVERIFY(p.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (p.state() != QProcess::NotRunning) {
+            p.kill();
+            p.waitForFinished(3000);
+        }
+    });
+    if (silentServer) {
+        QVERIFY(waitUntil([&] { return !accepted.isEmpty(); }, 10000)); // it is waiting for the server
+    } else {
+        QByteArray err;
+        QVERIFY2(waitUntil([&] {
+                     err += p.readAllStandardError();
+                     return err.contains("watching") || err.contains("observing");
+                 }, 15000),
+                 err.constData());
+    }
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 128 + signal);
+    qDeleteAll(accepted);
+}
+
+// Issue 12: a signal while acquire holds the lock releases it first (audited), then exits 143.
+void TestCli::acquireReleasesOnSignal()
+{
+    const QString audit = QDir::temp().filePath(QStringLiteral("tst_cli_sig_audit_%1.jsonl").arg(QCoreApplication::applicationPid()));
+    QFile::remove(audit);
+    QProcess holder;
+    holder.start(cliPath(), {"--url", m_server.url(), "--audit-log", audit, "acquire", "sig:1", "--lease-ms", "60000"});
+    QVERIFY(holder.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (holder.state() != QProcess::NotRunning) {
+            holder.kill();
+            holder.waitForFinished(3000);
+        }
+        QFile::remove(audit);
+    });
+    QByteArray err;
+    QVERIFY2(waitUntil([&] {
+                 err += holder.readAllStandardError();
+                 return err.contains("Ctrl-C to release");
+             }, 15000),
+             err.constData());
+    QVERIFY(m_admin->exists("sig:1"));
+    ::kill(pid_t(holder.processId()), SIGTERM);
+    QVERIFY(holder.waitForFinished(10000));
+    QCOMPARE(holder.exitCode(), 143);
+    QVERIFY(!m_admin->exists("sig:1"));
+    QVERIFY(holder.readAllStandardOutput().contains("released sig:1"));
+    QFile f(audit);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray log = f.readAll();
+    QVERIFY2(log.contains("\"release\""), log.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

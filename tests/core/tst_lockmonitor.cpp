@@ -7,6 +7,7 @@
 #include "observe/lockdiscovery.h"
 #include "observe/lockmonitor.h"
 #include "observe/locksession.h"
+#include "observe/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
 
@@ -136,6 +137,9 @@ private slots:
     void cleanup();
 
     void liveModeReportsEveryEvent();
+    void oneShotReadsEachLockOnceAndStops();
+    void snapshotBatchesStayWithinBudget();
+    void pollPlanKeepsWithinBudget();
     void sessionActsAsRedissonClient();
     void pollingWhenNotificationsOff();
     void forcedDeleteIsNotARelease();
@@ -578,6 +582,107 @@ void TestLockMonitor::readOnlySessionWritesNothing()
     QCOMPARE(m_admin->cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray(), QByteArray("gK"));
     QCOMPARE(session->monitor()->mode(), LockMonitor::Mode::Polling);
     QVERIFY(waitUntil([&] { return session->monitor()->locks().contains(QStringLiteral("ro:held")); }));
+}
+
+// Issue 12: one-shot mode (CLI list, doctor) is one discovery pass and one read of each lock,
+// then idle for good: no poll timer (here one that would fire every 50 ms and re-mark all 3000
+// locks), no subscription.
+void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
+{
+    const int n = 3000;
+    m_admin->cmd({"EVAL", "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'os:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    m_admin->cmd({"CONFIG", "RESETSTAT"});
+    SessionLog log;
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    options.forcePolling = true;
+    options.pollIntervalMs = 50;
+    options.oneShot = true;
+    LockSession session(options);
+    log.attach(&session);
+    session.start();
+    QVERIFY(waitUntil([&] { return log.idleCount > 0; }, 60000));
+    QCOMPARE(session.monitor()->locks().size(), n);
+    auto scriptCalls = [&] {
+        const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+        qint64 calls = 0;
+        for (const QByteArray &line : stats.split('\n'))
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+                calls += line.mid(line.indexOf("calls=") + 6).split(',').first().toLongLong();
+        return calls;
+    };
+    const qint64 afterPass = scriptCalls();
+    QVERIFY(afterPass > 0);
+    QTest::qWait(500); // ten poll intervals
+    QCOMPARE(scriptCalls(), afterPass);
+    QCOMPARE(m_admin->numpat(), qint64(0));
+    QCOMPARE(log.idleCount, 1);
+}
+
+// Issue 12: the snapshot script's batches adapt to its own measured run time and stay under
+// the budget; a fixed size turns that off.
+void TestLockMonitor::snapshotBatchesStayWithinBudget()
+{
+    const int n = 2000;
+    m_admin->cmd({"EVAL", "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'sb:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    RedisConnection conn(m_server.endpoint());
+    conn.open();
+    SnapshotReader reader(&conn);
+    QCOMPARE(reader.batchSize(), 50);
+    QCOMPARE(reader.batchBudgetUs(), qint64(500));
+    QStringList names;
+    for (int i = 1; i <= n; ++i)
+        names << QStringLiteral("sb:%1").arg(i);
+    QVector<LockSnapshot> got;
+    bool done = false;
+    reader.read(names, this, [&](const QVector<LockSnapshot> &s, const QString &error) {
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        got = s;
+        done = true;
+    });
+    QVERIFY(waitUntil([&] { return done; }, 30000));
+    QCOMPARE(int(got.size()), n);
+    for (int i = 0; i < n; ++i) {
+        QCOMPARE(got.at(i).name, names.at(i)); // in input order
+        QVERIFY(got.at(i).isLock);
+    }
+    QVERIFY(reader.slowestBatchUs() > 0);      // the script reported its run time
+    QVERIFY(reader.callsSent() >= n / 1000);
+    QVERIFY(reader.batchSize() >= 1 && reader.batchSize() <= 1000);
+    reader.setBatchSize(7);
+    QCOMPARE(reader.batchBudgetUs(), qint64(0));
+    done = false;
+    const qint64 before = reader.callsSent();
+    reader.read(names.mid(0, 70), this, [&](const QVector<LockSnapshot> &, const QString &) { done = true; });
+    QVERIFY(waitUntil([&] { return done; }, 30000));
+    QCOMPARE(reader.callsSent() - before, qint64(10));
+    QCOMPARE(reader.batchSize(), 7);
+}
+
+// Issue 12: the polling plan (counts, not timings): priority locks every tick, the rest swept
+// with what is left of the budget (Redis commands/s, kCommandsPerLockRead per lock read).
+void TestLockMonitor::pollPlanKeepsWithinBudget()
+{
+    const int per = LockMonitor::kCommandsPerLockRead;
+    // 5k locks, 40 visible, budget 2000/s, 1 s ticks: 222 reads per tick in all.
+    LockMonitor::PollPlan p = LockMonitor::pollPlan(5000, 40, 2000, 1000);
+    QCOMPARE(p.priorityReads, 40);
+    QCOMPARE(p.sweepReads, 2000 / per - 40);
+    QVERIFY(p.commandsPerSecond <= 2000);
+    QCOMPARE(p.sweepMs, qint64((4960 + p.sweepReads - 1) / p.sweepReads) * 1000);
+    // 200k locks, budget 50000/s: all re-read in about 37 s.
+    p = LockMonitor::pollPlan(200000, 50, 50000, 1000);
+    QCOMPARE(p.priorityReads + p.sweepReads, 50000 / per);
+    QVERIFY(p.commandsPerSecond <= 50000);
+    QVERIFY(p.sweepMs >= 30000 && p.sweepMs <= 40000);
+    // More priority locks than the budget: they are still read, the sweep keeps a tenth.
+    p = LockMonitor::pollPlan(10000, 1000, 2000, 1000);
+    QCOMPARE(p.priorityReads, 1000);
+    QCOMPARE(p.sweepReads, (2000 / per) / 10);
+    // Few locks: all of them every tick.
+    p = LockMonitor::pollPlan(30, 5, 2000, 1000);
+    QCOMPARE(p.priorityReads + p.sweepReads, 30);
+    QCOMPARE(p.sweepMs, qint64(1000));
 }
 
 QTEST_GUILESS_MAIN(TestLockMonitor)
