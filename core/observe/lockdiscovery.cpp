@@ -98,12 +98,21 @@ void LockDiscovery::step()
                             : QStringLiteral("SCAN failed: %1").arg(msg));
             return;
         }
-        m_cursor = r.at(0).toByteArray();
-        const RedisReply &keys = r.at(1);
+        // A reply of another shape (a proxy or a fake server answering `:1`) ends the scan with an
+        // error; its "cursor" is never sent back (issue 13.5: that looped 1.8M times a minute).
+        RedisReply::ScanPage page;
+        QString shapeError;
+        if (!r.toScanPage(&page, &shapeError)) {
+            m_running = false;
+            emit failed(QStringLiteral("%1: is this a Redis server?").arg(shapeError));
+            return;
+        }
+        m_cursor = page.cursor;
+        const QVector<QByteArray> &keys = page.items;
         QStringList names;
         names.reserve(keys.size());
-        for (const auto &k : keys.elements()) {
-            const QString key = QString::fromUtf8(k.toByteArray());
+        for (const auto &k : keys) {
+            const QString key = QString::fromUtf8(k);
             if (m_pass == 0) {
                 if (!LockNames::isTransientHelperKey(key))
                     names << key;

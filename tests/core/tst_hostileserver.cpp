@@ -10,6 +10,7 @@
 #include "faultproxy.h"
 #include "testsupport.h"
 
+#include <QProcess>
 #include <QTest>
 
 #include <memory>
@@ -75,6 +76,7 @@ private slots:
     void scanPageShapes_data();
     void scanPageShapes();
     void proxyPassesDelaysTricklesAndBlackHoles();
+    void cliScanEndsOnIntegerReplies();
 
 private:
     RedisServerProcess m_redis;
@@ -294,6 +296,26 @@ void TestHostileServer::proxyPassesDelaysTricklesAndBlackHoles()
     proxy.cutAll();
     QVERIFY(waitUntil([lost] { return lost->done; }));
     QVERIFY(lost->reply.isTransportError());
+}
+
+void TestHostileServer::cliScanEndsOnIntegerReplies()
+{
+    // Issue 13.5: a server answering `:1` to every command made `list` send up to 1.8M SCANs a
+    // minute and never end. Now the first SCAN reply of the wrong shape ends it: exit 2, a sentence.
+    FakeRedisServer fake;
+    fake.setResponder([](const QList<QByteArray> &) { return QByteArray(":1\r\n"); });
+    QVERIFY(fake.start());
+    for (const QStringList &cmd : {QStringList{"list"}, QStringList{"doctor"}}) {
+        QProcess cli;
+        cli.start(QStringLiteral(LOCKSCOPE_CLI_PATH), QStringList{QStringLiteral("--url"), fake.url()} + cmd);
+        QVERIFY(cli.waitForStarted(5000));
+        QVERIFY2(QTest::qWaitFor([&] { return cli.state() == QProcess::NotRunning; }, 30000),
+                 qPrintable(QStringLiteral("%1 did not end; SCANs sent: %2").arg(cmd.first()).arg(fake.count("SCAN"))));
+        const QByteArray err = cli.readAllStandardError();
+        QCOMPARE(cli.exitCode(), 2);
+        QVERIFY2(err.contains("integer"), err.constData());
+        QVERIFY2(fake.count("SCAN") < 20, qPrintable(QString::number(fake.count("SCAN"))));
+    }
 }
 
 QTEST_MAIN(TestHostileServer)
