@@ -47,4 +47,13 @@ QString DisplayText::escaped(const QString &text)
     return out;
 }
 
+QString DisplayText::compactCount(qint64 n)
+{
+    if (n < 1000)
+        return QString::number(n);
+    if (n < 1000000)
+        return QStringLiteral("%1k").arg(n < 10000 ? QString::number(n / 1000.0, 'f', 1) : QString::number(n / 1000));
+    return QStringLiteral("%1M").arg(QString::number(n / 1000000.0, 'f', 1));
+}
+
 } // namespace lockscope

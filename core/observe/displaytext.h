@@ -16,6 +16,9 @@ public:
      *  written as a visible escape: `\n`, `\t`, `\r`, `\e`, else `\xNN` / `\u{NNNN}`. A backslash
      *  is doubled only when escapes were needed, so ordinary names print unchanged. */
     static QString escaped(const QString &text);
+    /** A count for a progress line: "412", "8.3k", "83k", "1.0M" (used by the CLI and the
+     *  dashboard's scan progress). */
+    static QString compactCount(qint64 n);
 };
 
 } // namespace lockscope

@@ -122,6 +122,8 @@ qint64 LockSnapshot::remainingTtlMs(qint64 nowSteadyMs) const
 
 QString LockSnapshot::holderSummary() const
 {
+    if (sampled)
+        return QStringLiteral("%1 holder fields (too many to list)").arg(fieldCount);
     QStringList parts;
     for (const auto &h : holders)
         parts << h.field;
@@ -187,6 +189,10 @@ QJsonObject LockSnapshot::toJson() const
     o.insert(QStringLiteral("problems"), QJsonArray::fromStringList(problems));
     if (!anomalies.isEmpty())
         o.insert(QStringLiteral("anomalies"), QJsonArray::fromStringList(anomalies));
+    if (sampled) { // `holders` is a sample of a hash too big to read whole
+        o.insert(QStringLiteral("field_count"), fieldCount);
+        o.insert(QStringLiteral("holders_sampled"), true);
+    }
     o.insert(QStringLiteral("kind_certain"), kindCertain);
     if (!kindNote.isEmpty())
         o.insert(QStringLiteral("kind_note"), kindNote);

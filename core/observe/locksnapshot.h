@@ -95,6 +95,11 @@ struct LockSnapshot
      *  `mode` other than read/write, a non-numeric hold count or fencing token. One sentence each;
      *  the doctor raises `malformed_data` for them. */
     QStringList anomalies;
+    /** HLEN of the lock hash (0 when absent). */
+    qint64 fieldCount = 0;
+    /** The hash had more fields than the snapshot reads whole (1024; an HGETALL of a million
+     *  fields blocks Redis for seconds, issue 13.2): `holders` is a bounded sample of it. */
+    bool sampled = false;
 
     /** Faster multilock groups: every value of the hash (holders then lists each live owner
      *  once, its holdCount = the sum of its live values' lock_count). */

@@ -207,6 +207,8 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     const QByteArray token = entry.at(7).toByteArray();
     s.subscribers = entry.at(8).toInteger();
     s.exists = type == "hash";
+    s.fieldCount = entry.size() > 11 ? entry.at(11).toInteger() : fields.size() / 2;
+    s.sampled = s.exists && s.fieldCount > fields.size() / 2;
     s.twinName = LockNames::twinName(name);
     s.twinExists = !s.twinName.isEmpty() && twinHashExists;
     if (s.companionsOfTwin()) {

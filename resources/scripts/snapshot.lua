@@ -8,7 +8,11 @@
 --                                timeoutSetSize, {member, deadlineEpochMs, ...}, token or "",
 --                                unlockChannelSubscribers (classic + sharded),
 --                                {readerField, {pttl of rwlock_timeout:1..n}, ...} (read-write locks),
---                                rwChannelSubscribers (classic + sharded) } }
+--                                rwChannelSubscribers (classic + sharded), fieldCount } }
+--          fieldCount is HLEN of the hash. A hash of more than ARGV[2] fields (default 1024) is
+--          never read whole (an HGETALL of a million fields blocks Redis for seconds): its
+--          {field, value, ...} is then a bounded sample (HRANDFIELD, or one HSCAN step before
+--          Redis 6.2) of at most ARGV[3] fields (default 16), enough to tell whether it is a lock.
 --          Subscriber counts add PUBSUB SHARDNUMSUB to PUBSUB NUMSUB: Redisson 3.22+ waiters on a
 --          Redis 7 cluster SSUBSCRIBE (protocol §1.3, §14.3); servers before 7.0 refuse
 --          SHARDNUMSUB, which then counts 0.
@@ -34,13 +38,24 @@ local function subscribersOf(channel)
     return n
 end
 local maxQueue = tonumber(ARGV[1]) or 100
+local maxFields = tonumber(ARGV[2]) or 1024
+local sampleFields = tonumber(ARGV[3]) or 16
 local out = { redis.call('time') }
 for i = 1, #KEYS do
     local name = KEYS[i]
     local keyType = redis.call('type', name)['ok']
     local fields = {}
+    local fieldCount = 0
     if keyType == 'hash' then
-        fields = redis.call('hgetall', name)
+        fieldCount = redis.call('hlen', name)
+        if fieldCount <= maxFields then
+            fields = redis.call('hgetall', name)
+        else
+            fields = redis.pcall('hrandfield', name, sampleFields, 'withvalues')
+            if type(fields) ~= 'table' then
+                fields = redis.call('hscan', name, 0, 'count', sampleFields)[2]
+            end
+        end
     end
     local pttl = redis.call('pttl', name)
     local queueKey = prefixed('redisson_lock_queue', name)
@@ -87,7 +102,7 @@ for i = 1, #KEYS do
         rwSubscribers = subscribersOf(prefixed('redisson_rwlock', name))
     end
     out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers,
-                      holdTtls, rwSubscribers }
+                      holdTtls, rwSubscribers, fieldCount }
 end
 -- §14.4: whose are the shared companion keys? Tell by which of the two hashes exists.
 local twins = {}

@@ -86,6 +86,7 @@ private slots:
     void forceUnlockWithYesDeletes();
     void writesWithAnUnwritableAuditLogAreRefused();
     void textOutputEscapesControlCharacters();
+    void bigHashesAreSampledNotReadWhole();
     void acquireAndRelease();
     void acquireHeldLockExits3();
     void watchPrintsEvents();
@@ -389,6 +390,43 @@ void TestCli::textOutputEscapesControlCharacters()
     // JSON keeps the exact name (escaped by JSON itself).
     const ProcessResult json = cli({"list", "--json"});
     QVERIFY(json.out.contains("evil\\u001b[2J"));
+}
+
+void TestCli::bigHashesAreSampledNotReadWhole()
+{
+    // Issue 13.2: the snapshot HGETALLed every hash SCAN found; one of a million fields blocked
+    // Redis for seconds. Now a hash over 1024 fields is only sampled (HRANDFIELD), whatever it is.
+    for (int chunk = 0; chunk < 20; ++chunk) {
+        QList<QByteArray> lockArgs{"HSET", "huge:lock"};
+        QList<QByteArray> dataArgs{"HSET", "huge:data"};
+        for (int i = 0; i < 1000; ++i) {
+            const int n = chunk * 1000 + i;
+            lockArgs << (kClient + QStringLiteral(":%1").arg(n)).toUtf8() << "1";
+            dataArgs << "user:" + QByteArray::number(n) << "x";
+        }
+        m_admin->cmd(lockArgs);
+        m_admin->cmd(dataArgs);
+    }
+    m_admin->cmd({"PEXPIRE", "huge:lock", "60000"});
+    m_admin->cmd({"CONFIG", "RESETSTAT"});
+    const ProcessResult r = cli({"list", "--json"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    QJsonObject lock;
+    int listed = 0;
+    for (const QByteArray &line : r.out.split('\n'))
+        if (!line.trimmed().isEmpty()) {
+            lock = QJsonDocument::fromJson(line).object();
+            ++listed;
+        }
+    QCOMPARE(listed, 1); // huge:data is no lock
+    QCOMPARE(lock.value(QStringLiteral("name")).toString(), QStringLiteral("huge:lock"));
+    QCOMPARE(lock.value(QStringLiteral("holders_sampled")).toBool(), true);
+    QCOMPARE(lock.value(QStringLiteral("field_count")).toInteger(), qint64(20000));
+    QVERIFY(lock.value(QStringLiteral("holders")).toArray().size() <= 16);
+    const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+    QVERIFY2(!stats.contains("cmdstat_hgetall:"), stats.constData()); // never read whole
+    const ProcessResult table = cli({"list"});
+    QVERIFY2(table.out.contains("20000 holder fields (too many to list)"), table.out.constData());
 }
 
 void TestCli::acquireAndRelease()
