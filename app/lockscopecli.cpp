@@ -348,9 +348,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                     if (m_finished || (!finished && clock->isValid() && clock->elapsed() < 200))
                         return;
                     clock->start();
-                    m_err << "\rlockscope-cli: scanned " << compactCount(scanned)
-                          << (total >= 0 ? QStringLiteral(" of ~%1").arg(compactCount(total)) : QString())
-                          << " keys, " << compactCount(found) << " locks" << (finished ? "\n" : "   ");
+                    m_err << "\rlockscope-cli: scanned " << DisplayText::compactCount(scanned)
+                          << (total >= 0 ? QStringLiteral(" of ~%1").arg(DisplayText::compactCount(total)) : QString())
+                          << " keys, " << DisplayText::compactCount(found) << " locks" << (finished ? "\n" : "   ");
                     m_err.flush();
                 });
     }
@@ -468,15 +468,6 @@ void LockScopeCli::fail(int code, const QString &message)
     finish(code);
 }
 
-QString LockScopeCli::compactCount(qint64 n)
-{
-    if (n < 1000)
-        return QString::number(n);
-    if (n < 1000000)
-        return QStringLiteral("%1k").arg(n < 10000 ? QString::number(n / 1000.0, 'f', 1) : QString::number(n / 1000));
-    return QStringLiteral("%1M").arg(QString::number(n / 1000000.0, 'f', 1));
-}
-
 QString LockScopeCli::formatTtl(qint64 ttlMs)
 {
     if (ttlMs == -1)
@@ -498,6 +489,10 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
         for (const auto &h : s.holders) {
             holders << h.field + (h.mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(h.mode));
             counts << QString::number(h.holdCount);
+        }
+        if (s.sampled) { // too big to read whole: say how many, list none
+            holders = QStringList{s.holderSummary()};
+            counts.clear();
         }
         const QString waiting = s.kind == LockKind::FairLock
                                     ? QStringLiteral("%1 queued").arg(s.queueLength)

@@ -48,7 +48,6 @@ public:
     static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
     static QString formatTtl(qint64 ttlMs);
     /** 950, 9.5k, 412k, 1.0M: counts in progress lines. */
-    static QString compactCount(qint64 n);
 
 signals:
     void finished(int exitCode);

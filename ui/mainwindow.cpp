@@ -11,6 +11,7 @@
 #include "timelinewidget.h"
 #include "ttlchart.h"
 
+#include "observe/displaytext.h"
 #include "observe/lockdiscovery.h"
 #include "clustertopologypanel.h"
 #include "redlockdialog.h"
@@ -347,9 +348,9 @@ void MainWindow::buildUi()
     m_serverLabel->setToolTip(tr("Redis server (credentials are never shown)"));
     m_countLabel = new QLabel(this);
     m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(180);
+    m_progress->setMinimumWidth(260);
     m_progress->setRange(0, 0);
-    m_progress->setFormat(tr("scanning… %v keys"));
+    m_progress->setFormat(tr("scanning…"));
     m_progress->setTextVisible(true);
     m_progress->hide();
     m_cancelScan = new QPushButton(tr("Stop scan"), this);
@@ -407,7 +408,10 @@ void MainWindow::buildActions()
     m_refreshAction->setShortcut(QKeySequence::Refresh);
     m_refreshAction->setToolTip(tr("Scan for locks again (F5)"));
     connect(m_refreshAction, &QAction::triggered, this,
-            [this] { QMetaObject::invokeMethod(m_session, &LockSession::refresh, Qt::QueuedConnection); });
+            [this] {
+                m_userScan = true;
+                QMetaObject::invokeMethod(m_session, &LockSession::refresh, Qt::QueuedConnection);
+            });
 
     m_acquireAction = new QAction(style()->standardIcon(QStyle::SP_DialogApplyButton), tr("&Acquire…"), this);
     m_acquireAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_N));
@@ -734,12 +738,28 @@ void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
         statusBar()->showMessage(detail, 15000);
 }
 
-void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished)
+void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys)
 {
-    Q_UNUSED(found);
-    m_progress->setVisible(!finished);
-    m_cancelScan->setVisible(!finished);
-    m_progress->setValue(int(qMin<qint64>(scanned, std::numeric_limits<int>::max())));
+    // The bar is for scans someone waits for: the first one and those asked for with Refresh.
+    // The background rediscoveries of polling run silently (the status bar says polling).
+    const bool foreground = !m_initialData || m_userScan;
+    if (finished)
+        m_userScan = false;
+    m_progress->setVisible(!finished && foreground);
+    m_cancelScan->setVisible(!finished && foreground);
+    if (approxTotalKeys > 0) {
+        // Scaled to thousands: QProgressBar takes ints, keyspaces reach billions.
+        m_progress->setRange(0, int(qMin<qint64>(approxTotalKeys / 1000 + 1, std::numeric_limits<int>::max())));
+        m_progress->setValue(int(qMin<qint64>(scanned, approxTotalKeys) / 1000));
+        m_progress->setFormat(tr("scanned %1 of ~%2 keys, %3 locks")
+                                  .arg(DisplayText::compactCount(qMin(scanned, approxTotalKeys)),
+                                       DisplayText::compactCount(approxTotalKeys), DisplayText::compactCount(found)));
+    } else {
+        m_progress->setRange(0, 0); // total unknown (DBSIZE refused): a busy bar with the counts
+        m_progress->setFormat(tr("scanned %1 keys, %2 locks")
+                                  .arg(DisplayText::compactCount(qMax<qint64>(0, scanned)), DisplayText::compactCount(found)));
+    }
+    m_progress->setToolTip(tr("SCAN in steps sized to stay under a millisecond each; Esc stops it"));
     if (finished && !m_initialData) {
         // Let the reads queued by the scan land first.
         QTimer::singleShot(300, this, [this] {

@@ -113,7 +113,7 @@ private:
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void onEvents(const QVector<LockEvent> &events);
     void onModeChanged(LockMonitor::Mode mode, const QString &detail);
-    void onProgress(qint64 scanned, qint64 found, bool finished);
+    void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
     void onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message);
     void updateActions();
     void updateDetail();
@@ -162,6 +162,7 @@ private:
     QLabel *m_connectionBand = nullptr;
     QLabel *m_countLabel = nullptr;
     QProgressBar *m_progress = nullptr;
+    bool m_userScan = false; ///< a Refresh asked for the scan under way: show its progress
     QPushButton *m_cancelScan = nullptr;
     QPushButton *m_enableNotifications = nullptr;
     QAction *m_refreshAction = nullptr;
