@@ -5,6 +5,7 @@
 #include "redis/hashslot.h"
 
 #include <QBrush>
+#include <QDateTime>
 #include <QFont>
 #include <QHash>
 #include <QPainter>
@@ -192,6 +193,10 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ToolTipRole:
+        // Issue 13.9: stale data says so before anything else.
+        if (s.stale)
+            return tr("Stale: LockScope lost its connection; this is the lock as of %1 and may have changed since.")
+                .arg(QDateTime::fromMSecsSinceEpoch(s.staleAsOfMs).toString(QStringLiteral("HH:mm:ss")));
         // What the data cannot tell comes first (issue 11 points 4 and 9).
         if (index.column() == KindColumn && !s.kindCertain && s.kind == LockKind::Lock)
             return tr("Fair or plain reentrant lock: %1.").arg(s.kindNote);
@@ -232,6 +237,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             return FindingModel::severityIcon(LockFinding::Severity(m_severity.value(s.name)));
         return {};
     case Qt::ForegroundRole:
+        if (s.stale) // issue 13.9: greyed while LockScope cannot see the server
+            return QBrush(QColor(0x90, 0x90, 0x90));
         if (index.column() == NameColumn && !s.problems.isEmpty())
             return QBrush(QColor(0xb0, 0x3a, 0x00));
         return {};

@@ -33,6 +33,8 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &LockMonitor::flush);
     connect(&m_pollTimer, &QTimer::timeout, this, &LockMonitor::onPollTick);
+    m_recheckTimer.setParent(this);
+    connect(&m_recheckTimer, &QTimer::timeout, this, &LockMonitor::recheckNotifications);
 
     connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names) {
         for (const auto &n : names) {
@@ -114,11 +116,15 @@ void LockMonitor::start()
         connect(m_subscriber, &RedisSubscriber::ready, this, [this] {
             for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
                 markDirty(it.key());
+            onSubscriberBack();
         });
+        connect(m_subscriber, &RedisSubscriber::connectionLost, this, &LockMonitor::onSubscriberLost);
         m_subscriber->psubscribe("redisson_lock__channel:*");
         m_subscriber->psubscribe("redisson_rwlock:*");
     }
     setMode(Mode::Connecting, QStringLiteral("connecting to %1").arg(m_connection->endpoint().address()));
+    if (m_notificationRecheckMs > 0)
+        m_recheckTimer.start(m_notificationRecheckMs);
     if (m_connection->isReady())
         onReady();
     else
@@ -153,6 +159,7 @@ void LockMonitor::onConnectionLost(const QString &reason)
     m_pollTimer.stop();
     m_discovery->cancel();
     m_readInFlight = false;
+    markStale();
     setMode(Mode::Disconnected,
             QStringLiteral("%1. Showing the last data read; reconnecting automatically.").arg(reason));
 }
@@ -171,10 +178,7 @@ void LockMonitor::checkNotifications()
                       .arg(m_pollIntervalMs);
         } else {
             const QString flags = QString::fromUtf8(r.at(1).toByteArray());
-            const bool all = flags.contains(QLatin1Char('A'));
-            on = flags.contains(QLatin1Char('K'))
-                 && (all || (flags.contains(QLatin1Char('g')) && flags.contains(QLatin1Char('h'))
-                             && flags.contains(QLatin1Char('x'))));
+            on = notificationFlagsSuffice(flags);
             if (!on)
                 why = QStringLiteral("Keyspace notifications are off on %1 (notify-keyspace-events='%2'): "
                                      "polling every %3 ms. Enable them (needs K, g, h, x) for live updates.")
@@ -187,7 +191,16 @@ void LockMonitor::checkNotifications()
         }
         m_notificationsOn = on;
         emit notificationsChecked(on, why);
-        if (on && m_subscriber) {
+        if (on && m_subscriber && m_subscriberLost) {
+            // Issue 13.3: notifications are on, but the connection that hears them is down.
+            m_notificationsOn = false;
+            setMode(Mode::Polling,
+                    QStringLiteral("The notification connection to %1 is down (%2): polling every %3 ms until it is "
+                                   "back.")
+                        .arg(address,
+                             m_subscriberLostReason.isEmpty() ? QStringLiteral("connecting") : m_subscriberLostReason)
+                        .arg(m_pollIntervalMs));
+        } else if (on && m_subscriber) {
             m_keyspacePattern = QByteArray("__keyspace@") + QByteArray::number(m_connection->endpoint().db()) + "__:*";
             m_subscriber->psubscribe(m_keyspacePattern);
             setMode(Mode::Live, QStringLiteral("keyspace notifications from %1").arg(address));
@@ -200,6 +213,105 @@ void LockMonitor::checkNotifications()
         m_pollTicks = 0;
         m_pollTimer.start(m_pollIntervalMs);
     });
+}
+
+bool LockMonitor::notificationFlagsSuffice(const QString &flags)
+{
+    const bool all = flags.contains(QLatin1Char('A'));
+    return flags.contains(QLatin1Char('K'))
+           && (all || (flags.contains(QLatin1Char('g')) && flags.contains(QLatin1Char('h'))
+                       && flags.contains(QLatin1Char('x'))));
+}
+
+void LockMonitor::setNotificationRecheckMs(int ms)
+{
+    m_notificationRecheckMs = qMax(0, ms);
+    if (m_notificationRecheckMs == 0)
+        m_recheckTimer.stop();
+    else if (m_started)
+        m_recheckTimer.start(m_notificationRecheckMs);
+}
+
+void LockMonitor::onSubscriberLost(const QString &reason)
+{
+    m_subscriberLost = true;
+    m_subscriberLostReason = reason;
+    if (m_mode != Mode::Live)
+        return; // polling already, or disconnected: that says enough
+    m_notificationsOn = false;
+    setMode(Mode::Polling, QStringLiteral("The notification connection to %1 is down (%2): polling every %3 ms "
+                                          "until it is back.")
+                               .arg(m_connection ? m_connection->endpoint().address() : QString(), reason)
+                               .arg(m_pollIntervalMs));
+    m_pollTicks = 0;
+    m_pollTimer.start(m_pollIntervalMs);
+}
+
+void LockMonitor::onSubscriberBack()
+{
+    if (!m_subscriberLost)
+        return; // the first connect: checkNotifications() runs when the data connection is ready
+    m_subscriberLost = false;
+    m_subscriberLostReason.clear();
+    if (!m_connection)
+        return;
+    if (!m_connection->isReady()) {
+        // The network is back (the subscriber proves it): do not wait for the data connection's
+        // backoff or a connect attempt that went into the void.
+        if (m_connection->lostSinceEpochMs() != 0)
+            m_connection->reconnectNow(QStringLiteral("the network to %1 is back (the subscriber reconnected)")
+                                           .arg(m_connection->endpoint().address()));
+        return; // onReady() checks the notifications and rediscovers
+    }
+    checkNotifications();
+    rediscover();
+}
+
+void LockMonitor::recheckNotifications()
+{
+    if (!m_connection || !m_connection->isReady() || m_forcePolling || m_configUnreadable || m_recheckInFlight
+        || m_subscriberLost || (m_mode != Mode::Live && m_mode != Mode::Polling))
+        return;
+    m_recheckInFlight = true;
+    m_connection->send({"CONFIG", "GET", "notify-keyspace-events"}, this, [this](const RedisReply &r) {
+        m_recheckInFlight = false;
+        if (r.isError()) {
+            if (!r.isTransportError())
+                m_configUnreadable = true; // CONFIG refused (ACL, managed Redis): nothing to re-check
+            return;
+        }
+        const bool on = notificationFlagsSuffice(QString::fromUtf8(r.at(1).toByteArray()));
+        if (on == m_notificationsOn || m_subscriberLost)
+            return; // no change
+        // Turned off or on mid-watch: switch mode (checkNotifications says why) and read again
+        // everything, so what changed while nobody announced it is found.
+        checkNotifications();
+        rediscover();
+    });
+}
+
+void LockMonitor::suspectNotifications()
+{
+    if (m_mode != Mode::Live || (m_sinceSuspicion.isValid() && m_sinceSuspicion.elapsed() < 1000))
+        return;
+    m_sinceSuspicion.start();
+    recheckNotifications();
+}
+
+void LockMonitor::markStale()
+{
+    const qint64 asOf = m_connection && m_connection->lostSinceEpochMs() != 0 ? m_connection->lostSinceEpochMs()
+                                                                            : QDateTime::currentMSecsSinceEpoch();
+    QVector<LockSnapshot> changed;
+    for (auto it = m_locks.begin(); it != m_locks.end(); ++it) {
+        if (it.value().stale)
+            continue;
+        it.value().stale = true;
+        it.value().staleAsOfMs = asOf;
+        changed << it.value();
+    }
+    if (!changed.isEmpty())
+        emit locksUpdated(changed, {});
 }
 
 void LockMonitor::enableNotifications()
@@ -430,8 +542,14 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
     }
     if (!changed.isEmpty() || !removed.isEmpty())
         emit locksUpdated(changed, removed);
-    if (!events.isEmpty())
+    if (!events.isEmpty()) {
+        // A change found by a refresh that no keyspace event announced: are notifications off?
+        if (m_mode == Mode::Live && std::any_of(events.cbegin(), events.cend(), [&hints](const LockEvent &e) {
+                return !hints.contains(e.lock) && e.type != QLatin1String("unlock_message");
+            }))
+            suspectNotifications();
         emit eventsOccurred(events);
+    }
 }
 
 LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs)
@@ -511,6 +629,7 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
 {
     const QString channel = QString::fromUtf8(channelBytes);
     if (!m_keyspacePattern.isEmpty() && pattern == m_keyspacePattern) {
+        m_sinceKeyspaceEvent.start();
         const int colon = channel.indexOf(QLatin1String("__:"));
         if (colon < 0)
             return;
@@ -567,6 +686,10 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         return;
     if (m_ownsName && !m_ownsName(name))
         return; // cluster: PUBLISH reaches every node; the owner's monitor reports it
+    // An unlock comes with keyspace events (the hash's del or hincrby) just before its message:
+    // none for 2 s while live means the notifications may have been turned off (issue 13.3).
+    if (m_mode == Mode::Live && (!m_sinceKeyspaceEvent.isValid() || m_sinceKeyspaceEvent.elapsed() > 2000))
+        suspectNotifications();
     LockEvent e;
     e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.lock = name;

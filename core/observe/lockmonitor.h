@@ -47,6 +47,16 @@ class SnapshotReader;
  *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
  * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and
  *   resumes by itself when the connection is back.
+ * - Never "live" while deaf (issue 13.3): the subscriber connection is health-checked
+ *   (RedisSubscriber); while it is down the monitor is **polling** and says why, and when it is
+ *   back (with its subscriptions) it goes live again and rediscovers what changed meanwhile.
+ *   The notification config is re-read every notificationRecheckMs (CONFIG GET, while CONFIG is
+ *   allowed) and at once on suspicion (an unlock message without any keyspace event for 2 s, or
+ *   a refresh finding a change no notification announced): notifications turned off mid-watch
+ *   mean polling (modeChanged with the reason), turned on again mean live plus a rediscover.
+ * - Stale data (issue 13.9): when the connection is lost, every known lock is re-sent in one
+ *   `locksUpdated` batch with LockSnapshot::stale set and staleAsOfMs = when LockScope lost
+ *   sight of it; the next read of a lock (after the reconnect) clears it.
  */
 class LockMonitor : public QObject
 {
@@ -63,6 +73,10 @@ public:
     QString pattern() const { return m_pattern; }
     void setPollIntervalMs(int ms);
     void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
+    /** How often the notification config is re-read while connected (default 15000 ms;
+     *  tests use less). 0 = only on suspicion. Issue 13.3. */
+    void setNotificationRecheckMs(int ms);
+    int notificationRecheckMs() const { return m_notificationRecheckMs; }
     /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
     void setForcePolling(bool on) { m_forcePolling = on; }
     /**
@@ -141,6 +155,8 @@ public:
     bool isIdle() const;
 
     static QString modeName(Mode mode);
+    /** Whether notify-keyspace-events `flags` give what live mode needs (K plus g, h, x or A). */
+    static bool notificationFlagsSuffice(const QString &flags);
 
 signals:
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
@@ -159,6 +175,13 @@ private:
     void onReady();
     void onConnectionLost(const QString &reason);
     void checkNotifications();
+    // Issue 13.3: deafness and notification changes.
+    void onSubscriberLost(const QString &reason);
+    void onSubscriberBack();
+    void recheckNotifications();
+    void suspectNotifications();
+    /** Issue 13.9: re-sends every known lock marked stale (connection lost). */
+    void markStale();
     void setMode(Mode mode, const QString &detail);
     void onMessage(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
     void scheduleFlush();
@@ -214,6 +237,15 @@ private:
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;
     QTimer m_pollTimer;
+    // Issue 13.3
+    QTimer m_recheckTimer;
+    int m_notificationRecheckMs = 15000;
+    bool m_subscriberLost = false;      ///< the subscriber dropped and is not back yet
+    QString m_subscriberLostReason;
+    bool m_configUnreadable = false;    ///< CONFIG GET refused: no periodic re-check
+    bool m_recheckInFlight = false;
+    QElapsedTimer m_sinceKeyspaceEvent; ///< invalid until the first keyspace event
+    QElapsedTimer m_sinceSuspicion;     ///< rate limit of suspectNotifications()
 };
 
 } // namespace lockscope

@@ -35,6 +35,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
     if (options.endpoint.isSentinel())
         setUpSentinel();
     RedisConnection *conn = m_pool->connection();
+    // Issue 13.3: a network that drops everything silently is noticed in ~3 s, not never.
+    conn->setHealthCheckMs(1000, 3000);
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
     m_monitor->setPattern(options.pattern);
     m_monitor->setForcePolling(options.forcePolling);
@@ -497,6 +499,16 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
                                            "audit log first; make it writable or choose another one.")
                                 .arg(auditError),
                             QStringLiteral("refused"));
+        return;
+    }
+    // Issue 13.9: no write while LockScope cannot see the lock's server (its data is stale).
+    if (RedisConnection *conn = connectionFor(name); conn && conn->lostSinceEpochMs() != 0) {
+        finishWrite(action, name, args, LockSnapshot(), QStringLiteral("refused"),
+                    QStringLiteral("Refused: not connected to %1 since %2 (%3): LockScope writes nothing while it "
+                                   "cannot see the lock; it reconnects by itself, try again when it is back.")
+                        .arg(conn->endpoint().address(),
+                             QDateTime::fromMSecsSinceEpoch(conn->lostSinceEpochMs()).toString(QStringLiteral("HH:mm:ss")),
+                             conn->lastError()));
         return;
     }
     // Re-read the lock first: the audit record shows the state just before the change.

@@ -166,6 +166,10 @@ QJsonObject LockSnapshot::toJson() const
     o.insert(QStringLiteral("name"), name);
     o.insert(QStringLiteral("kind"), lockKindName(kind));
     o.insert(QStringLiteral("pttl_ms"), pttlMs);
+    if (stale) { // issue 13.9: the last read before LockScope lost sight of the lock
+        o.insert(QStringLiteral("stale"), true);
+        o.insert(QStringLiteral("stale_as_of_ms"), staleAsOfMs);
+    }
     QJsonArray hs;
     for (const auto &h : holders)
         hs.append(h.toJson());

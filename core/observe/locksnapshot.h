@@ -117,6 +117,10 @@ struct LockSnapshot
      * saw a queue for the name earlier in the session.
      */
     bool kindCertain = true;
+    /** Issue 13.9: LockScope lost sight of this lock (connection lost) and this is the last read;
+     *  staleAsOfMs is when (wall clock, ms since the epoch). Cleared by the next read. */
+    bool stale = false;
+    qint64 staleAsOfMs = 0;
     QString kindNote;                 ///< why the kind is (un)certain; empty when plain evidence
 
     /** §14.4: the name whose derived keys are the same as this one's (`x` <-> `{x}`), empty

@@ -1,5 +1,6 @@
 #include "redisconnection.h"
 
+#include <QDateTime>
 #include <QLocalSocket>
 #include <QRandomGenerator>
 #include <QSslConfiguration>
@@ -30,6 +31,47 @@ RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
     connect(&m_timeoutTimer, &QTimer::timeout, this, &RedisConnection::checkTimeouts);
     m_reconnectTimer.setSingleShot(true);
     connect(&m_reconnectTimer, &QTimer::timeout, this, &RedisConnection::startConnect);
+    m_healthTimer.setParent(this);
+    connect(&m_healthTimer, &QTimer::timeout, this, &RedisConnection::checkHealth);
+}
+
+void RedisConnection::setHealthCheckMs(int intervalMs, int timeoutMs)
+{
+    m_healthIntervalMs = qMax(0, intervalMs);
+    m_healthTimeoutMs = qMax(0, timeoutMs);
+    if (m_healthIntervalMs == 0 || m_healthTimeoutMs == 0) {
+        m_healthTimer.stop();
+        return;
+    }
+    m_healthTimer.setInterval(qMax(50, qMin(m_healthIntervalMs, m_healthTimeoutMs) / 4));
+    if (m_state == State::Ready)
+        m_healthTimer.start();
+}
+
+void RedisConnection::checkHealth()
+{
+    if (m_state != State::Ready || !m_device || m_healthIntervalMs == 0 || m_healthTimeoutMs == 0)
+        return;
+    const qint64 now = m_clock.elapsed();
+    // Since when has the oldest thing we wait for made no progress (no byte back)?
+    qint64 waitingSince = -1;
+    if (!m_pending.empty())
+        waitingSince = qMax(m_pending.front().sentAtMs, m_lastReceivedMs);
+    if (m_healthPingSentMs >= 0 && m_healthPingSentMs >= m_lastReceivedMs)
+        waitingSince = waitingSince < 0 ? m_healthPingSentMs : qMin(waitingSince, m_healthPingSentMs);
+    if (waitingSince >= 0 && now - waitingSince > m_healthTimeoutMs) {
+        reconnectNow(QStringLiteral("%1 sent nothing for %2 ms although a reply was due: the network or the "
+                                    "server is gone (health check)")
+                         .arg(m_endpoint.address())
+                         .arg(now - waitingSince));
+        return;
+    }
+    if (waitingSince < 0 && now - m_lastReceivedMs >= m_healthIntervalMs) {
+        m_healthPingSentMs = now;
+        m_device->write(encode({"PING"}));
+        if (!m_pushMode)
+            m_pending.push_back(Pending{nullptr, {}, false, now, QByteArray("PING")});
+    }
 }
 
 RedisConnection::~RedisConnection()
@@ -208,8 +250,11 @@ void RedisConnection::connectTransport()
 
 void RedisConnection::onTransportConnected()
 {
-    if (auto *tcp = qobject_cast<QTcpSocket *>(m_device))
+    if (auto *tcp = qobject_cast<QTcpSocket *>(m_device)) {
         tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+        // The kernel's last resort against a peer gone without FIN/RST; the health check is faster.
+        tcp->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
+    }
     m_handshaking = true;
     const QString address = m_endpoint.address();
     auto handshakeStep = [this, address](const QString &what) {
@@ -268,7 +313,12 @@ void RedisConnection::finishHandshake()
     m_nextDelayMs = m_initialDelayMs;
     m_authFailed = false;
     m_lastError.clear();
+    m_lostSinceEpochMs = 0;
+    m_lastReceivedMs = m_clock.elapsed();
+    m_healthPingSentMs = -1;
     setState(State::Ready);
+    if (m_healthIntervalMs > 0 && m_healthTimeoutMs > 0)
+        m_healthTimer.start();
     const auto queued = std::move(m_queued);
     m_queued.clear();
     for (const auto &q : queued)
@@ -354,6 +404,10 @@ void RedisConnection::onReadyRead()
     if (!m_device || !m_decoding)
         return;
     const QByteArray data = m_device->readAll();
+    if (!data.isEmpty()) {
+        m_lastReceivedMs = m_clock.elapsed();
+        m_healthPingSentMs = -1; // any byte proves the connection alive
+    }
     QString error;
     if (!m_decoder->feed(data.constData(), data.size(), &error)) {
         handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
@@ -485,6 +539,10 @@ void RedisConnection::handleDisconnect(const QString &reason)
         return;
     m_connectTimer.stop();
     m_timeoutTimer.stop();
+    m_healthTimer.stop();
+    m_healthPingSentMs = -1;
+    if (m_lostSinceEpochMs == 0)
+        m_lostSinceEpochMs = QDateTime::currentMSecsSinceEpoch();
     m_handshaking = false;
     if (!m_closing || m_lastError.isEmpty())
         m_lastError = reason;

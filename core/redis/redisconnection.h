@@ -80,6 +80,21 @@ public:
     void setAutoReconnect(bool on) { m_autoReconnect = on; }
     void setReconnectDelaysMs(int initialMs, int maxMs);
     void setPushMode(bool on) { m_pushMode = on; }
+    /**
+     * Health check (off by default; issue 13.3): while ready, a PING is sent when nothing was
+     * received for `intervalMs`, and the connection is declared dead (reconnectNow(), so
+     * connectionLost() with a sentence, then the usual reconnect) when the oldest outstanding
+     * command or health PING got no byte back for `timeoutMs`. This catches a network that
+     * silently drops everything (NAT or firewall state loss: no FIN, no RST), which otherwise
+     * leaves a connection open and deaf forever. Works in push mode too (Redis answers PING in
+     * subscribed mode with a `pong` push). 0 turns it off. TCP keep-alive is always set.
+     */
+    void setHealthCheckMs(int intervalMs, int timeoutMs);
+    int healthCheckIntervalMs() const { return m_healthIntervalMs; }
+    int healthCheckTimeoutMs() const { return m_healthTimeoutMs; }
+    /** Wall-clock time (ms since the epoch) the connection was lost and not ready since, or 0
+     *  when ready or never lost (a first connect still under way is not "lost"). */
+    qint64 lostSinceEpochMs() const { return m_lostSinceEpochMs; }
     /** Applies from the next reply on (see ReplyLimits). */
     void setReplyLimits(const ReplyLimits &limits);
     ReplyLimits replyLimits() const;
@@ -160,6 +175,7 @@ private:
     QString explainAuthError(const QString &serverMessage) const;
     QString explainSocketError(QAbstractSocket *socket) const;
     QString closedReason() const;
+    void checkHealth();
 
     RedisEndpoint m_endpoint;
     EndpointResolver m_resolver;
@@ -186,6 +202,12 @@ private:
     QTimer m_connectTimer;
     QTimer m_timeoutTimer;
     QTimer m_reconnectTimer;
+    QTimer m_healthTimer;
+    int m_healthIntervalMs = 0;
+    int m_healthTimeoutMs = 0;
+    qint64 m_lastReceivedMs = 0;  ///< m_clock time of the last bytes read
+    qint64 m_healthPingSentMs = -1; ///< push mode: m_clock time of the health PING awaiting an answer
+    qint64 m_lostSinceEpochMs = 0;
     QElapsedTimer m_clock;
 };
 

@@ -16,11 +16,19 @@ class RedisReply;
  * Keeps the set of channels and patterns asked for and re-subscribes to all of them after every
  * reconnect, so a dropped connection loses messages sent while it was down but never a
  * subscription. Messages arrive as `message()` signals on the object's thread.
+ *
+ * Never deaf for long (issue 13.3): the connection is health-checked (a PING when idle for
+ * kHealthIntervalMs, declared dead after kHealthTimeoutMs without an answer, then
+ * connectionLost() and a reconnect with short attempts) and has TCP keep-alive.
  */
 class RedisSubscriber : public QObject
 {
     Q_OBJECT
 public:
+    /** Health check (RedisConnection::setHealthCheckMs()) of the subscriber connection. */
+    static constexpr int kHealthIntervalMs = 1000;
+    static constexpr int kHealthTimeoutMs = 1500;
+
     explicit RedisSubscriber(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     ~RedisSubscriber() override;
 
