@@ -24,6 +24,7 @@
 using namespace lockscope;
 using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
+using lockscope::test::kRedissonFairAcquireScript;
 using lockscope::test::waitUntil;
 
 namespace {
@@ -96,47 +97,6 @@ const char *const kRedissonReadUnlock =
     "redis.call(ARGV[3], KEYS[2], ARGV[1]); "
     "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); "
     "return 1; ";
-
-// RedissonFairLock.tryLockInnerAsync, EVAL_LONG variant (§3.2, 4.7). KEYS = name, queue, timeout
-// zset; ARGV = lease, lockName, wait, now (client clock, epoch ms).
-const char *const kRedissonFairAcquire =
-    "while true do "
-    "local firstThreadId2 = redis.call('lindex', KEYS[2], 0); "
-    "if firstThreadId2 == false then break; end; "
-    "local timeout = redis.call('zscore', KEYS[3], firstThreadId2); "
-    "if timeout ~= false and tonumber(timeout) <= tonumber(ARGV[4]) then "
-    "redis.call('zrem', KEYS[3], firstThreadId2); redis.call('lpop', KEYS[2]); "
-    "else break; end; "
-    "end; "
-    "if (redis.call('exists', KEYS[1]) == 0) and ((redis.call('exists', KEYS[2]) == 0) "
-    "or (redis.call('lindex', KEYS[2], 0) == ARGV[2])) then "
-    "redis.call('lpop', KEYS[2]); redis.call('zrem', KEYS[3], ARGV[2]); "
-    "local keys = redis.call('zrange', KEYS[3], 0, -1); "
-    "for i = 1, #keys, 1 do redis.call('zincrby', KEYS[3], -tonumber(ARGV[3]), keys[i]); end; "
-    "redis.call('hset', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "local timeout = redis.call('zscore', KEYS[3], ARGV[2]); "
-    "if timeout ~= false then "
-    "local ttl = redis.call('pttl', KEYS[1]); "
-    "return math.max(0, ttl); "
-    "end; "
-    "local lastThreadId = redis.call('lindex', KEYS[2], -1); "
-    "local ttl; "
-    "if lastThreadId ~= false and lastThreadId ~= ARGV[2] and redis.call('zscore', KEYS[3], lastThreadId) ~= false then "
-    "ttl = tonumber(redis.call('zscore', KEYS[3], lastThreadId)) - tonumber(ARGV[4]); "
-    "else "
-    "ttl = redis.call('pttl', KEYS[1]); "
-    "end; "
-    "local timeout = ttl + tonumber(ARGV[3]) + tonumber(ARGV[4]); "
-    "if redis.call('zadd', KEYS[3], timeout, ARGV[2]) == 1 then "
-    "redis.call('rpush', KEYS[2], ARGV[2]); "
-    "end; "
-    "return ttl;";
 
 QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
 
@@ -442,9 +402,9 @@ void TestAcquireByKind::cliFairLockQueuesBehindWaiters()
     const QStringList keys{name, "redisson_lock_queue:{orders:42}", "redisson_lock_timeout:{orders:42}"};
     const QString now = QString::number(QDateTime::currentMSecsSinceEpoch());
     // Java A holds the fair lock, Java B waits in its queue (Redisson's own script).
-    QCOMPARE(redis(QStringList{"EVAL", kRedissonFairAcquire, "3"} + keys + QStringList{"60000", kJava + ":1", "300000", now}),
+    QCOMPARE(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + keys + QStringList{"60000", kJava + ":1", "300000", now}),
              QByteArray());
-    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquire, "3"} + keys + QStringList{"60000", kJava2 + ":1", "300000", now})
+    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + keys + QStringList{"60000", kJava2 + ":1", "300000", now})
                 .toLongLong()
             > 0);
     const QStringList queueBefore{kJava2 + ":1"};
@@ -606,7 +566,7 @@ void TestAcquireByKind::sessionAcquireRenewReleaseByKind()
     o = run(s.get(), [&] { s->acquire(QStringLiteral("f"), 3, 20000, 0, AcquireKind::Fair); });
     QVERIFY2(o.ok, qPrintable(o.message));
     const QStringList fkeys{"f", "redisson_lock_queue:{f}", "redisson_lock_timeout:{f}"};
-    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquire, "3"} + fkeys
+    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + fkeys
                   + QStringList{"20000", kJava2 + ":1", "300000", QString::number(QDateTime::currentMSecsSinceEpoch())})
                 .toLongLong()
             > 0);

@@ -27,6 +27,7 @@
 using namespace lockscope;
 using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
+using lockscope::test::kRedissonFairAcquireScript;
 using lockscope::test::waitUntil;
 
 namespace {
@@ -53,47 +54,6 @@ const char *const kRedissonUnlock =
     "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); "
     "return 1; "
     "end;";
-
-// §3.2 fair lock acquire, EVAL_LONG variant. KEYS = name, queue, timeout zset;
-// ARGV = lease, field, wait, now (client clock, epoch ms).
-const char *const kRedissonFairAcquire =
-    "while true do "
-    "local firstThreadId2 = redis.call('lindex', KEYS[2], 0); "
-    "if firstThreadId2 == false then break; end; "
-    "local timeout = redis.call('zscore', KEYS[3], firstThreadId2); "
-    "if timeout ~= false and tonumber(timeout) <= tonumber(ARGV[4]) then "
-    "redis.call('zrem', KEYS[3], firstThreadId2); redis.call('lpop', KEYS[2]); "
-    "else break; end; "
-    "end; "
-    "if (redis.call('exists', KEYS[1]) == 0) and ((redis.call('exists', KEYS[2]) == 0) "
-    "or (redis.call('lindex', KEYS[2], 0) == ARGV[2])) then "
-    "redis.call('lpop', KEYS[2]); redis.call('zrem', KEYS[3], ARGV[2]); "
-    "local keys = redis.call('zrange', KEYS[3], 0, -1); "
-    "for i = 1, #keys, 1 do redis.call('zincrby', KEYS[3], -tonumber(ARGV[3]), keys[i]); end; "
-    "redis.call('hset', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "local timeout = redis.call('zscore', KEYS[3], ARGV[2]); "
-    "if timeout ~= false then "
-    "local ttl = redis.call('pttl', KEYS[1]); "
-    "return math.max(0, ttl); "
-    "end; "
-    "local lastThreadId = redis.call('lindex', KEYS[2], -1); "
-    "local ttl; "
-    "if lastThreadId ~= false and lastThreadId ~= ARGV[2] and redis.call('zscore', KEYS[3], lastThreadId) ~= false then "
-    "ttl = tonumber(redis.call('zscore', KEYS[3], lastThreadId)) - tonumber(ARGV[4]); "
-    "else "
-    "ttl = redis.call('pttl', KEYS[1]); "
-    "end; "
-    "local timeout = ttl + tonumber(ARGV[3]) + tonumber(ARGV[4]); "
-    "if redis.call('zadd', KEYS[3], timeout, ARGV[2]) == 1 then "
-    "redis.call('rpush', KEYS[2], ARGV[2]); "
-    "end; "
-    "return ttl;";
 
 // §5.2 fenced lock lockAndGetToken. KEYS = name, token key; ARGV = lease, field.
 const char *const kRedissonFencedAcquire =
@@ -190,7 +150,7 @@ void TestInterop::seedForeignData()
     const QStringList fairKeys{QStringLiteral("3"), QStringLiteral("fair:1"), QStringLiteral("redisson_lock_queue:{fair:1}"),
                                QStringLiteral("redisson_lock_timeout:{fair:1}")};
     auto fair = [&](const QString &field) {
-        return redis(QStringList{"EVAL", kRedissonFairAcquire} + fairKeys
+        return redis(QStringList{"EVAL", kRedissonFairAcquireScript} + fairKeys
                      + QStringList{"30000", field, "300000", QString::number(QDateTime::currentMSecsSinceEpoch())});
     };
     QCOMPARE(fair(kClientA + ":1"), QByteArray());

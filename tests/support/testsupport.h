@@ -169,6 +169,14 @@ ProcessResult redisCliEval(quint16 port, const QByteArray &script, const QString
  */
 extern const char *const kRedissonAcquireScript;
 
+/**
+ * Redisson's fair-lock acquire script, the EVAL_LONG variant (RedissonFairLock.tryLockInnerAsync,
+ * §3.2, 4.7), as text. KEYS name, queue `redisson_lock_queue:{name}`, timeout set
+ * `redisson_lock_timeout:{name}`; ARGV lease ms, "<clientId>:<threadId>", wait ms, now (the
+ * client's clock, epoch ms). Returns nil when acquired, else the ms to wait (it enqueues).
+ */
+extern const char *const kRedissonFairAcquireScript;
+
 /** A fresh lowercase UUID string, as Redisson's client id looks (§1.1). */
 QString newClientId();
 
