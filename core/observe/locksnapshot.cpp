@@ -151,8 +151,16 @@ QString LockSnapshot::stateFingerprint() const
 
 bool LockSnapshot::isRenewalOf(const LockSnapshot &before) const
 {
-    return isHeld() && before.isHeld() && sameHolders(before) && before.pttlMs >= 0 && pttlMs >= 0
-           && pttlMs > before.remainingTtlMs(readAtSteadyMs) + 250;
+    if (!(isHeld() && before.isHeld() && sameHolders(before) && before.pttlMs >= 0 && pttlMs >= 0))
+        return false;
+    // What `before`'s countdown predicts for this read. The server's TIME, read in the same atomic
+    // script as the PTTL, places both readings on the server's clock, so a round trip that grew
+    // (network latency, a busy client) is not mistaken for a renewal (issue 13.10); the local
+    // arrival times are only the fallback for snapshots without a server time.
+    const qint64 predicted = serverTimeMs > 0 && before.serverTimeMs > 0
+                                 ? before.pttlMs - (serverTimeMs - before.serverTimeMs)
+                                 : before.remainingTtlMs(readAtSteadyMs);
+    return pttlMs > predicted + 250;
 }
 
 bool LockSnapshot::sameHolders(const LockSnapshot &o) const

@@ -153,8 +153,10 @@ struct LockSnapshot
     QString stateFingerprint() const;
     /** True when this snapshot shows the TTL pushed back since `before` with the same holders:
      *  a watchdog renewal or an explicit renew (§2.6). "Pushed back" = more than 250 ms above what
-     *  `before`'s countdown predicts for this read (a re-entry also resets the TTL, but changes
-     *  the hold count, so it is not a renewal). */
+     *  `before`'s countdown predicts for this read on the server's clock (serverTimeMs of both
+     *  reads; the local arrival times only when a server time is missing), so a longer round trip
+     *  is no renewal. A re-entry also resets the TTL, but changes the hold count, so it is not a
+     *  renewal. */
     bool isRenewalOf(const LockSnapshot &before) const;
     /** Same holders with the same counts and mode (TTL and waiters ignored). */
     bool sameHolders(const LockSnapshot &o) const;

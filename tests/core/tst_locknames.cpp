@@ -75,6 +75,7 @@ private slots:
     void snapshotJsonFields();
     void remainingTtl();
     void diffRules();
+    void renewalIsJudgedOnTheServerClock();
 };
 
 void TestLockNames::prefixAndSuffix_data()
@@ -426,6 +427,36 @@ void TestLockNames::diffRules()
         QVERIFY(!e.holder.isEmpty());
         QVERIFY(e.timeMs > 0);
     }
+}
+
+void TestLockNames::renewalIsJudgedOnTheServerClock()
+{
+    // Issue 13.10: when the round trip grows by 500 ms, a PTTL read earlier on the server than the
+    // reply's arrival suggests looked "pushed back": a false `renewed`. The server's TIME, read in
+    // the same script, decides now.
+    LockSnapshot before;
+    before.name = QStringLiteral("x");
+    before.isLock = before.exists = true;
+    before.holders << LockHolder{QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1"),
+                                 QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"), QStringLiteral("1"), 1,
+                                 QString(), {}};
+    before.pttlMs = 30000;
+    before.serverTimeMs = 1'700'000'000'000;
+    before.readAtSteadyMs = 0;
+    LockSnapshot slow = before; // 1 s later on the server, but the reply came 600 ms late
+    slow.pttlMs = 29000;
+    slow.serverTimeMs = before.serverTimeMs + 1000;
+    slow.readAtSteadyMs = 1600;
+    QVERIFY(!slow.isRenewalOf(before));
+    LockSnapshot renewed = before; // the watchdog's lease/3: back near 30 s after 10 s
+    renewed.pttlMs = 29990;
+    renewed.serverTimeMs = before.serverTimeMs + 10000;
+    renewed.readAtSteadyMs = 10600;
+    QVERIFY(renewed.isRenewalOf(before));
+    // Without a server time (old recordings), the local arrival times stay the fallback.
+    LockSnapshot localOnly = slow;
+    localOnly.serverTimeMs = 0;
+    QVERIFY(localOnly.isRenewalOf(before)); // the old, latency-sensitive judgement
 }
 
 QTEST_GUILESS_MAIN(TestLockNames)
