@@ -100,11 +100,7 @@ const char *const kRedissonReadUnlock =
 
 QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
 
-struct Outcome
-{
-    QString action, message, outcome;
-    bool ok = false;
-};
+using Outcome = lockscope::test::ActionOutcome;
 
 } // namespace
 
@@ -215,17 +211,7 @@ std::unique_ptr<LockSession> TestAcquireByKind::session()
 
 Outcome TestAcquireByKind::run(LockSession *s, const std::function<void()> &action)
 {
-    Outcome out;
-    bool done = false;
-    auto c = connect(s, &LockSession::actionFinished, this,
-                     [&](const QString &a, const QString &, bool ok, const QString &m, const QString &o) {
-                         out = {a, m, o, ok};
-                         done = true;
-                     });
-    action();
-    waitUntil([&] { return done; }, 30000);
-    disconnect(c);
-    return out;
+    return lockscope::test::runSessionAction(s, action, 30000);
 }
 
 // AcquirePlan on snapshots of each shape: what is allowed, what is refused and what it says.

@@ -173,11 +173,7 @@ end
 return allDeleted
 )LUA";
 
-struct Outcome
-{
-    QString action, lock, message, outcome;
-    bool ok = false;
-};
+using Outcome = lockscope::test::ActionOutcome;
 
 QByteArray nowMs() { return QByteArray::number(QDateTime::currentMSecsSinceEpoch()); }
 
@@ -309,17 +305,7 @@ std::unique_ptr<LockSession> TestBraceNames::session()
 
 Outcome TestBraceNames::run(LockSession *s, const std::function<void()> &action)
 {
-    Outcome out;
-    bool done = false;
-    auto c = connect(s, &LockSession::actionFinished, this,
-                     [&](const QString &a, const QString &l, bool ok, const QString &m, const QString &o) {
-                         out = {a, l, m, o, ok};
-                         done = true;
-                     });
-    action();
-    waitUntil([&] { return done; });
-    disconnect(c);
-    return out;
+    return lockscope::test::runSessionAction(s, action);
 }
 
 static QStringList names(const QList<QJsonObject> &objects)

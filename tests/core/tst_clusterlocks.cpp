@@ -163,17 +163,7 @@ QString TestClusterLocks::nameOnNode(const QString &prefix, int node)
 
 QString TestClusterLocks::run(LockSession *s, const std::function<void()> &action)
 {
-    QString outcome;
-    bool done = false;
-    auto c = connect(s, &LockSession::actionFinished, this,
-                     [&](const QString &, const QString &, bool, const QString &, const QString &o) {
-                         outcome = o;
-                         done = true;
-                     });
-    action();
-    waitUntil([&] { return done; }, 20000);
-    disconnect(c);
-    return outcome;
+    return lockscope::test::runSessionAction(s, action, 20000).outcome;
 }
 
 void TestClusterLocks::detectsShardedPubSub()

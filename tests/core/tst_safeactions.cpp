@@ -18,11 +18,7 @@ using namespace lockscope;
 using namespace lockscope::test;
 
 namespace {
-struct Outcome
-{
-    QString action, lock, message, outcome;
-    bool ok = false;
-};
+using Outcome = lockscope::test::ActionOutcome;
 } // namespace
 
 class TestSafeActions : public QObject
@@ -86,17 +82,7 @@ std::unique_ptr<LockSession> TestSafeActions::session(bool readOnly, const QStri
 
 Outcome TestSafeActions::run(LockSession *s, const std::function<void()> &action)
 {
-    Outcome out;
-    bool done = false;
-    auto c = connect(s, &LockSession::actionFinished, this,
-                     [&](const QString &a, const QString &l, bool ok, const QString &m, const QString &o) {
-                         out = {a, l, m, o, ok};
-                         done = true;
-                     });
-    action();
-    waitUntil([&] { return done; });
-    disconnect(c);
-    return out;
+    return lockscope::test::runSessionAction(s, action);
 }
 
 QList<QJsonObject> TestSafeActions::auditRecords() const

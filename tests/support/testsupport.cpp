@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include "observe/locksession.h"
+
 #include "redis/redisscript.h"
 
 #include <QStandardPaths>
@@ -210,6 +212,21 @@ ProcessResult redisCliEval(quint16 port, const QByteArray &script, const QString
     QStringList all{QStringLiteral("EVAL"), QString::fromUtf8(script), QString::number(keys.size())};
     all << keys << args;
     return redisCli(port, all, timeoutMs);
+}
+
+ActionOutcome runSessionAction(LockSession *session, const std::function<void()> &action, int timeoutMs)
+{
+    ActionOutcome out;
+    bool done = false;
+    const auto c = QObject::connect(session, &LockSession::actionFinished,
+                                    [&](const QString &a, const QString &l, bool ok, const QString &m, const QString &o) {
+                                        out = {a, l, m, o, ok};
+                                        done = true;
+                                    });
+    action();
+    waitUntil([&] { return done; }, timeoutMs);
+    QObject::disconnect(c);
+    return out;
 }
 
 QString newClientId() { return QUuid::createUuid().toString(QUuid::WithoutBraces); }

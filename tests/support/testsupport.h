@@ -22,6 +22,7 @@
 #include <memory>
 
 namespace lockscope {
+class LockSession;
 class RedisScript;
 }
 
@@ -176,6 +177,17 @@ extern const char *const kRedissonAcquireScript;
  * client's clock, epoch ms). Returns nil when acquired, else the ms to wait (it enqueues).
  */
 extern const char *const kRedissonFairAcquireScript;
+
+/** What LockSession::actionFinished() reported for one write (see LockSession's signal). */
+struct ActionOutcome
+{
+    QString action, lock, message, outcome;
+    bool ok = false;
+};
+
+/** Calls `action` (which starts one write on `session`) and waits up to `timeoutMs` for the
+ *  session's actionFinished(); a default ActionOutcome (empty outcome) when none came. */
+ActionOutcome runSessionAction(LockSession *session, const std::function<void()> &action, int timeoutMs = 10000);
 
 /** A fresh lowercase UUID string, as Redisson's client id looks (§1.1). */
 QString newClientId();
