@@ -258,6 +258,8 @@ struct Settings
     qint64 pairsMs = 5000;
     int handoffs = 200;
     double pollBudget = 5000; ///< target for idle polling at N locks (commands/s)
+    QStringList only; ///< sections to run (--only); empty = all
+    bool runs(const char *section) const { return only.isEmpty() || only.contains(QString::fromLatin1(section)); }
     QString binDir;
     QString nodeDir;
 };
@@ -870,7 +872,7 @@ void runAll(const Settings &s)
 
     // --- The big server: seeding, CLI, engine, dashboard at N and N/2 locks. Notifications off
     // (Redis's default), as most production servers run.
-    {
+    if (s.runs("cli") || s.runs("engine") || s.runs("dashboard")) {
         auto server = startServer(QString());
         auto admin = connectTo(*server, "bench-admin");
         QElapsedTimer t;
@@ -882,14 +884,16 @@ void runAll(const Settings &s)
                QString(), QStringLiteral("-"),
                QStringLiteral("pipelines of 20k HSET+PEXPIRE / SET / HSET, 8 in flight, one connection (bench's own)"));
 
-        benchCli(s, *server, *admin);
-        benchEngine(s, *server, *admin);
+        if (s.runs("cli"))
+            benchCli(s, *server, *admin);
+        if (s.runs("engine"))
+            benchEngine(s, *server, *admin);
 
         const qint64 windowMs = qMin<qint64>(20000, s.dashboardMs / 3);
         const auto idle = serverLoad(*server, *admin, s.quick ? 1000 : 3000);
         const double budget = s.pollBudget; // issue 12's "sensible default" of --poll-budget; not fixed yet
         int locks = s.locks;
-        for (int round = 0; round < 2; ++round) {
+        for (int round = 0; round < 2 && s.runs("dashboard"); ++round) {
             const int targetMb = round == 0 ? 500 : 300;
             call(*admin, {"CONFIG", "SET", "notify-keyspace-events", ""});
             const DashboardRun polling = runDashboard(s, *server, *admin, true, s.dashboardMs, windowMs);
@@ -912,7 +916,7 @@ void runAll(const Settings &s)
     }
 
     // --- Idle polling at 5k locks (fresh server, 4 other keys per lock).
-    {
+    if (s.runs("idle")) {
         auto server = startServer(QString());
         auto admin = connectTo(*server, "bench-admin");
         seed(*admin, s.idleLocks, s.idleLocks * 4);
@@ -924,12 +928,12 @@ void runAll(const Settings &s)
     }
 
     // --- Events, then the lock clients (fresh server; notifications off: watch turns them on).
-    {
+    if (s.runs("events")) {
         auto server = startServer(QString());
         benchEvents(s, *server);
         server->stop();
     }
-    {
+    if (s.runs("clients")) {
         auto server = startServer(QString());
         benchClients(s, *server);
         server->stop();
@@ -970,6 +974,8 @@ int main(int argc, char **argv)
         opt("poll-budget", "Target of idle polling at --locks, commands/s (default 5000, the dashboard's budget).", "N"),
         opt("bin-dir", "Where lockscope and lockscope-cli are (default: next to this program).", "DIR"),
         opt("node-dir", "tests/integration/node-redisson (bench.js, node_modules).", "DIR"),
+        opt("only", "Run only these sections, comma-separated: cli, engine, dashboard, idle, events, clients "
+                    "(default: all).", "LIST"),
     });
     parser.process(app);
 
@@ -1006,6 +1012,17 @@ int main(int argc, char **argv)
     number("poll-budget", s.pollBudget);
     if (parser.isSet(QStringLiteral("cli-timeout-s")))
         s.cliTimeoutMs = parser.value(QStringLiteral("cli-timeout-s")).toLongLong() * 1000;
+    if (parser.isSet(QStringLiteral("only"))) {
+        s.only = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        const QStringList known{QStringLiteral("cli"), QStringLiteral("engine"), QStringLiteral("dashboard"),
+                                QStringLiteral("idle"), QStringLiteral("events"), QStringLiteral("clients")};
+        for (const QString &section : std::as_const(s.only))
+            if (!known.contains(section)) {
+                std::fprintf(stderr, "lockscope-bench: unknown section '%s' in --only (known: %s)\n", qPrintable(section),
+                             qPrintable(known.join(QStringLiteral(", "))));
+                return 1;
+            }
+    }
     s.binDir = parser.isSet(QStringLiteral("bin-dir")) ? parser.value(QStringLiteral("bin-dir")) : QCoreApplication::applicationDirPath();
     s.nodeDir = parser.isSet(QStringLiteral("node-dir")) ? parser.value(QStringLiteral("node-dir"))
                                                           : QStringLiteral(LOCKSCOPE_SOURCE_DIR "/tests/integration/node-redisson");
