@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-qpa-plugins libqcustomplot-dev libhiredis-dev
-          redis-server redis-tools xvfb xauth fonts-dejavu-core qtkeychain-qt6-dev openssl)
+          redis-server redis-tools xvfb xauth fonts-dejavu-core qtkeychain-qt6-dev openssl
+          lintian appstream desktop-file-utils man-db file zsh fish)
 BUILD_DIR=${LOCKSCOPE_BUILD_DIR:-build}
 
 log() { printf '[run.sh] %s\n' "$*" >&2; }
