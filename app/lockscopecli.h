@@ -1,5 +1,7 @@
 #pragma once
 
+#include "observe/lockevent.h"
+#include "observe/lockfilter.h"
 #include "observe/locksnapshot.h"
 
 #include <QCommandLineParser>
@@ -13,6 +15,7 @@ class QSocketNotifier;
 
 namespace lockscope {
 
+class LockMonitor;
 class LockSession;
 class RedisServerProcess;
 
@@ -46,6 +49,12 @@ public:
 
     /** Human table of locks (sorted by name), as `list` prints it. */
     static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
+    /** The same fitted to `maxColumns` characters a line (0 = no limit): client ids elided in the
+     *  middle ("b983c153…9a1b:1"), at most two holders then "+N more", and the last columns cut
+     *  with "…"; one line per lock. */
+    static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns);
+    /** Width of the terminal: COLUMNS, else the window size of stdout when it is a terminal, else 0. */
+    static int terminalColumns();
     static QString formatTtl(qint64 ttlMs);
     /** 950, 9.5k, 412k, 1.0M: counts in progress lines. */
 
@@ -54,6 +63,8 @@ signals:
 
 private:
     void finish(int code);
+    /** --duration-ms ended: true when connected, else false after saying so on stderr (exit 2). */
+    bool connectedAtDurationEnd();
     void fail(int code, const QString &message);
     /** SIGINT / SIGTERM through a self-pipe into the event loop (every command). */
     void installSignalHandlers();
@@ -76,6 +87,10 @@ private:
      *  130 / 143) when a signal came before the write was sent: then send nothing. */
     bool awaitAction();
     void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
+    /** --holder ID as a LockFilter (empty when not given). */
+    LockFilter holderFilter() const;
+    /** watch --holder: an event whose holder matches, or of a lock the holder holds or waits for. */
+    bool wantEvent(const LockEvent &event, LockMonitor *monitor) const;
 
     QCommandLineParser m_parser;
     QString m_command;
@@ -87,6 +102,8 @@ private:
     QTextStream m_out;
     QTextStream m_err;
     bool m_finished = false;
+    bool m_everReady = false;                 ///< the server was reached once (else exit 2, not retry)
+    bool m_durationEndedDisconnected = false; ///< --duration-ms ended while disconnected: exit 2
     QSocketNotifier *m_signalNotifier = nullptr;
     int m_signal = 0;          ///< SIGINT or SIGTERM once received
     bool m_writeSent = false;  ///< a write was sent: wait for its (audited) result before exiting
