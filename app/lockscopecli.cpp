@@ -681,6 +681,8 @@ void LockScopeCli::fail(int code, const QString &message)
 {
     if (code == ServerError && RedisReply::isPermissionError(message))
         code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
+    else if (code == Refused && m_session && !m_everReady)
+        code = ServerError; // "not connected": the server was never reached (issue 15.6)
     m_err << "lockscope-cli: " << message << '\n';
     finish(code);
 }
@@ -738,8 +740,8 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
         QStringList holders;
         QStringList counts;
         for (const auto &h : s.holders) {
-            if (fit && holders.size() == 2 && s.holders.size() > 3) {
-                holders << QStringLiteral("+%1 more").arg(s.holders.size() - 2);
+            if (fit && holders.size() == 1 && s.holders.size() > 2) {
+                holders << QStringLiteral("+%1 more").arg(s.holders.size() - 1);
                 counts << QStringLiteral("…");
                 break;
             }
@@ -756,6 +758,10 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
         const QString kind = s.token >= 0 ? QStringLiteral("%1 (token %2)").arg(lockKindName(s.kind)).arg(s.token)
                                           : s.kindDisplay();
         QStringList problems = s.problems;
+        if (fit) // the row names the lock already
+            for (QString &p : problems)
+                if (p.startsWith(s.name + QLatin1Char(' ')))
+                    p = p.mid(s.name.size() + 1);
         if (!s.nameNote().isEmpty())
             problems.prepend(QStringLiteral("name: ") + s.nameNote());
         rows << QStringList{s.name, kind, holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
@@ -956,6 +962,8 @@ void LockScopeCli::runWatch()
         m_out.flush();
     });
     connect(m_session, &LockSession::modeChanged, this, [this](LockMonitor::Mode mode, const QString &detail) {
+        if (m_finished)
+            return; // e.g. never reached: no "reconnecting" after the exit-2 message
         m_err << "lockscope-cli: " << LockMonitor::modeName(mode) << ": " << detail << '\n';
         m_err.flush();
     });

@@ -11,7 +11,8 @@ LockFilter::LockFilter(const QString &namePattern, const QString &holderText)
 void LockFilter::setNamePattern(const QString &glob)
 {
     m_pattern = glob;
-    m_nameRegex = glob.isEmpty() || glob == QLatin1String("*") ? QRegularExpression() : globToRegularExpression(glob);
+    m_byName = !glob.isEmpty() && glob != QLatin1String("*");
+    m_nameRegex = m_byName ? globToRegularExpression(glob) : QRegularExpression();
 }
 
 QRegularExpression LockFilter::globToRegularExpression(const QString &glob)
@@ -60,7 +61,7 @@ QRegularExpression LockFilter::globToRegularExpression(const QString &glob)
 
 bool LockFilter::matchesName(const QString &name) const
 {
-    return !m_nameRegex.isValid() || m_nameRegex.match(name).hasMatch();
+    return !m_byName || m_nameRegex.match(name).hasMatch();
 }
 
 bool LockFilter::matchesField(const QString &field) const

@@ -33,7 +33,7 @@ public:
     void setHolderText(const QString &text) { m_holder = text.trimmed(); }
     QString holderText() const { return m_holder; }
     /** True when it lets every lock through. */
-    bool isEmpty() const { return m_holder.isEmpty() && !m_nameRegex.isValid(); }
+    bool isEmpty() const { return m_holder.isEmpty() && !m_byName; }
 
     bool matches(const LockSnapshot &snapshot) const;
     bool matchesName(const QString &name) const;
@@ -46,7 +46,8 @@ public:
 private:
     QString m_pattern;
     QString m_holder;
-    QRegularExpression m_nameRegex; ///< invalid (default) = every name
+    QRegularExpression m_nameRegex;
+    bool m_byName = false; ///< false: every name
 };
 
 } // namespace lockscope

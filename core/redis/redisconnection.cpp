@@ -503,7 +503,8 @@ QString RedisConnection::explainProtocolError(const QString &decoderError) const
 {
     const QByteArray head = m_firstBytes.trimmed();
     QByteArray firstLine = head.left(head.indexOf('\n') < 0 ? head.size() : head.indexOf('\n')).trimmed();
-    if (firstLine.startsWith("HTTP/"))
+    const QByteArray lower = firstLine.toLower();
+    if (firstLine.startsWith("HTTP/") || lower.startsWith("<!doctype html") || lower.startsWith("<html"))
         return QStringLiteral("%1 is not a Redis server (it answered like HTTP: '%2'): check the host and port of the "
                               "Redis URL")
             .arg(m_endpoint.address(), QString::fromLatin1(firstLine.left(60)));
