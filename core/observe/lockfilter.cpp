@@ -68,7 +68,10 @@ bool LockFilter::matchesField(const QString &field) const
 {
     if (m_holder.isEmpty())
         return true;
-    if (field.startsWith(m_holder, Qt::CaseInsensitive))
+    // A prefix of at least 4 characters: shorter ones ("5") are thread ids, not client ids.
+    if (m_holder.size() >= 4 && field.startsWith(m_holder, Qt::CaseInsensitive))
+        return true;
+    if (field.compare(m_holder, Qt::CaseInsensitive) == 0)
         return true;
     const qsizetype colon = field.lastIndexOf(QLatin1Char(':'));
     return colon >= 0 && field.mid(colon + 1) == m_holder;

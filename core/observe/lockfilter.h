@@ -17,8 +17,8 @@ namespace lockscope {
  *  - holder text (case-insensitive): matches a field `<clientId>:<threadId>` (protocol §2.1) of a
  *    holder (incl. read-write readers, §4.1), of a fair-queue waiter or timeout-set entry (§3.1), or
  *    the owner of a faster-multilock value (§14.10), when the field starts with the text (a whole
- *    client id, a prefix of it such as its first 8 hex digits, or the whole field) or when the text
- *    is exactly the thread id. Empty = every lock.
+ *    client id, a prefix of it of at least 4 characters such as its first 8 hex digits, or the whole
+ *    field) or when the text is exactly the thread id. Empty = every lock.
  * A lock matches when both parts match. A snapshot whose holders were only sampled (too big to read
  * whole, LockSnapshot::sampled) matches the holder text only through what was read.
  */
