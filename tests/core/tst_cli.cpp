@@ -127,6 +127,7 @@ private slots:
     void watchOnAnUnreachableServerExits2();
     void watchDurationEndingDisconnectedExits2();
     void locksAreFoundByHolder();
+    void watchFiltersByHolder();
     void doctorCommandsCarryTheConnection();
     void lockscopeUrlIsHonoured();
     void urlMistakesAreExplained();
@@ -824,6 +825,40 @@ void TestCli::locksAreFoundByHolder()
     QVERIFY2(!r.out.contains("no_ttl"), r.out.constData());
     r = cli({"doctor", "--json", "--holder", kOther.left(8)});
     QVERIFY2(r.exitCode == 4 && r.out.contains("no_ttl"), qPrintable(r.describe()));
+}
+
+// Issue 15.4: `watch --holder` prints the events of that client only.
+void TestCli::watchFiltersByHolder()
+{
+    QProcess watch;
+    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--json", "--holder", kOther.left(8), "--duration-ms", "4000"});
+    QVERIFY(watch.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (watch.state() != QProcess::NotRunning) {
+            watch.kill();
+            watch.waitForFinished(3000);
+        }
+    });
+    QByteArray err;
+    QVERIFY2(waitUntil([&] {
+                 err += watch.readAllStandardError();
+                 return err.contains("watching");
+             }, 10000),
+             err.constData());
+    for (const QString &field : {kOther + QStringLiteral(":7"), kClient + QStringLiteral(":7")}) {
+        const QString name = field.startsWith(kOther) ? QStringLiteral("w:theirs") : QStringLiteral("w:mine");
+        const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", name, "30000", field});
+        QVERIFY2(acquired.exitCode == 0 && acquired.out.trimmed().isEmpty(), qPrintable(acquired.describe()));
+    }
+    QVERIFY(watch.waitForFinished(15000));
+    QCOMPARE(watch.exitCode(), 0);
+    const QByteArray out = watch.readAllStandardOutput();
+    bool ok = false;
+    QStringList locks;
+    for (const auto &e : jsonLines(out, &ok))
+        locks << e.value(QLatin1String("lock")).toString();
+    QVERIFY2(locks.contains(QStringLiteral("w:theirs")), out.constData());
+    QVERIFY2(!locks.contains(QStringLiteral("w:mine")), out.constData());
 }
 
 // Issue 15.5 and 15.10: the doctor's "do:" commands carry the connection, never the password;
