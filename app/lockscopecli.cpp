@@ -259,7 +259,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "                                     take a RedLock (MultiLock with --multi), hold, release\n"
         "  workshop list | workshop run NAME [--json] [--scenario-file FILE]\n"
         "                                     teaching scenarios, step by step, on a private redis-server\n"
-        "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
+        "Every write is checked against the state you confirmed and recorded in the audit log.\n"
+        "'lockscope-cli COMMAND --help' shows a command's options. Without --url, LOCKSCOPE_URL names the server.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
         "confirmed, lock absent, not acquired, lock changed since confirmed, refused by the ACL),\n"
         "4 doctor found a problem of severity warning or worse."));

@@ -22,8 +22,8 @@ class RedisServerProcess;
 /**
  * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only.
  *
- *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--json]
- *                 | show NAME [--json] | watch [--pattern GLOB] [--json]
+ *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--holder ID] [--json] [--wide]
+ *                 | show NAME [--holder ID] [--json] | watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]
  *                 | acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
  *                 | force-unlock NAME [--yes]
  *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
@@ -33,6 +33,9 @@ class RedisServerProcess;
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
  * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.
+ * Conventions (issue 15): `COMMAND --help`, "did you mean", options that do not belong to the
+ * command refused, every number range-checked, LOCKSCOPE_URL when --url is not given, exit 2 when
+ * the server was never reached or --duration-ms ends while disconnected.
  */
 class LockScopeCli : public QObject
 {

@@ -528,7 +528,8 @@ QString RedisConnection::closedReason() const
     if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls
         && m_endpoint.tlsOptions().certFile().isEmpty())
         return QStringLiteral("%1 closed the TLS connection before answering: if it requires client certificates "
-                              "(tls-auth-clients yes), pass --tls-cert and --tls-key.")
+                              "(tls-auth-clients yes), pass --tls-cert and --tls-key; if it is a plain port (not "
+                              "speaking TLS), use redis://.")
             .arg(m_endpoint.address());
     return QStringLiteral("server closed the connection");
 }

@@ -943,7 +943,10 @@ void TestCli::urlMistakesAreExplained()
     // rediss:// against a plain port: the TLS handshake, not "timed out".
     r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("rediss://127.0.0.1:%1").arg(port), "list"});
     QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
-    QVERIFY2(r.err.contains("not speaking TLS") && !r.err.contains("timed out"), r.err.constData());
+    // (A plain Redis usually waits for the rest of the "command line" the ClientHello starts; if
+    // it answers or closes instead, the TLS error says the same.)
+    QVERIFY2((r.err.contains("not speaking TLS") || r.err.contains("does not speak TLS")) && !r.err.contains("timed out"),
+             r.err.constData());
 }
 
 // Issue 15.10: the table fits a 120-column terminal, one line per lock; --wide shows everything.
