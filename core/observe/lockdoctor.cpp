@@ -20,7 +20,7 @@ static QString ms(qint64 v)
 
 QString LockDoctor::shellQuoted(const QString &text)
 {
-    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./:@%+=,{}-]+$"));
+    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./:@%+={}-]+$")); // no "," ({a,b} expands)
     if (!text.isEmpty() && safe.match(text).hasMatch())
         return text;
     return QLatin1Char('\'') + QString(text).replace(QLatin1Char('\''), QStringLiteral("'\\''")) + QLatin1Char('\'');

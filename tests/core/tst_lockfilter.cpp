@@ -150,6 +150,9 @@ void TestLockFilter::doctorCommandsEndWithTheConnection()
     QCOMPARE(LockDoctor::shellQuoted(QStringLiteral("orders:{42}")), QStringLiteral("orders:{42}"));
     QCOMPARE(LockDoctor::shellQuoted(QStringLiteral("it's")), QStringLiteral("'it'\\''s'"));
     QCOMPARE(LockDoctor::shellQuoted(QStringLiteral("a;rm -rf")), QStringLiteral("'a;rm -rf'"));
+    QCOMPARE(LockDoctor::shellQuoted(QStringLiteral("{a,b}")), QStringLiteral("'{a,b}'")); // no brace expansion
+    QCOMPARE(LockDoctor::shellQuoted(QStringLiteral("$HOME")), QStringLiteral("'$HOME'"));
+    QCOMPARE(LockDoctor::shellQuoted(QString()), QStringLiteral("''"));
 }
 
 QTEST_GUILESS_MAIN(TestLockFilter)
