@@ -114,7 +114,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
                                        "on every acquire) or misjudge the lock. LockScope shows what is there.");
         f.evidence = {{QStringLiteral("anomalies"), QJsonArray::fromStringList(s.anomalies)},
                       {QStringLiteral("holders"), s.holderSummary()}};
-        f.action = QStringLiteral("Find the writer of these values (redis-cli MONITOR, or the clients named in the "
+        f.action = QStringLiteral("Find the writer of these values (MONITOR on this server, or the clients named in the "
                                   "holder fields). LockScope repairs none of them; force-unlock it (%1) "
                                   "only once nobody relies on it.").arg(cli(QStringLiteral("force-unlock %1").arg(name)));
         out << f;
@@ -412,7 +412,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                                        "unlock and deletes it right after. Keys that stay mean the follow-up DEL "
                                        "was lost; without a TTL they stay forever.");
         f.evidence = {{QStringLiteral("keys"), keys}};
-        f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted with redis-cli DEL.");
+        f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted (DEL on this server).");
         out << f;
     }
     out += deadlocks(locks, m_commandConnection);
