@@ -3,6 +3,8 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include "observe/lockdoctor.h"
+
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
@@ -52,8 +54,9 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
     QCommandLineOption url(kUrl,
                            QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS), "
                                           "unix:///path.sock, or redis-sentinel://host:port[,host2:port2...][/db]#master "
-                                          "to follow a Sentinel-managed master across failovers. User and password "
-                                          "also from LOCKSCOPE_USER and LOCKSCOPE_PASSWORD. A password in the URL is "
+                                          "to follow a Sentinel-managed master across failovers. Default: "
+                                          "LOCKSCOPE_URL when set. User and password also from LOCKSCOPE_USER and "
+                                          "LOCKSCOPE_PASSWORD. A password in the URL is "
                                           "visible to other local users in 'ps': prefer --ask-password, the keychain "
                                           "(saved connections) or LOCKSCOPE_PASSWORD."),
                            QStringLiteral("URL"));
@@ -82,6 +85,35 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
 
 bool ConnectionOptions::isUrlSet(const QCommandLineParser &parser) { return parser.isSet(kUrl); }
 
+QString ConnectionOptions::urlFromEnvironment() { return qEnvironmentVariable("LOCKSCOPE_URL").trimmed(); }
+
+QString ConnectionOptions::commandArguments(const RedisEndpoint &endpoint, bool cluster)
+{
+    QStringList args{QStringLiteral("--url"), LockDoctor::shellQuoted(endpoint.toString())};
+    const RedisTlsOptions &tls = endpoint.tlsOptions();
+    if (endpoint.transport() == RedisEndpoint::Transport::Tls) {
+        if (!tls.caFile().isEmpty())
+            args << QStringLiteral("--tls-ca") << LockDoctor::shellQuoted(tls.caFile());
+        if (!tls.certFile().isEmpty())
+            args << QStringLiteral("--tls-cert") << LockDoctor::shellQuoted(tls.certFile());
+        if (!tls.keyFile().isEmpty())
+            args << QStringLiteral("--tls-key") << LockDoctor::shellQuoted(tls.keyFile());
+        if (!tls.serverName().isEmpty())
+            args << QStringLiteral("--tls-server-name") << LockDoctor::shellQuoted(tls.serverName());
+        if (tls.isInsecure())
+            args << QStringLiteral("--tls-insecure");
+    }
+    // A password typed at a prompt or written in the URL is not in the command: ask for it again.
+    // One from LOCKSCOPE_PASSWORD is still in the environment of the same shell.
+    const auto source = endpoint.passwordSource();
+    if (source == RedisEndpoint::PasswordSource::Url || source == RedisEndpoint::PasswordSource::Prompt
+        || source == RedisEndpoint::PasswordSource::Keychain)
+        args << QStringLiteral("--ask-password");
+    if (cluster)
+        args << QStringLiteral("--cluster");
+    return args.join(QLatin1Char(' '));
+}
+
 bool ConnectionOptions::isTlsSet(const QCommandLineParser &parser)
 {
     for (const QString &name : {kTlsCa, kTlsCert, kTlsKey, kTlsServerName, kTlsInsecure}) {
@@ -93,14 +125,20 @@ bool ConnectionOptions::isTlsSet(const QCommandLineParser &parser)
 
 RedisEndpoint ConnectionOptions::endpoint(const QCommandLineParser &parser, QString *error) const
 {
-    const QString url = parser.isSet(kUrl) || !m_defaultUrl.isEmpty() ? parser.value(kUrl) : QString();
+    QString url = parser.isSet(kUrl) || !m_defaultUrl.isEmpty() ? parser.value(kUrl) : QString();
+    const QString fromEnvironment = urlFromEnvironment();
+    if (!parser.isSet(kUrl) && !fromEnvironment.isEmpty())
+        url = fromEnvironment;
     if (url.isEmpty()) {
-        fail(error, QStringLiteral("no Redis URL: pass --url redis://host:port"));
+        fail(error, QStringLiteral("no Redis URL: pass --url redis://host:port or set LOCKSCOPE_URL"));
         return RedisEndpoint();
     }
     RedisEndpoint ep = RedisEndpoint::parse(url, error);
-    if (!ep.isValid())
+    if (!ep.isValid()) {
+        if (error && !parser.isSet(kUrl) && !fromEnvironment.isEmpty())
+            *error = QStringLiteral("LOCKSCOPE_URL: ") + *error;
         return ep;
+    }
     if (!applyTo(&ep, parser, error))
         return RedisEndpoint();
     return ep;

@@ -13,7 +13,7 @@ namespace lockscope {
 /**
  * The connection options lockscope and lockscope-cli share, and how they become a RedisEndpoint.
  *
- *   --url URL              redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock,
+ *   --url URL              (default: LOCKSCOPE_URL, else the front end's default) redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock,
  *                          redis-sentinel://host:port[,host2:port2...][/db]#masterName (rediss-sentinel:// for TLS)
  *   --tls-ca FILE          CA certificate(s) to trust for rediss:// (instead of the system's)
  *   --tls-cert FILE        client certificate, for servers with tls-auth-clients yes/optional
@@ -40,6 +40,14 @@ public:
     void addTo(QCommandLineParser &parser) const;
     /** True when --url was given on the command line. */
     static bool isUrlSet(const QCommandLineParser &parser);
+    /** LOCKSCOPE_URL (trimmed; empty when unset): the URL when --url is not given, before the default. */
+    static QString urlFromEnvironment();
+    /**
+     * The arguments that make a pasted lockscope-cli command reach `endpoint` (issue 15.5), quoted
+     * for a POSIX shell: "--url redis://ops@10.0.0.5:6380/2", the TLS options, --ask-password when
+     * the password came from the URL, a prompt or the keychain (it is never shown), --cluster.
+     */
+    static QString commandArguments(const RedisEndpoint &endpoint, bool cluster = false);
     /** True when any TLS option was given (they need a rediss:// URL). */
     static bool isTlsSet(const QCommandLineParser &parser);
 

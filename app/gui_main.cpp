@@ -204,7 +204,8 @@ int main(int argc, char **argv)
     }
     const bool demo = !replay
                       && (parser.isSet(QStringLiteral("demo"))
-                          || (!ConnectionOptions::isUrlSet(parser) && !parser.isSet(QStringLiteral("profile"))));
+                          || (!ConnectionOptions::isUrlSet(parser) && ConnectionOptions::urlFromEnvironment().isEmpty()
+                              && !parser.isSet(QStringLiteral("profile"))));
     ConnectionProfileStore profiles; // saved connections and recent ones (QSettings; never a password)
     PasswordKeychain keychain;
     ConnectionLauncher launcher(&profiles, &keychain);

@@ -15,6 +15,7 @@
 #include "observe/recording.h"
 #include "observe/sessionrecorder.h"
 #include "observe/lockdoctor.h"
+#include "observe/lockfilter.h"
 #include "observe/lockmonitor.h"
 #include "observe/locknames.h"
 #include "observe/locksession.h"
@@ -39,6 +40,7 @@
 #include <memory>
 #include <cstdio>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace lockscope {
@@ -60,6 +62,172 @@ static void onSignal(int sig)
     const char c = char(sig);
     (void)!::write(g_signalPipe[1], &c, 1);
 }
+
+namespace {
+
+// Command-line conventions (issue 15.6, 15.8): per-command help, "did you mean", options that do
+// not apply refused, Usage with the program name. Parsing itself stays QCommandLineParser's.
+struct CommandHelp
+{
+    const char *name;
+    const char *synopsis; ///< after "lockscope-cli [options] "
+    const char *summary;
+};
+
+const CommandHelp kCommands[] = {
+    {"list", "list [--pattern GLOB] [--holder ID] [--json] [--wide]",
+     "Every lock: holders, hold counts, TTL, waiters. The table fits the terminal (COLUMNS); --wide shows all."},
+    {"show", "show NAME [--holder ID] [--json]", "One lock in detail."},
+    {"watch", "watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]",
+     "Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves. Exit 2 when "
+     "the server was never reached or is not reachable when --duration-ms ends."},
+    {"acquire", "acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]",
+     "Take the lock as LockScope's Redisson client, with the client of its kind; release after --hold-ms or Ctrl-C."},
+    {"force-unlock", "force-unlock NAME [--yes]", "Delete the lock and wake its waiters."},
+    {"doctor", "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]",
+     "Find stuck locks, dead waiters and readers, deadlocks. Exit 4 when a problem of severity warning or worse "
+     "is found."},
+    {"set-ttl", "set-ttl NAME --ttl-ms N [--yes]", "Repair: give a lock without TTL one (N >= 1)."},
+    {"remove-waiter", "remove-waiter NAME FIELD [--wait-ms N] [--yes]", "Repair: drop a stale fair-queue waiter."},
+    {"remove-reader", "remove-reader NAME FIELD [--yes]", "Repair: drop a dead reader of a read-write lock."},
+    {"wake", "wake NAME [--yes]", "Repair: wake the waiters of a free lock on their kind's channel."},
+    {"record", "record --out FILE [--pattern GLOB] [--duration-ms N]",
+     "Record what is seen (JSON lines; .gz compresses)."},
+    {"export", "export RECORDING --csv [--out-dir DIR]", "Events and hold intervals of a recording as CSV files."},
+    {"redlock", "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]",
+     "RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with --multi), hold, "
+     "release."},
+    {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE]",
+     "Teaching scenarios, step by step, on a private redis-server."},
+};
+
+const CommandHelp *commandHelp(const QString &name)
+{
+    for (const CommandHelp &c : kCommands)
+        if (name == QLatin1String(c.name))
+            return &c;
+    return nullptr;
+}
+
+QStringList commandNames()
+{
+    QStringList names;
+    for (const CommandHelp &c : kCommands)
+        names << QString::fromLatin1(c.name);
+    return names;
+}
+
+/** The commands an option applies to; empty = every command (connection and general options). */
+QStringList optionCommands(const QString &option)
+{
+    static const QHash<QString, QStringList> only{
+        {QStringLiteral("pattern"), {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record")}},
+        {QStringLiteral("holder"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
+        {QStringLiteral("wide"), {QStringLiteral("list")}},
+        {QStringLiteral("json"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor"),
+                                  QStringLiteral("redlock"), QStringLiteral("workshop")}},
+        {QStringLiteral("lease-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
+        {QStringLiteral("hold-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
+        {QStringLiteral("wait-ms"), {QStringLiteral("acquire"), QStringLiteral("remove-waiter"), QStringLiteral("redlock")}},
+        {QStringLiteral("thread-id"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
+        {QStringLiteral("kind"), {QStringLiteral("acquire")}},
+        {QStringLiteral("yes"), {QStringLiteral("force-unlock"), QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
+                                 QStringLiteral("remove-reader"), QStringLiteral("wake")}},
+        {QStringLiteral("duration-ms"), {QStringLiteral("watch"), QStringLiteral("record")}},
+        {QStringLiteral("ttl-ms"), {QStringLiteral("set-ttl")}},
+        {QStringLiteral("out"), {QStringLiteral("record")}},
+        {QStringLiteral("csv"), {QStringLiteral("export")}},
+        {QStringLiteral("out-dir"), {QStringLiteral("export")}},
+        {QStringLiteral("observe-ms"), {QStringLiteral("doctor")}},
+        {QStringLiteral("watchdog-threshold-ms"), {QStringLiteral("doctor")}},
+        {QStringLiteral("waiter-threshold-ms"), {QStringLiteral("doctor")}},
+        {QStringLiteral("servers"), {QStringLiteral("redlock")}},
+        {QStringLiteral("multi"), {QStringLiteral("redlock")}},
+        {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
+    };
+    return only.value(option);
+}
+
+int editDistance(const QString &a, const QString &b)
+{
+    QVector<int> row(b.size() + 1);
+    for (int j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (int i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = i;
+        for (int j = 1; j <= b.size(); ++j) {
+            const int up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/** " (did you mean 'list'?)" for the nearest candidate within a few edits, else "". */
+QString didYouMean(const QString &given, const QStringList &candidates, const QString &prefix)
+{
+    QString best;
+    int bestDistance = std::max<int>(2, int(given.size()) / 3) + 1;
+    for (const QString &c : candidates) {
+        const int d = c.startsWith(given) && given.size() >= 3 ? 1 : editDistance(given, c);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = c;
+        }
+    }
+    return best.isEmpty() ? QString() : QStringLiteral(" (did you mean '%1%2'?)").arg(prefix, best);
+}
+
+/** QCommandLineParser's error, with "did you mean" for an unknown option. */
+QString parseErrorText(const QCommandLineParser &parser, const QList<QCommandLineOption> &options)
+{
+    const QStringList unknown = parser.unknownOptionNames();
+    if (unknown.isEmpty())
+        return parser.errorText();
+    QStringList names{QStringLiteral("help"), QStringLiteral("version"), QStringLiteral("url"), QStringLiteral("tls-ca"),
+                      QStringLiteral("tls-cert"), QStringLiteral("tls-key"), QStringLiteral("tls-server-name"),
+                      QStringLiteral("tls-insecure"), QStringLiteral("user"), QStringLiteral("ask-password")};
+    for (const auto &o : options)
+        names << o.names();
+    QStringList parts;
+    for (const QString &u : unknown)
+        parts << QStringLiteral("unknown option '%1%2'%3")
+                     .arg(u.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), u, didYouMean(u, names, QStringLiteral("--")));
+    return parts.join(QStringLiteral("; "));
+}
+
+/** QCommandLineParser's help with "Usage: lockscope-cli" instead of the path the program was run by. */
+QString withProgramName(QString help)
+{
+    const qsizetype eol = help.indexOf(QLatin1Char('\n'));
+    const QString first = help.left(eol);
+    const QString argv0 = QCoreApplication::arguments().value(0);
+    if (first.startsWith(QLatin1String("Usage: ")) && !argv0.isEmpty() && first.mid(7).startsWith(argv0))
+        help.replace(7, argv0.size(), QStringLiteral("lockscope-cli"));
+    return help;
+}
+
+/** `lockscope-cli COMMAND --help`: its synopsis, what it does and the options that belong to it. */
+QString commandHelpText(const QString &command, const QList<QCommandLineOption> &options)
+{
+    const CommandHelp *c = commandHelp(command);
+    QCommandLineParser sub;
+    sub.setApplicationDescription(QString::fromLatin1(c->summary)
+                                  + QStringLiteral("\n\nConnection options (--url or LOCKSCOPE_URL, --tls-*, --user, "
+                                                   "--ask-password) and --read-only, --audit-log, --poll, --cluster, "
+                                                   "--demo: see 'lockscope-cli --help'."));
+    sub.addHelpOption();
+    for (const auto &o : options)
+        if (optionCommands(o.names().first()).contains(command))
+            sub.addOption(o);
+    QString text = sub.helpText();
+    const qsizetype eol = text.indexOf(QLatin1Char('\n'));
+    return QStringLiteral("Usage: lockscope-cli [options] %1").arg(QString::fromLatin1(c->synopsis)) + text.mid(eol);
+}
+
+} // namespace
 
 LockScopeCli::LockScopeCli(QObject *parent) : QObject(parent), m_out(stdout), m_err(stderr) {}
 
@@ -91,7 +259,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "                                     take a RedLock (MultiLock with --multi), hold, release\n"
         "  workshop list | workshop run NAME [--json] [--scenario-file FILE]\n"
         "                                     teaching scenarios, step by step, on a private redis-server\n"
-        "Every write is checked against the state you confirmed and recorded in the audit log.\n\n"
+        "Every write is checked against the state you confirmed and recorded in the audit log.\n"
+        "'lockscope-cli COMMAND --help' shows a command's options. Without --url, LOCKSCOPE_URL names the server.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
         "confirmed, lock absent, not acquired, lock changed since confirmed, refused by the ACL),\n"
         "4 doctor found a problem of severity warning or worse."));
@@ -99,7 +268,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     m_parser.addVersionOption();
     const ConnectionOptions connection(QStringLiteral("redis://127.0.0.1:6379")); // --url, --tls-*, --user, --ask-password
     connection.addTo(m_parser);
-    m_parser.addOptions({
+    const QList<QCommandLineOption> commandOptions{
         {QStringLiteral("read-only"), QStringLiteral("Refuse every write (acquire, force-unlock, config).")},
         {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."),
          QStringLiteral("GLOB"), QStringLiteral("*")},
@@ -156,21 +325,30 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("demo"),
          QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
                         "instead of --url.")},
-    });
+        {QStringLiteral("holder"),
+         QStringLiteral("list, show, watch, doctor: only locks that client id ID holds or waits for (a whole client id, "
+                        "its first characters, <clientId>:<threadId>, or a thread id)."),
+         QStringLiteral("ID")},
+        {QStringLiteral("wide"), QStringLiteral("list: do not fit the table to the terminal (full client ids, every holder).")},
+    };
+    m_parser.addOptions(commandOptions);
     m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
     m_parser.addOptions(WorkshopCommand::options()); // --scenario-file
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
                                    QStringLiteral("[NAME]"));
 
+    QList<QCommandLineOption> allOptions = commandOptions;
+    allOptions << RedLockCommand::options() << WorkshopCommand::options();
     if (!m_parser.parse(arguments)) {
-        m_err << m_parser.errorText() << "\nRun with --help for usage.\n";
+        m_err << "lockscope-cli: " << parseErrorText(m_parser, allOptions) << "\nRun 'lockscope-cli --help' for usage.\n";
         m_err.flush();
         *exitCode = Usage;
         return false;
     }
     if (m_parser.isSet(QStringLiteral("help"))) {
-        m_out << m_parser.helpText();
+        const QString command = m_parser.positionalArguments().value(0);
+        m_out << (commandHelp(command) ? commandHelpText(command, allOptions) : withProgramName(m_parser.helpText()));
         m_out.flush();
         *exitCode = Ok;
         return false;
@@ -183,7 +361,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     }
     const QStringList pos = m_parser.positionalArguments();
     auto usage = [&](const QString &msg) {
-        m_err << "lockscope-cli: " << msg << "\nRun with --help for usage.\n";
+        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli " << (commandHelp(pos.value(0)) ? pos.value(0) + QLatin1Char(' ') : QString())
+              << "--help' for usage.\n";
         m_err.flush();
         *exitCode = Usage;
         return false;
@@ -192,6 +371,14 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return usage(QStringLiteral("missing command (list, show, watch, acquire, force-unlock, doctor, set-ttl, "
                                     "remove-waiter, remove-reader, wake, redlock)"));
     m_command = pos.first();
+    if (!commandHelp(m_command))
+        return usage(QStringLiteral("unknown command '%1'%2").arg(m_command, didYouMean(m_command, commandNames(), QString())));
+    for (const QString &option : m_parser.optionNames()) {
+        const QStringList only = optionCommands(option);
+        if (!only.isEmpty() && !only.contains(m_command))
+            return usage(QStringLiteral("--%1 does not apply to '%2' (it is for %3)")
+                             .arg(option, m_command, only.join(QStringLiteral(", "))));
+    }
     if (m_command == QLatin1String("workshop")) {
         // Workshop scenarios on their own private redis-server: no --url, no LockSession.
         auto *workshop = new WorkshopCommand(m_parser, this);
@@ -214,8 +401,6 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("remove-reader"), {QStringLiteral("lock name"), QStringLiteral("reader field <clientId>:<threadId>")}},
         {QStringLiteral("redlock"), {QStringLiteral("redlock command (show or acquire)"), QStringLiteral("lock name")}},
     };
-    if (!commandArgs.contains(m_command))
-        return usage(QStringLiteral("unknown command '%1'").arg(m_command));
     const QStringList wanted = commandArgs.value(m_command);
     if (pos.size() - 1 < wanted.size())
         return usage(QStringLiteral("'%1' needs a %2").arg(m_command, wanted.at(pos.size() - 1)));
@@ -242,16 +427,35 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                              .arg(m_parser.value(QStringLiteral("kind"))));
     }
     m_json = m_parser.isSet(QStringLiteral("json"));
-    for (const char *numeric : {"poll-budget", "lease-ms", "hold-ms", "wait-ms", "thread-id", "duration-ms", "observe-ms",
-                                "watchdog-threshold-ms", "waiter-threshold-ms", "ttl-ms"}) {
-        const QString opt = QString::fromLatin1(numeric);
+    // Every number in range (issue 15.6): a TTL of 0 or less would delete the lock, a negative
+    // duration would never end, a timer takes at most 2^31-1 ms.
+    constexpr qint64 kAny = std::numeric_limits<qint64>::max();
+    constexpr qint64 kTimer = std::numeric_limits<int>::max();
+    struct Range { const char *name; qint64 min; qint64 max; const char *why; };
+    for (const Range &r : {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
+                           Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
+                           Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""},
+                           Range{"observe-ms", 0, kTimer, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
+                           Range{"waiter-threshold-ms", 0, kAny, ""},
+                           Range{"ttl-ms", 1, kAny, ": a TTL of 0 or less would delete the lock without waking its "
+                                                   "waiters; force-unlock does that properly"}}) {
+        const QString opt = QString::fromLatin1(r.name);
         if (m_parser.isSet(opt)) {
             bool ok = false;
-            m_parser.value(opt).toLongLong(&ok);
+            const qint64 v = m_parser.value(opt).toLongLong(&ok);
             if (!ok)
                 return usage(QStringLiteral("--%1 needs a whole number, not '%2'").arg(opt, m_parser.value(opt)));
+            if (v < r.min || v > r.max)
+                return usage(QStringLiteral("--%1 must be %2, not %3%4")
+                                 .arg(opt,
+                                      r.max == kAny ? QStringLiteral("at least %1").arg(r.min)
+                                                    : QStringLiteral("between %1 and %2").arg(r.min).arg(r.max))
+                                 .arg(v)
+                                 .arg(QString::fromLatin1(r.why)));
         }
     }
+    if (m_parser.isSet(QStringLiteral("holder")) && m_parser.value(QStringLiteral("holder")).trimmed().isEmpty())
+        return usage(QStringLiteral("--holder needs a client id, <clientId>:<threadId> or thread id"));
 
     if (m_command == QLatin1String("redlock")) {
         // RedLock / MultiLock over independent servers (--servers): its own connections, no LockSession.
@@ -324,8 +528,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     m_session = new LockSession(options, this);
     RedisConnection *conn = m_session->connection();
+    connect(conn, &RedisConnection::ready, this, [this] { m_everReady = true; });
     connect(conn, &RedisConnection::connectionLost, this, [this](const QString &reason) {
-        if (m_command == QLatin1String("watch") || m_command == QLatin1String("acquire")) {
+        // Reconnect only to a server that was reached once: never reached is exit 2 (issue 15.6).
+        if (m_everReady && (m_command == QLatin1String("watch") || m_command == QLatin1String("acquire"))) {
             m_err << "lockscope-cli: " << reason << " (reconnecting)\n";
             m_err.flush();
             return;
@@ -450,6 +656,18 @@ void LockScopeCli::onInterrupted(int sig)
     finish(128 + sig);
 }
 
+bool LockScopeCli::connectedAtDurationEnd()
+{
+    RedisConnection *conn = m_session ? m_session->connection() : nullptr;
+    if (!conn || conn->isReady())
+        return true;
+    m_durationEndedDisconnected = true;
+    m_err << "lockscope-cli: --duration-ms ended while not connected to " << m_session->options().endpoint.address()
+          << " (" << conn->lastError() << "): what was seen is incomplete\n";
+    m_err.flush();
+    return false;
+}
+
 void LockScopeCli::finish(int code)
 {
     if (m_finished)
@@ -464,6 +682,8 @@ void LockScopeCli::fail(int code, const QString &message)
 {
     if (code == ServerError && RedisReply::isPermissionError(message))
         code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
+    else if (code == Refused && m_session && !m_everReady)
+        code = ServerError; // "not connected": the server was never reached (issue 15.6)
     m_err << "lockscope-cli: " << message << '\n';
     finish(code);
 }
@@ -479,6 +699,40 @@ QString LockScopeCli::formatTtl(qint64 ttlMs)
 
 QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs)
 {
+    return formatTable(locks, nowSteadyMs, 0);
+}
+
+int LockScopeCli::terminalColumns()
+{
+    bool ok = false;
+    const int columns = qEnvironmentVariableIntValue("COLUMNS", &ok);
+    if (ok && columns > 0)
+        return columns;
+    struct winsize ws = {};
+    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
+}
+
+/** "b983c153-7421-469a-addb-44fb92259a1b:1" -> "b983c153…9a1b:1": the first 8 characters (what
+ *  people quote) and the last 4 of a long client id, the thread id whole. */
+static QString elidedField(const QString &field)
+{
+    const qsizetype colon = field.lastIndexOf(QLatin1Char(':'));
+    const QString client = colon >= 0 ? field.left(colon) : field;
+    if (client.size() <= 16)
+        return field;
+    return client.left(8) + QStringLiteral("…") + client.right(4) + (colon >= 0 ? field.mid(colon) : QString());
+}
+
+static QString cut(const QString &text, int width)
+{
+    return text.size() <= width ? text : text.left(qMax(0, width - 1)) + QStringLiteral("…");
+}
+
+QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns)
+{
+    const bool fit = maxColumns > 0;
     QVector<QStringList> rows;
     rows << QStringList{QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("HOLDER (client id:thread id)"),
                         QStringLiteral("HOLDS"), QStringLiteral("TTL"), QStringLiteral("WAITING"),
@@ -487,7 +741,12 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
         QStringList holders;
         QStringList counts;
         for (const auto &h : s.holders) {
-            holders << h.field + (h.mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(h.mode));
+            if (fit && holders.size() == 1 && s.holders.size() > 2) {
+                holders << QStringLiteral("+%1 more").arg(s.holders.size() - 1);
+                counts << QStringLiteral("…");
+                break;
+            }
+            holders << (fit ? elidedField(h.field) : h.field) + (h.mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(h.mode));
             counts << QString::number(h.holdCount);
         }
         if (s.sampled) { // too big to read whole: say how many, list none
@@ -500,6 +759,10 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
         const QString kind = s.token >= 0 ? QStringLiteral("%1 (token %2)").arg(lockKindName(s.kind)).arg(s.token)
                                           : s.kindDisplay();
         QStringList problems = s.problems;
+        if (fit) // the row names the lock already
+            for (QString &p : problems)
+                if (p.startsWith(s.name + QLatin1Char(' ')))
+                    p = p.mid(s.name.size() + 1);
         if (!s.nameNote().isEmpty())
             problems.prepend(QStringLiteral("name: ") + s.nameNote());
         rows << QStringList{s.name, kind, holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
@@ -513,6 +776,24 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
     for (const auto &r : rows)
         for (int i = 0; i < r.size() - 1; ++i)
             widths[i] = qMax(widths[i], int(r[i].size()));
+    if (fit) {
+        // Too wide: first the holder column gives way (down to 24), then the last column is cut.
+        const int last = int(widths.size()) - 1;
+        int fixed = 0;
+        for (int i = 0; i < last; ++i)
+            fixed += widths[i] + 2;
+        constexpr int kMinLast = 12;
+        if (fixed + kMinLast > maxColumns && widths[2] > 24) {
+            widths[2] = qMax(24, widths[2] - (fixed + kMinLast - maxColumns));
+            for (int r = 1; r < rows.size(); ++r)
+                rows[r][2] = cut(rows[r][2], widths[2]);
+            fixed = 0;
+            for (int i = 0; i < last; ++i)
+                fixed += widths[i] + 2;
+        }
+        for (auto &r : rows)
+            r[last] = cut(r[last], qMax(kMinLast, maxColumns - fixed));
+    }
     QString out;
     for (const auto &r : rows) {
         QString line;
@@ -532,11 +813,19 @@ void LockScopeCli::runList()
             return;
         QVector<LockSnapshot> locks = (cluster ? cluster->locks() : monitor->locks()).values().toVector();
         std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
+        const qsizetype seen = locks.size();
+        const LockFilter filter = holderFilter();
+        if (!filter.isEmpty())
+            locks.erase(std::remove_if(locks.begin(), locks.end(), [&filter](const LockSnapshot &s) { return !filter.matches(s); }),
+                        locks.end());
         if (m_json) {
             for (const auto &s : locks)
                 m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
-            m_out << formatTable(locks, LockSnapshot::steadyNowMs());
+            if (!filter.isEmpty())
+                m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
+                      << DisplayText::escaped(filter.holderText()) << '\n';
+            m_out << formatTable(locks, LockSnapshot::steadyNowMs(), m_parser.isSet(QStringLiteral("wide")) ? 0 : terminalColumns());
             m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
                   << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
                               : QString())
@@ -585,6 +874,12 @@ void LockScopeCli::runShow()
 {
     m_session->connection()->open();
     readOne(m_name, [this](const LockSnapshot &s) {
+        if (!holderFilter().matches(s)) {
+            fail(Refused, QStringLiteral("%1 is not held by and not waited for by --holder %2 (holders: %3)")
+                              .arg(DisplayText::escaped(s.name), DisplayText::escaped(holderFilter().holderText()),
+                                   s.holders.isEmpty() ? QStringLiteral("none") : DisplayText::escaped(s.holderSummary())));
+            return;
+        }
         if (m_json) {
             m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
@@ -634,11 +929,30 @@ void LockScopeCli::runShow()
     });
 }
 
+LockFilter LockScopeCli::holderFilter() const
+{
+    return LockFilter(QString(), m_parser.value(QStringLiteral("holder")));
+}
+
+bool LockScopeCli::wantEvent(const LockEvent &e, LockMonitor *monitor) const
+{
+    const LockFilter filter = holderFilter();
+    if (filter.isEmpty() || (!e.holder.isEmpty() && filter.matchesField(e.holder)))
+        return true;
+    // An event without that holder (expired, a waiter queued) of a lock it holds or waits for.
+    ClusterLockMonitor *cluster = m_session->clusterMonitor();
+    const auto locks = cluster ? cluster->locks() : monitor->locks();
+    const auto it = locks.constFind(e.lock);
+    return it != locks.cend() && filter.matches(it.value());
+}
+
 void LockScopeCli::runWatch()
 {
     LockMonitor *monitor = m_session->monitor();
-    connect(m_session, &LockSession::eventsOccurred, this, [this](const QVector<LockEvent> &events) {
+    connect(m_session, &LockSession::eventsOccurred, this, [this, monitor](const QVector<LockEvent> &events) {
         for (const auto &e : events) {
+            if (!wantEvent(e, monitor))
+                continue;
             if (m_json)
                 m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
             else
@@ -649,6 +963,8 @@ void LockScopeCli::runWatch()
         m_out.flush();
     });
     connect(m_session, &LockSession::modeChanged, this, [this](LockMonitor::Mode mode, const QString &detail) {
+        if (m_finished)
+            return; // e.g. never reached: no "reconnecting" after the exit-2 message
         m_err << "lockscope-cli: " << LockMonitor::modeName(mode) << ": " << detail << '\n';
         m_err.flush();
     });
@@ -682,7 +998,9 @@ void LockScopeCli::runWatch()
         connect(monitor, &LockMonitor::idle, this, watching);
     // Ctrl-C / SIGTERM: onInterrupted() ends it (130 / 143).
     if (m_parser.isSet(QStringLiteral("duration-ms")))
-        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this] { finish(Ok); });
+        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this] {
+            finish(connectedAtDurationEnd() ? Ok : ServerError);
+        });
     m_session->start();
 }
 
@@ -802,6 +1120,8 @@ void LockScopeCli::runDoctor()
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
     doctor->setThresholds(t);
+    // Its "do:" commands reach this server when pasted (issue 15.5).
+    doctor->setCommandConnection(ConnectionOptions::commandArguments(m_session->options().endpoint, cluster != nullptr));
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
     auto observe = [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
@@ -826,8 +1146,27 @@ void LockScopeCli::runDoctor()
             const qint64 now = LockSnapshot::steadyNowMs();
             doctor->observeOrphanWaiters(r.orphanSubscribers, now);
             doctor->observeLatches(r.latches);
-            const QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
+            QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
+            const LockFilter filter = holderFilter();
+            if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
+                const auto locks = allLocks();
+                const qsizetype all = findings.size();
+                findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const LockFinding &f) {
+                                   QStringList names = f.locks;
+                                   names << f.lock;
+                                   for (const QString &n : names)
+                                       if (locks.contains(n) && filter.matches(locks.value(n)))
+                                           return false;
+                                   const QString text = QString::fromUtf8(QJsonDocument(f.evidence).toJson());
+                                   return !text.contains(filter.holderText(), Qt::CaseInsensitive);
+                               }),
+                               findings.end());
+                if (!m_json)
+                    m_err << "lockscope-cli: " << findings.size() << " of " << all << " findings concern --holder "
+                          << DisplayText::escaped(filter.holderText()) << '\n';
+            }
             int counts[3] = {0, 0, 0};
+            QString heading; // the lock(s) of the findings printed last: named once, not on every line
             for (const auto &f : findings) {
                 ++counts[int(f.severity)];
                 if (m_json) {
@@ -840,10 +1179,18 @@ void LockScopeCli::runDoctor()
                     evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
                                                                      : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
                 }
-                m_out << '[' << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(f.title) << '\n'
-                      << "  why:      " << DisplayText::escaped(f.explanation) << '\n'
-                      << "  evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
-                      << "  do:       " << DisplayText::escaped(f.action) << "\n\n";
+                const QString concerned = f.locks.isEmpty() ? f.lock : f.locks.join(QStringLiteral(", "));
+                if (concerned != heading) {
+                    heading = concerned;
+                    m_out << DisplayText::escaped(concerned) << '\n';
+                }
+                QString title = f.title;
+                if (title.startsWith(f.lock + QLatin1Char(' ')))
+                    title = title.mid(f.lock.size() + 1); // "orders:42 has no TTL" under "orders:42"
+                m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title) << '\n'
+                      << "    why:      " << DisplayText::escaped(f.explanation) << '\n'
+                      << "    evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
+                      << "    do:       " << DisplayText::escaped(f.action) << "\n\n";
             }
             if (!m_json) {
                 if (findings.isEmpty())
@@ -901,11 +1248,14 @@ void LockScopeCli::runRecord()
             return;
         }
         m_out << "recorded " << recorder->records() << " record(s) to " << recorder->path() << '\n';
-        finish(m_signal ? 128 + m_signal : Ok);
+        finish(m_signal ? 128 + m_signal : m_durationEndedDisconnected ? ServerError : Ok);
     };
     m_onInterrupt = stop; // Ctrl-C: the recording is closed whole, then exit 130 / 143
     if (m_parser.isSet(QStringLiteral("duration-ms")))
-        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, stop);
+        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this, stop] {
+            connectedAtDurationEnd(); // exit 2 when not
+            stop();
+        });
     m_err << "lockscope-cli: recording to " << recorder->path() << "; Ctrl-C to stop\n";
     m_err.flush();
     m_session->start();

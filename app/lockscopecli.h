@@ -1,5 +1,7 @@
 #pragma once
 
+#include "observe/lockevent.h"
+#include "observe/lockfilter.h"
 #include "observe/locksnapshot.h"
 
 #include <QCommandLineParser>
@@ -13,14 +15,15 @@ class QSocketNotifier;
 
 namespace lockscope {
 
+class LockMonitor;
 class LockSession;
 class RedisServerProcess;
 
 /**
  * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only.
  *
- *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--json]
- *                 | show NAME [--json] | watch [--pattern GLOB] [--json]
+ *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--holder ID] [--json] [--wide]
+ *                 | show NAME [--holder ID] [--json] | watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]
  *                 | acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
  *                 | force-unlock NAME [--yes]
  *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
@@ -30,6 +33,9 @@ class RedisServerProcess;
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
  * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.
+ * Conventions (issue 15): `COMMAND --help`, "did you mean", options that do not belong to the
+ * command refused, every number range-checked, LOCKSCOPE_URL when --url is not given, exit 2 when
+ * the server was never reached or --duration-ms ends while disconnected.
  */
 class LockScopeCli : public QObject
 {
@@ -46,6 +52,12 @@ public:
 
     /** Human table of locks (sorted by name), as `list` prints it. */
     static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
+    /** The same fitted to `maxColumns` characters a line (0 = no limit): client ids elided in the
+     *  middle ("b983c153…9a1b:1"), at most two holders then "+N more", and the last columns cut
+     *  with "…"; one line per lock. */
+    static QString formatTable(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns);
+    /** Width of the terminal: COLUMNS, else the window size of stdout when it is a terminal, else 0. */
+    static int terminalColumns();
     static QString formatTtl(qint64 ttlMs);
     /** 950, 9.5k, 412k, 1.0M: counts in progress lines. */
 
@@ -54,6 +66,8 @@ signals:
 
 private:
     void finish(int code);
+    /** --duration-ms ended: true when connected, else false after saying so on stderr (exit 2). */
+    bool connectedAtDurationEnd();
     void fail(int code, const QString &message);
     /** SIGINT / SIGTERM through a self-pipe into the event loop (every command). */
     void installSignalHandlers();
@@ -76,6 +90,10 @@ private:
      *  130 / 143) when a signal came before the write was sent: then send nothing. */
     bool awaitAction();
     void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
+    /** --holder ID as a LockFilter (empty when not given). */
+    LockFilter holderFilter() const;
+    /** watch --holder: an event whose holder matches, or of a lock the holder holds or waits for. */
+    bool wantEvent(const LockEvent &event, LockMonitor *monitor) const;
 
     QCommandLineParser m_parser;
     QString m_command;
@@ -87,6 +105,8 @@ private:
     QTextStream m_out;
     QTextStream m_err;
     bool m_finished = false;
+    bool m_everReady = false;                 ///< the server was reached once (else exit 2, not retry)
+    bool m_durationEndedDisconnected = false; ///< --duration-ms ended while disconnected: exit 2
     QSocketNotifier *m_signalNotifier = nullptr;
     int m_signal = 0;          ///< SIGINT or SIGTERM once received
     bool m_writeSent = false;  ///< a write was sent: wait for its (audited) result before exiting

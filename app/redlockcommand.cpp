@@ -68,7 +68,7 @@ RedLockCommand::~RedLockCommand() = default;
 bool RedLockCommand::start(const QString &action, const QString &name, int *exitCode)
 {
     auto usage = [&](const QString &msg) {
-        m_err << "lockscope-cli: " << msg << "\nRun with --help for usage.\n";
+        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli redlock --help' for usage.\n";
         m_err.flush();
         *exitCode = LockScopeCli::Usage;
         return false;

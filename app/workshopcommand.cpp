@@ -33,7 +33,7 @@ bool WorkshopCommand::start(const QStringList &args, int *exitCode)
 {
     m_json = m_parser.isSet(QStringLiteral("json"));
     auto usage = [&](const QString &msg) {
-        m_err << "lockscope-cli: " << msg << "\nRun with --help for usage.\n";
+        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli workshop --help' for usage.\n";
         m_err.flush();
         *exitCode = Usage;
         return false;

@@ -58,6 +58,8 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     m_ioThread->setObjectName(QStringLiteral("redis-io"));
     LockSession::Options sessionOptions = options;
     sessionOptions.detectCluster = true; // a Redis Cluster node: watch every master
+    if (sessionOptions.commandConnection.isEmpty()) // the Problems tab's commands reach this server (issue 15.5)
+        sessionOptions.commandConnection = QStringLiteral("--url ") + LockDoctor::shellQuoted(options.endpoint.toString());
     m_session = new LockSession(sessionOptions); // no parent: it moves to redis-io
     m_clientId = m_session->clientId();
     m_session->moveToThread(m_ioThread);

@@ -3,6 +3,7 @@
 #include "locknames.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
@@ -15,6 +16,19 @@ static QString ms(qint64 v)
     if (v >= 120000)
         return QStringLiteral("%1 min").arg(v / 60000);
     return QStringLiteral("%1 s").arg(v / 1000.0, 0, 'f', 1);
+}
+
+QString LockDoctor::shellQuoted(const QString &text)
+{
+    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./:@%+={}-]+$")); // no "," ({a,b} expands)
+    if (!text.isEmpty() && safe.match(text).hasMatch())
+        return text;
+    return QLatin1Char('\'') + QString(text).replace(QLatin1Char('\''), QStringLiteral("'\\''")) + QLatin1Char('\'');
+}
+
+QString LockDoctor::suggestedCommand(const QString &words, const QString &connection)
+{
+    return QStringLiteral("lockscope-cli ") + words + (connection.isEmpty() ? QString() : QLatin1Char(' ') + connection);
 }
 
 void LockDoctor::observe(const LockSnapshot &s)
@@ -62,8 +76,10 @@ int LockDoctor::worstSeverity(const QVector<LockFinding> &findings)
     return worst;
 }
 
-QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
+QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const QString &connection)
 {
+    auto cli = [&connection](const QString &words) { return suggestedCommand(words, connection); };
+    const QString name = shellQuoted(s.name);
     QVector<LockFinding> out;
     if (!s.isLock)
         return out;
@@ -79,10 +95,11 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                        "timer until an unlock message comes, and neither an expiry nor a plain DEL "
                                        "publishes one.");
         f.evidence = {{QStringLiteral("pttl_ms"), s.pttlMs}, {QStringLiteral("holders"), s.holderSummary()}};
-        f.action = QStringLiteral("Set a TTL (lockscope-cli set-ttl %1 --ttl-ms 30000) so the holder can still "
-                                  "finish, or force-unlock it if the holder is gone (that publishes the wake-up). "
-                                  "After a TTL runs out, sleeping waiters still need lockscope-cli wake %1 (the "
-                                  "doctor then reports waiters_without_holder).").arg(s.name);
+        f.action = QStringLiteral("Set a TTL (%1) so the holder can still finish, or force-unlock it if the holder "
+                                  "is gone (%2: that publishes the wake-up). After a TTL runs out, sleeping waiters "
+                                  "still need %3 (the doctor then reports waiters_without_holder).")
+                       .arg(cli(QStringLiteral("set-ttl %1 --ttl-ms 30000").arg(name)),
+                            cli(QStringLiteral("force-unlock %1").arg(name)), cli(QStringLiteral("wake %1").arg(name)));
         out << f;
     }
     if (!s.anomalies.isEmpty()) {
@@ -97,9 +114,9 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                        "on every acquire) or misjudge the lock. LockScope shows what is there.");
         f.evidence = {{QStringLiteral("anomalies"), QJsonArray::fromStringList(s.anomalies)},
                       {QStringLiteral("holders"), s.holderSummary()}};
-        f.action = QStringLiteral("Find the writer of these values (redis-cli MONITOR, or the clients named in the "
-                                  "holder fields). LockScope repairs none of them; force-unlock %1 only once "
-                                  "nobody relies on it.").arg(s.name);
+        f.action = QStringLiteral("Find the writer of these values (MONITOR on this server, or the clients named in the "
+                                  "holder fields). LockScope repairs none of them; force-unlock it (%1) "
+                                  "only once nobody relies on it.").arg(cli(QStringLiteral("force-unlock %1").arg(name)));
         out << f;
     }
     // A faster multilock group holds one owner per value, so several owners are normal (§14.10).
@@ -112,7 +129,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
         f.explanation = QStringLiteral("A Redisson lock has exactly one holder field. Several mean corruption or "
                                        "a foreign writer: mutual exclusion is not guaranteed for this lock.");
         f.evidence = {{QStringLiteral("holders"), s.holderSummary()}};
-        f.action = QStringLiteral("Find which client wrote the extra field; force-unlock once the work is stopped.");
+        f.action = QStringLiteral("Find which client wrote the extra field; force-unlock (%1) once the "
+                                  "work is stopped.").arg(cli(QStringLiteral("force-unlock %1").arg(name)));
         out << f;
     }
     if (s.kind == LockKind::FairLock) {
@@ -134,7 +152,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                                "is dead. It stays at the head until an acquire attempt prunes it; while "
                                                "the lock is free, live waiters behind it re-run the acquire script at "
                                                "once, again and again, until then.").arg(ms(graceMs));
-                f.action = QStringLiteral("Remove the stale waiter (lockscope-cli remove-waiter %1 %2).").arg(s.name, w.field);
+                f.action = QStringLiteral("Remove the stale waiter (%1).")
+                               .arg(cli(QStringLiteral("remove-waiter %1 %2").arg(name, shellQuoted(w.field))));
             } else {
                 f.title = QStringLiteral("Head waiter of %1 is past its deadline by %2: may still re-queue itself")
                               .arg(s.name, ms(pastBy));
@@ -143,7 +162,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                                "wait, and re-queues itself at its next attempt, at most its last PTTL "
                                                "(up to %1 here) later. It is not known to be dead yet.").arg(ms(graceMs));
                 f.action = QStringLiteral("Nothing yet. If it is still at the head %1 after its deadline, it is dead: "
-                                          "lockscope-cli remove-waiter %2 %3.").arg(ms(graceMs), s.name, w.field);
+                                          "%2.").arg(ms(graceMs), cli(QStringLiteral("remove-waiter %1 %2").arg(name, shellQuoted(w.field))));
             }
             f.evidence = {{QStringLiteral("waiter"), w.field},
                           {QStringLiteral("deadline_epoch_ms"), w.deadlineEpochMs},
@@ -190,7 +209,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                                "shifts everyone's deadlines.");
                 f.evidence = {{QStringLiteral("queued_without_deadline"), QJsonArray::fromStringList(noScore.values())},
                               {QStringLiteral("deadline_without_queue_entry"), QJsonArray::fromStringList(notQueued.values())}};
-                f.action = QStringLiteral("Remove the inconsistent waiter(s) with lockscope-cli remove-waiter.");
+                f.action = QStringLiteral("Remove the inconsistent waiter(s): %1.")
+                               .arg(cli(QStringLiteral("remove-waiter %1 <field>").arg(name)));
                 out << f;
             }
         }
@@ -214,14 +234,16 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s)
                                            "keys are gone, so those readers are dead, but their hold counts still "
                                            "block writers until the lock's TTL runs out.");
             f.evidence = {{QStringLiteral("dead_holds_by_reader"), dead}, {QStringLiteral("pttl_ms"), s.pttlMs}};
-            f.action = QStringLiteral("Remove the dead reader (lockscope-cli remove-reader %1 <field>).").arg(s.name);
+            f.action = QStringLiteral("Remove the dead reader (%1).")
+                           .arg(cli(QStringLiteral("remove-reader %1 %2")
+                                        .arg(name, dead.size() == 1 ? shellQuoted(dead.keys().first()) : QStringLiteral("<field>"))));
             out << f;
         }
     }
     return out;
 }
 
-QVector<LockFinding> LockDoctor::deadlocks(const QHash<QString, LockSnapshot> &locks)
+QVector<LockFinding> LockDoctor::deadlocks(const QHash<QString, LockSnapshot> &locks, const QString &connection)
 {
     // Edge waiter -> holder, labelled with the lock the waiter is queued on.
     QHash<QString, QVector<QPair<QString, QString>>> edges;
@@ -273,8 +295,9 @@ QVector<LockFinding> LockDoctor::deadlocks(const QHash<QString, LockSnapshot> &l
                     cycle.append(QJsonObject{{QStringLiteral("holder"), cycleNodes[i]},
                                              {QStringLiteral("waits_for_lock"), cycleLocks[i]}});
                 f.evidence = {{QStringLiteral("cycle"), cycle}};
-                f.action = QStringLiteral("Break the cycle: force-unlock one of its locks (its holder loses it) or "
-                                          "stop one of the threads.");
+                f.action = QStringLiteral("Break the cycle: force-unlock one of its locks (%1: its holder "
+                                          "loses it) or stop one of the threads.")
+                               .arg(suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(f.lock)), connection));
                 out << f;
             } else if (state.value(e.first) == 0) {
                 stackLocks << e.second;
@@ -297,7 +320,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
 {
     QVector<LockFinding> out;
     for (const auto &s : locks) {
-        out += snapshotFindings(s);
+        out += snapshotFindings(s, m_commandConnection);
         const auto it = m_history.constFind(s.name);
         if (it == m_history.cend())
             continue;
@@ -317,7 +340,9 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                           {QStringLiteral("renewals_seen"), h.renewals},
                           {QStringLiteral("pttl_ms"), s.pttlMs}};
             f.action = QStringLiteral("Look at the holder's thread (a thread dump of client %1); force-unlock only "
-                                      "once it is stopped.").arg(s.holders.first().clientId);
+                                      "once it is stopped (%2).")
+                           .arg(s.holders.first().clientId,
+                                suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(s.name)), m_commandConnection));
             out << f;
         }
         if (h.freeWithWaitersSinceMs >= 0 && nowSteadyMs - h.freeWithWaitersSinceMs > m_thresholds.waitersWithoutHolderMs) {
@@ -340,10 +365,13 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                           {QStringLiteral("head_waiter"), s.waiters.isEmpty() ? QString() : s.waiters.first().field}};
             if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0 && s.serverTimeMs > 0)
                 f.evidence.insert(QStringLiteral("head_deadline_in_ms"), s.waiters.first().deadlineEpochMs - s.serverTimeMs);
-            f.action = QStringLiteral("Remove the stale head waiter (lockscope-cli remove-waiter %1 %2). Only if its "
+            f.action = QStringLiteral("Remove the stale head waiter (%1). Only if its "
                                       "client is alive and may have enqueued while the lock had no TTL, try "
-                                      "lockscope-cli wake %1 first: it publishes to the head's own channel.")
-                           .arg(s.name, head);
+                                      "%2 first: it publishes to the head's own channel.")
+                           .arg(suggestedCommand(QStringLiteral("remove-waiter %1 %2")
+                                                     .arg(shellQuoted(s.name), s.waiters.isEmpty() ? head : shellQuoted(head)),
+                                                 m_commandConnection),
+                                suggestedCommand(QStringLiteral("wake %1").arg(shellQuoted(s.name)), m_commandConnection));
             out << f;
         }
     }
@@ -363,8 +391,9 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                                        "without a TTL.")
                             .arg(LockNames::unlockChannel(it.key()), LockNames::readWriteChannel(it.key()));
         f.evidence = {{QStringLiteral("subscribers"), it.value()}, {QStringLiteral("lock_exists"), false}};
-        f.action = QStringLiteral("Wake them: lockscope-cli wake %1 publishes the unlock message on the channel "
-                                  "they wait on (there is nothing to delete, so force unlock would not).").arg(it.key());
+        f.action = QStringLiteral("Wake them: %1 publishes the unlock message on the channel "
+                                  "they wait on (there is nothing to delete, so force unlock would not).")
+                       .arg(suggestedCommand(QStringLiteral("wake %1").arg(shellQuoted(it.key())), m_commandConnection));
         out << f;
     }
     if (!m_latches.isEmpty()) {
@@ -383,10 +412,10 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                                        "unlock and deletes it right after. Keys that stay mean the follow-up DEL "
                                        "was lost; without a TTL they stay forever.");
         f.evidence = {{QStringLiteral("keys"), keys}};
-        f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted with redis-cli DEL.");
+        f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted (DEL on this server).");
         out << f;
     }
-    out += deadlocks(locks);
+    out += deadlocks(locks, m_commandConnection);
     std::stable_sort(out.begin(), out.end(), [](const LockFinding &a, const LockFinding &b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;

@@ -44,6 +44,20 @@ public:
     static constexpr qint64 kFairHeadGraceMs = 30000;
 
     void setThresholds(const Thresholds &t) { m_thresholds = t; }
+    /**
+     * The connection arguments every command a finding's `action` suggests ends with, as the
+     * front end that shows it wants them pasted (issue 15.5), e.g. "--url redis://10.0.0.5:6380"
+     * (never a password; the front end quotes them for the shell). Empty (default): none, so the
+     * command runs against lockscope-cli's default server or LOCKSCOPE_URL. Commands read
+     * "lockscope-cli <command> <shell-quoted arguments> <connection>".
+     */
+    void setCommandConnection(const QString &arguments) { m_commandConnection = arguments; }
+    QString commandConnection() const { return m_commandConnection; }
+    /** "lockscope-cli " + `words` (already quoted) + " " + `connection` (when not empty). */
+    static QString suggestedCommand(const QString &words, const QString &connection);
+    /** `text` as one POSIX shell word: as it is when made of safe characters only, else in single
+     *  quotes (a quote inside becomes '\''). */
+    static QString shellQuoted(const QString &text);
     const Thresholds &thresholds() const { return m_thresholds; }
 
     /** Records a snapshot (call for every read, in order). */
@@ -61,9 +75,11 @@ public:
     QVector<LockFinding> diagnose(const QHash<QString, LockSnapshot> &locks, qint64 nowSteadyMs) const;
 
     /** The rules that need nothing but one snapshot. */
-    static QVector<LockFinding> snapshotFindings(const LockSnapshot &snapshot);
+    static QVector<LockFinding> snapshotFindings(const LockSnapshot &snapshot,
+                                                 const QString &connection = QString());
     /** Cycles in the wait-for graph of fair-queue waiters and holders. */
-    static QVector<LockFinding> deadlocks(const QHash<QString, LockSnapshot> &locks);
+    static QVector<LockFinding> deadlocks(const QHash<QString, LockSnapshot> &locks,
+                                          const QString &connection = QString());
     /** Highest severity among `findings`, or -1 when empty. */
     static int worstSeverity(const QVector<LockFinding> &findings);
 
@@ -78,6 +94,7 @@ private:
     };
 
     Thresholds m_thresholds;
+    QString m_commandConnection;
     QHash<QString, History> m_history;
     QHash<QString, qint64> m_orphanSubscribers;
     QHash<QString, qint64> m_orphanSinceMs;

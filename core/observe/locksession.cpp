@@ -32,6 +32,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
       m_audit(options.auditLogPath)
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
+    m_doctor.setCommandConnection(options.commandConnection);
     if (options.endpoint.isSentinel())
         setUpSentinel();
     RedisConnection *conn = m_pool->connection();

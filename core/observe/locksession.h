@@ -82,6 +82,9 @@ public:
         bool oneShot = false;
         /** Polling load budget, Redis commands/s (LockMonitor::setPollBudget). */
         int pollBudget = 2000;
+        /** The connection arguments the doctor's suggested commands end with, as the front end
+         *  wants them pasted (LockDoctor::setCommandConnection, issue 15.5), e.g. "--url redis://h:6380". */
+        QString commandConnection;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);

@@ -23,6 +23,17 @@ RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
     m_reconnectTimer.setParent(this);
     m_connectTimer.setSingleShot(true);
     connect(&m_connectTimer, &QTimer::timeout, this, [this] {
+        auto *ssl = qobject_cast<QSslSocket *>(m_device);
+        if (ssl && ssl->state() == QAbstractSocket::ConnectedState && !ssl->isEncrypted()) {
+            // TCP is up but the TLS handshake got no answer: a plain Redis reads the ClientHello as
+            // the start of an inline command and waits for the rest of the line (issue 15.8).
+            handleDisconnect(QStringLiteral("TLS handshake with %1 failed: no TLS answer within %2 ms, so the server "
+                                            "is not speaking TLS on this port (a plain Redis port?): use redis:// "
+                                            "for a plain port, or the server's tls-port with rediss://.")
+                                 .arg(m_endpoint.address())
+                                 .arg(m_connectTimeoutMs));
+            return;
+        }
         handleDisconnect(QStringLiteral("connecting to %1 timed out after %2 ms")
                              .arg(m_endpoint.address())
                              .arg(m_connectTimeoutMs));
@@ -185,6 +196,7 @@ void RedisConnection::connectTransport()
 {
     m_decoder->reset();
     m_decoding = true;
+    m_firstBytes.clear();
 
     if (m_endpoint.transport() == RedisEndpoint::Transport::Unix) {
         auto *sock = new QLocalSocket(this);
@@ -404,13 +416,15 @@ void RedisConnection::onReadyRead()
     if (!m_device || !m_decoding)
         return;
     const QByteArray data = m_device->readAll();
+    if (m_firstBytes.size() < 64)
+        m_firstBytes += data.left(64 - m_firstBytes.size());
     if (!data.isEmpty()) {
         m_lastReceivedMs = m_clock.elapsed();
         m_healthPingSentMs = -1; // any byte proves the connection alive
     }
     QString error;
     if (!m_decoder->feed(data.constData(), data.size(), &error)) {
-        handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
+        handleDisconnect(explainProtocolError(error));
         return;
     }
     QPointer<RedisConnection> self(this);
@@ -418,7 +432,7 @@ void RedisConnection::onReadyRead()
         RedisReply reply;
         const RespDecoder::Result result = m_decoder->next(&reply, &error);
         if (result == RespDecoder::Result::Error) {
-            handleDisconnect(QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), error));
+            handleDisconnect(explainProtocolError(error));
             return;
         }
         if (result == RespDecoder::Result::NeedMore)
@@ -485,6 +499,26 @@ QString RedisConnection::explainAuthError(const QString &serverMessage) const
         .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed(), source);
 }
 
+QString RedisConnection::explainProtocolError(const QString &decoderError) const
+{
+    const QByteArray head = m_firstBytes.trimmed();
+    QByteArray firstLine = head.left(head.indexOf('\n') < 0 ? head.size() : head.indexOf('\n')).trimmed();
+    const QByteArray lower = firstLine.toLower();
+    if (firstLine.startsWith("HTTP/") || lower.startsWith("<!doctype html") || lower.startsWith("<html"))
+        return QStringLiteral("%1 is not a Redis server (it answered like HTTP: '%2'): check the host and port of the "
+                              "Redis URL")
+            .arg(m_endpoint.address(), QString::fromLatin1(firstLine.left(60)));
+    if (m_handshaking) {
+        QString shown;
+        for (char c : m_firstBytes.left(24))
+            shown += c >= 0x20 && c < 0x7f ? QString(QLatin1Char(c)) : QStringLiteral("\\x%1").arg(uchar(c), 2, 16, QLatin1Char('0'));
+        return QStringLiteral("%1 is not a Redis server: it does not answer in the Redis protocol (its first bytes: "
+                              "'%2'; %3): check the host and port of the Redis URL")
+            .arg(m_endpoint.address(), shown, decoderError);
+    }
+    return QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), decoderError);
+}
+
 QString RedisConnection::closedReason() const
 {
     if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tcp)
@@ -494,7 +528,8 @@ QString RedisConnection::closedReason() const
     if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls
         && m_endpoint.tlsOptions().certFile().isEmpty())
         return QStringLiteral("%1 closed the TLS connection before answering: if it requires client certificates "
-                              "(tls-auth-clients yes), pass --tls-cert and --tls-key.")
+                              "(tls-auth-clients yes), pass --tls-cert and --tls-key; if it is a plain port (not "
+                              "speaking TLS), use redis://.")
             .arg(m_endpoint.address());
     return QStringLiteral("server closed the connection");
 }

@@ -175,6 +175,8 @@ private:
     QString explainAuthError(const QString &serverMessage) const;
     QString explainSocketError(QAbstractSocket *socket) const;
     QString closedReason() const;
+    /** Why the bytes from the server are not RESP: an HTTP server, or something else (issue 15.8). */
+    QString explainProtocolError(const QString &decoderError) const;
     void checkHealth();
 
     RedisEndpoint m_endpoint;
@@ -197,6 +199,7 @@ private:
     QIODevice *m_device = nullptr;
     std::unique_ptr<RespDecoder> m_decoder;
     bool m_decoding = false; ///< a transport is up and its bytes go to m_decoder
+    QByteArray m_firstBytes; ///< the first bytes the server sent on this transport (non-Redis servers)
     std::deque<Pending> m_pending;
     QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
     QTimer m_connectTimer;

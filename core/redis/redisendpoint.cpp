@@ -49,6 +49,19 @@ RedisEndpoint RedisEndpoint::parse(const QString &rawText, QString *error)
         return parseSentinel(trimmed, false, error);
     if (trimmed.startsWith(QLatin1String("rediss-sentinel://"), Qt::CaseInsensitive))
         return parseSentinel(trimmed, true, error);
+    if (!trimmed.contains(QLatin1String("://")) && !trimmed.startsWith(QLatin1String("unix:"), Qt::CaseInsensitive)) {
+        // "127.0.0.1:6379", "localhost:6379", "cache-1": a host without the scheme (issue 15.8).
+        const QUrl guess(QStringLiteral("redis://") + trimmed, QUrl::StrictMode);
+        bool dbOk = true;
+        if (guess.path().size() > 1)
+            guess.path().mid(1).toUInt(&dbOk);
+        if (guess.isValid() && !guess.host().isEmpty() && guess.port(6379) > 0 && dbOk && !guess.hasFragment()) {
+            fail(error, QStringLiteral("'%1' is not a valid Redis URL: it has no scheme; did you mean redis://%2 "
+                                       "(or rediss://%2 for TLS)?")
+                            .arg(text, redactUrl(trimmed)));
+            return ep;
+        }
+    }
     const QUrl url(trimmed, QUrl::StrictMode);
     if (!url.isValid() || url.scheme().isEmpty()) {
         fail(error, QStringLiteral("'%1' is not a valid Redis URL: %2").arg(text, expected));
@@ -106,6 +119,26 @@ RedisEndpoint RedisEndpoint::parse(const QString &rawText, QString *error)
         path.remove(0, 1);
     if (!path.isEmpty() && !parseDb(path, text, &ep.m_db, error))
         return ep;
+    // ?db=N as other clients write it (redis-py, Lettuce): honoured; with a /db that differs, refused.
+    const QUrlQuery query(url);
+    for (const auto &item : query.queryItems()) {
+        if (item.first != QLatin1String("db")) {
+            fail(error, QStringLiteral("unknown parameter '%1' in '%2': LockScope understands only ?db=N (or /N) "
+                                       "in a redis:// URL")
+                            .arg(item.first, text));
+            return ep;
+        }
+    }
+    if (query.hasQueryItem(QStringLiteral("db"))) {
+        int db = 0;
+        if (!parseDb(query.queryItemValue(QStringLiteral("db")), text, &db, error))
+            return ep;
+        if (!path.isEmpty() && db != ep.m_db) {
+            fail(error, QStringLiteral("'%1' names two databases (/%2 and ?db=%3): keep one").arg(text).arg(ep.m_db).arg(db));
+            return ep;
+        }
+        ep.m_db = db;
+    }
     ep.m_valid = true;
     return ep;
 }

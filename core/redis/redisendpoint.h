@@ -11,8 +11,10 @@ namespace lockscope {
 /**
  * Where and how to reach one Redis server, parsed from a URL.
  *
- * Accepted forms: `redis://[user[:password]@]host[:port][/db]`, `rediss://...` (TLS) and
- * `unix:///path/to/redis.sock[?db=N]`. Default port 6379, default db 0. When the URL carries no
+ * Accepted forms: `redis://[user[:password]@]host[:port][/db]` (or `?db=N` instead of `/db`; both
+ * must agree; any other query parameter is refused), `rediss://...` (TLS) and
+ * `unix:///path/to/redis.sock[?db=N]`. Default port 6379, default db 0. A host without a scheme
+ * ("127.0.0.1:6379") is refused with the URL it probably meant ("did you mean redis://...?"). When the URL carries no
  * user name, the environment variable LOCKSCOPE_USER supplies it (an ACL user; none = Redis's
  * `default` user); when it carries no password, LOCKSCOPE_PASSWORD does. The password is kept only
  * in memory: `address()` and `toString()` never contain it, and passwordSource() says where it came

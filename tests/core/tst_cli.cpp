@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QTcpServer>
@@ -43,6 +44,33 @@ const char *const kUnlock =
     "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); return 1; end;";
 
 QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+
+/** runProcess with extra environment variables (LOCKSCOPE_URL, COLUMNS). */
+ProcessResult runWithEnv(const QStringList &args, const QHash<QString, QString> &env, int timeoutMs = 30000)
+{
+    ProcessResult result;
+    QProcess p;
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    e.remove(QStringLiteral("LOCKSCOPE_URL"));
+    e.remove(QStringLiteral("COLUMNS"));
+    for (auto it = env.cbegin(); it != env.cend(); ++it)
+        e.insert(it.key(), it.value());
+    p.setProcessEnvironment(e);
+    p.start(cliPath(), args);
+    result.started = p.waitForStarted(10000);
+    if (!result.started)
+        return result;
+    p.closeWriteChannel();
+    result.finished = p.waitForFinished(timeoutMs);
+    if (!result.finished) {
+        p.kill();
+        p.waitForFinished(3000);
+    }
+    result.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    result.out = p.readAllStandardOutput();
+    result.err = p.readAllStandardError();
+    return result;
+}
 
 /** Parses JSON lines; fails the test (via the returned flag) on any line that is not an object. */
 QVector<QJsonObject> jsonLines(const QByteArray &out, bool *ok)
@@ -94,6 +122,16 @@ private slots:
     void signalsEndEveryCommand_data();
     void signalsEndEveryCommand();
     void acquireReleasesOnSignal();
+    void numericOptionsAreValidated();
+    void commandLineConventions();
+    void watchOnAnUnreachableServerExits2();
+    void watchDurationEndingDisconnectedExits2();
+    void locksAreFoundByHolder();
+    void watchFiltersByHolder();
+    void doctorCommandsCarryTheConnection();
+    void lockscopeUrlIsHonoured();
+    void urlMistakesAreExplained();
+    void tableFitsTheTerminal();
 
 private:
     ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
@@ -657,6 +695,278 @@ void TestCli::acquireReleasesOnSignal()
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray log = f.readAll();
     QVERIFY2(log.contains("\"release\""), log.constData());
+}
+
+// Issue 15.6: every number is range-checked before anything is sent. `set-ttl --ttl-ms 0` (or
+// negative) used to DELETE the lock (PEXPIRE 0) with exit 0, without the unlock message;
+// `watch --duration-ms -1` printed a Qt warning and ran forever.
+void TestCli::numericOptionsAreValidated()
+{
+    seed();
+    const QStringList before = m_admin->hgetall("inventory:7");
+    for (const QString &ttl : {QStringLiteral("0"), QStringLiteral("-5")}) {
+        const ProcessResult r = cli({"set-ttl", "inventory:7", "--ttl-ms", ttl, "--yes"});
+        QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("--ttl-ms must be at least 1"), r.err.constData());
+    }
+    QVERIFY(m_admin->exists("inventory:7"));
+    QCOMPARE(m_admin->hgetall("inventory:7"), before);
+    QCOMPARE(m_admin->cmd({"PTTL", "inventory:7"}).toInteger(), qint64(-1));
+    for (const QStringList &args : {QStringList{"watch", "--duration-ms", "-1"}, QStringList{"record", "--out", "/tmp/x.jsonl", "--duration-ms", "-3"},
+                                    QStringList{"acquire", "x", "--hold-ms", "-1"}, QStringList{"acquire", "x", "--lease-ms", "-2"},
+                                    QStringList{"acquire", "x", "--wait-ms", "-2"}, QStringList{"doctor", "--observe-ms", "-1"},
+                                    QStringList{"watch", "--duration-ms", "9999999999"}, QStringList{"list", "--poll-budget", "0"}}) {
+        const ProcessResult r = cli(args, 10000);
+        QVERIFY2(r.finished && r.exitCode == 1, qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
+        QVERIFY2(r.err.startsWith("lockscope-cli: --") && r.err.contains("must be"), qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
+    }
+    QVERIFY(!m_admin->exists("x"));
+}
+
+// Issue 15.8: per-command help, "did you mean", options that do not apply refused, messages
+// prefixed with the program name, Usage without the build path.
+void TestCli::commandLineConventions()
+{
+    const ProcessResult help = lockscope::test::runProcess(cliPath(), {"list", "--help"});
+    QVERIFY2(help.exitCode == 0, qPrintable(help.describe()));
+    QVERIFY2(help.out.startsWith("Usage: lockscope-cli [options] list"), help.out.constData());
+    QVERIFY(help.out.contains("--holder") && help.out.contains("--wide") && help.out.contains("--pattern"));
+    QVERIFY2(!help.out.contains("--ttl-ms") && !help.out.contains("--lease-ms"), help.out.constData());
+    const ProcessResult all = lockscope::test::runProcess(cliPath(), {"--help"});
+    QVERIFY2(all.out.startsWith("Usage: lockscope-cli [options]"), all.out.left(200).constData());
+
+    ProcessResult r = cli({"lst"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.startsWith("lockscope-cli: unknown command 'lst' (did you mean 'list'?)"), r.err.constData());
+    r = cli({"list", "--patern", "x"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.startsWith("lockscope-cli: unknown option '--patern' (did you mean '--pattern'?)"), r.err.constData());
+    r = cli({"force-unlok", "x"});
+    QVERIFY2(r.err.contains("did you mean 'force-unlock'?"), r.err.constData());
+    for (const QStringList &args : {QStringList{"list", "--ttl-ms", "5"}, QStringList{"show", "x", "--yes"},
+                                    QStringList{"watch", "--lease-ms", "100"}, QStringList{"acquire", "x", "--duration-ms", "5"}}) {
+        r = cli(args);
+        QVERIFY2(r.exitCode == 1, qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
+        QVERIFY2(r.err.startsWith("lockscope-cli: --") && r.err.contains("does not apply to"), r.err.constData());
+    }
+}
+
+// Issue 15.6: `watch` on a server that was never reached retried forever (and exited 0 with
+// --duration-ms). Now exit 2 at once, like every other command.
+void TestCli::watchOnAnUnreachableServerExits2()
+{
+    const quint16 closed = RedisServerProcess::freePort();
+    const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(closed);
+    for (const QStringList &cmd : {QStringList{"watch"}, QStringList{"watch", "--json", "--duration-ms", "1000"},
+                                   QStringList{"acquire", "x", "--wait-ms", "-1", "--audit-log",
+                                               QDir::temp().filePath(QStringLiteral("tst_cli_unreachable.jsonl"))}}) {
+        const ProcessResult r = lockscope::test::runProcess(cliPath(), QStringList{"--url", url} + cmd, 15000);
+        QVERIFY2(r.finished && r.exitCode == 2, qPrintable(cmd.join(' ') + QLatin1Char('\n') + r.describe()));
+        QVERIFY2(r.err.contains("cannot reach Redis"), r.err.constData());
+        QVERIFY2(!r.err.contains("reconnecting"), r.err.constData());
+    }
+}
+
+// Issue 15.6: `watch --duration-ms` that ends while the server is gone exits 2, not 0.
+void TestCli::watchDurationEndingDisconnectedExits2()
+{
+    RedisServerProcess server;
+    QString error;
+    QVERIFY2(server.start(10000, &error), qPrintable(error));
+    QProcess watch;
+    watch.start(cliPath(), {"--url", server.url(), "watch", "--duration-ms", "6000"});
+    QVERIFY(watch.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (watch.state() != QProcess::NotRunning) {
+            watch.kill();
+            watch.waitForFinished(3000);
+        }
+    });
+    QByteArray err;
+    QVERIFY2(waitUntil([&] {
+                 err += watch.readAllStandardError();
+                 return err.contains("watching");
+             }, 15000),
+             err.constData());
+    server.stop();
+    QVERIFY(watch.waitForFinished(20000));
+    err += watch.readAllStandardError();
+    QCOMPARE(watch.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(watch.exitCode() == 2, err.constData());
+    QVERIFY2(err.contains("--duration-ms ended while not connected"), err.constData());
+}
+
+// Issue 15.4: an operator arrives with a client id (or its first 8 characters, or a thread id)
+// and finds what it holds or waits for; "N of M locks match" says the filter is on.
+void TestCli::locksAreFoundByHolder()
+{
+    seed(); // kOther holds inventory:7 (thread 57) and fenced:1, and waits in the queue of fair:1
+    bool ok = false;
+    ProcessResult r = cli({"list", "--json", "--holder", kOther.left(8)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QStringList names;
+    for (const auto &o : jsonLines(r.out, &ok))
+        names << o.value(QLatin1String("name")).toString();
+    QCOMPARE(names, (QStringList{"fair:1", "fenced:1", "inventory:7"}));
+    r = cli({"list", "--holder", kOther + QStringLiteral(":57")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY2(r.out.contains("inventory:7") && !r.out.contains("fenced:1"), r.out.constData());
+    QVERIFY2(r.err.contains("1 of 4 locks match --holder"), r.err.constData());
+    r = cli({"list", "--holder", "57"}); // a thread id alone
+    QVERIFY2(r.err.contains("1 of 4 locks match --holder 57"), r.err.constData());
+    r = cli({"list", "--holder", "8743c9c0"});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("0 of 4 locks match"), qPrintable(r.describe()));
+    r = cli({"show", "orders:42", "--holder", kOther});
+    QVERIFY2(r.exitCode == 3, qPrintable(r.describe()));
+    r = cli({"show", "fair:1", "--holder", kOther, "--json"}); // a waiter
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    r = cli({"doctor", "--json", "--holder", kClient});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe())); // inventory:7 (no TTL) is kOther's
+    QVERIFY2(!r.out.contains("no_ttl"), r.out.constData());
+    r = cli({"doctor", "--json", "--holder", kOther.left(8)});
+    QVERIFY2(r.exitCode == 4 && r.out.contains("no_ttl"), qPrintable(r.describe()));
+}
+
+// Issue 15.4: `watch --holder` prints the events of that client only.
+void TestCli::watchFiltersByHolder()
+{
+    QProcess watch;
+    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--json", "--holder", kOther.left(8), "--duration-ms", "4000"});
+    QVERIFY(watch.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (watch.state() != QProcess::NotRunning) {
+            watch.kill();
+            watch.waitForFinished(3000);
+        }
+    });
+    QByteArray err;
+    QVERIFY2(waitUntil([&] {
+                 err += watch.readAllStandardError();
+                 return err.contains("watching");
+             }, 10000),
+             err.constData());
+    for (const QString &field : {kOther + QStringLiteral(":7"), kClient + QStringLiteral(":7")}) {
+        const QString name = field.startsWith(kOther) ? QStringLiteral("w:theirs") : QStringLiteral("w:mine");
+        const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", name, "30000", field});
+        QVERIFY2(acquired.exitCode == 0 && acquired.out.trimmed().isEmpty(), qPrintable(acquired.describe()));
+    }
+    QVERIFY(watch.waitForFinished(15000));
+    QCOMPARE(watch.exitCode(), 0);
+    const QByteArray out = watch.readAllStandardOutput();
+    bool ok = false;
+    QStringList locks;
+    for (const auto &e : jsonLines(out, &ok))
+        locks << e.value(QLatin1String("lock")).toString();
+    QVERIFY2(locks.contains(QStringLiteral("w:theirs")), out.constData());
+    QVERIFY2(!locks.contains(QStringLiteral("w:mine")), out.constData());
+}
+
+// Issue 15.5 and 15.10: the doctor's "do:" commands carry the connection, never the password;
+// its text names each lock once, not on every line.
+void TestCli::doctorCommandsCarryTheConnection()
+{
+    seed();
+    bool ok = false;
+    ProcessResult r = cli({"doctor", "--json"});
+    QCOMPARE(r.exitCode, 4);
+    QString action;
+    for (const auto &o : jsonLines(r.out, &ok))
+        if (o.value(QLatin1String("code")).toString() == QLatin1String("no_ttl"))
+            action = o.value(QLatin1String("action")).toString();
+    const QString url = m_server.endpoint().toString();
+    QVERIFY2(action.contains(QStringLiteral("lockscope-cli set-ttl inventory:7 --ttl-ms 30000 --url %1").arg(url)),
+             qPrintable(action));
+    QVERIFY2(action.contains(QStringLiteral("lockscope-cli wake inventory:7 --url %1").arg(url)), qPrintable(action));
+
+    // A password given in the URL is not repeated: the command asks for it instead.
+    m_admin->cmd({"CONFIG", "SET", "requirepass", "s3cret-pw"});
+    auto restore = qScopeGuard([&] { m_admin->cmd({"CONFIG", "SET", "requirepass", ""}); }); // still logged in
+    const QString withPassword = QStringLiteral("redis://:s3cret-pw@127.0.0.1:%1").arg(m_server.endpoint().port());
+    r = lockscope::test::runProcess(cliPath(), {"--url", withPassword, "doctor"});
+    QVERIFY2(r.exitCode == 4, qPrintable(r.describe()));
+    QVERIFY2(!r.out.contains("s3cret-pw") && !r.err.contains("s3cret-pw"), r.out.constData());
+    QVERIFY2(r.out.contains(QStringLiteral("--url %1 --ask-password").arg(url).toUtf8()), r.out.constData());
+    // Text: the lock is the heading, the finding under it does not repeat it.
+    QVERIFY2(r.out.contains("inventory:7\n  [CRITICAL] has no TTL"), r.out.constData());
+    QVERIFY2(!r.out.contains("[CRITICAL] inventory:7"), r.out.constData());
+}
+
+// Issue 15.5: LOCKSCOPE_URL is --url's default for every command; --url still wins.
+void TestCli::lockscopeUrlIsHonoured()
+{
+    seed();
+    ProcessResult r = runWithEnv({"list", "--json"}, {{QStringLiteral("LOCKSCOPE_URL"), m_server.url()}});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    bool ok = false;
+    QCOMPARE(jsonLines(r.out, &ok).size(), 4);
+    r = runWithEnv({"show", "orders:42"}, {{QStringLiteral("LOCKSCOPE_URL"), m_server.url()}});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    const QString closed = QStringLiteral("redis://127.0.0.1:%1").arg(RedisServerProcess::freePort());
+    r = runWithEnv({"--url", m_server.url(), "list", "--json"}, {{QStringLiteral("LOCKSCOPE_URL"), closed}});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    r = runWithEnv({"list"}, {{QStringLiteral("LOCKSCOPE_URL"), closed}});
+    QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
+    r = runWithEnv({"list"}, {{QStringLiteral("LOCKSCOPE_URL"), QStringLiteral("127.0.0.1:6379")}});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("LOCKSCOPE_URL: "), qPrintable(r.describe()));
+}
+
+// Issue 15.8: errors that point at the cause.
+void TestCli::urlMistakesAreExplained()
+{
+    const quint16 port = m_server.endpoint().port();
+    for (const QString &host : {QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("localhost:%1").arg(port)}) {
+        const ProcessResult r = lockscope::test::runProcess(cliPath(), {"--url", host, "list"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("not a valid Redis URL")
+                     && r.err.contains(QStringLiteral("did you mean redis://%1").arg(host).toUtf8()),
+                 r.err.constData());
+    }
+    // ?db=1 is honoured (it was ignored: db 0 was listed); a /db that disagrees is refused.
+    seed();
+    m_admin->cmd({"SELECT", "1"});
+    m_admin->cmd({"HSET", "db1:lock", (kClient + ":1").toUtf8(), "1"});
+    m_admin->cmd({"PEXPIRE", "db1:lock", "30000"});
+    m_admin->cmd({"SELECT", "0"});
+    ProcessResult r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1?db=1").arg(port), "list", "--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    bool ok = false;
+    const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
+    QCOMPARE(locks.size(), 1);
+    QCOMPARE(locks.first().value(QLatin1String("name")).toString(), QStringLiteral("db1:lock"));
+    r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1/2?db=1").arg(port), "list"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("two databases"), qPrintable(r.describe()));
+    r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1?timeout=5").arg(port), "list"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("unknown parameter 'timeout'"), qPrintable(r.describe()));
+    m_admin->cmd({"SELECT", "1"});
+    m_admin->cmd({"FLUSHDB"});
+    m_admin->cmd({"SELECT", "0"});
+    // rediss:// against a plain port: the TLS handshake, not "timed out".
+    r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("rediss://127.0.0.1:%1").arg(port), "list"});
+    QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
+    // (A plain Redis usually waits for the rest of the "command line" the ClientHello starts; if
+    // it answers or closes instead, the TLS error says the same.)
+    QVERIFY2((r.err.contains("not speaking TLS") || r.err.contains("does not speak TLS")) && !r.err.contains("timed out"),
+             r.err.constData());
+}
+
+// Issue 15.10: the table fits a 120-column terminal, one line per lock; --wide shows everything.
+void TestCli::tableFitsTheTerminal()
+{
+    seed();
+    // A read-write lock with four readers: the holder column was 95+ characters.
+    m_admin->cmd({"HSET", "rw:1", "mode", "read", (kClient + ":10").toUtf8(), "1", (kOther + ":11").toUtf8(), "1",
+                  (kClient + ":12").toUtf8(), "1", (kOther + ":13").toUtf8(), "2"});
+    m_admin->cmd({"PEXPIRE", "rw:1", "30000"});
+    ProcessResult r = runWithEnv({"--url", m_server.url(), "list"}, {{QStringLiteral("COLUMNS"), QStringLiteral("120")}});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    const QStringList lines = QString::fromUtf8(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + 5 + 1); // header, one per lock, footer
+    for (const QString &line : lines)
+        QVERIFY2(line.size() <= 120, qPrintable(QStringLiteral("%1 columns: %2").arg(line.size()).arg(line)));
+    QVERIFY2(r.out.contains(QStringLiteral("%1…%2:1").arg(kClient.left(8), kClient.right(4)).toUtf8()), r.out.constData());
+    QVERIFY2(r.out.contains("+3 more"), r.out.constData());
+    r = runWithEnv({"--url", m_server.url(), "list", "--wide"}, {{QStringLiteral("COLUMNS"), QStringLiteral("120")}});
+    QVERIFY2(r.out.contains((kOther + QStringLiteral(":13")).toUtf8()), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -77,6 +77,8 @@ private slots:
     void scanPageShapes();
     void proxyPassesDelaysTricklesAndBlackHoles();
     void cliScanEndsOnIntegerReplies();
+    void nonRedisServersAreNamed_data();
+    void nonRedisServersAreNamed();
 
 private:
     RedisServerProcess m_redis;
@@ -316,6 +318,44 @@ void TestHostileServer::cliScanEndsOnIntegerReplies()
         QVERIFY2(err.contains("integer"), err.constData());
         QVERIFY2(fake.count("SCAN") < 20, qPrintable(QString::number(fake.count("SCAN"))));
     }
+}
+
+// Issue 15.8: an HTTP server (or SSH, or anything) on the port gave "protocol error ... got 'H' as
+// reply type byte". Now the message says what answered and what to check.
+void TestHostileServer::nonRedisServersAreNamed_data()
+{
+    QTest::addColumn<QByteArray>("answer");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("HTTP status line") << QByteArray("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                                      << QStringLiteral("is not a Redis server (it answered like HTTP: 'HTTP/1.1 400 Bad Request')");
+    QTest::newRow("HTML without status line") << QByteArray("<!DOCTYPE HTML>\n<html><body>Bad request</body></html>\n")
+                                              << QStringLiteral("is not a Redis server (it answered like HTTP");
+    QTest::newRow("SSH banner") << QByteArray("SSH-2.0-OpenSSH_9.2p1\r\n")
+                                << QStringLiteral("is not a Redis server: it does not answer in the Redis protocol (its "
+                                                  "first bytes: 'SSH-2.0-OpenSSH_9.2p1\\x0d\\x0a");
+}
+
+void TestHostileServer::nonRedisServersAreNamed()
+{
+    QFETCH(QByteArray, answer);
+    QFETCH(QString, expected);
+    FakeRedisServer fake;
+    fake.setAnswerHandshake(false); // the first command LockScope sends gets the foreign answer
+    fake.setResponder([answer](const QList<QByteArray> &) { return answer; });
+    QVERIFY(fake.start());
+    auto conn = openNoTimeout(fake.url());
+    QString lost;
+    connect(conn.get(), &RedisConnection::connectionLost, this, [&lost](const QString &r) { lost = r; });
+    QVERIFY(waitUntil([&lost] { return !lost.isEmpty(); }, 10000));
+    QVERIFY2(lost.contains(expected) && lost.contains(QLatin1String("check the host and port")), qPrintable(lost));
+    // The CLI says the same and exits 2.
+    QProcess cli;
+    cli.start(QStringLiteral(LOCKSCOPE_CLI_PATH), {QStringLiteral("--url"), fake.url(), QStringLiteral("list")});
+    QVERIFY(cli.waitForStarted(5000));
+    QVERIFY(QTest::qWaitFor([&] { return cli.state() == QProcess::NotRunning; }, 30000));
+    const QString err = QString::fromUtf8(cli.readAllStandardError());
+    QCOMPARE(cli.exitCode(), 2);
+    QVERIFY2(err.contains(expected), qPrintable(err));
 }
 
 QTEST_MAIN(TestHostileServer)

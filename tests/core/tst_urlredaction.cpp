@@ -31,6 +31,7 @@ private slots:
     void cliNeverPrintsThePassword_data();
     void cliNeverPrintsThePassword();
     void helpRanksTheUrlPasswordLast();
+    void queryDbAndMissingScheme();
 
 private:
     RedisServerProcess m_server;
@@ -83,6 +84,11 @@ void TestUrlRedaction::parseErrorsNeverShowThePassword_data()
     QTest::newRow("sentinel no master") << QStringLiteral("redis-sentinel://ops:%1@10.0.0.5").arg(s);
     QTest::newRow("sentinel db") << QStringLiteral("redis-sentinel://ops:%1@10.0.0.5/x#m").arg(s);
     QTest::newRow("sentinel bad host") << QStringLiteral("redis-sentinel://ops:%1@a b#m").arg(s);
+    // Issue 15.8: the new messages (no scheme: "did you mean redis://...", ?db=) keep it hidden too.
+    QTest::newRow("no scheme") << QStringLiteral("ops:%1@127.0.0.1:6379").arg(s);
+    QTest::newRow("two databases") << QStringLiteral("redis://ops:%1@127.0.0.1:6379/2?db=1").arg(s);
+    QTest::newRow("query db not a number") << QStringLiteral("redis://ops:%1@127.0.0.1:6379?db=x").arg(s);
+    QTest::newRow("unknown parameter") << QStringLiteral("redis://ops:%1@127.0.0.1:6379?timeout=1").arg(s);
 }
 
 void TestUrlRedaction::parseErrorsNeverShowThePassword()
@@ -126,6 +132,30 @@ void TestUrlRedaction::helpRanksTheUrlPasswordLast()
     const QByteArray text = help.out.simplified();
     QVERIFY2(text.contains("A password in the URL is visible to other local users in 'ps': prefer --ask-password"),
              text.constData());
+}
+
+// Issue 15.8: ?db=N is honoured (it was ignored: db 0), and a host without a scheme is answered
+// with the URL it probably meant.
+void TestUrlRedaction::queryDbAndMissingScheme()
+{
+    QString error;
+    RedisEndpoint e = RedisEndpoint::parse(QStringLiteral("redis://127.0.0.1:6379?db=3"), &error);
+    QVERIFY2(e.isValid(), qPrintable(error));
+    QCOMPARE(e.db(), 3);
+    e = RedisEndpoint::parse(QStringLiteral("rediss://127.0.0.1:6379/3?db=3"), &error);
+    QVERIFY2(e.isValid() && e.db() == 3, qPrintable(error));
+    QVERIFY(!RedisEndpoint::parse(QStringLiteral("redis://127.0.0.1:6379/2?db=3"), &error).isValid());
+    QVERIFY2(error.contains(QLatin1String("two databases")), qPrintable(error));
+    QVERIFY(!RedisEndpoint::parse(QStringLiteral("redis://127.0.0.1:6379?ssl=true"), &error).isValid());
+    QVERIFY2(error.contains(QLatin1String("unknown parameter 'ssl'")), qPrintable(error));
+    for (const QString &hostPort : {QStringLiteral("127.0.0.1:6379"), QStringLiteral("localhost:6379"),
+                                    QStringLiteral("cache-1.internal"), QStringLiteral("[::1]:6380")}) {
+        QVERIFY(!RedisEndpoint::parse(hostPort, &error).isValid());
+        QVERIFY2(error.contains(QStringLiteral("did you mean redis://%1").arg(hostPort)), qPrintable(error));
+    }
+    // Not a host: no guess.
+    QVERIFY(!RedisEndpoint::parse(QStringLiteral("not a url"), &error).isValid());
+    QVERIFY2(!error.contains(QLatin1String("did you mean")), qPrintable(error));
 }
 
 QTEST_MAIN(TestUrlRedaction)

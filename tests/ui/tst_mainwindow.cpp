@@ -1,5 +1,6 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
+#include "findingmodel.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
@@ -15,6 +16,7 @@
 #include <QDir>
 #include <QProcess>
 #include <QSlider>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,6 +38,7 @@ private slots:
     void readOnlyHidesWrites();
     void forceUnlockDialogNamesWhatHappens();
     void recordedDemoReplaysTheSameStates();
+    void problemsTabCommandsCarryTheUrl();
 
 private:
     bool redisCli(const QStringList &args);
@@ -330,6 +333,39 @@ void TestMainWindow::recordedDemoReplaysTheSameStates()
     qInfo("16x replay of %lld ms took %lld ms", recording.endMs() - recording.startMs(), wall.elapsed());
     const QString holds = compareHolds(liveHistory, replay.history());
     QVERIFY2(holds.isEmpty(), qPrintable(holds));
+}
+
+// Issue 15.5: the Problems tab's suggested commands carry --url (pasted, they reach this server,
+// not 127.0.0.1:6379).
+void TestMainWindow::problemsTabCommandsCarryTheUrl()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("legacy:cron"), kField, QStringLiteral("1")})); // no TTL
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    window.resize(1400, 800);
+    window.show();
+    window.start();
+    QTableView *view = nullptr;
+    for (QTableView *v : window.findChildren<QTableView *>())
+        if (qobject_cast<FindingModel *>(v->model()))
+            view = v;
+    QVERIFY(view);
+    auto *model = qobject_cast<FindingModel *>(view->model());
+    QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() > 0, 10000);
+    const QString action = model->findings().first().action;
+    const QString url = m_server.endpoint().toString();
+    QVERIFY2(action.contains(QStringLiteral("lockscope-cli set-ttl legacy:cron --ttl-ms 30000 --url %1").arg(url)),
+             qPrintable(action));
+    const QString png = QDir::temp().filePath(QStringLiteral("ops-cli-problems-tab.png"));
+    for (QTabWidget *tabs : window.findChildren<QTabWidget *>())
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view))
+                tabs->setCurrentIndex(i);
+    QTest::qWait(200);
+    window.grab().save(png);
+    qInfo("Problems tab: %s", qPrintable(png));
 }
 
 QTEST_MAIN(TestMainWindow)
