@@ -350,6 +350,10 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
     if (!appended.isEmpty()) {
         const int first = m_rows.size();
         beginInsertRows(QModelIndex(), first, first + appended.size() - 1);
+        // Grow by a quarter, not QList's doubling: a row is a whole LockSnapshot (~400 bytes),
+        // and at 200k locks a doubled buffer is ~80 MB of nothing (issue 12, memory).
+        if (m_rows.capacity() < first + appended.size())
+            m_rows.reserve(qMax<qsizetype>(first + appended.size(), first + first / 4));
         m_rows += appended;
         for (int i = first; i < m_rows.size(); ++i)
             m_index.insert(m_rows[i].snapshot.name, i);
