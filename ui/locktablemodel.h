@@ -58,7 +58,11 @@ public:
     /** Master address serving `name`'s hash slot, empty when unknown or not a cluster. */
     QString nodeOf(const QString &name) const;
 
-    /** Applies one batch: rows for `changed` are updated or appended, `removed` rows go. */
+    /** Appending at least this many rows (and at least an eighth of the table) is a model reset. */
+    static constexpr int kBulkInsertRows = 2000;
+    /** Applies one batch: rows for `changed` are updated or appended, `removed` rows go. Appending
+     *  kBulkInsertRows rows or more (an eighth of the table or more) resets the model instead of
+     *  inserting rows, so sorting proxies sort once; views lose their selection then. */
     void applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed);
     /** Worst doctor severity per lock (LockFinding::Severity as int), shown on the name column. */
     void setSeverities(const QHash<QString, int> &severityByLock);

@@ -1,5 +1,9 @@
 #include "mainwindow.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "acquiredialog.h"
 #include "eventlogmodel.h"
 #include "findingmodel.h"
@@ -224,6 +228,10 @@ void MainWindow::attachReplay(ReplayPlayer *player)
     });
     connect(scrub, &QSlider::valueChanged, player, [player, start](int v) { player->seek(start + qint64(v) * 100); });
     connect(player, &ReplayPlayer::reset, this, [this] {
+        QVector<LockSnapshot> dropped;
+        QStringList droppedRemovals;
+        m_tableBuffer.take(&dropped, &droppedRemovals); // batches from before the seek
+        m_tableFlush.stop();
         m_lockModel->clear();
         m_eventModel->clear();
         m_history.clear();
@@ -390,6 +398,9 @@ void MainWindow::buildUi()
     // Issue 12: polling re-reads what is on screen and selected every tick, the rest in turn.
     m_priorityTimer.setSingleShot(true);
     m_priorityTimer.setInterval(200);
+    m_tableFlush.setSingleShot(true);
+    m_tableFlush.setInterval(200);
+    connect(&m_tableFlush, &QTimer::timeout, this, &MainWindow::flushTableBuffer);
     connect(&m_priorityTimer, &QTimer::timeout, this, &MainWindow::sendPriorityLocks);
     auto priorityChanged = [this] { m_priorityTimer.start(); };
     connect(m_lockView->verticalScrollBar(), &QScrollBar::valueChanged, this, priorityChanged);
@@ -670,7 +681,6 @@ void MainWindow::updateCount()
 
 void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
-    const QString selected = selectedLockName();
     const qint64 now = m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch();
     if (m_recorder)
         m_recorder->recordLocks(changed, removed, now);
@@ -686,7 +696,41 @@ void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
             m_replayDoctor->observe(s);
     }
     emit historyChanged();
+    // A sorted proxy over a big table does O(rows) work per batch: above a few thousand locks the
+    // batches are merged and applied at most every 200 ms (the first discovery of 200k locks is
+    // ~1000 batches). Small tables (demo, workshop, tests) stay batch by batch.
+    constexpr int kBufferAboveRows = 5000;
+    if (m_tableBuffer.isEmpty() && m_lockModel->rowCount() + changed.size() < kBufferAboveRows) {
+        applyToTable(changed, removed);
+        return;
+    }
+    m_tableBuffer.merge(changed, removed);
+    if (!m_tableFlush.isActive())
+        m_tableFlush.start();
+}
+
+void MainWindow::flushTableBuffer()
+{
+    if (m_tableBuffer.isEmpty())
+        return;
+    QVector<LockSnapshot> changed;
+    QStringList removed;
+    m_tableBuffer.take(&changed, &removed);
+    applyToTable(changed, removed);
+#ifdef __GLIBC__
+    // A big merged batch leaves megabytes of freed snapshot copies in malloc's free lists; give
+    // them back so the resident size follows what is kept (issue 12: flat memory).
+    if (changed.size() + removed.size() >= LockTableModel::kBulkInsertRows)
+        QTimer::singleShot(0, this, [] { malloc_trim(0); });
+#endif
+}
+
+void MainWindow::applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed)
+{
+    const QString selected = selectedLockName();
     m_lockModel->applyBatch(changed, removed);
+    if (!selected.isEmpty() && selectedLockName().isEmpty() && !removed.contains(selected))
+        selectLock(selected); // a bulk insert resets the model, which drops the selection
     updateCount();
     if (m_clusterPanel && !m_clusterCountsPending) { // per-master lock counts, at most 4 times a second
         m_clusterCountsPending = true;

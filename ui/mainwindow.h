@@ -6,6 +6,7 @@
 #include "observe/lockmonitor.h"
 #include "observe/locksession.h"
 #include "observe/locksnapshot.h"
+#include "lockbatchbuffer.h"
 
 #include <QColor>
 #include <QMainWindow>
@@ -111,6 +112,8 @@ private:
     /** The history charts (TTL chart, timeline, contention) as bottom tabs. */
     void buildCharts();
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    void applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    void flushTableBuffer();
     void onEvents(const QVector<LockEvent> &events);
     void onModeChanged(LockMonitor::Mode mode, const QString &detail);
     void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
@@ -181,6 +184,9 @@ private:
     ContentionView *m_contention = nullptr;
     bool m_initialData = false;
     QTimer m_priorityTimer;
+    /** Big tables take lock changes merged, at most every kTableFlushMs (issue 12). */
+    LockBatchBuffer m_tableBuffer;
+    QTimer m_tableFlush;
     QStringList m_priorityNames;
 };
 

@@ -31,27 +31,44 @@ QString LockDoctor::suggestedCommand(const QString &words, const QString &connec
     return QStringLiteral("lockscope-cli ") + words + (connection.isEmpty() ? QString() : QLatin1Char(' ') + connection);
 }
 
+LockSnapshot LockDoctor::History::previous() const
+{
+    LockSnapshot p;
+    p.holders = lastHolders;
+    p.rwMode = lastRwMode;
+    p.pttlMs = lastPttlMs;
+    p.serverTimeMs = lastServerTimeMs;
+    p.readAtSteadyMs = lastReadAtSteadyMs;
+    return p;
+}
+
 void LockDoctor::observe(const LockSnapshot &s)
 {
     History &h = m_history[s.name];
-    const QString holders = s.holderSummary();
     if (!s.isHeld()) {
-        h.holders.clear();
+        h.holdersHash = 0;
         h.heldSinceMs = -1;
         h.renewals = 0;
-    } else if (holders != h.holders || h.heldSinceMs < 0) {
-        h.holders = holders;
-        h.heldSinceMs = s.readAtSteadyMs;
-        h.renewals = 0;
-    } else if (s.isRenewalOf(h.last)) {
-        ++h.renewals;
+    } else {
+        const size_t holders = qHash(s.holderSummary());
+        if (holders != h.holdersHash || h.heldSinceMs < 0) {
+            h.holdersHash = holders;
+            h.heldSinceMs = s.readAtSteadyMs;
+            h.renewals = 0;
+        } else if (s.isRenewalOf(h.previous())) {
+            ++h.renewals;
+        }
     }
     const bool freeWithWaiters = !s.exists && s.queueLength > 0;
     if (!freeWithWaiters)
         h.freeWithWaitersSinceMs = -1;
     else if (h.freeWithWaitersSinceMs < 0)
         h.freeWithWaitersSinceMs = s.readAtSteadyMs;
-    h.last = s;
+    h.lastHolders = s.holders;
+    h.lastRwMode = s.rwMode;
+    h.lastPttlMs = s.pttlMs;
+    h.lastServerTimeMs = s.serverTimeMs;
+    h.lastReadAtSteadyMs = s.readAtSteadyMs;
 }
 
 void LockDoctor::forget(const QString &name) { m_history.remove(name); }

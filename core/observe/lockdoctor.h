@@ -84,13 +84,23 @@ public:
     static int worstSeverity(const QVector<LockFinding> &findings);
 
 private:
+    /** What the doctor remembers of one lock between reads. Kept small on purpose (issue 12:
+     *  200k locks): a hash of the holder summary instead of the text, and of the previous snapshot
+     *  only what LockSnapshot::isRenewalOf() reads (the holder list is shared with the snapshot,
+     *  not copied). */
     struct History
     {
-        QString holders;               ///< holderSummary() when first seen held this way
+        size_t holdersHash = 0;        ///< qHash(holderSummary()) when first seen held this way
         qint64 heldSinceMs = -1;       ///< first seen held by these holders
         qint64 renewals = 0;           ///< TTL jumps back seen while held by them
-        LockSnapshot last;             ///< the previous snapshot of this lock
         qint64 freeWithWaitersSinceMs = -1;
+        // The previous read, for the renewal rule.
+        QVector<LockHolder> lastHolders;
+        QString lastRwMode;
+        qint64 lastPttlMs = -2;
+        qint64 lastServerTimeMs = 0;
+        qint64 lastReadAtSteadyMs = 0;
+        LockSnapshot previous() const;
     };
 
     Thresholds m_thresholds;

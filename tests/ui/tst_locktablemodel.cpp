@@ -1,8 +1,10 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
 #include "eventlogmodel.h"
+#include "lockbatchbuffer.h"
 #include "locktablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
 #include <QtTest>
 
 using namespace lockscope;
@@ -33,6 +35,8 @@ private slots:
     void marksOwnHolds();
     void eventLogIsNewestFirstAndCapped();
     void kindColumnSaysWhatTheDataCannotTell();
+    void bulkInsertIsOneResetAndSortsOnce();
+    void batchBufferKeepsWhatApplyingInOrderLeaves();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -144,6 +148,87 @@ void TestLockTableModel::kindColumnSaysWhatTheDataCannotTell()
     QVERIFY(g.data(Qt::ToolTipRole).toString().contains(QLatin1String("getMultiLock")));
     QVERIFY(model.index(model.rowOf(QStringLiteral("x")), LockTableModel::NameColumn)
                 .data(Qt::ToolTipRole).toString().contains(QLatin1String("{x}")));
+}
+
+// Issue 12: thousands of new rows at once reset the model (a sorting proxy then sorts once instead
+// of doing O(rows) work per insertion); smaller batches stay row insertions.
+void TestLockTableModel::bulkInsertIsOneResetAndSortsOnce()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(LockTableModel::SortRole);
+    proxy.setDynamicSortFilter(true);
+    proxy.sort(LockTableModel::NameColumn);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy inserts(&model, &QAbstractItemModel::rowsInserted);
+    const qint64 now = LockSnapshot::steadyNowMs();
+
+    QVector<LockSnapshot> small;
+    for (int i = 0; i < 10; ++i)
+        small << lock(QStringLiteral("lock:%1").arg(i, 6, 10, QLatin1Char('0')), kA, 1, 30000, now);
+    model.applyBatch(small, {});
+    QCOMPARE(inserts.size(), 1);
+    QCOMPARE(resets.size(), 0);
+
+    QVector<LockSnapshot> bulk;
+    for (int i = LockTableModel::kBulkInsertRows * 2; i >= 10; --i) // reverse order: the proxy sorts
+        bulk << lock(QStringLiteral("lock:%1").arg(i, 6, 10, QLatin1Char('0')), kA, 1, 30000, now);
+    model.applyBatch(bulk, {});
+    QCOMPARE(resets.size(), 1);
+    QCOMPARE(inserts.size(), 1);
+    QCOMPARE(model.rowCount(), LockTableModel::kBulkInsertRows * 2 + 1);
+    for (int r = 0; r < model.rowCount(); ++r)
+        QCOMPARE(model.rowOf(model.index(r, 0).data().toString()), r);
+    QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("lock:000000"));
+    QCOMPARE(proxy.index(proxy.rowCount() - 1, 0).data().toString(),
+             QStringLiteral("lock:%1").arg(LockTableModel::kBulkInsertRows * 2, 6, 10, QLatin1Char('0')));
+
+    // A few more rows into a big table: insertions again.
+    model.applyBatch({lock(QStringLiteral("lock:999999"), kA, 1, 30000, now)}, {});
+    QCOMPARE(resets.size(), 1);
+    QCOMPARE(inserts.size(), 2);
+}
+
+// The dashboard merges batches for big tables (MainWindow, issue 12): the merge must leave what
+// applying the batches one by one would.
+void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
+{
+    const qint64 now = LockSnapshot::steadyNowMs();
+    const QString a = QStringLiteral("a"), b = QStringLiteral("b"), c = QStringLiteral("c"), d = QStringLiteral("d");
+    const QVector<QPair<QVector<LockSnapshot>, QStringList>> batches{
+        {{lock(a, kA, 1, 30000, now), lock(b, kA, 1, 30000, now), lock(c, kA, 1, 30000, now)}, {}},
+        {{lock(a, kA, 2, 30000, now)}, {b}},                  // a changes, b goes
+        {{lock(b, kB, 1, 30000, now)}, {c}},                  // b comes back, c goes
+        {{lock(d, kA, 1, 30000, now), lock(a, kA, 3, 30000, now)}, {}},
+        {{}, {d}},                                            // d goes before anyone saw it
+    };
+    LockTableModel oneByOne;
+    LockTableModel merged;
+    merged.applyBatch({lock(c, kB, 5, 30000, now)}, {}); // c existed before: its removal matters
+    oneByOne.applyBatch({lock(c, kB, 5, 30000, now)}, {});
+    LockBatchBuffer buffer;
+    for (const auto &batch : batches) {
+        oneByOne.applyBatch(batch.first, batch.second);
+        buffer.merge(batch.first, batch.second);
+    }
+    QVector<LockSnapshot> changed;
+    QStringList removed;
+    buffer.take(&changed, &removed);
+    QVERIFY(buffer.isEmpty());
+    merged.applyBatch(changed, removed);
+    QCOMPARE(merged.rowCount(), oneByOne.rowCount());
+    for (const QString &name : {a, b, c, d}) {
+        QCOMPARE(bool(merged.snapshot(name)), bool(oneByOne.snapshot(name)));
+        if (oneByOne.snapshot(name))
+            QCOMPARE(merged.snapshot(name)->holderSummary() + QString::number(merged.snapshot(name)->totalHoldCount()),
+                     oneByOne.snapshot(name)->holderSummary() + QString::number(oneByOne.snapshot(name)->totalHoldCount()));
+    }
+    QCOMPARE(merged.snapshot(a)->totalHoldCount(), 3);
+    QCOMPARE(merged.snapshot(b)->holders.first().field, kB);
+    QVERIFY(!merged.snapshot(c));
+    QVERIFY(!merged.snapshot(d));
 }
 
 QTEST_MAIN(TestLockTableModel)
