@@ -21,6 +21,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QIcon>
 #include <QThread>
 #include <QTimer>
 
@@ -123,27 +124,16 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
     window.show();
     return QApplication::exec();
 }
-} // namespace
 
-int main(int argc, char **argv)
+/** Every option of the dashboard, for the GUI and for --help/--version without a display. */
+void describeOptions(QCommandLineParser &parser, ConnectionOptions &connection)
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("lockscope"));
-    QApplication::setApplicationDisplayName(QStringLiteral("LockScope"));
-    QApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
-    QApplication::setOrganizationName(QStringLiteral("LockScope"));
-
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "LockScope: live holders, hold counts, TTLs and waiters of Redisson locks in Redis.\n"
         "Without --url it starts the embedded demo (a private redis-server with simulated clients)."));
     parser.addHelpOption();
     parser.addVersionOption();
-    ConnectionOptions connection; // --url (no default: the demo), --tls-*, --user, --ask-password
-    connection.addTo(parser);
-    connection.setPasswordPrompt([](const QString &question, QString *password, QString *error) {
-        return ConnectDialog::askPassword(nullptr, question, password, error);
-    });
+    connection.addTo(parser); // --url (no default: the demo), --tls-*, --user, --ask-password
     parser.addOption({QStringLiteral("profile"),
                       QStringLiteral("Connect with the saved connection NAME (File > Connect… saves them); TLS, user and "
                                      "password options override it."),
@@ -184,6 +174,55 @@ int main(int argc, char **argv)
     });
     parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("With --workshop: the scenario to stage."),
                                  QStringLiteral("[SCENARIO]"));
+}
+
+void setApplicationNames()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("lockscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
+    QCoreApplication::setOrganizationName(QStringLiteral("LockScope"));
+}
+
+/** --help, --help-all or --version: answered without a display (over SSH, in a package test). */
+bool asksHelpOrVersion(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--")
+            return false;
+        if (arg == "-h" || arg == "-?" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version")
+            return true;
+    }
+    return false;
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (asksHelpOrVersion(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        setApplicationNames();
+        QCommandLineParser parser;
+        ConnectionOptions connection;
+        describeOptions(parser, connection);
+        parser.process(app); // prints and exits
+        return 0;
+    }
+    QApplication app(argc, argv);
+    setApplicationNames();
+    QApplication::setApplicationDisplayName(QStringLiteral("LockScope"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.lockscope.LockScope"));
+    QIcon icon; // PNGs: Qt's SVG plugin is not a dependency
+    for (int size : {32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/icons/lockscope-%1.png").arg(size), QSize(size, size));
+    QApplication::setWindowIcon(icon);
+
+    QCommandLineParser parser;
+    ConnectionOptions connection;
+    describeOptions(parser, connection);
+    connection.setPasswordPrompt([](const QString &question, QString *password, QString *error) {
+        return ConnectDialog::askPassword(nullptr, question, password, error);
+    });
     parser.process(app);
 
     if (parser.isSet(QStringLiteral("workshop")))
