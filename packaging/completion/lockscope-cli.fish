@@ -47,6 +47,8 @@ complete -c lockscope-cli -l tls-insecure -d 'do not verify the server certifica
 complete -c lockscope-cli -l read-only -d 'refuse every write'
 complete -c lockscope-cli -l pattern -x -d 'only locks matching this glob'
 complete -c lockscope-cli -l json -d 'one JSON object per line'
+complete -c lockscope-cli -l holder -x -d 'only locks this client id holds or waits for'
+complete -c lockscope-cli -l wide -d 'do not fit the table to the terminal'
 complete -c lockscope-cli -l lease-ms -x -d 'lease time in ms'
 complete -c lockscope-cli -l hold-ms -x -d 'release after N ms'
 complete -c lockscope-cli -l wait-ms -x -d 'wait up to N ms'
