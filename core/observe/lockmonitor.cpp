@@ -28,6 +28,8 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_patternRegex = LockDiscovery::globToRegex(m_pattern);
     m_discovery = new LockDiscovery(connection, this);
     m_reader = new SnapshotReader(connection, this);
+    m_reader->setBatchBudgetUs(kReadBudgetUs);
+    m_discovery->setStepBudgetUs(kScanBudgetUs);
     m_flushTimer.setParent(this);
     m_pollTimer.setParent(this);
     m_flushTimer.setSingleShot(true);
@@ -38,7 +40,8 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
 
     connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names) {
         for (const auto &n : names) {
-            m_seenInScan.insert(n);
+            if (m_trackSeenInScan)
+                m_seenInScan.insert(n);
             if (!m_notLocks.contains(n))
                 markDirty(n);
         }
@@ -52,7 +55,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
             });
     connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
         // Known locks the scan did not return may be gone: confirm with a re-read.
-        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it) {
+        for (auto it = m_locks.cbegin(); m_trackSeenInScan && it != m_locks.cend(); ++it) {
             if (!m_seenInScan.contains(it.key()))
                 markDirty(it.key());
         }
@@ -351,6 +354,8 @@ void LockMonitor::enableNotifications()
 void LockMonitor::rediscover()
 {
     m_seenInScan.clear();
+    // One-shot: nothing known before the pass, nothing to confirm after it (200k names kept).
+    m_trackSeenInScan = !m_oneShot || !m_locks.isEmpty();
     if (m_connection && m_connection->isReady()) {
         // The size of the whole database, for "scanned N of ~M keys" (O(1) on the server).
         m_connection->send({"DBSIZE"}, this, [this](const RedisReply &r) {
