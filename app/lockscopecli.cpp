@@ -859,9 +859,7 @@ void LockScopeCli::runDoctor()
         connect(monitor, &LockMonitor::locksUpdated, this, observe);
         connect(monitor, &LockMonitor::errorOccurred, this, failed);
     }
-    auto report = [this, allLocks, doctor] {
-        // On every master in a cluster, each for the locks it serves.
-        m_session->probeForDoctor([this, allLocks, doctor](const DoctorProbe::Result &r) {
+    auto reportWith = [this, allLocks, doctor](const DoctorProbe::Result &r) {
             if (!r.error.isEmpty())
                 m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
             const qint64 now = LockSnapshot::steadyNowMs();
@@ -896,7 +894,39 @@ void LockScopeCli::runDoctor()
                           << " lock(s) checked).\n";
             }
             finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
+    };
+    // One pass (no --observe-ms): the probe (channels, latch SCAN) does not depend on the locks, so
+    // it runs beside the discovery instead of after it (issue 12); the report waits for both.
+    struct EarlyProbe
+    {
+        bool started = false;
+        bool done = false;
+        bool locksRead = false;
+        DoctorProbe::Result result;
+    };
+    auto early = std::make_shared<EarlyProbe>();
+    if (observeMs <= 0) {
+        connect(m_session, &LockSession::discoveryProgress, this, [this, early, reportWith] {
+            if (early->started)
+                return; // connected and scanning: start the probe once
+            early->started = true;
+            m_session->probeForDoctor([early, reportWith](const DoctorProbe::Result &r) {
+                early->done = true;
+                early->result = r;
+                if (early->locksRead)
+                    reportWith(r);
+            });
         });
+    }
+    auto report = [this, reportWith, early] {
+        if (early->started) {
+            early->locksRead = true;
+            if (early->done)
+                reportWith(early->result);
+            return;
+        }
+        // On every master in a cluster, each for the locks it serves.
+        m_session->probeForDoctor(reportWith);
     };
     bool first = true;
     auto ready = [this, report, observeMs, first, doctor]() mutable {

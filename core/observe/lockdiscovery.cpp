@@ -16,11 +16,16 @@ void LockDiscovery::adapt(int count, qint64 usedUs)
     m_slowestStepUs = qMax(m_slowestStepUs, usedUs);
     if (m_budgetUs <= 0)
         return;
+    m_count = nextScanCount(count, usedUs, m_budgetUs);
+}
+
+int LockDiscovery::nextScanCount(int count, qint64 usedUs, qint64 budgetUs)
+{
     // Aim at 80 % of the budget from the server's cost per visited key; at most double per step,
     // shrink at once when a step was too slow.
     const double perKeyUs = qMax(0.005, double(qMax<qint64>(1, usedUs)) / qMax(1, count));
-    const int next = int(0.8 * double(m_budgetUs) / perKeyUs);
-    m_count = qBound(kMinCount, qMin(next, count * 2), kMaxCount);
+    const double next = 0.8 * double(qMax<qint64>(1, budgetUs)) / perKeyUs;
+    return qBound(kMinCount, int(qMin(next, 2.0 * count)), kMaxCount);
 }
 
 QRegularExpression LockDiscovery::globToRegex(const QString &glob)

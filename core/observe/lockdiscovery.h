@@ -37,6 +37,11 @@ public:
     static constexpr int kMinCount = 20;
     static constexpr int kMaxCount = 20000;
 
+    /** The COUNT of the step after one of `count` that took the server `usedUs`, for a step
+     *  budget of `budgetUs`: 80 % of the budget at the measured cost per visited key, at most
+     *  double `count`, between kMinCount and kMaxCount (also used by DoctorProbe's latch scan). */
+    static int nextScanCount(int count, qint64 usedUs, qint64 budgetUs);
+
     /** A fixed COUNT per step (turns the adaptation off). */
     void setScanCount(int count)
     {

@@ -42,8 +42,14 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
         for (const auto &n : names) {
             if (m_trackSeenInScan)
                 m_seenInScan.insert(n);
-            if (!m_notLocks.contains(n))
-                markDirty(n);
+            if (m_notLocks.contains(n))
+                continue;
+            // Polling: a rediscovery reads only the names it finds new; known locks are re-read by
+            // the sweep already (issue 12: each one re-read every lock found, over the budget).
+            if (m_pollDiscovery && m_locks.contains(n))
+                continue;
+            ++m_discoveryNewReads;
+            markDirty(n);
         }
     });
     connect(m_discovery, &LockDiscovery::progress, this,
@@ -56,10 +62,17 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
         // Known locks the scan did not return may be gone: confirm with a re-read.
         for (auto it = m_locks.cbegin(); m_trackSeenInScan && it != m_locks.cend(); ++it) {
-            if (!m_seenInScan.contains(it.key()))
+            if (!m_seenInScan.contains(it.key())) {
+                ++m_discoveryNewReads;
                 markDirty(it.key());
+            }
         }
         m_seenInScan.clear();
+        // Charged to the poll budget of the next sweeps: its SCAN steps and, for polling's own
+        // rediscovery, the reads it caused (the first pass reads everything: not a sweep's cost).
+        m_rediscoveryCommands = m_discovery->steps() * kCommandsPerScanStep
+                                + (m_pollDiscovery ? m_discoveryNewReads * kCommandsPerLockRead : 0);
+        m_pollDiscovery = false;
         emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true, m_approxTotalKeys);
         if (isIdle()) {
             m_baselineDone = true;
@@ -356,6 +369,8 @@ void LockMonitor::rediscover()
     m_seenInScan.clear();
     // One-shot: nothing known before the pass, nothing to confirm after it (200k names kept).
     m_trackSeenInScan = !m_oneShot || !m_locks.isEmpty();
+    m_pollDiscovery = false;
+    m_discoveryNewReads = 0;
     if (m_connection && m_connection->isReady()) {
         // The size of the whole database, for "scanned N of ~M keys" (O(1) on the server).
         m_connection->send({"DBSIZE"}, this, [this](const RedisReply &r) {
@@ -557,17 +572,24 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
     }
 }
 
-LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs)
+LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs,
+                                            qint64 rediscoveryCommands)
 {
     PollPlan plan;
     const int perTick = qMax(1, int(qint64(budget) * pollIntervalMs / 1000 / kCommandsPerLockRead));
     plan.priorityReads = qMin(priorityLocks, locks);
     const int others = locks - plan.priorityReads;
-    plan.sweepReads = qMin(others, qMax(perTick - plan.priorityReads, qMax(1, perTick / 10)));
-    plan.sweepMs = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads * pollIntervalMs
-                                       : pollIntervalMs;
-    plan.commandsPerSecond = int(qint64(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * 1000
-                                 / qMax(1, pollIntervalMs));
+    // A sweep of T ticks reads s others per tick and ends with a rediscovery of O commands:
+    // (p + s) * 9 * T + O <= perTick * 9 * T with T = others / s gives
+    // s <= (perTick - p) / (1 + O / (9 * others)).
+    const double overheadShare = others > 0 ? double(qMax<qint64>(0, rediscoveryCommands)) / (double(kCommandsPerLockRead) * others) : 0.0;
+    const int affordable = int(double(perTick - plan.priorityReads) / (1.0 + overheadShare));
+    plan.sweepReads = qMin(others, qMax(affordable, qMax(1, perTick / 10)));
+    const qint64 ticks = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads : 1;
+    plan.sweepMs = ticks * pollIntervalMs;
+    const double commands = double(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * double(ticks)
+                            + double(qMax<qint64>(0, rediscoveryCommands));
+    plan.commandsPerSecond = int(commands * 1000.0 / double(qMax<qint64>(1, plan.sweepMs)));
     return plan;
 }
 
@@ -593,11 +615,13 @@ void LockMonitor::onPollTick()
                 ++priority;
             }
         }
-        const PollPlan plan = pollPlan(int(m_locks.size()), priority, m_pollBudget, m_pollIntervalMs);
+        const PollPlan plan = pollPlan(int(m_locks.size()), priority, m_pollBudget, m_pollIntervalMs,
+                                       qMax<qint64>(0, m_rediscoveryCommands));
         // One rediscovery per full sweep, at most every 5 ticks (as before): new locks appear.
         if (m_sweep.empty() && !m_discovery->isRunning() && m_pollTicks - m_lastDiscoveryTick >= 5) {
             m_lastDiscoveryTick = m_pollTicks;
             rediscover();
+            m_pollDiscovery = true;
         }
         for (int n = 0; n < plan.sweepReads;) {
             if (m_sweep.empty()) {

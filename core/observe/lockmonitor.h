@@ -107,8 +107,14 @@ public:
     /** Redis commands one lock read costs in snapshot.lua (TYPE, HGETALL, PTTL, LLEN, ZCARD, GET,
      *  PUBSUB NUMSUB and SHARDNUMSUB, TYPE of the twin). */
     static constexpr int kCommandsPerLockRead = 9;
+    /** Redis commands one discovery step costs as INFO counts them (EVALSHA of scan_step.lua,
+     *  TIME, SCAN, TIME). */
+    static constexpr int kCommandsPerScanStep = 4;
     /** What a poll tick reads: `priorityReads` (every tick), `sweepReads` of the others, and how
-     *  long a full sweep of `locks` takes (ms); pure arithmetic, for the status line and tests. */
+     *  long a full sweep of `locks` takes (ms); pure arithmetic, for the status line and tests.
+     *  `rediscoveryCommands`: what the rediscovery that ends each sweep costs (its SCAN steps and
+     *  the reads of the new names it found, in commands); it is charged to the budget (issue 12),
+     *  so the sweep slows down by its share. `commandsPerSecond` includes it. */
     struct PollPlan
     {
         int priorityReads = 0;
@@ -116,7 +122,8 @@ public:
         qint64 sweepMs = 0;
         int commandsPerSecond = 0;
     };
-    static PollPlan pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs);
+    static PollPlan pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs,
+                             qint64 rediscoveryCommands = 0);
     bool isOneShot() const { return m_oneShot; }
 
     /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
@@ -221,6 +228,9 @@ private:
     int m_pollTicks = 0;
     int m_pollBudget = 2000;
     int m_lastDiscoveryTick = 0;
+    bool m_pollDiscovery = false;        ///< the running discovery is polling's rediscovery
+    qint64 m_discoveryNewReads = 0;      ///< names the running discovery marked dirty
+    qint64 m_rediscoveryCommands = -1;   ///< what the last discovery cost (commands), -1 = none yet
     QSet<QString> m_priority;
     std::deque<QString> m_sweep;   ///< names left in the current polling sweep
     QString m_pollWhy;             ///< why polling (notifications off, requested)
