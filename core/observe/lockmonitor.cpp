@@ -103,6 +103,7 @@ void LockMonitor::setPattern(const QString &glob)
 {
     m_pattern = glob.isEmpty() ? QStringLiteral("*") : glob;
     m_patternRegex = LockDiscovery::globToRegex(m_pattern);
+    m_matchAll = m_pattern == QLatin1String("*");
 }
 
 void LockMonitor::setPollIntervalMs(int ms)
@@ -508,7 +509,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         const int eventsBefore = int(events.size());
         if (!known && m_ownsName && !m_ownsName(s.name))
             continue; // cluster: handed over to another master's monitor while being read
-        if (!m_patternRegex.match(s.name).hasMatch()) {
+        if (!m_matchAll && !m_patternRegex.match(s.name).hasMatch()) {
             // Outside the pattern (setPattern() changed it): no longer watched, no events.
             if (known) {
                 m_locks.erase(it);

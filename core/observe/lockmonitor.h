@@ -215,6 +215,7 @@ private:
 
     QString m_pattern = QStringLiteral("*");
     QRegularExpression m_patternRegex;
+    bool m_matchAll = true; ///< the pattern is "*": no regex match per snapshot
     Mode m_mode = Mode::Connecting;
     QString m_modeDetail;
     bool m_forcePolling = false;

@@ -24,9 +24,9 @@
 --          how long the call kept Redis busy and size its next batch to stay under its budget.
 --          Cost (issue 12): a hash that cannot be a lock (no field `mode`, no field name with a
 --          `:`, as every holder field `<uuid>:<thread>` and faster-multilock suffix has) and has no
---          fair queue or timeout set is answered after HGETALL, PTTL, LLEN and ZCARD: its fields
---          are not returned ({}), its token, subscribers and twin are not read (token '', 0
---          subscribers, twinHash 0); it is no lock whatever they are. Subscriber counts of the whole batch come from one PUBSUB NUMSUB and
+--          fair queue or timeout set is answered after HGETALL, PTTL, LLEN and ZCARD with the
+--          short entry { type } (nothing else: its token, subscribers and twin are not read,
+--          twinHash 0); it is no lock whatever they are, and the reply stays small. Subscriber counts of the whole batch come from one PUBSUB NUMSUB and
 --          one PUBSUB SHARDNUMSUB at the end, not two calls per lock.
 -- `name` as the hash tag Redisson puts into derived keys: `{name}`, or `name` when it has braces.
 local function tagOf(name)
@@ -92,7 +92,7 @@ for i = 1, #KEYS do
     end
     if not maybeLock and queueLength <= 0 and timeoutSize <= 0 then
         skipTwin[i] = true
-        out[#out + 1] = { keyType, {}, pttl, queueLength, queue, timeoutSize, timeouts, '', 0, {}, 0, fieldCount }
+        out[#out + 1] = { keyType }
     else
         local token = redis.pcall('get', 'redisson_lock_token:' .. tag)
         if type(token) ~= 'string' then
