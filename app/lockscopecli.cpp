@@ -576,13 +576,11 @@ void LockScopeCli::runList()
         }
         QVector<LockSnapshot> locks = (cluster ? cluster->locks() : monitor->locks()).values().toVector();
         std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
-        {
-            m_out << formatTable(locks, LockSnapshot::steadyNowMs());
-            m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
-                  << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
-                              : QString())
-                  << '\n';
-        }
+        m_out << formatTable(locks, LockSnapshot::steadyNowMs());
+        m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
+              << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
+                          : QString())
+              << '\n';
         finish(Ok);
     };
     if (cluster) {
@@ -860,40 +858,40 @@ void LockScopeCli::runDoctor()
         connect(monitor, &LockMonitor::errorOccurred, this, failed);
     }
     auto reportWith = [this, allLocks, doctor](const DoctorProbe::Result &r) {
-            if (!r.error.isEmpty())
-                m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
-            const qint64 now = LockSnapshot::steadyNowMs();
-            doctor->observeOrphanWaiters(r.orphanSubscribers, now);
-            doctor->observeLatches(r.latches);
-            const QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
-            int counts[3] = {0, 0, 0};
-            for (const auto &f : findings) {
-                ++counts[int(f.severity)];
-                if (m_json) {
-                    m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
-                    continue;
-                }
-                QStringList evidence;
-                for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
-                    const QJsonValue v = it.value();
-                    evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
-                                                                     : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
-                }
-                m_out << '[' << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(f.title) << '\n'
-                      << "  why:      " << DisplayText::escaped(f.explanation) << '\n'
-                      << "  evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
-                      << "  do:       " << DisplayText::escaped(f.action) << "\n\n";
+        if (!r.error.isEmpty())
+            m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
+        const qint64 now = LockSnapshot::steadyNowMs();
+        doctor->observeOrphanWaiters(r.orphanSubscribers, now);
+        doctor->observeLatches(r.latches);
+        const QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
+        int counts[3] = {0, 0, 0};
+        for (const auto &f : findings) {
+            ++counts[int(f.severity)];
+            if (m_json) {
+                m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
+                continue;
             }
-            if (!m_json) {
-                if (findings.isEmpty())
-                    m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
-                          << allLocks().size() << " lock(s) checked).\n";
-                else
-                    m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
-                          << " warning, " << counts[0] << " info (" << allLocks().size()
-                          << " lock(s) checked).\n";
+            QStringList evidence;
+            for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
+                const QJsonValue v = it.value();
+                evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
+                                                                 : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
             }
-            finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
+            m_out << '[' << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(f.title) << '\n'
+                  << "  why:      " << DisplayText::escaped(f.explanation) << '\n'
+                  << "  evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
+                  << "  do:       " << DisplayText::escaped(f.action) << "\n\n";
+        }
+        if (!m_json) {
+            if (findings.isEmpty())
+                m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
+                      << allLocks().size() << " lock(s) checked).\n";
+            else
+                m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
+                      << " warning, " << counts[0] << " info (" << allLocks().size()
+                      << " lock(s) checked).\n";
+        }
+        finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
     };
     // One pass (no --observe-ms): the probe (channels, latch SCAN) does not depend on the locks, so
     // it runs beside the discovery instead of after it (issue 12); the report waits for both.

@@ -88,9 +88,12 @@ public:
     /**
      * Polling load budget in Redis commands per second, as INFO counts them (a lock read in the
      * snapshot script counts kCommandsPerLockRead, the commands the script runs for it; a SCAN
-     * step counts 1). Each poll tick re-reads the priority locks (setPriorityLocks()) and sweeps
-     * the others in turn with what is left of the budget (at least a tenth of it); one full
-     * sweep ends with a rediscovery. Default 2000.
+     * step counts kCommandsPerScanStep). Each poll tick re-reads the priority locks
+     * (setPriorityLocks()) and sweeps the others in turn with what is left of the budget (at least
+     * a tenth of it); one full sweep ends with a rediscovery, which reads only the names it finds
+     * new (known locks are the sweep's) and whose cost (its SCAN steps and those reads, as the
+     * last one measured) is charged to the budget: the sweep slows down by its share (issue 12).
+     * Default 2000.
      */
     void setPollBudget(int commandsPerSecond) { m_pollBudget = qMax(100, commandsPerSecond); }
     int pollBudget() const { return m_pollBudget; }
