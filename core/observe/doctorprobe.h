@@ -58,7 +58,7 @@ private:
     QPointer<RedisConnection> m_connection;
     bool m_running = false;
     int m_pending = 0;
-    static constexpr qint64 kScanBudgetUs = 250; ///< server time of one latch SCAN step
+    static constexpr qint64 kScanBudgetUs = 250; ///< server time of one latch SCAN step (as discovery's)
     RedisScript m_scanStep;                      ///< scan_step.lua
     int m_scanCount = 100;                       ///< COUNT of the next latch SCAN step
     Result m_result;

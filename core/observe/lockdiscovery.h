@@ -22,7 +22,7 @@ class RedisConnection;
  *
  * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
  * time for the step is known (the round trip also counts the network and the client's work).
- * The COUNT adapts to it (issue 12): aimed at 80 % of stepBudgetUs() (250 µs by default) from
+ * The COUNT adapts to it (issue 12): aimed at 80 % of stepBudgetUs() (250 µs by default, LockMonitor::kScanBudgetUs) from
  * the measured cost per visited key, at most doubling per step and shrinking at once, between
  * kMinCount and kMaxCount. setScanCount() fixes it instead.
  *

@@ -29,6 +29,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_discovery = new LockDiscovery(connection, this);
     m_reader = new SnapshotReader(connection, this);
     m_reader->setBatchBudgetUs(kReadBudgetUs);
+    m_reader->setMaxInFlight(kReadsInFlight);
     m_discovery->setStepBudgetUs(kScanBudgetUs);
     m_flushTimer.setParent(this);
     m_pollTimer.setParent(this);

@@ -487,7 +487,7 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     });
     LockMonitor *monitor = session->monitor();
     QVERIFY2(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == n; }, 60000),
-             qPrintable(QString::number(monitor->locks().size())));
+             qPrintable(QStringLiteral("%1 discovering %2 idle %3").arg(monitor->locks().size()).arg(monitor->isDiscovering()).arg(monitor->isIdle())));
     QVERIFY(discoveryFinished);
     QVERIFY(lastFound > 0);
     QVERIFY(monitor->isIdle());
@@ -768,7 +768,7 @@ void TestLockMonitor::discoveryScanCountFollowsServerTime()
     RedisConnection conn(m_server.endpoint());
     conn.open();
     LockDiscovery discovery(&conn);
-    QCOMPARE(discovery.stepBudgetUs(), qint64(250));
+    QCOMPARE(discovery.stepBudgetUs(), qint64(LockMonitor::kScanBudgetUs));
     discovery.setStepBudgetUs(1000000000);
     QStringList found;
     bool done = false;
