@@ -39,6 +39,7 @@
 #include <csignal>
 #include <memory>
 #include <cstdio>
+#include <thread>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -804,6 +805,35 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
     return out;
 }
 
+void LockScopeCli::writeJsonLines(const QVector<const LockSnapshot *> &locks)
+{
+    // One QJsonDocument per line, built by Qt's writer. Redis is done by now, so the lines of each
+    // block are built on two threads (each snapshot is only read), then written in order.
+    constexpr int kBlock = 4096;
+    auto build = [&locks](int from, int to, QByteArray *out) {
+        for (int i = from; i < to; ++i) {
+            out->append(QJsonDocument(locks.at(i)->toJson()).toJson(QJsonDocument::Compact));
+            out->append('\n');
+        }
+    };
+    for (int begin = 0; begin < locks.size(); begin += kBlock) {
+        const int end = qMin(int(locks.size()), begin + kBlock);
+        const int mid = begin + (end - begin) / 2;
+        QByteArray first;
+        QByteArray second;
+        if (end - begin >= 64) {
+            std::thread helper(build, mid, end, &second);
+            build(begin, mid, &first);
+            helper.join();
+        } else {
+            build(begin, end, &first);
+        }
+        std::fwrite(first.constData(), 1, size_t(first.size()), stdout);
+        std::fwrite(second.constData(), 1, size_t(second.size()), stdout);
+    }
+    std::fflush(stdout);
+}
+
 void LockScopeCli::runList()
 {
     LockMonitor *monitor = m_session->monitor();
@@ -811,6 +841,22 @@ void LockScopeCli::runList()
     auto listed = [this, monitor, cluster] {
         if (m_finished)
             return;
+        if (m_json) {
+            // Issue 12: no copy of 200k snapshots, lines written as bytes (not through QTextStream).
+            const QHash<QString, LockSnapshot> &all = cluster ? cluster->locks() : monitor->locks();
+            const LockFilter filter = holderFilter();
+            QVector<const LockSnapshot *> sorted;
+            sorted.reserve(all.size());
+            for (auto it = all.cbegin(); it != all.cend(); ++it)
+                if (filter.isEmpty() || filter.matches(it.value()))
+                    sorted << &it.value();
+            std::sort(sorted.begin(), sorted.end(),
+                      [](const LockSnapshot *a, const LockSnapshot *b) { return a->name < b->name; });
+            m_out.flush();
+            writeJsonLines(sorted);
+            finish(Ok);
+            return;
+        }
         QVector<LockSnapshot> locks = (cluster ? cluster->locks() : monitor->locks()).values().toVector();
         std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
         const qsizetype seen = locks.size();
@@ -818,19 +864,14 @@ void LockScopeCli::runList()
         if (!filter.isEmpty())
             locks.erase(std::remove_if(locks.begin(), locks.end(), [&filter](const LockSnapshot &s) { return !filter.matches(s); }),
                         locks.end());
-        if (m_json) {
-            for (const auto &s : locks)
-                m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
-        } else {
-            if (!filter.isEmpty())
-                m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
-                      << DisplayText::escaped(filter.holderText()) << '\n';
-            m_out << formatTable(locks, LockSnapshot::steadyNowMs(), m_parser.isSet(QStringLiteral("wide")) ? 0 : terminalColumns());
-            m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
-                  << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
-                              : QString())
-                  << '\n';
-        }
+        if (!filter.isEmpty())
+            m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
+                  << DisplayText::escaped(filter.holderText()) << '\n';
+        m_out << formatTable(locks, LockSnapshot::steadyNowMs(), m_parser.isSet(QStringLiteral("wide")) ? 0 : terminalColumns());
+        m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
+              << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
+                          : QString())
+              << '\n';
         finish(Ok);
     };
     if (cluster) {
@@ -1138,71 +1179,101 @@ void LockScopeCli::runDoctor()
         connect(monitor, &LockMonitor::locksUpdated, this, observe);
         connect(monitor, &LockMonitor::errorOccurred, this, failed);
     }
-    auto report = [this, allLocks, doctor] {
-        // On every master in a cluster, each for the locks it serves.
-        m_session->probeForDoctor([this, allLocks, doctor](const DoctorProbe::Result &r) {
-            if (!r.error.isEmpty())
-                m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
-            const qint64 now = LockSnapshot::steadyNowMs();
-            doctor->observeOrphanWaiters(r.orphanSubscribers, now);
-            doctor->observeLatches(r.latches);
-            QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
-            const LockFilter filter = holderFilter();
-            if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
-                const auto locks = allLocks();
-                const qsizetype all = findings.size();
-                findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const LockFinding &f) {
-                                   QStringList names = f.locks;
-                                   names << f.lock;
-                                   for (const QString &n : names)
-                                       if (locks.contains(n) && filter.matches(locks.value(n)))
-                                           return false;
-                                   const QString text = QString::fromUtf8(QJsonDocument(f.evidence).toJson());
-                                   return !text.contains(filter.holderText(), Qt::CaseInsensitive);
-                               }),
-                               findings.end());
-                if (!m_json)
-                    m_err << "lockscope-cli: " << findings.size() << " of " << all << " findings concern --holder "
-                          << DisplayText::escaped(filter.holderText()) << '\n';
+    auto reportWith = [this, allLocks, doctor](const DoctorProbe::Result &r) {
+        if (!r.error.isEmpty())
+            m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
+        const qint64 now = LockSnapshot::steadyNowMs();
+        doctor->observeOrphanWaiters(r.orphanSubscribers, now);
+        doctor->observeLatches(r.latches);
+        QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
+        const LockFilter filter = holderFilter();
+        if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
+            const auto locks = allLocks();
+            const qsizetype all = findings.size();
+            findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const LockFinding &f) {
+                               QStringList names = f.locks;
+                               names << f.lock;
+                               for (const QString &n : names)
+                                   if (locks.contains(n) && filter.matches(locks.value(n)))
+                                       return false;
+                               const QString text = QString::fromUtf8(QJsonDocument(f.evidence).toJson());
+                               return !text.contains(filter.holderText(), Qt::CaseInsensitive);
+                           }),
+                           findings.end());
+            if (!m_json)
+                m_err << "lockscope-cli: " << findings.size() << " of " << all << " findings concern --holder "
+                      << DisplayText::escaped(filter.holderText()) << '\n';
+        }
+        int counts[3] = {0, 0, 0};
+        QString heading; // the lock(s) of the findings printed last: named once, not on every line
+        for (const auto &f : findings) {
+            ++counts[int(f.severity)];
+            if (m_json) {
+                m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
+                continue;
             }
-            int counts[3] = {0, 0, 0};
-            QString heading; // the lock(s) of the findings printed last: named once, not on every line
-            for (const auto &f : findings) {
-                ++counts[int(f.severity)];
-                if (m_json) {
-                    m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
-                    continue;
-                }
-                QStringList evidence;
-                for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
-                    const QJsonValue v = it.value();
-                    evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
-                                                                     : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
-                }
-                const QString concerned = f.locks.isEmpty() ? f.lock : f.locks.join(QStringLiteral(", "));
-                if (concerned != heading) {
-                    heading = concerned;
-                    m_out << DisplayText::escaped(concerned) << '\n';
-                }
-                QString title = f.title;
-                if (title.startsWith(f.lock + QLatin1Char(' ')))
-                    title = title.mid(f.lock.size() + 1); // "orders:42 has no TTL" under "orders:42"
-                m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title) << '\n'
-                      << "    why:      " << DisplayText::escaped(f.explanation) << '\n'
-                      << "    evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
-                      << "    do:       " << DisplayText::escaped(f.action) << "\n\n";
+            QStringList evidence;
+            for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
+                const QJsonValue v = it.value();
+                evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
+                                                                 : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
             }
-            if (!m_json) {
-                if (findings.isEmpty())
-                    m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
-                          << allLocks().size() << " lock(s) checked).\n";
-                else
-                    m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
-                          << " warning, " << counts[0] << " info (" << allLocks().size()
-                          << " lock(s) checked).\n";
+            const QString concerned = f.locks.isEmpty() ? f.lock : f.locks.join(QStringLiteral(", "));
+            if (concerned != heading) {
+                heading = concerned;
+                m_out << DisplayText::escaped(concerned) << '\n';
             }
-            finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
+            QString title = f.title;
+            if (title.startsWith(f.lock + QLatin1Char(' ')))
+                title = title.mid(f.lock.size() + 1); // "orders:42 has no TTL" under "orders:42"
+            m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title) << '\n'
+                  << "    why:      " << DisplayText::escaped(f.explanation) << '\n'
+                  << "    evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
+                  << "    do:       " << DisplayText::escaped(f.action) << "\n\n";
+        }
+        if (!m_json) {
+            if (findings.isEmpty())
+                m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
+                      << allLocks().size() << " lock(s) checked).\n";
+            else
+                m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
+                      << " warning, " << counts[0] << " info (" << allLocks().size()
+                      << " lock(s) checked).\n";
+        }
+        finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
+    };
+    // One pass (no --observe-ms): the probe (channels, latch SCAN) does not depend on the locks, so
+    // it runs beside the discovery instead of after it (issue 12); the report waits for both.
+    struct EarlyProbe
+    {
+        bool started = false;
+        bool done = false;
+        bool locksRead = false;
+        DoctorProbe::Result result;
+    };
+    auto early = std::make_shared<EarlyProbe>();
+    if (observeMs <= 0) {
+        connect(m_session, &LockSession::discoveryProgress, this, [this, early, reportWith] {
+            if (early->started)
+                return; // connected and scanning: start the probe once
+            early->started = true;
+            m_session->probeForDoctor([early, reportWith](const DoctorProbe::Result &r) {
+                early->done = true;
+                early->result = r;
+                if (early->locksRead)
+                    reportWith(r);
+            });
         });
+    }
+    auto report = [this, reportWith, early] {
+        if (early->started) {
+            early->locksRead = true;
+            if (early->done)
+                reportWith(early->result);
+            return;
+        }
+        // On every master in a cluster, each for the locks it serves.
+        m_session->probeForDoctor(reportWith);
     };
     bool first = true;
     auto ready = [this, report, observeMs, first, doctor]() mutable {

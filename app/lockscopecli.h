@@ -75,6 +75,8 @@ private:
      *  m_onInterrupt (e.g. release a hold) or finish at once; the exit code is 128 + signal. */
     void onInterrupted(int sig);
     void runList();
+    /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
+    void writeJsonLines(const QVector<const LockSnapshot *> &locks);
     void runShow();
     void runWatch();
     void runAcquire();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "redis/redisscript.h"
+
 #include <QHash>
 #include <QObject>
 #include <QPointer>
@@ -20,7 +22,9 @@ class RedisConnection;
  *    channels are skipped: fair waiters are visible in their queue). A channel of `x` is also
  *    one of `{x}` (§14.4): its waiters count as orphaned only when neither hash exists, and
  *    are then reported under the plain name `x`;
- *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT 1000` in steps, then PTTL.
+ *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT n` in steps, then PTTL; each
+ *    step runs in scan_step.lua and n adapts to its server time (LockDiscovery::nextScanCount,
+ *    kScanBudgetUs per step; issue 12).
  */
 class DoctorProbe : public QObject
 {
@@ -54,6 +58,9 @@ private:
     QPointer<RedisConnection> m_connection;
     bool m_running = false;
     int m_pending = 0;
+    static constexpr qint64 kScanBudgetUs = 250; ///< server time of one latch SCAN step (as discovery's)
+    RedisScript m_scanStep;                      ///< scan_step.lua
+    int m_scanCount = 100;                       ///< COUNT of the next latch SCAN step
     Result m_result;
     QStringList m_latchKeys;
     std::function<void(const Result &)> m_callback;

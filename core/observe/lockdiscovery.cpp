@@ -4,13 +4,28 @@
 
 #include "redis/redisconnection.h"
 
-#include <QElapsedTimer>
-
 namespace lockscope {
 
 LockDiscovery::LockDiscovery(RedisConnection *connection, QObject *parent)
-    : QObject(parent), m_connection(connection)
+    : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("scan_step")))
 {
+}
+
+void LockDiscovery::adapt(int count, qint64 usedUs)
+{
+    m_slowestStepUs = qMax(m_slowestStepUs, usedUs);
+    if (m_budgetUs <= 0)
+        return;
+    m_count = nextScanCount(count, usedUs, m_budgetUs);
+}
+
+int LockDiscovery::nextScanCount(int count, qint64 usedUs, qint64 budgetUs)
+{
+    // Aim at 80 % of the budget from the server's cost per visited key; at most double per step,
+    // shrink at once when a step was too slow.
+    const double perKeyUs = qMax(0.005, double(qMax<qint64>(1, usedUs)) / qMax(1, count));
+    const double next = 0.8 * double(qMax<qint64>(1, budgetUs)) / perKeyUs;
+    return qBound(kMinCount, int(qMin(next, 2.0 * count)), kMaxCount);
 }
 
 QRegularExpression LockDiscovery::globToRegex(const QString &glob)
@@ -72,24 +87,15 @@ void LockDiscovery::step()
     if (!m_connection || !m_running)
         return;
     const int generation = m_generation;
-    QList<QByteArray> argv{"SCAN", m_cursor, "MATCH"};
-    if (m_pass == 0)
-        argv << m_glob.toUtf8() << "COUNT" << QByteArray::number(m_count) << "TYPE" << "hash";
-    else
-        argv << "redisson_lock_queue:*" << "COUNT" << QByteArray::number(m_count) << "TYPE" << "list";
+    // SCAN cursor MATCH glob COUNT n TYPE t, run by scan_step.lua between two TIMEs.
+    const QList<QByteArray> args = m_pass == 0
+                                       ? QList<QByteArray>{m_cursor, m_glob.toUtf8(), QByteArray::number(m_count), "hash"}
+                                       : QList<QByteArray>{m_cursor, "redisson_lock_queue:*", QByteArray::number(m_count), "list"};
     ++m_steps;
-    QElapsedTimer clock;
-    clock.start();
     const int count = m_count;
-    m_connection->send(argv, this, [this, generation, clock, count](const RedisReply &r) {
+    m_script.eval(m_connection, {}, args, this, [this, generation, count](const RedisReply &r) {
         if (generation != m_generation)
             return; // cancelled or restarted meanwhile
-        if (m_budgetUs > 0) {
-            // The round trip bounds the server's time from above: size the next step by it.
-            const double perKeyUs = qMax(0.01, double(clock.nsecsElapsed()) / 1000.0 / count);
-            const int next = int(0.5 * double(m_budgetUs) / perKeyUs);
-            m_count = qBound(qMax(100, count / 2), next, qMin(4000, count * 2));
-        }
         if (r.isError()) {
             m_running = false;
             const QString msg = r.errorMessage();
@@ -102,11 +108,13 @@ void LockDiscovery::step()
         // error; its "cursor" is never sent back (issue 13.5: that looped 1.8M times a minute).
         RedisReply::ScanPage page;
         QString shapeError;
-        if (!r.toScanPage(&page, &shapeError)) {
+        const RedisReply &pageReply = r.isArray() && r.size() == 2 ? r.at(0) : r;
+        if (!pageReply.toScanPage(&page, &shapeError)) {
             m_running = false;
             emit failed(QStringLiteral("%1: is this a Redis server?").arg(shapeError));
             return;
         }
+        adapt(count, r.at(1).toInteger(-1));
         m_cursor = page.cursor;
         const QVector<QByteArray> &keys = page.items;
         QStringList names;

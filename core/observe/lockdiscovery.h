@@ -1,5 +1,7 @@
 #pragma once
 
+#include "redis/redisscript.h"
+
 #include <QObject>
 #include <QPointer>
 #include <QRegularExpression>
@@ -18,17 +20,27 @@ class RedisConnection;
  * both `x` and `{x}` (each when it matches the glob), since Redisson derives it for both names
  * (§14.4). Needs Redis >= 6.0 (SCAN ... TYPE).
  *
- * Candidates are names only: SnapshotReader classifies them.
+ * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
+ * time for the step is known (the round trip also counts the network and the client's work).
+ * The COUNT adapts to it (issue 12): aimed at 80 % of stepBudgetUs() (250 µs by default, LockMonitor::kScanBudgetUs) from
+ * the measured cost per visited key, at most doubling per step and shrinking at once, between
+ * kMinCount and kMaxCount. setScanCount() fixes it instead.
  *
- * The COUNT (at most 4000) adapts to the measured round trip of each step (an upper bound of the server's
- * time for it): it aims at half of stepBudgetUs() (500 µs by default), at most doubling or
- * halving per step, between 100 and 4000. setScanCount() fixes it instead.
+ * Candidates are names only: SnapshotReader classifies them.
  */
 class LockDiscovery : public QObject
 {
     Q_OBJECT
 public:
     explicit LockDiscovery(RedisConnection *connection, QObject *parent = nullptr);
+
+    static constexpr int kMinCount = 20;
+    static constexpr int kMaxCount = 20000;
+
+    /** The COUNT of the step after one of `count` that took the server `usedUs`, for a step
+     *  budget of `budgetUs`: 80 % of the budget at the measured cost per visited key, at most
+     *  double `count`, between kMinCount and kMaxCount (also used by DoctorProbe's latch scan). */
+    static int nextScanCount(int count, qint64 usedUs, qint64 budgetUs);
 
     /** A fixed COUNT per step (turns the adaptation off). */
     void setScanCount(int count)
@@ -37,8 +49,11 @@ public:
         m_budgetUs = 0;
     }
     int scanCount() const { return m_count; }
-    /** Round-trip time one SCAN step should take at most, in µs (0 = fixed COUNT). */
+    /** Server time one SCAN step should take at most, in µs (0 = fixed COUNT). */
     void setStepBudgetUs(qint64 us) { m_budgetUs = qMax<qint64>(0, us); }
+    qint64 stepBudgetUs() const { return m_budgetUs; }
+    /** The longest server time of one SCAN step seen so far, in µs (scan_step.lua's TIMEs). */
+    qint64 slowestStepUs() const { return m_slowestStepUs; }
     /** SCAN steps sent since start(). */
     qint64 steps() const { return m_steps; }
     bool isRunning() const { return m_running; }
@@ -62,14 +77,18 @@ signals:
 
 private:
     void step();
+    /** Sizes the next COUNT after a step of `count` that took the server `usedUs`. */
+    void adapt(int count, qint64 usedUs);
 
     QPointer<RedisConnection> m_connection;
+    RedisScript m_script;
     QString m_glob;
     QRegularExpression m_regex;
     QByteArray m_cursor = "0";
     int m_pass = 0;
-    int m_count = 500;
-    qint64 m_budgetUs = 500;
+    int m_count = 100;
+    qint64 m_budgetUs = 250;
+    qint64 m_slowestStepUs = 0;
     qint64 m_steps = 0;
     qint64 m_examined = 0;
     int m_generation = 0;

@@ -28,6 +28,9 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_patternRegex = LockDiscovery::globToRegex(m_pattern);
     m_discovery = new LockDiscovery(connection, this);
     m_reader = new SnapshotReader(connection, this);
+    m_reader->setBatchBudgetUs(kReadBudgetUs);
+    m_reader->setMaxInFlight(kReadsInFlight);
+    m_discovery->setStepBudgetUs(kScanBudgetUs);
     m_flushTimer.setParent(this);
     m_pollTimer.setParent(this);
     m_flushTimer.setSingleShot(true);
@@ -38,9 +41,16 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
 
     connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names) {
         for (const auto &n : names) {
-            m_seenInScan.insert(n);
-            if (!m_notLocks.contains(n))
-                markDirty(n);
+            if (m_trackSeenInScan)
+                m_seenInScan.insert(n);
+            if (m_notLocks.contains(n))
+                continue;
+            // Polling: a rediscovery reads only the names it finds new; known locks are re-read by
+            // the sweep already (issue 12: each one re-read every lock found, over the budget).
+            if (m_pollDiscovery && m_locks.contains(n))
+                continue;
+            ++m_discoveryNewReads;
+            markDirty(n);
         }
     });
     connect(m_discovery, &LockDiscovery::progress, this,
@@ -52,11 +62,18 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
             });
     connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
         // Known locks the scan did not return may be gone: confirm with a re-read.
-        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it) {
-            if (!m_seenInScan.contains(it.key()))
+        for (auto it = m_locks.cbegin(); m_trackSeenInScan && it != m_locks.cend(); ++it) {
+            if (!m_seenInScan.contains(it.key())) {
+                ++m_discoveryNewReads;
                 markDirty(it.key());
+            }
         }
         m_seenInScan.clear();
+        // Charged to the poll budget of the next sweeps: its SCAN steps and, for polling's own
+        // rediscovery, the reads it caused (the first pass reads everything: not a sweep's cost).
+        m_rediscoveryCommands = m_discovery->steps() * kCommandsPerScanStep
+                                + (m_pollDiscovery ? m_discoveryNewReads * kCommandsPerLockRead : 0);
+        m_pollDiscovery = false;
         emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true, m_approxTotalKeys);
         if (isIdle()) {
             m_baselineDone = true;
@@ -87,6 +104,7 @@ void LockMonitor::setPattern(const QString &glob)
 {
     m_pattern = glob.isEmpty() ? QStringLiteral("*") : glob;
     m_patternRegex = LockDiscovery::globToRegex(m_pattern);
+    m_matchAll = m_pattern == QLatin1String("*");
 }
 
 void LockMonitor::setPollIntervalMs(int ms)
@@ -351,6 +369,10 @@ void LockMonitor::enableNotifications()
 void LockMonitor::rediscover()
 {
     m_seenInScan.clear();
+    // One-shot: nothing known before the pass, nothing to confirm after it (200k names kept).
+    m_trackSeenInScan = !m_oneShot || !m_locks.isEmpty();
+    m_pollDiscovery = false;
+    m_discoveryNewReads = 0;
     if (m_connection && m_connection->isReady()) {
         // The size of the whole database, for "scanned N of ~M keys" (O(1) on the server).
         m_connection->send({"DBSIZE"}, this, [this](const RedisReply &r) {
@@ -488,7 +510,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         const int eventsBefore = int(events.size());
         if (!known && m_ownsName && !m_ownsName(s.name))
             continue; // cluster: handed over to another master's monitor while being read
-        if (!m_patternRegex.match(s.name).hasMatch()) {
+        if (!m_matchAll && !m_patternRegex.match(s.name).hasMatch()) {
             // Outside the pattern (setPattern() changed it): no longer watched, no events.
             if (known) {
                 m_locks.erase(it);
@@ -552,17 +574,24 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
     }
 }
 
-LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs)
+LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs,
+                                            qint64 rediscoveryCommands)
 {
     PollPlan plan;
     const int perTick = qMax(1, int(qint64(budget) * pollIntervalMs / 1000 / kCommandsPerLockRead));
     plan.priorityReads = qMin(priorityLocks, locks);
     const int others = locks - plan.priorityReads;
-    plan.sweepReads = qMin(others, qMax(perTick - plan.priorityReads, qMax(1, perTick / 10)));
-    plan.sweepMs = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads * pollIntervalMs
-                                       : pollIntervalMs;
-    plan.commandsPerSecond = int(qint64(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * 1000
-                                 / qMax(1, pollIntervalMs));
+    // A sweep of T ticks reads s others per tick and ends with a rediscovery of O commands:
+    // (p + s) * 9 * T + O <= perTick * 9 * T with T = others / s gives
+    // s <= (perTick - p) / (1 + O / (9 * others)).
+    const double overheadShare = others > 0 ? double(qMax<qint64>(0, rediscoveryCommands)) / (double(kCommandsPerLockRead) * others) : 0.0;
+    const int affordable = int(double(perTick - plan.priorityReads) / (1.0 + overheadShare));
+    plan.sweepReads = qMin(others, qMax(affordable, qMax(1, perTick / 10)));
+    const qint64 ticks = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads : 1;
+    plan.sweepMs = ticks * pollIntervalMs;
+    const double commands = double(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * double(ticks)
+                            + double(qMax<qint64>(0, rediscoveryCommands));
+    plan.commandsPerSecond = int(commands * 1000.0 / double(qMax<qint64>(1, plan.sweepMs)));
     return plan;
 }
 
@@ -588,11 +617,13 @@ void LockMonitor::onPollTick()
                 ++priority;
             }
         }
-        const PollPlan plan = pollPlan(int(m_locks.size()), priority, m_pollBudget, m_pollIntervalMs);
+        const PollPlan plan = pollPlan(int(m_locks.size()), priority, m_pollBudget, m_pollIntervalMs,
+                                       qMax<qint64>(0, m_rediscoveryCommands));
         // One rediscovery per full sweep, at most every 5 ticks (as before): new locks appear.
         if (m_sweep.empty() && !m_discovery->isRunning() && m_pollTicks - m_lastDiscoveryTick >= 5) {
             m_lastDiscoveryTick = m_pollTicks;
             rediscover();
+            m_pollDiscovery = true;
         }
         for (int n = 0; n < plan.sweepReads;) {
             if (m_sweep.empty()) {

@@ -52,6 +52,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
     qRegisterMetaType<lockscope::LockFinding>();
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
     connect(m_monitor, &LockMonitor::locksUpdated, this, [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+        if (m_options.oneShot)
+            return; // no doctor timer: `doctor` keeps its own LockDoctor, `list` needs none (issue 12)
         for (const auto &s : changed)
             m_doctor.observe(s);
         for (const auto &n : removed)
@@ -190,6 +192,8 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     m_clusterMonitor->setPollBudget(m_options.pollBudget);
     connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+                if (m_options.oneShot)
+                    return; // as above
                 for (const auto &s : changed)
                     m_doctor.observe(s);
                 for (const auto &n : removed)

@@ -23,8 +23,9 @@ class RedisReply;
  * Gentle by default: each script call must keep Redis busy for at most batchBudgetUs() (500 µs;
  * the script reports its own execution time with a second TIME). Batches start at 50 locks, grow
  * (at most doubling) while calls are fast and shrink when one was slow, between 1 and 1000 locks;
- * at most 4 batches of one read() are in flight at a time, each sent when an earlier one
- * returned, so other clients' commands interleave between ours. setBatchSize() fixes the size
+ * at most maxInFlight() batches of one read() (2) are in flight at a time, each sent when an
+ * earlier one returned, so another client's command waits behind at most two of ours (issue 12:
+ * with 4 in flight, a PING waited up to 4 budgets; p99 5 ms). setBatchSize() fixes the size
  * instead (no adaptation).
  */
 class SnapshotReader : public QObject
@@ -48,6 +49,9 @@ public:
     qint64 batchBudgetUs() const { return m_budgetUs; }
     /** The longest server time of one script call seen so far, in µs (from the script's TIMEs). */
     qint64 slowestBatchUs() const { return m_slowestBatchUs; }
+    /** Batches of one read() in flight at most (1..16; default 2). */
+    void setMaxInFlight(int n) { m_maxInFlight = qBound(1, n, 16); }
+    int maxInFlight() const { return m_maxInFlight; }
     /** Script calls (EVAL/EVALSHA) sent so far. */
     qint64 callsSent() const { return m_callsSent; }
     /** Redis Cluster: the KEYS of one EVAL must share a hash slot, so each batch holds names of
@@ -90,6 +94,7 @@ private:
     RedisScript m_script;
     int m_batchSize = 50;
     qint64 m_budgetUs = 500;
+    int m_maxInFlight = 2;
     qint64 m_slowestBatchUs = 0;
     qint64 m_callsSent = 0;
     int m_maxWaiters = 100;

@@ -22,43 +22,59 @@
 --          §14.4), else 0. The twin hashes to the same slot (its hash tag is the name).
 --          Last: {serverSeconds, serverMicros} read after all the work, so the reader can tell
 --          how long the call kept Redis busy and size its next batch to stay under its budget.
-local function prefixed(prefix, name)
+--          Cost (issue 12): a hash that cannot be a lock (no field `mode`, no field name with a
+--          `:`, as every holder field `<uuid>:<thread>` and faster-multilock suffix has) and has no
+--          fair queue or timeout set is answered after HGETALL, PTTL, LLEN and ZCARD with the
+--          short entry { type } (nothing else: its token, subscribers and twin are not read,
+--          twinHash 0); it is no lock whatever they are, and the reply stays small. Subscriber counts of the whole batch come from one PUBSUB NUMSUB and
+--          one PUBSUB SHARDNUMSUB at the end, not two calls per lock.
+-- `name` as the hash tag Redisson puts into derived keys: `{name}`, or `name` when it has braces.
+local function tagOf(name)
     if string.find(name, '{', 1, true) then
-        return prefix .. ':' .. name
+        return name
     end
-    return prefix .. ':{' .. name .. '}'
-end
--- Clients waiting on `channel`: classic subscribers plus sharded ones (separate name spaces).
-local function subscribersOf(channel)
-    local n = redis.call('pubsub', 'numsub', channel)[2]
-    local sharded = redis.pcall('pubsub', 'shardnumsub', channel)
-    if type(sharded) == 'table' and sharded[2] ~= nil then
-        n = n + sharded[2]
-    end
-    return n
+    return '{' .. name .. '}'
 end
 local maxQueue = tonumber(ARGV[1]) or 100
 local maxFields = tonumber(ARGV[2]) or 1024
 local sampleFields = tonumber(ARGV[3]) or 16
 local out = { redis.call('time') }
+-- Channels whose subscribers are counted at the end: channels[k] goes to entry[slots[k]] of
+-- out[owners[k]].
+local channels, owners, slots = {}, {}, {}
+local skipTwin = {}
 for i = 1, #KEYS do
     local name = KEYS[i]
     local keyType = redis.call('type', name)['ok']
     local fields = {}
     local fieldCount = 0
+    local hasMode = false
+    local maybeLock = true
     if keyType == 'hash' then
         fieldCount = redis.call('hlen', name)
         if fieldCount <= maxFields then
             fields = redis.call('hgetall', name)
+            maybeLock = false
+            for f = 1, #fields, 2 do
+                local field = fields[f]
+                if field == 'mode' then
+                    hasMode = true
+                    maybeLock = true
+                elseif string.find(field, ':', 1, true) then
+                    maybeLock = true
+                end
+            end
         else
             fields = redis.pcall('hrandfield', name, sampleFields, 'withvalues')
             if type(fields) ~= 'table' then
                 fields = redis.call('hscan', name, 0, 'count', sampleFields)[2]
             end
+            hasMode = redis.call('hexists', name, 'mode') == 1
         end
     end
     local pttl = redis.call('pttl', name)
-    local queueKey = prefixed('redisson_lock_queue', name)
+    local tag = tagOf(name)
+    local queueKey = 'redisson_lock_queue:' .. tag
     local queueLength = redis.pcall('llen', queueKey)
     local queue = {}
     if type(queueLength) ~= 'number' then
@@ -66,7 +82,7 @@ for i = 1, #KEYS do
     elseif queueLength > 0 then
         queue = redis.call('lrange', queueKey, 0, maxQueue - 1)
     end
-    local timeoutKey = prefixed('redisson_lock_timeout', name)
+    local timeoutKey = 'redisson_lock_timeout:' .. tag
     local timeoutSize = redis.pcall('zcard', timeoutKey)
     local timeouts = {}
     if type(timeoutSize) ~= 'number' then
@@ -74,42 +90,61 @@ for i = 1, #KEYS do
     elseif timeoutSize > 0 then
         timeouts = redis.call('zrange', timeoutKey, 0, maxQueue - 1, 'WITHSCORES')
     end
-    local token = redis.pcall('get', prefixed('redisson_lock_token', name))
-    if type(token) ~= 'string' then
-        token = ''
-    end
-    local subscribers = subscribersOf(prefixed('redisson_lock__channel', name))
-    -- Read-write lock: the PTTL of every read hold's timeout key (keyPrefix:field:rwlock_timeout:n).
-    local holdTtls = {}
-    local rwSubscribers = 0
-    if keyType == 'hash' and redis.call('hexists', name, 'mode') == 1 then
-        local keyPrefix = '{' .. name .. '}'
-        if string.find(name, '{', 1, true) then
-            keyPrefix = name
+    if not maybeLock and queueLength <= 0 and timeoutSize <= 0 then
+        skipTwin[i] = true
+        out[#out + 1] = { keyType }
+    else
+        local token = redis.pcall('get', 'redisson_lock_token:' .. tag)
+        if type(token) ~= 'string' then
+            token = ''
         end
-        for f = 1, #fields, 2 do
-            local field = fields[f]
-            local count = tonumber(fields[f + 1])
-            if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-                local ttls = {}
-                for n = 1, math.min(count, 50) do
-                    ttls[#ttls + 1] = redis.call('pttl', keyPrefix .. ':' .. field .. ':rwlock_timeout:' .. n)
+        -- Read-write lock: the PTTL of every read hold's timeout key (keyPrefix:field:rwlock_timeout:n).
+        local holdTtls = {}
+        local entry = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, 0, holdTtls, 0,
+                        fieldCount }
+        out[#out + 1] = entry
+        channels[#channels + 1] = 'redisson_lock__channel:' .. tag
+        owners[#owners + 1] = entry
+        slots[#slots + 1] = 9
+        if hasMode then
+            for f = 1, #fields, 2 do
+                local field = fields[f]
+                local count = tonumber(fields[f + 1])
+                if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
+                    local ttls = {}
+                    for n = 1, math.min(count, 50) do
+                        ttls[#ttls + 1] = redis.call('pttl', tag .. ':' .. field .. ':rwlock_timeout:' .. n)
+                    end
+                    holdTtls[#holdTtls + 1] = field
+                    holdTtls[#holdTtls + 1] = ttls
                 end
-                holdTtls[#holdTtls + 1] = field
-                holdTtls[#holdTtls + 1] = ttls
             end
+            channels[#channels + 1] = 'redisson_rwlock:' .. tag
+            owners[#owners + 1] = entry
+            slots[#slots + 1] = 11
         end
-        rwSubscribers = subscribersOf(prefixed('redisson_rwlock', name))
     end
-    out[#out + 1] = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, subscribers,
-                      holdTtls, rwSubscribers, fieldCount }
+end
+-- Clients waiting on each channel: classic subscribers plus sharded ones (separate name spaces).
+if #channels > 0 then
+    local counts = redis.call('pubsub', 'numsub', unpack(channels))
+    local sharded = redis.pcall('pubsub', 'shardnumsub', unpack(channels))
+    for k = 1, #channels do
+        local n = counts[2 * k]
+        if type(sharded) == 'table' and sharded[2 * k] ~= nil then
+            n = n + sharded[2 * k]
+        end
+        owners[k][slots[k]] = n
+    end
 end
 -- §14.4: whose are the shared companion keys? Tell by which of the two hashes exists.
 local twins = {}
 for i = 1, #KEYS do
     local name = KEYS[i]
     local twin = nil
-    if #name > 0 and not string.find(name, '{', 1, true) then
+    if skipTwin[i] then
+        twin = nil
+    elseif #name > 0 and not string.find(name, '{', 1, true) then
         twin = '{' .. name .. '}'
     elseif #name > 2 and string.sub(name, 1, 1) == '{' and string.sub(name, -1) == '}'
         and not string.find(string.sub(name, 2, -2), '{', 1, true) then

@@ -10,6 +10,7 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "observe/lockdiscovery.h"
+#include "observe/lockmonitor.h"
 #include "observe/locknames.h"
 #include "observe/snapshotreader.h"
 #include "redis/redisconnection.h"
@@ -258,6 +259,9 @@ struct Settings
     qint64 pairsMs = 5000;
     int handoffs = 200;
     double pollBudget = 5000; ///< target for idle polling at N locks (commands/s)
+    qint64 readBudgetUs = LockMonitor::kReadBudgetUs; ///< engine: SnapshotReader::setBatchBudgetUs
+    int readInFlight = LockMonitor::kReadsInFlight;   ///< engine: SnapshotReader::setMaxInFlight
+    qint64 scanBudgetUs = LockMonitor::kScanBudgetUs; ///< engine: LockDiscovery::setStepBudgetUs
     QStringList only; ///< sections to run (--only); empty = all
     bool runs(const char *section) const { return only.isEmpty() || only.contains(QString::fromLatin1(section)); }
     QString binDir;
@@ -342,6 +346,7 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
     qint64 scanned = 0;
     {
         LockDiscovery discovery(&conn);
+        discovery.setStepBudgetUs(s.scanBudgetUs);
         bool done = false;
         QObject::connect(&discovery, &LockDiscovery::candidatesFound, [&](const QStringList &n) { names += n; });
         QObject::connect(&discovery, &LockDiscovery::finished, [&](qint64 keys, qint64) {
@@ -367,6 +372,8 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
     QString readError;
     {
         SnapshotReader reader(&conn);
+        reader.setBatchBudgetUs(s.readBudgetUs); // as the monitor reads unless --read-budget-us (issue 12)
+        reader.setMaxInFlight(s.readInFlight);
         bool done = false;
         t.restart();
         reader.read(names, nullptr, [&](const QVector<LockSnapshot> &snaps, const QString &e) {
@@ -384,7 +391,8 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
                .arg(readMs > 0 ? qint64(names.size() * 1000.0 / readMs) : 0)
                .arg(locks)
                .arg(readError.isEmpty() ? QString() : QStringLiteral("; error: ") + readError),
-           QString(), QStringLiteral("-"), QStringLiteral("SnapshotReader::read(candidates), default batch size"));
+           QString(), QStringLiteral("-"), QStringLiteral("SnapshotReader::read(candidates), %1 us per script call, %2 in flight")
+               .arg(s.readBudgetUs).arg(s.readInFlight));
     const double baseP99 = quantile(baseline, 0.99);
     const double duringP99 = quantile(during, 0.99);
     const double duringMax = during.isEmpty() ? -1 : during.last();
@@ -976,6 +984,10 @@ int main(int argc, char **argv)
         opt("node-dir", "tests/integration/node-redisson (bench.js, node_modules).", "DIR"),
         opt("only", "Run only these sections, comma-separated: cli, engine, dashboard, idle, events, clients "
                     "(default: all).", "LIST"),
+        opt("read-budget-us", "engine: server time per snapshot script call (default LockMonitor::kReadBudgetUs), "
+                              "to explore speed against gentleness.", "US"),
+        opt("read-in-flight", "engine: snapshot batches in flight (default LockMonitor::kReadsInFlight).", "N"),
+        opt("scan-budget-us", "engine: server time per SCAN step (default LockMonitor::kScanBudgetUs).", "US"),
     });
     parser.process(app);
 
@@ -1003,6 +1015,9 @@ int main(int argc, char **argv)
     };
     number("locks", s.locks);
     number("other-keys", s.otherKeys);
+    number("read-budget-us", s.readBudgetUs);
+    number("read-in-flight", s.readInFlight);
+    number("scan-budget-us", s.scanBudgetUs);
     number("dashboard-ms", s.dashboardMs);
     number("idle-ms", s.idleMs);
     number("events-per-s", s.eventsPerS);

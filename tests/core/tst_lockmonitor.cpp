@@ -13,6 +13,8 @@
 
 #include "testsupport.h"
 
+#include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
 #include <QTest>
@@ -140,6 +142,10 @@ private slots:
     void oneShotReadsEachLockOnceAndStops();
     void snapshotBatchesStayWithinBudget();
     void pollPlanKeepsWithinBudget();
+    void pollPlanChargesRediscovery();
+    void pollingRediscoveryStaysWithinBudget();
+    void discoveryScanCountFollowsServerTime();
+    void snapshotAnswersNonLockHashesEarly();
     void sessionActsAsRedissonClient();
     void pollingWhenNotificationsOff();
     void forcedDeleteIsNotARelease();
@@ -481,7 +487,7 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     });
     LockMonitor *monitor = session->monitor();
     QVERIFY2(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == n; }, 60000),
-             qPrintable(QString::number(monitor->locks().size())));
+             qPrintable(QStringLiteral("%1 discovering %2 idle %3").arg(monitor->locks().size()).arg(monitor->isDiscovering()).arg(monitor->isIdle())));
     QVERIFY(discoveryFinished);
     QVERIFY(lastFound > 0);
     QVERIFY(monitor->isIdle());
@@ -683,6 +689,178 @@ void TestLockMonitor::pollPlanKeepsWithinBudget()
     p = LockMonitor::pollPlan(30, 5, 2000, 1000);
     QCOMPARE(p.priorityReads + p.sweepReads, 30);
     QCOMPARE(p.sweepMs, qint64(1000));
+}
+
+// Issue 12: the rediscovery that ends each sweep (SCAN steps, reads of new names) is charged to
+// the budget: the sweep slows down by its share and the plan's commands/s include it.
+void TestLockMonitor::pollPlanChargesRediscovery()
+{
+    const int per = LockMonitor::kCommandsPerLockRead;
+    const LockMonitor::PollPlan free = LockMonitor::pollPlan(5000, 40, 2000, 1000);
+    // 5k locks among 25k keys: a rediscovery of about 250 SCAN steps.
+    const qint64 overhead = 250 * LockMonitor::kCommandsPerScanStep;
+    const LockMonitor::PollPlan p = LockMonitor::pollPlan(5000, 40, 2000, 1000, overhead);
+    QCOMPARE(p.priorityReads, 40);
+    QVERIFY(p.sweepReads < free.sweepReads);
+    QVERIFY(p.sweepMs >= free.sweepMs);
+    // Reads of a whole sweep plus its rediscovery, per second: within the budget.
+    const qint64 ticks = p.sweepMs / 1000;
+    const qint64 commands = qint64(p.priorityReads + p.sweepReads) * per * ticks + overhead;
+    QVERIFY2(commands * 1000 / p.sweepMs <= 2000, qPrintable(QString::number(commands * 1000 / p.sweepMs)));
+    QVERIFY(p.commandsPerSecond <= 2000);
+    QVERIFY(p.commandsPerSecond >= 1800); // the budget is used, not wasted
+    // No overhead: as before.
+    QCOMPARE(LockMonitor::pollPlan(5000, 40, 2000, 1000, 0).sweepReads, free.sweepReads);
+    // An overhead bigger than a sweep's reads: the sweep keeps its tenth, never stops.
+    QCOMPARE(LockMonitor::pollPlan(5000, 0, 2000, 1000, 10000000).sweepReads, (2000 / per) / 10);
+}
+
+// Issue 12: an idle polling monitor, rediscoveries included, sends at most its budget (Redis
+// commands/s as INFO counts them, inner script commands included), with a generous margin. On
+// main each rediscovery re-read every lock it found and its SCANs were not counted: ~2x over.
+void TestLockMonitor::pollingRediscoveryStaysWithinBudget()
+{
+    m_admin->cmd({"EVAL", "for i = 1, 60 do redis.call('hset', 'pb:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end "
+                          "for i = 1, 3000 do redis.call('set', 'pb:cache:' .. i, 'x') end "
+                          "for i = 1, 600 do redis.call('hset', 'pb:session:' .. i, 'user', i) end", "0"});
+    SessionLog log;
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    options.forcePolling = true;
+    options.pollIntervalMs = 100;
+    options.pollBudget = 200;
+    auto session = std::make_unique<LockSession>(options);
+    log.attach(session.get());
+    session->start();
+    LockMonitor *monitor = session->monitor();
+    QVERIFY(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == 60; }, 20000));
+    QTest::qWait(1500); // past the first pass and the doctor's first probe
+    auto commands = [this] {
+        const QByteArray info = m_admin->cmd({"INFO", "stats"}).toByteArray();
+        const int at = info.indexOf("total_commands_processed:");
+        return info.mid(at + 25, info.indexOf('\r', at) - at - 25).toLongLong();
+    };
+    const qint64 before = commands();
+    QElapsedTimer clock;
+    clock.start();
+    QTest::qWait(6000); // a sweep takes about 3-6 s here: at least one rediscovery in the window
+    const qint64 after = commands();
+    const double perSecond = double(after - before - 1) * 1000.0 / double(clock.elapsed());
+    qInfo("polling 60 locks among 3660 keys, budget 200/s: %.0f commands/s; %s", perSecond,
+          qPrintable(monitor->modeDetail()));
+    QVERIFY2(perSecond <= 200 * 1.5, qPrintable(QString::number(perSecond)));
+    QVERIFY2(monitor->modeDetail().contains(QLatin1String("(budget 200/s)")), qPrintable(monitor->modeDetail()));
+    // The status line's estimate includes the rediscovery and stays within the budget.
+    const QRegularExpression cps(QStringLiteral("~(\\d+) commands/s"));
+    const auto m = cps.match(monitor->modeDetail());
+    QVERIFY2(m.hasMatch() && m.captured(1).toInt() <= 200, qPrintable(monitor->modeDetail()));
+    QCOMPARE(monitor->locks().size(), 60);
+}
+
+// Issue 12: each SCAN step runs in scan_step.lua and its COUNT follows the server's own time for
+// the step (not the round trip, not capped at 4000): with an unlimited budget it doubles to
+// LockDiscovery::kMaxCount; the slowest step's server time is known.
+void TestLockMonitor::discoveryScanCountFollowsServerTime()
+{
+    m_admin->cmd({"EVAL", "for i = 1, 60000 do redis.call('set', 'sc:' .. i, 'x') end "
+                          "for i = 1, 30 do redis.call('hset', 'sc:lock:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    m_admin->cmd({"CONFIG", "RESETSTAT"});
+    RedisConnection conn(m_server.endpoint());
+    conn.open();
+    LockDiscovery discovery(&conn);
+    QCOMPARE(discovery.stepBudgetUs(), qint64(LockMonitor::kScanBudgetUs));
+    discovery.setStepBudgetUs(1000000000);
+    QStringList found;
+    bool done = false;
+    connect(&discovery, &LockDiscovery::candidatesFound, this, [&](const QStringList &n) { found += n; });
+    connect(&discovery, &LockDiscovery::finished, this, [&] { done = true; });
+    discovery.start(QStringLiteral("*"));
+    QVERIFY(waitUntil([&] { return done; }, 60000));
+    found.removeDuplicates();
+    QCOMPARE(found.size(), 30);
+    QVERIFY2(discovery.scanCount() > 4000, qPrintable(QString::number(discovery.scanCount())));
+    QVERIFY(discovery.scanCount() <= LockDiscovery::kMaxCount);
+    QVERIFY(discovery.slowestStepUs() > 0);
+    // Every step was one SCAN inside one script call.
+    const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+    auto calls = [&stats](const QByteArray &name) {
+        const int at = stats.indexOf("cmdstat_" + name + ":calls=");
+        return at < 0 ? 0 : stats.mid(at + name.size() + 15).split(',').first().toLongLong();
+    };
+    QCOMPARE(calls("scan"), discovery.steps());
+    QVERIFY(calls("evalsha") + calls("eval") >= discovery.steps());
+    // The pure arithmetic: 80 % of the budget at the measured cost per key, at most doubling.
+    QCOMPARE(LockDiscovery::nextScanCount(1000, 1000, 250), 200);   // 1 us/key -> 200 keys
+    QCOMPARE(LockDiscovery::nextScanCount(100, 10, 250), 200);      // cheap: at most double
+    QCOMPARE(LockDiscovery::nextScanCount(100, 100000, 250), LockDiscovery::kMinCount);
+}
+
+// Issue 12: snapshot.lua answers a hash that cannot be a lock (no `mode`, no field with a `:`)
+// and has no fair queue or timeout set without reading its token, channels or twin; such a
+// hash with a fair queue is still read whole (a fair lock, §3.1). Subscriber counts come from
+// one PUBSUB NUMSUB per batch and stay right per lock.
+void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
+{
+    for (int i = 0; i < 10; ++i)
+        m_admin->cmd({"HSET", "na:session:" + QByteArray::number(i), "user", "u", "seen", "1700000000"});
+    m_admin->cmd({"HSET", "na:fair", "user", "u"});
+    m_admin->cmd({"RPUSH", "redisson_lock_queue:{na:fair}", "b983c153-7421-469a-addb-44fb92259a1b:7"});
+    m_admin->cmd({"HSET", "na:lock:1", "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    m_admin->cmd({"HSET", "na:lock:2", "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    m_admin->cmd({"HSET", "na:rw", "mode", "read", "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
+    RedisSubscriber waiter(m_server.endpoint());
+    waiter.open();
+    waiter.subscribe("redisson_lock__channel:{na:lock:2}");
+    waiter.subscribe("redisson_rwlock:{na:rw}");
+    QVERIFY(waitUntil([&] {
+        const RedisReply r = m_admin->cmd({"PUBSUB", "NUMSUB", "redisson_lock__channel:{na:lock:2}", "redisson_rwlock:{na:rw}"});
+        return r.at(1).toInteger() == 1 && r.at(3).toInteger() == 1;
+    }));
+    m_admin->cmd({"CONFIG", "RESETSTAT"});
+    RedisConnection conn(m_server.endpoint());
+    conn.open();
+    SnapshotReader reader(&conn);
+    reader.setBatchSize(100); // one batch
+    QStringList sessions;
+    for (int i = 0; i < 10; ++i)
+        sessions << QStringLiteral("na:session:%1").arg(i);
+    QVector<LockSnapshot> got;
+    bool done = false;
+    reader.read(sessions, this, [&](const QVector<LockSnapshot> &s, const QString &error) {
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        got = s;
+        done = true;
+    });
+    QVERIFY(waitUntil([&] { return done; }));
+    QCOMPARE(got.size(), 10);
+    for (const LockSnapshot &s : std::as_const(got)) {
+        QVERIFY(s.exists);
+        QVERIFY(!s.isLock);
+    }
+    const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+    QVERIFY2(!stats.contains("cmdstat_get:"), stats.constData());          // no token read
+    QVERIFY2(!stats.contains("cmdstat_pubsub|numsub:"), stats.constData()); // no channel read
+    QVERIFY2(stats.contains("cmdstat_type:calls=10,"), stats.constData());  // no twin read
+
+    done = false;
+    m_admin->cmd({"CONFIG", "RESETSTAT"});
+    reader.read({QStringLiteral("na:fair"), QStringLiteral("na:lock:1"), QStringLiteral("na:lock:2"), QStringLiteral("na:rw")},
+                this, [&](const QVector<LockSnapshot> &s, const QString &error) {
+                    QVERIFY2(error.isEmpty(), qPrintable(error));
+                    got = s;
+                    done = true;
+                });
+    QVERIFY(waitUntil([&] { return done; }));
+    QCOMPARE(got.size(), 4);
+    QVERIFY(got[0].isLock);
+    QCOMPARE(got[0].kind, LockKind::FairLock);
+    QCOMPARE(got[0].queueLength, qint64(1));
+    QCOMPARE(got[1].subscribers, qint64(0));
+    QCOMPARE(got[2].subscribers, qint64(1));
+    QCOMPARE(got[3].kind, LockKind::ReadWriteLock);
+    QCOMPARE(got[3].subscribers, qint64(1)); // the rwlock channel's
+    const QByteArray stats2 = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+    QVERIFY2(stats2.contains("cmdstat_pubsub|numsub:calls=1,"), stats2.constData()); // once per batch
 }
 
 QTEST_GUILESS_MAIN(TestLockMonitor)
