@@ -1,4 +1,5 @@
 #include "lockdiscovery.h"
+#include "redis/redisbytes.h"
 
 #include "locknames.h"
 
@@ -74,7 +75,7 @@ void LockDiscovery::step()
     const int generation = m_generation;
     QList<QByteArray> argv{"SCAN", m_cursor, "MATCH"};
     if (m_pass == 0)
-        argv << m_glob.toUtf8() << "COUNT" << QByteArray::number(m_count) << "TYPE" << "hash";
+        argv << RedisBytes::toBytes(m_glob) << "COUNT" << QByteArray::number(m_count) << "TYPE" << "hash";
     else
         argv << "redisson_lock_queue:*" << "COUNT" << QByteArray::number(m_count) << "TYPE" << "list";
     ++m_steps;
@@ -112,7 +113,7 @@ void LockDiscovery::step()
         QStringList names;
         names.reserve(keys.size());
         for (const auto &k : keys) {
-            const QString key = QString::fromUtf8(k);
+            const QString key = RedisBytes::toText(k);
             if (m_pass == 0) {
                 if (!LockNames::isTransientHelperKey(key))
                     names << key;
@@ -120,7 +121,7 @@ void LockDiscovery::step()
                 // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
                 // snapshot tells whose it is, and the monitor lists only one of them.
                 for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
-                    if (m_regex.match(name).hasMatch())
+                    if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
                         names << name;
             }
         }
