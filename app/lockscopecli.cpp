@@ -21,6 +21,7 @@
 #include "observe/locksession.h"
 #include "observe/snapshotreader.h"
 #include "redis/clusterrouter.h"
+#include "redis/redisbytes.h"
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
 
@@ -407,10 +408,14 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return usage(QStringLiteral("'%1' needs a %2").arg(m_command, wanted.at(pos.size() - 1)));
     if (pos.size() - 1 > wanted.size())
         return usage(QStringLiteral("unexpected argument '%1'").arg(pos.last()));
-    if (wanted.size() >= 1)
-        m_name = pos.at(1);
+    // Names and fields as LockScope displays them: `lock:\xff` is a key whose bytes are not UTF-8
+    // (issue 13.12, RedisBytes::fromDisplayed).
+    if (wanted.size() >= 1) {
+        m_nameTyped = pos.at(1);
+        m_name = wanted.first() == QLatin1String("lock name") ? RedisBytes::fromDisplayed(pos.at(1)) : pos.at(1);
+    }
     if (wanted.size() >= 2)
-        m_field = pos.at(2);
+        m_field = RedisBytes::fromDisplayed(pos.at(2));
     if (m_command == QLatin1String("set-ttl") && !m_parser.isSet(QStringLiteral("ttl-ms")))
         return usage(QStringLiteral("'set-ttl' needs --ttl-ms N"));
     if (m_command == QLatin1String("record") && !m_parser.isSet(QStringLiteral("out")))
@@ -685,7 +690,7 @@ void LockScopeCli::fail(int code, const QString &message)
         code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
     else if (code == Refused && m_session && !m_everReady)
         code = ServerError; // "not connected": the server was never reached (issue 15.6)
-    m_err << "lockscope-cli: " << message << '\n';
+    m_err << "lockscope-cli: " << RedisBytes::displayed(message) << '\n';
     finish(code);
 }
 
@@ -900,6 +905,13 @@ void LockScopeCli::readOne(const QString &name, std::function<void(const LockSna
                               .arg(name, LockNames::fairQueueKey(name), LockNames::unlockChannel(name), s.twinName));
             return;
         }
+        if ((snaps.isEmpty() || !snaps.first().exists) && name == m_name && m_nameTyped != m_name) {
+            // `lock:\xff` typed, but no key with that byte: the name may hold those characters
+            // literally (RedisBytes::fromDisplayed is a guess for text with backslashes).
+            m_name = m_nameTyped;
+            readOne(m_name, then);
+            return;
+        }
         if (snaps.isEmpty() || !snaps.first().isLock) {
             const bool exists = !snaps.isEmpty() && snaps.first().exists;
             fail(Refused, exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
@@ -1101,7 +1113,7 @@ void LockScopeCli::runAcquire()
             QTimer::singleShot(m_parser.value(QStringLiteral("hold-ms")).toInt(), this, release);
             return;
         }
-        m_err << "holding " << m_name << "; Ctrl-C to release\n";
+        m_err << "holding " << DisplayText::escaped(m_name) << "; Ctrl-C to release\n";
         m_err.flush();
     };
     connect(m_session, &LockSession::actionFinished, this,
@@ -1110,7 +1122,7 @@ void LockScopeCli::runAcquire()
                 if (action == QLatin1String("acquire")) {
                     if (outcome == QLatin1String("audit_failed") && !hold->field.isEmpty()) {
                         // Held, but unaudited: say so, give it back (that release is audited if it can be).
-                        m_err << "lockscope-cli: " << message << "; releasing it again\n";
+                        m_err << "lockscope-cli: " << RedisBytes::displayed(message) << "; releasing it again\n";
                         m_err.flush();
                         hold->exitCode = ServerError;
                         release();
@@ -1129,13 +1141,13 @@ void LockScopeCli::runAcquire()
                         how = QStringLiteral("%1 lock, %2").arg(hold->kind, how);
                     if (hold->token >= 0)
                         how += QStringLiteral(", fencing token %1").arg(hold->token);
-                    m_out << "acquired " << m_name << " as " << hold->field << " (" << how << ")\n";
+                    m_out << "acquired " << DisplayText::escaped(m_name) << " as " << DisplayText::escaped(hold->field) << " (" << how << ")\n";
                     m_out.flush();
                     holdUntilDone();
                 } else if (action == QLatin1String("release")) {
                     m_writeSent = false;
                     if (ok) {
-                        m_out << "released " << m_name << '\n';
+                        m_out << "released " << DisplayText::escaped(m_name) << '\n';
                         m_out.flush();
                         if (hold->exitCode != Ok)
                             fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
@@ -1424,7 +1436,7 @@ bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)
     const bool ok = typedAnswer.isEmpty()
                         ? (answer.compare(QLatin1String("y"), Qt::CaseInsensitive) == 0
                            || answer.compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0)
-                        : answer == typedAnswer;
+                        : (answer == typedAnswer || RedisBytes::fromDisplayed(answer) == typedAnswer);
     if (!ok)
         fail(Refused, QStringLiteral("not confirmed: nothing was changed"));
     return ok;
@@ -1441,10 +1453,10 @@ bool LockScopeCli::awaitAction()
             [this](const QString &, const QString &, bool ok, const QString &message, const QString &outcome) {
                 m_writeSent = false;
                 if (ok && m_signal) {
-                    m_out << message << '\n';
+                    m_out << RedisBytes::displayed(message) << '\n';
                     finish(128 + m_signal);
                 } else if (ok) {
-                    m_out << message << '\n';
+                    m_out << RedisBytes::displayed(message) << '\n';
                     finish(Ok);
                 } else if (outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed")) {
                     fail(ServerError, message);
@@ -1459,11 +1471,11 @@ void LockScopeCli::runForceUnlock()
 {
     m_session->open();
     readOne(m_name, [this](const LockSnapshot &s) {
-        m_err << "Force unlock " << s.name << " (" << lockKindLabel(s.kind) << "):\n";
+        m_err << "Force unlock " << DisplayText::escaped(s.name) << " (" << lockKindLabel(s.kind) << "):\n";
         if (s.holders.isEmpty())
             m_err << "  holder:  none\n";
         for (const auto &h : s.holders)
-            m_err << "  holder:  " << h.field << "  hold count " << h.holdCount << '\n';
+            m_err << "  holder:  " << DisplayText::escaped(h.field) << "  hold count " << h.holdCount << '\n';
         m_err << "  TTL:     " << formatTtl(s.pttlMs) << '\n';
         if (s.kind == LockKind::FairLock)
             m_err << "  waiting: " << s.queueLength << " queued; the head waiter "
@@ -1494,7 +1506,7 @@ void LockScopeCli::runRepair()
     readOne(m_name, [this](const LockSnapshot &s) {
         if (m_command == QLatin1String("set-ttl")) {
             const qint64 ttl = m_parser.value(QStringLiteral("ttl-ms")).toLongLong();
-            m_err << "Set a TTL of " << ttl << " ms on " << s.name << " (TTL now: " << formatTtl(s.pttlMs)
+            m_err << "Set a TTL of " << ttl << " ms on " << DisplayText::escaped(s.name) << " (TTL now: " << formatTtl(s.pttlMs)
                   << ", holders: " << (s.holders.isEmpty() ? QStringLiteral("none") : s.holderSummary()) << ")\n";
             if (!confirm(QStringLiteral("The lock then expires unless its holder renews or releases it."), QString()))
                 return;
@@ -1502,7 +1514,7 @@ void LockScopeCli::runRepair()
                 return;
             m_session->setTtl(m_name, ttl, s.stateFingerprint());
         } else if (m_command == QLatin1String("remove-waiter")) {
-            m_err << "Remove waiter " << m_field << " from the queue and timeout set of " << s.name << " ("
+            m_err << "Remove waiter " << DisplayText::escaped(m_field) << " from the queue and timeout set of " << DisplayText::escaped(s.name) << " ("
                   << s.queueLength << " queued)\n";
             if (!confirm(QStringLiteral("Waiters behind it move up; if it is alive it will re-enqueue at the back."), QString()))
                 return;
@@ -1512,7 +1524,7 @@ void LockScopeCli::runRepair()
                                                          ? m_parser.value(QStringLiteral("wait-ms")).toLongLong()
                                                          : 0);
         } else {
-            m_err << "Remove dead reader " << m_field << " from " << s.name << "\n";
+            m_err << "Remove dead reader " << DisplayText::escaped(m_field) << " from " << DisplayText::escaped(s.name) << "\n";
             if (!confirm(QStringLiteral("Only done if all its rwlock_timeout keys are gone."), QString()))
                 return;
             if (!awaitAction())

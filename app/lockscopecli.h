@@ -100,6 +100,7 @@ private:
     QCommandLineParser m_parser;
     QString m_command;
     QString m_name;
+    QString m_nameTyped; ///< the lock name as typed (m_name: with \xNN escapes undone)
     QString m_field;
     bool m_json = false;
     LockSession *m_session = nullptr;

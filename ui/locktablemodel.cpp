@@ -1,5 +1,8 @@
 #include "locktablemodel.h"
 
+#include "observe/displaytext.h"
+#include "redis/redisbytes.h"
+
 #include "findingmodel.h"
 
 #include "redis/hashslot.h"
@@ -154,8 +157,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn:
-            return s.name;
+        case NameColumn: // a name that is not valid UTF-8 shows its bytes as \xNN (issue 13.12)
+            return RedisBytes::hasEscapedBytes(s.name) ? DisplayText::escaped(s.name) : s.name;
         case KindColumn:
             if (s.kind == LockKind::FencedLock && s.token >= 0)
                 return tr("Fenced (token %1)").arg(s.token);
@@ -171,7 +174,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 return tr("(free)");
             QStringList parts;
             for (const auto &h : s.holders)
-                parts << h.field + (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode))
+                parts << DisplayText::escaped(h.field) + (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode))
                              + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString());
             return parts.join(QStringLiteral(", "));
         }

@@ -631,7 +631,8 @@ void MainWindow::sendPriorityLocks()
 QString MainWindow::selectedLockName() const
 {
     const QModelIndexList rows = m_lockView->selectionModel()->selectedRows(LockTableModel::NameColumn);
-    return rows.isEmpty() ? QString() : rows.first().data(Qt::DisplayRole).toString();
+    // The snapshot's name, not the displayed text: a name that is not UTF-8 is displayed escaped.
+    return rows.isEmpty() ? QString() : rows.first().data(LockTableModel::SnapshotRole).value<LockSnapshot>().name;
 }
 
 void MainWindow::selectLock(const QString &name)

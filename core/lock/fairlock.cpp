@@ -1,4 +1,5 @@
 #include "fairlock.h"
+#include "redis/redisbytes.h"
 
 #include "lockacquisition.h"
 #include "lockcalls.h"
@@ -20,13 +21,13 @@ qint64 nowEpochMs() { return QDateTime::currentMSecsSinceEpoch(); }
 /** KEYS of the acquire scripts (§3.2, §3.3): lock, waiter queue, timeout set. */
 QList<QByteArray> lockKeys(const QString &name)
 {
-    return {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()};
+    return {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))};
 }
 
 /** KEYS of acquireFailed (§3.4): waiter queue, timeout set. */
 QList<QByteArray> queueKeys(const QString &name)
 {
-    return {LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()};
+    return {RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))};
 }
 
 } // namespace
@@ -59,7 +60,7 @@ void FairLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
     QPointer<LockClient> client(m_client);
     QPointer<RedisConnection> conn(m_client->connection());
     m_tryAcquire.eval(conn, lockKeys(name),
-                      {QByteArray::number(lease), field.toUtf8(), QByteArray::number(nowEpochMs()),
+                      {QByteArray::number(lease), RedisBytes::toBytes(field), QByteArray::number(nowEpochMs()),
                        QByteArray::number(m_waitTimeoutMs)},
                       context, [client, conn, context, name, field, lease, watch, callback](const RedisReply &r) {
                           AcquireResult result;
@@ -71,7 +72,7 @@ void FairLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
                                   client->noteAcquired(name, field, lease, watch);
                           } else if (conn) {
                               // The no-wait script answers 1, not a TTL: read the TTL for the caller.
-                              conn->send({"PTTL", name.toUtf8()}, context, [callback](const RedisReply &ttl) {
+                              conn->send({"PTTL", RedisBytes::toBytes(name)}, context, [callback](const RedisReply &ttl) {
                                   AcquireResult notAcquired;
                                   notAcquired.pttlMs = ttl.isError() ? -2 : ttl.toInteger(-2);
                                   if (callback)
@@ -106,7 +107,7 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
             return;
         }
         m_acquire.eval(client->connection(), lockKeys(name),
-                       {QByteArray::number(lease), field.toUtf8(), QByteArray::number(wait),
+                       {QByteArray::number(lease), RedisBytes::toBytes(field), QByteArray::number(wait),
                         QByteArray::number(nowEpochMs())},
                        attemptContext, [client, name, field, lease, watch, done](const RedisReply &r) {
                            const AcquireResult result = LockCalls::acquireResult(r);
@@ -115,7 +116,7 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
                            done(result);
                        });
     };
-    steps.channel = waiterChannel(name, field).toUtf8();
+    steps.channel = RedisBytes::toBytes(waiterChannel(name, field));
     steps.wakeMessages = {"0", "1"};
     steps.retryDelay = [wait, pollMs = kPollInitialMs](const AcquireResult &last, bool) mutable {
         qint64 delay;
@@ -143,7 +144,7 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
         RedisConnection::ReplyCallback onReply;
         if (done)
             onReply = [done](const RedisReply &) { done(); };
-        script.eval(client->connection(), queueKeys(name), {field.toUtf8(), QByteArray::number(wait)}, giveUpContext,
+        script.eval(client->connection(), queueKeys(name), {RedisBytes::toBytes(field), QByteArray::number(wait)}, giveUpContext,
                     std::move(onReply));
     };
     steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
@@ -156,7 +157,7 @@ void FairLock::acquireFailed(const QString &name, qint64 threadId, qint64 waitMs
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
     m_acquireFailed.eval(m_client->connection(), queueKeys(name),
-                         {m_client->holderField(threadId).toUtf8(), QByteArray::number(effectiveWaitMs(waitMs))},
+                         {RedisBytes::toBytes(m_client->holderField(threadId)), QByteArray::number(effectiveWaitMs(waitMs))},
                          context, [callback](const RedisReply &r) {
                              if (callback)
                                  callback(!r.isError(), r.errorMessage());
@@ -169,9 +170,9 @@ void FairLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
         return;
     const QString field = m_client->holderField(threadId);
     LockCalls::runUnlock(m_unlock, m_client->connection(), name, field,
-                         {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(),
-                          LockNames::fairTimeoutKey(name).toUtf8(), LockNames::unlockChannel(name).toUtf8()},
-                         {"0", QByteArray::number(m_client->unlockLeaseMs(name, field)), field.toUtf8(),
+                         {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::fairQueueKey(name)),
+                          RedisBytes::toBytes(LockNames::fairTimeoutKey(name)), RedisBytes::toBytes(LockNames::unlockChannel(name))},
+                         {"0", QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field),
                           QByteArray::number(nowEpochMs()), m_client->publishCommand()},
                          context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }

@@ -1,4 +1,5 @@
 #include "fencedlock.h"
+#include "redis/redisbytes.h"
 
 #include "lockacquisition.h"
 #include "lockcalls.h"
@@ -24,8 +25,8 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
     QPointer<LockClient> client(m_client);
-    m_acquire.eval(m_client->connection(), {name.toUtf8(), LockNames::tokenKey(name).toUtf8()},
-                   {QByteArray::number(lease), field.toUtf8()}, context,
+    m_acquire.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::tokenKey(name))},
+                   {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
                    [client, name, field, lease, watch, callback](const RedisReply &r) {
                        AcquireResult result;
                        if (r.isError()) {
@@ -54,7 +55,7 @@ void FencedLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
     steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
         tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
     };
-    steps.channel = LockNames::unlockChannel(name).toUtf8(); // the RLock's (§5.2)
+    steps.channel = RedisBytes::toBytes(LockNames::unlockChannel(name)); // the RLock's (§5.2)
     steps.wakeMessages = {"0", "1"};
     steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
     LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
@@ -71,7 +72,7 @@ void FencedLock::token(const QString &name, QObject *context, std::function<void
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    m_client->connection()->send({"GET", LockNames::tokenKey(name).toUtf8()}, context, [callback](const RedisReply &r) {
+    m_client->connection()->send({"GET", RedisBytes::toBytes(LockNames::tokenKey(name))}, context, [callback](const RedisReply &r) {
         if (!callback)
             return;
         if (r.isError())

@@ -1,4 +1,5 @@
 #include "lockcalls.h"
+#include "redis/redisbytes.h"
 
 #include "redis/redisreply.h"
 #include "redis/redisscript.h"
@@ -96,7 +97,7 @@ void LockCalls::runUnlock(const RedisScript &script, RedisConnection *connection
                           const QString &field, QList<QByteArray> keys, QList<QByteArray> args, QObject *context,
                           LockClient::UnlockCallback done)
 {
-    const QByteArray latch = LockClient::newUnlockLatchKey(name).toUtf8();
+    const QByteArray latch = RedisBytes::toBytes(LockClient::newUnlockLatchKey(name));
     keys << latch;
     args << QByteArray::number(LockClient::kUnlockLatchTtlMs);
     QPointer<RedisConnection> conn(connection);

@@ -1,4 +1,5 @@
 #include "lockclient.h"
+#include "redis/redisbytes.h"
 
 #include "lockacquisition.h"
 #include "lockcalls.h"
@@ -119,7 +120,7 @@ void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
     const qint64 lease = leaseFor(leaseMs);
     const QString field = holderField(threadId);
     QPointer<LockClient> self(this);
-    m_acquire.eval(m_connection, {name.toUtf8()}, {QByteArray::number(lease), field.toUtf8()}, context,
+    m_acquire.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
                    [self, name, field, lease, watch, callback](const RedisReply &r) {
                        const AcquireResult result = LockCalls::acquireResult(r);
                        if (result.acquired && self)
@@ -136,7 +137,7 @@ void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
     steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, AcquireCallback done) {
         tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
     };
-    steps.channel = LockNames::unlockChannel(name).toUtf8();
+    steps.channel = RedisBytes::toBytes(LockNames::unlockChannel(name));
     // LockPubSub wakes on UNLOCK_MESSAGE 0 and READ_UNLOCK_MESSAGE 1 only (§1.4).
     steps.wakeMessages = {QByteArrayLiteral("0"), QByteArrayLiteral("1")};
     // A lock won after the caller went away would stay held (and watchdog-renewed): give it back.
@@ -147,21 +148,21 @@ void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
 void LockClient::unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback)
 {
     const QString field = holderField(threadId);
-    LockCalls::runUnlock(m_unlock, m_connection, name, field, {name.toUtf8(), LockNames::unlockChannel(name).toUtf8()},
-                         {"0", QByteArray::number(unlockLeaseMs(name, field)), field.toUtf8(), m_publishCommand},
+    LockCalls::runUnlock(m_unlock, m_connection, name, field, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name))},
+                         {"0", QByteArray::number(unlockLeaseMs(name, field)), RedisBytes::toBytes(field), m_publishCommand},
                          context, LockCalls::noteUnlockedThen(this, name, field, std::move(callback)));
 }
 
 void LockClient::renew(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context, BoolCallback callback)
 {
-    m_renew.eval(m_connection, {name.toUtf8()}, {QByteArray::number(leaseFor(leaseMs)), holderField(threadId).toUtf8()},
+    m_renew.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(leaseFor(leaseMs)), RedisBytes::toBytes(holderField(threadId))},
                  context, LockCalls::renewReply(std::move(callback)));
 }
 
 void LockClient::forceUnlock(const QString &name, QObject *context, BoolCallback callback)
 {
     m_watchdog->remove(name);
-    m_forceUnlock.eval(m_connection, {name.toUtf8(), LockNames::unlockChannel(name).toUtf8()},
+    m_forceUnlock.eval(m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name))},
                        {"0", m_publishCommand}, context, [callback](const RedisReply &r) {
                            if (!callback)
                                return;
@@ -174,7 +175,7 @@ void LockClient::forceUnlock(const QString &name, QObject *context, BoolCallback
 
 void LockClient::holdCount(const QString &name, qint64 threadId, QObject *context, std::function<void(qint64)> callback)
 {
-    m_connection->send({"HGET", name.toUtf8(), holderField(threadId).toUtf8()}, context,
+    m_connection->send({"HGET", RedisBytes::toBytes(name), RedisBytes::toBytes(holderField(threadId))}, context,
                        [callback](const RedisReply &r) {
                            if (callback)
                                callback(r.isNil() || r.isError() ? 0 : r.toInteger());

@@ -1,4 +1,5 @@
 #include "lockwatchdog.h"
+#include "redis/redisbytes.h"
 
 #include "redis/hashslot.h"
 #include "redis/redisconnection.h"
@@ -56,7 +57,7 @@ QList<QStringList> LockWatchdog::batches() const
     // RenewalTask in cluster mode: group by slot, then chunks of lockWatchdogBatchSize (§2.6).
     QMap<int, QStringList> bySlot;
     for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
-        bySlot[HashSlot::of(it.key().toUtf8())] << it.key();
+        bySlot[HashSlot::of(RedisBytes::toBytes(it.key()))] << it.key();
     for (const QStringList &group : std::as_const(bySlot))
         chunked(group);
     return out;
@@ -70,8 +71,8 @@ void LockWatchdog::renewNow()
         QList<QByteArray> keys;
         QList<QByteArray> args{QByteArray::number(m_timeoutMs)};
         for (const auto &n : chunk) {
-            keys << n.toUtf8();
-            args << m_locks.value(n).toUtf8();
+            keys << RedisBytes::toBytes(n);
+            args << RedisBytes::toBytes(m_locks.value(n));
         }
         m_script.eval(m_connection, keys, args, this, [this, chunk](const RedisReply &r) { onReply(chunk, r); });
     }

@@ -1,4 +1,5 @@
 #include "multilock.h"
+#include "redis/redisbytes.h"
 
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
@@ -305,7 +306,7 @@ void MultiLock::succeed(const std::shared_ptr<Run> &run)
                 finish(run);
         };
         if (c.client && c.client->connection())
-            c.client->connection()->send({"PEXPIRE", c.name.toUtf8(), QByteArray::number(run->leaseMs)}, this, one);
+            c.client->connection()->send({"PEXPIRE", RedisBytes::toBytes(c.name), QByteArray::number(run->leaseMs)}, this, one);
         else
             one(RedisReply::makeError(QStringLiteral("the lock client of this component is gone"), true));
     }

@@ -1,4 +1,5 @@
 #include "readwritelock.h"
+#include "redis/redisbytes.h"
 
 #include "lockacquisition.h"
 #include "lockcalls.h"
@@ -50,9 +51,9 @@ void ReadWriteLock::tryAcquireRead(const QString &name, qint64 threadId, qint64 
         return;
     const QString field = m_client->holderField(threadId);
     QPointer<ReadWriteLock> self(this);
-    m_readAcquire.eval(m_client->connection(), {name.toUtf8(), timeoutPrefix(name, field).toUtf8()},
-                       {QByteArray::number(m_client->leaseFor(leaseMs)), field.toUtf8(),
-                        (field + QStringLiteral(":write")).toUtf8()},
+    m_readAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(timeoutPrefix(name, field))},
+                       {QByteArray::number(m_client->leaseFor(leaseMs)), RedisBytes::toBytes(field),
+                        RedisBytes::toBytes((field + QStringLiteral(":write")))},
                        context, [self, name, threadId, leaseMs, callback](const RedisReply &r) {
                            const AcquireResult result = LockCalls::acquireResult(r);
                            if (result.acquired && self && leaseMs <= 0)
@@ -76,9 +77,9 @@ void ReadWriteLock::unlockRead(const QString &name, qint64 threadId, QObject *co
     const QString field = m_client->holderField(threadId);
     QPointer<ReadWriteLock> self(this);
     LockCalls::runUnlock(m_readUnlock, m_client->connection(), name, field,
-                         {name.toUtf8(), channel(name).toUtf8(), timeoutPrefix(name, field).toUtf8(),
-                          keyPrefix(name).toUtf8()},
-                         {"0", field.toUtf8(), m_client->publishCommand()}, context,
+                         {RedisBytes::toBytes(name), RedisBytes::toBytes(channel(name)), RedisBytes::toBytes(timeoutPrefix(name, field)),
+                          RedisBytes::toBytes(keyPrefix(name))},
+                         {"0", RedisBytes::toBytes(field), m_client->publishCommand()}, context,
                          [self, name, threadId, callback](const UnlockResult &result) {
                              if (self) {
                                  if (result.status == UnlockResult::Status::Released)
@@ -100,7 +101,7 @@ void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = writerField(threadId);
     QPointer<LockClient> client(m_client);
-    m_writeAcquire.eval(m_client->connection(), {name.toUtf8()}, {QByteArray::number(lease), field.toUtf8()}, context,
+    m_writeAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
                         [client, name, field, lease, watch, callback](const RedisReply &r) {
                             const AcquireResult result = LockCalls::acquireResult(r);
                             if (result.acquired && client)
@@ -128,7 +129,7 @@ void ReadWriteLock::acquire(bool write, const QString &name, qint64 threadId, qi
         else
             tryAcquireRead(name, threadId, leaseMs, attemptContext, std::move(done));
     };
-    steps.channel = channel(name).toUtf8();
+    steps.channel = RedisBytes::toBytes(channel(name));
     steps.wakeMessages = {"0", "1"};
     steps.releaseOrphan = [this, write, name, threadId] {
         if (write)
@@ -145,8 +146,8 @@ void ReadWriteLock::unlockWrite(const QString &name, qint64 threadId, QObject *c
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
     const QString field = writerField(threadId);
-    LockCalls::runUnlock(m_writeUnlock, m_client->connection(), name, field, {name.toUtf8(), channel(name).toUtf8()},
-                         {"1", QByteArray::number(m_client->unlockLeaseMs(name, field)), field.toUtf8(),
+    LockCalls::runUnlock(m_writeUnlock, m_client->connection(), name, field, {RedisBytes::toBytes(name), RedisBytes::toBytes(channel(name))},
+                         {"1", QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field),
                           m_client->publishCommand()},
                          context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }
@@ -156,8 +157,8 @@ void ReadWriteLock::renewWrite(const QString &name, qint64 threadId, qint64 leas
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    m_renew.eval(m_client->connection(), {name.toUtf8()},
-                 {QByteArray::number(m_client->leaseFor(leaseMs)), writerField(threadId).toUtf8()}, context,
+    m_renew.eval(m_client->connection(), {RedisBytes::toBytes(name)},
+                 {QByteArray::number(m_client->leaseFor(leaseMs)), RedisBytes::toBytes(writerField(threadId))}, context,
                  LockCalls::renewReply(std::move(callback)));
 }
 
@@ -168,8 +169,8 @@ void ReadWriteLock::renewRead(const QString &name, const QList<qint64> &threadId
         return;
     QList<QByteArray> args{QByteArray::number(m_client->leaseFor(leaseMs)), QByteArray::number(threadIds.size())};
     for (qint64 t : threadIds)
-        args << m_client->holderField(t).toUtf8();
-    m_readRenew.eval(m_client->connection(), {name.toUtf8(), keyPrefix(name).toUtf8()}, args, context,
+        args << RedisBytes::toBytes(m_client->holderField(t));
+    m_readRenew.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(keyPrefix(name))}, args, context,
                      LockCalls::renewReply(std::move(callback)));
 }
 

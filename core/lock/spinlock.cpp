@@ -1,4 +1,5 @@
 #include "spinlock.h"
+#include "redis/redisbytes.h"
 
 #include "lockacquisition.h"
 #include "lockcalls.h"
@@ -50,8 +51,8 @@ void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
     const QString field = m_client->holderField(threadId);
-    LockCalls::runUnlock(m_unlock, m_client->connection(), name, field, {name.toUtf8()},
-                         {QByteArray::number(m_client->unlockLeaseMs(name, field)), field.toUtf8()}, context,
+    LockCalls::runUnlock(m_unlock, m_client->connection(), name, field, {RedisBytes::toBytes(name)},
+                         {QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field)}, context,
                          LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }
 

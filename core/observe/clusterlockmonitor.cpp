@@ -1,4 +1,5 @@
 #include "clusterlockmonitor.h"
+#include "redis/redisbytes.h"
 
 #include "locknames.h"
 
@@ -65,7 +66,7 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
     m->setPriorityLocks(m_priority);
     ClusterRouter *router = m_router;
     m->setClusterNode([router, address](const QString &name) {
-        return router->topology().masterForKey(name.toUtf8()) == address;
+        return router->topology().masterForKey(RedisBytes::toBytes(name)) == address;
     });
     m_nodes.insert(address, m);
     connect(m, &LockMonitor::modeChanged, this, [this, address](LockMonitor::Mode mode, const QString &detail) {
@@ -243,7 +244,7 @@ void ClusterLockMonitor::onTopologyChanged()
         const bool retiring = !followed.contains(address);
         QHash<QString, QStringList> moving; // new owner -> names
         for (auto l = it.value()->locks().cbegin(); l != it.value()->locks().cend(); ++l) {
-            const QString owner = merged.masterForKey(l.key().toUtf8());
+            const QString owner = merged.masterForKey(RedisBytes::toBytes(l.key()));
             if (owner == address)
                 continue;
             if (m_nodes.contains(owner))
@@ -265,11 +266,11 @@ void ClusterLockMonitor::onTopologyChanged()
     // Sharded unlock channels follow their slot: subscribed again on the new owner when the
     // handed-over lock is re-read (trackSharded()).
     for (auto it = m_shardedNode.begin(); it != m_shardedNode.end();) {
-        const QString channel = QString::fromUtf8(it.key());
+        const QString channel = RedisBytes::toText(it.key());
         QString name = LockNames::lockNameFromUnlockChannel(channel);
         if (name.isEmpty())
             name = LockNames::lockNameFromReadWriteChannel(channel);
-        const QString owner = now.masterForKey(name.toUtf8());
+        const QString owner = now.masterForKey(RedisBytes::toBytes(name));
         if (name.isEmpty() || owner == it.value()) {
             ++it;
             continue;
@@ -334,7 +335,7 @@ void ClusterLockMonitor::enableNotifications()
         m->enableNotifications();
 }
 
-QString ClusterLockMonitor::nodeOf(const QString &name) const { return m_router->topology().masterForKey(name.toUtf8()); }
+QString ClusterLockMonitor::nodeOf(const QString &name) const { return m_router->topology().masterForKey(RedisBytes::toBytes(name)); }
 
 LockMonitor *ClusterLockMonitor::monitorOf(const QString &name) const { return m_nodes.value(nodeOf(name)); }
 
@@ -396,15 +397,15 @@ void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, cons
             continue;
         const QString node = nodeOf(s.name);
         if (s.exists)
-            follow((s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
-                                                      : LockNames::unlockChannel(s.name)).toUtf8(),
+            follow(RedisBytes::toBytes((s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
+                                                      : LockNames::unlockChannel(s.name))),
                    node);
         // A fair lock wakes only its head waiter, on that waiter's own channel (§3.5): follow
         // each queued waiter's channel, and let go of those that left the queue.
         QSet<QByteArray> &waiterChannels = m_fairWaiterChannels[s.name];
         QSet<QByteArray> now;
         for (const LockWaiter &w : s.waiters)
-            now.insert((LockNames::unlockChannel(s.name) + QLatin1Char(':') + w.field).toUtf8());
+            now.insert(RedisBytes::toBytes((LockNames::unlockChannel(s.name) + QLatin1Char(':') + w.field)));
         for (const QByteArray &c : std::as_const(now))
             follow(c, node);
         for (const QByteArray &c : std::as_const(waiterChannels))
@@ -417,7 +418,7 @@ void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, cons
     }
     for (const QString &name : removed) {
         for (const QString &c : {LockNames::unlockChannel(name), LockNames::readWriteChannel(name)})
-            drop(c.toUtf8());
+            drop(RedisBytes::toBytes(c));
         for (const QByteArray &c : m_fairWaiterChannels.take(name))
             drop(c);
     }
@@ -434,9 +435,9 @@ ShardedSubscriber *ClusterLockMonitor::shardedFor(const QString &address)
             // subscribes again there through trackSharded()).
             m_shardedNode.remove(channel);
             m_router->refresh();
-            QString name = LockNames::lockNameFromUnlockChannel(QString::fromUtf8(channel));
+            QString name = LockNames::lockNameFromUnlockChannel(RedisBytes::toText(channel));
             if (name.isEmpty())
-                name = LockNames::lockNameFromReadWriteChannel(QString::fromUtf8(channel));
+                name = LockNames::lockNameFromReadWriteChannel(RedisBytes::toText(channel));
             for (const QString &n : LockNames::withTwin(name)) // §14.4: the channel is both's
                 markDirty(n);
         });
@@ -447,7 +448,7 @@ ShardedSubscriber *ClusterLockMonitor::shardedFor(const QString &address)
 
 void ClusterLockMonitor::onShardedMessage(const QByteArray &channelBytes, const QByteArray &payload)
 {
-    const QString channel = QString::fromUtf8(channelBytes);
+    const QString channel = RedisBytes::toText(channelBytes);
     QString name = LockNames::lockNameFromUnlockChannel(channel);
     if (name.isEmpty())
         name = LockNames::lockNameFromReadWriteChannel(channel);
@@ -472,7 +473,7 @@ void ClusterLockMonitor::onShardedMessage(const QByteArray &channelBytes, const 
     e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.lock = name;
     e.type = QStringLiteral("unlock_message");
-    e.detail = QStringLiteral("sharded message %1 on %2 (SPUBLISH, Redisson 3.22+)").arg(QString::fromUtf8(payload), channel);
+    e.detail = QStringLiteral("sharded message %1 on %2 (SPUBLISH, Redisson 3.22+)").arg(RedisBytes::toText(payload), channel);
     emit eventsOccurred({e});
     markDirty(name);
 }

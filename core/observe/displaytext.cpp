@@ -1,5 +1,7 @@
 #include "displaytext.h"
 
+#include "redis/redisbytes.h"
+
 namespace lockscope {
 
 namespace {
@@ -7,7 +9,8 @@ namespace {
 bool needsEscape(QChar c)
 {
     const ushort u = c.unicode();
-    return u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0xfffd;
+    return u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0xfffd
+           || RedisBytes::escapedByte(c) >= 0; // a byte of a name that is not valid UTF-8
 }
 
 } // namespace
@@ -39,6 +42,8 @@ QString DisplayText::escaped(const QString &text)
             out += QStringLiteral("\\r");
         else if (u == 0x1b)
             out += QStringLiteral("\\e");
+        else if (RedisBytes::escapedByte(c) >= 0)
+            out += QStringLiteral("\\x%1").arg(RedisBytes::escapedByte(c), 2, 16, QLatin1Char('0'));
         else if (u < 0x100)
             out += QStringLiteral("\\x%1").arg(u, 2, 16, QLatin1Char('0'));
         else

@@ -1,4 +1,5 @@
 #include "doctorprobe.h"
+#include "redis/redisbytes.h"
 
 #include "lockdiscovery.h"
 #include "locknames.h"
@@ -48,7 +49,7 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                 continue;
             }
             for (const auto &c : r.elements()) {
-                const QString channel = QString::fromUtf8(c.toByteArray());
+                const QString channel = RedisBytes::toText(c.toByteArray());
                 QString waiter;
                 QString name = LockNames::lockNameFromUnlockChannel(channel, &waiter);
                 if (name.isEmpty())
@@ -68,11 +69,11 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
         QList<QByteArray> shardNumsub{"PUBSUB", "SHARDNUMSUB"};
         QList<QList<QByteArray>> exists;
         for (auto it = locksByChannel.cbegin(); it != locksByChannel.cend(); ++it) {
-            numsub << it.key().toUtf8();
+            numsub << RedisBytes::toBytes(it.key());
             if (sharded.contains(it.key()))
-                shardNumsub << it.key().toUtf8();
+                shardNumsub << RedisBytes::toBytes(it.key());
             for (const QString &name : it.value())
-                exists << QList<QByteArray>{"EXISTS", name.toUtf8()};
+                exists << QList<QByteArray>{"EXISTS", RedisBytes::toBytes(name)};
         }
         QList<QList<QByteArray>> commands{numsub};
         commands += exists;
@@ -94,7 +95,7 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                 counted << r.last();
             for (const RedisReply &counts : counted)
                 for (int i = 0; i + 1 < counts.size(); i += 2)
-                    waiting[QString::fromUtf8(counts.at(i).toByteArray())] += counts.at(i + 1).toInteger();
+                    waiting[RedisBytes::toText(counts.at(i).toByteArray())] += counts.at(i + 1).toInteger();
             for (auto w = waiting.cbegin(); w != waiting.cend(); ++w) {
                 const QString &channel = w.key();
                 const qint64 n = w.value();
@@ -152,7 +153,7 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
             return;
         }
         for (const auto &k : page.items)
-            m_latchKeys << QString::fromUtf8(k);
+            m_latchKeys << RedisBytes::toText(k);
         if (!page.isLast()) {
             scanLatches(page.cursor);
             return;
@@ -163,7 +164,7 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
         }
         QList<QList<QByteArray>> pttls;
         for (const auto &k : m_latchKeys)
-            pttls << QList<QByteArray>{"PTTL", k.toUtf8()};
+            pttls << QList<QByteArray>{"PTTL", RedisBytes::toBytes(k)};
         m_connection->pipeline(pttls, this, [this](const QVector<RedisReply> &replies) {
             for (int i = 0; i < replies.size() && i < m_latchKeys.size(); ++i) {
                 const qint64 pttl = replies[i].toInteger(-2);

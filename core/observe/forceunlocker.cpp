@@ -1,4 +1,5 @@
 #include "forceunlocker.h"
+#include "redis/redisbytes.h"
 
 #include "locknames.h"
 
@@ -17,13 +18,13 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
                                 std::function<void(const ForceUnlockResult &)> callback,
                                 const std::optional<QString> &confirmedState)
 {
-    const QList<QByteArray> keys{name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
-                                 LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
-                                 LockNames::readWriteChannel(name).toUtf8()};
+    const QList<QByteArray> keys{RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name)),
+                                 RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name)),
+                                 RedisBytes::toBytes(LockNames::readWriteChannel(name))};
     // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
     const QList<QByteArray> args{QByteArray::number(QDateTime::currentMSecsSinceEpoch()), m_publishCommand,
                                  confirmedState ? QByteArray("1") : QByteArray("0"),
-                                 confirmedState ? confirmedState->toUtf8() : QByteArray()};
+                                 confirmedState ? RedisBytes::toBytes(*confirmedState) : QByteArray()};
     QPointer<RedisConnection> connection = m_connection;
     const bool alsoClassic = m_alsoClassic && m_publishCommand.toLower() == "spublish";
     m_script.eval(m_connection, keys, args, context, [callback, connection, alsoClassic, context](const RedisReply &r) {
@@ -34,13 +35,13 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
             result.deleted = r.at(0).toInteger() == 1;
             result.changed = r.at(0).toInteger() == -1;
             if (result.changed)
-                result.currentState = QString::fromUtf8(r.at(4).toByteArray());
-            result.kind = QString::fromUtf8(r.at(1).toByteArray());
-            result.channel = QString::fromUtf8(r.at(2).toByteArray());
-            result.message = QString::fromUtf8(r.at(3).toByteArray());
+                result.currentState = RedisBytes::toText(r.at(4).toByteArray());
+            result.kind = RedisBytes::toText(r.at(1).toByteArray());
+            result.channel = RedisBytes::toText(r.at(2).toByteArray());
+            result.message = RedisBytes::toText(r.at(3).toByteArray());
         }
         if (alsoClassic && connection && result.error.isEmpty() && !result.channel.isEmpty()) {
-            connection->send({"PUBLISH", result.channel.toUtf8(), result.message.toUtf8()}, context,
+            connection->send({"PUBLISH", RedisBytes::toBytes(result.channel), RedisBytes::toBytes(result.message)}, context,
                              [callback, result](const RedisReply &) {
                                  // A failed PUBLISH changes nothing: the lock is deleted and the
                                  // sharded message went out.

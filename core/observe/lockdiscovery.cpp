@@ -1,4 +1,5 @@
 #include "lockdiscovery.h"
+#include "redis/redisbytes.h"
 
 #include "locknames.h"
 
@@ -89,7 +90,7 @@ void LockDiscovery::step()
     const int generation = m_generation;
     // SCAN cursor MATCH glob COUNT n TYPE t, run by scan_step.lua between two TIMEs.
     const QList<QByteArray> args = m_pass == 0
-                                       ? QList<QByteArray>{m_cursor, m_glob.toUtf8(), QByteArray::number(m_count), "hash"}
+                                       ? QList<QByteArray>{m_cursor, RedisBytes::toBytes(m_glob), QByteArray::number(m_count), "hash"}
                                        : QList<QByteArray>{m_cursor, "redisson_lock_queue:*", QByteArray::number(m_count), "list"};
     ++m_steps;
     const int count = m_count;
@@ -120,7 +121,7 @@ void LockDiscovery::step()
         QStringList names;
         names.reserve(keys.size());
         for (const auto &k : keys) {
-            const QString key = QString::fromUtf8(k);
+            const QString key = RedisBytes::toText(k);
             if (m_pass == 0) {
                 if (!LockNames::isTransientHelperKey(key))
                     names << key;
@@ -128,7 +129,7 @@ void LockDiscovery::step()
                 // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
                 // snapshot tells whose it is, and the monitor lists only one of them.
                 for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
-                    if (m_regex.match(name).hasMatch())
+                    if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
                         names << name;
             }
         }

@@ -1,4 +1,6 @@
 #include "lockdoctor.h"
+#include "displaytext.h"
+#include "redis/redisbytes.h"
 
 #include "locknames.h"
 
@@ -18,8 +20,10 @@ static QString ms(qint64 v)
     return QStringLiteral("%1 s").arg(v / 1000.0, 0, 'f', 1);
 }
 
-QString LockDoctor::shellQuoted(const QString &text)
+QString LockDoctor::shellQuoted(const QString &raw)
 {
+    // A name that is not UTF-8 is suggested in the form the CLI reads back (`lock:\xff`).
+    const QString text = RedisBytes::hasEscapedBytes(raw) ? DisplayText::escaped(raw) : raw;
     static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./:@%+={}-]+$")); // no "," ({a,b} expands)
     if (!text.isEmpty() && safe.match(text).hasMatch())
         return text;

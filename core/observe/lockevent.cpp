@@ -1,4 +1,6 @@
 #include "lockevent.h"
+#include "displaytext.h"
+#include "redis/redisbytes.h"
 
 #include <QDateTime>
 
@@ -13,10 +15,22 @@ QJsonObject LockEvent::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("time_ms"), timeMs);
-    o.insert(QStringLiteral("lock"), lock.isEmpty() ? QJsonValue() : QJsonValue(lock));
+    // A name or holder field that is not UTF-8 (issue 13.12): its escaped text (`lock:\xff`, what
+    // the CLI accepts) and the exact bytes in `lock_hex` / `holder_hex`.
+    auto text = [&o](const QString &key, const QString &value) {
+        if (value.isEmpty()) {
+            o.insert(key, QJsonValue());
+        } else if (RedisBytes::hasEscapedBytes(value)) {
+            o.insert(key, DisplayText::escaped(value));
+            o.insert(key + QStringLiteral("_hex"), RedisBytes::hex(value));
+        } else {
+            o.insert(key, value);
+        }
+    };
+    text(QStringLiteral("lock"), lock);
     o.insert(QStringLiteral("type"), type);
-    o.insert(QStringLiteral("holder"), holder.isEmpty() ? QJsonValue() : QJsonValue(holder));
-    o.insert(QStringLiteral("detail"), detail);
+    text(QStringLiteral("holder"), holder);
+    o.insert(QStringLiteral("detail"), RedisBytes::displayed(detail));
     for (auto it = extra.constBegin(); it != extra.constEnd(); ++it) {
         if (!o.contains(it.key()))
             o.insert(it.key(), it.value());
@@ -26,12 +40,17 @@ QJsonObject LockEvent::toJson() const
 
 LockEvent LockEvent::fromJson(const QJsonObject &o)
 {
-    LockEvent e{o.value(QStringLiteral("time_ms")).toInteger(), o.value(QStringLiteral("lock")).toString(),
-                o.value(QStringLiteral("type")).toString(), o.value(QStringLiteral("holder")).toString(),
+    auto text = [&o](const QString &key) {
+        const QJsonValue hex = o.value(key + QStringLiteral("_hex"));
+        return hex.isString() ? RedisBytes::toText(QByteArray::fromHex(hex.toString().toLatin1())) : o.value(key).toString();
+    };
+    LockEvent e{o.value(QStringLiteral("time_ms")).toInteger(), text(QStringLiteral("lock")),
+                o.value(QStringLiteral("type")).toString(), text(QStringLiteral("holder")),
                 o.value(QStringLiteral("detail")).toString()};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
         static const QStringList known{QStringLiteral("time_ms"), QStringLiteral("lock"), QStringLiteral("type"),
-                                       QStringLiteral("holder"), QStringLiteral("detail")};
+                                       QStringLiteral("holder"), QStringLiteral("detail"),
+                                       QStringLiteral("lock_hex"), QStringLiteral("holder_hex")};
         if (!known.contains(it.key()))
             e.extra.insert(it.key(), it.value());
     }

@@ -1,4 +1,5 @@
 #include "lockfilter.h"
+#include "redis/redisbytes.h"
 
 namespace lockscope {
 
@@ -61,7 +62,7 @@ QRegularExpression LockFilter::globToRegularExpression(const QString &glob)
 
 bool LockFilter::matchesName(const QString &name) const
 {
-    return !m_byName || m_nameRegex.match(name).hasMatch();
+    return !m_byName || m_nameRegex.match(RedisBytes::matchable(name)).hasMatch();
 }
 
 bool LockFilter::matchesField(const QString &field) const

@@ -1,4 +1,5 @@
 #include "lockmonitor.h"
+#include "redis/redisbytes.h"
 
 #include "lockdiscovery.h"
 #include "locknames.h"
@@ -195,7 +196,7 @@ void LockMonitor::checkNotifications()
                       .arg(address, r.errorMessage())
                       .arg(m_pollIntervalMs);
         } else {
-            const QString flags = QString::fromUtf8(r.at(1).toByteArray());
+            const QString flags = RedisBytes::toText(r.at(1).toByteArray());
             on = notificationFlagsSuffice(flags);
             if (!on)
                 why = QStringLiteral("Keyspace notifications are off on %1 (notify-keyspace-events='%2'): "
@@ -298,7 +299,7 @@ void LockMonitor::recheckNotifications()
                 m_configUnreadable = true; // CONFIG refused (ACL, managed Redis): nothing to re-check
             return;
         }
-        const bool on = notificationFlagsSuffice(QString::fromUtf8(r.at(1).toByteArray()));
+        const bool on = notificationFlagsSuffice(RedisBytes::toText(r.at(1).toByteArray()));
         if (on == m_notificationsOn || m_subscriberLost)
             return; // no change
         // Turned off or on mid-watch: switch mode (checkNotifications says why) and read again
@@ -342,7 +343,7 @@ void LockMonitor::enableNotifications()
             emit errorOccurred(QStringLiteral("Cannot read notify-keyspace-events: %1").arg(r.errorMessage()));
             return;
         }
-        const QString before = QString::fromUtf8(r.at(1).toByteArray());
+        const QString before = RedisBytes::toText(r.at(1).toByteArray());
         QString flags = before;
         for (const QChar c : {QLatin1Char('K'), QLatin1Char('g'), QLatin1Char('h'), QLatin1Char('x')}) {
             if (!flags.contains(c) && !(c != QLatin1Char('K') && flags.contains(QLatin1Char('A'))))
@@ -352,7 +353,7 @@ void LockMonitor::enableNotifications()
             checkNotifications(); // already on: nothing to write
             return;
         }
-        m_connection->send({"CONFIG", "SET", "notify-keyspace-events", flags.toUtf8()}, this,
+        m_connection->send({"CONFIG", "SET", "notify-keyspace-events", RedisBytes::toBytes(flags)}, this,
                            [this, flags](const RedisReply &set) {
                                if (set.isError()) {
                                    emit errorOccurred(
@@ -510,7 +511,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         const int eventsBefore = int(events.size());
         if (!known && m_ownsName && !m_ownsName(s.name))
             continue; // cluster: handed over to another master's monitor while being read
-        if (!m_matchAll && !m_patternRegex.match(s.name).hasMatch()) {
+        if (!m_matchAll && !m_patternRegex.match(RedisBytes::matchable(s.name)).hasMatch()) {
             // Outside the pattern (setPattern() changed it): no longer watched, no events.
             if (known) {
                 m_locks.erase(it);
@@ -658,14 +659,14 @@ void LockMonitor::onPollTick()
 
 void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &payload, const QByteArray &pattern)
 {
-    const QString channel = QString::fromUtf8(channelBytes);
+    const QString channel = RedisBytes::toText(channelBytes);
     if (!m_keyspacePattern.isEmpty() && pattern == m_keyspacePattern) {
         m_sinceKeyspaceEvent.start();
         const int colon = channel.indexOf(QLatin1String("__:"));
         if (colon < 0)
             return;
         const QString key = channel.mid(colon + 3);
-        const QString op = QString::fromUtf8(payload);
+        const QString op = RedisBytes::toText(payload);
         if (key.startsWith(QLatin1String("redisson_unlock_latch:"))) {
             // SET ... PX gives `set` (flag $) and `expire` (flag g); the client's follow-up DEL is not a write.
             if (op == QLatin1String("set") || op == QLatin1String("expire")) {
@@ -690,7 +691,7 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
             names = QStringList{key};
         }
         for (const QString &n : std::as_const(names)) {
-            if (!m_patternRegex.match(n).hasMatch())
+            if (!m_patternRegex.match(RedisBytes::matchable(n)).hasMatch())
                 continue;
             if (m_notLocks.contains(n)) {
                 if (op != QLatin1String("del") && op != QLatin1String("expired"))
@@ -713,7 +714,7 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     if (name.isEmpty())
         return;
     name = ownerOf(LockNames::withTwin(name)); // `x` or `{x}`: the channel is both's (§14.4)
-    if (!m_patternRegex.match(name).hasMatch())
+    if (!m_patternRegex.match(RedisBytes::matchable(name)).hasMatch())
         return;
     if (m_ownsName && !m_ownsName(name))
         return; // cluster: PUBLISH reaches every node; the owner's monitor reports it
@@ -727,11 +728,11 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     e.type = QStringLiteral("unlock_message");
     e.holder = waiter;
     if (!waiter.isEmpty())
-        e.detail = QStringLiteral("message %1 to head waiter %2").arg(QString::fromUtf8(payload), waiter);
+        e.detail = QStringLiteral("message %1 to head waiter %2").arg(RedisBytes::toText(payload), waiter);
     else if (payload == "1")
         e.detail = QStringLiteral("message 1 on %1: every waiting thread wakes up").arg(channel);
     else
-        e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up").arg(QString::fromUtf8(payload), channel);
+        e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up").arg(RedisBytes::toText(payload), channel);
     emit eventsOccurred({e});
     for (const QString &n : LockNames::withTwin(name))
         markDirty(n);

@@ -1,4 +1,5 @@
 #include "locknames.h"
+#include "redis/redisbytes.h"
 
 #include <QRegularExpression>
 
@@ -57,11 +58,11 @@ QString LockNames::lockNameFromUnlockChannel(const QString &channel, QString *wa
     static const QRegularExpression waiterSuffix(
         QStringLiteral(":([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[^:]+)$"));
     QString base = rest;
-    const auto m = waiterSuffix.match(rest);
+    const auto m = waiterSuffix.match(RedisBytes::matchable(rest));
     if (m.hasMatch()) {
         base = rest.left(m.capturedStart());
         if (waiterField)
-            *waiterField = m.captured(1);
+            *waiterField = rest.mid(m.capturedStart(1), m.capturedLength(1));
     }
     return unprefix(base);
 }
@@ -78,10 +79,10 @@ QString LockNames::lockNameFromReadTimeoutKey(const QString &key)
 {
     static const QRegularExpression re(QStringLiteral(
         "^(.+):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[^:]+:rwlock_timeout:[0-9]+$"));
-    const auto m = re.match(key);
+    const auto m = re.match(RedisBytes::matchable(key));
     if (!m.hasMatch())
         return {};
-    return unprefix(m.captured(1));
+    return unprefix(key.mid(m.capturedStart(1), m.capturedLength(1)));
 }
 
 QString LockNames::twinName(const QString &name)
@@ -117,10 +118,12 @@ bool LockNames::parseHolderField(const QString &field, QString *clientId, QStrin
 {
     static const QRegularExpression re(
         QStringLiteral("^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(.+)$"));
-    const auto m = re.match(field);
+    // Matched on the matchable copy (a field may hold bytes that are not UTF-8, issue 13.12),
+    // captured from the field itself (same length, same positions).
+    const auto m = re.match(RedisBytes::matchable(field));
     if (!m.hasMatch())
         return false;
-    QString thread = m.captured(2);
+    QString thread = field.mid(m.capturedStart(2), m.capturedLength(2));
     bool isWrite = false;
     if (thread.endsWith(QLatin1String(":write"))) {
         isWrite = true;

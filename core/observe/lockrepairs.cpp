@@ -1,4 +1,5 @@
 #include "lockrepairs.h"
+#include "redis/redisbytes.h"
 
 #include "locknames.h"
 #include "locksnapshot.h"
@@ -26,7 +27,7 @@ static RepairResult errorResult(const QString &what, const RedisReply &r)
 void LockRepairs::setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState, QObject *context,
                          Callback callback)
 {
-    m_setTtl.eval(m_connection, {name.toUtf8()}, {QByteArray::number(ttlMs), confirmedState.toUtf8()}, context,
+    m_setTtl.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(ttlMs), RedisBytes::toBytes(confirmedState)}, context,
                   [name, ttlMs, callback](const RedisReply &r) {
                       RepairResult res;
                       if (r.isError())
@@ -37,7 +38,7 @@ void LockRepairs::setTtl(const QString &name, qint64 ttlMs, const QString &confi
                       else if (r.at(0).toInteger() == -1)
                           res = {QStringLiteral("changed"),
                                  QStringLiteral("%1 changed since you confirmed it: nothing was done").arg(name),
-                                 QString::fromUtf8(r.at(1).toByteArray())};
+                                 RedisBytes::toText(r.at(1).toByteArray())};
                       else
                           res = {QStringLiteral("refused"), QStringLiteral("%1 already has a TTL: nothing to repair").arg(name), {}};
                       callback(res);
@@ -48,8 +49,8 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
                                Callback callback)
 {
     m_removeWaiter.eval(
-        m_connection, {LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
-        {field.toUtf8(), QByteArray::number(qMax<qint64>(0, waitMs)), QByteArray::number(kDefaultFairWaitMs)}, context,
+        m_connection, {RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))},
+        {RedisBytes::toBytes(field), QByteArray::number(qMax<qint64>(0, waitMs)), QByteArray::number(kDefaultFairWaitMs)}, context,
         [name, field, callback](const RedisReply &r) {
             RepairResult res;
             if (r.isError()) {
@@ -89,8 +90,8 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
 void LockRepairs::removeReader(const QString &name, const QString &field, QObject *context, Callback callback)
 {
     const QString keyPrefix = name.contains(QLatin1Char('{')) ? name : QLatin1Char('{') + name + QLatin1Char('}');
-    m_removeReader.eval(m_connection, {name.toUtf8(), LockNames::readWriteChannel(name).toUtf8()},
-                        {field.toUtf8(), keyPrefix.toUtf8(), m_publishCommand}, context,
+    m_removeReader.eval(m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::readWriteChannel(name))},
+                        {RedisBytes::toBytes(field), RedisBytes::toBytes(keyPrefix), m_publishCommand}, context,
                         [name, field, callback](const RedisReply &r) {
                             RepairResult res;
                             if (r.isError()) {
@@ -103,7 +104,7 @@ void LockRepairs::removeReader(const QString &name, const QString &field, QObjec
                                            : QStringLiteral("Removed dead reader %1 from %2").arg(field, name),
                                        {}};
                             } else {
-                                const QString why = QString::fromUtf8(r.at(1).toByteArray());
+                                const QString why = RedisBytes::toText(r.at(1).toByteArray());
                                 res = {why == QLatin1String("alive") ? QStringLiteral("refused") : QStringLiteral("changed"),
                                        why == QLatin1String("alive")
                                            ? QStringLiteral("%1 still has a live rwlock_timeout key: it is not dead, nothing "
@@ -117,12 +118,12 @@ void LockRepairs::removeReader(const QString &name, const QString &field, QObjec
 
 void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
 {
-    const QList<QByteArray> keys{name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
-                                 LockNames::readWriteChannel(name).toUtf8(), LockNames::fairQueueKey(name).toUtf8(),
-                                 LockNames::fairTimeoutKey(name).toUtf8()};
+    const QList<QByteArray> keys{RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name)),
+                                 RedisBytes::toBytes(LockNames::readWriteChannel(name)), RedisBytes::toBytes(LockNames::fairQueueKey(name)),
+                                 RedisBytes::toBytes(LockNames::fairTimeoutKey(name))};
     // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
     const QList<QByteArray> args{m_publishCommand, QByteArray::number(QDateTime::currentMSecsSinceEpoch())};
-    const QString verb = QString::fromUtf8(m_publishCommand).toUpper();
+    const QString verb = RedisBytes::toText(m_publishCommand).toUpper();
     m_wake.eval(m_connection, keys, args, context, [name, verb, callback](const RedisReply &r) {
         RepairResult res;
         if (r.isError()) {
@@ -136,8 +137,8 @@ void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
             QStringList sent;
             for (int i = 2; i + 2 < r.size(); i += 3)
                 sent << QStringLiteral("%1 \"%2\" on %3: %4 receiver(s)")
-                            .arg(verb, QString::fromUtf8(r.at(i + 1).toByteArray()),
-                                 QString::fromUtf8(r.at(i).toByteArray()))
+                            .arg(verb, RedisBytes::toText(r.at(i + 1).toByteArray()),
+                                 RedisBytes::toText(r.at(i).toByteArray()))
                             .arg(r.at(i + 2).toInteger());
             const QString prunedText =
                 pruned > 0 ? QStringLiteral(" (first pruned %1 waiter(s) past their deadline, as Redisson does)").arg(pruned)

@@ -1,4 +1,5 @@
 #include "locksession.h"
+#include "redis/redisbytes.h"
 
 #include "clusterlockmonitor.h"
 #include "doctorprobe.h"
@@ -91,7 +92,7 @@ RedisConnection *LockSession::connection() const { return m_pool->connection(); 
 
 RedisConnection *LockSession::connectionFor(const QString &name)
 {
-    return m_router ? m_router->connectionForKey(name.toUtf8()) : connection();
+    return m_router ? m_router->connectionForKey(RedisBytes::toBytes(name)) : connection();
 }
 
 void LockSession::setUpSentinel()
@@ -153,7 +154,7 @@ void LockSession::verifyMaster()
         if (!m_staleMasterReported)
             emit errorOccurred(QStringLiteral("%1 answers ROLE '%2': it is no longer the master of '%3'. Asking the "
                                               "sentinels again.")
-                                   .arg(address, QString::fromUtf8(role), m_sentinel->masterName()));
+                                   .arg(address, RedisBytes::toText(role), m_sentinel->masterName()));
         m_staleMasterReported = true;
         m_sentinel->resolve(this, [this, address](const RedisEndpoint &master, const QString &, bool) {
             if (master.isValid() && master.address() != address) {
@@ -215,7 +216,7 @@ SnapshotReader *LockSession::readerFor(const QString &name)
 {
     if (!m_router)
         return m_reader;
-    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
     SnapshotReader *&r = m_nodeReaders[node];
     if (!r)
         r = new SnapshotReader(m_router->connectionFor(node), this);
@@ -248,7 +249,7 @@ void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)
             p = new DoctorProbe(m_router->connectionFor(address), this);
             ClusterRouter *router = m_router;
             p->setServesLock([router, address](const QString &lock) {
-                return router->topology().masterForKey(lock.toUtf8()) == address;
+                return router->topology().masterForKey(RedisBytes::toBytes(lock)) == address;
             });
         }
         if (!p->isRunning())
@@ -347,7 +348,7 @@ LockClient *LockSession::clientFor(const QString &name)
         return m_client;
     // One client per master, all with LockScope's client id, so holds, renewals and releases of
     // a lock go to the master serving its slot (Redisson routes the same way, §7).
-    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
     if (node.isEmpty())
         return m_client;
     LockClient *&c = m_nodeClients[node];
@@ -380,7 +381,7 @@ ForceUnlocker *LockSession::unlockerFor(const QString &name)
 {
     if (!m_router)
         return m_forceUnlocker;
-    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
     ForceUnlocker *&u = m_nodeUnlockers[node];
     if (!u) {
         u = new ForceUnlocker(m_router->connectionFor(node), this);
@@ -395,7 +396,7 @@ LockRepairs *LockSession::repairsFor(const QString &name)
 {
     if (!m_router)
         return m_repairs;
-    const QString node = m_router->topology().masterForKey(name.toUtf8());
+    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
     LockRepairs *&r = m_nodeRepairs[node];
     if (!r) {
         r = new LockRepairs(m_router->connectionFor(node), this);

@@ -1,4 +1,5 @@
 #include "snapshotreader.h"
+#include "redis/redisbytes.h"
 
 #include "lockdoctor.h"
 #include "locknames.h"
@@ -48,7 +49,7 @@ void SnapshotReader::read(const QStringList &names, QObject *context, Callback c
     if (m_oneSlotPerBatch) {
         QMap<int, QStringList> bySlot;
         for (const auto &n : names)
-            bySlot[HashSlot::of(n.toUtf8())] << n;
+            bySlot[HashSlot::of(RedisBytes::toBytes(n))] << n;
         for (const auto &group : std::as_const(bySlot))
             state->groups << group;
     } else if (!names.isEmpty()) {
@@ -92,7 +93,7 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
         QList<QByteArray> keys;
         keys.reserve(chunk.size());
         for (const auto &n : chunk)
-            keys << n.toUtf8();
+            keys << RedisBytes::toBytes(n);
         ++m_callsSent;
         QPointer<SnapshotReader> self(this);
         m_script.eval(m_connection, keys, {QByteArray::number(m_maxWaiters)}, state->context,
@@ -141,7 +142,7 @@ static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
     QStringList valueFields;
     bool sawSuffix = false;
     for (int i = 0; i + 1 < fields.size(); i += 2) {
-        const QString field = QString::fromUtf8(fields.at(i).toByteArray());
+        const QString field = RedisBytes::toText(fields.at(i).toByteArray());
         const QByteArray value = fields.at(i + 1).toByteArray();
         byField.insert(field, value);
         if (field.endsWith(expireSuffix) || field.endsWith(countSuffix)) {
@@ -150,7 +151,7 @@ static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
             if (!numeric)
                 return false;
             sawSuffix = true;
-        } else if (LockNames::parseHolderField(QString::fromUtf8(value), nullptr, nullptr, nullptr)) {
+        } else if (LockNames::parseHolderField(RedisBytes::toText(value), nullptr, nullptr, nullptr)) {
             valueFields << field;
         } else {
             return false;
@@ -163,7 +164,7 @@ static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
     for (const QString &f : std::as_const(valueFields)) {
         MultiLockValue v;
         v.fieldId = f;
-        v.holder = QString::fromUtf8(byField.value(f));
+        v.holder = RedisBytes::toText(byField.value(f));
         LockNames::parseHolderField(v.holder, &v.clientId, &v.threadId, nullptr);
         const QString prefix = f + QLatin1Char(':') + v.holder;
         v.holdCount = byField.value(prefix + countSuffix).toLongLong();
@@ -185,7 +186,7 @@ static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
         s->holders[it.value()].holdCount += v.holdCount;
     }
     for (auto it = byField.cbegin(); it != byField.cend(); ++it)
-        s->rawFields << QPair<QString, QString>{it.key(), QString::fromUtf8(it.value())};
+        s->rawFields << QPair<QString, QString>{it.key(), RedisBytes::toText(it.value())};
     s->kind = LockKind::FasterMultiLock;
     return true;
 }
@@ -228,11 +229,11 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     bool hasMode = false;
     bool nonNumericCount = false;
     for (int i = 0; i + 1 < fields.size(); i += 2) {
-        const QString field = QString::fromUtf8(fields.at(i).toByteArray());
+        const QString field = RedisBytes::toText(fields.at(i).toByteArray());
         const QByteArray value = fields.at(i + 1).toByteArray();
         if (field == QLatin1String("mode")) {
             hasMode = true;
-            s.rwMode = QString::fromUtf8(value);
+            s.rwMode = RedisBytes::toText(value);
             continue;
         }
         LockHolder h;
@@ -248,7 +249,7 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
             // A holder field with a count that is not a number: in a read-write lock (`mode`) still
             // that holder, shown with what is there; a hash without `mode` is no lock (below).
             s.anomalies << QStringLiteral("holder %1 has hold count '%2', not a number")
-                               .arg(field, QString::fromUtf8(value.left(40)));
+                               .arg(field, RedisBytes::toText(value.left(40)));
             h.holdCount = 0;
             nonNumericCount = true;
         } else if (h.holdCount < 1)
@@ -272,7 +273,7 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
             QVector<qint64> ttls;
             for (const auto &t : ttlPairs.at(i + 1).elements())
                 ttls << t.toInteger(-2);
-            holdTtls.insert(QString::fromUtf8(ttlPairs.at(i).toByteArray()), ttls);
+            holdTtls.insert(RedisBytes::toText(ttlPairs.at(i).toByteArray()), ttls);
         }
         for (auto &h : s.holders) {
             if (!h.mode.isEmpty())
@@ -288,7 +289,7 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
     QHash<QString, qint64> deadlines;
     QHash<QString, QString> rawDeadlines;
     for (int i = 0; i + 1 < timeouts.size(); i += 2) {
-        const QString member = QString::fromUtf8(timeouts.at(i).toByteArray());
+        const QString member = RedisBytes::toText(timeouts.at(i).toByteArray());
         const QByteArray raw = timeouts.at(i + 1).toByteArray();
         bool ok = false;
         const double score = raw.toDouble(&ok);
@@ -296,16 +297,16 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
         if (ok && std::isfinite(score) && score >= 0 && score < 9.0e15) {
             deadline = static_cast<qint64>(score);
         } else {
-            rawDeadlines.insert(member, QString::fromUtf8(raw));
+            rawDeadlines.insert(member, RedisBytes::toText(raw));
             s.anomalies << QStringLiteral("waiter %1 has deadline '%2' in the timeout set, not an epoch-ms time")
-                               .arg(member, QString::fromUtf8(raw.left(40)));
+                               .arg(member, RedisBytes::toText(raw.left(40)));
         }
         deadlines.insert(member, deadline);
         s.timeoutSet.append({member, deadline});
     }
     for (int i = 0; i < queue.size(); ++i) {
         LockWaiter w;
-        w.field = QString::fromUtf8(queue.at(i).toByteArray());
+        w.field = RedisBytes::toText(queue.at(i).toByteArray());
         w.position = i + 1;
         w.deadlineEpochMs = deadlines.value(w.field, -1);
         w.deadlineRaw = rawDeadlines.value(w.field);
@@ -319,7 +320,7 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
         if (!numeric || s.token < 0) {
             s.token = 0; // still a fenced lock (the counter key exists); the anomaly says what is there
             s.anomalies << QStringLiteral("fencing token redisson_lock_token is '%1', not a counter")
-                               .arg(QString::fromUtf8(token.left(40)));
+                               .arg(RedisBytes::toText(token.left(40)));
         }
     }
 

@@ -132,6 +132,7 @@ private slots:
     void lockscopeUrlIsHonoured();
     void urlMistakesAreExplained();
     void tableFitsTheTerminal();
+    void namesAndFieldsThatAreNotUtf8();
 
 private:
     ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
@@ -967,6 +968,59 @@ void TestCli::tableFitsTheTerminal()
     QVERIFY2(r.out.contains("+3 more"), r.out.constData());
     r = runWithEnv({"--url", m_server.url(), "list", "--wide"}, {{QStringLiteral("COLUMNS"), QStringLiteral("120")}});
     QVERIFY2(r.out.contains((kOther + QStringLiteral(":13")).toUtf8()), r.out.constData());
+}
+
+// Issue 13.12: a lock whose name is not valid UTF-8 was silently absent, and one whose holder
+// field is not valid UTF-8 could never be force-unlocked ("changed since you confirmed it"). Names
+// and fields are now bytes end to end (RedisBytes), shown as \xNN and accepted back in that form.
+void TestCli::namesAndFieldsThatAreNotUtf8()
+{
+    const QByteArray name("bytes:\xff\xfe");
+    m_admin->cmd({"HSET", name, (kClient + ":1").toUtf8(), "1"});
+    m_admin->cmd({"PEXPIRE", name, "60000"});
+    const QByteArray oddField = (kOther + ":").toUtf8() + "\xff\x80";
+    m_admin->cmd({"HSET", "bytes:field", oddField, "2"});
+    m_admin->cmd({"PEXPIRE", "bytes:field", "60000"});
+
+    const ProcessResult list = cli({"list"});
+    QVERIFY2(list.finished && list.exitCode == 0, qPrintable(list.describe()));
+    QVERIFY2(list.out.contains("bytes:\\xff\\xfe"), list.out.constData());
+    QVERIFY2(list.out.contains(":\\xff\\x80"), list.out.constData());
+    QVERIFY2(list.out.contains("2 lock(s)"), list.out.constData());
+
+    const ProcessResult json = cli({"list", "--json"});
+    bool ok = false;
+    const QVector<QJsonObject> locks = jsonLines(json.out, &ok);
+    QVERIFY2(ok && locks.size() == 2, json.out.constData());
+    bool sawName = false, sawField = false;
+    for (const QJsonObject &l : locks) {
+        if (l.value(QLatin1String("name_hex")).toString() == QLatin1String(name.toHex())) {
+            sawName = true;
+            QCOMPARE(l.value(QLatin1String("name")).toString(), QStringLiteral("bytes:\\xff\\xfe"));
+        }
+        const QJsonObject holder = l.value(QLatin1String("holders")).toArray().first().toObject();
+        if (holder.value(QLatin1String("field_hex")).toString() == QLatin1String(oddField.toHex()))
+            sawField = true;
+    }
+    QVERIFY2(sawName && sawField, json.out.constData());
+
+    // Shown and force-unlocked by the displayed name; the exact key goes.
+    const ProcessResult show = cli({"show", "bytes:\\xff\\xfe"});
+    QVERIFY2(show.finished && show.exitCode == 0, qPrintable(show.describe()));
+    const ProcessResult unlock = cli({"force-unlock", "bytes:\\xff\\xfe", "--yes"});
+    QVERIFY2(unlock.finished && unlock.exitCode == 0, qPrintable(unlock.describe()));
+    QVERIFY(!m_admin->exists(name));
+    QVERIFY2(!unlock.out.contains("\xef\xbf\xbd"), unlock.out.constData()); // no U+FFFD: \xNN
+
+    // The holder field that is not UTF-8: the confirmed state matches, the lock goes.
+    const ProcessResult unlockField = cli({"force-unlock", "bytes:field", "--yes"});
+    QVERIFY2(unlockField.finished && unlockField.exitCode == 0, qPrintable(unlockField.describe()));
+    QVERIFY(!m_admin->exists("bytes:field"));
+
+    // A literal backslash name is still reachable as typed.
+    m_admin->cmd({"HSET", "lit:\\xff", (kClient + ":1").toUtf8(), "1"});
+    const ProcessResult literal = cli({"show", "lit:\\xff"});
+    QVERIFY2(literal.finished && literal.exitCode == 0, qPrintable(literal.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -1,0 +1,70 @@
+// RedisBytes: names and fields as bytes end to end (issue 13.12), and the displayed form the CLI
+// accepts back.
+#include "observe/displaytext.h"
+#include "redis/redisbytes.h"
+
+#include <QtTest>
+
+using namespace lockscope;
+
+class TestRedisBytes : public QObject
+{
+    Q_OBJECT
+private slots:
+    void roundTripsEveryByteString_data();
+    void roundTripsEveryByteString();
+    void validUtf8IsPlainText();
+    void displayedFormComesBack();
+};
+
+void TestRedisBytes::roundTripsEveryByteString_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::newRow("ascii") << QByteArray("lock:42");
+    QTest::newRow("utf8") << QByteArray("verrou:été:€:😀");
+    QTest::newRow("ff fe") << QByteArray("lock:\xff\xfe");
+    QTest::newRow("lone continuation") << QByteArray("a\x80" "b");
+    QTest::newRow("truncated sequence") << QByteArray("x\xe2\x82");
+    QTest::newRow("overlong") << QByteArray("\xc0\xaf");
+    QTest::newRow("encoded surrogate") << QByteArray("\xed\xa0\x80");
+    QTest::newRow("mixed") << QByteArray("\xf0\x9f\x98\x80\xff\xc3\xa9\x00z", 9);
+    QByteArray all;
+    for (int b = 0; b < 256; ++b)
+        all += char(b);
+    QTest::newRow("all bytes") << all;
+}
+
+void TestRedisBytes::roundTripsEveryByteString()
+{
+    QFETCH(QByteArray, bytes);
+    const QString text = RedisBytes::toText(bytes);
+    QCOMPARE(RedisBytes::toBytes(text), bytes);
+    QCOMPARE(RedisBytes::hasEscapedBytes(text), !bytes.isValidUtf8());
+    // The displayed form is printable and names the same bytes again.
+    const QString shown = DisplayText::escaped(text);
+    if (!bytes.isValidUtf8())
+        QCOMPARE(RedisBytes::toBytes(RedisBytes::fromDisplayed(shown)), bytes);
+}
+
+void TestRedisBytes::validUtf8IsPlainText()
+{
+    const QByteArray utf8("verrou:été");
+    QCOMPARE(RedisBytes::toText(utf8), QString::fromUtf8(utf8));
+    QCOMPARE(RedisBytes::toBytes(QStringLiteral("verrou:été")), utf8);
+    QCOMPARE(RedisBytes::hex(QStringLiteral("a")), QStringLiteral("61"));
+}
+
+void TestRedisBytes::displayedFormComesBack()
+{
+    const QString name = RedisBytes::toText(QByteArray("lock:\xff"));
+    QCOMPARE(DisplayText::escaped(name), QStringLiteral("lock:\\xff"));
+    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("lock:\\xff")), name);
+    // Without a \xNN or \u{...} escape the typed text is the name, backslashes and all.
+    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("C:\\temp\\new")), QStringLiteral("C:\\temp\\new"));
+    // A backslash doubled by the display comes back single.
+    const QString both = RedisBytes::toText(QByteArray("a\\b\xfe"));
+    QCOMPARE(RedisBytes::fromDisplayed(DisplayText::escaped(both)), both);
+}
+
+QTEST_MAIN(TestRedisBytes)
+#include "tst_redisbytes.moc"
