@@ -27,6 +27,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSet>
 #include <QStandardPaths>
 #include <QTimer>
@@ -585,10 +586,15 @@ void benchEvents(const Settings &s, RedisServerProcess &server)
     auto readLines = [&] {
         buffer += watch.readAllStandardOutput();
         const qint64 now = clock.nsecsElapsed();
-        int nl;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-            const QByteArray line = buffer.left(nl);
-            buffer.remove(0, nl + 1);
+        // Lines are consumed by offset and the buffer compacted once per read: removing each line
+        // from the front was quadratic in the buffered bytes, and once the bench fell behind it
+        // stalled its own event loop (the watch then blocked on a full pipe).
+        qsizetype start = 0;
+        qsizetype nl;
+        auto compact = qScopeGuard([&] { buffer.remove(0, start); });
+        while ((nl = buffer.indexOf('\n', start)) >= 0) {
+            const QByteArray line = buffer.mid(start, nl - start);
+            start = nl + 1;
             const QJsonObject o = QJsonDocument::fromJson(line).object();
             const QString type = o.value(QStringLiteral("type")).toString();
             if (type != QLatin1String("acquired") && type != QLatin1String("released"))
