@@ -680,6 +680,15 @@ void LockScopeCli::finish(int code)
         return;
     m_finished = true;
     m_out.flush();
+    if (m_command == QLatin1String("watch") && m_everReady) {
+        // Issue 13.11: what the event stream could not show is said, not silently lost.
+        m_err << "lockscope-cli: watch ended: " << m_watchEvents << " event(s) reported; ";
+        if (m_watchCoalesced > 0)
+            m_err << m_watchCoalesced << " release(s) happened between two reads and were too short to see "
+                  << "(\"coalesced\" events name the locks)\n";
+        else
+            m_err << "no release was too short to see\n";
+    }
     m_err.flush();
     emit finished(code);
 }
@@ -1006,6 +1015,9 @@ void LockScopeCli::runWatch()
         for (const auto &e : events) {
             if (!wantEvent(e, monitor))
                 continue;
+            ++m_watchEvents;
+            if (e.type == QLatin1String("coalesced"))
+                m_watchCoalesced += e.extra.value(QStringLiteral("count")).toInteger(1);
             if (m_json)
                 m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
             else

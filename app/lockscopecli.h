@@ -100,6 +100,8 @@ private:
     QCommandLineParser m_parser;
     QString m_command;
     QString m_name;
+    qint64 m_watchEvents = 0;    ///< watch: events printed
+    qint64 m_watchCoalesced = 0; ///< watch: releases too short to see (issue 13.11)
     QString m_nameTyped; ///< the lock name as typed (m_name: with \xNN escapes undone)
     QString m_field;
     bool m_json = false;

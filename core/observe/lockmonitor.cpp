@@ -490,6 +490,57 @@ LockEvent::Removal LockMonitor::removalOf(const QString &name) const
     return m_notificationsOn ? LockEvent::Removal::Unknown : LockEvent::Removal::Polling;
 }
 
+namespace {
+
+/** 1 when the events of one read (from `first` on) report a holder's full release (released to
+ *  hold count 0, or force-unlocked), else 0: one unlock message's worth, however many holders. */
+int reportedRemovals(const QVector<LockEvent> &events, int first, const QString &name)
+{
+    for (int i = first; i < events.size(); ++i) {
+        const LockEvent &e = events[i];
+        if (e.lock != name)
+            continue;
+        if (e.type == QLatin1String("force_unlocked")
+            || (e.type == QLatin1String("released") && e.detail.contains(QLatin1String("-> 0"))))
+            return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+void LockMonitor::accountRemovals(const QString &name, int reportedThisRead, QVector<LockEvent> *events)
+{
+    auto it = m_removalBalance.find(name);
+    if (it == m_removalBalance.end()) {
+        if (reportedThisRead > 0)
+            m_removalBalance.insert(name, -reportedThisRead); // its `del` event may still be on its way
+        return;
+    }
+    it.value() -= reportedThisRead;
+    if (it.value() > 0) {
+        // Removals of the hash that no read saw: each was a hold that began and ended (or a
+        // hand-over) between two reads of this lock (issue 13.11).
+        const int missed = it.value();
+        m_coalescedTotal += missed;
+        LockEvent e;
+        e.timeMs = QDateTime::currentMSecsSinceEpoch();
+        e.lock = name;
+        e.type = QStringLiteral("coalesced");
+        e.detail = missed == 1
+                       ? QStringLiteral("1 release (and the hold before it) happened between two reads and was too "
+                                        "short to see: its unlock message came, no read showed it")
+                       : QStringLiteral("%1 releases (and the holds before them) happened between two reads and were "
+                                        "too short to see: their unlock messages came, no read showed them").arg(missed);
+        e.extra.insert(QStringLiteral("count"), missed);
+        e.extra.insert(QStringLiteral("coalesced_total"), m_coalescedTotal);
+        *events << e;
+        it.value() = 0;
+    }
+    if (it.value() == 0)
+        m_removalBalance.erase(it);
+}
+
 void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints)
 {
     QVector<LockSnapshot> changed;
@@ -550,6 +601,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 m_locks.erase(it);
                 removed << s.name;
             }
+            accountRemovals(s.name, reportedRemovals(events, eventsBefore, s.name), &events);
             continue;
         }
         // Locks found by the first discovery were there before we looked: no "acquired" events.
@@ -560,6 +612,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
         for (int i = eventsBefore; i < events.size(); ++i)
             if (events[i].extra.contains(QStringLiteral("removal")))
                 m_removals.remove(s.name);
+        accountRemovals(s.name, reportedRemovals(events, eventsBefore, s.name), &events);
         m_locks.insert(s.name, s);
         changed << s;
     }
@@ -722,6 +775,14 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     // none for 2 s while live means the notifications may have been turned off (issue 13.3).
     if (m_mode == Mode::Live && (!m_sinceKeyspaceEvent.isValid() || m_sinceKeyspaceEvent.elapsed() > 2000))
         suspectNotifications();
+    // Issue 13.11: an unlock message "0" on a lock's own channel is one release of the whole lock
+    // (RLock/fenced unlock, forceUnlock); a read must account for each (accountRemovals).
+    if (waiter.isEmpty() && payload == "0" && channel.startsWith(QLatin1String("redisson_lock__channel:"))) {
+        if (++m_removalBalance[name] == 0)
+            m_removalBalance.remove(name);
+        if (m_removalBalance.size() > kNotLockCacheMax)
+            m_removalBalance.clear(); // a flood of messages for locks never read: start over
+    }
     LockEvent e;
     e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.lock = name;

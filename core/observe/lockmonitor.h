@@ -180,6 +180,10 @@ public:
     /** Whether notify-keyspace-events `flags` give what live mode needs (K plus g, h, x or A). */
     static bool notificationFlagsSuffice(const QString &flags);
 
+    /** Releases announced by unlock messages but never seen by a read (issue 13.11), live or
+     *  polling: the sum of every `coalesced` event's count since start(). */
+    qint64 coalescedTotal() const { return m_coalescedTotal; }
+
 signals:
     void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
@@ -255,6 +259,15 @@ private:
     QSet<QString> m_forceUnlockExpected;
     // Release or forced delete (§14.9): every unlock() of Redisson 3.24+ deletes the hash and then
     // writes its unlock latch in the same script, so their keyspace events come adjacent.
+    /** Issue 13.11, coalesced transitions: per lock, unlock messages "0" on its own channel (one
+     *  per full release of an RLock or fenced lock, protocol §2.4) minus the full releases its
+     *  reads reported. A hold that begins and ends between two reads (polling, or a burst) leaves
+     *  a message no read can explain: the balance goes positive and is reported as a `coalesced`
+     *  event. Entries at 0 are dropped; fair and read-write locks publish elsewhere and are not
+     *  counted (an undercount, never a false one). */
+    QHash<QString, int> m_removalBalance;
+    qint64 m_coalescedTotal = 0;
+    void accountRemovals(const QString &name, int reportedThisRead, QVector<LockEvent> *events);
     QString m_lastDeletedLock;                    ///< the last keyspace event was a `del` of this lock hash
     QHash<QString, LockEvent::Removal> m_removals; ///< deletes seen since the lock's last read
     bool m_latchWritesSeen = false;                ///< some client here writes unlock latches

@@ -133,6 +133,7 @@ private slots:
     void urlMistakesAreExplained();
     void tableFitsTheTerminal();
     void namesAndFieldsThatAreNotUtf8();
+    void watchSaysWhatWasTooShortToSee();
 
 private:
     ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
@@ -1021,6 +1022,52 @@ void TestCli::namesAndFieldsThatAreNotUtf8()
     m_admin->cmd({"HSET", "lit:\\xff", (kClient + ":1").toUtf8(), "1"});
     const ProcessResult literal = cli({"show", "lit:\\xff"});
     QVERIFY2(literal.finished && literal.exitCode == 0, qPrintable(literal.describe()));
+}
+
+
+// Issue 13.11: `watch` ends with a line that says how many releases were too short to see.
+void TestCli::watchSaysWhatWasTooShortToSee()
+{
+    QProcess watch;
+    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--poll", "--duration-ms", "4000"});
+    QVERIFY(watch.waitForStarted(10000));
+    auto stop = qScopeGuard([&] {
+        if (watch.state() != QProcess::NotRunning) {
+            watch.kill();
+            watch.waitForFinished(3000);
+        }
+    });
+    QByteArray err;
+    QVERIFY2(waitUntil([&] {
+                 err += watch.readAllStandardError();
+                 return err.contains("watching");
+             }, 10000),
+             err.constData());
+    // Three holds of a few ms, between two polls (one a second).
+    const QString field = kOther + QStringLiteral(":9");
+    for (int i = 0; i < 3; ++i) {
+        const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", "blink:1", "30000", field});
+        QVERIFY2(acquired.exitCode == 0, qPrintable(acquired.describe()));
+        const auto released = lockscope::test::redisCli(
+            m_server.port(), {"EVAL", kUnlock, "3", "blink:1", "redisson_lock__channel:{blink:1}",
+                              "redisson_unlock_latch:{blink:1}:77777777777777777777777777777777", "0", "30000", field,
+                              "publish", "18000"});
+        QCOMPARE(released.out.trimmed(), QByteArray("1"));
+    }
+    QVERIFY(watch.waitForFinished(15000));
+    err += watch.readAllStandardError();
+    const QByteArray out = watch.readAllStandardOutput();
+    QVERIFY2(err.contains("watch ended:"), err.constData());
+    // Each release is either printed or counted as too short to see (a poll may catch one).
+    int printed = 0;
+    for (const QByteArray &line : out.split('\n'))
+        if (line.contains(" released ") && line.contains("blink:1"))
+            ++printed;
+    if (printed < 3) {
+        QVERIFY2(out.contains("coalesced") && out.contains("blink:1"), out.constData());
+        QVERIFY2(err.contains("too short to see"), err.constData());
+    }
+}
 }
 
 QTEST_GUILESS_MAIN(TestCli)
