@@ -1068,7 +1068,6 @@ void TestCli::watchSaysWhatWasTooShortToSee()
         QVERIFY2(err.contains("too short to see"), err.constData());
     }
 }
-}
 
 QTEST_GUILESS_MAIN(TestCli)
 #include "tst_cli.moc"

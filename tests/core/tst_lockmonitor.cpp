@@ -870,22 +870,22 @@ void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
 void TestLockMonitor::releasesTooShortToSeeAreCounted()
 {
     SessionLog log;
-    auto session = startSession(m_server.endpoint(), log, QStringLiteral("short:*"), false, true, 3000); // polling, 3 s
+    auto session = startSession(m_server.endpoint(), log, QStringLiteral("short:*"), false, true, 1000); // polling, 1 s
     LockMonitor *monitor = session->monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
 
     // A hold long enough to be read: its release is reported, nothing is coalesced.
     QVERIFY(m_actor->acquire(QStringLiteral("short:seen"), 30000));
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("short:seen")); }, 10000),
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("short:seen")); }, 20000),
              qPrintable(log.dump()));
     QCOMPARE(m_actor->unlock(QStringLiteral("short:seen")), UnlockResult::Status::Released);
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("short:seen")); }, 10000),
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("short:seen")); }, 20000),
              qPrintable(log.dump()));
     QTest::qWait(300);
     QCOMPARE(monitor->coalescedTotal(), 0);
     QVERIFY(!log.has(QStringLiteral("coalesced"), QStringLiteral("short:seen")));
 
-    // Five holds of a few ms each, far shorter than the 3 s between polls.
+    // Five holds of a few ms each, far shorter than the 1 s between polls.
     for (int i = 0; i < 5; ++i) {
         QVERIFY(m_actor->acquire(QStringLiteral("short:1"), 30000));
         QCOMPARE(m_actor->unlock(QStringLiteral("short:1")), UnlockResult::Status::Released);
