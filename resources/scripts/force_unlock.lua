@@ -20,32 +20,44 @@
 -- Reply: { deleted (1/0, or -1 = refused: the state changed),
 --          kind ("read_write_lock"|"faster_multi_lock"|"fair_lock"|"lock"),
 --          channel published to or "", message published or "", current state (when refused) }
+-- A hash of more than 1024 fields (snapshot.lua's sampling limit) is never read whole: its state
+-- is "#fields=<HLEN>", as LockSnapshot::stateFingerprint() gives for a sampled snapshot, and it is
+-- deleted with UNLINK (freed in the background; the same `del` keyspace event), so no force unlock
+-- blocks Redis for the length of the hash (issue 13.2).
+local fieldCount = redis.call('hlen', KEYS[1])
+local big = fieldCount > 1024
+local delete = big and 'unlink' or 'del'
 if ARGV[3] == '1' then
-    local fields = redis.call('hgetall', KEYS[1])
-    local parts = {}
-    for i = 1, #fields, 2 do
-        parts[#parts + 1] = fields[i] .. '=' .. fields[i + 1]
+    local state
+    if big then
+        state = '#fields=' .. fieldCount
+    else
+        local fields = redis.call('hgetall', KEYS[1])
+        local parts = {}
+        for i = 1, #fields, 2 do
+            parts[#parts + 1] = fields[i] .. '=' .. fields[i + 1]
+        end
+        table.sort(parts)
+        state = table.concat(parts, '\n')
     end
-    table.sort(parts)
-    local state = table.concat(parts, '\n')
     if state ~= ARGV[4] then
         return { -1, '', '', '', state }
     end
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == 'read' or mode == 'write' then
-    redis.call('del', KEYS[1])
+    redis.call(delete, KEYS[1])
     redis.call(ARGV[2], KEYS[5], '1')
     return { 1, 'read_write_lock', KEYS[5], '1' }
 end
 local function isMultiLockField(field)
     return string.sub(field, -12) == ':expire_time' or string.sub(field, -11) == ':lock_count'
 end
-if redis.call('hlen', KEYS[1]) > 1 then
+if fieldCount > 1 and not big then
     local names = redis.call('hkeys', KEYS[1])
     for i = 1, #names do
         if isMultiLockField(names[i]) then
-            redis.call('del', KEYS[1])
+            redis.call(delete, KEYS[1])
             redis.call(ARGV[2], KEYS[2], '0')
             return { 1, 'faster_multi_lock', KEYS[2], '0' }
         end
@@ -65,7 +77,7 @@ if redis.call('exists', KEYS[3]) == 1 or redis.call('exists', KEYS[4]) == 1 then
             break
         end
     end
-    if redis.call('del', KEYS[1]) == 1 then
+    if redis.call(delete, KEYS[1]) == 1 then
         local nextWaiter = redis.call('lindex', KEYS[3], 0)
         if nextWaiter ~= false then
             local channel = KEYS[2] .. ':' .. nextWaiter
@@ -76,7 +88,7 @@ if redis.call('exists', KEYS[3]) == 1 or redis.call('exists', KEYS[4]) == 1 then
     end
     return { 0, 'fair_lock', '', '' }
 end
-if redis.call('del', KEYS[1]) == 1 then
+if redis.call(delete, KEYS[1]) == 1 then
     redis.call(ARGV[2], KEYS[2], '0')
     return { 1, 'lock', KEYS[2], '0' }
 end

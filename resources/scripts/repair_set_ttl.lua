@@ -5,13 +5,21 @@
 -- ARGV[2] the lock state the operator confirmed: its "field=value" pairs, sorted, newline-joined
 -- Reply: { 1 } TTL set; { -1, current state } refused: the lock changed since it was confirmed;
 --        { 0, "has a TTL" } refused: it already expires (nothing to repair)
-local fields = redis.call('hgetall', KEYS[1])
-local parts = {}
-for i = 1, #fields, 2 do
-    parts[#parts + 1] = fields[i] .. '=' .. fields[i + 1]
+-- A hash of more than 1024 fields is never read whole (issue 13.2): its state is "#fields=<HLEN>",
+-- as LockSnapshot::stateFingerprint() gives for a sampled snapshot.
+local fieldCount = redis.call('hlen', KEYS[1])
+local state
+if fieldCount > 1024 then
+    state = '#fields=' .. fieldCount
+else
+    local fields = redis.call('hgetall', KEYS[1])
+    local parts = {}
+    for i = 1, #fields, 2 do
+        parts[#parts + 1] = fields[i] .. '=' .. fields[i + 1]
+    end
+    table.sort(parts)
+    state = table.concat(parts, '\n')
 end
-table.sort(parts)
-local state = table.concat(parts, '\n')
 if state ~= ARGV[2] then
     return { -1, state }
 end

@@ -134,6 +134,7 @@ private slots:
     void tableFitsTheTerminal();
     void namesAndFieldsThatAreNotUtf8();
     void watchSaysWhatWasTooShortToSee();
+    void bigLockIsForceUnlockedWithoutReadingItWhole();
 
 private:
     ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
@@ -1067,6 +1068,34 @@ void TestCli::watchSaysWhatWasTooShortToSee()
         QVERIFY2(out.contains("coalesced") && out.contains("blink:1"), out.constData());
         QVERIFY2(err.contains("too short to see"), err.constData());
     }
+}
+
+
+// Issue 13.2: force-unlock and set-ttl compared the confirmed state by HGETALL inside their script
+// (a 1M-field hash blocks Redis for seconds), and a sampled snapshot's state never matched, so such
+// a lock could not be force-unlocked at all. Now its state is its field count and it is UNLINKed.
+void TestCli::bigLockIsForceUnlockedWithoutReadingItWhole()
+{
+    for (const QByteArray &key : {QByteArray("huge:a"), QByteArray("huge:b")}) {
+        for (int chunk = 0; chunk < 5; ++chunk) {
+            QList<QByteArray> args{"HSET", key};
+            for (int i = 0; i < 1000; ++i)
+                args << (kClient + QStringLiteral(":%1").arg(chunk * 1000 + i)).toUtf8() << "1";
+            m_admin->cmd(args);
+        }
+    }
+    m_admin->cmd({"PEXPIRE", "huge:a", "60000"});
+    m_admin->cmd({"CONFIG", "RESETSTAT"});
+    const ProcessResult setTtl = cli({"set-ttl", "huge:b", "--ttl-ms", "60000", "--yes"});
+    QVERIFY2(setTtl.finished && setTtl.exitCode == 0, qPrintable(setTtl.describe()));
+    QVERIFY(m_admin->cmd({"PTTL", "huge:b"}).toInteger() > 0);
+    const ProcessResult unlock = cli({"force-unlock", "huge:a", "--yes"});
+    QVERIFY2(unlock.finished && unlock.exitCode == 0, qPrintable(unlock.describe()));
+    QVERIFY(!m_admin->exists("huge:a"));
+    const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
+    for (const char *whole : {"cmdstat_hgetall", "cmdstat_hkeys", "cmdstat_hvals"})
+        QVERIFY2(!stats.contains(whole), stats.constData());
+    QVERIFY2(stats.contains("cmdstat_unlink"), stats.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)
