@@ -1,4 +1,6 @@
 #include "lockdetailpanel.h"
+#include "redis/redisbytes.h"
+#include "observe/displaytext.h"
 
 #include "ttlbardelegate.h"
 
@@ -104,13 +106,13 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         return;
     }
     m_title->setText(QStringLiteral("%1  <span style='font-weight:normal'>(%2)</span>")
-                         .arg(s.name.toHtmlEscaped(),
+                         .arg(DisplayText::escaped(s.name).toHtmlEscaped(),
                               !s.kindCertain && s.kind == LockKind::Lock ? tr("Lock (fair or plain)") : lockKindLabel(s.kind)));
     m_holders->setRowCount(s.holders.size());
     for (int i = 0; i < s.holders.size(); ++i) {
         const auto &h = s.holders[i];
-        m_holders->setItem(i, 0, new QTableWidgetItem(h.clientId + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString())));
-        m_holders->setItem(i, 1, new QTableWidgetItem(h.threadId));
+        m_holders->setItem(i, 0, new QTableWidgetItem(DisplayText::escaped(h.clientId) + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString())));
+        m_holders->setItem(i, 1, new QTableWidgetItem(DisplayText::escaped(h.threadId)));
         m_holders->setItem(i, 2, new QTableWidgetItem(QString::number(h.holdCount)));
         m_holders->setItem(i, 3, new QTableWidgetItem(h.mode));
         QStringList ttls;
@@ -126,7 +128,7 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     for (int i = 0; i < s.waiters.size(); ++i) {
         const auto &w = s.waiters[i];
         m_waiters->setItem(i, 0, new QTableWidgetItem(QString::number(w.position)));
-        m_waiters->setItem(i, 1, new QTableWidgetItem(w.field));
+        m_waiters->setItem(i, 1, new QTableWidgetItem(DisplayText::escaped(w.field)));
         m_waiters->setItem(i, 2, new QTableWidgetItem());
     }
     if (s.kind == LockKind::FairLock)
@@ -178,7 +180,8 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         for (const auto &h : s.holders)
             keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
     }
-    m_keys->setPlainText(keys.join(QLatin1Char('\n')));
+    // Names and fields that are not UTF-8 show their bytes as \xNN (issue 13.12).
+    m_keys->setPlainText(RedisBytes::displayed(keys.join(QLatin1Char('\n'))));
     tick();
 }
 
