@@ -6,11 +6,11 @@ namespace lockscope {
 
 namespace {
 
-bool needsEscape(QChar c)
+bool needsEscape(const QString &text, qsizetype i)
 {
-    const ushort u = c.unicode();
+    const ushort u = text.at(i).unicode();
     return u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0xfffd
-           || RedisBytes::escapedByte(c) >= 0; // a byte of a name that is not valid UTF-8
+           || RedisBytes::escapedByteAt(text, i) >= 0; // a byte of a name that is not valid UTF-8
 }
 
 } // namespace
@@ -18,21 +18,18 @@ bool needsEscape(QChar c)
 QString DisplayText::escaped(const QString &text)
 {
     bool any = false;
-    for (const QChar c : text) {
-        if (needsEscape(c)) {
-            any = true;
-            break;
-        }
-    }
+    for (qsizetype i = 0; i < text.size() && !any; ++i)
+        any = needsEscape(text, i);
     if (!any)
         return text;
     QString out;
     out.reserve(text.size() + 8);
-    for (const QChar c : text) {
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
         const ushort u = c.unicode();
         if (c == QLatin1Char('\\'))
             out += QStringLiteral("\\\\");
-        else if (!needsEscape(c))
+        else if (!needsEscape(text, i))
             out += c;
         else if (u == '\n')
             out += QStringLiteral("\\n");
@@ -42,8 +39,8 @@ QString DisplayText::escaped(const QString &text)
             out += QStringLiteral("\\r");
         else if (u == 0x1b)
             out += QStringLiteral("\\e");
-        else if (RedisBytes::escapedByte(c) >= 0)
-            out += QStringLiteral("\\x%1").arg(RedisBytes::escapedByte(c), 2, 16, QLatin1Char('0'));
+        else if (RedisBytes::escapedByteAt(text, i) >= 0)
+            out += QStringLiteral("\\x%1").arg(RedisBytes::escapedByteAt(text, i), 2, 16, QLatin1Char('0'));
         else if (u < 0x100)
             out += QStringLiteral("\\x%1").arg(u, 2, 16, QLatin1Char('0'));
         else

@@ -50,8 +50,8 @@ QString RedisBytes::toText(const QByteArray &bytes)
 
 bool RedisBytes::hasEscapedBytes(const QString &text)
 {
-    for (const QChar c : text)
-        if (escapedByte(c) >= 0)
+    for (qsizetype i = 0; i < text.size(); ++i)
+        if (escapedByteAt(text, i) >= 0)
             return true;
     return false;
 }
@@ -63,8 +63,8 @@ QString RedisBytes::displayed(const QString &text)
     QString out;
     out.reserve(text.size() + 16);
     for (qsizetype i = 0; i < text.size(); ++i) {
-        const int b = escapedByte(text.at(i));
-        if (b >= 0 && !(i > 0 && text.at(i - 1).isHighSurrogate()))
+        const int b = escapedByteAt(text, i);
+        if (b >= 0)
             out += QStringLiteral("\\x%1").arg(b, 2, 16, QLatin1Char('0'));
         else
             out += text.at(i);
@@ -78,7 +78,7 @@ QString RedisBytes::matchable(const QString &text)
         return text;
     QString out = text;
     for (qsizetype i = 0; i < out.size(); ++i)
-        if (escapedByte(out.at(i)) >= 0 && !(i > 0 && out.at(i - 1).isHighSurrogate()))
+        if (escapedByteAt(text, i) >= 0)
             out[i] = QChar(QChar::ReplacementCharacter);
     return out;
 }
@@ -91,9 +91,8 @@ QByteArray RedisBytes::toBytes(const QString &text)
     out.reserve(text.size());
     qsizetype runStart = 0;
     for (qsizetype i = 0; i < text.size(); ++i) {
-        const int b = escapedByte(text.at(i));
-        // A low surrogate right after a high one is half of a valid pair, not an escaped byte.
-        if (b < 0 || (i > 0 && text.at(i - 1).isHighSurrogate()))
+        const int b = escapedByteAt(text, i);
+        if (b < 0)
             continue;
         out += QStringView(text).mid(runStart, i - runStart).toUtf8();
         out += char(b);

@@ -41,11 +41,14 @@ public:
     /** `text` for QRegularExpression, which matches no string holding a lone surrogate: each
      *  escaped byte becomes U+FFFD (one character, as a glob's `?` is one byte to Redis). */
     static QString matchable(const QString &text);
-    /** An escaped byte (U+DC80..U+DCFF) or 0 when `c` is not one. */
-    static int escapedByte(QChar c)
+    /** The byte escaped at text[i], or -1: U+DC80..U+DCFF that is not the low half of a valid
+     *  surrogate pair (U+1F480..U+1F4FF, e.g., has such a low half and is no escaped byte). */
+    static int escapedByteAt(const QString &text, qsizetype i)
     {
-        const ushort u = c.unicode();
-        return u >= 0xDC80 && u <= 0xDCFF ? int(u - 0xDC00) : -1;
+        const ushort u = text.at(i).unicode();
+        if (u < 0xDC80 || u > 0xDCFF || (i > 0 && text.at(i - 1).isHighSurrogate()))
+            return -1;
+        return int(u - 0xDC00);
     }
 };
 

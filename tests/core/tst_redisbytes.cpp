@@ -22,6 +22,9 @@ void TestRedisBytes::roundTripsEveryByteString_data()
     QTest::addColumn<QByteArray>("bytes");
     QTest::newRow("ascii") << QByteArray("lock:42");
     QTest::newRow("utf8") << QByteArray("verrou:été:€:😀");
+    // Code points whose low surrogate lies in U+DC80..U+DCFF, the range of escaped bytes.
+    QTest::newRow("emoji low half in escape range") << QByteArray("lock:💀💩🂡");
+    QTest::newRow("emoji then bad byte") << QByteArray("💩\xff");
     QTest::newRow("ff fe") << QByteArray("lock:\xff\xfe");
     QTest::newRow("lone continuation") << QByteArray("a\x80" "b");
     QTest::newRow("truncated sequence") << QByteArray("x\xe2\x82");
@@ -42,6 +45,8 @@ void TestRedisBytes::roundTripsEveryByteString()
     QCOMPARE(RedisBytes::hasEscapedBytes(text), !bytes.isValidUtf8());
     // The displayed form is printable and names the same bytes again.
     const QString shown = DisplayText::escaped(text);
+    if (bytes.isValidUtf8() && !bytes.contains('\\'))
+        QCOMPARE(RedisBytes::displayed(text), text);
     if (!bytes.isValidUtf8())
         QCOMPARE(RedisBytes::toBytes(RedisBytes::fromDisplayed(shown)), bytes);
 }
@@ -52,6 +57,9 @@ void TestRedisBytes::validUtf8IsPlainText()
     QCOMPARE(RedisBytes::toText(utf8), QString::fromUtf8(utf8));
     QCOMPARE(RedisBytes::toBytes(QStringLiteral("verrou:été")), utf8);
     QCOMPARE(RedisBytes::hex(QStringLiteral("a")), QStringLiteral("61"));
+    const QString emoji = QString::fromUtf8("lock:💀💩");
+    QCOMPARE(DisplayText::escaped(emoji), emoji);
+    QCOMPARE(RedisBytes::matchable(emoji), emoji);
 }
 
 void TestRedisBytes::displayedFormComesBack()
