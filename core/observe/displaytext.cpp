@@ -49,6 +49,24 @@ QString DisplayText::escaped(const QString &text)
     return out;
 }
 
+void DisplayText::insertJson(QJsonObject &o, const QString &key, const QString &text)
+{
+    if (!RedisBytes::hasEscapedBytes(text)) {
+        o.insert(key, text);
+        return;
+    }
+    o.insert(key, escaped(text));
+    o.insert(key + QStringLiteral("_hex"), RedisBytes::hex(text));
+}
+
+QString DisplayText::fromJson(const QJsonObject &o, const QString &key)
+{
+    const QJsonValue hex = o.value(key + QStringLiteral("_hex"));
+    if (hex.isString())
+        return RedisBytes::toText(QByteArray::fromHex(hex.toString().toLatin1()));
+    return o.value(key).toString();
+}
+
 QString DisplayText::compactCount(qint64 n)
 {
     if (n < 1000)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QString>
 
 namespace lockscope {
@@ -16,6 +17,12 @@ public:
      *  written as a visible escape: `\n`, `\t`, `\r`, `\e`, else `\xNN` / `\u{NNNN}`. A backslash
      *  is doubled only when escapes were needed, so ordinary names print unchanged. */
     static QString escaped(const QString &text);
+    /** Puts a key name or field into JSON under `key`: as it is when valid UTF-8; otherwise its
+     *  escaped form (`lock:\xff`, which the CLI accepts as a name) plus `<key>_hex` with the exact
+     *  bytes (issue 13.12). */
+    static void insertJson(QJsonObject &o, const QString &key, const QString &text);
+    /** Inverse of insertJson(): the exact text from `<key>_hex` when present, else `key`'s string. */
+    static QString fromJson(const QJsonObject &o, const QString &key);
     /** A count for a progress line: "412", "8.3k", "83k", "1.0M" (used by the CLI and the
      *  dashboard's scan progress). */
     static QString compactCount(qint64 n);

@@ -15,17 +15,12 @@ QJsonObject LockEvent::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("time_ms"), timeMs);
-    // A name or holder field that is not UTF-8 (issue 13.12): its escaped text (`lock:\xff`, what
-    // the CLI accepts) and the exact bytes in `lock_hex` / `holder_hex`.
+    // A name or holder field that is not UTF-8 (issue 13.12): DisplayText::insertJson.
     auto text = [&o](const QString &key, const QString &value) {
-        if (value.isEmpty()) {
+        if (value.isEmpty())
             o.insert(key, QJsonValue());
-        } else if (RedisBytes::hasEscapedBytes(value)) {
-            o.insert(key, DisplayText::escaped(value));
-            o.insert(key + QStringLiteral("_hex"), RedisBytes::hex(value));
-        } else {
-            o.insert(key, value);
-        }
+        else
+            DisplayText::insertJson(o, key, value);
     };
     text(QStringLiteral("lock"), lock);
     o.insert(QStringLiteral("type"), type);
@@ -40,12 +35,8 @@ QJsonObject LockEvent::toJson() const
 
 LockEvent LockEvent::fromJson(const QJsonObject &o)
 {
-    auto text = [&o](const QString &key) {
-        const QJsonValue hex = o.value(key + QStringLiteral("_hex"));
-        return hex.isString() ? RedisBytes::toText(QByteArray::fromHex(hex.toString().toLatin1())) : o.value(key).toString();
-    };
-    LockEvent e{o.value(QStringLiteral("time_ms")).toInteger(), text(QStringLiteral("lock")),
-                o.value(QStringLiteral("type")).toString(), text(QStringLiteral("holder")),
+    LockEvent e{o.value(QStringLiteral("time_ms")).toInteger(), DisplayText::fromJson(o, QStringLiteral("lock")),
+                o.value(QStringLiteral("type")).toString(), DisplayText::fromJson(o, QStringLiteral("holder")),
                 o.value(QStringLiteral("detail")).toString()};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
         static const QStringList known{QStringLiteral("time_ms"), QStringLiteral("lock"), QStringLiteral("type"),

@@ -43,35 +43,10 @@ QString lockKindLabel(LockKind kind)
     return {};
 }
 
-namespace {
-
-/** Key names and fields in JSON (issue 13.12): as they are when valid UTF-8; otherwise the
- *  escaped display text (`lock:\xff`, which the CLI accepts as a name) plus `<key>_hex` with the
- *  exact bytes. */
-void insertBytesText(QJsonObject &o, const QString &key, const QString &text)
-{
-    if (!RedisBytes::hasEscapedBytes(text)) {
-        o.insert(key, text);
-        return;
-    }
-    o.insert(key, DisplayText::escaped(text));
-    o.insert(key + QStringLiteral("_hex"), RedisBytes::hex(text));
-}
-
-QString bytesTextOf(const QJsonObject &o, const QString &key)
-{
-    const QJsonValue hex = o.value(key + QStringLiteral("_hex"));
-    if (hex.isString())
-        return RedisBytes::toText(QByteArray::fromHex(hex.toString().toLatin1()));
-    return o.value(key).toString();
-}
-
-} // namespace
-
 QJsonObject LockHolder::toJson() const
 {
     QJsonObject o;
-    insertBytesText(o, QStringLiteral("field"), field);
+    DisplayText::insertJson(o, QStringLiteral("field"), field);
     o.insert(QStringLiteral("client_id"), clientId);
     o.insert(QStringLiteral("thread_id"), threadId);
     o.insert(QStringLiteral("hold_count"), holdCount);
@@ -122,7 +97,7 @@ QString LockSnapshot::kindDisplay() const
 QJsonObject LockWaiter::toJson(qint64 serverTimeMs) const
 {
     QJsonObject o;
-    insertBytesText(o, QStringLiteral("field"), field);
+    DisplayText::insertJson(o, QStringLiteral("field"), field);
     o.insert(QStringLiteral("position"), position);
     o.insert(QStringLiteral("deadline_epoch_ms"), deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs) : QJsonValue());
     o.insert(QStringLiteral("deadline_in_ms"),
@@ -200,7 +175,7 @@ bool LockSnapshot::sameHolders(const LockSnapshot &o) const
 QJsonObject LockSnapshot::toJson() const
 {
     QJsonObject o;
-    insertBytesText(o, QStringLiteral("name"), name);
+    DisplayText::insertJson(o, QStringLiteral("name"), name);
     o.insert(QStringLiteral("kind"), lockKindName(kind));
     o.insert(QStringLiteral("pttl_ms"), pttlMs);
     if (stale) { // issue 13.9: the last read before LockScope lost sight of the lock
@@ -254,7 +229,7 @@ QJsonObject LockSnapshot::toJson() const
 LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
 {
     LockSnapshot s;
-    s.name = bytesTextOf(o, QStringLiteral("name"));
+    s.name = DisplayText::fromJson(o, QStringLiteral("name"));
     const QString kind = o.value(QStringLiteral("kind")).toString();
     s.kind = kind == QLatin1String("fair_lock")         ? LockKind::FairLock
              : kind == QLatin1String("read_write_lock") ? LockKind::ReadWriteLock
@@ -290,7 +265,7 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     for (const auto &v : o.value(QStringLiteral("holders")).toArray()) {
         const QJsonObject h = v.toObject();
         LockHolder holder;
-        holder.field = bytesTextOf(h, QStringLiteral("field"));
+        holder.field = DisplayText::fromJson(h, QStringLiteral("field"));
         holder.clientId = h.value(QStringLiteral("client_id")).toString();
         holder.threadId = h.value(QStringLiteral("thread_id")).toString();
         holder.holdCount = h.value(QStringLiteral("hold_count")).toInteger();
@@ -301,7 +276,7 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     }
     for (const auto &v : o.value(QStringLiteral("waiters")).toArray()) {
         const QJsonObject w = v.toObject();
-        s.waiters << LockWaiter{bytesTextOf(w, QStringLiteral("field")), w.value(QStringLiteral("position")).toInt(),
+        s.waiters << LockWaiter{DisplayText::fromJson(w, QStringLiteral("field")), w.value(QStringLiteral("position")).toInt(),
                                 w.value(QStringLiteral("deadline_epoch_ms")).toInteger(-1),
                                 w.value(QStringLiteral("deadline_raw")).toString()};
     }
