@@ -36,6 +36,11 @@ void LockBatchBuffer::take(QVector<LockSnapshot> *changed, QStringList *removed)
         if (!m_dropped[i])
             *changed << std::move(m_changed[i]);
     *removed = m_removedOrder;
+    clear();
+}
+
+void LockBatchBuffer::clear()
+{
     m_changed.clear();
     m_dropped.clear();
     m_index.clear();

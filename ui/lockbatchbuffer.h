@@ -25,11 +25,10 @@ public:
     /** Adds one batch (`removed` is applied before `changed`, as in LockSession::locksUpdated). */
     void merge(const QVector<LockSnapshot> &changed, const QStringList &removed);
     bool isEmpty() const { return m_changed.isEmpty() && m_removed.isEmpty(); }
-    /** Locks with a pending change or removal. */
-    qsizetype size() const { return m_changed.size() + m_removed.size(); }
-    bool contains(const QString &name) const { return m_index.contains(name) || m_removed.contains(name); }
     /** The merged batch, in first-seen order; the buffer is empty afterwards. */
     void take(QVector<LockSnapshot> *changed, QStringList *removed);
+    /** Drops what is buffered (a replay seek starts over). */
+    void clear();
 
 private:
     QVector<LockSnapshot> m_changed;

@@ -228,9 +228,7 @@ void MainWindow::attachReplay(ReplayPlayer *player)
     });
     connect(scrub, &QSlider::valueChanged, player, [player, start](int v) { player->seek(start + qint64(v) * 100); });
     connect(player, &ReplayPlayer::reset, this, [this] {
-        QVector<LockSnapshot> dropped;
-        QStringList droppedRemovals;
-        m_tableBuffer.take(&dropped, &droppedRemovals); // batches from before the seek
+        m_tableBuffer.clear(); // batches from before the seek
         m_tableFlush.stop();
         m_lockModel->clear();
         m_eventModel->clear();
