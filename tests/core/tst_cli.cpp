@@ -48,29 +48,41 @@ QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
 /** runProcess with extra environment variables (LOCKSCOPE_URL, COLUMNS). */
 ProcessResult runWithEnv(const QStringList &args, const QHash<QString, QString> &env, int timeoutMs = 30000)
 {
-    ProcessResult result;
-    QProcess p;
     QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
     e.remove(QStringLiteral("LOCKSCOPE_URL"));
     e.remove(QStringLiteral("COLUMNS"));
     for (auto it = env.cbegin(); it != env.cend(); ++it)
         e.insert(it.key(), it.value());
-    p.setProcessEnvironment(e);
-    p.start(cliPath(), args);
-    result.started = p.waitForStarted(10000);
-    if (!result.started)
-        return result;
-    p.closeWriteChannel();
-    result.finished = p.waitForFinished(timeoutMs);
-    if (!result.finished) {
-        p.kill();
-        p.waitForFinished(3000);
-    }
-    result.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    result.out = p.readAllStandardOutput();
-    result.err = p.readAllStandardError();
-    return result;
+    return lockscope::test::runProcess(cliPath(), args, timeoutMs, e);
 }
+
+/** A `lockscope-cli watch` child for one test: killed when it goes out of scope, its stderr kept. */
+struct WatchChild
+{
+    QProcess process;
+    QByteArray err;
+
+    ~WatchChild()
+    {
+        if (process.state() != QProcess::NotRunning) {
+            process.kill();
+            process.waitForFinished(3000);
+        }
+    }
+    bool start(const QStringList &args)
+    {
+        process.start(cliPath(), args);
+        return process.waitForStarted(10000);
+    }
+    /** Until it is live and has read its baseline ("watching N lock(s)" on stderr). */
+    bool waitUntilWatching(int timeoutMs)
+    {
+        return waitUntil([this] {
+            err += process.readAllStandardError();
+            return err.contains("watching");
+        }, timeoutMs);
+    }
+};
 
 /** Parses JSON lines; fails the test (via the returned flag) on any line that is not an object. */
 QVector<QJsonObject> jsonLines(const QByteArray &out, bool *ok)
@@ -531,22 +543,12 @@ void TestCli::acquireHeldLockExits3()
 
 void TestCli::watchPrintsEvents()
 {
-    QProcess watch;
-    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--json", "--duration-ms", "3000"});
-    QVERIFY(watch.waitForStarted(10000));
-    auto stop = qScopeGuard([&] {
-        if (watch.state() != QProcess::NotRunning) {
-            watch.kill();
-            watch.waitForFinished(3000);
-        }
-    });
+    WatchChild child;
+    QVERIFY(child.start({"--url", m_server.url(), "watch", "--json", "--duration-ms", "3000"}));
+    QProcess &watch = child.process;
+    QByteArray &err = child.err;
     // Wait until it is live and has read its baseline ("watching N lock(s)" on stderr).
-    QByteArray err;
-    QVERIFY2(waitUntil([&] {
-                 err += watch.readAllStandardError();
-                 return err.contains("watching");
-             }, 10000),
-             err.constData());
+    QVERIFY2(child.waitUntilWatching(10000), err.constData());
     QVERIFY2(err.contains("live"), err.constData());
 
     // An independent Redisson client takes and releases a lock during the watch.
@@ -776,21 +778,11 @@ void TestCli::watchDurationEndingDisconnectedExits2()
     RedisServerProcess server;
     QString error;
     QVERIFY2(server.start(10000, &error), qPrintable(error));
-    QProcess watch;
-    watch.start(cliPath(), {"--url", server.url(), "watch", "--duration-ms", "6000"});
-    QVERIFY(watch.waitForStarted(10000));
-    auto stop = qScopeGuard([&] {
-        if (watch.state() != QProcess::NotRunning) {
-            watch.kill();
-            watch.waitForFinished(3000);
-        }
-    });
-    QByteArray err;
-    QVERIFY2(waitUntil([&] {
-                 err += watch.readAllStandardError();
-                 return err.contains("watching");
-             }, 15000),
-             err.constData());
+    WatchChild child;
+    QVERIFY(child.start({"--url", server.url(), "watch", "--duration-ms", "6000"}));
+    QProcess &watch = child.process;
+    QByteArray &err = child.err;
+    QVERIFY2(child.waitUntilWatching(15000), err.constData());
     server.stop();
     QVERIFY(watch.waitForFinished(20000));
     err += watch.readAllStandardError();
@@ -833,21 +825,11 @@ void TestCli::locksAreFoundByHolder()
 // Issue 15.4: `watch --holder` prints the events of that client only.
 void TestCli::watchFiltersByHolder()
 {
-    QProcess watch;
-    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--json", "--holder", kOther.left(8), "--duration-ms", "4000"});
-    QVERIFY(watch.waitForStarted(10000));
-    auto stop = qScopeGuard([&] {
-        if (watch.state() != QProcess::NotRunning) {
-            watch.kill();
-            watch.waitForFinished(3000);
-        }
-    });
-    QByteArray err;
-    QVERIFY2(waitUntil([&] {
-                 err += watch.readAllStandardError();
-                 return err.contains("watching");
-             }, 10000),
-             err.constData());
+    WatchChild child;
+    QVERIFY(child.start({"--url", m_server.url(), "watch", "--json", "--holder", kOther.left(8), "--duration-ms", "4000"}));
+    QProcess &watch = child.process;
+    QByteArray &err = child.err;
+    QVERIFY2(child.waitUntilWatching(10000), err.constData());
     for (const QString &field : {kOther + QStringLiteral(":7"), kClient + QStringLiteral(":7")}) {
         const QString name = field.startsWith(kOther) ? QStringLiteral("w:theirs") : QStringLiteral("w:mine");
         const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", name, "30000", field});
@@ -1029,21 +1011,11 @@ void TestCli::namesAndFieldsThatAreNotUtf8()
 // Issue 13.11: `watch` ends with a line that says how many releases were too short to see.
 void TestCli::watchSaysWhatWasTooShortToSee()
 {
-    QProcess watch;
-    watch.start(cliPath(), {"--url", m_server.url(), "watch", "--poll", "--duration-ms", "4000"});
-    QVERIFY(watch.waitForStarted(10000));
-    auto stop = qScopeGuard([&] {
-        if (watch.state() != QProcess::NotRunning) {
-            watch.kill();
-            watch.waitForFinished(3000);
-        }
-    });
-    QByteArray err;
-    QVERIFY2(waitUntil([&] {
-                 err += watch.readAllStandardError();
-                 return err.contains("watching");
-             }, 10000),
-             err.constData());
+    WatchChild child;
+    QVERIFY(child.start({"--url", m_server.url(), "watch", "--poll", "--duration-ms", "4000"}));
+    QProcess &watch = child.process;
+    QByteArray &err = child.err;
+    QVERIFY2(child.waitUntilWatching(10000), err.constData());
     // Three holds of a few ms, between two polls (one a second).
     const QString field = kOther + QStringLiteral(":9");
     for (int i = 0; i < 3; ++i) {

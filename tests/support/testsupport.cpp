@@ -168,10 +168,12 @@ QString ProcessResult::describe() const
         .arg(QString::fromUtf8(out), QString::fromUtf8(err));
 }
 
-ProcessResult runProcess(const QString &program, const QStringList &args, int timeoutMs)
+ProcessResult runProcess(const QString &program, const QStringList &args, int timeoutMs,
+                         const QProcessEnvironment &environment)
 {
     ProcessResult result;
     QProcess p;
+    p.setProcessEnvironment(environment);
     p.start(program, args);
     result.started = p.waitForStarted(10000);
     if (!result.started) {

@@ -151,8 +151,10 @@ struct ProcessResult
     QString describe() const;
 };
 
-/** Runs `program` with `args` to completion (stdin closed at once), up to `timeoutMs`. */
-ProcessResult runProcess(const QString &program, const QStringList &args, int timeoutMs = 30000);
+/** Runs `program` with `args` to completion (stdin closed at once), up to `timeoutMs`, in
+ *  `environment` (default: this process's). */
+ProcessResult runProcess(const QString &program, const QStringList &args, int timeoutMs = 30000,
+                         const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
 /** Path of redis-cli from PATH (empty when not installed). */
 QString redisCliPath();
