@@ -22,12 +22,15 @@
 --          §14.4), else 0. The twin hashes to the same slot (its hash tag is the name).
 --          Last: {serverSeconds, serverMicros} read after all the work, so the reader can tell
 --          how long the call kept Redis busy and size its next batch to stay under its budget.
---          Cost (issue 12): a hash that cannot be a lock (no field `mode`, no field name with a
---          `:`, as every holder field `<uuid>:<thread>` and faster-multilock suffix has) and has no
---          fair queue or timeout set is answered after HGETALL, PTTL, LLEN and ZCARD with the
---          short entry { type } (nothing else: its token, subscribers and twin are not read,
---          twinHash 0); it is no lock whatever they are, and the reply stays small. Subscriber counts of the whole batch come from one PUBSUB NUMSUB and
---          one PUBSUB SHARDNUMSUB at the end, not two calls per lock.
+--          Cost (issue 12): per name HLEN (TYPE only when it is neither a hash nor missing), HGETALL,
+--          and one EXISTS of the companion keys (fair queue, timeout set, token); each companion is
+--          read only when that EXISTS counts one. A hash that cannot be a lock (no field `mode`, no
+--          field name with a `:`, as every holder field `<uuid>:<thread>` and faster-multilock
+--          suffix has) and has no fair queue or timeout set is answered with the short entry
+--          { type } (nothing else: its TTL, token, subscribers and twin are not read, twinHash 0);
+--          it is no lock whatever they are, and the reply stays small. Subscriber counts of the
+--          whole batch come from one PUBSUB NUMSUB and one PUBSUB SHARDNUMSUB at the end, not two
+--          calls per lock. A plain lock thus costs HLEN, HGETALL, EXISTS, PTTL and the twin's TYPE.
 -- `name` as the hash tag Redisson puts into derived keys: `{name}`, or `name` when it has braces.
 local function tagOf(name)
     if string.find(name, '{', 1, true) then
@@ -45,13 +48,20 @@ local channels, owners, slots = {}, {}, {}
 local skipTwin = {}
 for i = 1, #KEYS do
     local name = KEYS[i]
-    local keyType = redis.call('type', name)['ok']
+    -- HLEN answers for a hash and for a missing key (0: Redis has no empty hash); only another
+    -- type needs TYPE (the WRONGTYPE error of HLEN says so).
+    local fieldCount = redis.pcall('hlen', name)
+    local keyType = 'hash'
+    if type(fieldCount) ~= 'number' then
+        keyType = redis.call('type', name)['ok']
+        fieldCount = 0
+    elseif fieldCount == 0 then
+        keyType = 'none'
+    end
     local fields = {}
-    local fieldCount = 0
     local hasMode = false
     local maybeLock = true
     if keyType == 'hash' then
-        fieldCount = redis.call('hlen', name)
         if fieldCount <= maxFields then
             fields = redis.call('hgetall', name)
             maybeLock = false
@@ -72,31 +82,45 @@ for i = 1, #KEYS do
             hasMode = redis.call('hexists', name, 'mode') == 1
         end
     end
-    local pttl = redis.call('pttl', name)
     local tag = tagOf(name)
     local queueKey = 'redisson_lock_queue:' .. tag
-    local queueLength = redis.pcall('llen', queueKey)
-    local queue = {}
-    if type(queueLength) ~= 'number' then
-        queueLength = -1
-    elseif queueLength > 0 then
-        queue = redis.call('lrange', queueKey, 0, maxQueue - 1)
-    end
     local timeoutKey = 'redisson_lock_timeout:' .. tag
-    local timeoutSize = redis.pcall('zcard', timeoutKey)
-    local timeouts = {}
-    if type(timeoutSize) ~= 'number' then
-        timeoutSize = -1
-    elseif timeoutSize > 0 then
-        timeouts = redis.call('zrange', timeoutKey, 0, maxQueue - 1, 'WITHSCORES')
+    local tokenKey = 'redisson_lock_token:' .. tag
+    -- One EXISTS tells whether any companion key is there (most locks have none); only then are
+    -- they read one by one. A hash that cannot be a lock only needs the queue and timeout set.
+    local companions
+    if maybeLock then
+        companions = redis.call('exists', queueKey, timeoutKey, tokenKey)
+    else
+        companions = redis.call('exists', queueKey, timeoutKey)
+    end
+    local queueLength, timeoutSize = 0, 0
+    local queue, timeouts = {}, {}
+    if companions > 0 then
+        queueLength = redis.pcall('llen', queueKey)
+        if type(queueLength) ~= 'number' then
+            queueLength = -1
+        elseif queueLength > 0 then
+            queue = redis.call('lrange', queueKey, 0, maxQueue - 1)
+        end
+        timeoutSize = redis.pcall('zcard', timeoutKey)
+        if type(timeoutSize) ~= 'number' then
+            timeoutSize = -1
+        elseif timeoutSize > 0 then
+            timeouts = redis.call('zrange', timeoutKey, 0, maxQueue - 1, 'WITHSCORES')
+        end
     end
     if not maybeLock and queueLength <= 0 and timeoutSize <= 0 then
         skipTwin[i] = true
         out[#out + 1] = { keyType }
     else
-        local token = redis.pcall('get', 'redisson_lock_token:' .. tag)
-        if type(token) ~= 'string' then
-            token = ''
+        local pttl = redis.call('pttl', name)
+        local token = ''
+        if companions > 0 then
+            token = redis.pcall('get', tokenKey)
+            if type(token) ~= 'string' then
+                token = ''
+            end
         end
         -- Read-write lock: the PTTL of every read hold's timeout key (keyPrefix:field:rwlock_timeout:n).
         local holdTtls = {}
