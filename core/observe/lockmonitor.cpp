@@ -11,10 +11,13 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <memory>
 
 namespace lockscope {
 
 static constexpr int kMaxNamesPerRead = 5000;
+/** Dirty names that are read on as soon as a read ends, without the coalescing delay. */
+static constexpr int kFlushAtOnceNames = 256;
 static constexpr int kLiveRefreshEveryTicks = 5;   // live mode: re-read all (<= kLiveRefreshMaxLocks) every 5 ticks
 static constexpr int kLiveRefreshMaxLocks = 5000;  // beyond this, live mode relies on notifications only
 static constexpr int kNotLockCacheMax = 200000;
@@ -469,17 +472,30 @@ void LockMonitor::flush()
         names << std::move(name);
     }
     m_readInFlight = true;
-    m_reader->read(names, this, [this, hints](const QVector<LockSnapshot> &snapshots, const QString &error) {
-        m_readInFlight = false;
-        if (!error.isEmpty())
-            emit errorOccurred(QStringLiteral("Reading lock snapshots failed: %1").arg(error));
-        applySnapshots(snapshots, hints);
-        scheduleFlush();
-        if (isIdle()) {
-            m_baselineDone = true;
-            emit idle();
-        }
-    });
+    // Each batch is applied as it arrives, while the next one is at the server (issue 12: applying
+    // 5,000 snapshots at the end of a read, then waiting for the coalescing timer, left Redis idle
+    // for a third of a big discovery).
+    auto sharedHints = std::make_shared<const QHash<QString, QString>>(std::move(hints));
+    m_reader->read(
+        names, this,
+        [this](const QVector<LockSnapshot> &, const QString &error) {
+            m_readInFlight = false;
+            if (!error.isEmpty())
+                emit errorOccurred(QStringLiteral("Reading lock snapshots failed: %1").arg(error));
+            // A discovery, or a backlog of a batch or more, is read on at once; a few names wait
+            // for the coalescing delay as before, so a stream of events gives few, fuller reads.
+            if (!m_baselineDone || m_dirty.size() >= kFlushAtOnceNames)
+                flush();
+            else
+                scheduleFlush();
+            if (isIdle()) {
+                m_baselineDone = true;
+                emit idle();
+            }
+        },
+        [this, sharedHints](const QVector<LockSnapshot> &snapshots, const QString &) {
+            applySnapshots(snapshots, *sharedHints);
+        });
 }
 
 LockEvent::Removal LockMonitor::removalOf(const QString &name) const

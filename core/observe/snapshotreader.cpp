@@ -38,13 +38,15 @@ struct SnapshotReader::ReadState
     QString error;
     QPointer<QObject> context;
     Callback callback;
+    Callback onBatch;            ///< streaming: each batch as it arrives (parts then stay empty)
     bool more() const { return group < groups.size(); }
 };
 
-void SnapshotReader::read(const QStringList &names, QObject *context, Callback callback)
+void SnapshotReader::read(const QStringList &names, QObject *context, Callback callback, Callback onBatch)
 {
     auto state = std::make_shared<ReadState>();
     state->callback = std::move(callback);
+    state->onBatch = std::move(onBatch);
     state->context = context;
     if (m_oneSlotPerBatch) {
         QMap<int, QStringList> bySlot;
@@ -100,7 +102,11 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                       [self, state, chunk, part](const RedisReply &reply) {
                           const qint64 readAt = LockSnapshot::steadyNowMs();
                           --state->inFlight;
-                          QVector<LockSnapshot> &out = state->parts[part];
+                          // The next batch goes out before this one is parsed: Redis works on it
+                          // meanwhile (issue 12: it sat idle while the client parsed).
+                          if (self && !reply.isError())
+                              self->sendMore(state);
+                          QVector<LockSnapshot> out;
                           if (reply.isError()) {
                               if (state->error.isEmpty())
                                   state->error = reply.errorMessage();
@@ -118,10 +124,16 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                                   self->adapt(int(chunk.size()),
                                               end.at(0).toInteger() * 1000000 + end.at(1).toInteger() - startUs);
                           }
-                          if (self)
+                          if (self && reply.isError())
                               self->sendMore(state);
-                          else
+                          else if (!self)
                               state->groups.clear(); // the reader is gone: report what was read
+                          if (state->onBatch) {
+                              if (!out.isEmpty())
+                                  state->onBatch(out, QString());
+                          } else {
+                              state->parts[part] = std::move(out);
+                          }
                           if (state->inFlight == 0 && !state->more()) {
                               QVector<LockSnapshot> all;
                               for (auto &p : state->parts)
@@ -138,6 +150,14 @@ static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
 {
     static const QString expireSuffix = QStringLiteral(":expire_time");
     static const QString countSuffix = QStringLiteral(":lock_count");
+    // Most hashes are no such group: tell from the raw field names before converting anything.
+    bool anySuffix = false;
+    for (int i = 0; i + 1 < fields.size() && !anySuffix; i += 2) {
+        const QByteArray f = fields.at(i).toByteArray();
+        anySuffix = f.endsWith(":expire_time") || f.endsWith(":lock_count");
+    }
+    if (!anySuffix)
+        return false;
     QHash<QString, QByteArray> byField;
     QStringList valueFields;
     bool sawSuffix = false;

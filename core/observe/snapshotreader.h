@@ -65,8 +65,13 @@ public:
      * that turned out not to be locks (`isLock == false`; `exists == false` when the key is gone).
      * On a server or transport error the callback gets the snapshots of the batches that did
      * succeed and `error` says what failed. Runs on the connection's thread.
+     *
+     * With `onBatch` set, the snapshots of each batch are handed to it as that batch's reply
+     * arrives (in send order; the next batch is already on its way, so Redis is not idle while
+     * the caller works on them), and `callback` then gets an empty vector and the error. A big
+     * read thus never waits for its slowest part nor holds all its snapshots at once (issue 12).
      */
-    void read(const QStringList &names, QObject *context, Callback callback);
+    void read(const QStringList &names, QObject *context, Callback callback, Callback onBatch = nullptr);
 
     /**
      * Classifies one entry of snapshot.lua's reply (exposed for tests). `twinHashExists`: the
