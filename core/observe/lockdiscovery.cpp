@@ -12,14 +12,6 @@ LockDiscovery::LockDiscovery(RedisConnection *connection, QObject *parent)
 {
 }
 
-void LockDiscovery::adapt(int count, qint64 usedUs)
-{
-    m_slowestStepUs = qMax(m_slowestStepUs, usedUs);
-    if (m_budgetUs <= 0)
-        return;
-    m_count = nextScanCount(count, usedUs, m_budgetUs);
-}
-
 int LockDiscovery::nextScanCount(int count, qint64 usedUs, qint64 budgetUs)
 {
     // Aim at 80 % of the budget from the server's cost per visited key; at most double per step,
@@ -66,8 +58,11 @@ void LockDiscovery::start(const QString &glob)
 {
     m_glob = glob.isEmpty() ? QStringLiteral("*") : glob;
     m_regex = globToRegex(m_glob);
-    m_cursor = "0";
-    m_pass = 0;
+    for (Pass &p : m_passes) {
+        p.cursor = "0";
+        p.done = false;
+        p.count = m_count;
+    }
     m_scanned = 0;
     m_candidates = 0;
     m_steps = 0;
@@ -88,13 +83,27 @@ void LockDiscovery::step()
     if (!m_connection || !m_running)
         return;
     const int generation = m_generation;
-    // SCAN cursor MATCH glob COUNT n TYPE t, run by scan_step.lua between two TIMEs.
-    const QList<QByteArray> args = m_pass == 0
-                                       ? QList<QByteArray>{m_cursor, RedisBytes::toBytes(m_glob), QByteArray::number(m_count), "hash"}
-                                       : QList<QByteArray>{m_cursor, "redisson_lock_queue:*", QByteArray::number(m_count), "list"};
-    ++m_steps;
-    const int count = m_count;
-    m_script.eval(m_connection, {}, args, this, [this, generation, count](const RedisReply &r) {
+    // Both passes share each call while both run (issue 12: run one after the other, each step
+    // waiting behind the snapshot reads, discovery took longer than reading what it found). Each
+    // SCAN cursor MATCH glob COUNT n TYPE t is timed by scan_step.lua; the two share the budget.
+    QList<QByteArray> args;
+    QVector<int> sent;
+    for (int i = 0; i < 2; ++i) {
+        const Pass &p = m_passes[i];
+        if (p.done)
+            continue;
+        sent << i;
+        if (i == 0)
+            args << p.cursor << RedisBytes::toBytes(m_glob) << QByteArray::number(p.count) << "hash";
+        else
+            args << p.cursor << "redisson_lock_queue:*" << QByteArray::number(p.count) << "list";
+    }
+    if (sent.isEmpty())
+        return;
+    m_steps += sent.size();
+    const int count0 = m_passes[0].count;
+    const int count1 = m_passes[1].count;
+    m_script.eval(m_connection, {}, args, this, [this, generation, sent, count0, count1](const RedisReply &r) {
         if (generation != m_generation)
             return; // cancelled or restarted meanwhile
         if (r.isError()) {
@@ -107,47 +116,51 @@ void LockDiscovery::step()
         }
         // A reply of another shape (a proxy or a fake server answering `:1`) ends the scan with an
         // error; its "cursor" is never sent back (issue 13.5: that looped 1.8M times a minute).
-        RedisReply::ScanPage page;
-        QString shapeError;
-        const RedisReply &pageReply = r.isArray() && r.size() == 2 ? r.at(0) : r;
-        if (!pageReply.toScanPage(&page, &shapeError)) {
-            m_running = false;
-            emit failed(QStringLiteral("%1: is this a Redis server?").arg(shapeError));
-            return;
-        }
-        adapt(count, r.at(1).toInteger(-1));
-        m_cursor = page.cursor;
-        const QVector<QByteArray> &keys = page.items;
+        const bool shaped = r.isArray() && r.size() == 2 * sent.size();
+        const qint64 budgetEach = sent.size() > 1 ? m_budgetUs / 2 : m_budgetUs;
         QStringList names;
-        names.reserve(keys.size());
-        for (const auto &k : keys) {
-            const QString key = RedisBytes::toText(k);
-            if (m_pass == 0) {
-                if (!LockNames::isTransientHelperKey(key))
-                    names << key;
-            } else {
-                // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
-                // snapshot tells whose it is, and the monitor lists only one of them.
-                for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
-                    if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
-                        names << name;
+        for (int k = 0; k < sent.size(); ++k) {
+            const int pass = sent[k];
+            RedisReply::ScanPage page;
+            QString shapeError;
+            const RedisReply &pageReply = shaped ? r.at(2 * k) : r;
+            if (!pageReply.toScanPage(&page, &shapeError)) {
+                m_running = false;
+                emit failed(QStringLiteral("%1: is this a Redis server?").arg(shapeError));
+                return;
             }
+            Pass &p = m_passes[pass];
+            const int count = pass == 0 ? count0 : count1;
+            m_slowestStepUs = qMax(m_slowestStepUs, r.at(2 * k + 1).toInteger(-1));
+            if (m_budgetUs > 0)
+                p.count = nextScanCount(count, r.at(2 * k + 1).toInteger(-1), budgetEach);
+            p.cursor = page.cursor;
+            p.done = p.cursor == "0";
+            for (const auto &k2 : page.items) {
+                const QString key = RedisBytes::toText(k2);
+                if (pass == 0) {
+                    if (!LockNames::isTransientHelperKey(key))
+                        names << key;
+                } else {
+                    // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
+                    // snapshot tells whose it is, and the monitor lists only one of them.
+                    for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
+                        if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
+                            names << name;
+                }
+            }
+            m_scanned += page.items.size();
+            if (pass == 0)
+                m_examined += count; // SCAN visits about COUNT keys per step
         }
-        m_scanned += keys.size();
-        if (m_pass == 0)
-            m_examined += count; // SCAN visits about COUNT keys per step
         m_candidates += names.size();
         if (!names.isEmpty())
             emit candidatesFound(names);
-        emit progress(m_pass == 0 && m_cursor != "0" ? m_examined : -1, m_candidates);
-        if (m_cursor == "0") {
-            if (m_pass == 0) {
-                m_pass = 1;
-            } else {
-                m_running = false;
-                emit finished(m_examined, m_candidates);
-                return;
-            }
+        emit progress(!m_passes[0].done ? m_examined : -1, m_candidates);
+        if (m_passes[0].done && m_passes[1].done) {
+            m_running = false;
+            emit finished(m_examined, m_candidates);
+            return;
         }
         step();
     });

@@ -16,7 +16,8 @@ class RedisConnection;
  * per step (never KEYS), each step sent only when the previous reply arrived, so the server
  * never serves more than one small step for us at a time and the event loop never blocks. A
  * second pass (`MATCH redisson_lock_queue:* TYPE list`) finds fair locks whose hash is gone
- * but whose waiter queue remains (protocol §3.1, §9); a queue `redisson_lock_queue:{x}` yields
+ * but whose waiter queue remains (protocol §3.1, §9). It runs alongside the first: one call of
+ * scan_step.lua advances both, each with half the step budget, until one is done; a queue `redisson_lock_queue:{x}` yields
  * both `x` and `{x}` (each when it matches the glob), since Redisson derives it for both names
  * (§14.4). Needs Redis >= 6.0 (SCAN ... TYPE).
  *
@@ -46,15 +47,17 @@ public:
     void setScanCount(int count)
     {
         m_count = qMax(10, count);
+        m_passes[0].count = m_passes[1].count = m_count;
         m_budgetUs = 0;
     }
-    int scanCount() const { return m_count; }
+    /** The COUNT of the next SCAN step of the hash pass. */
+    int scanCount() const { return m_passes[0].count; }
     /** Server time one SCAN step should take at most, in µs (0 = fixed COUNT). */
     void setStepBudgetUs(qint64 us) { m_budgetUs = qMax<qint64>(0, us); }
     qint64 stepBudgetUs() const { return m_budgetUs; }
     /** The longest server time of one SCAN step seen so far, in µs (scan_step.lua's TIMEs). */
     qint64 slowestStepUs() const { return m_slowestStepUs; }
-    /** SCAN steps sent since start(). */
+    /** SCAN steps sent since start() (SCAN commands: a call that advances both passes counts 2). */
     qint64 steps() const { return m_steps; }
     bool isRunning() const { return m_running; }
 
@@ -77,16 +80,20 @@ signals:
 
 private:
     void step();
-    /** Sizes the next COUNT after a step of `count` that took the server `usedUs`. */
-    void adapt(int count, qint64 usedUs);
 
     QPointer<RedisConnection> m_connection;
     RedisScript m_script;
     QString m_glob;
     QRegularExpression m_regex;
-    QByteArray m_cursor = "0";
-    int m_pass = 0;
-    int m_count = 100;
+    /** One walk over the keyspace: 0 = hashes matching the glob, 1 = fair queues (lists). */
+    struct Pass
+    {
+        QByteArray cursor = "0";
+        int count = 100; ///< COUNT of its next step
+        bool done = false;
+    };
+    Pass m_passes[2];
+    int m_count = 100; ///< first COUNT of each pass
     qint64 m_budgetUs = 250;
     qint64 m_slowestStepUs = 0;
     qint64 m_steps = 0;
