@@ -68,6 +68,7 @@ void LockDiscovery::start(const QString &glob)
     m_steps = 0;
     m_examined = 0;
     m_running = true;
+    m_prefilterRun = m_prefilter;
     ++m_generation;
     step();
 }
@@ -94,7 +95,8 @@ void LockDiscovery::step()
             continue;
         sent << i;
         if (i == 0)
-            args << p.cursor << RedisBytes::toBytes(m_glob) << QByteArray::number(p.count) << "hash";
+            args << p.cursor << RedisBytes::toBytes(m_glob) << QByteArray::number(p.count)
+                 << (m_prefilterRun ? QByteArrayLiteral("lockhash") : QByteArrayLiteral("hash"));
         else
             args << p.cursor << "redisson_lock_queue:*" << QByteArray::number(p.count) << "list";
     }
@@ -116,14 +118,18 @@ void LockDiscovery::step()
         }
         // A reply of another shape (a proxy or a fake server answering `:1`) ends the scan with an
         // error; its "cursor" is never sent back (issue 13.5: that looped 1.8M times a minute).
-        const bool shaped = r.isArray() && r.size() == 2 * sent.size();
+        // Three elements per SCAN (page, server µs, hashes left out) when the hash pass ran, else
+        // the plain { page, µs } of a single SCAN (scan_step.lua).
+        const int per = sent.size() > 1 || (sent.first() == 0 && m_prefilterRun) ? 3 : 2;
+        const bool shaped = r.isArray() && r.size() == per * sent.size();
         const qint64 budgetEach = sent.size() > 1 ? m_budgetUs / 2 : m_budgetUs;
         QStringList names;
+        QStringList notLocks;
         for (int k = 0; k < sent.size(); ++k) {
             const int pass = sent[k];
             RedisReply::ScanPage page;
             QString shapeError;
-            const RedisReply &pageReply = shaped ? r.at(2 * k) : r;
+            const RedisReply &pageReply = shaped ? r.at(per * k) : r;
             if (!pageReply.toScanPage(&page, &shapeError)) {
                 m_running = false;
                 emit failed(QStringLiteral("%1: is this a Redis server?").arg(shapeError));
@@ -131,9 +137,14 @@ void LockDiscovery::step()
             }
             Pass &p = m_passes[pass];
             const int count = pass == 0 ? count0 : count1;
-            m_slowestStepUs = qMax(m_slowestStepUs, r.at(2 * k + 1).toInteger(-1));
+            const qint64 usedUs = r.at(per * k + 1).toInteger(-1);
+            m_slowestStepUs = qMax(m_slowestStepUs, usedUs);
             if (m_budgetUs > 0)
-                p.count = nextScanCount(count, r.at(2 * k + 1).toInteger(-1), budgetEach);
+                p.count = nextScanCount(count, usedUs, budgetEach);
+            if (per == 3) {
+                for (const RedisReply &d : r.at(per * k + 2).elements())
+                    notLocks << RedisBytes::toText(d.toByteArray());
+            }
             p.cursor = page.cursor;
             p.done = p.cursor == "0";
             for (const auto &k2 : page.items) {
@@ -154,6 +165,8 @@ void LockDiscovery::step()
                 m_examined += count; // SCAN visits about COUNT keys per step
         }
         m_candidates += names.size();
+        if (!notLocks.isEmpty())
+            emit hashesNotLocksFound(notLocks);
         if (!names.isEmpty())
             emit candidatesFound(names);
         emit progress(!m_passes[0].done ? m_examined : -1, m_candidates);

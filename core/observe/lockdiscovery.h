@@ -13,7 +13,9 @@ class RedisConnection;
 
 /**
  * Finds candidate lock names with SCAN, gently: one `SCAN cursor MATCH <glob> COUNT <n> TYPE hash`
- * per step (never KEYS), each step sent only when the previous reply arrived, so the server
+ * per step (never KEYS), of whose hashes only those that may be locks are returned (a field
+ * `mode`, a field name with `:`, or more than 16 fields: scan_step.lua's "lockhash";
+ * setPrefilterHashes()), each step sent only when the previous reply arrived, so the server
  * never serves more than one small step for us at a time and the event loop never blocks. A
  * second pass (`MATCH redisson_lock_queue:* TYPE list`) finds fair locks whose hash is gone
  * but whose waiter queue remains (protocol §3.1, §9). It runs alongside the first: one call of
@@ -52,6 +54,11 @@ public:
     }
     /** The COUNT of the next SCAN step of the hash pass. */
     int scanCount() const { return m_passes[0].count; }
+    /** Whether the hash pass leaves out hashes that cannot be locks on the server (scan_step.lua
+     *  "lockhash", 2 commands per hash found; hashesNotLocksFound() names them) or returns every
+     *  hash (TYPE hash). On by default; takes effect at the next start(). */
+    void setPrefilterHashes(bool on) { m_prefilter = on; }
+    bool prefilterHashes() const { return m_prefilter; }
     /** Server time one SCAN step should take at most, in µs (0 = fixed COUNT). */
     void setStepBudgetUs(qint64 us) { m_budgetUs = qMax<qint64>(0, us); }
     qint64 stepBudgetUs() const { return m_budgetUs; }
@@ -69,6 +76,9 @@ public:
     static QRegularExpression globToRegex(const QString &glob);
 
 signals:
+    /** Hashes one step found that cannot be locks (no field `mode`, none with `:`, at most 16
+     *  fields): known as no locks without a snapshot read (issue 12). */
+    void hashesNotLocksFound(const QStringList &names);
     /** Candidate lock names found by one step (no duplicates within one scan of a pass). */
     void candidatesFound(const QStringList &names);
     /** `scannedKeys`: keys the first pass visited so far (about the sum of its COUNTs; -1 once
@@ -94,6 +104,8 @@ private:
     };
     Pass m_passes[2];
     int m_count = 100; ///< first COUNT of each pass
+    bool m_prefilter = true;
+    bool m_prefilterRun = true; ///< m_prefilter as of start()
     qint64 m_budgetUs = 250;
     qint64 m_slowestStepUs = 0;
     qint64 m_steps = 0;

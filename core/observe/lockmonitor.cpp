@@ -43,6 +43,21 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_recheckTimer.setParent(this);
     connect(&m_recheckTimer, &QTimer::timeout, this, &LockMonitor::recheckNotifications);
 
+    // Hashes the scan itself told apart from locks: remembered as such, as a snapshot read would
+    // (a known lock among them is re-read: it changed).
+    connect(m_discovery, &LockDiscovery::hashesNotLocksFound, this, [this](const QStringList &names) {
+        for (const auto &n : names) {
+            if (m_trackSeenInScan)
+                m_seenInScan.insert(n);
+            if (m_locks.contains(n)) {
+                markDirty(n);
+                continue;
+            }
+            if (m_notLocks.size() >= kNotLockCacheMax)
+                m_notLocks.clear();
+            m_notLocks.insert(n);
+        }
+    });
     connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names) {
         for (const auto &n : names) {
             if (m_trackSeenInScan)
@@ -384,6 +399,9 @@ void LockMonitor::rediscover()
                 m_approxTotalKeys = r.toInteger(-1);
         });
     }
+    // The first pass leaves out, on the server, the hashes that cannot be locks (issue 12); later
+    // polling rediscoveries skip them by m_notLocks, without spending commands on them again.
+    m_discovery->setPrefilterHashes(!m_baselineDone || m_oneShot);
     m_discovery->start(m_pattern);
 }
 

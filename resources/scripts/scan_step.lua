@@ -7,27 +7,66 @@
 -- ARGV[1]  cursor ("0" to start)
 -- ARGV[2]  MATCH glob
 -- ARGV[3]  COUNT
--- ARGV[4]  TYPE (hash, list, ...); absent or "" = no TYPE filter
+-- ARGV[4]  TYPE (hash, list, ...); absent or "" = no TYPE filter. "lockhash": TYPE hash, and of
+--          the hashes found only those that may be a lock are returned: one with more than 16
+--          fields (the snapshot samples it), or with a field `mode` or a field name holding `:`
+--          (every holder field `<uuid>:<thread>` has one), as snapshot.lua's own test. Issue 12:
+--          other hashes (sessions, caches) were each read by a snapshot script only to be told
+--          apart; here they cost an HLEN and an HKEYS of at most 16 fields.
 -- ARGV[5..8] optional: a second, independent SCAN (cursor, glob, COUNT, TYPE) run in the same
 --          call, so two passes over the keyspace share one round trip (issue 12: discovery's
 --          hash pass and fair-queue pass ran one after the other, each step waiting its turn).
 -- Reply:   { {nextCursor, {key, ...}}, usedMicros } where usedMicros is the server time the SCAN
---          took (second TIME minus first); with a second SCAN, its page and time follow:
---          { page1, usedMicros1, page2, usedMicros2 }. Needs Redis >= 6.0 (SCAN ... TYPE).
+--          took (second TIME minus first), for one plain SCAN. With a second SCAN or a
+--          "lockhash" one, three elements per SCAN: { page1, usedMicros1, dropped1, page2, ... },
+--          `dropped` being the hashes a "lockhash" SCAN found and left out ({} otherwise), so the
+--          caller knows them as no locks. Needs Redis >= 6.0 (SCAN ... TYPE).
+local function mayBeLock(key)
+    local n = redis.call('hlen', key)
+    if n > 16 then
+        return true
+    end
+    local fields = redis.call('hkeys', key)
+    for i = 1, #fields do
+        local f = fields[i]
+        if f == 'mode' or string.find(f, ':', 1, true) then
+            return true
+        end
+    end
+    return false
+end
 local function scanStep(cursor, glob, count, keyType)
     local t0 = redis.call('time')
     local page
-    if keyType ~= nil and keyType ~= '' then
+    local dropped = {}
+    if keyType == 'lockhash' then
+        page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count, 'TYPE', 'hash')
+        local kept = {}
+        for i = 1, #page[2] do
+            if mayBeLock(page[2][i]) then
+                kept[#kept + 1] = page[2][i]
+            else
+                dropped[#dropped + 1] = page[2][i]
+            end
+        end
+        page[2] = kept
+    elseif keyType ~= nil and keyType ~= '' then
         page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count, 'TYPE', keyType)
     else
         page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count)
     end
     local t1 = redis.call('time')
-    return page, (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumber(t0[2])
+    return page, (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumber(t0[2]), dropped
 end
-local page, used = scanStep(ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-if ARGV[5] == nil then
+if ARGV[5] == nil and ARGV[4] ~= 'lockhash' then
+    local page, used = scanStep(ARGV[1], ARGV[2], ARGV[3], ARGV[4])
     return { page, used }
 end
-local page2, used2 = scanStep(ARGV[5], ARGV[6], ARGV[7], ARGV[8])
-return { page, used, page2, used2 }
+local out = {}
+for i = 1, #ARGV, 4 do
+    local page, used, dropped = scanStep(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+    out[#out + 1] = page
+    out[#out + 1] = used
+    out[#out + 1] = dropped
+end
+return out

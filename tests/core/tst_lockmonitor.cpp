@@ -459,7 +459,8 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     QCOMPARE(replies.size(), seed.size());
     QCOMPARE(m_admin->dbsize(), qint64(n + 100));
 
-    // The discovery alone, in small steps: every hash once, strings never.
+    // The discovery alone, in small steps: every lock once; strings and hashes that cannot be
+    // locks (the 50 bulkhash:* with a field `foo`) never (scan_step.lua "lockhash", issue 12).
     {
         RedisConnection conn(m_server.endpoint());
         conn.open();
@@ -475,7 +476,8 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
         QVERIFY(discovery.isRunning());
         QVERIFY(waitUntil([&] { return finished; }, 30000));
         QVERIFY(!discovery.isRunning());
-        QCOMPARE(QSet<QString>(found.begin(), found.end()).size(), n + 50);
+        QCOMPARE(QSet<QString>(found.begin(), found.end()).size(), n);
+        QCOMPARE(found.size(), n);
         QVERIFY(progressCalls > 10); // many small steps, not one big one
     }
 
