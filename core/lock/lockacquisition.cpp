@@ -14,6 +14,15 @@ void LockAcquisition::start(QObject *owner, LockClient *client, qint64 waitMs, Q
     a->attempt();
 }
 
+void LockAcquisition::resume(QObject *owner, LockClient *client, qint64 waitMs, const QElapsedTimer &clock,
+                             QObject *context, LockClient::AcquireCallback callback, Steps steps,
+                             const AcquireResult &first)
+{
+    auto *a = new LockAcquisition(owner, client, waitMs, context, std::move(callback), std::move(steps));
+    a->m_clock = clock;
+    a->onResult(first);
+}
+
 qint64 LockAcquisition::ttlRetryDelay(const AcquireResult &last, bool subscribed)
 {
     if (last.pttlMs >= 0)

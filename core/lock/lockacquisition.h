@@ -68,6 +68,15 @@ public:
                       LockClient::AcquireCallback callback, Steps steps);
 
     /**
+     * Goes on with a wait whose first attempt the caller made itself (LockClient::acquire() sends
+     * it directly, so an uncontended lock costs no acquisition object): `first` is that attempt's
+     * result (not acquired, no error) and `clock` was started before it, so `waitMs` counts from
+     * then. Subscribes and retries as after any missed attempt. `context` must still be alive.
+     */
+    static void resume(QObject *owner, LockClient *client, qint64 waitMs, const QElapsedTimer &clock, QObject *context,
+                       LockClient::AcquireCallback callback, Steps steps, const AcquireResult &first);
+
+    /**
      * The RLock retry delay (§1.5): the PTTL the attempt returned; for a lock held with no expiry
      * (PTTL < 0) only a message (or the end of the wait) helps, and without a subscription it
      * polls every second instead.

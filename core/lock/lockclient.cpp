@@ -10,6 +10,7 @@
 #include "redis/redissubscriber.h"
 #include "redis/shardedsubscriber.h"
 
+#include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QUuid>
 
@@ -133,16 +134,41 @@ void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
 void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                          AcquireCallback callback)
 {
-    LockAcquisition::Steps steps;
-    steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, AcquireCallback done) {
-        tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
-    };
-    steps.channel = RedisBytes::toBytes(LockNames::unlockChannel(name));
-    // LockPubSub wakes on UNLOCK_MESSAGE 0 and READ_UNLOCK_MESSAGE 1 only (§1.4).
-    steps.wakeMessages = {QByteArrayLiteral("0"), QByteArrayLiteral("1")};
-    // A lock won after the caller went away would stay held (and watchdog-renewed): give it back.
-    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
-    LockAcquisition::start(this, this, waitMs, context, std::move(callback), std::move(steps));
+    // The first attempt goes out directly: an uncontended lock (the common case) is won by its
+    // reply, without the acquisition object, the subscription and the timer of a wait. Only a
+    // lock held by someone else, with time left to wait, goes on in a LockAcquisition.
+    QElapsedTimer clock;
+    clock.start();
+    const QPointer<QObject> guard(context);
+    const bool hasContext = context != nullptr;
+    // `this` as the request's context: the attempt dies with the client, as an acquisition would.
+    tryAcquire(name, threadId, leaseMs, this,
+               [this, name, threadId, leaseMs, waitMs, clock, guard, hasContext,
+                callback = std::move(callback)](const AcquireResult &r) mutable {
+                   if (hasContext && !guard) {
+                       // The caller went away during the attempt: nobody is left to use a lock won
+                       // meanwhile (it would stay held and watchdog-renewed), so give it back.
+                       if (r.acquired)
+                           unlock(name, threadId, nullptr, nullptr);
+                       return;
+                   }
+                   const bool wait = !r.acquired && r.error.isEmpty() && (waitMs < 0 || clock.elapsed() < waitMs);
+                   if (!wait) {
+                       if (callback)
+                           callback(r);
+                       return;
+                   }
+                   LockAcquisition::Steps steps;
+                   steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, AcquireCallback done) {
+                       tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
+                   };
+                   steps.channel = RedisBytes::toBytes(LockNames::unlockChannel(name));
+                   // LockPubSub wakes on UNLOCK_MESSAGE 0 and READ_UNLOCK_MESSAGE 1 only (§1.4).
+                   steps.wakeMessages = {QByteArrayLiteral("0"), QByteArrayLiteral("1")};
+                   // A lock won after the caller went away would stay held (and watchdog-renewed): give it back.
+                   steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
+                   LockAcquisition::resume(this, this, waitMs, clock, guard.data(), std::move(callback), std::move(steps), r);
+               });
 }
 
 void LockClient::unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback)

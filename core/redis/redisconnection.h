@@ -25,7 +25,14 @@ namespace lockscope {
  * (redisReader).
  *
  * - Commands are pipelined: `send()` writes at once and replies are matched to callbacks in order.
- *   Arguments are binary-safe byte arrays.
+ *   Arguments are binary-safe byte arrays. Commands sent while replies are being dispatched (from
+ *   a reply callback, a pushReceived() handler or anything they call) are collected in an output
+ *   buffer and written together, with one write to the socket, when the read handler has
+ *   dispatched every complete reply it read: a callback that answers a reply with the next
+ *   command costs no extra event-loop pass. (A callback that runs a nested event loop holds
+ *   back its connection's batch until it returns, as it holds back the connection's replies.)
+ *   On a plain TCP or unix socket that batch goes to the kernel with one send(). Commands sent
+ *   from anywhere else are handed to the socket at once.
  * - Errors are values: a server error, a command timeout and a lost connection all reach the
  *   callback as a RedisReply of type Error (transport errors have `isTransportError()`), so every
  *   callback runs exactly once, unless its `context` object was destroyed first.
@@ -133,7 +140,7 @@ public:
     /** Sends several commands back to back; `callback` gets all replies, in order, once. */
     void pipeline(const QList<QList<QByteArray>> &commands, QObject *context, PipelineCallback callback);
 
-    /** RESP encoding of one command (hiredis redisFormatCommandArgv). */
+    /** RESP encoding of one command (hiredis redisFormatSdsCommandArgv). */
     static QByteArray encode(const QList<QByteArray> &argv);
 
 signals:
@@ -167,6 +174,12 @@ private:
     void scheduleReconnect();
     void setState(State state);
     void writeCommand(const QByteArray &encoded, Pending pending);
+    void writeCommand(const char *encoded, qsizetype size, Pending pending);
+    /** Writes bytes to the socket, or to m_out while replies are dispatched (or m_out still holds
+     *  bytes: the order on the wire must be the order of m_pending). */
+    void writeBytes(const char *data, qsizetype size);
+    /** Writes m_out to the socket with one write and flushes it. */
+    void flushOut();
     void deliver(Pending &pending, const RedisReply &reply);
     void failAll(const QString &reason);
     void checkTimeouts();
@@ -200,6 +213,9 @@ private:
     std::unique_ptr<RespDecoder> m_decoder;
     bool m_decoding = false; ///< a transport is up and its bytes go to m_decoder
     QByteArray m_firstBytes; ///< the first bytes the server sent on this transport (non-Redis servers)
+    int m_dispatchDepth = 0; ///< > 0 while onReadyRead() dispatches replies: writes go to m_out
+    QByteArray m_out;        ///< commands sent during the dispatch, written at its end
+    bool m_directWrite = false; ///< plain TCP or unix socket: flushOut() may send() to the descriptor itself
     std::deque<Pending> m_pending;
     QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
     QTimer m_connectTimer;

@@ -3,6 +3,7 @@
 // unlock channel.
 
 #include "demo/redisserverprocess.h"
+#include "lock/lockacquisition.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "observe/locknames.h"
@@ -56,6 +57,10 @@ private slots:
     void waitingAcquireWakesOnForceUnlock();
     void waitingAcquireTimesOut();
     void waitingAcquireWithoutSubscriberRetriesAtTtl();
+    void acquireWithWaitOnFreeLockNeedsNoWait();
+    void acquireThatMustWaitGetsLockAfterUnlock();
+    void acquireWithZeroWaitOnHeldLockFailsAtOnce();
+    void acquireWhoseContextDiesDuringFirstAttemptGivesLockBack();
     void bracedNamesUseRedissonChannel();
     void transportErrorsAreReported();
 
@@ -513,6 +518,101 @@ void TestLockClient::waitingAcquireWithoutSubscriberRetriesAtTtl()
     QVERIFY(waitUntil([&] { return waiting->done; }, 15000));
     QVERIFY2(waiting->value.acquired, qPrintable(waiting->value.error));
     QCOMPARE(m_admin->hgetall("wait:4"), QStringList{noSub.field(1) + QStringLiteral("=1")});
+}
+
+void TestLockClient::acquireWithWaitOnFreeLockNeedsNoWait()
+{
+    const QString name = QStringLiteral("direct:1");
+    LockClient *client = m_a->client.get();
+    auto box = std::make_shared<Box<AcquireResult>>();
+    int waitsWhenDone = -1;
+    client->acquire(name, 7, -1, 5000, nullptr, [&, box](const AcquireResult &r) {
+        waitsWhenDone = static_cast<int>(client->findChildren<LockAcquisition *>().size());
+        box->value = r;
+        box->done = true;
+    });
+    QVERIFY(waitUntil([&] { return box->done; }));
+    QVERIFY2(box->value.acquired, qPrintable(box->value.error));
+    QVERIFY(box->value.error.isEmpty());
+    // Won by the first attempt's reply: no wait (acquisition object, subscription, timer) was set up.
+    QCOMPARE(waitsWhenDone, 0);
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_a->field(7) + QStringLiteral("=1")});
+    const qint64 pttl = m_admin->pttl(name.toUtf8());
+    QVERIFY2(pttl > 20000 && pttl <= LockClient::kDefaultWatchdogTimeoutMs, qPrintable(QString::number(pttl)));
+    QVERIFY(client->watchdog()->contains(name)); // leaseMs <= 0: the watchdog renews it
+
+    // Re-entry through acquire() with a wait: also at once, hold count 2.
+    auto again = startAcquire(*m_a, name, 7, -1, 5000);
+    QVERIFY(waitUntil([&] { return again->done; }));
+    QVERIFY2(again->value.acquired, qPrintable(again->value.error));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_a->field(7) + QStringLiteral("=2")});
+    QCOMPARE(unlock(*m_a, name, 7).status, UnlockResult::Status::StillHeld);
+    QCOMPARE(unlock(*m_a, name, 7).status, UnlockResult::Status::Released);
+    QVERIFY(!client->watchdog()->contains(name));
+}
+
+void TestLockClient::acquireThatMustWaitGetsLockAfterUnlock()
+{
+    const QString name = QStringLiteral("direct:2");
+    QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
+    auto waiting = startAcquire(*m_b, name, 3, -1, 20000);
+    // The first attempt missed: now B waits, subscribed to the unlock channel.
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{direct:2}") == 1; }));
+    QCOMPARE(m_b->client->findChildren<LockAcquisition *>().size(), qsizetype(1));
+    QTest::qWait(200);
+    QVERIFY(!waiting->done);
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_a->field(1) + QStringLiteral("=1")});
+
+    QCOMPARE(unlock(*m_a, name, 1).status, UnlockResult::Status::Released);
+    QVERIFY(waitUntil([&] { return waiting->done; }, 10000));
+    QVERIFY2(waiting->value.acquired, qPrintable(waiting->value.error));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_b->field(3) + QStringLiteral("=1")});
+    QVERIFY(m_b->client->watchdog()->contains(name)); // watchdog lease, as for a direct win
+    QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{direct:2}") == 0; }));
+    QVERIFY(waitUntil([&] { return m_b->client->findChildren<LockAcquisition *>().isEmpty(); }));
+    QCOMPARE(unlock(*m_b, name, 3).status, UnlockResult::Status::Released);
+}
+
+void TestLockClient::acquireWithZeroWaitOnHeldLockFailsAtOnce()
+{
+    const QString name = QStringLiteral("direct:3");
+    QVERIFY(tryAcquire(*m_a, name, 1, 30000).acquired);
+    QElapsedTimer clock;
+    clock.start();
+    auto box = std::make_shared<Box<AcquireResult>>();
+    int waitsWhenDone = -1;
+    m_b->client->acquire(name, 1, 10000, 0, nullptr, [&, box](const AcquireResult &r) {
+        waitsWhenDone = static_cast<int>(m_b->client->findChildren<LockAcquisition *>().size());
+        box->value = r;
+        box->done = true;
+    });
+    QVERIFY(waitUntil([&] { return box->done; }, 5000));
+    // tryLock(0): one attempt, its answer at once; no subscription, no retry.
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(waitsWhenDone, 0);
+    QVERIFY(!box->value.acquired);
+    QVERIFY(box->value.error.isEmpty());
+    QVERIFY2(box->value.pttlMs > 0 && box->value.pttlMs <= 30000, qPrintable(QString::number(box->value.pttlMs)));
+    QCOMPARE(m_admin->numsub("redisson_lock__channel:{direct:3}"), qint64(0));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_a->field(1) + QStringLiteral("=1")});
+    QVERIFY(!m_b->client->watchdog()->contains(name));
+}
+
+void TestLockClient::acquireWhoseContextDiesDuringFirstAttemptGivesLockBack()
+{
+    const QString name = QStringLiteral("direct:4");
+    auto *context = new QObject;
+    bool called = false;
+    m_a->client->acquire(name, 1, -1, 5000, context, [&](const AcquireResult &) { called = true; });
+    delete context; // before the first attempt's reply is read
+    // The attempt won the lock for nobody: it is unlocked again, and the callback never runs.
+    // (The acquire reply's callback sends the unlock, whose callback sends the latch DEL: the
+    // connection has something pending until the whole chain is done.)
+    QVERIFY(waitUntil([&] { return m_a->connection->pendingCount() == 0; }));
+    QTest::qWait(100);
+    QVERIFY(!m_admin->exists(name.toUtf8()));
+    QVERIFY(!m_a->client->watchdog()->contains(name));
+    QVERIFY(!called);
 }
 
 void TestLockClient::bracedNamesUseRedissonChannel()

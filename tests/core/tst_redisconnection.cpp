@@ -72,6 +72,9 @@ private slots:
     void clientNameIsSet();
     void databaseIsSelected();
     void unixSocketTransport();
+    void sendsFromCallbacksLeaveTogether_data();
+    void sendsFromCallbacksLeaveTogether();
+    void reconnectInCallbackDropsUnsentBatch();
 
     void endpointParsing_data();
     void endpointParsing();
@@ -479,6 +482,96 @@ void TestRedisConnection::unixSocketTransport()
     auto failed = sendCollect(&missing, {"PING"});
     QVERIFY(waitUntil([&] { return failed->done; }));
     QVERIFY(failed->reply.isTransportError());
+}
+
+void TestRedisConnection::sendsFromCallbacksLeaveTogether_data()
+{
+    QTest::addColumn<bool>("unixSocket");
+    QTest::newRow("tcp") << false;
+    QTest::newRow("unix") << true;
+}
+
+void TestRedisConnection::sendsFromCallbacksLeaveTogether()
+{
+    // Commands sent from reply callbacks are collected and written at the end of the read
+    // handler: every one still gets its own reply, once and in order, also when a batch is too
+    // big for the kernel's socket buffer (the rest goes through Qt's write buffer).
+    QFETCH(bool, unixSocket);
+    const RedisEndpoint ep = unixSocket
+                                 ? RedisEndpoint::parse(QStringLiteral("unix://%1").arg(m_socketDir.filePath(QStringLiteral("redis.sock"))))
+                                 : m_server.endpoint();
+    RedisConnection conn(ep);
+    conn.open();
+    QVERIFY(waitUntil([&] { return conn.isReady(); }));
+
+    const int links = 300;
+    const QByteArray big(8 * 1024 * 1024, 'x');
+    QVector<qint64> counts;
+    QVector<int> order;
+    int bigGets = 0;
+    int errors = 0;
+    std::function<void(int)> link = [&](int i) {
+        conn.send({"INCR", "chain"}, nullptr, [&, i](const RedisReply &r) {
+            if (!r.isInteger())
+                ++errors;
+            counts.append(r.toInteger());
+            order.append(i);
+            if (i + 1 == links)
+                return;
+            // From inside a callback: several commands, one of them 8 MB every 50 links.
+            if (i % 50 == 0) {
+                conn.send({"SET", "big", big});
+                conn.send({"STRLEN", "big"}, nullptr, [&](const RedisReply &len) {
+                    if (len.toInteger() == big.size())
+                        ++bigGets;
+                    else
+                        ++errors;
+                });
+            }
+            conn.send({"INCR", "side"});
+            link(i + 1);
+        });
+    };
+    link(0);
+    QVERIFY(waitUntil([&] { return order.size() == links; }, 30000));
+    QVERIFY(waitUntil([&] { return conn.pendingCount() == 0; }, 30000));
+    QCOMPARE(errors, 0);
+    for (int i = 0; i < links; ++i) {
+        QCOMPARE(order[i], i);
+        QCOMPARE(counts[i], qint64(i + 1));
+    }
+    QCOMPARE(bigGets, (links + 49) / 50);
+    QCOMPARE(m_admin->get("side"), QByteArray::number(links - 1));
+}
+
+void TestRedisConnection::reconnectInCallbackDropsUnsentBatch()
+{
+    // A command sent from a callback that then drops the connection was never written: its
+    // callback fails once, and the new connection does not get the old batch's bytes.
+    RedisConnection conn(m_server.endpoint());
+    conn.setReconnectDelaysMs(50, 200);
+    int readyCount = 0;
+    connect(&conn, &RedisConnection::ready, this, [&] { ++readyCount; });
+    conn.open();
+    QVERIFY(waitUntil([&] { return readyCount == 1; }));
+    int staleCalls = 0;
+    RedisReply stale;
+    conn.send({"PING"}, nullptr, [&](const RedisReply &) {
+        conn.send({"SET", "stale", "1"}, nullptr, [&](const RedisReply &r) {
+            ++staleCalls;
+            stale = r;
+        });
+        conn.reconnectNow(QStringLiteral("dropped by the test"));
+    });
+    QVERIFY(waitUntil([&] { return readyCount == 2; }, 15000));
+    QCOMPARE(staleCalls, 1);
+    QVERIFY(stale.isTransportError());
+    auto get = sendCollect(&conn, {"GET", "stale"});
+    QVERIFY(waitUntil([&] { return get->done; }));
+    QVERIFY(get->reply.isNil());
+    QVERIFY(!m_admin->exists("stale"));
+    QTest::qWait(50);
+    QCOMPARE(staleCalls, 1);
 }
 
 void TestRedisConnection::endpointParsing_data()

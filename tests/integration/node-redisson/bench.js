@@ -1,6 +1,9 @@
 // node-redisson peer for lockscope-bench (tests/bench): the same two client measurements as
 // LockScope's LockClient, on the same redis-server, printed as one JSON line on stdout.
 //   node bench.js PORT [PAIRS_MS] [HANDOFFS]
+//   node bench.js PORT serve     (rounds on request, for interleaving with LockScope's rounds:
+//                                 each stdin line `pairs MS` or `handoff N` is answered by one JSON
+//                                 line on stdout; `quit` or end of input ends it)
 // - pairs/s: one lock object, `await lock(); await unlock();` back to back (uncontended, watchdog
 //   lease as lock() without arguments) for PAIRS_MS ms (default 5000).
 // - hand-off: client A holds the lock, client B is blocked in lock(); A unlocks at t0 and B holds
@@ -16,13 +19,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-async function pairs(client) {
-  const lock = client.getLock('bench:node:pairs', '1');
-  await lock.lock(); // warm-up: scripts loaded, connection up
-  await lock.unlock();
+async function pairsRound(lock, ms) {
   let n = 0;
   const start = nowMs();
-  while (nowMs() - start < pairsMs) {
+  while (nowMs() - start < ms) {
     await lock.lock();
     await lock.unlock();
     ++n;
@@ -30,7 +30,14 @@ async function pairs(client) {
   return n / ((nowMs() - start) / 1000);
 }
 
-async function handoff(a, b) {
+async function pairs(client) {
+  const lock = client.getLock('bench:node:pairs', '1');
+  await lock.lock(); // warm-up: scripts loaded, connection up
+  await lock.unlock();
+  return pairsRound(lock, pairsMs);
+}
+
+async function handoff(a, b, handoffs) {
   const name = 'bench:node:handoff';
   const locks = [a.getLock(name, '1'), b.getLock(name, '2')];
   const samples = [];
@@ -51,14 +58,44 @@ async function handoff(a, b) {
   return { p50: pct(samples, 0.5), p99: pct(samples, 0.99), n: samples.length };
 }
 
+async function serve(a, b) {
+  const lock = a.getLock('bench:node:pairs', '1');
+  await lock.lock(); // warm-up: scripts loaded, connection up
+  await lock.unlock();
+  const reply = (o) => process.stdout.write(JSON.stringify(Object.assign({ client: 'node-redisson' }, o)) + '\n');
+  process.stdout.write(JSON.stringify({ client: 'node-redisson', ready: true }) + '\n');
+  const lines = require('readline').createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    const [verb, arg] = line.trim().split(/\s+/);
+    try {
+      if (verb === 'pairs') {
+        reply({ pairs_per_s: await pairsRound(lock, Number(arg)) });
+      } else if (verb === 'handoff') {
+        const h = await handoff(a, b, Number(arg));
+        reply({ handoff_p50_ms: h.p50, handoff_p99_ms: h.p99, handoffs: h.n });
+      } else if (verb === 'quit') {
+        break;
+      } else {
+        reply({ error: `unknown request '${line.trim()}'` });
+      }
+    } catch (e) {
+      reply({ error: String(e && e.message) });
+    }
+  }
+}
+
 (async () => {
   const a = make();
   const b = make();
   try {
-    const pairsPerS = await pairs(a);
-    const h = await handoff(a, b);
-    process.stdout.write(JSON.stringify({ client: 'node-redisson', pairs_per_s: pairsPerS, handoff_p50_ms: h.p50,
-                                          handoff_p99_ms: h.p99, handoffs: h.n }) + '\n');
+    if (process.argv[3] === 'serve') {
+      await serve(a, b);
+    } else {
+      const pairsPerS = await pairs(a);
+      const h = await handoff(a, b, handoffs);
+      process.stdout.write(JSON.stringify({ client: 'node-redisson', pairs_per_s: pairsPerS, handoff_p50_ms: h.p50,
+                                            handoff_p99_ms: h.p99, handoffs: h.n }) + '\n');
+    }
   } catch (e) {
     process.stdout.write(JSON.stringify({ client: 'node-redisson', error: String(e && e.message) }) + '\n');
   }
