@@ -23,7 +23,6 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
         return;
     m_running = true;
     m_result = Result();
-    m_latchKeys.clear();
     m_callback = std::move(callback);
     m_pending = 2;
 
@@ -132,7 +131,7 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
     // SCAN ... MATCH redisson_unlock_latch:* COUNT n in scan_step.lua: n adapts to the server's
     // time for each step, as discovery's (issue 12: COUNT 1000 took 1-2 ms on 1M keys).
     const int count = m_scanCount;
-    m_scanStep.eval(m_connection, {}, {cursor, "redisson_unlock_latch:*", QByteArray::number(count), ""}, this,
+    m_scanStep.eval(m_connection, {}, {cursor, "redisson_unlock_latch:*", QByteArray::number(count), "withpttl"}, this,
                     [this, count](const RedisReply &r) {
         if (r.isError()) {
             if (m_result.error.isEmpty())
@@ -140,10 +139,12 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
             finish();
             return;
         }
-        // A reply of another shape ends the scan with an error, never a loop (issue 13.5).
+        // { page, server µs, PTTLs of the page's keys }. A reply of another shape ends the scan
+        // with an error, never a loop (issue 13.5).
         RedisReply::ScanPage page;
         QString shapeError;
-        const RedisReply &pageReply = r.isArray() && r.size() == 2 ? r.at(0) : r;
+        const bool shaped = r.isArray() && r.size() == 3;
+        const RedisReply &pageReply = shaped ? r.at(0) : r;
         if (pageReply.toScanPage(&page, &shapeError))
             m_scanCount = LockDiscovery::nextScanCount(count, r.at(1).toInteger(-1), kScanBudgetUs);
         else {
@@ -152,27 +153,21 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
             finish();
             return;
         }
-        for (const auto &k : page.items)
-            m_latchKeys << RedisBytes::toText(k);
+        const RedisReply &pttls = r.at(2);
+        for (int i = 0; i < page.items.size(); ++i) {
+            const qint64 pttl = pttls.at(i).toInteger(-2);
+            if (pttl == -2)
+                continue; // gone meanwhile
+            ++m_result.latchCount;
+            // Every latch without a TTL (they stay forever), the others up to kMaxLatchesKept.
+            if (pttl == -1 || m_result.latches.size() < kMaxLatchesKept)
+                m_result.latches.append({RedisBytes::toText(page.items[i]), pttl});
+        }
         if (!page.isLast()) {
             scanLatches(page.cursor);
             return;
         }
-        if (m_latchKeys.isEmpty()) {
-            finish();
-            return;
-        }
-        QList<QList<QByteArray>> pttls;
-        for (const auto &k : m_latchKeys)
-            pttls << QList<QByteArray>{"PTTL", RedisBytes::toBytes(k)};
-        m_connection->pipeline(pttls, this, [this](const QVector<RedisReply> &replies) {
-            for (int i = 0; i < replies.size() && i < m_latchKeys.size(); ++i) {
-                const qint64 pttl = replies[i].toInteger(-2);
-                if (pttl != -2)
-                    m_result.latches.append({m_latchKeys[i], pttl});
-            }
-            finish();
-        });
+        finish();
     });
 }
 

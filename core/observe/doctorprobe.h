@@ -22,9 +22,10 @@ class RedisConnection;
  *    channels are skipped: fair waiters are visible in their queue). A channel of `x` is also
  *    one of `{x}` (§14.4): its waiters count as orphaned only when neither hash exists, and
  *    are then reported under the plain name `x`;
- *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT n` in steps, then PTTL; each
- *    step runs in scan_step.lua and n adapts to its server time (LockDiscovery::nextScanCount,
- *    kScanBudgetUs per step; issue 12).
+ *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT n` in steps, with the PTTL of
+ *    each key found read in the same step (scan_step.lua "withpttl"); n adapts to its server time
+ *    (LockDiscovery::nextScanCount, kScanBudgetUs per step; issue 12: a pipeline of 40k PTTLs
+ *    after the scan held up the snapshot reads of a busy server for a second).
  */
 class DoctorProbe : public QObject
 {
@@ -33,7 +34,9 @@ public:
     struct Result
     {
         QHash<QString, qint64> orphanSubscribers;   ///< lock name -> clients waiting on its channel
-        QVector<QPair<QString, qint64>> latches;    ///< latch key -> PTTL ms (-1 = no expiry)
+        QVector<QPair<QString, qint64>> latches;    ///< latch key -> PTTL ms (-1 = no expiry): every one
+                                                    ///< without expiry, others up to kMaxLatchesKept
+        qint64 latchCount = 0;                      ///< latch keys found in all
         QString error;                              ///< first error met (partial results kept)
     };
 
@@ -59,10 +62,12 @@ private:
     bool m_running = false;
     int m_pending = 0;
     static constexpr qint64 kScanBudgetUs = 250; ///< server time of one latch SCAN step (as discovery's)
+public:
+    static constexpr int kMaxLatchesKept = 1000; ///< latch keys with a TTL kept in Result::latches
+private:
     RedisScript m_scanStep;                      ///< scan_step.lua
     int m_scanCount = 100;                       ///< COUNT of the next latch SCAN step
     Result m_result;
-    QStringList m_latchKeys;
     std::function<void(const Result &)> m_callback;
     std::function<bool(const QString &)> m_serves;
 };

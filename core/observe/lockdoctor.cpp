@@ -1,4 +1,5 @@
 #include "lockdoctor.h"
+#include "doctorprobe.h"
 #include "displaytext.h"
 #include "redis/redisbytes.h"
 
@@ -87,7 +88,11 @@ void LockDoctor::observeOrphanWaiters(const QHash<QString, qint64> &subscribersB
     m_orphanObservedAtMs = nowSteadyMs;
 }
 
-void LockDoctor::observeLatches(const QVector<QPair<QString, qint64>> &latchKeys) { m_latches = latchKeys; }
+void LockDoctor::observeLatches(const QVector<QPair<QString, qint64>> &latchKeys, qint64 total)
+{
+    m_latches = latchKeys;
+    m_latchTotal = qMax<qint64>(total, latchKeys.size());
+}
 
 int LockDoctor::worstSeverity(const QVector<LockFinding> &findings)
 {
@@ -428,11 +433,14 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         }
         f.code = QStringLiteral("lingering_latch");
         f.lock = m_latches.first().first;
-        f.title = QStringLiteral("%1 unlock latch key(s) linger").arg(m_latches.size());
+        f.title = QStringLiteral("%1 unlock latch key(s) linger").arg(m_latchTotal);
         f.explanation = QStringLiteral("Redisson 3.24+ writes redisson_unlock_latch:{name}:<request id> during an "
                                        "unlock and deletes it right after. Keys that stay mean the follow-up DEL "
                                        "was lost; without a TTL they stay forever.");
-        f.evidence = {{QStringLiteral("keys"), keys}};
+        f.evidence = {{QStringLiteral("keys"), keys}, {QStringLiteral("key_count"), m_latchTotal}};
+        if (m_latchTotal > m_latches.size())
+            f.evidence.insert(QStringLiteral("keys_shown"),
+                              QStringLiteral("every key without a TTL and %1 others").arg(DoctorProbe::kMaxLatchesKept));
         f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted (DEL on this server).");
         out << f;
     }

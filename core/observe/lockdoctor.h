@@ -67,8 +67,9 @@ public:
     /** Clients subscribed to unlock channels whose lock hash does not exist: lock -> subscribers
      *  (from PUBSUB CHANNELS/NUMSUB). Replaces the previous observation. */
     void observeOrphanWaiters(const QHash<QString, qint64> &subscribersByLock, qint64 nowSteadyMs);
-    /** Unlock latch keys found, with their PTTL in ms (-1 = no expiry). Replaces the previous one. */
-    void observeLatches(const QVector<QPair<QString, qint64>> &latchKeys);
+    /** Unlock latch keys found, with their PTTL in ms (-1 = no expiry), and how many were found in
+     *  all (`total`; -1 = as many as given: the probe keeps only some). Replaces the previous one. */
+    void observeLatches(const QVector<QPair<QString, qint64>> &latchKeys, qint64 total = -1);
 
     /** Every finding for `locks` (the monitor's current snapshots) at `nowSteadyMs`. Sorted by
      *  severity (critical first), then lock name. */
@@ -110,6 +111,7 @@ private:
     QHash<QString, qint64> m_orphanSinceMs;
     qint64 m_orphanObservedAtMs = 0;
     QVector<QPair<QString, qint64>> m_latches;
+    qint64 m_latchTotal = 0; ///< latch keys found in all (m_latches may hold fewer)
 };
 
 } // namespace lockscope

@@ -67,7 +67,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
         if (m_doctorTicks++ % 10 == 0 && (m_router || connection()->isReady())) {
             probeForDoctor([this](const DoctorProbe::Result &r) {
                 m_doctor.observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs());
-                m_doctor.observeLatches(r.latches);
+                m_doctor.observeLatches(r.latches, r.latchCount);
             });
         }
         emit findingsUpdated(m_doctor.diagnose(m_clusterMonitor ? m_clusterMonitor->locks() : m_monitor->locks(),
@@ -265,6 +265,7 @@ void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)
             for (auto it = r.orphanSubscribers.cbegin(); it != r.orphanSubscribers.cend(); ++it)
                 merge->result.orphanSubscribers[it.key()] += it.value();
             merge->result.latches += r.latches;
+            merge->result.latchCount += r.latchCount;
             if (merge->result.error.isEmpty())
                 merge->result.error = r.error;
             if (--merge->pending == 0)

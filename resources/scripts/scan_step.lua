@@ -13,14 +13,18 @@
 --          (every holder field `<uuid>:<thread>` has one), as snapshot.lua's own test. Issue 12:
 --          other hashes (sessions, caches) were each read by a snapshot script only to be told
 --          apart; here they cost an HLEN and an HKEYS of at most 16 fields.
+--          "withpttl": no TYPE filter, and the PTTL of each key found is returned beside it (the
+--          doctor's unlock latches: one PTTL per key in the step, within its budget, instead of a
+--          burst of thousands of PTTLs that held up every read behind it; issue 12).
 -- ARGV[5..8] optional: a second, independent SCAN (cursor, glob, COUNT, TYPE) run in the same
 --          call, so two passes over the keyspace share one round trip (issue 12: discovery's
 --          hash pass and fair-queue pass ran one after the other, each step waiting its turn).
 -- Reply:   { {nextCursor, {key, ...}}, usedMicros } where usedMicros is the server time the SCAN
 --          took (second TIME minus first), for one plain SCAN. With a second SCAN or a
 --          "lockhash" one, three elements per SCAN: { page1, usedMicros1, dropped1, page2, ... },
---          `dropped` being the hashes a "lockhash" SCAN found and left out ({} otherwise), so the
---          caller knows them as no locks. Needs Redis >= 6.0 (SCAN ... TYPE).
+--          `dropped` being the hashes a "lockhash" SCAN found and left out, or for "withpttl" the
+--          PTTL of each key of the page in its order ({} otherwise), so the caller knows them as
+--          no locks. Needs Redis >= 6.0 (SCAN ... TYPE).
 local function mayBeLock(key)
     local n = redis.call('hlen', key)
     if n > 16 then
@@ -50,6 +54,11 @@ local function scanStep(cursor, glob, count, keyType)
             end
         end
         page[2] = kept
+    elseif keyType == 'withpttl' then
+        page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count)
+        for i = 1, #page[2] do
+            dropped[i] = redis.call('pttl', page[2][i])
+        end
     elseif keyType ~= nil and keyType ~= '' then
         page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count, 'TYPE', keyType)
     else
@@ -58,7 +67,7 @@ local function scanStep(cursor, glob, count, keyType)
     local t1 = redis.call('time')
     return page, (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumber(t0[2]), dropped
 end
-if ARGV[5] == nil and ARGV[4] ~= 'lockhash' then
+if ARGV[5] == nil and ARGV[4] ~= 'lockhash' and ARGV[4] ~= 'withpttl' then
     local page, used = scanStep(ARGV[1], ARGV[2], ARGV[3], ARGV[4])
     return { page, used }
 end
