@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "connectionbanner.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -44,6 +45,7 @@
 #include <QInputDialog>
 #include <QJsonDocument>
 #include <QSplitter>
+#include <QVBoxLayout>
 #include <QTabWidget>
 #include <QStatusBar>
 #include <QTableView>
@@ -307,8 +309,17 @@ void MainWindow::buildUi()
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 1);
     top->setSizes({980, 380});
+    // The band over the table says what the table is when it is not live data (issue 15.1).
+    m_banner = new ConnectionBanner(this);
+    connect(m_banner, &ConnectionBanner::connectRequested, this, &MainWindow::connectRequested);
+    auto *upper = new QWidget(this);
+    auto *upperLayout = new QVBoxLayout(upper);
+    upperLayout->setContentsMargins(0, 0, 0, 0);
+    upperLayout->setSpacing(2);
+    upperLayout->addWidget(m_banner);
+    upperLayout->addWidget(top, 1);
     auto *main = new QSplitter(Qt::Vertical, this);
-    main->addWidget(top);
+    main->addWidget(upper);
     m_findingView = new QTableView(this);
     m_findingView->setModel(m_findingModel);
     m_findingView->verticalHeader()->hide();
@@ -657,11 +668,19 @@ qint64 MainWindow::ownThreadOfSelected() const
 
 void MainWindow::updateActions()
 {
+    if (m_player || !m_acquireAction)
+        return; // a replay writes nothing: its actions stay off; before buildActions(): none yet
     const QString name = selectedLockName();
+    // Writes need a server that answers (issue 15.1: they stayed enabled after it died).
+    const bool connected = m_mode == LockMonitor::Mode::Live || m_mode == LockMonitor::Mode::Polling;
     const bool own = ownThreadOfSelected() >= 0;
-    m_renewAction->setEnabled(own);
-    m_releaseAction->setEnabled(own);
-    m_forceUnlockAction->setEnabled(!name.isEmpty());
+    m_renewAction->setEnabled(connected && own);
+    m_releaseAction->setEnabled(connected && own);
+    m_forceUnlockAction->setEnabled(connected && !name.isEmpty());
+    m_acquireAction->setEnabled(connected);
+    const QString offline = tr("Not connected: LockScope writes to Redis only while it can reach it");
+    for (QAction *a : {m_acquireAction, m_forceUnlockAction})
+        a->setStatusTip(connected ? QString() : offline);
     m_renewAction->setStatusTip(own ? QString() : tr("Only locks LockScope itself holds can be renewed"));
 }
 
@@ -681,6 +700,8 @@ void MainWindow::updateCount()
 void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
     const qint64 now = m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch();
+    if (!m_player && (!changed.isEmpty() || !removed.isEmpty()))
+        m_lastDataMs = QDateTime::currentMSecsSinceEpoch();
     if (m_recorder)
         m_recorder->recordLocks(changed, removed, now);
     // Removals before changes, as LockTableModel::applyBatch applies a batch.
@@ -781,6 +802,9 @@ void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
     m_modeLabel->setToolTip(detail);
     if (mode == LockMonitor::Mode::Disconnected || mode == LockMonitor::Mode::Polling)
         statusBar()->showMessage(detail, 15000);
+    if (m_banner && !m_player)
+        m_banner->setState(mode, m_options.endpoint.address(), detail, m_lastDataMs);
+    updateActions(); // write actions wait for a connection
 }
 
 void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys)

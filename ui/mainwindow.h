@@ -44,6 +44,8 @@ class TtlChart;
  * The dashboard. Owns the `redis-io` thread and the LockSession living on it; talks to it only
  * through queued calls and its signals, so the GUI thread never waits on Redis.
  */
+class ConnectionBanner;
+
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -90,6 +92,8 @@ public:
     /** The locks on screen and the selected one, to LockSession::setPriorityLocks (polling reads them every tick). */
     void sendPriorityLocks();
     LockMonitor::Mode mode() const { return m_mode; }
+    /** The connection band over the table (issue 15.1); hidden while live. */
+    ConnectionBanner *connectionBanner() const { return m_banner; }
     bool hasInitialData() const { return m_initialData; }
     /** Shows a coloured band with `label` above the toolbar, so this connection is recognised at a
      *  glance (e.g. red for production), and says when the TLS certificate is not verified. With an
@@ -176,6 +180,8 @@ private:
     QAction *m_enableNotificationsAction = nullptr;
     QTimer m_animation;
     LockMonitor::Mode m_mode = LockMonitor::Mode::Connecting;
+    ConnectionBanner *m_banner = nullptr;
+    qint64 m_lastDataMs = 0; ///< epoch ms of the last lock data that arrived (the banner's "as of")
     HistoryStore m_history;
     std::unique_ptr<SessionRecorder> m_recorder;
     ReplayPlayer *m_player = nullptr;

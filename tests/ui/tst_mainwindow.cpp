@@ -1,6 +1,7 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
 #include "findingmodel.h"
+#include "connectionbanner.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
@@ -39,6 +40,7 @@ private slots:
     void forceUnlockDialogNamesWhatHappens();
     void recordedDemoReplaysTheSameStates();
     void problemsTabCommandsCarryTheUrl();
+    void notConnectedIsNeverMistakenForNoLocks();
 
 private:
     bool redisCli(const QStringList &args);
@@ -366,6 +368,77 @@ void TestMainWindow::problemsTabCommandsCarryTheUrl()
     QTest::qWait(200);
     window.grab().save(png);
     qInfo("Problems tab: %s", qPrintable(png));
+}
+
+// Issue 15.1: a wrong port showed an empty table ("no locks") with Acquire enabled; after the
+// server died the rows stayed "held" with Force unlock enabled. Now a band over the table says
+// what the table is, and writes wait for a connection.
+void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
+{
+    const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+    QDir().mkpath(dir);
+    auto findAction = [](MainWindow &w, const QString &text) -> QAction * {
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->text().contains(text))
+                return a;
+        return nullptr;
+    };
+    {
+        // Nothing listens on the port of a server that was started and stopped.
+        RedisServerProcess gone;
+        QString error;
+        QVERIFY2(gone.start(10000, &error), qPrintable(error));
+        LockSession::Options options;
+        options.endpoint = gone.endpoint();
+        gone.stop();
+        MainWindow window(options);
+        window.resize(1280, 720);
+        window.show();
+        window.start();
+        ConnectionBanner *banner = window.connectionBanner();
+        QVERIFY(banner);
+        QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Disconnected, 10000);
+        QVERIFY(banner->isVisible());
+        QVERIFY2(banner->text().contains(QStringLiteral("Not connected to %1").arg(options.endpoint.address())),
+                 qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral("does not mean there are no locks")), qPrintable(banner->text()));
+        QCOMPARE(window.lockModel()->rowCount(), 0);
+        QVERIFY(!findAction(window, QStringLiteral("Acquire"))->isEnabled());
+        QVERIFY(!findAction(window, QStringLiteral("Force unlock"))->isEnabled());
+        QTest::qWait(100);
+        QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("banner-not-connected.png"))));
+    }
+    {
+        RedisServerProcess dying;
+        QString error;
+        QVERIFY2(dying.start(10000, &error), qPrintable(error));
+        QProcess cli;
+        cli.start(QStringLiteral("redis-cli"), {QStringLiteral("-p"), QString::number(dying.port()), QStringLiteral("HSET"),
+                                                QStringLiteral("orders:42"), kField, QStringLiteral("1")});
+        QVERIFY(cli.waitForFinished(5000) && cli.exitCode() == 0);
+        LockSession::Options options;
+        options.endpoint = dying.endpoint();
+        MainWindow window(options);
+        window.resize(1280, 720);
+        window.show();
+        QSignalSpy ready(&window, &MainWindow::initialDataArrived);
+        window.start();
+        QVERIFY(ready.wait(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 1, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.mode() == LockMonitor::Mode::Live || window.mode() == LockMonitor::Mode::Polling, 5000);
+        window.selectLock(QStringLiteral("orders:42"));
+        QVERIFY(findAction(window, QStringLiteral("Acquire"))->isEnabled());
+        QVERIFY(findAction(window, QStringLiteral("Force unlock"))->isEnabled());
+        dying.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Disconnected, 10000);
+        ConnectionBanner *banner = window.connectionBanner();
+        QVERIFY(banner->isVisible());
+        QVERIFY2(banner->text().contains(QStringLiteral("last data read, as of")), qPrintable(banner->text()));
+        QVERIFY(!findAction(window, QStringLiteral("Acquire"))->isEnabled());
+        QVERIFY(!findAction(window, QStringLiteral("Force unlock"))->isEnabled());
+        QTest::qWait(100);
+        QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("banner-server-died.png"))));
+    }
 }
 
 QTEST_MAIN(TestMainWindow)
