@@ -1208,7 +1208,7 @@ void LockScopeCli::runDoctor()
             m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
         const qint64 now = LockSnapshot::steadyNowMs();
         doctor->observeOrphanWaiters(r.orphanSubscribers, now);
-        doctor->observeLatches(r.latches);
+        doctor->observeLatches(r.latches, r.latchCount);
         QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
         const LockFilter filter = holderFilter();
         if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
