@@ -232,6 +232,27 @@ SlowlogSummary slowlogSummary(RedisConnection &c)
     return s;
 }
 
+/** Control for the SLOWLOG rows: entries over 1 ms of any client while redis-benchmark runs plain
+ *  HGETALLs of small hashes (each a microsecond of work) for `ms`. On a machine that stalls
+ *  redis-server now and then (a VM, a busy host), these appear without LockScope; -1 when
+ *  redis-benchmark is missing. */
+int controlSlowlogEntries(RedisConnection &admin, int port, qint64 ms)
+{
+    call(admin, {"SLOWLOG", "RESET"});
+    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+    if (program.isEmpty())
+        return -1;
+    const ChildRun run = runChild(program,
+                                  {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
+                                   QStringLiteral("-P"), QStringLiteral("16"), QStringLiteral("-r"), QStringLiteral("1000000"),
+                                   QStringLiteral("-q"), QStringLiteral("hgetall"), QStringLiteral("bench:session:__rand_int__")},
+                                  ms);
+    if (!run.started)
+        return -1;
+    const RedisReply r = call(admin, {"SLOWLOG", "LEN"});
+    return int(r.toInteger(-1));
+}
+
 void slowlogRow(const QString &during, const SlowlogSummary &s, const QString &how)
 {
     const QString value = s.entries == 0 ? QStringLiteral("0 entries > 1 ms")
@@ -317,6 +338,15 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
            QStringLiteral("`lockscope-cli --url URL doctor --json` child process, wall clock"));
     slowlogRow(QStringLiteral("`list` + `doctor`"), slowlogSummary(admin),
                QStringLiteral("CONFIG SET slowlog-log-slower-than 1000; SLOWLOG GET, entries of client name lockscope"));
+    // The same machine without LockScope: how often does it stall redis-server on its own?
+    const qint64 controlMs = qBound(qint64(2000), qint64(list.wallMs + doctor.wallMs), qint64(30000));
+    const int control = controlSlowlogEntries(admin, server.port(), controlMs);
+    addRow(QStringLiteral("control: SLOWLOG entries > 1 ms of plain HGETALLs (redis-benchmark), no LockScope"),
+           control < 0 ? QStringLiteral("redis-benchmark not found")
+                       : QStringLiteral("%1 entries in %2").arg(control).arg(secs(controlMs)),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("`redis-benchmark -P 16 -r 1000000 hgetall bench:session:__rand_int__` for as long as `list` + "
+                          "`doctor` took: commands of a microsecond over 1 ms are the machine's own stalls"));
 }
 
 // ---------------------------------------------------------------------------------------------
