@@ -67,20 +67,40 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
     QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
     QPushButton *force = buttons->addButton(tr("&Force unlock"), QDialogButtonBox::DestructiveRole);
     QLineEdit *typed = nullptr;
+    QLabel *hint = nullptr;
     if (s.isHeld()) {
-        // A held lock: the operator types its name, so a stray Enter never deletes it.
+        // A held lock: the operator types its name, so a stray Enter never deletes it. Focus starts
+        // in the field; Enter there acts only when the name matches, and never cancels silently
+        // (issue 15.3: focus was on Cancel, and Enter after typing the name cancelled).
         typed = new QLineEdit(this);
         typed->setObjectName(QStringLiteral("confirmName"));
         typed->setPlaceholderText(tr("type %1 to confirm").arg(s.name));
+        typed->setAccessibleName(tr("Lock name to confirm the force unlock"));
+        hint = new QLabel(this);
+        hint->setObjectName(QStringLiteral("confirmHint"));
         force->setEnabled(false);
-        connect(typed, &QLineEdit::textChanged, force, [force, name = s.name](const QString &t) { force->setEnabled(t == name); });
+        connect(typed, &QLineEdit::textChanged, this, [force, hint, name = s.name](const QString &t) {
+            force->setEnabled(t == name);
+            hint->setText(t == name ? tr("Enter force-unlocks %1; Escape cancels.").arg(name) : QString());
+        });
+        connect(typed, &QLineEdit::returnPressed, this, [this, typed, hint, name = s.name] {
+            if (typed->text() == name)
+                accept();
+            else
+                hint->setText(tr("The text does not match the lock name yet: nothing was done."));
+        });
     }
-    force->setStyleSheet(QStringLiteral("QPushButton { color: white; background: #c0392b; padding: 4px 12px; }"));
+    force->setStyleSheet(QStringLiteral("QPushButton { color: white; background: #c0392b; padding: 4px 12px; }"
+                                        "QPushButton:disabled { color: #f4f4f4; background: #d9a39c; }"));
     force->setAutoDefault(false);
-    cancel->setDefault(true);
-    cancel->setFocus();
-    connect(force, &QPushButton::clicked, this, &QDialog::accept);
+    if (typed) {
+        cancel->setAutoDefault(false); // Enter in the field is handled above, not by a default button
+        cancel->setDefault(false);
+    } else {
+        cancel->setDefault(true); // a lock nobody holds: Enter cancels, the safe side
+    }
     connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+    connect(force, &QPushButton::clicked, this, &QDialog::accept);
 
     auto *row = new QHBoxLayout;
     row->addWidget(icon, 0, Qt::AlignTop);
@@ -88,12 +108,19 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(row);
     if (typed) {
-        layout->addWidget(new QLabel(tr("It is held. Type the lock name to confirm:"), this));
+        auto *ask = new QLabel(tr("It is held. Type the lock name to confirm:"), this);
+        ask->setBuddy(typed);
+        layout->addWidget(ask);
         layout->addWidget(typed);
+        layout->addWidget(hint);
     }
     layout->addWidget(new QLabel(tr("<small>Deleted only if the lock is still exactly as shown; the action is "
                                     "recorded in the audit log.</small>"), this));
     layout->addWidget(buttons);
+    if (typed)
+        typed->setFocus();
+    else
+        cancel->setFocus();
 }
 
 } // namespace lockscope

@@ -751,6 +751,17 @@ void MainWindow::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
     m_lockModel->applyBatch(changed, removed);
     if (!selected.isEmpty() && selectedLockName().isEmpty() && !removed.contains(selected))
         selectLock(selected); // a bulk insert resets the model, which drops the selection
+    if (!selected.isEmpty() && removed.contains(selected)) {
+        // Issue 15.3: the selection goes with its lock (released, expired, force-unlocked). The
+        // view would move it to the next row, whose Force unlock… would then be one click away
+        // while the operator still reads the first lock.
+        m_lockView->selectionModel()->clearSelection();
+        m_lockView->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::Clear);
+        statusBar()->showMessage(tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
+                                     .arg(DisplayText::escaped(selected)),
+                                 10000);
+        updateDetail();
+    }
     updateCount();
     if (m_clusterPanel && !m_clusterCountsPending) { // per-master lock counts, at most 4 times a second
         m_clusterCountsPending = true;
@@ -835,11 +846,7 @@ void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
             if (m_initialData)
                 return;
             m_initialData = true;
-            if (!selectedLockName().isEmpty() || m_proxy->rowCount() == 0) {
-                emit initialDataArrived();
-                return;
-            }
-            m_lockView->selectRow(0);
+            // Nothing is pre-selected (issue 15.3): a selection is always the operator's own.
             emit initialDataArrived();
         });
     }

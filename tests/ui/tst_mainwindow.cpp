@@ -13,6 +13,9 @@
 #include "observe/replayplayer.h"
 
 #include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QDateTime>
 #include <QDir>
 #include <QProcess>
@@ -41,6 +44,8 @@ private slots:
     void recordedDemoReplaysTheSameStates();
     void problemsTabCommandsCarryTheUrl();
     void notConnectedIsNeverMistakenForNoLocks();
+    void forceUnlockConfirmationActsOnlyOnTheName();
+    void selectionNeverMovesToAnotherLock();
 
 private:
     bool redisCli(const QStringList &args);
@@ -439,6 +444,71 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         QTest::qWait(100);
         QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("banner-server-died.png"))));
     }
+}
+
+// Issue 15.3: focus started on Cancel, so typing went nowhere, and Enter after typing the exact
+// name cancelled silently. Now focus is in the field, Enter acts only on a match and says so
+// otherwise, Escape cancels.
+void TestMainWindow::forceUnlockConfirmationActsOnlyOnTheName()
+{
+    LockSnapshot s;
+    s.name = QStringLiteral("orders:42");
+    s.isLock = s.exists = true;
+    s.pttlMs = 25000;
+    s.readAtSteadyMs = LockSnapshot::steadyNowMs();
+    s.holders << LockHolder{kField, kField.section(QLatin1Char(':'), 0, 0), QStringLiteral("1"), 1, QString(), {}};
+    {
+        ForceUnlockDialog dialog(s);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *typed = dialog.findChild<QLineEdit *>(QStringLiteral("confirmName"));
+        QVERIFY(typed);
+        QCOMPARE(dialog.focusWidget(), typed);
+        QTest::keyClicks(typed, QStringLiteral("orders:4"));
+        QTest::keyClick(typed, Qt::Key_Return);
+        QVERIFY(dialog.isVisible()); // not cancelled, not done
+        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("confirmHint"))->text().contains(QStringLiteral("nothing was done")));
+        const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+        QDir().mkpath(dir);
+        QVERIFY(dialog.grab().save(QDir(dir).filePath(QStringLiteral("force-unlock-no-match.png"))));
+        QTest::keyClicks(typed, QStringLiteral("2"));
+        QTest::keyClick(typed, Qt::Key_Return);
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+    {
+        ForceUnlockDialog dialog(s);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::keyClick(dialog.findChild<QLineEdit *>(QStringLiteral("confirmName")), Qt::Key_Escape);
+        QCOMPARE(dialog.result(), int(QDialog::Rejected));
+        QVERIFY(!dialog.isVisible());
+    }
+}
+
+// Issue 15.3: after the selected lock was released the selection jumped to the next lock, whose
+// Force unlock… was then one click away; the first lock was selected at start.
+void TestMainWindow::selectionNeverMovesToAnotherLock()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    for (const char *name : {"sel:a", "sel:b", "sel:c"})
+        QVERIFY(redisCli({QStringLiteral("HSET"), QString::fromLatin1(name), kField, QStringLiteral("1")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    window.show();
+    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
+    window.start();
+    QVERIFY(ready.wait(10000));
+    QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 3, 5000);
+    QCOMPARE(window.selectedLockName(), QString()); // nothing pre-selected
+    window.selectLock(QStringLiteral("sel:b"));
+    QCOMPARE(window.selectedLockName(), QStringLiteral("sel:b"));
+    QVERIFY(redisCli({QStringLiteral("DEL"), QStringLiteral("sel:b")}));
+    QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
+    QTest::qWait(100);
+    QCOMPARE(window.selectedLockName(), QString());
+    QVERIFY(window.detailPanel()->snapshot().name != QStringLiteral("sel:c"));
+    QVERIFY(window.detailPanel()->snapshot().name != QStringLiteral("sel:a"));
 }
 
 QTEST_MAIN(TestMainWindow)
