@@ -149,7 +149,25 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
             acquired ? QStringLiteral("left the queue and acquired the lock")
                      : QStringLiteral("left the queue (gave up or pruned)"));
     }
+    // Causal order (issue 15.7): a hand-over is the old holder's release, then the waiter's
+    // leaving the queue, then its acquire; a release never comes after the acquire it allowed.
+    std::stable_sort(out.begin(), out.end(), [](const LockEvent &a, const LockEvent &b) {
+        return causalRank(a.type) < causalRank(b.type);
+    });
     return out;
+}
+
+int LockEvent::causalRank(const QString &type)
+{
+    if (type == QLatin1String("released") || type == QLatin1String("expired") || type == QLatin1String("force_unlocked"))
+        return 0;
+    if (type == QLatin1String("unlock_message"))
+        return 1;
+    if (type == QLatin1String("dequeued"))
+        return 2;
+    if (type == QLatin1String("acquired") || type == QLatin1String("reentered"))
+        return 3;
+    return 4; // renewed, enqueued, and what else
 }
 
 } // namespace lockscope

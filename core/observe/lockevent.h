@@ -58,7 +58,13 @@ struct LockEvent
      * (not expired, not LockScope's): Unlock -> released; Forced -> force_unlocked naming the
      * victim; NoLatchSeen, Polling, Unknown -> released with "released or force-unlocked" and why
      * it cannot tell (a holder field gone while others of the same hash stay is released).
+     * Returned in causal order (causalRank()): holders gone, then dequeued, then acquired and
+     * reentered, then renewed and enqueued (issue 15.7).
      */
+    /** Where an event of `type` stands among those of one read of one lock: 0 a holder gone
+     *  (released, expired, force_unlocked), 1 unlock_message, 2 dequeued, 3 acquired/reentered,
+     *  4 anything else (renewed, enqueued). */
+    static int causalRank(const QString &type);
     static QVector<LockEvent> diff(const LockSnapshot *before, const LockSnapshot &after,
                                    const QString &keyspaceHint, bool forceUnlocked,
                                    Removal removal = Removal::Unclassified);

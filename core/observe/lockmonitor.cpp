@@ -18,6 +18,8 @@ namespace lockscope {
 static constexpr int kMaxNamesPerRead = 5000;
 /** Dirty names that are read on as soon as a read ends, without the coalescing delay. */
 static constexpr int kFlushAtOnceNames = 256;
+/** How long an unlock message waits for the read that reports its release (then it goes alone). */
+static constexpr int kMessageHoldMs = 500;
 static constexpr int kLiveRefreshEveryTicks = 5;   // live mode: re-read all (<= kLiveRefreshMaxLocks) every 5 ticks
 static constexpr int kLiveRefreshMaxLocks = 5000;  // beyond this, live mode relies on notifications only
 static constexpr int kNotLockCacheMax = 200000;
@@ -40,6 +42,9 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &LockMonitor::flush);
     connect(&m_pollTimer, &QTimer::timeout, this, &LockMonitor::onPollTick);
+    m_messageTimer.setParent(this);
+    m_messageTimer.setSingleShot(true);
+    connect(&m_messageTimer, &QTimer::timeout, this, &LockMonitor::flushPendingMessages);
     m_recheckTimer.setParent(this);
     connect(&m_recheckTimer, &QTimer::timeout, this, &LockMonitor::recheckNotifications);
 
@@ -636,6 +641,16 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 removed << s.name;
             }
             accountRemovals(s.name, reportedRemovals(events, eventsBefore, s.name), &events);
+        const auto pending = m_pendingMessages.find(s.name);
+        if (pending != m_pendingMessages.end()) {
+            // After the holders this read found gone, before whoever acquired since (causal order).
+            int at = eventsBefore;
+            while (at < events.size() && LockEvent::causalRank(events[at].type) == 0)
+                ++at;
+            for (const LockEvent &m : std::as_const(*pending))
+                events.insert(at++, m);
+            m_pendingMessages.erase(pending);
+        }
             continue;
         }
         // Locks found by the first discovery were there before we looked: no "acquired" events.
@@ -647,6 +662,16 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
             if (events[i].extra.contains(QStringLiteral("removal")))
                 m_removals.remove(s.name);
         accountRemovals(s.name, reportedRemovals(events, eventsBefore, s.name), &events);
+        const auto pending = m_pendingMessages.find(s.name);
+        if (pending != m_pendingMessages.end()) {
+            // After the holders this read found gone, before whoever acquired since (causal order).
+            int at = eventsBefore;
+            while (at < events.size() && LockEvent::causalRank(events[at].type) == 0)
+                ++at;
+            for (const LockEvent &m : std::as_const(*pending))
+                events.insert(at++, m);
+            m_pendingMessages.erase(pending);
+        }
         m_locks.insert(s.name, s);
         changed << s;
     }
@@ -828,9 +853,25 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         e.detail = QStringLiteral("message 1 on %1: every waiting thread wakes up").arg(channel);
     else
         e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up").arg(RedisBytes::toText(payload), channel);
-    emit eventsOccurred({e});
+    // Held until the read this message causes: the release it announces is reported first
+    // (issue 15.7: the message came out before the `released` it follows).
+    m_pendingMessages[name] << e;
+    if (!m_messageTimer.isActive())
+        m_messageTimer.start(kMessageHoldMs);
     for (const QString &n : LockNames::withTwin(name))
         markDirty(n);
+}
+
+void LockMonitor::flushPendingMessages()
+{
+    if (m_pendingMessages.isEmpty())
+        return;
+    QVector<LockEvent> events;
+    for (const auto &list : std::as_const(m_pendingMessages))
+        events += list;
+    m_pendingMessages.clear();
+    std::stable_sort(events.begin(), events.end(), [](const LockEvent &a, const LockEvent &b) { return a.timeMs < b.timeMs; });
+    emit eventsOccurred(events);
 }
 
 QString LockMonitor::ownerOf(const QStringList &candidates) const

@@ -212,6 +212,7 @@ private:
     void onMessage(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
     void scheduleFlush();
     void flush();
+    void flushPendingMessages();
     void onPollTick();
     void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
     /** The delete evidence of `name` since a holder was last reported gone (§14.9). */
@@ -266,6 +267,10 @@ private:
      *  event. Entries at 0 are dropped; fair and read-write locks publish elsewhere and are not
      *  counted (an undercount, never a false one). */
     QHash<QString, int> m_removalBalance;
+    /** unlock_message events waiting for the read of their lock, so they follow its release
+     *  (issue 15.7); m_messageTimer sends those no read took within kMessageHoldMs. */
+    QHash<QString, QVector<LockEvent>> m_pendingMessages;
+    QTimer m_messageTimer;
     qint64 m_coalescedTotal = 0;
     void accountRemovals(const QString &name, int reportedThisRead, QVector<LockEvent> *events);
     QString m_lastDeletedLock;                    ///< the last keyspace event was a `del` of this lock hash

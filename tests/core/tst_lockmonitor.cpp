@@ -244,6 +244,17 @@ void TestLockMonitor::liveModeReportsEveryEvent()
     for (int i = before; i < log.events.size(); ++i)
         fullRelease |= log.events[i].type == QLatin1String("released") && log.events[i].lock == name;
     QVERIFY2(fullRelease, qPrintable(log.dump()));
+    // Issue 15.7: the unlock message follows the release it announces (it arrives first).
+    int releasedAt = -1, messageAt = -1;
+    for (int i = before; i < log.events.size(); ++i) {
+        if (log.events[i].lock != name)
+            continue;
+        if (releasedAt < 0 && log.events[i].type == QLatin1String("released"))
+            releasedAt = i;
+        if (messageAt < 0 && log.events[i].type == QLatin1String("unlock_message"))
+            messageAt = i;
+    }
+    QVERIFY2(releasedAt >= 0 && messageAt > releasedAt, qPrintable(log.dump()));
 
     // renewed: someone raises the TTL well above the countdown (what a watchdog does).
     const QString renewed = QStringLiteral("ev:renew");

@@ -420,6 +420,12 @@ void TestLockNames::diffRules()
     for (const auto &e : takeover)
         dequeuedAcquired |= e.type == QLatin1String("dequeued") && e.detail.contains(QLatin1String("acquired"));
     QVERIFY(dequeuedAcquired);
+    // Issue 15.7: in causal order, the old holder's release, the waiter leaving the queue, then its
+    // acquire (the acquire came first before).
+    QCOMPARE(types(takeover), (QStringList{"released", "dequeued", "acquired"}));
+    // A plain hand-over (no queue) as well.
+    QCOMPARE(types(LockEvent::diff(&one, held(QStringLiteral("l"), b, 1, 30000, 50), QStringLiteral("hset"), false)),
+             (QStringList{"released", "acquired"}));
 
     // Every event names the lock and a holder.
     for (const auto &e : takeover) {
