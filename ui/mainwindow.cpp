@@ -382,8 +382,26 @@ void MainWindow::buildUi()
     m_enableNotifications->setToolTip(tr("Runs CONFIG SET notify-keyspace-events with K, g, h and x added, so "
                                          "LockScope sees changes live instead of polling"));
     m_enableNotifications->hide();
-    connect(m_enableNotifications, &QPushButton::clicked, this,
-            [this] { QMetaObject::invokeMethod(m_session, &LockSession::enableNotifications, Qt::QueuedConnection); });
+    connect(m_enableNotifications, &QPushButton::clicked, this, [this] {
+        // A server-wide setting, for every client of this Redis: asked, then audited (issue 15.9).
+        QMessageBox box(QMessageBox::Question, tr("Enable keyspace notifications"),
+                        tr("Turn on keyspace notifications on %1?").arg(m_options.endpoint.address()), QMessageBox::NoButton,
+                        this);
+        box.setObjectName(QStringLiteral("enableNotificationsConfirm"));
+        box.setInformativeText(
+            tr("LockScope runs CONFIG SET notify-keyspace-events with K, g, h and x added. This changes the "
+               "configuration of the whole server, for every client: each write to a hash, each expiry and each "
+               "generic command (DEL, EXPIRE…) then also publishes an event, which costs Redis some CPU on busy "
+               "servers. It is not saved to redis.conf: a restart undoes it. The change is recorded in the audit "
+               "log."));
+        QPushButton *enable = box.addButton(tr("Enable"), QMessageBox::AcceptRole);
+        QPushButton *cancel = box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(cancel);
+        box.exec();
+        if (box.clickedButton() != enable)
+            return;
+        QMetaObject::invokeMethod(m_session, &LockSession::enableNotifications, Qt::QueuedConnection);
+    });
     statusBar()->addWidget(m_modeLabel);
     statusBar()->addWidget(m_serverLabel);
     statusBar()->addWidget(m_countLabel);

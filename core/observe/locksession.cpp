@@ -578,6 +578,29 @@ void LockSession::enableNotifications()
                             QStringLiteral("refused"));
         return;
     }
+    // A server-wide configuration change is an action like the others (issue 15.9): its outcome
+    // is audited and reported, whichever comes first of the check that follows the CONFIG SET
+    // and a refusal.
+    auto done = std::make_shared<bool>(false);
+    auto connections = std::make_shared<QVector<QMetaObject::Connection>>();
+    auto finish = [this, done, connections](bool ok, const QString &message) {
+        if (*done)
+            return;
+        *done = true;
+        for (const auto &c : std::as_const(*connections))
+            disconnect(c);
+        finishWrite(QStringLiteral("enable_notifications"), QString(),
+                    QJsonObject{{QStringLiteral("config"), QStringLiteral("notify-keyspace-events")},
+                                {QStringLiteral("adds"), QStringLiteral("K g h x")}},
+                    LockSnapshot(), ok ? QStringLiteral("done") : QStringLiteral("error"), message);
+    };
+    *connections << connect(this, &LockSession::notificationsChecked, this, [finish](bool enabled, const QString &detail) {
+        finish(enabled, enabled ? QStringLiteral("Keyspace notifications are on: %1").arg(detail) : detail);
+    });
+    *connections << connect(this, &LockSession::errorOccurred, this, [finish](const QString &message) {
+        if (message.contains(QLatin1String("notify-keyspace-events")))
+            finish(false, message);
+    });
     if (m_clusterMonitor)
         m_clusterMonitor->enableNotifications();
     else

@@ -380,9 +380,16 @@ void TestLockMonitor::pollingWhenNotificationsOff()
     QVERIFY(waitUntil([&] { return !monitor->locks().contains(QStringLiteral("poll:1")); }));
     QCOMPARE(monitor->mode(), LockMonitor::Mode::Polling);
 
-    // The operator turns notifications on: the monitor goes live.
+    // The operator turns notifications on: the monitor goes live, and the change is an audited
+    // action like the others (issue 15.9).
     session->enableNotifications();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }));
+    QVERIFY2(waitUntil([&] {
+                 return std::any_of(log.actions.cbegin(), log.actions.cend(), [](const SessionLog::Action &a) {
+                     return a.action == QLatin1String("enable_notifications") && a.ok;
+                 });
+             }),
+             qPrintable(log.dump()));
     const QByteArray flags = admin.cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray();
     QVERIFY2(flags.contains('K'), flags.constData());
     for (char c : {'g', 'h', 'x'})

@@ -15,6 +15,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QDateTime>
 #include <QDir>
@@ -46,6 +47,7 @@ private slots:
     void notConnectedIsNeverMistakenForNoLocks();
     void forceUnlockConfirmationActsOnlyOnTheName();
     void selectionNeverMovesToAnotherLock();
+    void enablingNotificationsAsksFirst();
 
 private:
     bool redisCli(const QStringList &args);
@@ -509,6 +511,57 @@ void TestMainWindow::selectionNeverMovesToAnotherLock()
     QCOMPARE(window.selectedLockName(), QString());
     QVERIFY(window.detailPanel()->snapshot().name != QStringLiteral("sel:c"));
     QVERIFY(window.detailPanel()->snapshot().name != QStringLiteral("sel:a"));
+}
+
+// Issue 15.9: "Enable keyspace notifications" changed a server-wide setting in one click. Now it
+// asks (naming the server and the cost), Cancel changes nothing, and Enable goes live.
+void TestMainWindow::enablingNotificationsAsksFirst()
+{
+    RedisServerProcess server;
+    QString error;
+    QVERIFY2(server.start(10000, &error), qPrintable(error));
+    auto cli = [&server](const QStringList &args) {
+        QProcess p;
+        p.start(QStringLiteral("redis-cli"), QStringList{QStringLiteral("-p"), QString::number(server.port())} + args);
+        p.waitForFinished(5000);
+        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    };
+    cli({QStringLiteral("CONFIG"), QStringLiteral("SET"), QStringLiteral("notify-keyspace-events"), QString()});
+    LockSession::Options options;
+    options.endpoint = server.endpoint();
+    MainWindow window(options);
+    window.show();
+    window.start();
+    QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Polling, 10000);
+    QPushButton *button = nullptr;
+    for (QPushButton *b : window.findChildren<QPushButton *>())
+        if (b->text() == QStringLiteral("Enable keyspace notifications"))
+            button = b;
+    QVERIFY(button);
+    auto answer = [](const QString &choice, QString *text) {
+        QTimer::singleShot(200, [choice, text] {
+            for (QWidget *w : QApplication::topLevelWidgets()) {
+                auto *box = qobject_cast<QMessageBox *>(w);
+                if (!box || box->objectName() != QStringLiteral("enableNotificationsConfirm"))
+                    continue;
+                *text = box->text() + QLatin1Char(' ') + box->informativeText();
+                for (QAbstractButton *b : box->buttons())
+                    if (b->text().contains(choice))
+                        b->click();
+            }
+        });
+    };
+    QString asked;
+    answer(QStringLiteral("Cancel"), &asked);
+    button->click();
+    QVERIFY2(asked.contains(server.endpoint().address()) && asked.contains(QStringLiteral("whole server")), qPrintable(asked));
+    QTest::qWait(300);
+    QVERIFY2(!cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")}).contains(QLatin1Char('K')),
+             "Cancel must change nothing");
+    answer(QStringLiteral("Enable"), &asked);
+    button->click();
+    QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Live, 10000);
+    QVERIFY(cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")}).contains(QLatin1Char('K')));
 }
 
 QTEST_MAIN(TestMainWindow)
