@@ -282,6 +282,8 @@ QString LockTableModel::nodeOf(const QString &name) const
     return m_slotMaster.isEmpty() ? QString() : m_slotMaster.value(HashSlot::of(name.toUtf8()));
 }
 
+const LockSnapshot &LockTableModel::snapshotAt(int row) const { return m_rows.at(row).snapshot; }
+
 const LockSnapshot *LockTableModel::snapshot(const QString &name) const
 {
     const int row = m_index.value(name, -1);

@@ -74,6 +74,8 @@ public:
     /** Snapshot of `name`, or nullptr. */
     const LockSnapshot *snapshot(const QString &name) const;
     int rowOf(const QString &name) const { return m_index.value(name, -1); }
+    /** Snapshot of row `row` (0 <= row < rowCount()), without a copy (filters use it per row). */
+    const LockSnapshot &snapshotAt(int row) const;
 
 private:
     struct Row

@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 #include "connectionbanner.h"
+#include "lockfilterproxy.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -262,8 +263,7 @@ void MainWindow::buildUi()
                                                 m_options.readOnly ? tr(" (read-only)") : QString()));
     resize(1360, 820);
 
-    m_proxy = new QSortFilterProxyModel(this);
-    m_proxy->setSourceModel(m_lockModel);
+    m_proxy = new LockFilterProxy(m_lockModel, this);
     m_proxy->setSortRole(LockTableModel::SortRole);
     m_proxy->setFilterKeyColumn(LockTableModel::NameColumn);
     m_proxy->setDynamicSortFilter(true);
@@ -345,20 +345,15 @@ void MainWindow::buildUi()
     setCentralWidget(main);
 
     m_filter = new QLineEdit(this);
-    m_filter->setPlaceholderText(tr("Filter locks (glob, e.g. orders:*)  Ctrl+F"));
+    m_filter->setPlaceholderText(tr("Filter: lock name, glob, client id or thread  Ctrl+F"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(320);
-    m_filter->setToolTip(tr("Shows only locks whose name matches this Redis glob (* ? [abc])"));
+    m_filter->setToolTip(tr("A Redis glob (* ? [abc]) matches whole lock names; any other text matches part of a "
+                            "name, or a holder, reader or waiter by client id (or its first 4+ characters), "
+                            "clientId:threadId or thread id"));
+    m_filter->setAccessibleName(tr("Filter locks"));
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
-        const QString glob = text.trimmed();
-        if (glob.isEmpty()) {
-            m_proxy->setFilterRegularExpression(QRegularExpression());
-        } else {
-            // A plain word filters by substring; a glob filters exactly.
-            const bool isGlob = glob.contains(QLatin1Char('*')) || glob.contains(QLatin1Char('?')) || glob.contains(QLatin1Char('['));
-            m_proxy->setFilterRegularExpression(
-                LockDiscovery::globToRegex(isGlob ? glob : QLatin1Char('*') + glob + QLatin1Char('*')));
-        }
+        m_proxy->setFilterText(text);
         updateCount();
     });
 
@@ -712,7 +707,8 @@ void MainWindow::updateCount()
 {
     const int total = m_lockModel->rowCount();
     const int shown = m_proxy->rowCount();
-    m_countLabel->setText(shown == total ? tr("%n lock(s)", nullptr, total) : tr("%1 of %2 locks shown").arg(shown).arg(total));
+    m_countLabel->setText(shown == total ? tr("%n lock(s)", nullptr, total)
+                                         : tr("%1 of %2 locks match \"%3\"").arg(shown).arg(total).arg(m_proxy->filterText()));
 }
 
 void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)

@@ -45,6 +45,7 @@ class TtlChart;
  * through queued calls and its signals, so the GUI thread never waits on Redis.
  */
 class ConnectionBanner;
+class LockFilterProxy;
 
 class MainWindow : public QMainWindow
 {
@@ -149,7 +150,7 @@ private:
     LockSession *m_session = nullptr;
     QString m_clientId;
     LockTableModel *m_lockModel = nullptr;
-    QSortFilterProxyModel *m_proxy = nullptr;
+    LockFilterProxy *m_proxy = nullptr;
     EventLogModel *m_eventModel = nullptr;
     FindingModel *m_findingModel = nullptr;
     QTableView *m_findingView = nullptr;

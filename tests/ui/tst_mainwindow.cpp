@@ -48,6 +48,7 @@ private slots:
     void forceUnlockConfirmationActsOnlyOnTheName();
     void selectionNeverMovesToAnotherLock();
     void enablingNotificationsAsksFirst();
+    void filterFindsLocksByHolder();
 
 private:
     bool redisCli(const QStringList &args);
@@ -562,6 +563,60 @@ void TestMainWindow::enablingNotificationsAsksFirst()
     button->click();
     QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Live, 10000);
     QVERIFY(cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")}).contains(QLatin1Char('K')));
+}
+
+// Issue 15.4: the filter matched lock names only; an operator with a client id from a stack
+// trace got an empty table and no count. Now it matches holders, readers and waiters too.
+void TestMainWindow::filterFindsLocksByHolder()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    const QString other = QStringLiteral("8743c9c0-1111-4222-8333-944455556666");
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:1"), kField, QStringLiteral("1")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:2"), other + QStringLiteral(":77"), QStringLiteral("1")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("billing:9"), other + QStringLiteral(":78"), QStringLiteral("2")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    window.resize(1280, 720);
+    window.show();
+    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
+    window.start();
+    QVERIFY(ready.wait(10000));
+    QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 3, 5000);
+    QLineEdit *filter = nullptr;
+    for (QLineEdit *e : window.findChildren<QLineEdit *>())
+        if (e->placeholderText().startsWith(QStringLiteral("Filter")))
+            filter = e;
+    QVERIFY(filter);
+    auto shown = [&window] {
+        QTableView *view = nullptr;
+        for (QTableView *v : window.findChildren<QTableView *>())
+            if (v->model() && v->model()->columnCount() > 4 && qobject_cast<QSortFilterProxyModel *>(v->model()))
+                view = v;
+        return view ? view->model()->rowCount() : -1;
+    };
+    filter->setText(QStringLiteral("8743c9c0")); // the first 8 hex digits of a client id
+    QCOMPARE(shown(), 2);
+    QLabel *count = nullptr;
+    for (QLabel *l : window.findChildren<QLabel *>())
+        if (l->text().contains(QStringLiteral("locks match")))
+            count = l;
+    QVERIFY(count);
+    QVERIFY2(count->text().contains(QStringLiteral("2 of 3 locks match")), qPrintable(count->text()));
+    filter->setText(other + QStringLiteral(":78"));
+    QCOMPARE(shown(), 1);
+    filter->setText(QStringLiteral("orders:*")); // a glob: whole names
+    QCOMPARE(shown(), 2);
+    filter->setText(QStringLiteral("billing"));  // a word: part of a name
+    QCOMPARE(shown(), 1);
+    filter->setText(QStringLiteral("ffffffff"));
+    QCOMPARE(shown(), 0);
+    QVERIFY2(count->text().contains(QStringLiteral("0 of 3 locks match")), qPrintable(count->text()));
+    filter->setText(QStringLiteral("8743c9c0"));
+    QTest::qWait(100);
+    const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+    QDir().mkpath(dir);
+    QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("filter-by-holder.png"))));
 }
 
 QTEST_MAIN(TestMainWindow)
