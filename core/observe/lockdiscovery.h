@@ -13,21 +13,24 @@ class RedisConnection;
 
 /**
  * Finds candidate lock names with SCAN, gently: one `SCAN cursor MATCH <glob> COUNT <n> TYPE hash`
- * per step (never KEYS), of whose hashes only those that may be locks are returned (a field
- * `mode`, a field name with `:`, or more than 16 fields: scan_step.lua's "lockhash";
- * setPrefilterHashes()), each step sent only when the previous reply arrived, so the server
- * never serves more than one small step for us at a time and the event loop never blocks. A
- * second pass (`MATCH redisson_lock_queue:* TYPE list`) finds fair locks whose hash is gone
- * but whose waiter queue remains (protocol §3.1, §9). It runs alongside the first: one call of
- * scan_step.lua advances both, each with half the step budget, until one is done; a queue `redisson_lock_queue:{x}` yields
- * both `x` and `{x}` (each when it matches the glob), since Redisson derives it for both names
- * (§14.4). Needs Redis >= 6.0 (SCAN ... TYPE).
+ * per step (never KEYS), each step sent only when the previous reply arrived, so the server never
+ * serves more than one small step for us at a time and the event loop never blocks. Of the hashes
+ * a step finds, only those that may be locks are returned (a field `mode`, a field name with `:`,
+ * or more than 16 fields: scan_step.lua's "lockhash"; setPrefilterHashes()); the others are named
+ * by hashesNotLocksFound().
+ *
+ * A second pass (`MATCH redisson_lock_queue:* TYPE list`) finds fair locks whose hash is gone but
+ * whose waiter queue remains (protocol §3.1, §9). It runs alongside the first: one call of
+ * scan_step.lua advances both, each with half the step budget, until one is done. A queue
+ * `redisson_lock_queue:{x}` yields both `x` and `{x}` (each when it matches the glob), since
+ * Redisson derives it for both names (§14.4). Needs Redis >= 6.0 (SCAN ... TYPE).
  *
  * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
  * time for the step is known (the round trip also counts the network and the client's work).
- * The COUNT adapts to it (issue 12): aimed at 80 % of stepBudgetUs() (250 µs by default, LockMonitor::kScanBudgetUs) from
- * the measured cost per visited key, at most doubling per step and shrinking at once, between
- * kMinCount and kMaxCount. setScanCount() fixes it instead.
+ * The COUNT adapts to it (issue 12): aimed at 80 % of the step's budget (stepBudgetUs(), 250 µs by
+ * default, LockMonitor::kScanBudgetUs, halved while both passes run) from the measured cost per
+ * visited key, at most doubling per step and shrinking at once, between kMinCount and kMaxCount.
+ * setScanCount() fixes it instead.
  *
  * Candidates are names only: SnapshotReader classifies them.
  */
