@@ -39,4 +39,48 @@ bool LockFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceP
     return RedisBytes::displayed(s.name).contains(m_text, Qt::CaseInsensitive) || m_holder.matches(s);
 }
 
+bool LockFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    if (left.column() == LockTableModel::NameColumn && right.column() == LockTableModel::NameColumn)
+        return naturalLess(m_locks->snapshotAt(left.row()).name, m_locks->snapshotAt(right.row()).name);
+    return QSortFilterProxyModel::lessThan(left, right);
+}
+
+bool LockFilterProxy::naturalLess(const QString &a, const QString &b)
+{
+    const qsizetype na = a.size(), nb = b.size();
+    qsizetype i = 0, j = 0;
+    while (i < na && j < nb) {
+        const QChar ca = a.at(i), cb = b.at(j);
+        if (ca.isDigit() && cb.isDigit() && ca.unicode() < 128 && cb.unicode() < 128) {
+            // Compare the two digit runs as numbers: skip leading zeros, then longer is larger.
+            qsizetype si = i, sj = j;
+            while (si < na && a.at(si) == QLatin1Char('0'))
+                ++si;
+            while (sj < nb && b.at(sj) == QLatin1Char('0'))
+                ++sj;
+            qsizetype ei = si, ej = sj;
+            while (ei < na && a.at(ei).isDigit() && a.at(ei).unicode() < 128)
+                ++ei;
+            while (ej < nb && b.at(ej).isDigit() && b.at(ej).unicode() < 128)
+                ++ej;
+            if (ei - si != ej - sj)
+                return ei - si < ej - sj;
+            const int c = QStringView(a).mid(si, ei - si).compare(QStringView(b).mid(sj, ej - sj));
+            if (c != 0)
+                return c < 0;
+            if (ei - i != ej - j)
+                return ei - i < ej - j; // same number, fewer leading zeros first
+            i = ei;
+            j = ej;
+            continue;
+        }
+        if (ca != cb)
+            return ca.unicode() < cb.unicode();
+        ++i;
+        ++j;
+    }
+    return na - i < nb - j;
+}
+
 } // namespace lockscope

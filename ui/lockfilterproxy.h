@@ -29,8 +29,13 @@ public:
     void setFilterText(const QString &text);
     QString filterText() const { return m_text; }
 
+    /** Natural order of names (issue 15.11): runs of digits compare as numbers, so orders:2 comes
+     *  before orders:10; otherwise by UTF-16 code unit, as before. */
+    static bool naturalLess(const QString &a, const QString &b);
+
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
     LockTableModel *m_locks;

@@ -1,6 +1,7 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
 #include "eventlogmodel.h"
 #include "lockbatchbuffer.h"
+#include "lockfilterproxy.h"
 #include "locktablemodel.h"
 
 #include <QAbstractItemModelTester>
@@ -31,6 +32,7 @@ class TestLockTableModel : public QObject
     Q_OBJECT
 private slots:
     void insertsUpdatesAndRemovesInBatches();
+    void namesSortNaturally();
     void detectsWatchdogRenewal();
     void marksOwnHolds();
     void eventLogIsNewestFirstAndCapped();
@@ -229,6 +231,33 @@ void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
     QCOMPARE(merged.snapshot(b)->holders.first().field, kB);
     QVERIFY(!merged.snapshot(c));
     QVERIFY(!merged.snapshot(d));
+}
+
+// Issue 15.11: orders:2 comes before orders:10 (it sorted after it, by code unit).
+void TestLockTableModel::namesSortNaturally()
+{
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("orders:2"), QStringLiteral("orders:10")));
+    QVERIFY(!LockFilterProxy::naturalLess(QStringLiteral("orders:10"), QStringLiteral("orders:2")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("a"), QStringLiteral("a1")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("a1b"), QStringLiteral("a1c")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("x:9"), QStringLiteral("x:009a")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("x:7"), QStringLiteral("x:007"))); // fewer zeros first
+    QVERIFY(!LockFilterProxy::naturalLess(QStringLiteral("same"), QStringLiteral("same")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("billing"), QStringLiteral("orders:1")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("n:99999999999999999999998"), QStringLiteral("n:99999999999999999999999")));
+
+    LockTableModel model;
+    LockFilterProxy proxy(&model);
+    proxy.setSortRole(LockTableModel::SortRole);
+    proxy.sort(LockTableModel::NameColumn, Qt::AscendingOrder);
+    const QString f = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
+    model.applyBatch({lock(QStringLiteral("orders:10"), f, 1, 1000, 0), lock(QStringLiteral("orders:2"), f, 1, 1000, 0),
+                      lock(QStringLiteral("orders:1"), f, 1, 1000, 0)},
+                     {});
+    QStringList order;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        order << proxy.index(r, LockTableModel::NameColumn).data(LockTableModel::SnapshotRole).value<LockSnapshot>().name;
+    QCOMPARE(order, (QStringList{QStringLiteral("orders:1"), QStringLiteral("orders:2"), QStringLiteral("orders:10")}));
 }
 
 QTEST_MAIN(TestLockTableModel)
