@@ -641,16 +641,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 removed << s.name;
             }
             accountRemovals(s.name, reportedRemovals(events, eventsBefore, s.name), &events);
-        const auto pending = m_pendingMessages.find(s.name);
-        if (pending != m_pendingMessages.end()) {
-            // After the holders this read found gone, before whoever acquired since (causal order).
-            int at = eventsBefore;
-            while (at < events.size() && LockEvent::causalRank(events[at].type) == 0)
-                ++at;
-            for (const LockEvent &m : std::as_const(*pending))
-                events.insert(at++, m);
-            m_pendingMessages.erase(pending);
-        }
+            insertPendingMessages(s.name, eventsBefore, &events);
             continue;
         }
         // Locks found by the first discovery were there before we looked: no "acquired" events.
@@ -662,16 +653,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
             if (events[i].extra.contains(QStringLiteral("removal")))
                 m_removals.remove(s.name);
         accountRemovals(s.name, reportedRemovals(events, eventsBefore, s.name), &events);
-        const auto pending = m_pendingMessages.find(s.name);
-        if (pending != m_pendingMessages.end()) {
-            // After the holders this read found gone, before whoever acquired since (causal order).
-            int at = eventsBefore;
-            while (at < events.size() && LockEvent::causalRank(events[at].type) == 0)
-                ++at;
-            for (const LockEvent &m : std::as_const(*pending))
-                events.insert(at++, m);
-            m_pendingMessages.erase(pending);
-        }
+        insertPendingMessages(s.name, eventsBefore, &events);
         m_locks.insert(s.name, s);
         changed << s;
     }
@@ -860,6 +842,20 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         m_messageTimer.start(kMessageHoldMs);
     for (const QString &n : LockNames::withTwin(name))
         markDirty(n);
+}
+
+void LockMonitor::insertPendingMessages(const QString &name, int first, QVector<LockEvent> *events)
+{
+    const auto pending = m_pendingMessages.find(name);
+    if (pending == m_pendingMessages.end())
+        return;
+    // After the holders this read found gone, before whoever acquired since (causal order).
+    int at = first;
+    while (at < events->size() && LockEvent::causalRank(events->at(at).type) == 0)
+        ++at;
+    for (const LockEvent &m : std::as_const(*pending))
+        events->insert(at++, m);
+    m_pendingMessages.erase(pending);
 }
 
 void LockMonitor::flushPendingMessages()

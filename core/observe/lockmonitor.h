@@ -213,6 +213,9 @@ private:
     void scheduleFlush();
     void flush();
     void flushPendingMessages();
+    /** Puts the unlock messages held for `name` into `events` (this read's start at `first`),
+     *  after the holders the read found gone (issue 15.7). */
+    void insertPendingMessages(const QString &name, int first, QVector<LockEvent> *events);
     void onPollTick();
     void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
     /** The delete evidence of `name` since a holder was last reported gone (§14.9). */
