@@ -104,8 +104,10 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                           --state->inFlight;
                           // The next batch goes out before this one is parsed: Redis works on it
                           // meanwhile (issue 12: it sat idle while the client parsed).
-                          if (self && !reply.isError())
+                          if (self)
                               self->sendMore(state);
+                          else
+                              state->groups.clear(); // the reader is gone: report what was read
                           QVector<LockSnapshot> out;
                           if (reply.isError()) {
                               if (state->error.isEmpty())
@@ -124,10 +126,6 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                                   self->adapt(int(chunk.size()),
                                               end.at(0).toInteger() * 1000000 + end.at(1).toInteger() - startUs);
                           }
-                          if (self && reply.isError())
-                              self->sendMore(state);
-                          else if (!self)
-                              state->groups.clear(); // the reader is gone: report what was read
                           if (state->onBatch) {
                               if (!out.isEmpty())
                                   state->onBatch(out, QString());
