@@ -7,6 +7,8 @@
 #include "locktablemodel.h"
 #include "mainwindow.h"
 
+#include "testsupport.h"
+
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
 #include "observe/recording.h"
@@ -19,7 +21,6 @@
 #include <QPushButton>
 #include <QDateTime>
 #include <QDir>
-#include <QProcess>
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableView>
@@ -65,11 +66,15 @@ void TestMainWindow::initTestCase()
 
 void TestMainWindow::cleanupTestCase() { m_server.stop(); }
 
-bool TestMainWindow::redisCli(const QStringList &args)
+bool TestMainWindow::redisCli(const QStringList &args) { return lockscope::test::redisCli(m_server.port(), args).exitCode == 0; }
+
+/** Shows `window`, starts it and waits until its first discovery is in the table. */
+static bool startAndWaitForData(MainWindow &window)
 {
-    QProcess p;
-    p.start(QStringLiteral("redis-cli"), QStringList{QStringLiteral("-p"), QString::number(m_server.port())} + args);
-    return p.waitForFinished(5000) && p.exitCode() == 0;
+    window.show();
+    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
+    window.start();
+    return ready.wait(10000);
 }
 
 void TestMainWindow::showsLocksWrittenByAnotherClient()
@@ -81,10 +86,7 @@ void TestMainWindow::showsLocksWrittenByAnotherClient()
     LockSession::Options options;
     options.endpoint = m_server.endpoint();
     MainWindow window(options);
-    window.show();
-    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
-    window.start();
-    QVERIFY(ready.wait(10000));
+    QVERIFY(startAndWaitForData(window));
     QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 1, 5000);
     QCOMPARE(window.mode(), LockMonitor::Mode::Live);
     window.selectLock(QStringLiteral("orders:42"));
@@ -106,10 +108,7 @@ void TestMainWindow::demoWorkloadRendersAndScreenshot()
     LockSession::Options options;
     options.endpoint = m_server.endpoint();
     MainWindow window(options);
-    window.show();
-    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
-    window.start();
-    QVERIFY(ready.wait(10000));
+    QVERIFY(startAndWaitForData(window));
     QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->rowCount() >= 4, 5000);
     QVERIFY(window.lockModel()->rowOf(QStringLiteral("orders:42")) >= 0);
     QVERIFY(window.lockModel()->rowOf(QStringLiteral("legacy:cron")) >= 0);
@@ -420,18 +419,14 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         RedisServerProcess dying;
         QString error;
         QVERIFY2(dying.start(10000, &error), qPrintable(error));
-        QProcess cli;
-        cli.start(QStringLiteral("redis-cli"), {QStringLiteral("-p"), QString::number(dying.port()), QStringLiteral("HSET"),
-                                                QStringLiteral("orders:42"), kField, QStringLiteral("1")});
-        QVERIFY(cli.waitForFinished(5000) && cli.exitCode() == 0);
+        QCOMPARE(lockscope::test::redisCli(dying.port(), {QStringLiteral("HSET"), QStringLiteral("orders:42"), kField, QStringLiteral("1")})
+                     .exitCode,
+                 0);
         LockSession::Options options;
         options.endpoint = dying.endpoint();
         MainWindow window(options);
         window.resize(1280, 720);
-        window.show();
-        QSignalSpy ready(&window, &MainWindow::initialDataArrived);
-        window.start();
-        QVERIFY(ready.wait(10000));
+        QVERIFY(startAndWaitForData(window));
         QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 1, 5000);
         QTRY_VERIFY_WITH_TIMEOUT(window.mode() == LockMonitor::Mode::Live || window.mode() == LockMonitor::Mode::Polling, 5000);
         window.selectLock(QStringLiteral("orders:42"));
@@ -498,10 +493,7 @@ void TestMainWindow::selectionNeverMovesToAnotherLock()
     LockSession::Options options;
     options.endpoint = m_server.endpoint();
     MainWindow window(options);
-    window.show();
-    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
-    window.start();
-    QVERIFY(ready.wait(10000));
+    QVERIFY(startAndWaitForData(window));
     QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 3, 5000);
     QCOMPARE(window.selectedLockName(), QString()); // nothing pre-selected
     window.selectLock(QStringLiteral("sel:b"));
@@ -521,12 +513,7 @@ void TestMainWindow::enablingNotificationsAsksFirst()
     RedisServerProcess server;
     QString error;
     QVERIFY2(server.start(10000, &error), qPrintable(error));
-    auto cli = [&server](const QStringList &args) {
-        QProcess p;
-        p.start(QStringLiteral("redis-cli"), QStringList{QStringLiteral("-p"), QString::number(server.port())} + args);
-        p.waitForFinished(5000);
-        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-    };
+    auto cli = [&server](const QStringList &args) { return QString::fromUtf8(lockscope::test::redisCli(server.port(), args).out).trimmed(); };
     cli({QStringLiteral("CONFIG"), QStringLiteral("SET"), QStringLiteral("notify-keyspace-events"), QString()});
     LockSession::Options options;
     options.endpoint = server.endpoint();
@@ -578,10 +565,7 @@ void TestMainWindow::filterFindsLocksByHolder()
     options.endpoint = m_server.endpoint();
     MainWindow window(options);
     window.resize(1280, 720);
-    window.show();
-    QSignalSpy ready(&window, &MainWindow::initialDataArrived);
-    window.start();
-    QVERIFY(ready.wait(10000));
+    QVERIFY(startAndWaitForData(window));
     QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 3, 5000);
     QLineEdit *filter = nullptr;
     for (QLineEdit *e : window.findChildren<QLineEdit *>())
