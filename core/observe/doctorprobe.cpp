@@ -131,7 +131,9 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
     // SCAN ... MATCH redisson_unlock_latch:* COUNT n in scan_step.lua: n adapts to the server's
     // time for each step, as discovery's (issue 12: COUNT 1000 took 1-2 ms on 1M keys).
     const int count = m_scanCount;
-    m_scanStep.eval(m_connection, {}, {cursor, "redisson_unlock_latch:*", QByteArray::number(count), "withpttl"}, this,
+    RedisConnection *connection = m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data()
+                                                                                  : m_connection.data();
+    m_scanStep.eval(connection, {}, {cursor, "redisson_unlock_latch:*", QByteArray::number(count), "withpttl"}, this,
                     [this, count](const RedisReply &r) {
         if (r.isError()) {
             if (m_result.error.isEmpty())

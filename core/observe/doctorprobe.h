@@ -50,6 +50,10 @@ public:
      */
     void setServesLock(std::function<bool(const QString &lockName)> serves) { m_serves = std::move(serves); }
 
+    /** A connection of its own for the latch SCAN steps (RedisConnectionPool::scanConnection(),
+     *  opened by its owner): used while it is ready, else the command connection (issue 12). */
+    void setScanConnection(RedisConnection *connection) { m_scanConnection = connection; }
+
     /** Runs all reads; `callback` once. A run already in progress is not restarted. */
     void run(std::function<void(const Result &)> callback);
     bool isRunning() const { return m_running; }
@@ -59,6 +63,7 @@ private:
     void finish();
 
     QPointer<RedisConnection> m_connection;
+    QPointer<RedisConnection> m_scanConnection;
     bool m_running = false;
     int m_pending = 0;
     static constexpr qint64 kScanBudgetUs = 250; ///< server time of one latch SCAN step (as discovery's)

@@ -105,7 +105,9 @@ void LockDiscovery::step()
     m_steps += sent.size();
     const int count0 = m_passes[0].count;
     const int count1 = m_passes[1].count;
-    m_script.eval(m_connection, {}, args, this, [this, generation, sent, count0, count1](const RedisReply &r) {
+    RedisConnection *connection = m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data()
+                                                                                  : m_connection.data();
+    m_script.eval(connection, {}, args, this, [this, generation, sent, count0, count1](const RedisReply &r) {
         if (generation != m_generation)
             return; // cancelled or restarted meanwhile
         if (r.isError()) {

@@ -55,6 +55,9 @@ public:
         m_passes[0].count = m_passes[1].count = m_count;
         m_budgetUs = 0;
     }
+    /** A connection of its own for the steps (RedisConnectionPool::scanConnection()): used while
+     *  it is ready, else the steps go on the command connection. Opened by the caller. */
+    void setScanConnection(RedisConnection *connection) { m_scanConnection = connection; }
     /** The COUNT of the next SCAN step of the hash pass. */
     int scanCount() const { return m_passes[0].count; }
     /** Whether the hash pass leaves out hashes that cannot be locks on the server (scan_step.lua
@@ -95,6 +98,7 @@ private:
     void step();
 
     QPointer<RedisConnection> m_connection;
+    QPointer<RedisConnection> m_scanConnection;
     RedisScript m_script;
     QString m_glob;
     QRegularExpression m_regex;

@@ -138,6 +138,12 @@ void LockMonitor::setPollIntervalMs(int ms)
         m_pollTimer.start(m_pollIntervalMs);
 }
 
+void LockMonitor::setScanConnection(RedisConnection *connection)
+{
+    m_scanConnection = connection;
+    m_discovery->setScanConnection(connection);
+}
+
 bool LockMonitor::isDiscovering() const { return m_discovery->isRunning(); }
 
 bool LockMonitor::isIdle() const
@@ -184,6 +190,8 @@ void LockMonitor::setMode(Mode mode, const QString &detail)
 
 void LockMonitor::onReady()
 {
+    if (m_scanConnection && m_scanConnection->state() == RedisConnection::State::Disconnected)
+        m_scanConnection->open(); // steps go on the command connection until it is ready
     if (m_oneShot) {
         setMode(Mode::Polling, QStringLiteral("one pass: discovery, then one read of each lock"));
         rediscover();
@@ -200,6 +208,10 @@ void LockMonitor::onConnectionLost(const QString &reason)
 {
     m_pollTimer.stop();
     m_discovery->cancel();
+    // The scan connection shares the network: a silent black hole leaves it "ready" with a step
+    // that never returns, so it reconnects with the command connection.
+    if (m_scanConnection && m_scanConnection->state() != RedisConnection::State::Disconnected)
+        m_scanConnection->reconnectNow(reason);
     m_readInFlight = false;
     markStale();
     setMode(Mode::Disconnected,

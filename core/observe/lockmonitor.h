@@ -85,6 +85,10 @@ public:
      * check. Call before start().
      */
     void setOneShot(bool on) { m_oneShot = on; }
+    /** A connection of its own for discovery's SCAN steps (RedisConnectionPool::scanConnection()),
+     *  opened with the command connection; while it is not ready the steps go on the command
+     *  connection. Set before start(). Issue 12: on one socket each step waited behind the reads. */
+    void setScanConnection(RedisConnection *connection);
     /**
      * Polling load budget in Redis commands per second, as INFO counts them (a lock read in the
      * snapshot script counts kCommandsPerLockRead, the commands the script runs for it; a SCAN
@@ -225,6 +229,7 @@ private:
     QString ownerOf(const QStringList &candidates) const;
 
     QPointer<RedisConnection> m_connection;
+    QPointer<RedisConnection> m_scanConnection;
     QPointer<RedisSubscriber> m_subscriber;
     std::function<bool(const QString &)> m_ownsName; ///< cluster: names this node serves
     LockDiscovery *m_discovery = nullptr;

@@ -45,11 +45,16 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_monitor->setOneShot(options.oneShot);
     m_monitor->setPollIntervalMs(options.pollIntervalMs);
     m_monitor->setPollBudget(options.pollBudget);
+    m_probe = new DoctorProbe(conn, this);
+    if (!options.endpoint.isSentinel()) { // a Sentinel-resolved master would need the resolver too
+        m_pool->scanConnection()->setHealthCheckMs(1000, 3000);
+        m_monitor->setScanConnection(m_pool->scanConnection()); // the monitor opens it
+        m_probe->setScanConnection(m_pool->scanConnection());
+    }
     m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
     m_forceUnlocker = new ForceUnlocker(conn, this);
     m_repairs = new LockRepairs(conn, this);
     m_reader = new SnapshotReader(conn, this);
-    m_probe = new DoctorProbe(conn, this);
     qRegisterMetaType<lockscope::LockFinding>();
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
     connect(m_monitor, &LockMonitor::locksUpdated, this, [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {

@@ -21,6 +21,17 @@ RedisConnection *RedisConnectionPool::connection(const RedisEndpoint &endpoint)
     return c;
 }
 
+RedisConnection *RedisConnectionPool::scanConnection(const RedisEndpoint &endpoint)
+{
+    const RedisEndpoint &ep = endpoint.isValid() ? endpoint : m_seed;
+    RedisConnection *&c = m_scanConnections[ep.address()];
+    if (!c) {
+        c = new RedisConnection(ep, this);
+        c->setClientName("lockscope-scan");
+    }
+    return c;
+}
+
 RedisSubscriber *RedisConnectionPool::subscriber(const RedisEndpoint &endpoint)
 {
     const RedisEndpoint &ep = endpoint.isValid() ? endpoint : m_seed;
