@@ -2,6 +2,7 @@
 
 #include "connectionoptions.h"
 #include "redlockcommand.h"
+#include "servecommand.h"
 #include "workshopcommand.h"
 
 #include "demo/demoworkload.h"
@@ -101,6 +102,10 @@ const CommandHelp kCommands[] = {
      "release."},
     {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE]",
      "Teaching scenarios, step by step, on a private redis-server."},
+    {"serve", "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
+              "[--max-named-findings N] [--pattern GLOB]",
+     "Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on --listen "
+     "(default 127.0.0.1:9464). Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM."},
 };
 
 const CommandHelp *commandHelp(const QString &name)
@@ -123,7 +128,8 @@ QStringList commandNames()
 QStringList optionCommands(const QString &option)
 {
     static const QHash<QString, QStringList> only{
-        {QStringLiteral("pattern"), {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record")}},
+        {QStringLiteral("pattern"), {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record"),
+                                     QStringLiteral("serve")}},
         {QStringLiteral("holder"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
         {QStringLiteral("wide"), {QStringLiteral("list")}},
         {QStringLiteral("json"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor"),
@@ -146,6 +152,11 @@ QStringList optionCommands(const QString &option)
         {QStringLiteral("servers"), {QStringLiteral("redlock")}},
         {QStringLiteral("multi"), {QStringLiteral("redlock")}},
         {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
+        {QStringLiteral("listen"), {QStringLiteral("serve")}},
+        {QStringLiteral("web-config"), {QStringLiteral("serve")}},
+        {QStringLiteral("group"), {QStringLiteral("serve")}},
+        {QStringLiteral("max-groups"), {QStringLiteral("serve")}},
+        {QStringLiteral("max-named-findings"), {QStringLiteral("serve")}},
     };
     return only.value(option);
 }
@@ -261,6 +272,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "                                     take a RedLock (MultiLock with --multi), hold, release\n"
         "  workshop list | workshop run NAME [--json] [--scenario-file FILE]\n"
         "                                     teaching scenarios, step by step, on a private redis-server\n"
+        "  serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N]\n"
+        "                                     Prometheus exporter of the locks (read-only), /metrics\n"
         "Every write is checked against the state you confirmed and recorded in the audit log.\n"
         "'lockscope-cli COMMAND --help' shows a command's options. Without --url, LOCKSCOPE_URL names the server.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
@@ -336,12 +349,13 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     m_parser.addOptions(commandOptions);
     m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
     m_parser.addOptions(WorkshopCommand::options()); // --scenario-file
+    m_parser.addOptions(ServeCommand::options());    // --listen, --web-config, --group, --max-groups, ...
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
                                    QStringLiteral("[NAME]"));
 
     QList<QCommandLineOption> allOptions = commandOptions;
-    allOptions << RedLockCommand::options() << WorkshopCommand::options();
+    allOptions << RedLockCommand::options() << WorkshopCommand::options() << ServeCommand::options();
     if (!m_parser.parse(arguments)) {
         m_err << "lockscope-cli: " << parseErrorText(m_parser, allOptions) << "\nRun 'lockscope-cli --help' for usage.\n";
         m_err.flush();
@@ -393,6 +407,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("watch"), {}},
         {QStringLiteral("doctor"), {}},
         {QStringLiteral("record"), {}},
+        {QStringLiteral("serve"), {}},
         {QStringLiteral("export"), {QStringLiteral("recording file")}},
         {QStringLiteral("show"), {QStringLiteral("lock name")}},
         {QStringLiteral("acquire"), {QStringLiteral("lock name")}},
@@ -513,6 +528,17 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                                            QStringLiteral("remove-reader"), QStringLiteral("wake")};
     const bool writes = writeCommands.contains(m_command) || m_parser.isSet(QStringLiteral("enable-notifications"));
     options.auditLogPath = m_parser.value(QStringLiteral("audit-log"));
+    if (m_command == QLatin1String("serve")) {
+        // Read-only by construction: the session refuses every write, and serve asks for none.
+        if (m_parser.isSet(QStringLiteral("enable-notifications")))
+            return usage(QStringLiteral("--enable-notifications does not apply to 'serve': the exporter never writes to "
+                                        "Redis (turn notifications on once with 'lockscope-cli --enable-notifications "
+                                        "watch --duration-ms 1', or CONFIG SET notify-keyspace-events KA)"));
+        options.readOnly = true;
+        m_serve = new ServeCommand(m_parser, this);
+        if (!m_serve->prepare(exitCode))
+            return false;
+    }
     if (writes && options.readOnly) {
         m_err << "lockscope-cli: refused: '" << m_command
               << "' writes to Redis and --read-only is set. Nothing was sent.\n";
@@ -536,6 +562,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     RedisConnection *conn = m_session->connection();
     connect(conn, &RedisConnection::ready, this, [this] { m_everReady = true; });
     connect(conn, &RedisConnection::connectionLost, this, [this](const QString &reason) {
+        // The exporter keeps serving (lockscope_up 0) until Redis is back, reached once or not.
+        if (m_command == QLatin1String("serve")) {
+            m_err << "lockscope-cli: " << reason << " (reconnecting; lockscope_up is 0 meanwhile)\n";
+            m_err.flush();
+            return;
+        }
         // Reconnect only to a server that was reached once: never reached is exit 2 (issue 15.6).
         if (m_everReady && (m_command == QLatin1String("watch") || m_command == QLatin1String("acquire"))) {
             m_err << "lockscope-cli: " << reason << " (reconnecting)\n";
@@ -588,6 +620,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             runForceUnlock();
         else if (m_command == QLatin1String("record"))
             runRecord();
+        else if (m_command == QLatin1String("serve"))
+            m_serve->run(m_session);
         else
             runRepair();
       };

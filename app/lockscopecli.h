@@ -18,6 +18,7 @@ namespace lockscope {
 class LockMonitor;
 class LockSession;
 class RedisServerProcess;
+class ServeCommand;
 
 /**
  * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only.
@@ -30,6 +31,7 @@ class RedisServerProcess;
  *                 | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME
  *                 | record --out FILE [--duration-ms N] | export RECORDING --csv [--out-dir DIR]
  *                 | redlock show|acquire NAME --servers URL1,URL2,... (see RedLockCommand)
+ *                 | serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... (see ServeCommand)
  *
  * Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not confirmed,
  * lock absent, not acquired), 4 doctor found a problem of severity warning or worse.
@@ -107,6 +109,7 @@ private:
     bool m_json = false;
     LockSession *m_session = nullptr;
     RedisServerProcess *m_demoServer = nullptr;
+    ServeCommand *m_serve = nullptr; ///< `serve`: the exporter
     QTextStream m_out;
     QTextStream m_err;
     bool m_finished = false;

@@ -1,5 +1,7 @@
 #include "redisconnection.h"
 
+#include <atomic>
+
 #include <QDateTime>
 #include <QLocalSocket>
 #include <QRandomGenerator>
@@ -434,10 +436,20 @@ void RedisConnection::writeCommand(const QByteArray &encoded, Pending pending)
     writeCommand(encoded.constData(), encoded.size(), std::move(pending));
 }
 
+namespace {
+std::atomic<qint64> g_commandsSent{0};
+} // namespace
+
+qint64 RedisConnection::totalCommandsSent()
+{
+    return g_commandsSent.load(std::memory_order_relaxed);
+}
+
 void RedisConnection::writeCommand(const char *encoded, qsizetype size, Pending pending)
 {
     if (!m_device)
         return;
+    g_commandsSent.fetch_add(1, std::memory_order_relaxed);
     pending.sentAtMs = m_clock.elapsed();
     const bool push = m_pushMode && !m_handshaking;
     if (!push)

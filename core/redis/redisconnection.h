@@ -142,6 +142,10 @@ public:
 
     /** RESP encoding of one command (hiredis redisFormatSdsCommandArgv). */
     static QByteArray encode(const QList<QByteArray> &argv);
+    /** Commands written to Redis by every RedisConnection of this process since it started
+     *  (handshakes and subscriptions included; a script call counts once). Thread-safe. For
+     *  LockScope's own load (lockscope_redis_commands_sent_total). */
+    static qint64 totalCommandsSent();
 
 signals:
     void stateChanged(lockscope::RedisConnection::State state);

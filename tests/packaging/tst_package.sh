@@ -7,6 +7,7 @@
 #   - lintian reports no error (warnings are printed; accepted ones are listed in README),
 #   - appstreamcli and desktop-file-validate accept the metainfo and the desktop entry,
 #   - the bash, zsh and fish completions parse,
+#   - the exporter's unit (systemd-analyze verify, hardening), alert rules (promtool) and dashboard are in,
 #   - apt would install it (dependencies resolvable: apt-get --simulate).
 # Usage: tst_package.sh BUILD_DIR
 set -euo pipefail
@@ -79,6 +80,27 @@ if [ $gui = 1 ]; then
     appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.lockscope.LockScope.metainfo.xml"
     out=$(desktop-file-validate "$root/usr/share/applications/io.github.lockscope.LockScope.desktop" 2>&1) || fail "desktop-file-validate: $out"
     [ -z "$out" ] || fail "desktop-file-validate has hints: $out"
+fi
+
+echo "== exporter files (lockscope-cli serve)"
+for f in lib/systemd/system/lockscope-exporter.service usr/share/lockscope/prometheus/lockscope-alerts.yml \
+         usr/share/lockscope/grafana/lockscope-dashboard.json usr/share/doc/lockscope/examples/lockscope-exporter.env; do
+    [ -e "$root/$f" ] || fail "$f is not in the package"
+done
+if command -v promtool >/dev/null; then
+    promtool check rules "$root/usr/share/lockscope/prometheus/lockscope-alerts.yml" || fail "promtool check rules"
+fi
+python3 -m json.tool "$root/usr/share/lockscope/grafana/lockscope-dashboard.json" >/dev/null || fail "dashboard JSON"
+if command -v systemd-analyze >/dev/null; then
+    # Only complaints about the unit itself count (the binary is not installed on this host).
+    out=$(systemd-analyze verify "$root/lib/systemd/system/lockscope-exporter.service" 2>&1 \
+          | grep -v -e 'is not executable' -e "Command 'man " || true)
+    [ -z "$out" ] || fail "systemd-analyze verify: $out"
+fi
+grep -q '^DynamicUser=yes' "$root/lib/systemd/system/lockscope-exporter.service" || fail "unit without DynamicUser"
+grep -q '^ProtectSystem=strict' "$root/lib/systemd/system/lockscope-exporter.service" || fail "unit without ProtectSystem=strict"
+if grep -E '^ExecStart=.*(--url|redis://|PASSWORD)' "$root/lib/systemd/system/lockscope-exporter.service"; then
+    fail "the unit's command line carries connection details (they belong in the EnvironmentFile)"
 fi
 
 echo "== completions parse"

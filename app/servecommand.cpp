@@ -1,0 +1,104 @@
+#include "servecommand.h"
+
+#include "lockscopecli.h"
+
+#include "export/lockmetrics.h"
+#include "export/metricsserver.h"
+#include "observe/locksession.h"
+
+#include <QCommandLineParser>
+
+namespace lockscope {
+
+QList<QCommandLineOption> ServeCommand::options()
+{
+    return {
+        {QStringLiteral("listen"),
+         QStringLiteral("serve: the address and port to serve /metrics on: HOST:PORT, [IPv6]:PORT or :PORT for "
+                        "every address (default %1).").arg(QLatin1String(kDefaultListen)),
+         QStringLiteral("HOST:PORT"), QLatin1String(kDefaultListen)},
+        {QStringLiteral("web-config"),
+         QStringLiteral("serve: TLS and basic auth, a Prometheus exporter-toolkit web config (subset: "
+                        "tls_server_config cert_file, key_file, client_auth_type, client_ca_file, min_version; "
+                        "basic_auth_users with bcrypt hashes)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("group"),
+         QStringLiteral("serve: a lock group rule REGEX=NAME (the whole lock name must match; NAME may use $1..$9); "
+                        "repeatable, first match wins. Default: digits and UUIDs in a name become '*'."),
+         QStringLiteral("REGEX=NAME")},
+        {QStringLiteral("max-groups"),
+         QStringLiteral("serve: at most N lock groups; locks of further groups are counted in group \"(other)\" "
+                        "(default %1).").arg(LockGrouper::kDefaultMaxGroups),
+         QStringLiteral("N"), QString::number(LockGrouper::kDefaultMaxGroups)},
+        {QStringLiteral("max-named-findings"),
+         QStringLiteral("serve: at most N locks named in lockscope_finding_info, the most severe first (default 20)."),
+         QStringLiteral("N"), QStringLiteral("20")},
+    };
+}
+
+ServeCommand::ServeCommand(const QCommandLineParser &parser, QObject *parent)
+    : QObject(parent), m_parser(parser), m_err(stderr)
+{
+}
+
+ServeCommand::~ServeCommand() = default;
+
+bool ServeCommand::prepare(int *exitCode)
+{
+    auto usage = [&](const QString &msg) {
+        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli serve --help' for usage.\n";
+        m_err.flush();
+        *exitCode = LockScopeCli::Usage;
+        return false;
+    };
+    QString error;
+    if (!MetricsServer::parseListen(m_parser.value(QStringLiteral("listen")), &m_address, &m_port, &error))
+        return usage(error);
+    for (const QString &text : m_parser.values(QStringLiteral("group"))) {
+        LockGrouper::Rule rule;
+        if (!LockGrouper::parseRule(text, &rule, &error))
+            return usage(error);
+        m_rules.append(rule);
+    }
+    for (const char *name : {"max-groups", "max-named-findings"}) {
+        const QString option = QString::fromLatin1(name);
+        bool ok = false;
+        const int n = m_parser.value(option).toInt(&ok);
+        const int min = option == QLatin1String("max-groups") ? 1 : 0;
+        if (!ok || n < min || n > 100000)
+            return usage(QStringLiteral("--%1 must be a whole number between %2 and 100000, not '%3'")
+                             .arg(option)
+                             .arg(min)
+                             .arg(m_parser.value(option)));
+        (option == QLatin1String("max-groups") ? m_maxGroups : m_maxNamedFindings) = n;
+    }
+    if (m_parser.isSet(QStringLiteral("web-config"))
+        && !WebConfig::load(m_parser.value(QStringLiteral("web-config")), &m_webConfig, &error))
+        return usage(error);
+
+    m_metrics = new LockMetrics(LockGrouper(m_rules, m_maxGroups), m_maxNamedFindings, this);
+    m_server = new MetricsServer(
+        m_webConfig,
+        [this](PrometheusWriter::Format format) { return m_metrics->render(format, LockSnapshot::steadyNowMs()); }, this);
+    if (!m_server->listen(m_address, m_port, &error)) {
+        m_err << "lockscope-cli: " << error << '\n';
+        m_err.flush();
+        *exitCode = LockScopeCli::ServerError;
+        return false;
+    }
+    return true;
+}
+
+void ServeCommand::run(LockSession *session)
+{
+    m_metrics->attach(session);
+    const QString host = m_address.protocol() == QAbstractSocket::IPv6Protocol ? QStringLiteral("[%1]").arg(m_address.toString())
+                                                                                : m_address.toString();
+    m_err << "lockscope-cli: serving metrics of " << session->options().endpoint.address() << " on "
+          << (m_webConfig.hasTls() ? "https" : "http") << "://" << host << ':' << m_server->port() << "/metrics"
+          << (m_webConfig.hasBasicAuth() ? " (basic auth)" : "") << "; read-only; Ctrl-C to stop\n";
+    m_err.flush();
+    session->start();
+}
+
+} // namespace lockscope

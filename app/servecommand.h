@@ -1,0 +1,67 @@
+#pragma once
+
+#include "export/lockgrouper.h"
+#include "export/webconfig.h"
+
+#include <QCommandLineOption>
+#include <QHostAddress>
+#include <QList>
+#include <QObject>
+#include <QTextStream>
+
+class QCommandLineParser;
+
+namespace lockscope {
+
+class LockMetrics;
+class LockSession;
+class MetricsServer;
+
+/**
+ * `lockscope-cli serve [--listen HOST:PORT] [--web-config FILE] [--group 'REGEX=NAME']...
+ * [--max-groups N] [--max-named-findings N]`: a Prometheus exporter of the locks LockScope
+ * watches (LockMetrics over a read-only LockSession, served by MetricsServer).
+ *
+ * Read-only by construction: LockScopeCli gives it a session with `readOnly` set and no
+ * `--enable-notifications`, and this command calls nothing that writes. It watches as the
+ * dashboard does (live with keyspace notifications, else polling within --poll-budget; every
+ * master of a cluster; Sentinel failovers followed) and the session's doctor runs every 2 s.
+ * It keeps serving while Redis is unreachable (lockscope_up 0) and ends on SIGINT / SIGTERM
+ * (exit 130 / 143) at once.
+ *
+ * Errors before anything runs (prepare()): a malformed --listen, --group, --max-groups or
+ * --web-config (unreadable, unsupported entry, bad certificate) exits 1 (usage) with a sentence
+ * naming the option; an address that cannot be bound exits 2. Nothing is written anywhere.
+ */
+class ServeCommand : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr const char *kDefaultListen = "127.0.0.1:9464";
+
+    /** --listen, --web-config, --group, --max-groups, --max-named-findings. */
+    static QList<QCommandLineOption> options();
+
+    explicit ServeCommand(const QCommandLineParser &parser, QObject *parent = nullptr);
+    ~ServeCommand() override;
+
+    /** Checks the options, reads --web-config and binds the listening socket. False with
+     *  `*exitCode` (1 usage, 2 cannot bind) after printing why. */
+    bool prepare(int *exitCode);
+    /** Starts watching with `session` (not yet started) and serving its metrics. */
+    void run(LockSession *session);
+
+private:
+    const QCommandLineParser &m_parser;
+    QTextStream m_err;
+    WebConfig m_webConfig;
+    QVector<LockGrouper::Rule> m_rules;
+    int m_maxGroups = LockGrouper::kDefaultMaxGroups;
+    int m_maxNamedFindings = 20;
+    QHostAddress m_address;
+    quint16 m_port = 0;
+    LockMetrics *m_metrics = nullptr;
+    MetricsServer *m_server = nullptr;
+};
+
+} // namespace lockscope

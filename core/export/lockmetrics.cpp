@@ -1,0 +1,356 @@
+#include "lockmetrics.h"
+
+#include "observe/clusterlockmonitor.h"
+#include "observe/lockmonitor.h"
+#include "observe/locksession.h"
+#include "redis/redisconnection.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <limits>
+
+namespace lockscope {
+
+const std::array<const char *, 6> LockMetrics::kEventTypes = {"acquired",       "released", "expired",
+                                                              "force_unlocked", "renewed",  "renewal_lost"};
+const QVector<double> LockMetrics::kHoldBuckets = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
+const QVector<double> LockMetrics::kWaitBuckets = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300};
+const QStringList LockMetrics::kFindingCodes = {
+    QStringLiteral("no_ttl"),          QStringLiteral("watchdog_long"),         QStringLiteral("fair_head_expired"),
+    QStringLiteral("fair_companions_disagree"), QStringLiteral("waiters_without_holder"),
+    QStringLiteral("several_holders"), QStringLiteral("dead_readers"),          QStringLiteral("lingering_latch"),
+    QStringLiteral("free_with_queue"), QStringLiteral("deadlock"),              QStringLiteral("malformed_data")};
+
+namespace {
+
+constexpr int kTypeRenewalLost = 5;
+
+int eventTypeIndex(const QString &type)
+{
+    for (int i = 0; i < int(LockMetrics::kEventTypes.size()); ++i)
+        if (type == QLatin1String(LockMetrics::kEventTypes[size_t(i)]))
+            return i;
+    return -1;
+}
+
+QString key(const QString &lock, const QString &field)
+{
+    return lock + QLatin1Char('\n') + field;
+}
+
+const char *severityLabel(LockFinding::Severity s)
+{
+    return s == LockFinding::Severity::Critical ? "critical" : s == LockFinding::Severity::Warning ? "warning" : "info";
+}
+
+} // namespace
+
+void LockMetrics::Histogram::observe(const QVector<double> &bounds, double value)
+{
+    if (buckets.isEmpty())
+        buckets.resize(bounds.size() + 1);
+    int i = 0;
+    while (i < bounds.size() && value > bounds.at(i))
+        ++i;
+    ++buckets[i];
+    sum += value;
+}
+
+LockMetrics::LockMetrics(const LockGrouper &grouper, int maxNamedFindings, QObject *parent)
+    : QObject(parent), m_grouper(grouper), m_maxNamedFindings(qMax(0, maxNamedFindings))
+{
+}
+
+void LockMetrics::attach(LockSession *session)
+{
+    m_session = session;
+    connect(session, &LockSession::locksUpdated, this, &LockMetrics::updateLocks);
+    connect(session, &LockSession::eventsOccurred, this, &LockMetrics::addEvents);
+    connect(session, &LockSession::findingsUpdated, this, &LockMetrics::setFindings);
+    connect(session, &LockSession::discoveryProgress, this, &LockMetrics::setDiscoveryProgress);
+}
+
+LockMetrics::GroupData &LockMetrics::groupData(int group)
+{
+    if (group >= m_groups.size())
+        m_groups.resize(group + 1);
+    return m_groups[group];
+}
+
+void LockMetrics::countEvent(int group, int type)
+{
+    ++groupData(group).events[size_t(type)];
+}
+
+void LockMetrics::updateLocks(const QVector<LockSnapshot> &changed, const QStringList &removed)
+{
+    const qint64 now = LockSnapshot::steadyNowMs();
+    for (const QString &name : removed)
+        m_locks.remove(name);
+    for (const LockSnapshot &s : changed) {
+        if (!s.isLock || (!s.exists && s.queueLength == 0 && s.subscribers == 0)) {
+            m_locks.remove(s.name);
+            continue;
+        }
+        auto it = m_locks.find(s.name);
+        if (it == m_locks.end()) {
+            LockState st;
+            st.group = m_grouper.groupOf(s.name);
+            groupData(st.group);
+            it = m_locks.insert(s.name, st);
+        }
+        LockState &st = it.value();
+        st.kind = s.kind;
+        st.held = s.isHeld();
+        const size_t holders = st.held ? qHash(s.holderSummary()) : 0;
+        if (!st.held)
+            st.heldSinceMs = -1;
+        else if (holders != st.holdersHash || st.heldSinceMs < 0)
+            st.heldSinceMs = now;
+        st.holdersHash = holders;
+        // Fair locks: the queue; the others: clients subscribed to the unlock (or rwlock) channel.
+        st.waiters = s.kind == LockKind::FairLock || s.queueLength > 0 ? s.queueLength : s.subscribers;
+        size_t waitKey = 0;
+        if (st.waiters > 0)
+            waitKey = s.waiters.isEmpty() ? 1 : qHash(s.waiters.first().field) | 1;
+        if (waitKey == 0)
+            st.waitSinceMs = -1;
+        else if (waitKey != st.waitKey || st.waitSinceMs < 0)
+            st.waitSinceMs = now;
+        st.waitKey = waitKey;
+    }
+}
+
+void LockMetrics::addEvents(const QVector<LockEvent> &events)
+{
+    for (const LockEvent &e : events) {
+        if (e.lock.isEmpty())
+            continue; // failover: not about one lock
+        const int type = eventTypeIndex(e.type);
+        const bool waitEvent = e.type == QLatin1String("enqueued") || e.type == QLatin1String("dequeued");
+        if (type < 0 && !waitEvent)
+            continue;
+        const auto known = m_locks.constFind(e.lock);
+        const int group = known != m_locks.cend() ? known.value().group : m_grouper.groupOf(e.lock);
+        if (e.type == QLatin1String("enqueued")) {
+            m_waits[key(e.lock, e.holder)].startMs = e.timeMs;
+            continue;
+        }
+        if (e.type == QLatin1String("dequeued")) {
+            const auto w = m_waits.constFind(key(e.lock, e.holder));
+            if (w != m_waits.cend()) {
+                if (w.value().startMs >= 0)
+                    groupData(group).wait.observe(kWaitBuckets, qMax<qint64>(0, e.timeMs - w.value().startMs) / 1000.0);
+                m_waits.erase(w);
+            }
+            continue;
+        }
+        countEvent(group, type);
+        if (e.holder.isEmpty())
+            continue;
+        const QString k = key(e.lock, e.holder);
+        if (e.type == QLatin1String("acquired")) {
+            m_holds.insert(k, Start{e.timeMs, false});
+        } else if (e.type == QLatin1String("renewed")) {
+            m_holds[k].renewed = true;
+        } else if (e.type == QLatin1String("released") || e.type == QLatin1String("expired")
+                   || e.type == QLatin1String("force_unlocked")) {
+            if (e.detail.endsWith(QLatin1String("still held")))
+                continue; // a partial release (hold count down): the hold goes on
+            const auto h = m_holds.constFind(k);
+            if (h == m_holds.cend())
+                continue;
+            if (h.value().startMs >= 0)
+                groupData(group).hold.observe(kHoldBuckets, qMax<qint64>(0, e.timeMs - h.value().startMs) / 1000.0);
+            if (e.type == QLatin1String("expired") && h.value().renewed)
+                countEvent(group, kTypeRenewalLost);
+            m_holds.erase(h);
+        }
+    }
+    if (m_holds.size() + m_waits.size() > 2 * m_locks.size() + 10000)
+        pruneStarts();
+}
+
+void LockMetrics::pruneStarts()
+{
+    for (QHash<QString, Start> *starts : {&m_holds, &m_waits})
+        for (auto it = starts->begin(); it != starts->end();) {
+            const QString lock = it.key().left(it.key().lastIndexOf(QLatin1Char('\n')));
+            it = m_locks.contains(lock) ? std::next(it) : starts->erase(it);
+        }
+}
+
+void LockMetrics::setFindings(const QVector<LockFinding> &findings)
+{
+    m_findings = findings;
+}
+
+void LockMetrics::setDiscoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys)
+{
+    if (finished && m_scanRunning)
+        ++m_scanPasses;
+    m_scanned = scannedKeys;
+    m_found = locksFound;
+    m_totalKeys = approxTotalKeys;
+    m_scanRunning = !finished;
+}
+
+int LockMetrics::seriesBound(int maxGroups, int maxNamedFindings)
+{
+    const int groups = maxGroups + 1; // "(other)"
+    const int perGroup = 4 + int(kEventTypes.size()) + (int(kHoldBuckets.size()) + 3) + (int(kWaitBuckets.size()) + 3);
+    const int fixed = 1 /*build_info*/ + 1 /*up*/ + 4 /*masters{mode}*/ + 1 /*masters_live*/ + 5 /*locks{kind}*/
+                      + int(kFindingCodes.size()) * 3 + 1 /*commands*/ + 5 /*scan*/ + 2 /*groups*/;
+    return groups * perGroup + fixed + maxNamedFindings;
+}
+
+QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteadyMs, int *series) const
+{
+    using Type = PrometheusWriter::Type;
+    PrometheusWriter w(format);
+
+    w.family("lockscope_build_info", Type::Gauge, "LockScope's version (always 1).");
+    w.sample({{"version", QCoreApplication::applicationVersion()}}, 1);
+
+    // The watch state: how many masters are read from, and how.
+    int modes[4] = {0, 0, 0, 0}; // LockMonitor::Mode order: connecting, live, polling, disconnected
+    if (m_session) {
+        if (ClusterLockMonitor *cluster = m_session->clusterMonitor()) {
+            for (LockMonitor *node : cluster->nodes())
+                ++modes[int(node->mode())];
+        } else {
+            ++modes[int(m_session->monitor()->mode())];
+        }
+    }
+    const int masters = modes[0] + modes[1] + modes[2] + modes[3];
+    const int live = modes[int(LockMonitor::Mode::Live)] + modes[int(LockMonitor::Mode::Polling)];
+    w.family("lockscope_up", Type::Gauge,
+             "1 when LockScope reads every Redis master it watches (live or polling), else 0.");
+    w.sample({}, masters > 0 && live == masters ? 1 : 0);
+    w.family("lockscope_masters", Type::Gauge,
+             "Redis masters watched, by watch mode (live: keyspace notifications; polling; connecting; disconnected).");
+    static const char *const modeNames[4] = {"connecting", "live", "polling", "disconnected"};
+    for (int i = 0; i < 4; ++i)
+        w.sample({{"mode", QString::fromLatin1(modeNames[i])}}, modes[i]);
+    w.family("lockscope_masters_live", Type::Gauge, "Redis masters LockScope reads from now (live or polling).");
+    w.sample({}, live);
+
+    // Per lock, then per group.
+    struct GroupNow
+    {
+        qint64 held = 0;
+        qint64 waiters = 0;
+        qint64 oldestHoldMs = 0;
+        qint64 longestWaitMs = 0;
+    };
+    QVector<GroupNow> now(m_grouper.groups().size());
+    qint64 kinds[5] = {0, 0, 0, 0, 0};
+    for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it) {
+        const LockState &st = it.value();
+        ++kinds[int(st.kind)];
+        GroupNow &g = now[st.group];
+        if (st.held) {
+            ++g.held;
+            g.oldestHoldMs = qMax(g.oldestHoldMs, nowSteadyMs - st.heldSinceMs);
+        }
+        g.waiters += st.waiters;
+        if (st.waitSinceMs >= 0)
+            g.longestWaitMs = qMax(g.longestWaitMs, nowSteadyMs - st.waitSinceMs);
+    }
+    w.family("lockscope_locks", Type::Gauge, "Locks LockScope sees, by kind (held or free with waiters).");
+    for (LockKind k : {LockKind::Lock, LockKind::FairLock, LockKind::ReadWriteLock, LockKind::FencedLock,
+                       LockKind::FasterMultiLock})
+        w.sample({{"kind", lockKindName(k)}}, double(kinds[int(k)]));
+
+    const QVector<QString> &groups = m_grouper.groups();
+    auto perGroup = [&](const char *name, const char *help, const char *unit, auto value) {
+        w.family(name, Type::Gauge, help, unit);
+        for (int i = 0; i < groups.size(); ++i)
+            w.sample({{"group", groups.at(i)}}, value(now.at(i)));
+    };
+    perGroup("lockscope_held_locks", "Locks held now, by lock group.", nullptr,
+             [](const GroupNow &g) { return double(g.held); });
+    perGroup("lockscope_waiters", "Clients waiting now (fair-queue entries, or clients subscribed to the unlock channel).",
+             nullptr, [](const GroupNow &g) { return double(g.waiters); });
+    perGroup("lockscope_oldest_hold_seconds",
+             "Age of the oldest hold in the group: since LockScope first saw its current holders.", "seconds",
+             [](const GroupNow &g) { return g.oldestHoldMs / 1000.0; });
+    perGroup("lockscope_longest_wait_seconds",
+             "Longest wait in the group: since LockScope first saw the head waiter (fair) or subscribed waiters.",
+             "seconds", [](const GroupNow &g) { return g.longestWaitMs / 1000.0; });
+
+    const Histogram emptyHold{QVector<quint64>(kHoldBuckets.size() + 1), 0};
+    const Histogram emptyWait{QVector<quint64>(kWaitBuckets.size() + 1), 0};
+    w.family("lockscope_hold_duration_seconds", Type::Histogram,
+             "Duration of holds that ended (released, expired, force-unlocked) and whose acquire LockScope saw.",
+             "seconds");
+    for (int i = 0; i < groups.size(); ++i) {
+        const Histogram &h = i < m_groups.size() && !m_groups.at(i).hold.buckets.isEmpty() ? m_groups.at(i).hold : emptyHold;
+        w.histogram({{"group", groups.at(i)}}, kHoldBuckets, h.buckets, h.sum);
+    }
+    w.family("lockscope_wait_duration_seconds", Type::Histogram,
+             "Time fair-lock waiters spent queued (enqueued to dequeued).", "seconds");
+    for (int i = 0; i < groups.size(); ++i) {
+        const Histogram &h = i < m_groups.size() && !m_groups.at(i).wait.buckets.isEmpty() ? m_groups.at(i).wait : emptyWait;
+        w.histogram({{"group", groups.at(i)}}, kWaitBuckets, h.buckets, h.sum);
+    }
+    w.family("lockscope_events_total", Type::Counter,
+             "Lock events seen, by group and type (acquired, released, expired: a lease ran out, force_unlocked, "
+             "renewed: a watchdog or renew pushed the TTL back, renewal_lost: a renewed hold expired after all).");
+    for (int i = 0; i < groups.size(); ++i)
+        for (size_t t = 0; t < kEventTypes.size(); ++t)
+            w.sample({{"group", groups.at(i)}, {"type", QString::fromLatin1(kEventTypes[t])}},
+                     i < m_groups.size() ? double(m_groups.at(i).events[t]) : 0);
+
+    // Doctor findings: counts for every code and severity, names for the worst few.
+    QHash<QString, std::array<int, 3>> findingCounts;
+    for (const QString &code : kFindingCodes)
+        findingCounts.insert(code, {0, 0, 0});
+    for (const LockFinding &f : m_findings)
+        ++findingCounts[f.code][size_t(f.severity)];
+    QStringList codes = findingCounts.keys();
+    std::sort(codes.begin(), codes.end());
+    w.family("lockscope_findings", Type::Gauge, "Current findings of the stuck-lock doctor, by code and severity.");
+    for (const QString &code : codes)
+        for (int s = 0; s < 3; ++s)
+            w.sample({{"code", code}, {"severity", QString::fromLatin1(severityLabel(LockFinding::Severity(s)))}},
+                     findingCounts.value(code)[size_t(s)]);
+    w.family("lockscope_finding_info", Type::Gauge,
+             "Locks with a doctor finding (1), the most severe first, at most --max-named-findings of them.");
+    // diagnose() sorts by severity (critical first), then lock name.
+    for (int i = 0; i < qMin(int(m_findings.size()), m_maxNamedFindings); ++i) {
+        const LockFinding &f = m_findings.at(i);
+        const auto known = m_locks.constFind(f.lock);
+        const QString group = known != m_locks.cend() ? groups.at(known.value().group) : m_grouper.ruleGroup(f.lock);
+        w.sample({{"lock", f.lock}, {"group", group}, {"code", f.code},
+                  {"severity", QString::fromLatin1(severityLabel(f.severity))}},
+                 1);
+    }
+
+    // LockScope's own load and progress.
+    w.family("lockscope_redis_commands_sent_total", Type::Counter,
+             "Commands this process sent to Redis (a script call counts once); rate() gives its commands/s.");
+    w.sample({}, double(RedisConnection::totalCommandsSent()));
+    w.family("lockscope_scan_scanned_keys", Type::Gauge, "Keys the current (or last) discovery pass has scanned.");
+    w.sample({}, double(m_scanned));
+    w.family("lockscope_scan_keys", Type::Gauge, "Keys in the database(s) when the pass started (DBSIZE; -1 unknown).");
+    w.sample({}, double(m_totalKeys));
+    w.family("lockscope_scan_locks_found", Type::Gauge, "Locks the current (or last) discovery pass found.");
+    w.sample({}, double(m_found));
+    w.family("lockscope_scan_running", Type::Gauge, "1 while a discovery pass (SCAN) runs.");
+    w.sample({}, m_scanRunning ? 1 : 0);
+    w.family("lockscope_scan_passes_total", Type::Counter, "Discovery passes completed.");
+    w.sample({}, double(m_scanPasses));
+    w.family("lockscope_lock_groups", Type::Gauge, "Lock groups in use (the group label's values).");
+    w.sample({}, double(groups.size()));
+    w.family("lockscope_lock_groups_max", Type::Gauge,
+             "--max-groups: groups beyond it are merged into the group \"(other)\".");
+    w.sample({}, m_grouper.maxGroups());
+
+    if (series)
+        *series = w.sampleCount();
+    return w.finish();
+}
+
+} // namespace lockscope
