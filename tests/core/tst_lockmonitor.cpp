@@ -154,6 +154,7 @@ private slots:
     void forcedPolling();
     void patternFilter();
     void discoveryFindsThousandsOfLocks();
+    void discoveryStepsGoOnTheScanConnection();
     void recoversAfterServerDropsConnections();
     void readOnlySessionWritesNothing();
 
@@ -518,6 +519,49 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     QCOMPARE(s.holders.value(0).holdCount, qint64(3));
     // Pre-existing locks are the baseline, not "acquired" events.
     QVERIFY(log.events.isEmpty());
+}
+
+// Issue 12: discovery's SCAN steps run on a connection of their own (RedisConnectionPool::
+// scanConnection) so they do not wait behind the snapshot reads; while that connection is not
+// ready (here: refused), the steps go on the command connection and discovery still completes.
+void TestLockMonitor::discoveryStepsGoOnTheScanConnection()
+{
+    const int n = 500;
+    m_admin->cmd({"EVAL", "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'sc:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    auto discover = [&](RedisConnection *commands, RedisConnection *scan) {
+        LockDiscovery discovery(commands);
+        discovery.setScanConnection(scan);
+        discovery.setScanCount(50);
+        QSet<QString> found;
+        bool finished = false;
+        connect(&discovery, &LockDiscovery::candidatesFound, this, [&](const QStringList &names) {
+            for (const QString &name : names)
+                found.insert(name);
+        });
+        connect(&discovery, &LockDiscovery::finished, this, [&](qint64, qint64) { finished = true; });
+        discovery.start(QStringLiteral("sc:*"));
+        if (!waitUntil([&] { return finished; }, 30000))
+            return -1;
+        return int(found.size());
+    };
+    RedisConnection commands(m_server.endpoint());
+    commands.setClientName("test-commands");
+    commands.open();
+    RedisConnection scan(m_server.endpoint());
+    scan.setClientName("test-scan");
+    scan.open();
+    QVERIFY(waitUntil([&] { return commands.isReady() && scan.isReady(); }));
+    QCOMPARE(discover(&commands, &scan), n);
+    const QString clients = QString::fromUtf8(m_admin->cmd({"CLIENT", "LIST"}).toByteArray());
+    const QRegularExpression scanLine(QStringLiteral("name=test-scan .*cmd=evalsha"));
+    const QRegularExpression commandsLine(QStringLiteral("name=test-commands .*cmd=evalsha"));
+    QVERIFY2(scanLine.match(clients).hasMatch(), qPrintable(clients));
+    QVERIFY2(!commandsLine.match(clients).hasMatch(), qPrintable(clients));
+
+    RedisConnection refused(RedisEndpoint::tcp(QStringLiteral("127.0.0.1"), RedisServerProcess::freePort()));
+    refused.setAutoReconnect(false);
+    refused.open();
+    QCOMPARE(discover(&commands, &refused), n);
 }
 
 void TestLockMonitor::recoversAfterServerDropsConnections()
