@@ -884,14 +884,13 @@ void LockScopeCli::writeJsonLines(const QVector<const LockSnapshot *> &locks)
 
 void LockScopeCli::runList()
 {
-    LockMonitor *monitor = m_session->monitor();
-    ClusterLockMonitor *cluster = m_session->clusterMonitor();
-    auto listed = [this, monitor, cluster] {
+    LockWatcher *watcher = m_session->watcher();
+    auto listed = [this, watcher] {
         if (m_finished)
             return;
         if (m_json) {
             // Issue 12: no copy of 200k snapshots, lines written as bytes (not through QTextStream).
-            const QHash<QString, LockSnapshot> &all = cluster ? cluster->locks() : monitor->locks();
+            const QHash<QString, LockSnapshot> all = watcher->locks(); // shared, not copied
             const LockFilter filter = holderFilter();
             QVector<const LockSnapshot *> sorted;
             sorted.reserve(all.size());
@@ -905,7 +904,7 @@ void LockScopeCli::runList()
             finish(Ok);
             return;
         }
-        QVector<LockSnapshot> locks = (cluster ? cluster->locks() : monitor->locks()).values().toVector();
+        QVector<LockSnapshot> locks = watcher->locks().values().toVector();
         std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
         const qsizetype seen = locks.size();
         const LockFilter filter = holderFilter();
@@ -917,18 +916,14 @@ void LockScopeCli::runList()
                   << DisplayText::escaped(filter.holderText()) << '\n';
         m_out << formatTable(locks, LockSnapshot::steadyNowMs(), m_parser.isSet(QStringLiteral("wide")) ? 0 : terminalColumns());
         m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
-              << (cluster ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(cluster->nodes().size())
-                          : QString())
+              << (watcher->serverModes().size() > 1
+                      ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(watcher->serverModes().size())
+                      : QString())
               << '\n';
         finish(Ok);
     };
-    if (cluster) {
-        connect(cluster, &ClusterLockMonitor::idle, this, listed);
-        connect(cluster, &ClusterLockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-    } else {
-        connect(monitor, &LockMonitor::idle, this, listed);
-        connect(monitor, &LockMonitor::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-    }
+    connect(watcher, &LockWatcher::idle, this, listed);
+    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
     m_session->start();
 }
 
@@ -1030,24 +1025,23 @@ LockFilter LockScopeCli::holderFilter() const
     return LockFilter(QString(), m_parser.value(QStringLiteral("holder")));
 }
 
-bool LockScopeCli::wantEvent(const LockEvent &e, LockMonitor *monitor) const
+bool LockScopeCli::wantEvent(const LockEvent &e) const
 {
     const LockFilter filter = holderFilter();
     if (filter.isEmpty() || (!e.holder.isEmpty() && filter.matchesField(e.holder)))
         return true;
     // An event without that holder (expired, a waiter queued) of a lock it holds or waits for.
-    ClusterLockMonitor *cluster = m_session->clusterMonitor();
-    const auto locks = cluster ? cluster->locks() : monitor->locks();
+    const auto locks = m_session->watcher()->locks();
     const auto it = locks.constFind(e.lock);
     return it != locks.cend() && filter.matches(it.value());
 }
 
 void LockScopeCli::runWatch()
 {
-    LockMonitor *monitor = m_session->monitor();
-    connect(m_session, &LockSession::eventsOccurred, this, [this, monitor](const QVector<LockEvent> &events) {
+    LockWatcher *watcher = m_session->watcher();
+    connect(m_session, &LockSession::eventsOccurred, this, [this](const QVector<LockEvent> &events) {
         for (const auto &e : events) {
-            if (!wantEvent(e, monitor))
+            if (!wantEvent(e))
                 continue;
             ++m_watchEvents;
             if (e.type == QLatin1String("coalesced"))
@@ -1068,33 +1062,27 @@ void LockScopeCli::runWatch()
         m_err.flush();
     });
     bool first = true;
-    ClusterLockMonitor *cluster = m_session->clusterMonitor();
-    if (cluster) {
-        // Failovers and slot moves, in the same stream and shape as lock events ("lock": null).
-        connect(cluster, &ClusterLockMonitor::topologyChanged, this, [this](const QVector<TopologyEvent> &events) {
-            for (const auto &e : events) {
-                if (m_json)
-                    m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
-                else
-                    m_out << QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")) << "  "
-                          << e.type.leftJustified(15) << e.detail << '\n';
-            }
-            m_out.flush();
-        });
-    }
-    auto watching = [this, monitor, cluster, first]() mutable {
+    // Failovers and slot moves (a cluster), in the same stream and shape as lock events ("lock": null).
+    connect(watcher, &LockWatcher::topologyChanged, this, [this](const QVector<TopologyEvent> &events) {
+        for (const auto &e : events) {
+            if (m_json)
+                m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
+            else
+                m_out << QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")) << "  "
+                      << e.type.leftJustified(15) << e.detail << '\n';
+        }
+        m_out.flush();
+    });
+    auto watching = [this, watcher, first]() mutable {
         if (!first)
             return;
         first = false;
-        m_err << "lockscope-cli: watching " << (cluster ? cluster->locks().size() : monitor->locks().size())
-              << " lock(s)" << (cluster ? QStringLiteral(" on %1 masters").arg(cluster->nodes().size()) : QString())
-              << "; Ctrl-C to stop\n";
+        const qsizetype servers = watcher->serverModes().size();
+        m_err << "lockscope-cli: watching " << watcher->locks().size() << " lock(s)"
+              << (servers > 1 ? QStringLiteral(" on %1 masters").arg(servers) : QString()) << "; Ctrl-C to stop\n";
         m_err.flush();
     };
-    if (cluster)
-        connect(cluster, &ClusterLockMonitor::idle, this, watching);
-    else
-        connect(monitor, &LockMonitor::idle, this, watching);
+    connect(watcher, &LockWatcher::idle, this, watching);
     // Ctrl-C / SIGTERM: onInterrupted() ends it (130 / 143).
     if (m_parser.isSet(QStringLiteral("duration-ms")))
         QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this] {
@@ -1211,16 +1199,15 @@ void LockScopeCli::runAcquire()
 
 void LockScopeCli::runDoctor()
 {
-    LockMonitor *monitor = m_session->monitor();
-    ClusterLockMonitor *cluster = m_session->clusterMonitor(); // set: every master of a cluster
-    auto allLocks = [monitor, cluster] { return cluster ? cluster->locks() : monitor->locks(); };
+    LockWatcher *watcher = m_session->watcher(); // a cluster: every master
+    auto allLocks = [watcher] { return watcher->locks(); };
     auto doctor = std::make_shared<LockDoctor>();
     LockDoctor::Thresholds t;
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
     doctor->setThresholds(t);
     // Its "do:" commands reach this server when pasted (issue 15.5).
-    doctor->setCommandConnection(ConnectionOptions::commandArguments(m_session->options().endpoint, cluster != nullptr));
+    doctor->setCommandConnection(ConnectionOptions::commandArguments(m_session->options().endpoint, m_session->isCluster()));
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
     auto observe = [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
@@ -1230,13 +1217,8 @@ void LockScopeCli::runDoctor()
             doctor->forget(n);
     };
     auto failed = [this](const QString &msg) { fail(ServerError, msg); };
-    if (cluster) {
-        connect(cluster, &ClusterLockMonitor::locksUpdated, this, observe);
-        connect(cluster, &ClusterLockMonitor::errorOccurred, this, failed);
-    } else {
-        connect(monitor, &LockMonitor::locksUpdated, this, observe);
-        connect(monitor, &LockMonitor::errorOccurred, this, failed);
-    }
+    connect(watcher, &LockWatcher::locksUpdated, this, observe);
+    connect(watcher, &LockWatcher::errorOccurred, this, failed);
     auto reportWith = [this, allLocks, doctor](const DoctorProbe::Result &r) {
         if (!r.error.isEmpty())
             m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
@@ -1348,10 +1330,7 @@ void LockScopeCli::runDoctor()
         m_session->probeForDoctor([doctor](const DoctorProbe::Result &r) { doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs()); });
         QTimer::singleShot(int(observeMs), this, report);
     };
-    if (cluster)
-        connect(cluster, &ClusterLockMonitor::idle, this, ready);
-    else
-        connect(monitor, &LockMonitor::idle, this, ready);
+    connect(watcher, &LockWatcher::idle, this, ready);
     m_session->start();
 }
 

@@ -97,7 +97,7 @@ private:
     /** --holder ID as a LockFilter (empty when not given). */
     LockFilter holderFilter() const;
     /** watch --holder: an event whose holder matches, or of a lock the holder holds or waits for. */
-    bool wantEvent(const LockEvent &event, LockMonitor *monitor) const;
+    bool wantEvent(const LockEvent &event) const;
 
     QCommandLineParser m_parser;
     QString m_command;

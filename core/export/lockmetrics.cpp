@@ -216,12 +216,8 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     // The watch state: how many masters are read from, and how.
     int modes[4] = {0, 0, 0, 0}; // LockMonitor::Mode order: connecting, live, polling, disconnected
     if (m_session) {
-        if (ClusterLockMonitor *cluster = m_session->clusterMonitor()) {
-            for (LockMonitor *node : cluster->nodes())
-                ++modes[int(node->mode())];
-        } else {
-            ++modes[int(m_session->monitor()->mode())];
-        }
+        for (const LockWatcher::Mode mode : m_session->watcher()->serverModes())
+            ++modes[int(mode)];
     }
     const int masters = modes[0] + modes[1] + modes[2] + modes[3];
     const int live = modes[int(LockMonitor::Mode::Live)] + modes[int(LockMonitor::Mode::Polling)];

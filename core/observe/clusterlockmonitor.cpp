@@ -14,7 +14,7 @@
 
 namespace lockscope {
 
-ClusterLockMonitor::ClusterLockMonitor(ClusterRouter *router, QObject *parent) : QObject(parent), m_router(router) {}
+ClusterLockMonitor::ClusterLockMonitor(ClusterRouter *router, QObject *parent) : LockWatcher(parent), m_router(router) {}
 
 void ClusterLockMonitor::setPattern(const QString &glob)
 {
@@ -142,6 +142,14 @@ int ClusterLockMonitor::liveMasters() const
 QString ClusterLockMonitor::liveSuffix() const
 {
     return QStringLiteral("(%1 of %2 masters live)").arg(liveMasters()).arg(m_nodes.size());
+}
+
+QVector<LockWatcher::Mode> ClusterLockMonitor::serverModes() const
+{
+    QVector<Mode> modes;
+    for (const LockMonitor *m : m_nodes)
+        modes << m->mode();
+    return modes;
 }
 
 QVector<ClusterNodeStatus> ClusterLockMonitor::nodeStatuses() const

@@ -44,32 +44,32 @@ class ShardedSubscriber;
  * - Each change is reported as a TopologyEvent (`failover`, `slots_moved`, ...), and
  *   liveMastersChanged() says how many masters are read from.
  */
-class ClusterLockMonitor : public QObject
+class ClusterLockMonitor : public LockWatcher
 {
     Q_OBJECT
 public:
     ClusterLockMonitor(ClusterRouter *router, QObject *parent = nullptr);
 
-    void setPattern(const QString &glob);
-    void setForcePolling(bool on) { m_forcePolling = on; }
+    void setPattern(const QString &glob) override;
+    void setForcePolling(bool on) override { m_forcePolling = on; }
     /** LockMonitor::setOneShot() on every master (no subscriptions). Call before start(). */
-    void setOneShot(bool on) { m_oneShot = on; }
-    void setPollIntervalMs(int ms) { m_pollIntervalMs = ms; }
+    void setOneShot(bool on) override { m_oneShot = on; }
+    void setPollIntervalMs(int ms) override { m_pollIntervalMs = ms; }
     /** LockMonitor::setPollBudget(): the budget is shared evenly by the masters. Call before start(). */
-    void setPollBudget(int commandsPerSecond) { m_pollBudget = commandsPerSecond; }
+    void setPollBudget(int commandsPerSecond) override { m_pollBudget = commandsPerSecond; }
     /** LockMonitor::setPriorityLocks() on every master (each keeps the names it serves). */
-    void setPriorityLocks(const QStringList &names);
+    void setPriorityLocks(const QStringList &names) override;
     /** Period of the topology check while watching, ms (default 3000). Call before start(). */
     void setTopologyCheckIntervalMs(int ms) { m_topologyCheckMs = ms; }
 
     /** Creates (once) and starts one LockMonitor per master, and starts the topology checks. */
-    void start();
-    void rediscover();
-    void cancelDiscovery();
-    void enableNotifications();
+    void start() override;
+    void rediscover() override;
+    void cancelDiscovery() override;
+    void enableNotifications() override;
     /** Routed to the monitor of the master serving `name`. */
-    void markDirty(const QString &name, const QString &hint = QString());
-    void expectForceUnlock(const QString &name);
+    void markDirty(const QString &name, const QString &hint = QString()) override;
+    void expectForceUnlock(const QString &name) override;
 
     /** The per-master monitors, by address ("host:port"). */
     const QMap<QString, LockMonitor *> &nodes() const { return m_nodes; }
@@ -78,29 +78,20 @@ public:
     /** Every master watched, sorted by address, with its slots, replicas and monitor state. */
     QVector<ClusterNodeStatus> nodeStatuses() const;
     /** Every master's locks in one set. */
-    QHash<QString, LockSnapshot> locks() const;
+    QHash<QString, LockSnapshot> locks() const override;
+    /** Each master's monitor mode, in nodes() order. */
+    QVector<Mode> serverModes() const override;
     /** Address of the master that serves `name` (from the router's topology). */
     QString nodeOf(const QString &name) const;
-    bool isIdle() const;
+    bool isIdle() const override;
 
 signals:
-    /** `detail` starts with the master's address and ends with "(N of M masters live)". */
-    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
-    /** The set of masters changed (failover, slots moved, master down), one event per change. */
-    void topologyChanged(const QVector<lockscope::TopologyEvent> &events);
+    /** (LockWatcher::modeChanged()'s `detail` starts with the master's address and ends with
+     *  "(N of M masters live)"; discoveryProgress() sums over the masters.) */
     /** liveMasters() or nodes().size() changed. */
     void liveMastersChanged(int live, int masters);
     /** Something nodeStatuses() reports changed (a master's monitor state, the topology). */
     void nodesChanged();
-    void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
-    void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    /** Summed over the masters; `finished` once every master finished its scan. */
-    /** Sums over the masters; `approxTotalKeys` sums their DBSIZE (-1 while one is unknown). */
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
-    void notificationsChecked(bool enabled, const QString &detail);
-    void errorOccurred(const QString &message);
-    /** Every master's monitor is idle (e.g. after the first full read of all of them). */
-    void idle();
 
 private:
     struct Progress

@@ -25,7 +25,7 @@ static constexpr int kLiveRefreshMaxLocks = 5000;  // beyond this, live mode rel
 static constexpr int kNotLockCacheMax = 200000;
 
 LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent)
-    : QObject(parent), m_connection(connection), m_subscriber(subscriber)
+    : LockWatcher(parent), m_connection(connection), m_subscriber(subscriber)
 {
     qRegisterMetaType<lockscope::LockSnapshot>();
     qRegisterMetaType<QVector<lockscope::LockSnapshot>>();

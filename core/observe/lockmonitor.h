@@ -2,6 +2,7 @@
 
 #include "lockevent.h"
 #include "locksnapshot.h"
+#include "lockwatcher.h"
 
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
@@ -58,33 +59,30 @@ class SnapshotReader;
  *   `locksUpdated` batch with LockSnapshot::stale set and staleAsOfMs = when LockScope lost
  *   sight of it; the next read of a lock (after the reconnect) clears it.
  */
-class LockMonitor : public QObject
+class LockMonitor : public LockWatcher
 {
     Q_OBJECT
 public:
-    enum class Mode { Connecting, Live, Polling, Disconnected };
-    Q_ENUM(Mode)
-
     LockMonitor(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent = nullptr);
     ~LockMonitor() override;
 
     /** Redis glob of lock names to watch ("*" = all). Takes effect at the next rediscover(). */
-    void setPattern(const QString &glob);
+    void setPattern(const QString &glob) override;
     QString pattern() const { return m_pattern; }
-    void setPollIntervalMs(int ms);
+    void setPollIntervalMs(int ms) override;
     void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
     /** How often the notification config is re-read while connected (default 15000 ms;
      *  tests use less). 0 = only on suspicion. Issue 13.3. */
     void setNotificationRecheckMs(int ms);
     int notificationRecheckMs() const { return m_notificationRecheckMs; }
     /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
-    void setForcePolling(bool on) { m_forcePolling = on; }
+    void setForcePolling(bool on) override { m_forcePolling = on; }
     /**
      * One-shot mode (CLI `list`, `doctor`): one discovery pass and one snapshot read of each lock
      * found, then idle() and nothing more: no poll timer, no subscriptions, no notification
      * check. Call before start().
      */
-    void setOneShot(bool on) { m_oneShot = on; }
+    void setOneShot(bool on) override { m_oneShot = on; }
     /** A connection of its own for discovery's SCAN steps (RedisConnectionPool::scanConnection()),
      *  opened with the command connection; while it is not ready the steps go on the command
      *  connection. Set before start(). Issue 12: on one socket each step waited behind the reads. */
@@ -99,11 +97,11 @@ public:
      * last one measured) is charged to the budget: the sweep slows down by its share (issue 12).
      * Default 2000.
      */
-    void setPollBudget(int commandsPerSecond) { m_pollBudget = qMax(100, commandsPerSecond); }
+    void setPollBudget(int commandsPerSecond) override { m_pollBudget = qMax(100, commandsPerSecond); }
     int pollBudget() const { return m_pollBudget; }
     /** Locks re-read every poll tick (what the dashboard shows or has selected). Names not
      *  known to this monitor are ignored. */
-    void setPriorityLocks(const QStringList &names);
+    void setPriorityLocks(const QStringList &names) override;
 
     /** Server time one snapshot script call of the monitor may take (µs; SnapshotReader's
      *  batchBudgetUs()), snapshot batches in flight (SnapshotReader::maxInFlight()), and the
@@ -145,20 +143,20 @@ public:
     void setClusterNode(std::function<bool(const QString &)> ownsName);
 
     /** Starts watching; returns at once. Safe to call before the connection is ready. */
-    void start();
+    void start() override;
     /** Runs discovery again (progress via discoveryProgress). */
-    void rediscover();
+    void rediscover() override;
     /** Stops a running discovery (locks found so far stay; live updates go on). Reports
      *  discoveryProgress(..., finished = true). */
-    void cancelDiscovery();
+    void cancelDiscovery() override;
     /** Operator-requested: adds K, g, h and x to notify-keyspace-events with CONFIG SET. The
      *  request holds for this monitor's life: after a reconnect (e.g. to the new master after a
      *  Sentinel failover, whose configuration may differ) the flags are checked and added again. */
-    void enableNotifications();
+    void enableNotifications() override;
     /** The next removal of `name` is reported as force_unlocked (LockScope deleted it). */
-    void expectForceUnlock(const QString &name) { m_forceUnlockExpected.insert(name); }
+    void expectForceUnlock(const QString &name) override { m_forceUnlockExpected.insert(name); }
     /** Queue `name` for a re-read; `hint` is a keyspace event name or empty. */
-    void markDirty(const QString &name, const QString &hint = QString());
+    void markDirty(const QString &name, const QString &hint = QString()) override;
 
     /**
      * Redis Cluster handover (failover, slot migration): forgets `names` without reporting them
@@ -175,10 +173,11 @@ public:
 
     Mode mode() const { return m_mode; }
     QString modeDetail() const { return m_modeDetail; }
-    const QHash<QString, LockSnapshot> &locks() const { return m_locks; }
+    QHash<QString, LockSnapshot> locks() const override { return m_locks; }
+    QVector<Mode> serverModes() const override { return {m_mode}; }
     bool isDiscovering() const;
     /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */
-    bool isIdle() const;
+    bool isIdle() const override;
 
     static QString modeName(Mode mode);
     /** Whether notify-keyspace-events `flags` give what live mode needs (K plus g, h, x or A). */
@@ -187,19 +186,6 @@ public:
     /** Releases announced by unlock messages but never seen by a read (issue 13.11), live or
      *  polling: the sum of every `coalesced` event's count since start(). */
     qint64 coalescedTotal() const { return m_coalescedTotal; }
-
-signals:
-    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
-    void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
-    void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    /** `approxTotalKeys`: DBSIZE when the pass started (all keys of the database, not only
-     *  candidates; -1 while unknown), for "scanned 412k of ~1.0M keys". */
-    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
-    /** Result of the notify-keyspace-events check: whether live mode is possible, and why not. */
-    void notificationsChecked(bool enabled, const QString &detail);
-    void errorOccurred(const QString &message);
-    /** Emitted when the monitor becomes idle (see isIdle()), e.g. after the first full read. */
-    void idle();
 
 private:
     void onReady();

@@ -40,11 +40,6 @@ LockSession::LockSession(const Options &options, QObject *parent)
     // Issue 13.3: a network that drops everything silently is noticed in ~3 s, not never.
     conn->setHealthCheckMs(1000, 3000);
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
-    m_monitor->setPattern(options.pattern);
-    m_monitor->setForcePolling(options.forcePolling);
-    m_monitor->setOneShot(options.oneShot);
-    m_monitor->setPollIntervalMs(options.pollIntervalMs);
-    m_monitor->setPollBudget(options.pollBudget);
     m_probe = new DoctorProbe(conn, this);
     if (!options.endpoint.isSentinel()) { // a Sentinel-resolved master would need the resolver too
         m_pool->scanConnection()->setHealthCheckMs(1000, 3000);
@@ -57,14 +52,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_reader = new SnapshotReader(conn, this);
     qRegisterMetaType<lockscope::LockFinding>();
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
-    connect(m_monitor, &LockMonitor::locksUpdated, this, [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
-        if (m_options.oneShot)
-            return; // no doctor timer: `doctor` keeps its own LockDoctor, `list` needs none (issue 12)
-        for (const auto &s : changed)
-            m_doctor.observe(s);
-        for (const auto &n : removed)
-            m_doctor.forget(n);
-    });
+    attachWatcher(m_monitor);
     // The doctor runs on a timer, not per batch: diagnose every 2 s, probe channels and latches every 20 s.
     m_doctorTimer = new QTimer(this);
     m_doctorTimer->setInterval(2000);
@@ -75,16 +63,9 @@ LockSession::LockSession(const Options &options, QObject *parent)
                 m_doctor.observeLatches(r.latches, r.latchCount);
             });
         }
-        emit findingsUpdated(m_doctor.diagnose(m_clusterMonitor ? m_clusterMonitor->locks() : m_monitor->locks(),
-                                               LockSnapshot::steadyNowMs()));
+        emit findingsUpdated(m_doctor.diagnose(m_watcher->locks(), LockSnapshot::steadyNowMs()));
     });
 
-    connect(m_monitor, &LockMonitor::modeChanged, this, &LockSession::modeChanged);
-    connect(m_monitor, &LockMonitor::locksUpdated, this, &LockSession::locksUpdated);
-    connect(m_monitor, &LockMonitor::eventsOccurred, this, &LockSession::eventsOccurred);
-    connect(m_monitor, &LockMonitor::discoveryProgress, this, &LockSession::discoveryProgress);
-    connect(m_monitor, &LockMonitor::notificationsChecked, this, &LockSession::notificationsChecked);
-    connect(m_monitor, &LockMonitor::errorOccurred, this, &LockSession::errorOccurred);
     connect(m_client, &LockClient::watchdogLost, this, [this](const QString &name) {
         emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(name));
     });
@@ -92,6 +73,33 @@ LockSession::LockSession(const Options &options, QObject *parent)
 }
 
 LockSession::~LockSession() = default;
+
+void LockSession::attachWatcher(LockWatcher *watcher)
+{
+    if (m_watcher)
+        m_watcher->disconnect(this);
+    m_watcher = watcher;
+    watcher->setPattern(m_options.pattern);
+    watcher->setForcePolling(m_options.forcePolling);
+    watcher->setOneShot(m_options.oneShot);
+    watcher->setPollIntervalMs(m_options.pollIntervalMs);
+    watcher->setPollBudget(m_options.pollBudget);
+    connect(watcher, &LockWatcher::locksUpdated, this, [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+        if (m_options.oneShot)
+            return; // no doctor timer: `doctor` keeps its own LockDoctor, `list` needs none (issue 12)
+        for (const auto &s : changed)
+            m_doctor.observe(s);
+        for (const auto &n : removed)
+            m_doctor.forget(n);
+    });
+    connect(watcher, &LockWatcher::modeChanged, this, &LockSession::modeChanged);
+    connect(watcher, &LockWatcher::locksUpdated, this, &LockSession::locksUpdated);
+    connect(watcher, &LockWatcher::eventsOccurred, this, &LockSession::eventsOccurred);
+    connect(watcher, &LockWatcher::discoveryProgress, this, &LockSession::discoveryProgress);
+    connect(watcher, &LockWatcher::notificationsChecked, this, &LockSession::notificationsChecked);
+    connect(watcher, &LockWatcher::errorOccurred, this, &LockSession::errorOccurred);
+    connect(watcher, &LockWatcher::topologyChanged, this, &LockSession::topologyEventsOccurred);
+}
 
 RedisConnection *LockSession::connection() const { return m_pool->connection(); }
 
@@ -191,27 +199,10 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     }
     m_router = new ClusterRouter(m_pool, topology, this);
     m_clusterMonitor = new ClusterLockMonitor(m_router, this);
-    m_clusterMonitor->setPattern(m_options.pattern);
-    m_clusterMonitor->setForcePolling(m_options.forcePolling);
-    m_clusterMonitor->setOneShot(m_options.oneShot);
-    m_clusterMonitor->setPollIntervalMs(m_options.pollIntervalMs);
-    m_clusterMonitor->setPollBudget(m_options.pollBudget);
-    connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this,
-            [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
-                if (m_options.oneShot)
-                    return; // as above
-                for (const auto &s : changed)
-                    m_doctor.observe(s);
-                for (const auto &n : removed)
-                    m_doctor.forget(n);
-            });
-    connect(m_clusterMonitor, &ClusterLockMonitor::modeChanged, this, &LockSession::modeChanged);
-    connect(m_clusterMonitor, &ClusterLockMonitor::locksUpdated, this, &LockSession::locksUpdated);
-    connect(m_clusterMonitor, &ClusterLockMonitor::eventsOccurred, this, &LockSession::eventsOccurred);
-    connect(m_clusterMonitor, &ClusterLockMonitor::discoveryProgress, this, &LockSession::discoveryProgress);
-    connect(m_clusterMonitor, &ClusterLockMonitor::notificationsChecked, this, &LockSession::notificationsChecked);
-    connect(m_clusterMonitor, &ClusterLockMonitor::errorOccurred, this, &LockSession::errorOccurred);
-    connect(m_clusterMonitor, &ClusterLockMonitor::topologyChanged, this, &LockSession::topologyEventsOccurred);
+    // The cluster watcher replaces the single-node one (never started: detection comes first).
+    attachWatcher(m_clusterMonitor);
+    m_monitor->deleteLater();
+    m_monitor = nullptr;
     connect(m_clusterMonitor, &ClusterLockMonitor::nodesChanged, this,
             [this] { emit clusterNodesChanged(m_clusterMonitor->nodeStatuses()); });
     emit clusterNodesChanged(m_clusterMonitor->nodeStatuses());
@@ -451,47 +442,32 @@ void LockSession::startWatching()
     if (m_options.oneShot) {
         // One pass: the command connection only (no subscriber, no doctor timer).
         m_pool->connection()->open();
-        if (m_clusterMonitor)
-            m_clusterMonitor->start();
-        else
-            m_monitor->start();
+        m_watcher->start();
         return;
     }
     open();
-    if (m_clusterMonitor)
-        m_clusterMonitor->start();
-    else
-        m_monitor->start();
+    m_watcher->start();
     m_doctorTimer->start();
 }
 void LockSession::setPriorityLocks(const QStringList &names)
 {
-    m_monitor->setPriorityLocks(names);
-    if (m_clusterMonitor)
-        m_clusterMonitor->setPriorityLocks(names);
+    m_watcher->setPriorityLocks(names);
 }
 
 void LockSession::refresh()
 {
-    if (m_clusterMonitor)
-        m_clusterMonitor->rediscover();
-    else
-        m_monitor->rediscover();
+    m_watcher->rediscover();
 }
 
 void LockSession::cancelScan()
 {
-    if (m_clusterMonitor)
-        m_clusterMonitor->cancelDiscovery();
-    else
-        m_monitor->cancelDiscovery();
+    m_watcher->cancelDiscovery();
 }
 
 void LockSession::setPattern(const QString &glob)
 {
-    m_monitor->setPattern(glob);
-    if (m_clusterMonitor)
-        m_clusterMonitor->setPattern(glob);
+    m_options.pattern = glob; // also for a cluster watcher that replaces this one
+    m_watcher->setPattern(glob);
     refresh();
 }
 
@@ -533,10 +509,7 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
         }
         perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
             finishWrite(action, name, args, before, outcome, message);
-            if (m_clusterMonitor)
-                m_clusterMonitor->markDirty(name);
-            else
-                m_monitor->markDirty(name);
+            m_watcher->markDirty(name);
         });
     });
 }
@@ -606,10 +579,7 @@ void LockSession::enableNotifications()
         if (message.contains(QLatin1String("notify-keyspace-events")))
             finish(false, message);
     });
-    if (m_clusterMonitor)
-        m_clusterMonitor->enableNotifications();
-    else
-        m_monitor->enableNotifications();
+    m_watcher->enableNotifications();
 }
 
 namespace {
@@ -828,10 +798,7 @@ void LockSession::forceUnlock(const QString &name, const std::optional<QString> 
         args.insert(QStringLiteral("confirmed_state"), *confirmed);
     runWrite(QStringLiteral("force_unlock"), name, args, [this, name, confirmed](const LockSnapshot &before, Done done) {
         const QString confirmedState = confirmed ? *confirmed : before.stateFingerprint();
-        if (m_clusterMonitor)
-            m_clusterMonitor->expectForceUnlock(name);
-        else
-            m_monitor->expectForceUnlock(name);
+        m_watcher->expectForceUnlock(name);
         unlockerFor(name)->forceUnlock(
             name, this,
             [this, name, done](const ForceUnlockResult &r) {

@@ -99,6 +99,10 @@ public:
     bool isReadOnly() const { return m_options.readOnly; }
     const Options &options() const { return m_options; }
 
+    /** What watches the locks: the single server's LockMonitor, or after enableCluster() the
+     *  ClusterLockMonitor of every master (its signals feed this session's signals). */
+    LockWatcher *watcher() const { return m_watcher; }
+    /** The single server's monitor; nullptr once the session found a Redis Cluster. */
     LockMonitor *monitor() const { return m_monitor; }
     LockClient *client() const { return m_client; }
     RedisConnection *connection() const;
@@ -259,6 +263,9 @@ private:
     Options m_options;
     ClusterRouter *m_router = nullptr;
     ClusterLockMonitor *m_clusterMonitor = nullptr;
+    LockWatcher *m_watcher = nullptr; ///< m_monitor, or m_clusterMonitor in a cluster
+    /** Makes `watcher` the one this session follows: options applied, signals forwarded. */
+    void attachWatcher(LockWatcher *watcher);
     bool m_detecting = false; ///< start() is asking whether the server is a cluster node
     QHash<QString, SnapshotReader *> m_nodeReaders;   ///< cluster: by master address
     QHash<QString, ForceUnlocker *> m_nodeUnlockers;  ///< cluster: by master address
