@@ -99,7 +99,7 @@ const CommandHelp kCommands[] = {
     {"redlock", "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]",
      "RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with --multi), hold, "
      "release."},
-    {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE]",
+    {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]",
      "Teaching scenarios, step by step, on a private redis-server."},
 };
 
@@ -146,6 +146,7 @@ QStringList optionCommands(const QString &option)
         {QStringLiteral("servers"), {QStringLiteral("redlock")}},
         {QStringLiteral("multi"), {QStringLiteral("redlock")}},
         {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
+        {QStringLiteral("pace-ms"), {QStringLiteral("workshop")}},
     };
     return only.value(option);
 }
@@ -259,7 +260,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "                                     RedLock view: holder and TTL per server, quorum verdict\n"
         "  redlock acquire NAME --servers URL1,URL2,... [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]\n"
         "                                     take a RedLock (MultiLock with --multi), hold, release\n"
-        "  workshop list | workshop run NAME [--json] [--scenario-file FILE]\n"
+        "  workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]\n"
         "                                     teaching scenarios, step by step, on a private redis-server\n"
         "Every write is checked against the state you confirmed and recorded in the audit log.\n"
         "'lockscope-cli COMMAND --help' shows a command's options. Without --url, LOCKSCOPE_URL names the server.\n\n"
@@ -335,7 +336,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     };
     m_parser.addOptions(commandOptions);
     m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
-    m_parser.addOptions(WorkshopCommand::options()); // --scenario-file
+    m_parser.addOptions(WorkshopCommand::options()); // --scenario-file, --pace-ms
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
                                    QStringLiteral("[NAME]"));
