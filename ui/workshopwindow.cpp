@@ -557,8 +557,8 @@ void WorkshopWindow::setProjectorMode(bool on)
 {
     m_projector = on;
     m_projectorAction->setChecked(on);
-    if (on && m_zoom < 1.3)
-        m_zoom = 1.3;
+    if (on && m_zoom < 1.4)
+        m_zoom = 1.4;
     else if (!on)
         m_zoom = 1.0;
     applyLook();
@@ -589,6 +589,9 @@ void WorkshopWindow::applyStageLayout()
             continue;
         for (int c = 0; c < EventLogModel::DetailColumn; ++c)
             v->resizeColumnToContents(c);
+        // Holders are actor names here: the header is the widest thing in that column.
+        v->setColumnWidth(EventLogModel::HolderColumn,
+                          v->horizontalHeader()->fontMetrics().horizontalAdvance(tr("Holder / waiter")) + 24);
     }
     // Projector: the visible columns share the table's width (headers elide), so none is ever
     // scrolled off; the detail leaves out the raw keys (the stage shows them, before and after).
