@@ -100,7 +100,7 @@ const CommandHelp kCommands[] = {
     {"redlock", "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]",
      "RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with --multi), hold, "
      "release."},
-    {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE]",
+    {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]",
      "Teaching scenarios, step by step, on a private redis-server."},
     {"serve", "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
               "[--max-named-findings N] [--pattern GLOB]",
@@ -157,6 +157,7 @@ QStringList optionCommands(const QString &option)
         {QStringLiteral("group"), {QStringLiteral("serve")}},
         {QStringLiteral("max-groups"), {QStringLiteral("serve")}},
         {QStringLiteral("max-named-findings"), {QStringLiteral("serve")}},
+        {QStringLiteral("pace-ms"), {QStringLiteral("workshop")}},
     };
     return only.value(option);
 }
@@ -270,7 +271,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "                                     RedLock view: holder and TTL per server, quorum verdict\n"
         "  redlock acquire NAME --servers URL1,URL2,... [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]\n"
         "                                     take a RedLock (MultiLock with --multi), hold, release\n"
-        "  workshop list | workshop run NAME [--json] [--scenario-file FILE]\n"
+        "  workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]\n"
         "                                     teaching scenarios, step by step, on a private redis-server\n"
         "  serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N]\n"
         "                                     Prometheus exporter of the locks (read-only), /metrics\n"
@@ -348,7 +349,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     };
     m_parser.addOptions(commandOptions);
     m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
-    m_parser.addOptions(WorkshopCommand::options()); // --scenario-file
+    m_parser.addOptions(WorkshopCommand::options()); // --scenario-file, --pace-ms
     m_parser.addOptions(ServeCommand::options());    // --listen, --web-config, --group, --max-groups, ...
     m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),

@@ -19,7 +19,11 @@ QList<QCommandLineOption> WorkshopCommand::options()
     return {{QStringLiteral("scenario-file"),
              QStringLiteral("workshop run: run this scenario file instead of a shipped one (format: "
                             "resources/scenarios/README.md)."),
-             QStringLiteral("FILE")}};
+             QStringLiteral("FILE")},
+            {QStringLiteral("pace-ms"),
+             QStringLiteral("workshop run: wait N ms of wall time between steps, as a teacher talking (time on the "
+                            "workshop server stands still meanwhile)."),
+             QStringLiteral("N")}};
 }
 
 WorkshopCommand::WorkshopCommand(const QCommandLineParser &parser, QObject *parent)
@@ -49,6 +53,16 @@ bool WorkshopCommand::start(const QStringList &args, int *exitCode)
         return usage(action.isEmpty() ? QStringLiteral("'workshop' needs 'list' or 'run NAME'")
                                       : QStringLiteral("unknown workshop command '%1' (list or run)").arg(action));
     const bool fromFile = m_parser.isSet(QStringLiteral("scenario-file"));
+    int paceMs = 0;
+    if (m_parser.isSet(QStringLiteral("pace-ms"))) {
+        bool ok = false;
+        const qint64 v = m_parser.value(QStringLiteral("pace-ms")).toLongLong(&ok);
+        if (!ok)
+            return usage(QStringLiteral("--pace-ms needs a whole number, not '%1'").arg(m_parser.value(QStringLiteral("pace-ms"))));
+        if (v < 0 || v > Scenario::kMaxDurationMs)
+            return usage(QStringLiteral("--pace-ms must be between 0 and %1, not %2").arg(Scenario::kMaxDurationMs).arg(v));
+        paceMs = int(v);
+    }
     if (args.size() > 2)
         return usage(QStringLiteral("unexpected argument '%1'").arg(args.last()));
     if (args.size() < 2 && !fromFile)
@@ -74,6 +88,7 @@ bool WorkshopCommand::start(const QStringList &args, int *exitCode)
         return false;
     }
     m_runner = new ScenarioRunner(m_scenario, m_server->endpoint(), this);
+    m_runner->setPaceMs(paceMs);
     connect(m_runner, &ScenarioRunner::stepFinished, this, [this](const StepReport &r) {
         if (r.index == 0 && !m_json)
             printHeader();

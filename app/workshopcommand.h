@@ -16,7 +16,7 @@ class RedisServerProcess;
 class ScenarioRunner;
 
 /**
- * `lockscope-cli workshop list | run NAME [--json] [--scenario-file FILE]`: the text-mode twin of
+ * `lockscope-cli workshop list | run NAME [--json] [--scenario-file FILE] [--pace-ms N]`: the text-mode twin of
  * the workshop (core/workshop), kept apart from LockScopeCli.
  *
  *   workshop list [--json]
@@ -27,6 +27,9 @@ class ScenarioRunner;
  *       script branch, keys before/after with the changes, the unlock message and who it woke,
  *       the narration and the expectation checks (--json: one StepReport::toJson() per line,
  *       then {"scenario", "ok", "steps", "failed_steps"}).
+ *       --pace-ms N: N ms of wall time between steps (0..Scenario::kMaxDurationMs, default 0), as a
+ *       teacher would take; time on the workshop server stands still meanwhile (ScenarioRunner's
+ *       stage clock), so the expectations hold for every N.
  *       Exit 0: every expectation held; 3: one did not; 1: usage error, unknown scenario or a
  *       malformed scenario file (the message gives the line and the reason); 2: redis-server
  *       could not be started or reached.
@@ -35,7 +38,7 @@ class WorkshopCommand : public QObject
 {
     Q_OBJECT
 public:
-    /** --scenario-file (the other options are LockScopeCli's: --json). */
+    /** --scenario-file, --pace-ms (the other options are LockScopeCli's: --json). */
     static QList<QCommandLineOption> options();
 
     WorkshopCommand(const QCommandLineParser &parser, QObject *parent = nullptr);

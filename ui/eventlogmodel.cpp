@@ -68,11 +68,13 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         case TypeColumn:
             return e.type;
         case HolderColumn:
-            return e.holder;
+            return m_names.replaceIn(e.holder);
         case DetailColumn:
-            return e.detail;
+            return m_names.replaceIn(e.detail);
         }
     } else if (role == Qt::ToolTipRole) {
+        if (index.column() == HolderColumn && !m_names.isEmpty() && !e.holder.isEmpty())
+            return e.holder;
         return explain(e.type);
     } else if (role == Qt::ForegroundRole && index.column() == TypeColumn) {
         if (e.type == QLatin1String("expired") || e.type == QLatin1String("force_unlocked"))
@@ -110,6 +112,13 @@ void EventLogModel::clear()
     beginResetModel();
     m_events.clear();
     endResetModel();
+}
+
+void EventLogModel::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
 } // namespace lockscope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actornames.h"
+
 #include "observe/lockevent.h"
 
 #include <QAbstractTableModel>
@@ -29,7 +31,12 @@ public:
     /** Tooltip text explaining an event type in Redisson's terms. */
     static QString explain(const QString &type);
 
+    /** Workshop mode: holders and client ids in the holder and detail columns shown by name
+     *  ("A"); the holder column's tooltip keeps the field. */
+    void setActorNames(const ActorNames &names);
+
 private:
+    ActorNames m_names;
     QVector<LockEvent> m_events; // newest first
     int m_capacity = 5000;
 };

@@ -1,5 +1,7 @@
 #include "historychart.h"
 
+#include "holderpalette.h"
+
 #include "observe/historystore.h"
 
 #include <QComboBox>
@@ -311,6 +313,17 @@ void HistoryChart::saveWithDialog(QCustomPlot *plot, const QString &title)
     QString error;
     if (!saveChart(plot, path, &error))
         QMessageBox::warning(this, tr("Save chart"), error);
+}
+
+void HistoryChart::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    historyUpdated();
+}
+
+QString HistoryChart::holderLabel(const QString &field) const
+{
+    return m_names.label(field, HolderPalette::shortLabel(field));
 }
 
 } // namespace lockscope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actornames.h"
+
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QVector>
@@ -51,6 +53,8 @@ public:
     /** "Now" in epoch ms; the wall clock unless set (tests, and replay, set their own). */
     void setClock(std::function<qint64()> clock);
     qint64 nowMs() const;
+    /** Workshop mode: holders and waiters labelled by name ("A"); the chart is rebuilt. */
+    void setActorNames(const ActorNames &names);
 
     /** New data went into the store: the chart is rebuilt at its next frame (if visible). */
     void historyUpdated();
@@ -80,6 +84,10 @@ signals:
     void lockActivated(const QString &name);
 
 protected:
+    /** The label of a holder or waiter field: its name (setActorNames), else
+     *  HolderPalette::shortLabel(). */
+    QString holderLabel(const QString &field) const;
+    ActorNames m_names;
     /** Data -> plottables. Called at most once per frame, only when dirty, with the time axes
      *  already set to the range to draw. Must not replot (the frame does). */
     virtual void rebuild() = 0;

@@ -76,7 +76,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_problems->setStyleSheet(QStringLiteral("color: #b03a00;"));
     layout->addWidget(m_problems);
 
-    layout->addWidget(new QLabel(tr("<b>Redis keys and channels</b>"), this));
+    m_keysTitle = new QLabel(tr("<b>Redis keys and channels</b>"), this);
+    layout->addWidget(m_keysTitle);
     m_keys = new QPlainTextEdit(this);
     m_keys->setReadOnly(true);
     m_keys->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -111,7 +112,10 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     m_holders->setRowCount(s.holders.size());
     for (int i = 0; i < s.holders.size(); ++i) {
         const auto &h = s.holders[i];
-        m_holders->setItem(i, 0, new QTableWidgetItem(DisplayText::escaped(h.clientId) + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString())));
+        auto *who = new QTableWidgetItem(m_names.label(h.field, DisplayText::escaped(h.clientId))
+                                         + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString()));
+        who->setToolTip(tr("client id %1").arg(DisplayText::escaped(h.clientId)));
+        m_holders->setItem(i, 0, who);
         m_holders->setItem(i, 1, new QTableWidgetItem(DisplayText::escaped(h.threadId)));
         m_holders->setItem(i, 2, new QTableWidgetItem(QString::number(h.holdCount)));
         m_holders->setItem(i, 3, new QTableWidgetItem(h.mode));
@@ -128,7 +132,9 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     for (int i = 0; i < s.waiters.size(); ++i) {
         const auto &w = s.waiters[i];
         m_waiters->setItem(i, 0, new QTableWidgetItem(QString::number(w.position)));
-        m_waiters->setItem(i, 1, new QTableWidgetItem(DisplayText::escaped(w.field)));
+        auto *waiter = new QTableWidgetItem(m_names.label(w.field, DisplayText::escaped(w.field)));
+        waiter->setToolTip(DisplayText::escaped(w.field));
+        m_waiters->setItem(i, 1, waiter);
         m_waiters->setItem(i, 2, new QTableWidgetItem());
     }
     if (s.kind == LockKind::FairLock)
@@ -148,7 +154,7 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     if (!s.kindCertain && !s.kindNote.isEmpty())
         notes << QStringLiteral("ℹ Kind: fair or plain: ") + s.kindNote;
     m_notes->setText(notes.join(QLatin1Char('\n')));
-    m_notes->setVisible(!notes.isEmpty());
+    m_notes->setVisible(!notes.isEmpty() && !m_compact);
     QStringList problems;
     for (const QString &p : s.problems)
         problems << QStringLiteral("⚠ ") + p;
@@ -212,6 +218,15 @@ void LockDetailPanel::tick()
                                         "attempt by anyone prunes it"));
         item->setForeground(left >= 0 ? palette().color(QPalette::Text) : QColor(0xc0, 0x39, 0x2b));
     }
+}
+
+void LockDetailPanel::setCompact(bool compact)
+{
+    m_compact = compact;
+    m_keys->setVisible(!compact);
+    m_keysTitle->setVisible(!compact);
+    if (compact)
+        m_notes->setVisible(false);
 }
 
 } // namespace lockscope

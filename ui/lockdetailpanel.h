@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actornames.h"
+
 #include "observe/locksnapshot.h"
 
 #include <QWidget>
@@ -29,13 +31,19 @@ public:
      * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
      */
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
+    /** Workshop mode: holders and waiters shown by name ("A"), the client id in the tooltip. */
+    void setActorNames(const ActorNames &names) { m_names = names; }
     /** Shows `snapshot`; a default-constructed one (empty name) clears the panel. */
     void setSnapshot(const LockSnapshot &snapshot);
     const LockSnapshot &snapshot() const { return m_snapshot; }
     /** Refreshes the countdowns (called by the window's animation timer). */
     void tick();
+    /** Compact (workshop projector mode): leaves out the raw Redis keys and channels and the
+     *  naming notes, so holders and the waiter queue fit a 720-pixel-high screen. */
+    void setCompact(bool compact);
 
 private:
+    ActorNames m_names;
     LockSnapshot m_snapshot;
     QString m_ownClientId;
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
@@ -48,6 +56,8 @@ private:
     QTableWidget *m_waiters = nullptr;
     QLabel *m_waitersTitle = nullptr;
     QPlainTextEdit *m_keys = nullptr;
+    QLabel *m_keysTitle = nullptr;
+    bool m_compact = false;
 };
 
 } // namespace lockscope

@@ -174,7 +174,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 return tr("(free)");
             QStringList parts;
             for (const auto &h : s.holders)
-                parts << DisplayText::escaped(h.field) + (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode))
+                parts << m_names.label(h.field, DisplayText::escaped(h.field)) + (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode))
                              + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString());
             return parts.join(QStringLiteral(", "));
         }
@@ -229,7 +229,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         if (index.column() == HolderColumn && !s.holders.isEmpty()) {
             QStringList lines;
             for (const auto &h : s.holders)
-                lines << tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
+                lines << (m_names.nameOfField(h.field).isEmpty() ? QString() : m_names.nameOfField(h.field) + QStringLiteral(": "))
+                             + tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
             return lines.join(QLatin1Char('\n'));
         }
         return {};
@@ -399,6 +400,13 @@ void LockTableModel::rebuildIndex()
     m_index.reserve(m_rows.size());
     for (int i = 0; i < m_rows.size(); ++i)
         m_index.insert(m_rows[i].snapshot.name, i);
+}
+
+void LockTableModel::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, HolderColumn), index(rowCount() - 1, HolderColumn));
 }
 
 } // namespace lockscope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actornames.h"
+
 #include "observe/clusternodestatus.h"
 #include "observe/locksnapshot.h"
 
@@ -42,6 +44,8 @@ public:
      * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
      */
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
+    /** Workshop mode: holders shown by name ("A"), the client id in the tooltip. */
+    void setActorNames(const ActorNames &names);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
@@ -78,6 +82,7 @@ public:
     const LockSnapshot &snapshotAt(int row) const;
 
 private:
+    ActorNames m_names;
     struct Row
     {
         LockSnapshot snapshot;

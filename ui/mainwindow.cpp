@@ -1100,4 +1100,14 @@ void MainWindow::forceUnlock()
         m_session, [session = m_session, name, confirmed] { session->forceUnlock(name, confirmed); }, Qt::QueuedConnection);
 }
 
+void MainWindow::setActorNames(const ActorNames &names)
+{
+    m_lockModel->setActorNames(names);
+    m_detail->setActorNames(names);
+    m_eventModel->setActorNames(names);
+    m_timeline->setActorNames(names);
+    m_ttlChart->setActorNames(names);
+    updateDetail();
+}
+
 } // namespace lockscope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actornames.h"
+
 #include "observe/lockevent.h"
 #include "observe/historystore.h"
 #include "observe/lockfinding.h"
@@ -87,6 +89,9 @@ public:
     TtlChart *ttlChart() const { return m_ttlChart; }
     TimelineWidget *timeline() const { return m_timeline; }
     ContentionView *contentionView() const { return m_contention; }
+    /** Workshop mode (issue 16): every lock view names these clients ("A", client id in a
+     *  tooltip): table, detail, event log, timeline, TTL chart. */
+    void setActorNames(const ActorNames &names);
     /** Selects the row of `name` (if shown). */
     void selectLock(const QString &name);
     QString selectedLockName() const;

@@ -223,7 +223,7 @@ void TimelineWidget::rebuild()
             s.color = HolderPalette::colorFor(fields.at(k));
             s.who = fields.at(k);
             if (fields.size() == 1 && wide(i.startMs, i.endMs, now))
-                s.label = HolderPalette::shortLabel(fields.at(k));
+                s.label = holderLabel(fields.at(k));
             s.endMark = i.endReason == QLatin1String("expired") ? 1 : i.endReason == QLatin1String("force_unlocked") ? 2 : 0;
             segments << s;
         }
@@ -396,7 +396,7 @@ QString TimelineWidget::stateAt(const QString &lock, qint64 timeMs) const
     } else {
         QStringList who;
         for (const QString &f : HolderPalette::split(s.holders))
-            who << HolderPalette::shortLabel(f);
+            who << holderLabel(f);
         text += tr("held by %1 (hold count %2), TTL %3")
                     .arg(who.join(QStringLiteral(", ")))
                     .arg(s.holdCount)
@@ -406,7 +406,7 @@ QString TimelineWidget::stateAt(const QString &lock, qint64 timeMs) const
     QStringList waiting;
     for (const auto &w : h->waits(lock, timeMs, timeMs))
         if (w.who != HistoryStore::kSubscriberWaiter) // anonymous: counted below from the sample
-            waiting << HolderPalette::shortLabel(w.who);
+            waiting << holderLabel(w.who);
     if (!waiting.isEmpty())
         text += tr(", queued: %1").arg(waiting.join(QStringLiteral(", ")));
     else if (s.waiters > 0)

@@ -472,7 +472,7 @@ void TtlChart::tick()
         QStringList who;
         for (const QString &f : HolderPalette::split(m_lastHolders))
             who << QStringLiteral("<span style='color:%1'>■</span> %2")
-                       .arg(HolderPalette::colorFor(f).name(), HolderPalette::shortLabel(f).toHtmlEscaped());
+                       .arg(HolderPalette::colorFor(f).name(), holderLabel(f).toHtmlEscaped());
         text += tr(" · held by %1 (hold count %2) · TTL %3").arg(who.join(QStringLiteral(", "))).arg(m_lastHoldCount)
                     .arg(TtlBarDelegate::formatTtl(ttlNow));
         if (m_levelMs >= 0)

@@ -1,6 +1,12 @@
 #include "workshopwindow.h"
 
+#include "locktablemodel.h"
+#include "lockdetailpanel.h"
+#include "eventlogmodel.h"
 #include "mainwindow.h"
+#include "ttlbardelegate.h"
+
+#include "observe/locksnapshot.h"
 
 #include "workshop/scenariorunner.h"
 
@@ -14,10 +20,15 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QListWidget>
+#include <QHeaderView>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
@@ -66,6 +77,8 @@ void WorkshopWindow::buildUi()
     auto *bar = addToolBar(tr("Workshop"));
     bar->setObjectName(QStringLiteral("workshopToolBar"));
     m_picker = new QComboBox(bar);
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setMinimumContentsLength(16);
     m_picker->setToolTip(tr("The shipped scenarios; Open… loads your own scenario file"));
     for (const QString &name : Scenario::builtInNames()) {
         Scenario s;
@@ -89,7 +102,19 @@ void WorkshopWindow::buildUi()
     bar->addSeparator();
     QAction *stepAction = bar->addAction(tr("Step ▶|"), this, [this] { step(); });
     stepAction->setShortcuts({QKeySequence(Qt::Key_Space), QKeySequence(Qt::Key_Right)});
-    stepAction->setToolTip(tr("Run the next step (Space): one client action, one atomic script"));
+    stepAction->setToolTip(tr("Run the next step (Space or →): one client action, one atomic script"));
+    QAction *backAction = bar->addAction(tr("|◀ Step back"), this, [this] { stepBack(); });
+    backAction->setShortcuts({QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_Backspace)});
+    backAction->setToolTip(tr("Go back to before the last step (← or Backspace): the server gets back its keys, TTLs "
+                              "and waiters as they were, the clients their subscriptions"));
+    auto *backToAction = new QAction(tr("Back to the selected step"), this);
+    backToAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Backspace));
+    backToAction->setToolTip(tr("Go back to before the step selected in the list (Ctrl+Backspace, or double-click it)"));
+    connect(backToAction, &QAction::triggered, this, [this] {
+        if (m_steps->currentRow() >= 0)
+            backTo(m_steps->currentRow());
+    });
+    addAction(backToAction);
     m_playAction = bar->addAction(tr("Play"), this, [this] { setPlaying(!m_playing); });
     m_playAction->setShortcut(QKeySequence(Qt::Key_P));
     m_playAction->setToolTip(tr("Play the steps one after another at the chosen speed (P)"));
@@ -101,9 +126,15 @@ void WorkshopWindow::buildUi()
     connect(m_speed, &QComboBox::currentIndexChanged, this, [this] { setSpeed(m_speed->currentData().toDouble()); });
     bar->addWidget(m_speed);
     QAction *restartAction = bar->addAction(tr("Restart"), this, &WorkshopWindow::restart);
-    restartAction->setShortcut(QKeySequence(tr("Ctrl+R")));
-    restartAction->setToolTip(tr("Start the scenario again on an emptied server (Ctrl+R)"));
+    restartAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Home));
+    restartAction->setToolTip(tr("Start the scenario again on an emptied server (Ctrl+Home)"));
     bar->addSeparator();
+    m_timeRunsAction = bar->addAction(tr("Let time run"), this, [this](bool on) { setTimeRuns(on); });
+    m_timeRunsAction->setCheckable(true);
+    m_timeRunsAction->setShortcut(QKeySequence(Qt::Key_T));
+    m_timeRunsAction->setToolTip(tr("Off (default): between steps time stands still on the workshop server, TTLs and "
+                                    "waiters' deadlines are held where the step left them. On: they run down in real "
+                                    "time, as in production (T)"));
     m_schedulerAction = bar->addAction(tr("You are the scheduler"), this, [this](bool on) { setSchedulerMode(on); });
     m_schedulerAction->setCheckable(true);
     m_schedulerAction->setShortcut(QKeySequence(tr("Ctrl+S")));
@@ -111,8 +142,16 @@ void WorkshopWindow::buildUi()
                                      "atomic script: Redis never interleaves two"));
     m_projectorAction = bar->addAction(tr("Projector"), this, [this](bool on) { setProjectorMode(on); });
     m_projectorAction->setCheckable(true);
-    m_projectorAction->setShortcut(QKeySequence(Qt::Key_F5));
-    m_projectorAction->setToolTip(tr("Large fonts and high contrast for a room (F5); Ctrl+= / Ctrl+- scale"));
+    m_projectorAction->setShortcut(QKeySequence(Qt::Key_F11));
+    m_projectorAction->setToolTip(tr("Large fonts and high contrast for a room (F11); Ctrl+= / Ctrl+- scale"));
+    QMenu *workshopMenu = menuBar()->addMenu(tr("&Workshop"));
+    for (QAction *a : {stepAction, backAction, backToAction, m_playAction, restartAction})
+        workshopMenu->addAction(a);
+    workshopMenu->addSeparator();
+    for (QAction *a : {m_timeRunsAction, m_schedulerAction, m_projectorAction})
+        workshopMenu->addAction(a);
+    QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&Keyboard shortcuts"), this, &WorkshopWindow::showShortcuts);
     auto *zoomIn = new QAction(this);
     zoomIn->setShortcuts({QKeySequence(tr("Ctrl+=")), QKeySequence(tr("Ctrl++"))});
     connect(zoomIn, &QAction::triggered, this, [this] {
@@ -137,6 +176,11 @@ void WorkshopWindow::buildUi()
     m_summary->setWordWrap(true);
     left->addWidget(m_title);
     left->addWidget(m_summary);
+    m_legend = new QLabel(stage);
+    m_legend->setObjectName(QStringLiteral("workshopLegend"));
+    m_legend->setWordWrap(true);
+    m_legend->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    left->addWidget(m_legend);
     m_schedulerBar = new QWidget(stage);
     auto *schedLayout = new QVBoxLayout(m_schedulerBar);
     schedLayout->setContentsMargins(0, 0, 0, 0);
@@ -157,6 +201,7 @@ void WorkshopWindow::buildUi()
             if (r.index == row)
                 showReport(r);
     });
+    connect(m_steps, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem *item) { backTo(m_steps->row(item)); });
     m_detail = new QTextBrowser(split);
     m_detail->setObjectName(QStringLiteral("workshopStepDetail"));
     m_detail->setOpenLinks(false);
@@ -173,16 +218,44 @@ void WorkshopWindow::buildUi()
     m_views->setWindowFlags(Qt::Widget);
     m_views->setWindowTitle(tr("Lock views"));
 
-    auto *main = new QSplitter(Qt::Horizontal, this);
+    // The lock views keep no menu bar of their own inside this window (the workshop's is the
+    // window's), and count TTLs down on the stage clock.
+    m_views->menuBar()->hide();
+    // The views' own minimum sizes (charts, the detail's sections) add up to more than 720 px
+    // in projector fonts: in this window they may shrink, their parts scroll.
+    m_views->setMinimumSize(320, 240);
+    m_views->detailPanel()->setMinimumSize(200, 120);
+    for (QTabWidget *tabs : m_views->findChildren<QTabWidget *>())
+        tabs->setMinimumSize(200, 100);
+    const auto clock = [this] { return viewClockMs(); };
+    m_views->lockModel()->setClock(clock);
+    m_views->detailPanel()->setClock(clock);
+    if (auto *ttl = qobject_cast<TtlBarDelegate *>(m_views->lockView()->itemDelegateForColumn(LockTableModel::TtlColumn)))
+        ttl->setClock(clock);
+
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    m_clockBadge = new QLabel(central);
+    m_clockBadge->setObjectName(QStringLiteral("workshopClock"));
+    m_clockBadge->setTextFormat(Qt::RichText);
+    m_clockBadge->setContentsMargins(8, 3, 8, 3);
+    centralLayout->addWidget(m_clockBadge);
+    auto *main = new QSplitter(Qt::Horizontal, central);
+    main->setObjectName(QStringLiteral("workshopSplitter"));
     main->addWidget(stage);
     main->addWidget(m_views);
     main->setStretchFactor(0, 1);
     main->setStretchFactor(1, 1);
     main->setSizes({760, 840});
-    setCentralWidget(main);
+    m_mainSplit = main;
+    centralLayout->addWidget(main, 1);
+    setCentralWidget(central);
     m_views->start();
     statusBar()->showMessage(tr("Private redis-server on %1: nothing here touches any other Redis").arg(m_sandbox.address()));
     applyLook();
+    refreshClockBadge();
 }
 
 bool WorkshopWindow::loadScenario(const QString &nameOrPath, QString *error)
@@ -213,7 +286,29 @@ void WorkshopWindow::startRun()
     delete m_runner;
     m_reports.clear();
     m_runner = new ScenarioRunner(m_scenario, m_sandbox, this);
+    m_runner->setTimeRuns(m_timeRunsAction->isChecked());
     connect(m_runner, &ScenarioRunner::stepFinished, this, &WorkshopWindow::onStep);
+    connect(m_runner, &ScenarioRunner::timeHeldChanged, this, [this](bool held) {
+        m_frozenAtMs = LockSnapshot::steadyNowMs();
+        refreshClockBadge();
+        Q_UNUSED(held);
+    });
+    connect(m_runner, &ScenarioRunner::timeReapplied, this, [this] { m_frozenAtMs = LockSnapshot::steadyNowMs(); });
+    connect(m_runner, &ScenarioRunner::rewound, this, [this](int index, const QString &error) {
+        m_reports = m_runner->reports();
+        refreshSteps();
+        refreshScheduler();
+        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
+                             "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
+                             "again, or let another client act (scheduler).</p>")
+                              .arg(index + 1)
+                          + (error.isEmpty() ? QString() : tr("<p style='color:#c0392b'>%1</p>").arg(error.toHtmlEscaped()))
+                          + (m_reports.isEmpty() ? QString() : html(m_reports.last())));
+        if (m_steps->count() > index)
+            m_steps->setCurrentRow(index);
+        statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
+        emit rewound(index);
+    });
     connect(m_runner, &ScenarioRunner::failed, this, [this](const QString &error) {
         setPlaying(false);
         m_detail->setHtml(tr("<p style='color:#c0392b'><b>The private Redis cannot be reached:</b> %1</p>")
@@ -223,6 +318,8 @@ void WorkshopWindow::startRun()
                           .arg(m_scenario.summary.toHtmlEscaped()));
     refreshSteps();
     refreshScheduler();
+    applyActorNames();
+    refreshClockBadge();
 }
 
 void WorkshopWindow::restart()
@@ -239,6 +336,121 @@ bool WorkshopWindow::step()
 bool WorkshopWindow::stepAs(const QString &actor)
 {
     return m_runner && !m_runner->isBusy() && m_runner->nextFor(actor);
+}
+
+bool WorkshopWindow::stepBack()
+{
+    if (!m_runner || m_runner->isBusy())
+        return false;
+    setPlaying(false);
+    QString error;
+    if (!m_runner->stepBack(&error)) {
+        statusBar()->showMessage(tr("Cannot step back: %1").arg(error));
+        return false;
+    }
+    return true;
+}
+
+bool WorkshopWindow::backTo(int index)
+{
+    if (!m_runner || m_runner->isBusy())
+        return false;
+    setPlaying(false);
+    QString error;
+    if (!m_runner->rewindTo(index, &error)) {
+        statusBar()->showMessage(tr("Cannot go back to step %1: %2").arg(index + 1).arg(error));
+        return false;
+    }
+    return true;
+}
+
+void WorkshopWindow::setTimeRuns(bool runs)
+{
+    m_timeRunsAction->setChecked(runs);
+    if (m_runner)
+        m_runner->setTimeRuns(runs);
+    refreshClockBadge();
+}
+
+bool WorkshopWindow::isTimeHeld() const { return m_runner && m_runner->isTimeHeld(); }
+
+qint64 WorkshopWindow::viewClockMs() const
+{
+    return isTimeHeld() && m_frozenAtMs > 0 ? m_frozenAtMs : LockSnapshot::steadyNowMs();
+}
+
+void WorkshopWindow::refreshClockBadge()
+{
+    if (!m_clockBadge)
+        return;
+    const bool runs = m_timeRunsAction && m_timeRunsAction->isChecked();
+    QString text, bg, fg;
+    if (runs) {
+        text = tr("<b>TIME RUNS</b> between steps: TTLs and waiters' deadlines count down in real time, as in "
+                  "production (T: hold it)");
+        bg = QStringLiteral("#2e7d32");
+        fg = QStringLiteral("white");
+    } else if (isTimeHeld()) {
+        text = tr("<b>TIME PAUSED</b>: TTLs and waiters' deadlines stand still on the workshop server until the next "
+                  "step; take your time (T: let it run)");
+        bg = QStringLiteral("#ffd200");
+        fg = QStringLiteral("black");
+    } else {
+        text = tr("Time runs during a step only; between steps it stands still (T: let it run)");
+        bg = QStringLiteral("#ffe98a");
+        fg = QStringLiteral("black");
+    }
+    m_clockBadge->setText(text);
+    m_clockBadge->setStyleSheet(QStringLiteral("QLabel#workshopClock { background: %1; color: %2; }").arg(bg, fg));
+}
+
+QList<QPair<QString, QString>> WorkshopWindow::shortcuts() const
+{
+    return {
+        {tr("Space, →"), tr("Step: run the next step")},
+        {tr("←, Backspace"), tr("Step back: the server goes back to before the last step")},
+        {tr("Ctrl+Backspace, double-click"), tr("Back to before the selected step")},
+        {tr("P"), tr("Play / Pause")},
+        {tr("Ctrl+Home"), tr("Restart the scenario on an emptied server")},
+        {tr("T"), tr("Let time run between steps (off: time stands still)")},
+        {tr("Ctrl+S"), tr("You are the scheduler: pick who acts next")},
+        {tr("F11"), tr("Projector mode")},
+        {tr("Ctrl+=, Ctrl+-"), tr("Larger / smaller")},
+        {tr("F5"), tr("Lock views: scan the workshop server again")},
+        {tr("Ctrl+F"), tr("Lock views: filter")},
+    };
+}
+
+void WorkshopWindow::showShortcuts()
+{
+    QString h = tr("<table cellpadding='4'>");
+    for (const auto &s : shortcuts())
+        h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(s.first.toHtmlEscaped(), s.second.toHtmlEscaped());
+    h += QStringLiteral("</table>");
+    QMessageBox::information(this, tr("Keyboard shortcuts"), h);
+}
+
+void WorkshopWindow::applyActorNames()
+{
+    if (!m_legend)
+        return;
+    QStringList parts;
+    const QHash<QString, QString> ids = m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>();
+    for (const Scenario::Actor &a : std::as_const(m_scenario.actors)) {
+        const QString id = ids.key(a.name);
+        parts << tr("<b>%1</b> = client %2, thread %3")
+                     .arg(a.name.toHtmlEscaped(), id.isEmpty() ? tr("(a fresh id at the first step)") : id.left(8) + QStringLiteral("…"))
+                     .arg(a.threadId);
+    }
+    m_legend->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+    m_views->setActorNames(ActorNames(ids)); // every lock view says "A", the client id in its tooltips
+    m_legend->setToolTip(ids.isEmpty() ? QString() : [&] {
+        QStringList l;
+        for (auto it = ids.cbegin(); it != ids.cend(); ++it)
+            l << QStringLiteral("%1 = %2").arg(it.value(), it.key());
+        l.sort();
+        return l.join(QLatin1Char('\n'));
+    }());
 }
 
 void WorkshopWindow::setPlaying(bool playing)
@@ -262,12 +474,17 @@ void WorkshopWindow::setSpeed(double speed)
 void WorkshopWindow::onStep(const StepReport &report)
 {
     m_reports << report;
+    if (report.index == 0 || m_reports.size() == 1)
+        applyActorNames();
+    refreshClockBadge();
     // The lock views follow the lock the step acted on (unless the teacher picked another).
     if (!report.lock.isEmpty() && m_views->selectedLockName().isEmpty())
         m_views->selectLock(report.lock);
     refreshSteps();
     refreshScheduler();
     showReport(report);
+    if (m_projector)
+        QTimer::singleShot(300, this, [this] { applyStageLayout(); });
     emit stepShown(report);
     if (m_runner->atEnd()) {
         setPlaying(false);
@@ -340,13 +557,49 @@ void WorkshopWindow::setProjectorMode(bool on)
 {
     m_projector = on;
     m_projectorAction->setChecked(on);
-    if (on && m_zoom < 1.5)
-        m_zoom = 1.5;
+    if (on && m_zoom < 1.4)
+        m_zoom = 1.4;
     else if (!on)
         m_zoom = 1.0;
     applyLook();
+    applyStageLayout();
     if (!m_reports.isEmpty())
         showReport(m_reports.last());
+}
+
+void WorkshopWindow::applyStageLayout()
+{
+    // For a room (issue 16): at 1280x720 with projector fonts the lock table shows name, holder,
+    // hold count, TTL and waiters without scrolling, the detail (holders, waiter queue with
+    // deadlines) goes under it at full width, and the event log's columns fit their text.
+    QTableView *table = m_views->lockView();
+    auto *top = qobject_cast<QSplitter *>(table->parentWidget());
+    table->setColumnHidden(LockTableModel::KindColumn, m_projector);
+    table->setColumnHidden(LockTableModel::NodeColumn, true);
+    if (top) {
+        top->setOrientation(m_projector ? Qt::Vertical : Qt::Horizontal);
+        top->setSizes(m_projector ? QList<int>{80, 360} : QList<int>{980, 380});
+    }
+    m_summary->setVisible(!m_projector); // it opens the step detail too; the room needs the height
+
+    if (m_mainSplit)
+        m_mainSplit->setSizes(m_projector ? QList<int>{width() * 42 / 100, width() * 58 / 100} : QList<int>{760, 840});
+    for (QTableView *v : m_views->findChildren<QTableView *>()) {
+        if (v->model() != m_views->eventModel())
+            continue;
+        for (int c = 0; c < EventLogModel::DetailColumn; ++c)
+            v->resizeColumnToContents(c);
+        // Holders are actor names here: the header is the widest thing in that column.
+        v->setColumnWidth(EventLogModel::HolderColumn,
+                          v->horizontalHeader()->fontMetrics().horizontalAdvance(tr("Holder / waiter")) + 24);
+    }
+    // Projector: the visible columns share the table's width (headers elide), so none is ever
+    // scrolled off; the detail leaves out the raw keys (the stage shows them, before and after).
+    table->horizontalHeader()->setSectionResizeMode(m_projector ? QHeaderView::Stretch : QHeaderView::Interactive);
+    table->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+    m_views->detailPanel()->setCompact(m_projector);
+    if (auto *views = qobject_cast<QSplitter *>(m_views->centralWidget()); views && m_projector)
+        views->setSizes({450, 120});
 }
 
 void WorkshopWindow::applyLook()
@@ -355,7 +608,7 @@ void WorkshopWindow::applyLook()
     f.setPointSizeF(m_baseFont.pointSizeF() * m_zoom);
     setFont(f);
     QFont title = f;
-    title.setPointSizeF(f.pointSizeF() * 1.4);
+    title.setPointSizeF(f.pointSizeF() * (m_projector ? 1.15 : 1.4));
     m_title->setFont(title);
     if (m_projector) {
         QPalette p;
@@ -370,6 +623,16 @@ void WorkshopWindow::applyLook()
         p.setColor(QPalette::HighlightedText, Qt::black);
         p.setColor(QPalette::ToolTipBase, Qt::black);
         p.setColor(QPalette::ToolTipText, Qt::white);
+        p.setColor(QPalette::PlaceholderText, QColor(0xb0, 0xb0, 0xb0)); // the filter's hint was black on black
+        p.setColor(QPalette::BrightText, QColor(0xff, 0xd2, 0x00));
+        p.setColor(QPalette::Link, QColor(0x7f, 0xc8, 0xff));
+        p.setColor(QPalette::Light, QColor(0x60, 0x60, 0x60));
+        p.setColor(QPalette::Midlight, QColor(0x48, 0x48, 0x48));
+        p.setColor(QPalette::Mid, QColor(0x38, 0x38, 0x38));
+        p.setColor(QPalette::Dark, QColor(0x20, 0x20, 0x20));
+        p.setColor(QPalette::Shadow, Qt::black);
+        for (QPalette::ColorRole r : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText})
+            p.setColor(QPalette::Disabled, r, QColor(0x90, 0x90, 0x90));
         setPalette(p);
     } else {
         setPalette(QApplication::palette());
@@ -409,8 +672,14 @@ QString WorkshopWindow::html(const StepReport &r) const
         h += tr("<p><b>Doctor:</b> %1</p>").arg(t(f));
     if (!r.error.isEmpty())
         h += tr("<p style='color:#c0392b'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped());
-    if (!r.narration.isEmpty())
+    if (!r.narration.isEmpty() && r.ok) {
         h += QStringLiteral("<p style='font-size:large'>%1</p>").arg(r.narration.toHtmlEscaped());
+    } else if (!r.narration.isEmpty()) {
+        // The scenario's text tells the branch it expected, not the one that ran: say so.
+        h += tr("<p style='color:gray'><b>Expected:</b> <s>%1</s></p>").arg(r.narration.toHtmlEscaped());
+        h += tr("<p style='color:#e74c3c; font-size:large'><b>Did not hold:</b> %1</p>")
+                 .arg(t(r.failedChecks().join(QStringLiteral("; "))));
+    }
 
     // Keys before and after, side by side; changed rows highlighted.
     QStringList keys = r.before.keys();

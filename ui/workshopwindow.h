@@ -12,6 +12,7 @@ class QComboBox;
 class QHBoxLayout;
 class QLabel;
 class QListWidget;
+class QSplitter;
 class QTextBrowser;
 class QTimer;
 
@@ -25,16 +26,24 @@ class ScenarioRunner;
  * with LockScope's own Redisson-compatible clients (ScenarioRunner) and lets a teacher walk a
  * room through it.
  *
- * Left, the stage: the scenario's title and summary, its steps (✓ held, ✗ broken, ▶ next), and for
- * the last step who did what (client id, thread id, the call in Redisson terms), which branch of
- * the Lua script ran, the keys before and after with the changes highlighted, the pub/sub message
- * and whom it woke, the narration and the step's checks. Right, the ordinary lock views (table,
- * detail, TTL chart, timeline) watching the same private server, read-only.
+ * Left, the stage: the scenario's title and summary, a legend of its actors (name = client id,
+ * thread), its steps (✓ held, ✗ broken, ▶ next), and for the last step who did what, the call in
+ * Redisson terms, which branch of the Lua script ran, the keys before and after with the changes
+ * highlighted, the pub/sub message and whom it woke, the narration (or, when an expectation did
+ * not hold, what was expected and what did not hold) and the step's checks. Right, the ordinary
+ * lock views (table, detail, TTL chart, timeline, event log) watching the same private server,
+ * read-only, naming the actors ("A", client id in the tooltip).
  *
- * Controls: Step (Space), Play/Pause (P) at 0.1x-4x (one step every 2.5 s at 1x), Restart (Ctrl+R,
- * a fresh run on a flushed server), and "You are the scheduler" (Ctrl+S): one button per actor
- * with steps left, the teacher picks who acts next (steps stay atomic: one at a time). Projector
- * mode (F5) switches to large fonts and a high-contrast theme, live; Ctrl+= / Ctrl+- scale.
+ * The stage clock (ScenarioRunner, StageClock): between steps time stands still on the server
+ * (TTLs and fair deadlines held) and the views' countdowns stand still with it; a banner says so.
+ * "Let time run" (T, off by default) lets it run between steps.
+ *
+ * Controls (one set, no key shared with the embedded lock views; Help > Keyboard shortcuts):
+ * Step (Space, →), Step back (←, Backspace: the server goes back to the keys before the last
+ * step), Back to the selected step (Ctrl+Backspace, or double-click a run step), Play/Pause (P) at
+ * 0.1x-4x (one step every 2.5 s at 1x), Restart (Ctrl+Home, a fresh run on a flushed server), Let
+ * time run (T), "You are the scheduler" (Ctrl+S: one button per actor with steps left), Projector
+ * (F11: large fonts, high contrast, live; Ctrl+= / Ctrl+- scale).
  */
 class WorkshopWindow : public QMainWindow
 {
@@ -52,6 +61,14 @@ public:
     bool step();
     /** Runs `actor`'s next step (scheduler mode's buttons; "" = a time step). */
     bool stepAs(const QString &actor);
+    /** Goes back to before the last step run (ScenarioRunner::stepBack); rewound() when done. */
+    bool stepBack();
+    /** Goes back to before step `index` (0-based) ran; rewound() when done. */
+    bool backTo(int index);
+    /** "Let time run" (off by default): time runs between steps too. */
+    void setTimeRuns(bool runs);
+    /** True while time stands still on the workshop server (between steps). */
+    bool isTimeHeld() const;
     void setPlaying(bool playing);
     void setSpeed(double speed);
     void restart();
@@ -63,8 +80,13 @@ public:
     /** The embedded lock views. */
     MainWindow *lockViews() const { return m_views; }
 
+    /** The workshop's keyboard shortcuts, as Help > Keyboard shortcuts lists them: (keys, what). */
+    QList<QPair<QString, QString>> shortcuts() const;
+
 signals:
     void stepShown(const lockscope::StepReport &report);
+    /** After stepBack()/backTo(`index`): the server is as before that step. */
+    void rewound(int index);
     void scenarioFinished(bool allExpectationsHeld);
 
 private:
@@ -75,7 +97,13 @@ private:
     void refreshScheduler();
     void showReport(const StepReport &report);
     void applyLook();
+    void applyStageLayout();
+    void applyActorNames();
+    void refreshClockBadge();
+    void showShortcuts();
     QString html(const StepReport &report) const;
+    /** The lock views' countdown clock: real time, standing still while the stage clock holds. */
+    qint64 viewClockMs() const;
 
     RedisEndpoint m_sandbox;
     Scenario m_scenario;
@@ -88,6 +116,11 @@ private:
     QLabel *m_summary = nullptr;
     QListWidget *m_steps = nullptr;
     QTextBrowser *m_detail = nullptr;
+    QLabel *m_clockBadge = nullptr;
+    QSplitter *m_mainSplit = nullptr;
+    QLabel *m_legend = nullptr;
+    QAction *m_timeRunsAction = nullptr;
+    qint64 m_frozenAtMs = 0; ///< steady ms of the stage clock's last re-apply while held
     QWidget *m_schedulerBar = nullptr;
     QHBoxLayout *m_schedulerButtons = nullptr;
     QAction *m_playAction = nullptr;

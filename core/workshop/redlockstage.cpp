@@ -94,6 +94,11 @@ QString RedLockStage::address(int index) const
 
 bool RedLockStage::isStopped(int index) const { return index >= 0 && index < count() && m_stopped.at(index); }
 
+RedisConnection *RedLockStage::reader(int index) const
+{
+    return index >= 0 && index < count() && !m_stopped.at(index) ? m_readers.at(index) : nullptr;
+}
+
 void RedLockStage::dump(const QString &lockName, std::function<void(const StepReport::Keys &)> then)
 {
     struct Acc

@@ -47,6 +47,9 @@ public:
     int count() const { return int(m_servers.size()); }
     QString address(int index) const;
     bool isStopped(int index) const;
+    /** The stage's own read connection to server `index` (0-based), for the stage clock; nullptr
+     *  once that server is stopped. */
+    RedisConnection *reader(int index) const;
     /**
      * Reads `lockName` on every server (HGETALL + PTTL, read-only) as keys named
      * "server N (host:port) · lockName"; a stopped server shows as a key of type "down".

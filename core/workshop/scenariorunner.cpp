@@ -87,9 +87,175 @@ ScenarioRunner::ScenarioRunner(const Scenario &scenario, const RedisEndpoint &en
     : QObject(parent), m_scenario(scenario), m_endpoint(endpoint),
       m_dump(RedisScript::fromResource(QStringLiteral("workshop_dump"))),
       m_fairAcquire(RedisScript::fromResource(QStringLiteral("fair_acquire"))),
-      m_fencedWrite(RedisScript::fromResource(QStringLiteral("workshop_fenced_write")))
+      m_fencedWrite(RedisScript::fromResource(QStringLiteral("workshop_fenced_write"))),
+      m_stageClock(new StageClock(this))
 {
     m_clock.start();
+    m_stageClock->setServers([this] { return clockServers(); });
+    connect(m_stageClock, &StageClock::holdingChanged, this, &ScenarioRunner::timeHeldChanged);
+    connect(m_stageClock, &StageClock::applied, this, &ScenarioRunner::timeReapplied);
+}
+
+QVector<RedisConnection *> ScenarioRunner::clockServers() const
+{
+    QVector<RedisConnection *> servers{m_control};
+    if (m_stage)
+        for (int i = 0; i < m_stage->count(); ++i)
+            servers << m_stage->reader(i);
+    return servers;
+}
+
+void ScenarioRunner::setTimeRuns(bool runs)
+{
+    if (runs == m_timeRuns)
+        return;
+    m_timeRuns = runs;
+    if (m_busy || !m_started || m_failed)
+        return; // a step in flight: its end holds the clock or not
+    if (runs)
+        m_stageClock->release(nullptr);
+    else
+        holdThen([] {});
+}
+
+void ScenarioRunner::holdThen(std::function<void()> then)
+{
+    if (m_timeRuns || m_failed) {
+        then();
+        return;
+    }
+    m_stageClock->read(false, [this, then](const StageClock::Reading &reading) {
+        m_stageClock->hold(reading);
+        then();
+    });
+}
+
+ScenarioRunner::Checkpoint ScenarioRunner::checkpoint(const StageClock::Reading &servers) const
+{
+    Checkpoint cp;
+    cp.servers = servers;
+    cp.done = m_done;
+    cp.reports = int(m_reports.size());
+    if (m_stage)
+        for (int i = 0; i < m_stage->count(); ++i)
+            cp.stopped << m_stage->isStopped(i);
+    for (const ActorRuntime &a : m_actors) {
+        cp.waitingOn.insert(a.def.name, a.waitingOn);
+        cp.lastToken.insert(a.def.name, a.lastToken);
+        const QString field = a.client->holderField(a.def.threadId);
+        for (const QString &lock : m_scenario.lockNames())
+            for (const QString &f : {field, field + QStringLiteral(":write")})
+                cp.leases.insert(a.def.name + QLatin1Char('\n') + lock + QLatin1Char('\n') + f, a.client->unlockLeaseMs(lock, f));
+    }
+    return cp;
+}
+
+QList<int> ScenarioRunner::rewindableSteps() const
+{
+    QList<int> out;
+    for (auto it = m_checkpoints.cbegin(); it != m_checkpoints.cend(); ++it)
+        if (it->reports < m_reports.size())
+            out << it.key();
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+bool ScenarioRunner::stepBack(QString *error)
+{
+    if (m_reports.isEmpty()) {
+        if (error)
+            *error = tr("no step has run yet");
+        return false;
+    }
+    return rewindTo(m_reports.last().index, error);
+}
+
+bool ScenarioRunner::rewindTo(int index, QString *error)
+{
+    auto refuse = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (m_busy)
+        return refuse(tr("a step is running: go back when it has finished"));
+    const auto it = m_checkpoints.constFind(index);
+    if (it == m_checkpoints.cend() || it->reports >= m_reports.size())
+        return refuse(tr("step %1 has not run: there is nothing to go back to").arg(index + 1));
+    const Checkpoint cp = *it;
+    for (int i = 0; m_stage && i < cp.stopped.size(); ++i)
+        if (!cp.stopped.at(i) && m_stage->isStopped(i))
+            return refuse(tr("RedLock server %1 was stopped after step %2, and a stopped server cannot come back: "
+                             "Restart the scenario instead").arg(i + 1).arg(index + 1));
+    m_busy = true;
+    m_running = false;
+    m_stageClock->release([this, cp, index] {
+        m_stageClock->restore(cp.servers, [this, cp, index](const QString &restoreError) {
+            for (auto c = m_checkpoints.begin(); c != m_checkpoints.end();)
+                c = c->reports > cp.reports ? m_checkpoints.erase(c) : std::next(c);
+            restoreClients(cp, [this, index, restoreError] {
+                // restore() holds the clock at the checkpoint; let it run if the teacher said so.
+                auto done = [this, index, restoreError] {
+                    m_busy = false;
+                    emit rewound(index, restoreError);
+                };
+                if (m_timeRuns)
+                    m_stageClock->release(done);
+                else
+                    done();
+            });
+        });
+    });
+    return true;
+}
+
+void ScenarioRunner::restoreClients(const Checkpoint &cp, std::function<void()> then)
+{
+    m_done = cp.done;
+    m_reports.resize(cp.reports);
+    m_received.clear();
+    QList<QPair<QByteArray, qint64>> wanted; // channel -> actors that wait on it after the restore
+    QSet<QByteArray> changed;
+    for (ActorRuntime &a : m_actors) {
+        a.lastToken = cp.lastToken.value(a.def.name, -1);
+        const QSet<QByteArray> want = cp.waitingOn.value(a.def.name);
+        for (const QByteArray &ch : QSet<QByteArray>(a.waitingOn).subtract(want)) {
+            a.client->releaseChannel(ch);
+            changed.insert(ch);
+        }
+        for (const QByteArray &ch : QSet<QByteArray>(want).subtract(a.waitingOn)) {
+            a.client->retainChannel(ch);
+            changed.insert(ch);
+        }
+        a.waitingOn = want;
+    }
+    for (auto l = cp.leases.cbegin(); l != cp.leases.cend(); ++l) {
+        const QStringList parts = l.key().split(QLatin1Char('\n'));
+        if (ActorRuntime *a = parts.size() == 3 ? actor(parts.at(0)) : nullptr)
+            a->client->noteAcquired(parts.at(1), parts.at(2), l.value(), false);
+    }
+    if (changed.isEmpty()) {
+        then();
+        return;
+    }
+    QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
+    for (const QByteArray &ch : std::as_const(changed)) {
+        qint64 n = 0;
+        for (const ActorRuntime &a : std::as_const(m_actors))
+            n += a.waitingOn.contains(ch) ? 1 : 0;
+        wanted.append({ch, n});
+        numsub.append(ch);
+    }
+    poll(
+        [this, numsub, wanted](std::function<void(bool)> answer) {
+            m_control->send(numsub, this, [answer, wanted](const RedisReply &r) {
+                bool all = r.isArray() && r.size() == 2 * wanted.size();
+                for (int i = 0; all && i < wanted.size(); ++i)
+                    all = r.at(2 * i + 1).toInteger() == wanted.at(i).second;
+                answer(all);
+            });
+        },
+        kSettleTimeoutMs, [then](bool) { then(); });
 }
 
 ScenarioRunner::~ScenarioRunner() = default;
@@ -333,6 +499,18 @@ void ScenarioRunner::poll(Poll probe, int timeoutMs, std::function<void(bool)> d
 }
 
 void ScenarioRunner::beginStep()
+{
+    // Time runs again for the step (it held still since the last one), and the picture before
+    // the step is kept for rewindTo().
+    m_stageClock->release([this] {
+        m_stageClock->read(true, [this](const StageClock::Reading &reading) {
+            m_checkpoints.insert(m_nextIndex, checkpoint(reading));
+            runStep();
+        });
+    });
+}
+
+void ScenarioRunner::runStep()
 {
     const Scenario::Step &step = m_scenario.steps.at(m_nextIndex);
     m_current = StepReport();
@@ -768,16 +946,21 @@ void ScenarioRunner::finishStep(const Scenario::Step &step, const Outcome &outco
     if (m_done.size() < m_scenario.steps.size())
         m_done.resize(m_scenario.steps.size(), false);
     m_done[m_nextIndex] = true;
-    m_busy = false;
-    emit stepFinished(m_current);
-    if (m_running) {
-        if (atEnd()) {
-            m_running = false;
-            emit finished(allExpectationsHeld());
-        } else {
-            QTimer::singleShot(0, this, [this] { next(); });
+    holdThen([this] {
+        m_busy = false;
+        emit stepFinished(m_current);
+        if (m_running) {
+            if (atEnd()) {
+                m_running = false;
+                emit finished(allExpectationsHeld());
+            } else {
+                QTimer::singleShot(m_paceMs, this, [this] {
+                    if (m_running)
+                        next();
+                });
+            }
         }
-    }
+    });
 }
 
 QString ScenarioRunner::branchOf(const Scenario::Step &step, const Outcome &o) const
@@ -832,7 +1015,8 @@ QString ScenarioRunner::branchOf(const Scenario::Step &step, const Outcome &o) c
             return QStringLiteral("unlock: hold count %1 -> %2, PEXPIRE %3 -> 0 = still held, no message")
                 .arg(countBefore).arg(countAfter).arg(lease);
         if (o.result == QLatin1String("released"))
-            return QStringLiteral("unlock: hold count 1 -> 0 -> DEL %1, PUBLISH %2 0 -> 1 = released").arg(name, channel);
+            return QStringLiteral("unlock: hold count %1 -> 0 -> DEL %2, PUBLISH %3 0 -> 1 = released")
+                .arg(countBefore).arg(name, channel);
     }
     if (s == QLatin1String("renew"))
         return o.result == QLatin1String("renewed")
@@ -872,11 +1056,19 @@ QString ScenarioRunner::branchOf(const Scenario::Step &step, const Outcome &o) c
                            .arg(why, field, deadline).arg(o.pttlMs).arg(pos);
     }
     if (s == QLatin1String("fairUnlock")) {
+        if (o.result == QLatin1String("released") && !existedBefore)
+            return m_current.messageChannel.isEmpty()
+                       ? QStringLiteral("fair unlock: PRUNE; %1 is gone (expired or deleted meanwhile), queue empty: no message -> 1 "
+                                        "(Redisson reports success although nothing was held)").arg(name)
+                       : QStringLiteral("fair unlock: PRUNE; %1 is gone (expired or deleted meanwhile) -> PUBLISH %2 0 (the head "
+                                        "waiter) -> 1 (Redisson reports success although nothing was held)")
+                             .arg(name, m_current.messageChannel);
         if (o.result == QLatin1String("released"))
             return m_current.messageChannel.isEmpty()
-                       ? QStringLiteral("fair unlock: PRUNE; hold count 1 -> 0 -> DEL %1, queue empty: no message -> 1 = released").arg(name)
-                       : QStringLiteral("fair unlock: PRUNE; hold count 1 -> 0 -> DEL %1, PUBLISH %2 0 (the head waiter only) -> 1 = released")
-                             .arg(name, m_current.messageChannel);
+                       ? QStringLiteral("fair unlock: PRUNE; hold count %1 -> 0 -> DEL %2, queue empty: no message -> 1 = released")
+                             .arg(countBefore).arg(name)
+                       : QStringLiteral("fair unlock: PRUNE; hold count %1 -> 0 -> DEL %2, PUBLISH %3 0 (the head waiter only) -> 1 = released")
+                             .arg(countBefore).arg(name, m_current.messageChannel);
         if (o.result == QLatin1String("still_held"))
             return QStringLiteral("fair unlock: hold count %1 -> %2, PEXPIRE %3 -> 0 = still held").arg(countBefore).arg(countAfter).arg(lease);
         return QStringLiteral("fair unlock: HEXISTS %1 = 0 -> nil = IllegalMonitorStateException").arg(field);

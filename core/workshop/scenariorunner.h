@@ -1,6 +1,7 @@
 #pragma once
 
 #include "scenario.h"
+#include "stageclock.h"
 #include "stepreport.h"
 
 #include "redis/redisendpoint.h"
@@ -46,6 +47,18 @@ class RedisSubscriber;
  * up to 1 s), the narration and the checks of the step's expectations.
  *
  * Transport and server errors do not stop the run: the step reports `error` and fails.
+ *
+ * Stage clock (issue 16): between two steps time on the private server(s) stands still
+ * (StageClock): each key's TTL and each fair waiter's time to its deadline are held where the
+ * step left them, however long the teacher talks, so a scenario's expectations hold at any pace.
+ * Time runs only inside a step (a `pause`, an `expireWait`, a `tryLock`'s wait, and the few ms any
+ * step takes), or between steps when setTimeRuns(true) ("Let time run"). The simulated clients
+ * take explicit leases (see above), so no watchdog timer of theirs runs in a pause.
+ *
+ * Step back (issue 16): before each step the runner keeps a checkpoint: every key of the
+ * server(s) (DUMP payload, TTL left, waiters' time left) and its own client state (the steps
+ * done, the reports, each actor's subscriptions as a waiting client, fencing token and leases).
+ * rewindTo() puts all of it back; the steps then go on in any order.
  */
 class ScenarioRunner : public QObject
 {
@@ -83,12 +96,44 @@ public:
     /** Client id -> actor name (for StepReport::toText). Empty before connecting. */
     QHash<QString, QString> actorOfClientId() const;
 
+    /** "Let time run": false (default) holds time between steps (see the class comment); true
+     *  lets TTLs and deadlines run down in real time between steps, as in production. Switching
+     *  it between steps takes effect at once. */
+    void setTimeRuns(bool runs);
+    bool timeRuns() const { return m_timeRuns; }
+    /** True while time stands still on the server(s): between steps, with time not let run. */
+    bool isTimeHeld() const { return m_stageClock->isHolding(); }
+    /** run(): wall time (ms) between one step's end and the next one's start, as a teacher
+     *  talking; 0 (default) = none. The clock stands still meanwhile unless time runs. */
+    void setPaceMs(int ms) { m_paceMs = qMax(0, ms); }
+
+    /** Steps that can be gone back to (0-based indexes): those run so far, in this timeline. */
+    QList<int> rewindableSteps() const;
+    /**
+     * Goes back to just before step `index` ran (its latest run): the server(s) get back every key
+     * as it was then (FLUSH + RESTORE of the DUMP payloads, TTLs and waiters' deadlines as held),
+     * the actors their subscriptions (UNSUBSCRIBE/SUBSCRIBE until PUBSUB NUMSUB agrees), fencing
+     * tokens and leases; the reports of that step and later ones are dropped. Asynchronous:
+     * rewound(index) when done, failed to start (false, with `*error`) while a step runs, for a
+     * step not run, or when a RedLock server stopped since (a stopped server cannot come back).
+     */
+    bool rewindTo(int index, QString *error = nullptr);
+    /** rewindTo() the step run last. */
+    bool stepBack(QString *error = nullptr);
+
 signals:
     void stepFinished(const lockscope::StepReport &report);
     /** After the last step. */
     void finished(bool allExpectationsHeld);
     /** The sandbox could not be reached (no step can run). */
     void failed(const QString &error);
+    /** After rewindTo(`index`): the server and the runner are as before that step; reports()
+     *  are those of the steps before it. `error` is empty unless a server refused the restore. */
+    void rewound(int index, const QString &error);
+    /** Time on the server(s) began (true) or stopped (false) standing still. */
+    void timeHeldChanged(bool held);
+    /** A held clock was put back on the server(s) (every StageClock::kReapplyMs). */
+    void timeReapplied();
 
 private:
     struct ActorRuntime
@@ -118,6 +163,17 @@ private:
         int granted = -1;      ///< redlock: components granted
         QString components;    ///< redlock: each server's outcome, as text
     };
+    /** The picture taken before a step (for rewindTo). */
+    struct Checkpoint
+    {
+        StageClock::Reading servers;
+        QVector<bool> done;
+        int reports = 0;
+        QVector<bool> stopped;                    ///< RedLock servers stopped then
+        QHash<QString, QSet<QByteArray>> waitingOn; ///< actor -> channels
+        QHash<QString, qint64> lastToken;         ///< actor -> fencing token
+        QHash<QString, qint64> leases;            ///< "actor\nlock\nfield" -> unlock lease ms
+    };
     using Done = std::function<void(const Outcome &)>;
     using Poll = std::function<void(std::function<void(bool)> answer)>;
 
@@ -125,6 +181,12 @@ private:
     void startStep(int index);
     void connectAll(std::function<void()> then);
     void beginStep();
+    void runStep();
+    /** After a step (or a rewind): hold the clock (unless time runs), then `then`. */
+    void holdThen(std::function<void()> then);
+    Checkpoint checkpoint(const StageClock::Reading &servers) const;
+    void restoreClients(const Checkpoint &cp, std::function<void()> then);
+    QVector<RedisConnection *> clockServers() const;
     void act(const Scenario::Step &step, Done done);
     void afterAction(const Scenario::Step &step, const Outcome &outcome);
     void settle(const Scenario::Step &step, const Outcome &outcome);
@@ -159,6 +221,10 @@ private:
     bool m_busy = false;
     bool m_running = false;
     bool m_failed = false;
+    StageClock *m_stageClock = nullptr;
+    bool m_timeRuns = false;
+    int m_paceMs = 0;
+    QHash<int, Checkpoint> m_checkpoints; ///< step index -> before its latest run
 };
 
 } // namespace lockscope

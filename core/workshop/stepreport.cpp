@@ -175,7 +175,44 @@ QJsonObject StepReport::toJson() const
         o.insert(QStringLiteral("findings"), QJsonArray::fromStringList(findings));
     if (!error.isEmpty())
         o.insert(QStringLiteral("error"), error);
+    if (!ok)
+        o.insert(QStringLiteral("did_not_hold"), QJsonArray::fromStringList(failedChecks()));
     return o;
+}
+
+namespace {
+QString checkValueText(const QJsonValue &v)
+{
+    if (v.isArray()) {
+        QStringList s;
+        for (const QJsonValue &e : v.toArray())
+            s.append(valueText(e));
+        return QLatin1Char('[') + s.join(QStringLiteral(", ")) + QLatin1Char(']');
+    }
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    return valueText(v);
+}
+} // namespace
+
+QStringList StepReport::failedChecks() const
+{
+    QStringList out;
+    for (const Check &c : checks)
+        if (!c.held)
+            out.append(QStringLiteral("%1: expected %2, saw %3").arg(c.name, checkValueText(c.expected), checkValueText(c.actual)));
+    if (!error.isEmpty())
+        out.append(QStringLiteral("error: %1").arg(error));
+    return out;
+}
+
+QString StepReport::narrationText() const
+{
+    if (narration.isEmpty() || ok)
+        return narration;
+    const QStringList failed = failedChecks();
+    return QStringLiteral("expected: %1 — did not hold: %2")
+        .arg(narration, failed.isEmpty() ? QStringLiteral("the step failed") : failed.join(QStringLiteral("; ")));
 }
 
 QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
@@ -211,20 +248,15 @@ QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
         for (const QString &c : ch)
             out.append(QStringLiteral("    %1").arg(replaceIds(c, actorOfClientId)));
     }
-    if (!narration.isEmpty())
+    if (!narration.isEmpty() && ok) {
         out.append(QStringLiteral("  why:     %1").arg(narration));
+    } else if (!narration.isEmpty()) {
+        // The narration tells the branch the scenario expected, which is not the one that ran.
+        out.append(QStringLiteral("  expected: %1").arg(narration));
+        out.append(QStringLiteral("  did not hold: %1").arg(replaceIds(failedChecks().join(QStringLiteral("; ")), actorOfClientId)));
+    }
     for (const Check &c : checks) {
-        auto j = [](const QJsonValue &v) {
-            if (v.isArray()) {
-                QStringList s;
-                for (const QJsonValue &e : v.toArray())
-                    s.append(valueText(e));
-                return QLatin1Char('[') + s.join(QStringLiteral(", ")) + QLatin1Char(']');
-            }
-            if (v.isBool())
-                return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-            return valueText(v);
-        };
+        auto j = [](const QJsonValue &v) { return checkValueText(v); };
         out.append(QStringLiteral("  expect:  %1 = %2 %3 (saw %4)")
                        .arg(c.name, j(c.expected), c.held ? QStringLiteral("OK") : QStringLiteral("FAILED"), j(c.actual)));
     }

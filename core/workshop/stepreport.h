@@ -74,12 +74,20 @@ struct StepReport
     /** The JSON line of `workshop run --json`: index, actor, client_id, thread_id, action, call,
      *  lock, branch, result, reply, token, message {channel, payload}, woke, narration,
      *  keys_before, keys_after ({key: {type, pttl_ms, value}}), changes, checks
-     *  [{name, expected, actual, held}], ok, error, started_us, finished_us. */
+     *  [{name, expected, actual, held}], did_not_hold (failedChecks(), only when not ok), ok, error,
+     *  started_us, finished_us. */
     QJsonObject toJson() const;
     /** One key's content as text: "hash A:1=2 PTTL 2900 ms", "list [B:1, C:1]", ... */
     static QString keyText(const Key &key);
     /** `text` with every client id replaced by its actor's name. */
     static QString withActorNames(const QString &text, const QHash<QString, QString> &actorOfClientId);
+    /** The expectations that did not hold, one sentence each, e.g. "result: expected released,
+     *  saw not_held". Empty when every expectation held. */
+    QStringList failedChecks() const;
+    /** The narration as it may be told: the scenario's text when every expectation held (it
+     *  describes the branch that ran); otherwise "expected: <text> — did not hold: <failedChecks>",
+     *  since the text then describes a branch that did not run. Empty without narration. */
+    QString narrationText() const;
     /** Human text of the step; client ids are shown as actor names via `actorOfClientId`. */
     QString toText(const QHash<QString, QString> &actorOfClientId) const;
 };

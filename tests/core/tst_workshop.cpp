@@ -1,6 +1,8 @@
 // Workshop mode (issue 7): every shipped scenario runs to completion on a private redis-server
 // with its expectations met; malformed scenario files are rejected with the line and the reason;
 // steps never overlap (one action in flight); `lockscope-cli workshop list|run` end to end.
+// Issue 16: time stands still between steps (a teacher's pace: 5 s between steps, every shipped
+// scenario), narration of a step whose expectations failed says so, step back and fork.
 
 #include "demo/redisserverprocess.h"
 #include "workshop/scenario.h"
@@ -8,10 +10,12 @@
 
 #include "testsupport.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -339,6 +343,187 @@ private slots:
 
         r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("no-such-scenario")});
         QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
+    }
+
+    // Issue 16: the teacher talks 5 s between steps; with the stage clock every shipped scenario's
+    // expectations hold. All scenarios run at once (each CLI has its own redis-server), so the
+    // test takes as long as the longest scenario (12 steps: about a minute).
+    void cliHoldsEveryScenarioAtATeachersPace()
+    {
+        const QStringList names = Scenario::builtInNames();
+        QVector<QProcess *> runs;
+        for (const QString &name : names) {
+            auto *p = new QProcess(this);
+            p->start(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), name, QStringLiteral("--json"),
+                                 QStringLiteral("--pace-ms"), QStringLiteral("5000")});
+            runs << p;
+        }
+        for (int i = 0; i < runs.size(); ++i) {
+            QProcess *p = runs.at(i);
+            QVERIFY2(p->waitForFinished(180000), qPrintable(names.at(i)));
+            const QByteArray out = p->readAllStandardOutput();
+            QVERIFY2(p->exitCode() == 0, qPrintable(names.at(i) + QLatin1Char('\n') + QString::fromUtf8(out)
+                                                    + QString::fromUtf8(p->readAllStandardError())));
+            const QList<QByteArray> lines = out.trimmed().split('\n');
+            for (const QByteArray &line : lines)
+                QVERIFY2(QJsonDocument::fromJson(line).object().value(QStringLiteral("ok")).toBool(), line.constData());
+            // 5 s between steps really passed: the last step started at least (steps - 1) x 5 s
+            // after the first.
+            const QJsonObject first = QJsonDocument::fromJson(lines.first()).object();
+            const QJsonObject last = QJsonDocument::fromJson(lines.at(lines.size() - 2)).object();
+            const double spanMs = (last.value(QStringLiteral("started_us")).toDouble()
+                                   - first.value(QStringLiteral("started_us")).toDouble()) / 1000.0;
+            QVERIFY2(spanMs >= (lines.size() - 2) * 5000.0, qPrintable(QStringLiteral("%1: %2 ms").arg(names.at(i)).arg(spanMs)));
+            delete p;
+        }
+        const auto bad = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("reentrancy"),
+                                                      QStringLiteral("--pace-ms"), QStringLiteral("-1")});
+        QVERIFY2(bad.finished && bad.exitCode == 1 && bad.err.contains("--pace-ms must be between 0 and"), qPrintable(bad.describe()));
+    }
+
+    // Between steps the lock's PTTL and the fair waiters' time to their deadlines stay where the
+    // step left them, on the server itself; letting time run makes them run down again.
+    void timeStandsStillBetweenSteps()
+    {
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::loadBuiltIn(QStringLiteral("fair-handoff"), &s, &error), qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy stepped(&runner, &ScenarioRunner::stepFinished);
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY(runner.next());
+            QVERIFY(waitUntil([&] { return stepped.count() == i + 1; }, 10000));
+        }
+        QVERIFY(runner.isTimeHeld());
+        const quint16 port = m_server.endpoint().port();
+        auto pttl = [port] { return test::redisCli(port, {QStringLiteral("PTTL"), QStringLiteral("payments")}).out.trimmed().toLongLong(); };
+        const qint64 ttl0 = pttl();
+        const QByteArray zset0 = test::redisCli(port, {QStringLiteral("ZRANGE"), QStringLiteral("redisson_lock_timeout:{payments}"),
+                                                       QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("WITHSCORES")}).out;
+        const qint64 now0 = QDateTime::currentMSecsSinceEpoch();
+        QVERIFY2(ttl0 > 2500 && ttl0 <= 3000, qPrintable(QString::number(ttl0)));
+        QTest::qWait(3500); // longer than the 3 s lease
+        const qint64 ttl1 = pttl();
+        QVERIFY2(ttl1 > ttl0 - 2 * StageClock::kReapplyMs, qPrintable(QStringLiteral("%1 -> %2").arg(ttl0).arg(ttl1)));
+        const QByteArray zset1 = test::redisCli(port, {QStringLiteral("ZRANGE"), QStringLiteral("redisson_lock_timeout:{payments}"),
+                                                       QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("WITHSCORES")}).out;
+        const qint64 now1 = QDateTime::currentMSecsSinceEpoch();
+        // B's deadline moved with the clock: as far ahead of now as before the wait.
+        const qint64 left0 = qint64(zset0.split('\n').value(1).trimmed().toDouble()) - now0;
+        const qint64 left1 = qint64(zset1.split('\n').value(1).trimmed().toDouble()) - now1;
+        QVERIFY2(qAbs(left1 - left0) < 3 * StageClock::kReapplyMs, qPrintable(QStringLiteral("%1 -> %2").arg(left0).arg(left1)));
+
+        // Let time run: the lease runs down in real time (and the lock expires).
+        QSignalSpy held(&runner, &ScenarioRunner::timeHeldChanged);
+        runner.setTimeRuns(true);
+        QVERIFY(waitUntil([&] { return !runner.isTimeHeld(); }, 5000));
+        QVERIFY(waitUntil([&] { return pttl() < ttl1 - 500; }, 5000));
+        runner.setTimeRuns(false);
+        QVERIFY(waitUntil([&] { return runner.isTimeHeld(); }, 5000));
+        QVERIFY(held.count() >= 2);
+    }
+
+    // A step whose expectation did not hold does not tell the expected branch as what happened.
+    void narrationOfAFailedStepSaysItDidNotHold()
+    {
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::parse(kWrongExpectation, &s, &error), qPrintable(error));
+        s.steps[1].narration = QStringLiteral("B takes the lock.");
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 0; }, 20000));
+        const StepReport &r = runner.reports().at(1);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.result, QStringLiteral("refused"));
+        QVERIFY2(r.branch.startsWith(QLatin1String("acquire: held by another")), qPrintable(r.branch));
+        QCOMPARE(r.narrationText(), QStringLiteral("expected: B takes the lock. — did not hold: result: expected acquired, saw refused"));
+        const QString text = r.toText(runner.actorOfClientId());
+        QVERIFY2(!text.contains(QLatin1String("why:")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("did not hold: result: expected acquired, saw refused")), qPrintable(text));
+        QCOMPARE(r.toJson().value(QStringLiteral("did_not_hold")).toArray().size(), 1);
+    }
+
+    // Step back from the last step to step 2 and step on: the same results as the first time,
+    // on a server restored to the keys before step 2; then a fork in another order.
+    void stepBackAndStepOnGivesTheSameResults_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString &n : Scenario::builtInNames())
+            QTest::newRow(qPrintable(n)) << n;
+    }
+    void stepBackAndStepOnGivesTheSameResults()
+    {
+        QFETCH(QString, name);
+        Scenario s;
+        QString error;
+        QVERIFY2(Scenario::loadBuiltIn(name, &s, &error), qPrintable(error));
+        ScenarioRunner runner(s, m_server.endpoint());
+        QSignalSpy finished(&runner, &ScenarioRunner::finished);
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 0; }, 60000));
+        QVERIFY(runner.allExpectationsHeld());
+        const QVector<StepReport> first = runner.reports();
+        QCOMPARE(runner.rewindableSteps().size(), s.steps.size());
+
+        QSignalSpy rewound(&runner, &ScenarioRunner::rewound);
+        if (s.servers > 0) {
+            // RedLock: step 2 stops a server, which cannot come back: going back before it is refused.
+            QVERIFY(!runner.rewindTo(1, &error));
+            QVERIFY2(error.contains(QLatin1String("cannot come back")), qPrintable(error));
+            return;
+        }
+        QVERIFY2(runner.rewindTo(1, &error), qPrintable(error));
+        QVERIFY(waitUntil([&] { return rewound.count() > 0; }, 10000));
+        QCOMPARE(rewound.first().at(1).toString(), QString());
+        QCOMPARE(runner.reports().size(), 1);
+        QCOMPARE(runner.firstPending(), 1);
+        QVERIFY(runner.isTimeHeld());
+        runner.run();
+        QVERIFY(waitUntil([&] { return finished.count() > 1; }, 60000));
+        const QVector<StepReport> again = runner.reports();
+        QCOMPARE(again.size(), first.size());
+        // Keys before step 2 are those the first run had (TTLs as held, give or take the re-apply).
+        QCOMPARE(again.at(1).before.keys(), first.at(1).before.keys());
+        for (auto it = first.at(1).before.cbegin(); it != first.at(1).before.cend(); ++it) {
+            const StepReport::Key k = again.at(1).before.value(it.key());
+            QCOMPARE(k.type, it->type);
+            if (it->type != QLatin1String("zset")) // fair deadlines moved with the clock
+                QCOMPARE(k.value, it->value);
+            QVERIFY2(qAbs(k.pttlMs - it->pttlMs) < 3 * StageClock::kReapplyMs, qPrintable(it.key()));
+        }
+        for (int i = 1; i < first.size(); ++i) {
+            const StepReport &a = first.at(i), &b = again.at(i);
+            QVERIFY2(b.ok, qPrintable(b.toText(runner.actorOfClientId())));
+            QCOMPARE(b.index, a.index);
+            QCOMPARE(b.result, a.result);
+            QCOMPARE(b.woke, a.woke);
+            QCOMPARE(b.messageChannel, a.messageChannel);
+            QCOMPARE(b.after.keys(), a.after.keys());
+            QCOMPARE(b.checks.size(), a.checks.size());
+            for (int c = 0; c < a.checks.size(); ++c) {
+                QCOMPARE(b.checks.at(c).held, a.checks.at(c).held);
+                if (!a.checks.at(c).name.startsWith(QLatin1String("pttl"))) // a PTTL read varies by a few ms
+                    QCOMPARE(b.checks.at(c).actual, a.checks.at(c).actual);
+            }
+        }
+        if (name != QLatin1String("fair-handoff"))
+            return;
+        // Fork: back to before step 2, and this time C asks before B: C queues first.
+        QVERIFY2(runner.rewindTo(1, &error), qPrintable(error));
+        QVERIFY(waitUntil([&] { return rewound.count() > 1; }, 10000));
+        QSignalSpy stepped(&runner, &ScenarioRunner::stepFinished);
+        QVERIFY(runner.nextFor(QStringLiteral("C")));
+        QVERIFY(waitUntil([&] { return stepped.count() > 0; }, 10000));
+        QCOMPARE(runner.reports().last().index, 2);
+        QCOMPARE(runner.reports().last().result, QStringLiteral("queued"));
+        for (const StepReport::Check &c : runner.reports().last().checks)
+            if (c.name == QLatin1String("queue"))
+                QCOMPARE(c.actual, QJsonValue(QJsonArray{QStringLiteral("C")}));
+        QVERIFY(!runner.reports().last().ok); // the scenario's order expected [B, C]
+        QVERIFY(!runner.rewindTo(7, &error));
+        QVERIFY2(error.contains(QLatin1String("has not run")), qPrintable(error));
     }
 
 private:

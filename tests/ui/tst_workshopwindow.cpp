@@ -1,16 +1,26 @@
 // Workshop mode's window on a private redis-server: stepping a shipped scenario shows the call,
 // the script branch, the keys before/after and the narration, next to the lock views; the
 // scheduler picks who acts next; projector mode scales and recolours live.
+// Issue 16: 5 s between steps in the window (time stands still), step back, a projector layout
+// at 1280x720 with one unambiguous set of shortcuts.
 #include "workshopwindow.h"
 
+#include "eventlogmodel.h"
 #include "locktablemodel.h"
 #include "mainwindow.h"
+
+#include <QMenuBar>
 
 #include "demo/redisserverprocess.h"
 #include "workshop/scenariorunner.h"
 
 #include <QDir>
+#include <QHeaderView>
+#include <QLabel>
 #include <QListWidget>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QTableView>
 #include <QTextBrowser>
 #include <QtTest>
 
@@ -25,6 +35,9 @@ private slots:
     void stepsThroughFairHandOff();
     void schedulerPicksWhoActsNext();
     void everyShippedScenarioPlaysToTheEnd();
+    void everyShippedScenarioAtATeachersPace();
+    void stepBackAndStepOn();
+    void projectorAt1280x720();
 
 private:
     bool stepAndWait(WorkshopWindow &w);
@@ -133,6 +146,128 @@ void TestWorkshopWindow::everyShippedScenarioPlaysToTheEnd()
         QCOMPARE(finished.size(), 1);
         QVERIFY2(finished.first().first().toBool(), qPrintable(name));
     }
+}
+
+void TestWorkshopWindow::everyShippedScenarioAtATeachersPace()
+{
+    // One window per shipped scenario, each on its own redis-server, all stepped together with 5 s
+    // between steps (a teacher talking): with time standing still every expectation holds. The
+    // views' countdown stands still too.
+    const QStringList names = Scenario::builtInNames();
+    std::vector<std::unique_ptr<RedisServerProcess>> servers;
+    std::vector<std::unique_ptr<WorkshopWindow>> windows;
+    for (const QString &name : names) {
+        servers.push_back(std::make_unique<RedisServerProcess>());
+        QString error;
+        QVERIFY2(servers.back()->start(10000, &error), qPrintable(error));
+        windows.push_back(std::make_unique<WorkshopWindow>(servers.back()->endpoint()));
+        QVERIFY2(windows.back()->loadScenario(name, &error), qPrintable(error));
+    }
+    bool checkedBadge = false;
+    for (int round = 0;; ++round) {
+        bool any = false;
+        for (auto &w : windows) {
+            if (w->reports().size() >= w->scenario().steps.size())
+                continue;
+            any = true;
+            QVERIFY(w->step());
+        }
+        if (!any)
+            break;
+        for (auto &w : windows)
+            QVERIFY2(QTest::qWaitFor([&] { return w->reports().size() >= qMin(round + 1, int(w->scenario().steps.size())); }, 20000),
+                     qPrintable(w->scenario().name));
+        if (!checkedBadge && round == 0) {
+            WorkshopWindow &w = *windows.front();
+            QTRY_VERIFY_WITH_TIMEOUT(w.isTimeHeld(), 5000);
+            auto *badge = w.findChild<QLabel *>(QStringLiteral("workshopClock"));
+            QVERIFY(badge && badge->text().contains(QLatin1String("TIME PAUSED")));
+            checkedBadge = true;
+        }
+        QTest::qWait(5000);
+    }
+    for (auto &w : windows) {
+        for (const StepReport &r : w->reports())
+            QVERIFY2(r.ok, qPrintable(w->scenario().name + QLatin1Char('\n') + r.toText({})));
+    }
+    windows.clear();
+    for (auto &s : servers)
+        s->stop();
+}
+
+void TestWorkshopWindow::stepBackAndStepOn()
+{
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("fair-handoff")));
+    for (int i = 0; i < w.scenario().steps.size(); ++i)
+        QVERIFY(stepAndWait(w));
+    const QVector<StepReport> first = w.reports();
+    QSignalSpy rewound(&w, &WorkshopWindow::rewound);
+    QVERIFY(w.backTo(1));
+    QVERIFY(rewound.wait(10000));
+    QCOMPARE(w.reports().size(), 1);
+    auto *steps = w.findChild<QListWidget *>(QStringLiteral("workshopSteps"));
+    QVERIFY(steps->item(1)->text().startsWith(QStringLiteral("▶")));
+    auto *detail = w.findChild<QTextBrowser *>(QStringLiteral("workshopStepDetail"));
+    QVERIFY2(detail->toPlainText().contains(QLatin1String("Back before step 2")), qPrintable(detail->toPlainText()));
+    for (int i = 1; i < first.size(); ++i)
+        QVERIFY(stepAndWait(w));
+    for (int i = 0; i < first.size(); ++i) {
+        QVERIFY2(w.reports().at(i).ok, qPrintable(w.reports().at(i).toText({})));
+        QCOMPARE(w.reports().at(i).result, first.at(i).result);
+        QCOMPARE(w.reports().at(i).woke, first.at(i).woke);
+    }
+    // Step back from the end, one step (←).
+    QVERIFY(w.stepBack());
+    QVERIFY(rewound.wait(10000));
+    QCOMPARE(w.reports().size(), first.size() - 1);
+}
+
+void TestWorkshopWindow::projectorAt1280x720()
+{
+    // One set of shortcuts: none shared with the embedded lock views (F5 is their Refresh).
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("Ambiguous shortcut")));
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("fair-handoff")));
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::keyClick(&w, Qt::Key_F11);
+    QVERIFY(w.projectorMode());
+    QTest::keyClick(&w, Qt::Key_F5); // the lock views' Refresh, nothing of the workshop's
+    QVERIFY(w.projectorMode());
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(stepAndWait(w));
+    // Before step 4: A holds (hold count, TTL standing still), B and C wait with their deadlines.
+    QTRY_VERIFY_WITH_TIMEOUT(w.lockViews()->lockModel()->rowCount() >= 1, 10000);
+    w.lockViews()->selectLock(QStringLiteral("payments"));
+    QTest::qWait(800);
+    shot(w, QStringLiteral("workshop-projector-1280x720-step4.png"));
+    const QModelIndex holder = w.lockViews()->lockModel()->index(0, LockTableModel::HolderColumn);
+    QCOMPARE(holder.data().toString(), QStringLiteral("A")); // actors by name
+    QVERIFY(holder.data(Qt::ToolTipRole).toString().contains(w.reports().first().clientId));
+    QVERIFY(stepAndWait(w));
+    QVERIFY(!w.lockViews()->menuBar()->isVisible()); // no menu bar nested in the window
+    QTRY_VERIFY_WITH_TIMEOUT(w.lockViews()->lockModel()->rowCount() >= 1, 10000);
+    w.lockViews()->selectLock(QStringLiteral("payments"));
+    QTest::qWait(800);
+    QCOMPARE(w.size(), QSize(1280, 720)); // the window fits the room's screen, nothing pushes it larger
+    shot(w, QStringLiteral("workshop-projector-1280x720.png"));
+    // Name, holder, hold count, TTL and waiters all visible without scrolling.
+    QTableView *table = w.lockViews()->lockView();
+    for (int c : {LockTableModel::NameColumn, LockTableModel::HolderColumn, LockTableModel::HoldCountColumn,
+                  LockTableModel::TtlColumn, LockTableModel::WaitingColumn}) {
+        QVERIFY2(!table->isColumnHidden(c), qPrintable(QString::number(c)));
+        const int right = table->columnViewportPosition(c) + table->columnWidth(c);
+        QVERIFY2(table->columnViewportPosition(c) >= 0 && right <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(right).arg(table->viewport()->width())));
+    }
+    QCOMPARE(table->horizontalScrollBar()->value(), 0);
+    const QList<QPair<QString, QString>> keys = w.shortcuts();
+    QStringList all;
+    for (const auto &k : keys)
+        all << k.first;
+    QVERIFY(!all.join(QLatin1Char(',')).contains(QLatin1String("Ctrl+R")));
 }
 
 QTEST_MAIN(TestWorkshopWindow)
