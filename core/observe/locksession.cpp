@@ -40,16 +40,16 @@ LockSession::LockSession(const Options &options, QObject *parent)
     // Issue 13.3: a network that drops everything silently is noticed in ~3 s, not never.
     conn->setHealthCheckMs(1000, 3000);
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
-    m_probe = new DoctorProbe(conn, this);
+    m_single.probe = new DoctorProbe(conn, this);
     if (!options.endpoint.isSentinel()) { // a Sentinel-resolved master would need the resolver too
         m_pool->scanConnection()->setHealthCheckMs(1000, 3000);
         m_monitor->setScanConnection(m_pool->scanConnection()); // the monitor opens it
-        m_probe->setScanConnection(m_pool->scanConnection());
+        m_single.probe->setScanConnection(m_pool->scanConnection());
     }
-    m_client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
-    m_forceUnlocker = new ForceUnlocker(conn, this);
-    m_repairs = new LockRepairs(conn, this);
-    m_reader = new SnapshotReader(conn, this);
+    m_single.client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
+    m_single.unlocker = new ForceUnlocker(conn, this);
+    m_single.repairs = new LockRepairs(conn, this);
+    m_single.reader = new SnapshotReader(conn, this);
     qRegisterMetaType<lockscope::LockFinding>();
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
     attachWatcher(m_monitor);
@@ -66,10 +66,10 @@ LockSession::LockSession(const Options &options, QObject *parent)
         emit findingsUpdated(m_doctor.diagnose(m_watcher->locks(), LockSnapshot::steadyNowMs()));
     });
 
-    connect(m_client, &LockClient::watchdogLost, this, [this](const QString &name) {
+    connect(m_single.client, &LockClient::watchdogLost, this, [this](const QString &name) {
         emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(name));
     });
-    watchOwnHolds(m_client);
+    watchOwnHolds(m_single.client);
 }
 
 LockSession::~LockSession() = default;
@@ -208,21 +208,28 @@ void LockSession::enableCluster(const ClusterTopology &topology)
     emit clusterNodesChanged(m_clusterMonitor->nodeStatuses());
 }
 
+LockSession::NodeTools &LockSession::toolsFor(const QString &name, QString *address)
+{
+    address->clear();
+    if (!m_router)
+        return m_single;
+    *address = m_router->topology().masterForKey(RedisBytes::toBytes(name));
+    return address->isEmpty() ? m_single : m_nodeTools[*address];
+}
+
 SnapshotReader *LockSession::readerFor(const QString &name)
 {
-    if (!m_router)
-        return m_reader;
-    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
-    SnapshotReader *&r = m_nodeReaders[node];
-    if (!r)
-        r = new SnapshotReader(m_router->connectionFor(node), this);
-    return r;
+    QString node;
+    NodeTools &tools = toolsFor(name, &node);
+    if (!tools.reader)
+        tools.reader = new SnapshotReader(m_router->connectionFor(node), this);
+    return tools.reader;
 }
 
 void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback)
 {
     if (!m_router) {
-        m_probe->run(std::move(callback));
+        m_single.probe->run(std::move(callback));
         return;
     }
     const QStringList masters = m_router->topology().masters();
@@ -240,7 +247,7 @@ void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)
     merge->callback = std::move(callback);
     QVector<DoctorProbe *> probes;
     for (const QString &address : masters) {
-        DoctorProbe *&p = m_nodeProbes[address];
+        DoctorProbe *&p = m_nodeTools[address].probe;
         if (!p) {
             p = new DoctorProbe(m_router->connectionFor(address), this);
             ClusterRouter *router = m_router;
@@ -277,9 +284,10 @@ QByteArray LockSession::publishCommand() const
 
 QStringList LockSession::holdsAtRisk() const
 {
-    QStringList out = m_client->watchdog()->atRisk().keys();
-    for (const LockClient *c : m_nodeClients)
-        out += c->watchdog()->atRisk().keys();
+    QStringList out = m_single.client->watchdog()->atRisk().keys();
+    for (const NodeTools &tools : m_nodeTools)
+        if (tools.client)
+            out += tools.client->watchdog()->atRisk().keys();
     out.sort();
     out.removeDuplicates();
     return out;
@@ -341,14 +349,11 @@ void LockSession::watchOwnHolds(LockClient *client)
 
 LockClient *LockSession::clientFor(const QString &name)
 {
-    if (!m_router)
-        return m_client;
     // One client per master, all with LockScope's client id, so holds, renewals and releases of
     // a lock go to the master serving its slot (Redisson routes the same way, §7).
-    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
-    if (node.isEmpty())
-        return m_client;
-    LockClient *&c = m_nodeClients[node];
+    QString node;
+    NodeTools &tools = toolsFor(name, &node);
+    LockClient *&c = tools.client;
     if (!c) {
         const RedisEndpoint ep = m_router->endpointFor(node);
         c = new LockClient(m_router->connectionFor(node), m_router->pool()->subscriber(ep), this, m_clientId);
@@ -359,7 +364,7 @@ LockClient *LockSession::clientFor(const QString &name)
         c->watchdog()->setOneSlotPerBatch(true);
         c->setPublishCommand(publishCommand());
         if (m_router->topology().shardedPubSub()) {
-            ShardedSubscriber *&sub = m_nodeSharded[node];
+            ShardedSubscriber *&sub = tools.sharded;
             if (!sub) {
                 sub = new ShardedSubscriber(ep, this);
                 sub->open();
@@ -376,10 +381,8 @@ LockClient *LockSession::clientFor(const QString &name)
 
 ForceUnlocker *LockSession::unlockerFor(const QString &name)
 {
-    if (!m_router)
-        return m_forceUnlocker;
-    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
-    ForceUnlocker *&u = m_nodeUnlockers[node];
+    QString node;
+    ForceUnlocker *&u = toolsFor(name, &node).unlocker;
     if (!u) {
         u = new ForceUnlocker(m_router->connectionFor(node), this);
         // Redisson's verb, plus a classic PUBLISH after an SPUBLISH: see setAlsoPublishClassic().
@@ -391,10 +394,8 @@ ForceUnlocker *LockSession::unlockerFor(const QString &name)
 
 LockRepairs *LockSession::repairsFor(const QString &name)
 {
-    if (!m_router)
-        return m_repairs;
-    const QString node = m_router->topology().masterForKey(RedisBytes::toBytes(name));
-    LockRepairs *&r = m_nodeRepairs[node];
+    QString node;
+    LockRepairs *&r = toolsFor(name, &node).repairs;
     if (!r) {
         r = new LockRepairs(m_router->connectionFor(node), this);
         r->setPublishCommand(publishCommand());

@@ -104,7 +104,7 @@ public:
     LockWatcher *watcher() const { return m_watcher; }
     /** The single server's monitor; nullptr once the session found a Redis Cluster. */
     LockMonitor *monitor() const { return m_monitor; }
-    LockClient *client() const { return m_client; }
+    LockClient *client() const { return m_single.client; }
     RedisConnection *connection() const;
 
     /** Redis Cluster mode (after enableCluster()): the router, and the monitor of all masters,
@@ -267,27 +267,33 @@ private:
     /** Makes `watcher` the one this session follows: options applied, signals forwarded. */
     void attachWatcher(LockWatcher *watcher);
     bool m_detecting = false; ///< start() is asking whether the server is a cluster node
-    QHash<QString, SnapshotReader *> m_nodeReaders;   ///< cluster: by master address
-    QHash<QString, ForceUnlocker *> m_nodeUnlockers;  ///< cluster: by master address
-    QHash<QString, LockClient *> m_nodeClients;       ///< cluster: by master address
-    QHash<QString, DoctorProbe *> m_nodeProbes;       ///< cluster: by master address
-    QHash<QString, LockRepairs *> m_nodeRepairs;      ///< cluster: by master address
+    /** What LockScope reads and writes one server with (issue 14: five per-master caches). The
+     *  single server's are made at construction; a cluster master's on first use, each tool
+     *  on the master's own command connection. */
+    struct NodeTools
+    {
+        SnapshotReader *reader = nullptr;
+        ForceUnlocker *unlocker = nullptr;
+        LockClient *client = nullptr;
+        DoctorProbe *probe = nullptr;
+        LockRepairs *repairs = nullptr;
+        ShardedSubscriber *sharded = nullptr; ///< cluster with sharded pub/sub: own waiters
+    };
+    NodeTools m_single;                    ///< the server (also: a cluster name of no known master)
+    QHash<QString, NodeTools> m_nodeTools; ///< cluster: by master address
+    /** The tools of the server serving `name` (its master's in a cluster); `address` gets the
+     *  master's address, empty for the single server. */
+    NodeTools &toolsFor(const QString &name, QString *address);
     QHash<LockClient *, FairLock *> m_fairLocks;         ///< by the LockClient they use
     QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
     QHash<LockClient *, FencedLock *> m_fencedLocks;
     /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
     QHash<QString, AcquireKind> m_heldKinds;
-    QHash<QString, ShardedSubscriber *> m_nodeSharded; ///< cluster, sharded pub/sub: own waiters, by master address
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
-    LockClient *m_client = nullptr;
-    ForceUnlocker *m_forceUnlocker = nullptr;
-    LockRepairs *m_repairs = nullptr;
-    SnapshotReader *m_reader = nullptr;
     AuditLog m_audit;
     LockDoctor m_doctor;
-    DoctorProbe *m_probe = nullptr;
     QTimer *m_doctorTimer = nullptr;
     int m_doctorTicks = 0;
     SentinelResolver *m_sentinel = nullptr;
