@@ -515,6 +515,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return usage(QStringLiteral("--cluster and a redis-sentinel:// URL exclude each other: Sentinel names one "
                                     "master, a cluster has many"));
     options.pattern = m_parser.value(QStringLiteral("pattern"));
+    options.detectCluster = true;
+    options.forceCluster = m_parser.isSet(QStringLiteral("cluster"));
     options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
     options.forcePolling = m_parser.isSet(QStringLiteral("poll"));
     options.pollBudget = qMax(100, m_parser.value(QStringLiteral("poll-budget")).toInt());
@@ -627,27 +629,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             runRepair();
       };
         // Redis Cluster: detected from the first node (INFO cluster), or forced with --cluster.
-        RedisConnection *seed = m_session->connection();
-        seed->open();
-        auto loadTopology = [this, seed, run] {
-            ClusterRouter::load(seed, this, [this, run](const ClusterTopology &topology, const QString &error) {
-                if (!topology.isValid()) {
-                    fail(ServerError, QStringLiteral("cannot read the cluster topology: %1").arg(error));
-                    return;
-                }
-                m_session->enableCluster(topology);
-                run();
-            });
-        };
-        if (m_parser.isSet(QStringLiteral("cluster"))) {
-            loadTopology();
-            return;
-        }
-        ClusterRouter::detect(seed, this, [run, loadTopology](bool cluster, const QString &) {
-            if (cluster)
-                loadTopology();
-            else
-                run(); // also when INFO failed or was refused: the single-server path decides
+        m_session->prepare([this, run](const QString &error) {
+            if (!error.isEmpty()) {
+                fail(ServerError, QStringLiteral("cannot read the cluster topology: %1").arg(error));
+                return;
+            }
+            run(); // also when INFO failed or was refused: the single-server path decides
         });
     });
     return true;

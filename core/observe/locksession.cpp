@@ -411,31 +411,57 @@ void LockSession::open()
         m_sentinel->startWatching();
 }
 
-void LockSession::start()
+void LockSession::prepare(std::function<void(const QString &error)> ready)
 {
-    if (m_options.detectCluster && !m_sentinel && !m_router && !m_detecting) { // Sentinel names one master
-        // Ask the first node whether it is part of a Redis Cluster; a refused or failed INFO
-        // (ACL, old server) means a single server, whose own path reports connection errors.
-        m_detecting = true;
-        open();
-        RedisConnection *seed = connection();
-        ClusterRouter::detect(seed, this, [this, seed](bool cluster, const QString &) {
-            if (!cluster) {
-                startWatching();
-                return;
-            }
-            ClusterRouter::load(seed, this, [this](const ClusterTopology &topology, const QString &error) {
-                if (topology.isValid())
-                    enableCluster(topology);
-                else
-                    emit errorOccurred(QStringLiteral("This node is in a Redis Cluster but its topology could not be read "
-                                                      "(%1): watching this node only").arg(error));
-                startWatching();
-            });
-        });
+    const bool ask = m_options.detectCluster || m_options.forceCluster;
+    if (m_detecting)
+        return; // one question at a time: the first caller's ready() runs
+    if (m_prepared || !ask || m_sentinel || m_router) { // Sentinel names one master
+        m_prepared = true;
+        ready(QString());
         return;
     }
-    startWatching();
+    m_detecting = true;
+    RedisConnection *seed = connection();
+    seed->open();
+    auto finish = [this, ready](const QString &error) {
+        m_detecting = false;
+        m_prepared = true;
+        ready(error);
+    };
+    auto load = [this, seed, finish] {
+        ClusterRouter::load(seed, this, [this, finish](const ClusterTopology &topology, const QString &error) {
+            if (topology.isValid())
+                enableCluster(topology);
+            finish(topology.isValid() ? QString() : error);
+        });
+    };
+    if (m_options.forceCluster) {
+        load();
+        return;
+    }
+    // A refused or failed INFO (ACL, old server) means a single server, whose own path reports
+    // connection errors.
+    ClusterRouter::detect(seed, this, [load, finish](bool cluster, const QString &) {
+        if (cluster)
+            load();
+        else
+            finish(QString());
+    });
+}
+
+void LockSession::start()
+{
+    if (m_prepared) {
+        startWatching();
+        return;
+    }
+    prepare([this](const QString &error) {
+        if (!error.isEmpty())
+            emit errorOccurred(QStringLiteral("This node is in a Redis Cluster but its topology could not be read "
+                                              "(%1): watching this node only").arg(error));
+        startWatching();
+    });
 }
 
 void LockSession::startWatching()

@@ -73,9 +73,11 @@ public:
         bool forcePolling = false;
         int pollIntervalMs = 1000;
         QString auditLogPath;  ///< empty = AuditLog::defaultPath()
-        /** start() first asks the server whether it is a Redis Cluster node (INFO cluster) and,
-         *  if so, watches every master (enableCluster()). The GUI sets it; the CLI decides itself. */
+        /** prepare() (and so start()) first asks the server whether it is a Redis Cluster node
+         *  (INFO cluster) and, if so, watches every master (enableCluster()). */
         bool detectCluster = false;
+        /** prepare() loads the cluster topology without asking (CLI --cluster). */
+        bool forceCluster = false;
         /** One discovery pass and one read per lock, then the monitor is idle for good
          *  (LockMonitor::setOneShot): no subscriptions, no polling, no doctor timer. CLI one-shot
          *  commands (list, doctor without --observe-ms). */
@@ -133,6 +135,17 @@ public:
     /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
     SentinelResolver *sentinel() const { return m_sentinel; }
 
+    /**
+     * Finds out what the server is, once (issue 14: the CLI and the session each had their own
+     * cluster detection): with Options::detectCluster asks the first node (INFO cluster; a
+     * refused or failed INFO means a single server), with forceCluster does not ask; for a cluster
+     * node loads the topology and calls enableCluster(). Opens the command connection only.
+     * `ready(error)` once, on this object's thread: `error` empty, or why the topology of a
+     * cluster node could not be read (the session then watches that node only). Sentinel:
+     * ready at once (Sentinel names one master). A call while one runs is ignored.
+     */
+    void prepare(std::function<void(const QString &)> ready);
+
 public slots:
     /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
      *  before start(); reads and writes of a lock then go to the master serving its slot. With
@@ -142,7 +155,8 @@ public slots:
     void enableCluster(const lockscope::ClusterTopology &topology);
     /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
     void open();
-    /** open() plus the LockMonitor: discovery, then live updates or polling. */
+    /** prepare() unless done, then open() plus the watcher: discovery, then live updates or
+     *  polling. A topology that could not be read is reported with errorOccurred(). */
     void start();
     void refresh();
     /** Stops a running scan (see LockMonitor::cancelDiscovery()). */
@@ -266,7 +280,8 @@ private:
     LockWatcher *m_watcher = nullptr; ///< m_monitor, or m_clusterMonitor in a cluster
     /** Makes `watcher` the one this session follows: options applied, signals forwarded. */
     void attachWatcher(LockWatcher *watcher);
-    bool m_detecting = false; ///< start() is asking whether the server is a cluster node
+    bool m_detecting = false; ///< prepare() is asking whether the server is a cluster node
+    bool m_prepared = false;  ///< prepare() finished
     /** What LockScope reads and writes one server with (issue 14: five per-master caches). The
      *  single server's are made at construction; a cluster master's on first use, each tool
      *  on the master's own command connection. */
