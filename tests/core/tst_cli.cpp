@@ -134,6 +134,7 @@ private slots:
     void signalsEndEveryCommand_data();
     void signalsEndEveryCommand();
     void acquireReleasesOnSignal();
+    void acquireAndReleaseAreAudited();
     void numericOptionsAreValidated();
     void commandLineConventions();
     void watchOnAnUnreachableServerExits2();
@@ -700,6 +701,31 @@ void TestCli::acquireReleasesOnSignal()
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray log = f.readAll();
     QVERIFY2(log.contains("\"release\""), log.constData());
+}
+
+// Issue 14: `acquire` takes the session's audited write path, as the dashboard does: one record
+// for the acquire and one for the release, each with its outcome and the state before.
+void TestCli::acquireAndReleaseAreAudited()
+{
+    const QString audit = QDir::temp().filePath(QStringLiteral("tst_cli_acq_audit_%1.jsonl").arg(QCoreApplication::applicationPid()));
+    QFile::remove(audit);
+    auto cleanup = qScopeGuard([&] { QFile::remove(audit); });
+    const ProcessResult r = cli({"--audit-log", audit, "acquire", "cli:audited", "--lease-ms", "30000", "--hold-ms", "100"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!m_admin->exists("cli:audited"));
+    QFile f(audit);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QStringList actions;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        const QJsonObject record = QJsonDocument::fromJson(line).object();
+        QCOMPARE(record.value(QStringLiteral("lock")).toString(), QStringLiteral("cli:audited"));
+        actions << record.value(QStringLiteral("action")).toString() + QLatin1Char('=')
+                       + record.value(QStringLiteral("outcome")).toString();
+    }
+    QVERIFY2(actions.size() == 2 && actions.at(0).startsWith(QLatin1String("acquire=")) && actions.at(1).startsWith(QLatin1String("release=")),
+             qPrintable(actions.join(QLatin1Char(' '))));
 }
 
 // Issue 15.6: every number is range-checked before anything is sent. `set-ttl --ttl-ms 0` (or
