@@ -3,7 +3,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
-#include "observe/lockdoctor.h"
+#include "diagnose/lockdoctor.h"
 
 #include <csignal>
 #include <cstdio>

@@ -10,8 +10,8 @@
 #include "workshopwindow.h"
 
 #include "demo/demoworkload.h"
-#include "observe/recording.h"
-#include "observe/replayplayer.h"
+#include "history/recording.h"
+#include "history/replayplayer.h"
 #include "demo/redisserverprocess.h"
 #include "workshop/scenario.h"
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "observe/lockevent.h"
-#include "observe/lockfilter.h"
-#include "observe/locksnapshot.h"
+#include "protocol/lockevent.h"
+#include "protocol/lockfilter.h"
+#include "protocol/locksnapshot.h"
 
 #include <QCommandLineParser>
 #include <QObject>

@@ -3,7 +3,7 @@
 #include "lockscopecli.h"
 
 #include "lock/lockclient.h"
-#include "observe/auditlog.h"
+#include "act/auditlog.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
 

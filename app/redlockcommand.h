@@ -3,7 +3,7 @@
 #include "connectionoptions.h"
 
 #include "lock/multilock.h"
-#include "observe/redlockreader.h"
+#include "redlock/redlockreader.h"
 
 #include <QCommandLineOption>
 #include <QList>

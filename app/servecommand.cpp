@@ -4,7 +4,7 @@
 
 #include "export/lockmetrics.h"
 #include "export/metricsserver.h"
-#include "observe/locksession.h"
+#include "session/locksession.h"
 
 #include <QCommandLineParser>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "observe/acquireplan.h"
-#include "observe/locksnapshot.h"
+#include "protocol/acquireplan.h"
+#include "protocol/locksnapshot.h"
 
 #include <QDialog>
 #include <QMap>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/clusternodestatus.h"
+#include "watch/clusternodestatus.h"
 
 #include <QHash>
 #include <QWidget>

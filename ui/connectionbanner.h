@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/lockmonitor.h"
+#include "watch/lockmonitor.h"
 
 #include <QFrame>
 

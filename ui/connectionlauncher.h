@@ -2,7 +2,7 @@
 
 #include "connectionprofile.h"
 
-#include "observe/locksession.h"
+#include "session/locksession.h"
 
 #include <QObject>
 

@@ -4,8 +4,8 @@
 #include "seriesdownsampler.h"
 #include "ttlbardelegate.h"
 
-#include "observe/historystore.h"
-#include "observe/lockdiscovery.h"
+#include "history/historystore.h"
+#include "watch/lockdiscovery.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -2,7 +2,7 @@
 
 #include "actornames.h"
 
-#include "observe/lockevent.h"
+#include "protocol/lockevent.h"
 
 #include <QAbstractTableModel>
 #include <QVector>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/lockfinding.h"
+#include "protocol/lockfinding.h"
 
 #include <QAbstractTableModel>
 #include <QIcon>

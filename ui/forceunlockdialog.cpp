@@ -2,7 +2,7 @@
 
 #include "ttlbardelegate.h"
 
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>

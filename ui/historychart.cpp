@@ -2,7 +2,7 @@
 
 #include "holderpalette.h"
 
-#include "observe/historystore.h"
+#include "history/historystore.h"
 
 #include <QComboBox>
 #include <QDateTime>

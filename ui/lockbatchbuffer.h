@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/locksnapshot.h"
+#include "protocol/locksnapshot.h"
 
 #include <QHash>
 #include <QSet>

@@ -1,10 +1,10 @@
 #include "lockdetailpanel.h"
 #include "redis/redisbytes.h"
-#include "observe/displaytext.h"
+#include "protocol/displaytext.h"
 
 #include "ttlbardelegate.h"
 
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 
 #include <QFormLayout>
 #include <QHeaderView>

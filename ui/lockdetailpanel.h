@@ -2,7 +2,7 @@
 
 #include "actornames.h"
 
-#include "observe/locksnapshot.h"
+#include "protocol/locksnapshot.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/lockfilter.h"
+#include "protocol/lockfilter.h"
 
 #include <QSortFilterProxyModel>
 

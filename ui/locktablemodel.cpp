@@ -1,6 +1,6 @@
 #include "locktablemodel.h"
 
-#include "observe/displaytext.h"
+#include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
 
 #include "findingmodel.h"

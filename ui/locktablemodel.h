@@ -2,8 +2,8 @@
 
 #include "actornames.h"
 
-#include "observe/clusternodestatus.h"
-#include "observe/locksnapshot.h"
+#include "watch/clusternodestatus.h"
+#include "protocol/locksnapshot.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

@@ -17,13 +17,13 @@
 #include "timelinewidget.h"
 #include "ttlchart.h"
 
-#include "observe/displaytext.h"
-#include "observe/lockdiscovery.h"
+#include "protocol/displaytext.h"
+#include "watch/lockdiscovery.h"
 #include "clustertopologypanel.h"
 #include "redlockdialog.h"
-#include "observe/lockdoctor.h"
-#include "observe/replayplayer.h"
-#include "observe/sessionrecorder.h"
+#include "diagnose/lockdoctor.h"
+#include "history/replayplayer.h"
+#include "history/sessionrecorder.h"
 
 #include <QScrollBar>
 #include <QAction>

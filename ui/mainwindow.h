@@ -2,12 +2,12 @@
 
 #include "actornames.h"
 
-#include "observe/lockevent.h"
-#include "observe/historystore.h"
-#include "observe/lockfinding.h"
-#include "observe/lockmonitor.h"
-#include "observe/locksession.h"
-#include "observe/locksnapshot.h"
+#include "protocol/lockevent.h"
+#include "history/historystore.h"
+#include "protocol/lockfinding.h"
+#include "watch/lockmonitor.h"
+#include "session/locksession.h"
+#include "protocol/locksnapshot.h"
 #include "lockbatchbuffer.h"
 
 #include <QColor>

@@ -2,7 +2,7 @@
 
 #include "ttlbardelegate.h"
 
-#include "observe/redlockreader.h"
+#include "redlock/redlockreader.h"
 
 #include <QFormLayout>
 #include <QHeaderView>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/redlockstatus.h"
+#include "protocol/redlockstatus.h"
 
 #include <QDialog>
 

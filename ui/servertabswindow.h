@@ -1,6 +1,6 @@
 #pragma once
 
-#include "observe/locksession.h"
+#include "session/locksession.h"
 
 #include <QMainWindow>
 

@@ -3,7 +3,7 @@
 #include "holderpalette.h"
 #include "ttlbardelegate.h"
 
-#include "observe/historystore.h"
+#include "history/historystore.h"
 
 #include <QDateTime>
 #include <QHBoxLayout>

@@ -2,7 +2,7 @@
 
 #include "locktablemodel.h"
 
-#include "observe/locksnapshot.h"
+#include "protocol/locksnapshot.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -4,7 +4,7 @@
 #include "seriesdownsampler.h"
 #include "ttlbardelegate.h"
 
-#include "observe/historystore.h"
+#include "history/historystore.h"
 
 #include <QDateTime>
 #include <QLabel>

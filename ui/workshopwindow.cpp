@@ -6,7 +6,7 @@
 #include "mainwindow.h"
 #include "ttlbardelegate.h"
 
-#include "observe/locksnapshot.h"
+#include "protocol/locksnapshot.h"
 
 #include "workshop/scenariorunner.h"
 

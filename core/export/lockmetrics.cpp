@@ -1,8 +1,8 @@
 #include "lockmetrics.h"
 
-#include "observe/clusterlockmonitor.h"
-#include "observe/lockmonitor.h"
-#include "observe/locksession.h"
+#include "watch/clusterlockmonitor.h"
+#include "watch/lockmonitor.h"
+#include "session/locksession.h"
 #include "redis/redisconnection.h"
 
 #include <QCoreApplication>

@@ -3,9 +3,9 @@
 #include "lockgrouper.h"
 #include "prometheuswriter.h"
 
-#include "observe/lockevent.h"
-#include "observe/lockfinding.h"
-#include "observe/locksnapshot.h"
+#include "protocol/lockevent.h"
+#include "protocol/lockfinding.h"
+#include "protocol/locksnapshot.h"
 
 #include <QHash>
 #include <QObject>

@@ -4,7 +4,7 @@
 #include "lockacquisition.h"
 #include "lockcalls.h"
 
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 #include "redis/redisconnection.h"
 
 namespace lockscope {

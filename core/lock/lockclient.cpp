@@ -5,7 +5,7 @@
 #include "lockcalls.h"
 #include "lockwatchdog.h"
 
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
 #include "redis/shardedsubscriber.h"

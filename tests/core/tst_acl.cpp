@@ -5,7 +5,7 @@
 // says how to give it, and --ask-password reads from the terminal with echo off.
 
 #include "demo/redisserverprocess.h"
-#include "observe/locksession.h"
+#include "session/locksession.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redisreply.h"

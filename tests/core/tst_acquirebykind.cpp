@@ -5,8 +5,8 @@
 // every release.
 
 #include "demo/redisserverprocess.h"
-#include "observe/acquireplan.h"
-#include "observe/locksession.h"
+#include "protocol/acquireplan.h"
+#include "session/locksession.h"
 
 #include "testsupport.h"
 

@@ -9,10 +9,10 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "observe/lockmonitor.h"
-#include "observe/locknames.h"
-#include "observe/locksession.h"
-#include "observe/snapshotreader.h"
+#include "watch/lockmonitor.h"
+#include "protocol/locknames.h"
+#include "session/locksession.h"
+#include "watch/snapshotreader.h"
 
 #include <QDateTime>
 #include <QJsonArray>

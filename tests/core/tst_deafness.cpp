@@ -6,8 +6,8 @@
 // network returns is measured and printed (qInfo) for the issue note.
 
 #include "demo/redisserverprocess.h"
-#include "observe/lockmonitor.h"
-#include "observe/locksession.h"
+#include "watch/lockmonitor.h"
+#include "session/locksession.h"
 #include "redis/redisconnection.h"
 
 #include "faultproxy.h"

@@ -7,7 +7,7 @@
 #include "lock/lockclient.h"
 #include "lock/readwritelock.h"
 #include "lockfixture.h"
-#include "observe/lockdoctor.h"
+#include "diagnose/lockdoctor.h"
 
 #include <QDateTime>
 #include <QJsonArray>

@@ -6,7 +6,7 @@
 #include "lock/fairlock.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 
 #include "lockfixture.h"
 #include "testsupport.h"

@@ -5,7 +5,7 @@
 #include "lock/fencedlock.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 #include "redis/redisscript.h"
 
 #include "lockfixture.h"

@@ -4,7 +4,7 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "observe/forceunlocker.h"
+#include "act/forceunlocker.h"
 
 #include <QDateTime>
 #include <QProcess>

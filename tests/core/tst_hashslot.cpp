@@ -3,7 +3,7 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 #include "redis/hashslot.h"
 
 #include <QtTest>

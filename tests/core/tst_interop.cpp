@@ -5,9 +5,9 @@
 
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
-#include "observe/lockmonitor.h"
-#include "observe/locknames.h"
-#include "observe/snapshotreader.h"
+#include "watch/lockmonitor.h"
+#include "protocol/locknames.h"
+#include "watch/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
 

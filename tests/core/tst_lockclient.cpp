@@ -6,7 +6,7 @@
 #include "lock/lockacquisition.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 #include "redis/redisconnection.h"
 #include "redis/redisscript.h"
 

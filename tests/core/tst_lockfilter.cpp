@@ -2,8 +2,8 @@
 // filter): a Redis glob on the name and the text of a holder, thread or waiter an operator arrives
 // with. And issue 15.5: the doctor's suggested commands end with the connection the front end gives.
 
-#include "observe/lockdoctor.h"
-#include "observe/lockfilter.h"
+#include "diagnose/lockdoctor.h"
+#include "protocol/lockfilter.h"
 
 #include <QTest>
 

@@ -4,10 +4,10 @@
 
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
-#include "observe/lockdiscovery.h"
-#include "observe/lockmonitor.h"
-#include "observe/locksession.h"
-#include "observe/snapshotreader.h"
+#include "watch/lockdiscovery.h"
+#include "watch/lockmonitor.h"
+#include "session/locksession.h"
+#include "watch/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
 

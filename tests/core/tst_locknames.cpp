@@ -2,11 +2,11 @@
 // holder-field parsing, the glob matcher used to filter names, snapshot classification from a
 // hand-made script reply, and the event rules of LockEvent::diff.
 
-#include "observe/lockdiscovery.h"
-#include "observe/lockevent.h"
-#include "observe/locknames.h"
-#include "observe/locksnapshot.h"
-#include "observe/snapshotreader.h"
+#include "watch/lockdiscovery.h"
+#include "protocol/lockevent.h"
+#include "protocol/locknames.h"
+#include "protocol/locksnapshot.h"
+#include "watch/snapshotreader.h"
 #include "redis/redisreply.h"
 
 #include <QJsonArray>

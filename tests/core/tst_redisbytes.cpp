@@ -1,6 +1,6 @@
 // RedisBytes: names and fields as bytes end to end (issue 13.12), and the displayed form the CLI
 // accepts back.
-#include "observe/displaytext.h"
+#include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
 
 #include <QtTest>

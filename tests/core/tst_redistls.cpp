@@ -5,7 +5,7 @@
 // server requires one, and that lockscope-cli does the same with --tls-ca / --tls-insecure.
 
 #include "demo/redisserverprocess.h"
-#include "observe/locksession.h"
+#include "session/locksession.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redistlsoptions.h"

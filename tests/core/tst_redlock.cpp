@@ -6,8 +6,8 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "lock/multilock.h"
-#include "observe/redlockreader.h"
-#include "observe/redlockstatus.h"
+#include "redlock/redlockreader.h"
+#include "protocol/redlockstatus.h"
 
 #include "lockfixture.h"
 #include "testsupport.h"

@@ -4,7 +4,7 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "observe/locksession.h"
+#include "session/locksession.h"
 
 #include <QDateTime>
 

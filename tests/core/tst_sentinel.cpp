@@ -7,9 +7,9 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "observe/lockevent.h"
-#include "observe/lockmonitor.h"
-#include "observe/locksession.h"
+#include "protocol/lockevent.h"
+#include "watch/lockmonitor.h"
+#include "session/locksession.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/sentinelresolver.h"

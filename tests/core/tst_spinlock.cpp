@@ -5,7 +5,7 @@
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "lock/spinlock.h"
-#include "observe/locknames.h"
+#include "protocol/locknames.h"
 #include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
 

@@ -1,6 +1,6 @@
 #include "testsupport.h"
 
-#include "observe/locksession.h"
+#include "session/locksession.h"
 
 #include "redis/redisscript.h"
 

@@ -8,7 +8,7 @@
 #include "timelinewidget.h"
 #include "ttlchart.h"
 
-#include "observe/historystore.h"
+#include "history/historystore.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -11,8 +11,8 @@
 
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
-#include "observe/recording.h"
-#include "observe/replayplayer.h"
+#include "history/recording.h"
+#include "history/replayplayer.h"
 
 #include <QAction>
 #include <QLabel>

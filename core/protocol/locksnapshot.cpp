@@ -1,0 +1,307 @@
+#include "protocol/locksnapshot.h"
+#include "redis/redisbytes.h"
+#include "protocol/displaytext.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <chrono>
+
+namespace lockscope {
+
+QString lockKindName(LockKind kind)
+{
+    switch (kind) {
+    case LockKind::Lock:
+        return QStringLiteral("lock");
+    case LockKind::FairLock:
+        return QStringLiteral("fair_lock");
+    case LockKind::ReadWriteLock:
+        return QStringLiteral("read_write_lock");
+    case LockKind::FencedLock:
+        return QStringLiteral("fenced_lock");
+    case LockKind::FasterMultiLock:
+        return QStringLiteral("faster_multi_lock");
+    }
+    return QStringLiteral("lock");
+}
+
+QString lockKindLabel(LockKind kind)
+{
+    switch (kind) {
+    case LockKind::Lock:
+        return QStringLiteral("Reentrant lock");
+    case LockKind::FairLock:
+        return QStringLiteral("Fair lock");
+    case LockKind::ReadWriteLock:
+        return QStringLiteral("Read-write lock");
+    case LockKind::FencedLock:
+        return QStringLiteral("Fenced lock");
+    case LockKind::FasterMultiLock:
+        return QStringLiteral("Faster multilock group");
+    }
+    return {};
+}
+
+QJsonObject LockHolder::toJson() const
+{
+    QJsonObject o;
+    DisplayText::insertJson(o, QStringLiteral("field"), field);
+    o.insert(QStringLiteral("client_id"), clientId);
+    o.insert(QStringLiteral("thread_id"), threadId);
+    o.insert(QStringLiteral("hold_count"), holdCount);
+    o.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
+    if (mode == QLatin1String("read")) {
+        QJsonArray ttls;
+        for (qint64 t : holdTtlsMs)
+            ttls.append(t);
+        o.insert(QStringLiteral("hold_ttls_ms"), ttls);
+    }
+    return o;
+}
+
+QJsonObject MultiLockValue::toJson(qint64 serverTimeMs) const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("field"), fieldId);
+    o.insert(QStringLiteral("holder"), holder);
+    o.insert(QStringLiteral("client_id"), clientId);
+    o.insert(QStringLiteral("thread_id"), threadId);
+    o.insert(QStringLiteral("hold_count"), holdCount);
+    o.insert(QStringLiteral("expire_epoch_ms"), expireEpochMs >= 0 ? QJsonValue(expireEpochMs) : QJsonValue());
+    o.insert(QStringLiteral("expire_in_ms"), expireEpochMs >= 0 ? QJsonValue(expireEpochMs - serverTimeMs) : QJsonValue());
+    o.insert(QStringLiteral("live"), isLive(serverTimeMs));
+    return o;
+}
+
+QString LockSnapshot::nameNote() const
+{
+    if (companionsShared())
+        return QStringLiteral("both %1 and %2 exist, and Redisson derives the same fair queue, timeout set, token "
+                              "and unlock channels for both (protocol §14.4): waiters and subscribers shown may be %2's")
+            .arg(name, twinName);
+    if (!nameCertain())
+        return QStringLiteral("only keys Redisson derives for both %1 and %2 exist (protocol §14.4): this lock may be "
+                              "named %1 or %2")
+            .arg(name, twinName);
+    return {};
+}
+
+QString LockSnapshot::kindDisplay() const
+{
+    if (!kindCertain && kind == LockKind::Lock)
+        return QStringLiteral("lock (fair or plain)");
+    return lockKindName(kind);
+}
+
+QJsonObject LockWaiter::toJson(qint64 serverTimeMs) const
+{
+    QJsonObject o;
+    DisplayText::insertJson(o, QStringLiteral("field"), field);
+    o.insert(QStringLiteral("position"), position);
+    o.insert(QStringLiteral("deadline_epoch_ms"), deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs) : QJsonValue());
+    o.insert(QStringLiteral("deadline_in_ms"),
+             deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs - serverTimeMs) : QJsonValue());
+    if (!deadlineRaw.isEmpty())
+        o.insert(QStringLiteral("deadline_raw"), deadlineRaw);
+    return o;
+}
+
+qint64 LockSnapshot::totalHoldCount() const
+{
+    qint64 n = 0;
+    for (const auto &h : holders)
+        n += h.holdCount;
+    return n;
+}
+
+qint64 LockSnapshot::remainingTtlMs(qint64 nowSteadyMs) const
+{
+    if (pttlMs < 0)
+        return pttlMs;
+    return qMax<qint64>(0, pttlMs - (nowSteadyMs - readAtSteadyMs));
+}
+
+QString LockSnapshot::holderSummary() const
+{
+    if (sampled)
+        return QStringLiteral("%1 holder fields (too many to list)").arg(fieldCount);
+    QStringList parts;
+    for (const auto &h : holders)
+        parts << h.field;
+    return parts.join(QStringLiteral(", "));
+}
+
+QString LockSnapshot::stateFingerprint() const
+{
+    if (!exists)
+        return {};
+    if (sampled) // a hash too big to read whole: its field count (force_unlock.lua, repair_set_ttl.lua)
+        return QStringLiteral("#fields=%1").arg(fieldCount);
+    QStringList parts;
+    if (kind == LockKind::FasterMultiLock) {
+        for (const auto &f : rawFields)
+            parts << f.first + QLatin1Char('=') + f.second;
+        std::sort(parts.begin(), parts.end(), [](const QString &a, const QString &b) { return RedisBytes::toBytes(a) < RedisBytes::toBytes(b); });
+        return parts.join(QLatin1Char('\n'));
+    }
+    for (const auto &h : holders)
+        parts << h.field + QLatin1Char('=') + QString::number(h.holdCount);
+    if (!rwMode.isEmpty())
+        parts << QStringLiteral("mode=") + rwMode;
+    std::sort(parts.begin(), parts.end(), [](const QString &a, const QString &b) { return RedisBytes::toBytes(a) < RedisBytes::toBytes(b); });
+    return parts.join(QLatin1Char('\n'));
+}
+
+bool LockSnapshot::isRenewalOf(const LockSnapshot &before) const
+{
+    if (!(isHeld() && before.isHeld() && sameHolders(before) && before.pttlMs >= 0 && pttlMs >= 0))
+        return false;
+    // What `before`'s countdown predicts for this read. The server's TIME, read in the same atomic
+    // script as the PTTL, places both readings on the server's clock, so a round trip that grew
+    // (network latency, a busy client) is not mistaken for a renewal (issue 13.10); the local
+    // arrival times are only the fallback for snapshots without a server time.
+    const qint64 predicted = serverTimeMs > 0 && before.serverTimeMs > 0
+                                 ? before.pttlMs - (serverTimeMs - before.serverTimeMs)
+                                 : before.remainingTtlMs(readAtSteadyMs);
+    return pttlMs > predicted + 250;
+}
+
+bool LockSnapshot::sameHolders(const LockSnapshot &o) const
+{
+    return holders == o.holders && rwMode == o.rwMode;
+}
+
+QJsonObject LockSnapshot::toJson() const
+{
+    QJsonObject o;
+    DisplayText::insertJson(o, QStringLiteral("name"), name);
+    o.insert(QStringLiteral("kind"), lockKindName(kind));
+    o.insert(QStringLiteral("pttl_ms"), pttlMs);
+    if (stale) { // issue 13.9: the last read before LockScope lost sight of the lock
+        o.insert(QStringLiteral("stale"), true);
+        o.insert(QStringLiteral("stale_as_of_ms"), staleAsOfMs);
+    }
+    QJsonArray hs;
+    for (const auto &h : holders)
+        hs.append(h.toJson());
+    o.insert(QStringLiteral("holders"), hs);
+    QJsonArray ws;
+    for (const auto &w : waiters)
+        ws.append(w.toJson(serverTimeMs));
+    o.insert(QStringLiteral("waiters"), ws);
+    o.insert(QStringLiteral("queue_length"), queueLength);
+    if (kind == LockKind::FairLock) {
+        QJsonArray ts;
+        for (const auto &t : timeoutSet)
+            ts.append(QJsonObject{{QStringLiteral("field"), t.first}, {QStringLiteral("deadline_epoch_ms"), t.second}});
+        o.insert(QStringLiteral("timeout_set"), ts);
+    }
+    if (kind == LockKind::ReadWriteLock)
+        o.insert(QStringLiteral("mode"), rwMode);
+    o.insert(QStringLiteral("subscribers"), subscribers);
+    o.insert(QStringLiteral("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
+    o.insert(QStringLiteral("server_time_ms"), serverTimeMs);
+    o.insert(QStringLiteral("problems"), QJsonArray::fromStringList(problems));
+    if (!anomalies.isEmpty())
+        o.insert(QStringLiteral("anomalies"), QJsonArray::fromStringList(anomalies));
+    if (sampled) { // `holders` is a sample of a hash too big to read whole
+        o.insert(QStringLiteral("field_count"), fieldCount);
+        o.insert(QStringLiteral("holders_sampled"), true);
+    }
+    o.insert(QStringLiteral("kind_certain"), kindCertain);
+    if (!kindNote.isEmpty())
+        o.insert(QStringLiteral("kind_note"), kindNote);
+    if (kind == LockKind::FasterMultiLock) {
+        QJsonArray vs;
+        for (const auto &v : multiLockValues)
+            vs.append(v.toJson(serverTimeMs));
+        o.insert(QStringLiteral("values"), vs);
+    }
+    o.insert(QStringLiteral("name_certain"), nameCertain());
+    if (!twinName.isEmpty() && (!nameCertain() || companionsShared())) {
+        o.insert(QStringLiteral("name_candidates"), QJsonArray{name, twinName});
+        o.insert(QStringLiteral("name_note"), nameNote());
+    }
+    return o;
+}
+
+LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
+{
+    LockSnapshot s;
+    s.name = DisplayText::fromJson(o, QStringLiteral("name"));
+    const QString kind = o.value(QStringLiteral("kind")).toString();
+    s.kind = kind == QLatin1String("fair_lock")         ? LockKind::FairLock
+             : kind == QLatin1String("read_write_lock") ? LockKind::ReadWriteLock
+             : kind == QLatin1String("fenced_lock")     ? LockKind::FencedLock
+             : kind == QLatin1String("faster_multi_lock") ? LockKind::FasterMultiLock
+                                                        : LockKind::Lock;
+    s.kindCertain = o.value(QStringLiteral("kind_certain")).toBool(true);
+    s.kindNote = o.value(QStringLiteral("kind_note")).toString();
+    for (const auto &v : o.value(QStringLiteral("values")).toArray()) {
+        const QJsonObject m = v.toObject();
+        MultiLockValue value;
+        value.fieldId = m.value(QStringLiteral("field")).toString();
+        value.holder = m.value(QStringLiteral("holder")).toString();
+        value.clientId = m.value(QStringLiteral("client_id")).toString();
+        value.threadId = m.value(QStringLiteral("thread_id")).toString();
+        value.holdCount = m.value(QStringLiteral("hold_count")).toInteger();
+        value.expireEpochMs = m.value(QStringLiteral("expire_epoch_ms")).toInteger(-1);
+        s.multiLockValues << value;
+        s.rawFields << QPair<QString, QString>{value.fieldId, value.holder};
+        const QString prefix = value.fieldId + QLatin1Char(':') + value.holder;
+        if (value.expireEpochMs >= 0)
+            s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":expire_time"), QString::number(value.expireEpochMs)};
+        s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":lock_count"), QString::number(value.holdCount)};
+    }
+    const QJsonArray candidates = o.value(QStringLiteral("name_candidates")).toArray();
+    if (candidates.size() == 2) {
+        s.twinName = candidates.at(1).toString();
+        s.twinExists = o.value(QStringLiteral("name_certain")).toBool(true) && o.value(QStringLiteral("pttl_ms")).toInteger(-2) != -2;
+    }
+    s.isLock = true;
+    s.pttlMs = o.value(QStringLiteral("pttl_ms")).toInteger(-2);
+    s.exists = s.pttlMs != -2;
+    for (const auto &v : o.value(QStringLiteral("holders")).toArray()) {
+        const QJsonObject h = v.toObject();
+        LockHolder holder;
+        holder.field = DisplayText::fromJson(h, QStringLiteral("field"));
+        holder.clientId = h.value(QStringLiteral("client_id")).toString();
+        holder.threadId = h.value(QStringLiteral("thread_id")).toString();
+        holder.holdCount = h.value(QStringLiteral("hold_count")).toInteger();
+        holder.mode = h.value(QStringLiteral("mode")).toString();
+        for (const auto &t : h.value(QStringLiteral("hold_ttls_ms")).toArray())
+            holder.holdTtlsMs << t.toInteger();
+        s.holders << holder;
+    }
+    for (const auto &v : o.value(QStringLiteral("waiters")).toArray()) {
+        const QJsonObject w = v.toObject();
+        s.waiters << LockWaiter{DisplayText::fromJson(w, QStringLiteral("field")), w.value(QStringLiteral("position")).toInt(),
+                                w.value(QStringLiteral("deadline_epoch_ms")).toInteger(-1),
+                                w.value(QStringLiteral("deadline_raw")).toString()};
+    }
+    for (const auto &v : o.value(QStringLiteral("timeout_set")).toArray()) {
+        const QJsonObject t = v.toObject();
+        s.timeoutSet.append({t.value(QStringLiteral("field")).toString(), t.value(QStringLiteral("deadline_epoch_ms")).toInteger()});
+    }
+    s.timeoutSetSize = s.timeoutSet.size();
+    s.queueLength = o.value(QStringLiteral("queue_length")).toInteger();
+    s.subscribers = o.value(QStringLiteral("subscribers")).toInteger();
+    s.token = o.value(QStringLiteral("token")).toInteger(-1);
+    s.rwMode = o.value(QStringLiteral("mode")).toString();
+    s.serverTimeMs = o.value(QStringLiteral("server_time_ms")).toInteger();
+    for (const auto &p : o.value(QStringLiteral("problems")).toArray())
+        s.problems << p.toString();
+    for (const auto &a : o.value(QStringLiteral("anomalies")).toArray())
+        s.anomalies << a.toString();
+    s.readAtSteadyMs = readAtSteadyMs;
+    return s;
+}
+
+qint64 LockSnapshot::steadyNowMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace lockscope

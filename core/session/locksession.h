@@ -1,0 +1,319 @@
+#pragma once
+
+#include "protocol/acquireplan.h"
+#include "watch/clusternodestatus.h"
+#include "protocol/lockevent.h"
+#include "watch/lockmonitor.h"
+#include "act/auditlog.h"
+#include "diagnose/doctorprobe.h"
+#include "diagnose/lockdoctor.h"
+#include "protocol/lockfinding.h"
+#include "protocol/locksnapshot.h"
+#include "protocol/topologyevent.h"
+
+#include "redis/clustertopology.h"
+#include "redis/redisendpoint.h"
+#include "redis/redissubscriber.h"
+#include "redis/redisconnection.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+#include <optional>
+
+namespace lockscope {
+
+class ClusterLockMonitor;
+class FairLock;
+class FencedLock;
+class ReadWriteLock;
+class ClusterRouter;
+class DoctorProbe;
+class ForceUnlocker;
+class LockRepairs;
+class SnapshotReader;
+class LockClient;
+class RedisConnection;
+class RedisConnectionPool;
+class SentinelResolver;
+class ShardedSubscriber;
+
+/**
+ * Everything one LockScope window or CLI command needs against one Redis: the connection pool,
+ * the LockMonitor and LockScope's own LockClient (one client UUID per process), plus the
+ * read-only guard. The GUI moves it to its `redis-io` thread and talks to it only through
+ * queued invocations of its slots and its signals (value types only); the CLI uses it directly.
+ *
+ * Every write goes through one path (runWrite): refuse in read-only mode; re-read the lock;
+ * perform the change in one atomic script which, for force unlock and repairs, first checks that
+ * the lock is still in the state the operator confirmed (else it stops and reports the new state);
+ * append an audit record (time, operator, server, action, lock, arguments, the snapshot before,
+ * the result) to the AuditLog, fsync'd, and only then report through actionFinished().
+ * Nothing is ever written to Redis except by these slots.
+ *
+ * Redis Sentinel (a `redis-sentinel://` endpoint): the command and pub/sub connections ask a
+ * SentinelResolver for the master before every connection attempt, move to the new master when
+ * the sentinels announce `+switch-master` (or name another master when asked again), and check
+ * with ROLE after each connect, and on a READONLY or LOADING reply, that the server is still the
+ * master. Each switch is reported as a `failover` LockEvent (eventsOccurred, so the event log and
+ * `watch --json` show it) and as masterChanged(); the LockMonitor then re-reads everything on the
+ * new master (and turns keyspace notifications on there too if enableNotifications() was asked).
+ */
+class LockSession : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        RedisEndpoint endpoint;
+        QString pattern = QStringLiteral("*");
+        bool readOnly = false;
+        bool forcePolling = false;
+        int pollIntervalMs = 1000;
+        QString auditLogPath;  ///< empty = AuditLog::defaultPath()
+        /** prepare() (and so start()) first asks the server whether it is a Redis Cluster node
+         *  (INFO cluster) and, if so, watches every master (enableCluster()). */
+        bool detectCluster = false;
+        /** prepare() loads the cluster topology without asking (CLI --cluster). */
+        bool forceCluster = false;
+        /** One discovery pass and one read per lock, then the monitor is idle for good
+         *  (LockMonitor::setOneShot): no subscriptions, no polling, no doctor timer. CLI one-shot
+         *  commands (list, doctor without --observe-ms). */
+        bool oneShot = false;
+        /** Polling load budget, Redis commands/s (LockMonitor::setPollBudget). */
+        int pollBudget = 2000;
+        /** The connection arguments the doctor's suggested commands end with, as the front end
+         *  wants them pasted (LockDoctor::setCommandConnection, issue 15.5), e.g. "--url redis://h:6380". */
+        QString commandConnection;
+    };
+
+    explicit LockSession(const Options &options, QObject *parent = nullptr);
+    ~LockSession() override;
+
+    /** Why the audit log cannot take a record now (AuditLog::check: path and cause), or empty when
+     *  it can. Every write is refused while it cannot. File system only: safe to call from any
+     *  thread, e.g. by the dashboard before it shows a confirmation. */
+    QString auditProblem() const;
+    /** LockScope's own Redisson client id (fixed at construction; safe to read from any thread). */
+    QString clientId() const { return m_clientId; }
+    bool isReadOnly() const { return m_options.readOnly; }
+    const Options &options() const { return m_options; }
+
+    /** What watches the locks: the single server's LockMonitor, or after enableCluster() the
+     *  ClusterLockMonitor of every master (its signals feed this session's signals). */
+    LockWatcher *watcher() const { return m_watcher; }
+    /** The single server's monitor; nullptr once the session found a Redis Cluster. */
+    LockMonitor *monitor() const { return m_monitor; }
+    LockClient *client() const { return m_single.client; }
+    RedisConnection *connection() const;
+
+    /** Redis Cluster mode (after enableCluster()): the router, and the monitor of all masters,
+     *  which then replaces monitor() (its signals feed this session's signals). */
+    bool isCluster() const { return m_router != nullptr; }
+    ClusterRouter *router() const { return m_router; }
+    ClusterLockMonitor *clusterMonitor() const { return m_clusterMonitor; }
+    /**
+     * The doctor's extra reads (DoctorProbe: orphaned waiters, unlock latches), on the server or,
+     * in a cluster, on every master (each for the locks it serves), merged. `callback` once;
+     * Result::error holds the first error met (partial results kept).
+     */
+    void probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback);
+    /** LockScope's lock client on the master serving `name` (client() outside a cluster; in a
+     *  cluster one client per master, all with clientId(), created on first use). */
+    LockClient *clientFor(const QString &name);
+    /** The command connection of the node serving `name` (connection() outside a cluster). */
+    RedisConnection *connectionFor(const QString &name);
+    /** The publish verb of every unlock, force unlock and repair, Redisson's rule (§1.3, §14.3):
+     *  "spublish" in a Redis 7+ cluster with sharded pub/sub (ClusterTopology::shardedPubSub()),
+     *  else "publish". In the first case LockScope's own waiters SSUBSCRIBE too. */
+    QByteArray publishCommand() const;
+    /** LockScope's own watchdog holds whose last renewal failed (they may expire while LockScope
+     *  believes it holds them; see holdAtRisk()). */
+    QStringList holdsAtRisk() const;
+    /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
+    SentinelResolver *sentinel() const { return m_sentinel; }
+
+    /**
+     * Finds out what the server is, once (issue 14: the CLI and the session each had their own
+     * cluster detection): with Options::detectCluster asks the first node (INFO cluster; a
+     * refused or failed INFO means a single server), with forceCluster does not ask; for a cluster
+     * node loads the topology and calls enableCluster(). Opens the command connection only.
+     * `ready(error)` once, on this object's thread: `error` empty, or why the topology of a
+     * cluster node could not be read (the session then watches that node only). Sentinel:
+     * ready at once (Sentinel names one master). A call while one runs is ignored.
+     */
+    void prepare(std::function<void(const QString &)> ready);
+
+public slots:
+    /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
+     *  before start(); reads and writes of a lock then go to the master serving its slot. With
+     *  sharded pub/sub (topology.shardedPubSub(), Redis 7+) unlocks, force unlocks and repairs
+     *  publish with SPUBLISH and LockScope's own waiters SSUBSCRIBE, as Redisson does (§14.3);
+     *  force unlock also sends a classic PUBLISH (ForceUnlocker::setAlsoPublishClassic()). */
+    void enableCluster(const lockscope::ClusterTopology &topology);
+    /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
+    void open();
+    /** prepare() unless done, then open() plus the watcher: discovery, then live updates or
+     *  polling. A topology that could not be read is reported with errorOccurred(). */
+    void start();
+    void refresh();
+    /** Stops a running scan (see LockMonitor::cancelDiscovery()). */
+    void cancelScan();
+    void setPattern(const QString &glob);
+    /** Locks to re-read every poll tick: the ones the dashboard shows, filters to or has
+     *  selected (LockMonitor::setPriorityLocks); the rest are swept within the poll budget. */
+    void setPriorityLocks(const QStringList &names);
+    void enableNotifications();
+    /**
+     * Acquire as LockScope's client with the client of the lock's kind (protocol §14.1):
+     * LockClient (RLock, §2.2), FairLock (§3.2: queues behind the waiters, waits on its own
+     * channel), ReadWriteLock read or write half (§4.2, §4.4), FencedLock (§5.2: INCRs the token,
+     * reported in acquired()). The kind is decided from the lock re-read just before
+     * (AcquirePlan::decide): `kind` Auto takes the kind the data says (`lock` for a free name;
+     * refused on a read-write lock, where the operator must choose read or write), and a kind that
+     * contradicts the data is refused ("refused", nothing written, a sentence saying what is
+     * there). leaseMs <= 0 = watchdog; waitMs 0 = one attempt (a fair lock then never queues),
+     * < 0 = forever. The audit record's args carry "kind" as asked; its message names the
+     * kind taken ("Acquired NAME as FIELD (read lock, ...)").
+     */
+    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
+                 lockscope::AcquireKind kind = lockscope::AcquireKind::Auto);
+    /** Renews LockScope's own hold of `threadId` to the watchdog timeout with the renewal of its
+     *  kind: read-write lock: write renew if LockScope's ":write" field is there, else the read
+     *  renewal of its rwlock_timeout keys (§4.6); fair, fenced, plain: the RLock renew (§2.6).
+     *  "refused" when LockScope does not hold it. */
+    void renew(const QString &name, qint64 threadId);
+    /** Releases one hold of LockScope's `threadId` with the unlock of its kind: read-write lock:
+     *  unlockWrite if LockScope's ":write" field is there, else unlockRead (§4.3, §4.5: the
+     *  other readers' holds stay); fair lock (as acquired by LockScope, or a queue in the data):
+     *  FairLock::unlock (§3.5, wakes the head waiter on its own channel); fenced and plain:
+     *  LockClient::unlock (§2.3). */
+    void release(const QString &name, qint64 threadId);
+    /** Kind-aware force unlock (ForceUnlocker, protocol §9): atomic DEL + the wake-up message
+     *  each kind's waiters listen for, so they acquire at once instead of after the TTL. Only if
+     *  the lock still has `confirmedState` (LockSnapshot::stateFingerprint() of what the operator
+     *  confirmed; without one, the state re-read just before is used); otherwise nothing is done
+     *  and the result is "changed". */
+    void forceUnlock(const QString &name, const std::optional<QString> &confirmedState = std::nullopt);
+    /** Repair: give a lock without TTL one of `ttlMs` (only in the confirmed state). */
+    void setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState);
+    /** Repair: remove one waiter from a fair queue and timeout set (acquireFailed semantics). */
+    void removeWaiter(const QString &name, const QString &field, qint64 waitMs);
+    /** Repair: remove a dead reader (all its rwlock_timeout keys gone) from a read-write lock. */
+    void removeReader(const QString &name, const QString &field);
+    /** Repair: publish the unlock message for clients waiting on a lock that is free. */
+    void wake(const QString &name);
+
+signals:
+    /** `action`: "acquire", "renew", "release", "force_unlock", "set_ttl", "remove_waiter",
+     *  "remove_reader", "wake", "enable_notifications". `ok` = done and audited. `outcome`:
+     *  "done", "changed" (refused: the lock changed since it was confirmed), "refused" (read-only,
+     *  not held, nothing to do), "error" (server/transport), "audit_failed" (done, but the audit
+     *  record could not be written). */
+    void actionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
+                        const QString &outcome = QString());
+    /** A successful acquire (emitted just before its actionFinished): the hash field of the hold
+     *  (`<clientId>:<threadId>`, `...:write` for a write hold), the kind taken ("lock", "fair",
+     *  "read", "write", "fenced") and, for a fenced lock, the fencing token of this acquire
+     *  (else -1). */
+    void acquired(const QString &lock, const QString &field, const QString &kind, qint64 token);
+    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
+    void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
+    void eventsOccurred(const QVector<lockscope::LockEvent> &events);
+    /** See LockMonitor::discoveryProgress (`approxTotalKeys`: DBSIZE, -1 unknown). */
+    void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
+    void notificationsChecked(bool enabled, const QString &detail);
+    void errorOccurred(const QString &message);
+    /** The doctor's current findings (LockDoctor over the monitor's snapshots), at most every 2 s. */
+    void findingsUpdated(const QVector<lockscope::LockFinding> &findings);
+    /** Redis Cluster mode: the masters changed (failover, slots moved, master down or added). */
+    void topologyEventsOccurred(const QVector<lockscope::TopologyEvent> &events);
+    /** Redis Cluster mode: every master with its slots, replicas and monitor state; emitted when
+     *  cluster mode starts and whenever one of them changes. */
+    void clusterNodesChanged(const QVector<lockscope::ClusterNodeStatus> &nodes);
+    /** Redis Sentinel: the master of `masterName` moved from `oldAddress` to `newAddress`
+     *  ("host:port"); `how` says who told us ("+switch-master from sentinel 127.0.0.1:26379").
+     *  The connections are already moving to the new master. */
+    void masterChanged(const QString &masterName, const QString &oldAddress, const QString &newAddress,
+                       const QString &how);
+    /** The watchdog of LockScope's own hold on `lock` could not renew it (`error`: the reply, e.g.
+     *  CROSSSLOT, NOPERM, a lost connection): the hold is at risk and expires if no renewal
+     *  succeeds within the lease. `lastRenewedEpochMs`: local epoch ms of its last good renewal.
+     *  Also a `renewal_failed` LockEvent (eventsOccurred) and errorOccurred(). */
+    void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
+    /** A hold reported by holdAtRisk() was renewed again (also a `renewal_recovered` LockEvent). */
+    void holdRecovered(const QString &lock);
+
+private:
+    void startWatching();
+    using Done = std::function<void(const QString &outcome, const QString &message)>;
+    /** The one write path: read-only check, re-read, perform, audit, report. */
+    void runWrite(const QString &action, const QString &name, const QJsonObject &args,
+                  std::function<void(const LockSnapshot &before, Done done)> perform);
+    void finishWrite(const QString &action, const QString &name, const QJsonObject &args,
+                     const LockSnapshot &before, const QString &outcome, const QString &message);
+
+    void setUpSentinel();
+    void onMasterChanged(const RedisEndpoint &oldMaster, const RedisEndpoint &newMaster, const QString &how);
+    /** Moves the command and pub/sub connections to `master` if they are elsewhere. */
+    void followMaster(const RedisEndpoint &master, const QString &reason);
+    /** ROLE on the command connection: a server that is no longer a master sends us back to the sentinels. */
+    void verifyMaster();
+
+    /** Reports the watchdog failures and recoveries of one of LockScope's lock clients. */
+    void watchOwnHolds(LockClient *client);
+    SnapshotReader *readerFor(const QString &name);
+    /** The kind clients on clientFor(name), made on first use (children of that client). */
+    FairLock *fairLockFor(const QString &name);
+    ReadWriteLock *readWriteLockFor(const QString &name);
+    FencedLock *fencedLockFor(const QString &name);
+    /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see release()). */
+    AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
+    ForceUnlocker *unlockerFor(const QString &name);
+    LockRepairs *repairsFor(const QString &name);
+
+    Options m_options;
+    ClusterRouter *m_router = nullptr;
+    ClusterLockMonitor *m_clusterMonitor = nullptr;
+    LockWatcher *m_watcher = nullptr; ///< m_monitor, or m_clusterMonitor in a cluster
+    /** Makes `watcher` the one this session follows: options applied, signals forwarded. */
+    void attachWatcher(LockWatcher *watcher);
+    bool m_detecting = false; ///< prepare() is asking whether the server is a cluster node
+    bool m_prepared = false;  ///< prepare() finished
+    /** What LockScope reads and writes one server with (issue 14: five per-master caches). The
+     *  single server's are made at construction; a cluster master's on first use, each tool
+     *  on the master's own command connection. */
+    struct NodeTools
+    {
+        SnapshotReader *reader = nullptr;
+        ForceUnlocker *unlocker = nullptr;
+        LockClient *client = nullptr;
+        DoctorProbe *probe = nullptr;
+        LockRepairs *repairs = nullptr;
+        ShardedSubscriber *sharded = nullptr; ///< cluster with sharded pub/sub: own waiters
+    };
+    NodeTools m_single;                    ///< the server (also: a cluster name of no known master)
+    QHash<QString, NodeTools> m_nodeTools; ///< cluster: by master address
+    /** The tools of the server serving `name` (its master's in a cluster); `address` gets the
+     *  master's address, empty for the single server. */
+    NodeTools &toolsFor(const QString &name, QString *address);
+    QHash<LockClient *, FairLock *> m_fairLocks;         ///< by the LockClient they use
+    QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
+    QHash<LockClient *, FencedLock *> m_fencedLocks;
+    /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
+    QHash<QString, AcquireKind> m_heldKinds;
+    QString m_clientId;
+    RedisConnectionPool *m_pool = nullptr;
+    LockMonitor *m_monitor = nullptr;
+    AuditLog m_audit;
+    LockDoctor m_doctor;
+    QTimer *m_doctorTimer = nullptr;
+    int m_doctorTicks = 0;
+    SentinelResolver *m_sentinel = nullptr;
+    bool m_verifyingMaster = false;   ///< a ROLE check (or its retry) is under way
+    bool m_staleMasterReported = false;
+};
+
+} // namespace lockscope

@@ -1,0 +1,175 @@
+#include "watch/lockdiscovery.h"
+#include "redis/redisbytes.h"
+
+#include "protocol/locknames.h"
+
+#include "redis/redisconnection.h"
+
+namespace lockscope {
+
+LockDiscovery::LockDiscovery(RedisConnection *connection, QObject *parent)
+    : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("scan_step")))
+{
+}
+
+QRegularExpression LockDiscovery::globToRegex(const QString &glob)
+{
+    QString re;
+    re.reserve(glob.size() * 2 + 4);
+    re += QLatin1Char('^');
+    for (int i = 0; i < glob.size(); ++i) {
+        const QChar c = glob.at(i);
+        if (c == QLatin1Char('*')) {
+            re += QStringLiteral(".*");
+        } else if (c == QLatin1Char('?')) {
+            re += QLatin1Char('.');
+        } else if (c == QLatin1Char('\\') && i + 1 < glob.size()) {
+            re += QRegularExpression::escape(glob.at(++i));
+        } else if (c == QLatin1Char('[')) {
+            const int end = glob.indexOf(QLatin1Char(']'), i + 1);
+            if (end < 0) {
+                re += QStringLiteral("\\[");
+                continue;
+            }
+            QString cls = glob.mid(i + 1, end - i - 1);
+            if (cls.startsWith(QLatin1Char('^')))
+                cls.replace(0, 1, QStringLiteral("^"));
+            cls.replace(QStringLiteral("\\"), QStringLiteral("\\\\"));
+            re += QLatin1Char('[') + cls + QLatin1Char(']');
+            i = end;
+        } else {
+            re += QRegularExpression::escape(QString(c));
+        }
+    }
+    re += QLatin1Char('$');
+    return QRegularExpression(re, QRegularExpression::DotMatchesEverythingOption);
+}
+
+void LockDiscovery::start(const QString &glob)
+{
+    m_glob = glob.isEmpty() ? QStringLiteral("*") : glob;
+    m_regex = globToRegex(m_glob);
+    for (Pass &p : m_passes) {
+        p.cursor = "0";
+        p.done = false;
+        p.count = m_count;
+    }
+    m_scanned = 0;
+    m_candidates = 0;
+    m_steps = 0;
+    m_examined = 0;
+    m_running = true;
+    m_prefilterRun = m_prefilter;
+    ++m_generation;
+    step();
+}
+
+void LockDiscovery::cancel()
+{
+    m_running = false;
+    ++m_generation;
+}
+
+void LockDiscovery::step()
+{
+    if (!m_connection || !m_running)
+        return;
+    const int generation = m_generation;
+    // Both passes share each call while both run (issue 12: run one after the other, each step
+    // waiting behind the snapshot reads, discovery took longer than reading what it found). Each
+    // SCAN cursor MATCH glob COUNT n TYPE t is timed by scan_step.lua; the two share the budget.
+    QList<QByteArray> args;
+    QVector<int> sent;
+    for (int i = 0; i < 2; ++i) {
+        const Pass &p = m_passes[i];
+        if (p.done)
+            continue;
+        sent << i;
+        if (i == 0)
+            args << p.cursor << RedisBytes::toBytes(m_glob) << QByteArray::number(p.count)
+                 << (m_prefilterRun ? QByteArrayLiteral("lockhash") : QByteArrayLiteral("hash"));
+        else
+            args << p.cursor << "redisson_lock_queue:*" << QByteArray::number(p.count) << "list";
+    }
+    if (sent.isEmpty())
+        return;
+    m_steps += sent.size();
+    const int count0 = m_passes[0].count;
+    const int count1 = m_passes[1].count;
+    RedisConnection *connection = m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data()
+                                                                                  : m_connection.data();
+    m_script.eval(connection, {}, args, this, [this, generation, sent, count0, count1](const RedisReply &r) {
+        if (generation != m_generation)
+            return; // cancelled or restarted meanwhile
+        if (r.isError()) {
+            m_running = false;
+            const QString msg = r.errorMessage();
+            emit failed(msg.contains(QLatin1String("syntax error"))
+                            ? QStringLiteral("SCAN ... TYPE was refused (%1): LockScope needs Redis 6.0 or newer").arg(msg)
+                            : QStringLiteral("SCAN failed: %1").arg(msg));
+            return;
+        }
+        // A reply of another shape (a proxy or a fake server answering `:1`) ends the scan with an
+        // error; its "cursor" is never sent back (issue 13.5: that looped 1.8M times a minute).
+        // Three elements per SCAN (page, server µs, hashes left out) when the hash pass ran, else
+        // the plain { page, µs } of a single SCAN (scan_step.lua).
+        const int per = sent.size() > 1 || (sent.first() == 0 && m_prefilterRun) ? 3 : 2;
+        const bool shaped = r.isArray() && r.size() == per * sent.size();
+        const qint64 budgetEach = sent.size() > 1 ? m_budgetUs / 2 : m_budgetUs;
+        QStringList names;
+        QStringList notLocks;
+        for (int k = 0; k < sent.size(); ++k) {
+            const int pass = sent[k];
+            RedisReply::ScanPage page;
+            QString shapeError;
+            const RedisReply &pageReply = shaped ? r.at(per * k) : r;
+            if (!pageReply.toScanPage(&page, &shapeError)) {
+                m_running = false;
+                emit failed(QStringLiteral("%1: is this a Redis server?").arg(shapeError));
+                return;
+            }
+            Pass &p = m_passes[pass];
+            const int count = pass == 0 ? count0 : count1;
+            const qint64 usedUs = r.at(per * k + 1).toInteger(-1);
+            m_slowestStepUs = qMax(m_slowestStepUs, usedUs);
+            if (m_budgetUs > 0)
+                p.count = nextScanCount(count, usedUs, budgetEach);
+            if (per == 3) {
+                for (const RedisReply &d : r.at(per * k + 2).elements())
+                    notLocks << RedisBytes::toText(d.toByteArray());
+            }
+            p.cursor = page.cursor;
+            p.done = p.cursor == "0";
+            for (const auto &k2 : page.items) {
+                const QString key = RedisBytes::toText(k2);
+                if (pass == 0) {
+                    if (!LockNames::isTransientHelperKey(key))
+                        names << key;
+                } else {
+                    // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
+                    // snapshot tells whose it is, and the monitor lists only one of them.
+                    for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
+                        if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
+                            names << name;
+                }
+            }
+            m_scanned += page.items.size();
+            if (pass == 0)
+                m_examined += count; // SCAN visits about COUNT keys per step
+        }
+        m_candidates += names.size();
+        if (!notLocks.isEmpty())
+            emit hashesNotLocksFound(notLocks);
+        if (!names.isEmpty())
+            emit candidatesFound(names);
+        emit progress(!m_passes[0].done ? m_examined : -1, m_candidates);
+        if (m_passes[0].done && m_passes[1].done) {
+            m_running = false;
+            emit finished(m_examined, m_candidates);
+            return;
+        }
+        step();
+    });
+}
+
+} // namespace lockscope

@@ -1,0 +1,290 @@
+#pragma once
+
+#include "protocol/lockevent.h"
+#include "protocol/locksnapshot.h"
+#include "watch/lockwatcher.h"
+
+#include "redis/redisconnection.h"
+#include "redis/redissubscriber.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTimer>
+
+#include <deque>
+#include <functional>
+
+namespace lockscope {
+
+class LockDiscovery;
+class RedisConnection;
+class RedisSubscriber;
+class SnapshotReader;
+
+/**
+ * The observation engine: discovery, snapshots and live updates for every lock matching a pattern.
+ *
+ * - On (re)connect: reads `notify-keyspace-events`. With K plus g, h and x (or A) the monitor is
+ *   **live**: it PSUBSCRIBEs `__keyspace@<db>__:*` and re-reads only locks whose keys changed.
+ *   Otherwise it is **polling** (every pollIntervalMs, full rediscovery every 5 polls) and says
+ *   why. It never changes server configuration unless enableNotifications() is called.
+ * - Live: a `del` of a lock hash directly followed by an unlock-latch write of the same name
+ *   (`set`, or `expire` from its PX) is reported released; without one, force_unlocked naming
+ *   the holder as the victim, once some client was seen writing latches (Redisson 3.24+); else,
+ *   and when polling, released with "cannot tell" (§14.9, LockEvent::Removal).
+ * - Always PSUBSCRIBEs `redisson_lock__channel:*` (incl. fair per-waiter channels) and
+ *   `redisson_rwlock:*` (protocol §9) and reports unlock messages.
+ * - Names `x` and `{x}` share every derived key and channel (§14.4): a companion-key event
+ *   re-reads both names and the snapshots tell whose the keys are; a channel message is filed
+ *   under the listed lock whose hash exists (ownerOf()). When neither hash exists, only one of
+ *   the two is listed (the one listed already, else `x`), with LockSnapshot::nameCertain() false.
+ * - A lock once seen with a fair queue in this session stays "fair" when its queue empties
+ *   (LockSnapshot::kindCertain, issue 11 point 9).
+ * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
+ *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
+ * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and
+ *   resumes by itself when the connection is back.
+ * - Never "live" while deaf (issue 13.3): the subscriber connection is health-checked
+ *   (RedisSubscriber); while it is down the monitor is **polling** and says why, and when it is
+ *   back (with its subscriptions) it goes live again and rediscovers what changed meanwhile.
+ *   The notification config is re-read every notificationRecheckMs (CONFIG GET, while CONFIG is
+ *   allowed) and at once on suspicion (an unlock message without any keyspace event for 2 s, or
+ *   a refresh finding a change no notification announced): notifications turned off mid-watch
+ *   mean polling (modeChanged with the reason), turned on again mean live plus a rediscover.
+ * - Stale data (issue 13.9): when the connection is lost, every known lock is re-sent in one
+ *   `locksUpdated` batch with LockSnapshot::stale set and staleAsOfMs = when LockScope lost
+ *   sight of it; the next read of a lock (after the reconnect) clears it.
+ */
+class LockMonitor : public LockWatcher
+{
+    Q_OBJECT
+public:
+    LockMonitor(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent = nullptr);
+    ~LockMonitor() override;
+
+    /** Redis glob of lock names to watch ("*" = all). Takes effect at the next rediscover(). */
+    void setPattern(const QString &glob) override;
+    QString pattern() const { return m_pattern; }
+    void setPollIntervalMs(int ms) override;
+    void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
+    /** How often the notification config is re-read while connected (default 15000 ms;
+     *  tests use less). 0 = only on suspicion. Issue 13.3. */
+    void setNotificationRecheckMs(int ms);
+    int notificationRecheckMs() const { return m_notificationRecheckMs; }
+    /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
+    void setForcePolling(bool on) override { m_forcePolling = on; }
+    /**
+     * One-shot mode (CLI `list`, `doctor`): one discovery pass and one snapshot read of each lock
+     * found, then idle() and nothing more: no poll timer, no subscriptions, no notification
+     * check. Call before start().
+     */
+    void setOneShot(bool on) override { m_oneShot = on; }
+    /** A connection of its own for discovery's SCAN steps (RedisConnectionPool::scanConnection()),
+     *  opened with the command connection; while it is not ready the steps go on the command
+     *  connection. Set before start(). Issue 12: on one socket each step waited behind the reads. */
+    void setScanConnection(RedisConnection *connection);
+    /**
+     * Polling load budget in Redis commands per second, as INFO counts them (a lock read in the
+     * snapshot script counts kCommandsPerLockRead, the commands the script runs for it; a SCAN
+     * step counts kCommandsPerScanStep). Each poll tick re-reads the priority locks
+     * (setPriorityLocks()) and sweeps the others in turn with what is left of the budget (at least
+     * a tenth of it); one full sweep ends with a rediscovery, which reads only the names it finds
+     * new (known locks are the sweep's) and whose cost (its SCAN steps and those reads, as the
+     * last one measured) is charged to the budget: the sweep slows down by its share (issue 12).
+     * Default 2000.
+     */
+    void setPollBudget(int commandsPerSecond) override { m_pollBudget = qMax(100, commandsPerSecond); }
+    int pollBudget() const { return m_pollBudget; }
+    /** Locks re-read every poll tick (what the dashboard shows or has selected). Names not
+     *  known to this monitor are ignored. */
+    void setPriorityLocks(const QStringList &names) override;
+
+    /** Server time one snapshot script call of the monitor may take (µs; SnapshotReader's
+     *  batchBudgetUs()), snapshot batches in flight (SnapshotReader::maxInFlight()), and the
+     *  server time of one discovery SCAN step (LockDiscovery::stepBudgetUs()): another client's
+     *  command waits behind about 1 ms of ours at most (issue 12). Explored with
+     *  `lockscope-bench --only engine --read-budget-us --read-in-flight --scan-budget-us` on a
+     *  loaded 2-core machine: 4 in flight at 500 us read ~30 % faster but gave another client a
+     *  p99 of 5-6 ms, these 2.6-4.5 ms, 1 in flight at 150-200 us 0.6-3 ms; but with 1 in flight
+     *  a live monitor of 3000 locks never became idle (tst_lockmonitor discoveryFindsThousandsOfLocks),
+     *  not understood yet, so 2 it is. */
+    static constexpr int kReadBudgetUs = 300;
+    static constexpr int kReadsInFlight = 2;
+    static constexpr int kScanBudgetUs = 250;
+    /** Redis commands one lock read costs in snapshot.lua (TYPE, HGETALL, PTTL, LLEN, ZCARD, GET,
+     *  PUBSUB NUMSUB and SHARDNUMSUB, TYPE of the twin). */
+    static constexpr int kCommandsPerLockRead = 9;
+    /** Redis commands one discovery step costs as INFO counts them (EVALSHA of scan_step.lua,
+     *  TIME, SCAN, TIME). */
+    static constexpr int kCommandsPerScanStep = 4;
+    /** What a poll tick reads: `priorityReads` (every tick), `sweepReads` of the others, and how
+     *  long a full sweep of `locks` takes (ms); pure arithmetic, for the status line and tests.
+     *  `rediscoveryCommands`: what the rediscovery that ends each sweep costs (its SCAN steps and
+     *  the reads of the new names it found, in commands); it is charged to the budget (issue 12),
+     *  so the sweep slows down by its share. `commandsPerSecond` includes it. */
+    struct PollPlan
+    {
+        int priorityReads = 0;
+        int sweepReads = 0;
+        qint64 sweepMs = 0;
+        int commandsPerSecond = 0;
+    };
+    static PollPlan pollPlan(int locks, int priorityLocks, int budget, int pollIntervalMs,
+                             qint64 rediscoveryCommands = 0);
+    bool isOneShot() const { return m_oneShot; }
+
+    /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
+     *  read and reported (unlock messages are broadcast to every node), and snapshot batches
+     *  hold one hash slot each. Call before start(). */
+    void setClusterNode(std::function<bool(const QString &)> ownsName);
+
+    /** Starts watching; returns at once. Safe to call before the connection is ready. */
+    void start() override;
+    /** Runs discovery again (progress via discoveryProgress). */
+    void rediscover() override;
+    /** Stops a running discovery (locks found so far stay; live updates go on). Reports
+     *  discoveryProgress(..., finished = true). */
+    void cancelDiscovery() override;
+    /** Operator-requested: adds K, g, h and x to notify-keyspace-events with CONFIG SET. The
+     *  request holds for this monitor's life: after a reconnect (e.g. to the new master after a
+     *  Sentinel failover, whose configuration may differ) the flags are checked and added again. */
+    void enableNotifications() override;
+    /** The next removal of `name` is reported as force_unlocked (LockScope deleted it). */
+    void expectForceUnlock(const QString &name) override { m_forceUnlockExpected.insert(name); }
+    /** Queue `name` for a re-read; `hint` is a keyspace event name or empty. */
+    void markDirty(const QString &name, const QString &hint = QString()) override;
+
+    /**
+     * Redis Cluster handover (failover, slot migration): forgets `names` without reporting them
+     * removed and returns their last snapshots, for the monitor of the master that serves them
+     * now (adoptLocks()). Reads of them still in flight are dropped when they return.
+     */
+    QVector<LockSnapshot> takeLocks(const QStringList &names);
+    /**
+     * Counterpart of takeLocks(): `locks` become known (no `locksUpdated`) and are re-read, so a
+     * lock still held is not reported again and one gone meanwhile is reported released or
+     * expired. The node's slots count as watched already: a lock found later is "acquired".
+     */
+    void adoptLocks(const QVector<LockSnapshot> &locks);
+
+    Mode mode() const { return m_mode; }
+    QString modeDetail() const { return m_modeDetail; }
+    QHash<QString, LockSnapshot> locks() const override { return m_locks; }
+    QVector<Mode> serverModes() const override { return {m_mode}; }
+    bool isDiscovering() const;
+    /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */
+    bool isIdle() const override;
+
+    static QString modeName(Mode mode);
+    /** Whether notify-keyspace-events `flags` give what live mode needs (K plus g, h, x or A). */
+    static bool notificationFlagsSuffice(const QString &flags);
+
+    /** Releases announced by unlock messages but never seen by a read (issue 13.11), live or
+     *  polling: the sum of every `coalesced` event's count since start(). */
+    qint64 coalescedTotal() const { return m_coalescedTotal; }
+
+private:
+    void onReady();
+    void onConnectionLost(const QString &reason);
+    void checkNotifications();
+    // Issue 13.3: deafness and notification changes.
+    void onSubscriberLost(const QString &reason);
+    void onSubscriberBack();
+    void recheckNotifications();
+    void suspectNotifications();
+    /** Issue 13.9: re-sends every known lock marked stale (connection lost). */
+    void markStale();
+    void setMode(Mode mode, const QString &detail);
+    void onMessage(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
+    void scheduleFlush();
+    void flush();
+    void flushPendingMessages();
+    /** Puts the unlock messages held for `name` into `events` (this read's start at `first`),
+     *  after the holders the read found gone (issue 15.7). */
+    void insertPendingMessages(const QString &name, int first, QVector<LockEvent> *events);
+    void onPollTick();
+    void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
+    /** The delete evidence of `name` since a holder was last reported gone (§14.9). */
+    LockEvent::Removal removalOf(const QString &name) const;
+    /** Which of `candidates` (LockNames::withTwin(), §14.4) a channel message is about: the
+     *  listed lock whose hash exists, else a listed one, else the first (plain) name. */
+    QString ownerOf(const QStringList &candidates) const;
+
+    QPointer<RedisConnection> m_connection;
+    QPointer<RedisConnection> m_scanConnection;
+    QPointer<RedisSubscriber> m_subscriber;
+    std::function<bool(const QString &)> m_ownsName; ///< cluster: names this node serves
+    LockDiscovery *m_discovery = nullptr;
+    SnapshotReader *m_reader = nullptr;
+
+    QString m_pattern = QStringLiteral("*");
+    QRegularExpression m_patternRegex;
+    bool m_matchAll = true; ///< the pattern is "*": no regex match per snapshot
+    Mode m_mode = Mode::Connecting;
+    QString m_modeDetail;
+    bool m_forcePolling = false;
+    bool m_oneShot = false;
+    qint64 m_approxTotalKeys = -1; ///< DBSIZE at the start of the current discovery pass
+    bool m_started = false;
+    bool m_notificationsOn = false;
+    bool m_notificationsRequested = false; ///< enableNotifications() was called: re-apply on reconnect
+    int m_pollIntervalMs = 1000;
+    int m_coalesceMs = 16; // at most one read per frame
+    int m_pollTicks = 0;
+    int m_pollBudget = 2000;
+    int m_lastDiscoveryTick = 0;
+    bool m_pollDiscovery = false;        ///< the running discovery is polling's rediscovery
+    qint64 m_discoveryNewReads = 0;      ///< names the running discovery marked dirty
+    qint64 m_rediscoveryCommands = -1;   ///< what the last discovery cost (commands), -1 = none yet
+    QSet<QString> m_priority;
+    std::deque<QString> m_sweep;   ///< names left in the current polling sweep
+    QString m_pollWhy;             ///< why polling (notifications off, requested)
+    QByteArray m_keyspacePattern;
+
+    QHash<QString, LockSnapshot> m_locks;
+    QHash<QString, QString> m_dirty; // name -> strongest keyspace hint
+    std::deque<QString> m_dirtyOrder; // FIFO of the keys of m_dirty (QHash::erase while iterating is slow)
+    QSet<QString> m_notLocks;        // hashes read and found not to be locks
+    QSet<QString> m_seenInScan;
+    bool m_trackSeenInScan = true; ///< m_seenInScan is filled in this pass (not one-shot's first)
+    QSet<QString> m_forceUnlockExpected;
+    // Release or forced delete (§14.9): every unlock() of Redisson 3.24+ deletes the hash and then
+    // writes its unlock latch in the same script, so their keyspace events come adjacent.
+    /** Issue 13.11, coalesced transitions: per lock, unlock messages "0" on its own channel (one
+     *  per full release of an RLock or fenced lock, protocol §2.4) minus the full releases its
+     *  reads reported. A hold that begins and ends between two reads (polling, or a burst) leaves
+     *  a message no read can explain: the balance goes positive and is reported as a `coalesced`
+     *  event. Entries at 0 are dropped; fair and read-write locks publish elsewhere and are not
+     *  counted (an undercount, never a false one). */
+    QHash<QString, int> m_removalBalance;
+    /** unlock_message events waiting for the read of their lock, so they follow its release
+     *  (issue 15.7); m_messageTimer sends those no read took within kMessageHoldMs. */
+    QHash<QString, QVector<LockEvent>> m_pendingMessages;
+    QTimer m_messageTimer;
+    qint64 m_coalescedTotal = 0;
+    void accountRemovals(const QString &name, int reportedThisRead, QVector<LockEvent> *events);
+    QString m_lastDeletedLock;                    ///< the last keyspace event was a `del` of this lock hash
+    QHash<QString, LockEvent::Removal> m_removals; ///< deletes seen since the lock's last read
+    bool m_latchWritesSeen = false;                ///< some client here writes unlock latches
+    QSet<QString> m_removalDeferred;               ///< read once more after a `del` (see applySnapshots)
+    QSet<QString> m_seenFair;         // names seen with a fair queue or timeout set (kindCertain)
+    bool m_readInFlight = false;
+    bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
+    QTimer m_flushTimer;
+    QTimer m_pollTimer;
+    // Issue 13.3
+    QTimer m_recheckTimer;
+    int m_notificationRecheckMs = 15000;
+    bool m_subscriberLost = false;      ///< the subscriber dropped and is not back yet
+    QString m_subscriberLostReason;
+    bool m_configUnreadable = false;    ///< CONFIG GET refused: no periodic re-check
+    bool m_recheckInFlight = false;
+    QElapsedTimer m_sinceKeyspaceEvent; ///< invalid until the first keyspace event
+    QElapsedTimer m_sinceSuspicion;     ///< rate limit of suspectNotifications()
+};
+
+} // namespace lockscope

@@ -1,0 +1,378 @@
+#include "watch/snapshotreader.h"
+#include "redis/redisbytes.h"
+
+#include "diagnose/lockdoctor.h"
+#include "protocol/locknames.h"
+
+#include "redis/hashslot.h"
+#include "redis/redisconnection.h"
+
+#include <QHash>
+
+#include <cmath>
+#include <QMap>
+#include <QPointer>
+
+#include <algorithm>
+
+#include <memory>
+
+namespace lockscope {
+
+SnapshotReader::SnapshotReader(RedisConnection *connection, QObject *parent)
+    : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("snapshot")))
+{
+}
+
+static constexpr int kMinBatch = 1;
+static constexpr int kMaxBatch = 1000;
+
+struct SnapshotReader::ReadState
+{
+    QVector<QStringList> groups; ///< names to read, one group per hash slot in cluster mode
+    int group = 0;               ///< next name: groups[group][offset]
+    int offset = 0;
+    int nextPart = 0;
+    int inFlight = 0;
+    QMap<int, QVector<LockSnapshot>> parts; ///< by send order
+    QString error;
+    QPointer<QObject> context;
+    Callback callback;
+    Callback onBatch;            ///< streaming: each batch as it arrives (parts then stay empty)
+    bool more() const { return group < groups.size(); }
+};
+
+void SnapshotReader::read(const QStringList &names, QObject *context, Callback callback, Callback onBatch)
+{
+    auto state = std::make_shared<ReadState>();
+    state->callback = std::move(callback);
+    state->onBatch = std::move(onBatch);
+    state->context = context;
+    if (m_oneSlotPerBatch) {
+        QMap<int, QStringList> bySlot;
+        for (const auto &n : names)
+            bySlot[HashSlot::of(RedisBytes::toBytes(n))] << n;
+        for (const auto &group : std::as_const(bySlot))
+            state->groups << group;
+    } else if (!names.isEmpty()) {
+        state->groups << names;
+    }
+    if (state->groups.isEmpty()) {
+        QMetaObject::invokeMethod(this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
+        return;
+    }
+    sendMore(state);
+}
+
+void SnapshotReader::adapt(int locks, qint64 usedUs)
+{
+    m_slowestBatchUs = qMax(m_slowestBatchUs, usedUs);
+    if (m_budgetUs <= 0 || locks <= 0)
+        return;
+    // Aim at 70 % of the budget from the cost per lock just measured (the script's TIMEs miss the
+    // conversion of its reply, about a fifth more); at most double or halve.
+    const double perLockUs = qMax(1.0, double(usedUs) / locks);
+    int next = int(0.7 * double(m_budgetUs) / perLockUs);
+    if (locks < m_batchSize && usedUs <= m_budgetUs)
+        next = qMax(next, m_batchSize); // a short tail batch says little: keep the size
+    m_batchSize = qBound(qMax(kMinBatch, m_batchSize / 2), next, qMin(kMaxBatch, m_batchSize * 2));
+    if (usedUs > m_budgetUs)
+        m_batchSize = qMax(kMinBatch, qMin(m_batchSize, locks / 2)); // too slow: at least halve
+}
+
+void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
+{
+    while (state->more() && state->inFlight < m_maxInFlight) {
+        const QStringList &group = state->groups.at(state->group);
+        const QStringList chunk = group.mid(state->offset, m_batchSize);
+        state->offset += int(chunk.size());
+        if (state->offset >= group.size()) {
+            ++state->group;
+            state->offset = 0;
+        }
+        const int part = state->nextPart++;
+        ++state->inFlight;
+        QList<QByteArray> keys;
+        keys.reserve(chunk.size());
+        for (const auto &n : chunk)
+            keys << RedisBytes::toBytes(n);
+        ++m_callsSent;
+        QPointer<SnapshotReader> self(this);
+        m_script.eval(m_connection, keys, {QByteArray::number(m_maxWaiters)}, state->context,
+                      [self, state, chunk, part](const RedisReply &reply) {
+                          const qint64 readAt = LockSnapshot::steadyNowMs();
+                          --state->inFlight;
+                          // The next batch goes out before this one is parsed: Redis works on it
+                          // meanwhile (issue 12: it sat idle while the client parsed).
+                          if (self)
+                              self->sendMore(state);
+                          else
+                              state->groups.clear(); // the reader is gone: report what was read
+                          QVector<LockSnapshot> out;
+                          if (reply.isError()) {
+                              if (state->error.isEmpty())
+                                  state->error = reply.errorMessage();
+                          } else {
+                              const RedisReply &time = reply.at(0);
+                              const qint64 startUs = time.at(0).toInteger() * 1000000 + time.at(1).toInteger();
+                              const qint64 serverMs = startUs / 1000;
+                              out.reserve(chunk.size());
+                              const RedisReply &twins = reply.at(chunk.size() + 1); // §14.4
+                              for (int i = 0; i < chunk.size(); ++i)
+                                  out.append(parse(chunk[i], reply.at(i + 1), serverMs, readAt,
+                                                   twins.at(i).toInteger() == 1));
+                              const RedisReply &end = reply.at(chunk.size() + 2);
+                              if (self && end.size() == 2)
+                                  self->adapt(int(chunk.size()),
+                                              end.at(0).toInteger() * 1000000 + end.at(1).toInteger() - startUs);
+                          }
+                          if (state->onBatch) {
+                              if (!out.isEmpty())
+                                  state->onBatch(out, QString());
+                          } else {
+                              state->parts[part] = std::move(out);
+                          }
+                          if (state->inFlight == 0 && !state->more()) {
+                              QVector<LockSnapshot> all;
+                              for (auto &p : state->parts)
+                                  all += p;
+                              state->callback(all, state->error);
+                          }
+                      });
+    }
+}
+
+// Faster multilock group (§5.5, §14.10): every field is a value field `h` -> holder lockName, or
+// `h:<holder>:expire_time` / `h:<holder>:lock_count` with a number; at least one of the latter.
+static bool parseFasterMultiLock(const RedisReply &fields, LockSnapshot *s)
+{
+    static const QString expireSuffix = QStringLiteral(":expire_time");
+    static const QString countSuffix = QStringLiteral(":lock_count");
+    // Most hashes are no such group: tell from the raw field names before converting anything.
+    bool anySuffix = false;
+    for (int i = 0; i + 1 < fields.size() && !anySuffix; i += 2) {
+        const QByteArray f = fields.at(i).toByteArray();
+        anySuffix = f.endsWith(":expire_time") || f.endsWith(":lock_count");
+    }
+    if (!anySuffix)
+        return false;
+    QHash<QString, QByteArray> byField;
+    QStringList valueFields;
+    bool sawSuffix = false;
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+        const QString field = RedisBytes::toText(fields.at(i).toByteArray());
+        const QByteArray value = fields.at(i + 1).toByteArray();
+        byField.insert(field, value);
+        if (field.endsWith(expireSuffix) || field.endsWith(countSuffix)) {
+            bool numeric = false;
+            value.toLongLong(&numeric);
+            if (!numeric)
+                return false;
+            sawSuffix = true;
+        } else if (LockNames::parseHolderField(RedisBytes::toText(value), nullptr, nullptr, nullptr)) {
+            valueFields << field;
+        } else {
+            return false;
+        }
+    }
+    if (!sawSuffix || valueFields.isEmpty())
+        return false;
+    valueFields.sort();
+    QHash<QString, int> holderIndex;
+    for (const QString &f : std::as_const(valueFields)) {
+        MultiLockValue v;
+        v.fieldId = f;
+        v.holder = RedisBytes::toText(byField.value(f));
+        LockNames::parseHolderField(v.holder, &v.clientId, &v.threadId, nullptr);
+        const QString prefix = f + QLatin1Char(':') + v.holder;
+        v.holdCount = byField.value(prefix + countSuffix).toLongLong();
+        bool ok = false;
+        const qint64 expire = byField.value(prefix + expireSuffix).toLongLong(&ok);
+        v.expireEpochMs = ok ? expire : -1;
+        s->multiLockValues << v;
+        if (!v.isLive(s->serverTimeMs))
+            continue;
+        auto it = holderIndex.find(v.holder);
+        if (it == holderIndex.end()) {
+            LockHolder h;
+            h.field = v.holder;
+            h.clientId = v.clientId;
+            h.threadId = v.threadId;
+            it = holderIndex.insert(v.holder, s->holders.size());
+            s->holders << h;
+        }
+        s->holders[it.value()].holdCount += v.holdCount;
+    }
+    for (auto it = byField.cbegin(); it != byField.cend(); ++it)
+        s->rawFields << QPair<QString, QString>{it.key(), RedisBytes::toText(it.value())};
+    s->kind = LockKind::FasterMultiLock;
+    return true;
+}
+
+LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
+                                   qint64 readAtSteadyMs, bool twinHashExists)
+{
+    LockSnapshot s;
+    s.name = name;
+    s.serverTimeMs = serverTimeMs;
+    s.readAtSteadyMs = readAtSteadyMs;
+    const QByteArray type = entry.at(0).toByteArray();
+    const RedisReply &fields = entry.at(1);
+    s.pttlMs = entry.at(2).toInteger(-2);
+    s.queueLength = qMax<qint64>(0, entry.at(3).toInteger());
+    const RedisReply &queue = entry.at(4);
+    s.timeoutSetSize = qMax<qint64>(0, entry.at(5).toInteger());
+    const RedisReply &timeouts = entry.at(6);
+    const QByteArray token = entry.at(7).toByteArray();
+    s.subscribers = entry.at(8).toInteger();
+    s.exists = type == "hash";
+    s.fieldCount = entry.size() > 11 ? entry.at(11).toInteger() : fields.size() / 2;
+    s.sampled = s.exists && s.fieldCount > fields.size() / 2;
+    s.twinName = LockNames::twinName(name);
+    s.twinExists = !s.twinName.isEmpty() && twinHashExists;
+    if (s.companionsOfTwin()) {
+        // §14.4: the queue, timeout set, token and channel read are the twin's, not this name's.
+        s.isLock = false;
+        return s;
+    }
+
+    if (s.exists && parseFasterMultiLock(fields, &s)) {
+        s.isLock = true;
+        for (const auto &f : LockDoctor::snapshotFindings(s))
+            s.problems << f.title;
+        return s;
+    }
+
+    bool holderShaped = s.exists && fields.size() >= 2;
+    bool hasMode = false;
+    bool nonNumericCount = false;
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+        const QString field = RedisBytes::toText(fields.at(i).toByteArray());
+        const QByteArray value = fields.at(i + 1).toByteArray();
+        if (field == QLatin1String("mode")) {
+            hasMode = true;
+            s.rwMode = RedisBytes::toText(value);
+            continue;
+        }
+        LockHolder h;
+        h.field = field;
+        bool write = false;
+        bool numeric = false;
+        h.holdCount = value.toLongLong(&numeric);
+        if (!LockNames::parseHolderField(field, &h.clientId, &h.threadId, &write)) {
+            holderShaped = false;
+            continue;
+        }
+        if (!numeric) {
+            // A holder field with a count that is not a number: in a read-write lock (`mode`) still
+            // that holder, shown with what is there; a hash without `mode` is no lock (below).
+            s.anomalies << QStringLiteral("holder %1 has hold count '%2', not a number")
+                               .arg(field, RedisBytes::toText(value.left(40)));
+            h.holdCount = 0;
+            nonNumericCount = true;
+        } else if (h.holdCount < 1)
+            s.problems << QStringLiteral("holder %1 has hold count %2 (expected >= 1)").arg(field).arg(h.holdCount);
+        s.holders.append(h);
+        if (write)
+            s.holders.last().mode = QStringLiteral("write");
+    }
+    if (nonNumericCount && !(hasMode && (s.rwMode == QLatin1String("read") || s.rwMode == QLatin1String("write"))))
+        holderShaped = false;
+    if (hasMode && s.rwMode != QLatin1String("read") && s.rwMode != QLatin1String("write"))
+        s.anomalies << QStringLiteral("field 'mode' is '%1' (Redisson's read-write lock writes 'read' or 'write')")
+                           .arg(s.rwMode.left(40));
+    if (hasMode && (s.rwMode == QLatin1String("read") || s.rwMode == QLatin1String("write"))) {
+        s.kind = LockKind::ReadWriteLock;
+        holderShaped = s.exists;
+        s.subscribers = entry.at(10).toInteger();
+        QHash<QString, QVector<qint64>> holdTtls;
+        const RedisReply &ttlPairs = entry.at(9);
+        for (int i = 0; i + 1 < ttlPairs.size(); i += 2) {
+            QVector<qint64> ttls;
+            for (const auto &t : ttlPairs.at(i + 1).elements())
+                ttls << t.toInteger(-2);
+            holdTtls.insert(RedisBytes::toText(ttlPairs.at(i).toByteArray()), ttls);
+        }
+        for (auto &h : s.holders) {
+            if (!h.mode.isEmpty())
+                continue;
+            h.mode = QStringLiteral("read");
+            h.holdTtlsMs = holdTtls.value(h.field);
+        }
+    }
+
+    // Fair-lock companions: queue in order with deadlines from the timeout set (§3.1).
+    // Scores are doubles: Redisson writes epoch ms, but a zset also takes "inf", "-inf" and
+    // fractions. What is not a finite epoch-ms number is kept as text and reported, never cast.
+    QHash<QString, qint64> deadlines;
+    QHash<QString, QString> rawDeadlines;
+    for (int i = 0; i + 1 < timeouts.size(); i += 2) {
+        const QString member = RedisBytes::toText(timeouts.at(i).toByteArray());
+        const QByteArray raw = timeouts.at(i + 1).toByteArray();
+        bool ok = false;
+        const double score = raw.toDouble(&ok);
+        qint64 deadline = -1;
+        if (ok && std::isfinite(score) && score >= 0 && score < 9.0e15) {
+            deadline = static_cast<qint64>(score);
+        } else {
+            rawDeadlines.insert(member, RedisBytes::toText(raw));
+            s.anomalies << QStringLiteral("waiter %1 has deadline '%2' in the timeout set, not an epoch-ms time")
+                               .arg(member, RedisBytes::toText(raw.left(40)));
+        }
+        deadlines.insert(member, deadline);
+        s.timeoutSet.append({member, deadline});
+    }
+    for (int i = 0; i < queue.size(); ++i) {
+        LockWaiter w;
+        w.field = RedisBytes::toText(queue.at(i).toByteArray());
+        w.position = i + 1;
+        w.deadlineEpochMs = deadlines.value(w.field, -1);
+        w.deadlineRaw = rawDeadlines.value(w.field);
+        s.waiters.append(w);
+    }
+    const bool fair = s.queueLength > 0 || s.timeoutSetSize > 0;
+    const bool fenced = !token.isEmpty();
+    if (fenced) {
+        bool numeric = false;
+        s.token = token.toLongLong(&numeric);
+        if (!numeric || s.token < 0) {
+            s.token = 0; // still a fenced lock (the counter key exists); the anomaly says what is there
+            s.anomalies << QStringLiteral("fencing token redisson_lock_token is '%1', not a counter")
+                               .arg(RedisBytes::toText(token.left(40)));
+        }
+    }
+
+    // A free fenced lock (token key only) is free like any other lock: not listed, as after a rescan.
+    s.isLock = holderShaped || fair;
+    if (!s.isLock) {
+        s.holders.clear();
+        s.problems.clear();
+        s.anomalies.clear();
+        return s;
+    }
+    if (s.kind != LockKind::ReadWriteLock) {
+        if (fair)
+            s.kind = LockKind::FairLock;
+        else if (fenced)
+            s.kind = LockKind::FencedLock;
+    }
+    // Issue 11 point 9: what the data proves about the kind (see LockSnapshot::kindCertain).
+    if (s.kind == LockKind::Lock) {
+        if (s.subscribers > 0) {
+            s.kindNote = QStringLiteral("plain lock: clients wait on the shared unlock channel (fair-lock waiters "
+                                        "listen on per-waiter channels)");
+        } else {
+            s.kindCertain = false;
+            s.kindNote = QStringLiteral("no fair queue, timeout set or waiting client now: a fair lock without "
+                                        "waiters stores exactly what a plain lock stores (protocol §3.1)");
+        }
+    }
+
+    // The stateless doctor rules give each snapshot its "problems" (titles); LockDoctor adds the
+    // rules that need history (watchdog_long, waiters_without_holder) and deadlocks.
+    for (const auto &f : LockDoctor::snapshotFindings(s))
+        s.problems << f.title;
+    return s;
+}
+
+} // namespace lockscope

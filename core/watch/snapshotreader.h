@@ -1,0 +1,109 @@
+#pragma once
+
+#include "protocol/locksnapshot.h"
+
+#include "redis/redisscript.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+
+namespace lockscope {
+
+class RedisConnection;
+class RedisReply;
+
+/**
+ * Reads LockSnapshots: one read-only Lua script (resources/scripts/snapshot.lua) per batch of
+ * locks, so each lock's hash, PTTL, fair queue, timeout set, fence token, unlock-channel
+ * subscriber count and the server TIME come from one atomic step. Nothing is written.
+ *
+ * Gentle by default: each script call must keep Redis busy for at most batchBudgetUs() (500 µs;
+ * the script reports its own execution time with a second TIME). Batches start at 50 locks, grow
+ * (at most doubling) while calls are fast and shrink when one was slow, between 1 and 1000 locks;
+ * at most maxInFlight() batches of one read() (2) are in flight at a time, each sent when an
+ * earlier one returned, so another client's command waits behind at most two of ours (issue 12:
+ * with 4 in flight, a PING waited up to 4 budgets; p99 5 ms). setBatchSize() fixes the size
+ * instead (no adaptation).
+ */
+class SnapshotReader : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const QVector<LockSnapshot> &snapshots, const QString &error)>;
+
+    explicit SnapshotReader(RedisConnection *connection, QObject *parent = nullptr);
+
+    /** A fixed batch size (turns the time-budget adaptation off). */
+    void setBatchSize(int n)
+    {
+        m_batchSize = qMax(1, n);
+        m_budgetUs = 0;
+    }
+    /** The size the next batch will have (adapted to the budget unless fixed). */
+    int batchSize() const { return m_batchSize; }
+    /** Server time one script call may take, in µs (0 = fixed batch size). Default 500. */
+    void setBatchBudgetUs(qint64 us) { m_budgetUs = qMax<qint64>(0, us); }
+    qint64 batchBudgetUs() const { return m_budgetUs; }
+    /** The longest server time of one script call seen so far, in µs (from the script's TIMEs). */
+    qint64 slowestBatchUs() const { return m_slowestBatchUs; }
+    /** Batches of one read() in flight at most (1..16; default 2). */
+    void setMaxInFlight(int n) { m_maxInFlight = qBound(1, n, 16); }
+    int maxInFlight() const { return m_maxInFlight; }
+    /** Script calls (EVAL/EVALSHA) sent so far. */
+    qint64 callsSent() const { return m_callsSent; }
+    /** Redis Cluster: the KEYS of one EVAL must share a hash slot, so each batch holds names of
+     *  one slot only (read() then returns the snapshots grouped by slot, not in input order). */
+    void setOneSlotPerBatch(bool on) { m_oneSlotPerBatch = on; }
+    /** Fair-queue entries read per lock at most (the full length is always reported). */
+    void setMaxWaiters(int n) { m_maxWaiters = qMax(1, n); }
+
+    /**
+     * Reads `names`. `callback` runs once with one snapshot per name, in order, including names
+     * that turned out not to be locks (`isLock == false`; `exists == false` when the key is gone).
+     * On a server or transport error the callback gets the snapshots of the batches that did
+     * succeed and `error` says what failed. Runs on the connection's thread.
+     *
+     * With `onBatch` set, the snapshots of each batch are handed to it as that batch's reply
+     * arrives (in send order; the next batch is already on its way, so Redis is not idle while
+     * the caller works on them), and `callback` then gets an empty vector and the error. A big
+     * read thus never waits for its slowest part nor holds all its snapshots at once (issue 12).
+     */
+    void read(const QStringList &names, QObject *context, Callback callback, Callback onBatch = nullptr);
+
+    /**
+     * Classifies one entry of snapshot.lua's reply (exposed for tests). `twinHashExists`: the
+     * hash of LockNames::twinName(name) exists (snapshot.lua's trailing array, §14.4). Rules:
+     *  - this hash absent, the twin's present: the shared companion keys (queue, timeout set,
+     *    token, unlock-channel subscribers) are the twin's; this name is not a lock;
+     *  - both present: each is a lock with the shared companions, flagged companionsShared();
+     *  - neither present (a free fair lock seen through its queue only): a lock whose
+     *    nameCertain() is false. Both names then read alike; LockMonitor lists only one of them
+     *    (the one it already lists, else the plain name `x`).
+     *  - a hash whose fields are all `h` -> `<clientId>:<threadId>`, `h:<owner>:expire_time`,
+     *    `h:<owner>:lock_count` (at least one of the latter) is a faster multilock group (§14.10),
+     *    never a corrupt RLock.
+     */
+    static LockSnapshot parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
+                              qint64 readAtSteadyMs, bool twinHashExists = false);
+
+private:
+    struct ReadState;
+    void sendMore(const std::shared_ptr<ReadState> &state);
+    /** Sizes the next batch after a call over `locks` that kept Redis busy for `usedUs`. */
+    void adapt(int locks, qint64 usedUs);
+
+    RedisConnection *m_connection;
+    RedisScript m_script;
+    int m_batchSize = 50;
+    qint64 m_budgetUs = 500;
+    int m_maxInFlight = 2;
+    qint64 m_slowestBatchUs = 0;
+    qint64 m_callsSent = 0;
+    int m_maxWaiters = 100;
+    bool m_oneSlotPerBatch = false;
+};
+
+} // namespace lockscope
