@@ -3,6 +3,7 @@
 #   ./run.sh demo    start the dashboard on the embedded demo (headless: PNG + CLI live view)
 #   ./run.sh test    build and run the test suite (ctest)
 #   ./run.sh build   build only (build/bin/lockscope, build/bin/lockscope-cli)
+#   ./run.sh format  apply .clang-format to every C++ file in git; ./run.sh check-format: fail if one would change
 #   ./run.sh bench   build and run the benchmark (tests/bench): one markdown table on stdout, headless;
 #                    options: --quick, --long, --locks N --other-keys N (see lockscope-bench --help)
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$(dirname "$0")"
 PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-qpa-plugins libqcustomplot-dev libhiredis-dev
           redis-server redis-tools xvfb xauth fonts-dejavu-core qtkeychain-qt6-dev openssl
           lintian appstream desktop-file-utils man-db file zsh fish
-          qt6-httpserver-dev qt6-websockets-dev prometheus)
+          qt6-httpserver-dev qt6-websockets-dev prometheus clang-format)
 BUILD_DIR=${LOCKSCOPE_BUILD_DIR:-build}
 
 log() { printf '[run.sh] %s\n' "$*" >&2; }
@@ -66,6 +67,18 @@ case "$cmd" in
         build
         ensure_node_client
         ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 300
+        ;;
+    format|check-format)
+        ensure_packages
+        mapfile -t sources < <(git ls-files '*.cpp' '*.h')
+        if [ "$cmd" = format ]; then
+            clang-format -i "${sources[@]}"
+        elif ! clang-format --dry-run --Werror "${sources[@]}" 2>/dev/null; then
+            { clang-format --dry-run "${sources[@]}" 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' \
+                | cut -d: -f1,2 | sort -u | head -20 >&2; } || true
+            log "these files do not follow .clang-format (first lines shown): run ./run.sh format"
+            exit 1
+        fi
         ;;
     bench)
         build
