@@ -954,7 +954,7 @@ void ScenarioRunner::finishStep(const Scenario::Step &step, const Outcome &outco
                 m_running = false;
                 emit finished(allExpectationsHeld());
             } else {
-                QTimer::singleShot(m_paceMs, this, [this] {
+                QTimer::singleShot(m_paceMs, Qt::PreciseTimer, this, [this] { // coarse timers fire up to 5 % early
                     if (m_running)
                         next();
                 });
