@@ -2,6 +2,7 @@
 #include "redis/redisbytes.h"
 #include "observe/displaytext.h"
 
+#include "locktablemodel.h"
 #include "ttlbardelegate.h"
 
 #include "observe/locknames.h"
@@ -26,6 +27,14 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_title->setFont(f);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_title);
+
+    // Issue 15.1: a lock read before the connection was lost says so above everything else.
+    m_stale = new QLabel(this);
+    m_stale->setObjectName(QStringLiteral("staleLabel"));
+    m_stale->setWordWrap(true);
+    m_stale->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid #c0392b; padding-left: 6px; }"));
+    m_stale->setVisible(false);
+    layout->addWidget(m_stale);
 
     auto *form = new QFormLayout;
     m_ttl = new QLabel(this);
@@ -96,6 +105,14 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     const bool any = !s.name.isEmpty();
     m_holders->setRowCount(0);
     m_waiters->setRowCount(0);
+    m_stale->setVisible(any && s.stale);
+    m_stale->setText(any && s.stale ? tr("Not connected: this is the lock %1, the last read before LockScope lost the "
+                                          "connection. It may have been released or taken since.")
+                                           .arg(LockTableModel::staleText(s))
+                                     : QString());
+    // Greyed like its row in the table (enabled again by the next read).
+    m_holders->setEnabled(!s.stale);
+    m_waiters->setEnabled(!s.stale);
     if (!any) {
         m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
         m_ttl->clear();
@@ -196,7 +213,8 @@ void LockDetailPanel::tick()
     if (m_snapshot.name.isEmpty())
         return;
     const qint64 now = m_clock();
-    m_ttl->setText(TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
+    m_ttl->setText(m_snapshot.stale ? tr("unknown (%1)").arg(LockTableModel::staleText(m_snapshot))
+                                    : TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
     const qint64 serverNow = m_snapshot.serverTimeMs + (now - m_snapshot.readAtSteadyMs);
     for (int i = 0; i < m_snapshot.waiters.size() && i < m_waiters->rowCount(); ++i) {
         const auto &w = m_snapshot.waiters[i];

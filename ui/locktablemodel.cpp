@@ -181,7 +181,9 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         case HoldCountColumn:
             return s.holders.isEmpty() ? QVariant() : QVariant(s.totalHoldCount());
         case TtlColumn:
-            return {}; // painted by TtlBarDelegate
+            // Painted by TtlBarDelegate; a stale row's countdown means nothing, so it says from when
+            // the row is instead (issue 15.1).
+            return s.stale ? staleText(s) : QVariant();
         case WaitingColumn:
             if (s.kind == LockKind::FairLock)
                 return tr("%n queued", nullptr, int(s.queueLength));
@@ -281,6 +283,13 @@ void LockTableModel::setClusterNodes(const QVector<ClusterNodeStatus> &nodes)
 QString LockTableModel::nodeOf(const QString &name) const
 {
     return m_slotMaster.isEmpty() ? QString() : m_slotMaster.value(HashSlot::of(name.toUtf8()));
+}
+
+QString LockTableModel::staleText(const LockSnapshot &s)
+{
+    if (!s.stale)
+        return {};
+    return tr("as of %1").arg(QDateTime::fromMSecsSinceEpoch(s.staleAsOfMs).toString(QStringLiteral("HH:mm:ss")));
 }
 
 const LockSnapshot &LockTableModel::snapshotAt(int row) const { return m_rows.at(row).snapshot; }

@@ -72,6 +72,11 @@ public:
     void setSeverities(const QHash<QString, int> &severityByLock);
     void clear();
 
+    /** "as of hh:mm:ss" (local time of staleAsOfMs) for a stale snapshot (LockScope lost the
+     *  connection: the row is the last read), empty for a fresh one. Shown in the TTL column and
+     *  the detail panel instead of a countdown (issue 15.1). */
+    static QString staleText(const LockSnapshot &s);
+
     /** A small badge for each lock kind (drawn, so it scales for a projector). */
     static QIcon kindIcon(LockKind kind);
 

@@ -439,6 +439,16 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         QVERIFY2(banner->text().contains(QStringLiteral("last data read, as of")), qPrintable(banner->text()));
         QVERIFY(!findAction(window, QStringLiteral("Acquire"))->isEnabled());
         QVERIFY(!findAction(window, QStringLiteral("Force unlock"))->isEnabled());
+        // The row itself says it is the last read (greyed, "as of hh:mm:ss" where its TTL was),
+        // and so does the detail panel (issue 15.1).
+        const QModelIndex ttl = window.lockModel()->index(window.lockModel()->rowOf(QStringLiteral("orders:42")),
+                                                          LockTableModel::TtlColumn);
+        QTRY_VERIFY_WITH_TIMEOUT(ttl.data().toString().startsWith(QStringLiteral("as of ")), 5000);
+        QVERIFY(ttl.data(Qt::ForegroundRole).isValid());
+        auto *stale = window.detailPanel()->findChild<QLabel *>(QStringLiteral("staleLabel"));
+        QVERIFY(stale);
+        QTRY_VERIFY_WITH_TIMEOUT(stale->isVisible(), 5000);
+        QVERIFY2(stale->text().contains(ttl.data().toString()), qPrintable(stale->text()));
         QTest::qWait(100);
         QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("banner-server-died.png"))));
     }
