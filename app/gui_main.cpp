@@ -292,7 +292,7 @@ int main(int argc, char **argv)
     }
 
     MainWindow window(options);
-    launcher.adopt(&window); // File > Connect… opens other connections in new windows
+    launcher.adopt(&window, profile); // File > Connect… opens other connections in new windows; a password is asked
     window.setConnectionTag(ConnectionLauncher::tagLabel(profile), profile.color);
 
     // The demo workload runs on the same redis-io thread as the session, with its own connections.

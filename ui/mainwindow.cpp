@@ -111,6 +111,11 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     m_ioThread->start();
 }
 
+void MainWindow::stopSession()
+{
+    m_ioThread->quit(); // the session is deleted on redis-io as the thread finishes
+}
+
 MainWindow::~MainWindow()
 {
     m_animation.stop();
@@ -830,6 +835,11 @@ void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
     if (m_banner && !m_player)
         m_banner->setState(mode, m_options.endpoint.address(), detail, m_lastDataMs);
     updateActions(); // write actions wait for a connection
+    if (mode == LockMonitor::Mode::Disconnected && !m_player && !m_authenticationAsked
+        && ConnectionBanner::isAuthenticationProblem(detail)) {
+        m_authenticationAsked = true;
+        emit authenticationNeeded(detail);
+    }
 }
 
 void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys)

@@ -66,6 +66,11 @@ public:
     bool isReplay() const { return m_player != nullptr; }
 
     QThread *ioThread() const { return m_ioThread; }
+    /** The options this window was opened with (its endpoint carries the password, if any). */
+    const LockSession::Options &options() const { return m_options; }
+    /** Ends the session (its redis-io thread stops; nothing is retried any more), for a window
+     *  replaced by another one, e.g. reopened with a password. */
+    void stopSession();
     LockTableModel *lockModel() const { return m_lockModel; }
     /** The colour of a connection state wherever it is shown (status bar, server tabs, the
      *  Cluster tab): connecting amber, live green, polling blue, disconnected red. */
@@ -109,6 +114,9 @@ public:
 signals:
     /** File > Connect… (Ctrl+O): the user wants another connection (ConnectionLauncher opens it). */
     void connectRequested();
+    /** The server refused the login or wants a password (issue 15.1), said once per window:
+     *  ConnectionLauncher asks for it and reopens the connection. `detail` is the cause. */
+    void authenticationNeeded(const QString &detail);
     /** The first discovery finished and its locks are in the table. */
     void initialDataArrived();
     /** New data went into history() (at most once per batch). */
@@ -195,6 +203,7 @@ private:
     TimelineWidget *m_timeline = nullptr;
     ContentionView *m_contention = nullptr;
     bool m_initialData = false;
+    bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
     QTimer m_priorityTimer;
     /** Big tables take lock changes merged, at most every kTableFlushMs (issue 12). */
     LockBatchBuffer m_tableBuffer;
