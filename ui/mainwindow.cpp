@@ -291,6 +291,7 @@ void MainWindow::buildUi()
     m_lockView->setColumnWidth(LockTableModel::HolderColumn, 320);
     m_lockView->setColumnWidth(LockTableModel::HoldCountColumn, 80);
     m_lockView->setColumnWidth(LockTableModel::TtlColumn, 200);
+    m_lockView->setColumnWidth(LockTableModel::WaitingColumn, 100);
     m_lockView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_lockView->setWordWrap(false);
 
@@ -870,6 +871,7 @@ void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
             if (m_initialData)
                 return;
             m_initialData = true;
+            m_lockModel->setInitialReadDone(); // holders seen from now on are timed from their arrival
             // Nothing is pre-selected (issue 15.3): a selection is always the operator's own.
             emit initialDataArrived();
         });

@@ -39,6 +39,7 @@ private slots:
     void kindColumnSaysWhatTheDataCannotTell();
     void bulkInsertIsOneResetAndSortsOnce();
     void batchBufferKeepsWhatApplyingInOrderLeaves();
+    void heldForCountsFromTheFirstSighting();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -234,6 +235,46 @@ void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
 }
 
 // Issue 15.11: orders:2 comes before orders:10 (it sorted after it, by code unit).
+// Issue 15.4: no "held for" column, the one pg_activity users sort by. Redis keeps no acquire
+// time, so it counts from the first sighting, marked "≥" for holders already there at the first read.
+void TestLockTableModel::heldForCountsFromTheFirstSighting()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    qint64 now = 1000000;
+    model.setClock([&now] { return now; });
+    model.applyBatch({lock(QStringLiteral("old"), kA, 1, 30000, now)}, {}); // the first discovery
+    model.setInitialReadDone();
+    now += 5000;
+    model.applyBatch({lock(QStringLiteral("new"), kB, 1, 30000, now)}, {});
+    now += 65000;
+    const QModelIndex oldHeld = model.index(model.rowOf(QStringLiteral("old")), LockTableModel::HeldForColumn);
+    const QModelIndex newHeld = model.index(model.rowOf(QStringLiteral("new")), LockTableModel::HeldForColumn);
+    QCOMPARE(oldHeld.data().toString(), QStringLiteral("≥ 1 min 10 s"));
+    QCOMPARE(newHeld.data().toString(), QStringLiteral("1 min 05 s"));
+    QVERIFY(oldHeld.data(Qt::ToolTipRole).toString().contains(QStringLiteral("at least")));
+    QCOMPARE(oldHeld.data(LockTableModel::SortRole).toLongLong(), 70000);
+
+    // Sortable: the longest hold first when sorted descending.
+    LockFilterProxy proxy(&model);
+    proxy.setSortRole(LockTableModel::SortRole);
+    proxy.sort(LockTableModel::HeldForColumn, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, LockTableModel::NameColumn).data().toString(), QStringLiteral("old"));
+
+    // Re-entering keeps the hold; a hand-over restarts it (without "≥"); free shows nothing.
+    LockSnapshot reentered = lock(QStringLiteral("old"), kA, 2, 30000, now);
+    model.applyBatch({reentered}, {});
+    QCOMPARE(oldHeld.data().toString(), QStringLiteral("≥ 1 min 10 s"));
+    model.applyBatch({lock(QStringLiteral("old"), kB, 1, 30000, now)}, {});
+    now += 2300;
+    QCOMPARE(oldHeld.data().toString(), QStringLiteral("2.3 s"));
+    LockSnapshot free = lock(QStringLiteral("old"), kB, 1, 30000, now);
+    free.holders.clear();
+    model.applyBatch({free}, {});
+    QVERIFY(oldHeld.data().toString().isEmpty());
+    QCOMPARE(oldHeld.data(LockTableModel::SortRole).toLongLong(), -1);
+}
+
 void TestLockTableModel::namesSortNaturally()
 {
     QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("orders:2"), QStringLiteral("orders:10")));
