@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "clientsview.h"
 #include "connectionbanner.h"
 #include "lockfilterproxy.h"
 
@@ -79,6 +80,7 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     buildUi();
     buildActions();
     buildCharts();
+    buildClientsTab();
 
     connect(m_session, &LockSession::locksUpdated, this, &MainWindow::onLocksUpdated);
     connect(m_session, &LockSession::eventsOccurred, this, &MainWindow::onEvents);
@@ -635,6 +637,23 @@ void MainWindow::buildCharts()
                 split->setSizes({total - total * 45 / 100, total * 45 / 100});
         });
     });
+}
+
+void MainWindow::buildClientsTab()
+{
+    // Issue 15.4: who holds and waits for what, per client id, with the operator's labels.
+    m_clients = new ClientsView(m_lockModel, ClientLabels::connectionKey(m_options.endpoint.address(), m_options.endpoint.db()),
+                                nullptr, this);
+    m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_clients, tr("Clients")),
+                                tr("Each client id with what it holds and waits for; labels you give ids are shown "
+                                   "everywhere"));
+    connect(m_clients, &ClientsView::labelsChanged, this, &MainWindow::setActorNames);
+    connect(m_clients, &ClientsView::showLocksOf, this, [this](const QString &clientId) {
+        m_filter->setText(clientId);
+        m_lockView->setFocus();
+    });
+    if (m_clients->hasLabels())
+        setActorNames(m_clients->actorNames());
 }
 
 void MainWindow::sendPriorityLocks()

@@ -46,6 +46,7 @@ class TtlChart;
  * The dashboard. Owns the `redis-io` thread and the LockSession living on it; talks to it only
  * through queued calls and its signals, so the GUI thread never waits on Redis.
  */
+class ClientsView;
 class ConnectionBanner;
 class LockFilterProxy;
 
@@ -94,6 +95,8 @@ public:
     TtlChart *ttlChart() const { return m_ttlChart; }
     TimelineWidget *timeline() const { return m_timeline; }
     ContentionView *contentionView() const { return m_contention; }
+    /** The Clients tab (issue 15.4). */
+    ClientsView *clientsView() const { return m_clients; }
     /** Workshop mode (issue 16): every lock view names these clients ("A", client id in a
      *  tooltip): table, detail, event log, timeline, TTL chart. */
     void setActorNames(const ActorNames &names);
@@ -129,6 +132,8 @@ private:
     void buildActions();
     /** The history charts (TTL chart, timeline, contention) as bottom tabs. */
     void buildCharts();
+    /** The Clients tab (ClientsView): labels go to setActorNames(), "show its locks" to the filter. */
+    void buildClientsTab();
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void flushTableBuffer();
@@ -202,6 +207,7 @@ private:
     TtlChart *m_ttlChart = nullptr;
     TimelineWidget *m_timeline = nullptr;
     ContentionView *m_contention = nullptr;
+    ClientsView *m_clients = nullptr;
     bool m_initialData = false;
     bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
     QTimer m_priorityTimer;

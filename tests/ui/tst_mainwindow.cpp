@@ -1,6 +1,8 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
 #include "findingmodel.h"
+#include "clientsmodel.h"
+#include "clientsview.h"
 #include "connectionbanner.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
@@ -24,6 +26,8 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -50,6 +54,7 @@ private slots:
     void selectionNeverMovesToAnotherLock();
     void enablingNotificationsAsksFirst();
     void filterFindsLocksByHolder();
+    void clientsViewListsHoldersAndWaitersWithLabels();
 
 private:
     bool redisCli(const QStringList &args);
@@ -60,6 +65,7 @@ static const QString kField = QStringLiteral("b983c153-7421-469a-addb-44fb92259a
 
 void TestMainWindow::initTestCase()
 {
+    QStandardPaths::setTestModeEnabled(true); // client labels (QSettings) never reach the user's settings
     QString error;
     QVERIFY2(m_server.start(10000, &error), qPrintable(error));
 }
@@ -611,6 +617,70 @@ void TestMainWindow::filterFindsLocksByHolder()
     const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
     QDir().mkpath(dir);
     QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("filter-by-holder.png"))));
+}
+
+// Issue 15.4: no view per holder ("everything client 8743c9c0 holds or waits for"), and no way to
+// give a client id a name. The Clients tab lists both; a label is shown wherever the id was.
+void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
+{
+    const QString holder = QStringLiteral("8743c9c0-1111-4a2b-9c3d-0123456789ab");
+    const QString waiter = QStringLiteral("5f0e2d1c-2222-4b3c-8d4e-abcdef012345");
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:42"), holder + QStringLiteral(":1"), QStringLiteral("2")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("invoices:7"), holder + QStringLiteral(":9"), QStringLiteral("1")}));
+    QVERIFY(redisCli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{invoices:7}"), waiter + QStringLiteral(":3")}));
+    QVERIFY(redisCli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{invoices:7}"),
+                      QString::number(QDateTime::currentMSecsSinceEpoch() + 600000), waiter + QStringLiteral(":3")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    {
+        MainWindow window(options);
+        window.resize(1280, 760);
+        QVERIFY(startAndWaitForData(window));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
+        ClientsView *clients = window.clientsView();
+        QVERIFY(clients);
+        ClientsModel *model = clients->model();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 5000);
+        const int h = model->rowOfClient(holder);
+        const int w = model->rowOfClient(waiter);
+        QVERIFY(h >= 0 && w >= 0);
+        const QString holds = model->index(h, ClientsModel::HoldsColumn).data().toString();
+        QVERIFY2(holds.contains(QStringLiteral("orders:42 (thread 1, ×2)")) && holds.contains(QStringLiteral("invoices:7")),
+                 qPrintable(holds));
+        QTRY_VERIFY_WITH_TIMEOUT(model->index(w, ClientsModel::WaitsColumn).data().toString().contains(QStringLiteral("invoices:7")), 5000);
+
+        // A label typed in the tab replaces the id in the table and the detail panel.
+        QVERIFY(model->setData(model->index(h, ClientsModel::LabelColumn), QStringLiteral("billing-7f9c")));
+        const QModelIndex holderCell = window.lockModel()->index(window.lockModel()->rowOf(QStringLiteral("orders:42")),
+                                                                 LockTableModel::HolderColumn);
+        QVERIFY2(holderCell.data().toString().startsWith(QStringLiteral("billing-7f9c")), qPrintable(holderCell.data().toString()));
+        window.selectLock(QStringLiteral("orders:42"));
+        QVERIFY(window.detailPanel()->findChild<QTableWidget *>()->item(0, 0)->text().startsWith(QStringLiteral("billing-7f9c")));
+
+        // Show its locks: the table is filtered by the client id.
+        clients->view()->setCurrentIndex(model->index(w, ClientsModel::ClientIdColumn));
+        emit clients->showLocksOf(waiter);
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockView()->model()->rowCount(), 1, 5000);
+
+        QVERIFY(window.showBottomTab(QStringLiteral("clients")));
+        clients->view()->setCurrentIndex(model->index(h, ClientsModel::ClientIdColumn));
+        QTest::qWait(200);
+        const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+        QDir().mkpath(dir);
+        QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("clients-view.png"))));
+    }
+    // Saved for this server: a new window shows the label at once.
+    {
+        MainWindow again(options);
+        QVERIFY(startAndWaitForData(again));
+        QTRY_COMPARE_WITH_TIMEOUT(again.lockModel()->rowCount(), 2, 5000);
+        const QModelIndex cell = again.lockModel()->index(again.lockModel()->rowOf(QStringLiteral("orders:42")),
+                                                          LockTableModel::HolderColumn);
+        QVERIFY2(cell.data().toString().startsWith(QStringLiteral("billing-7f9c")), qPrintable(cell.data().toString()));
+        again.clientsView()->setLabel(holder, QString()); // leave no label behind
+        QVERIFY(cell.data().toString().startsWith(holder));
+    }
 }
 
 QTEST_MAIN(TestMainWindow)
