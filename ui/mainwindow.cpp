@@ -796,9 +796,11 @@ void MainWindow::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
         // while the operator still reads the first lock.
         m_lockView->selectionModel()->clearSelection();
         m_lockView->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::Clear);
-        statusBar()->showMessage(tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
-                                     .arg(DisplayText::escaped(selected)),
-                                 10000);
+        const QString said = m_outcome.lastSentence(selected); // the outcome of an action on it stays readable
+        statusBar()->showMessage(said.isEmpty() ? tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
+                                                      .arg(DisplayText::escaped(selected))
+                                                : QStringLiteral("✔ ") + said + tr("; nothing is selected"),
+                                 said.isEmpty() ? 10000 : 30000);
         updateDetail();
     }
     updateCount();
@@ -897,11 +899,12 @@ void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
     }
 }
 
-void MainWindow::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message)
+void MainWindow::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
+                                  const QString &outcome)
 {
-    Q_UNUSED(action);
-    Q_UNUSED(lock);
-    statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + message, 10000);
+    // What happened, to whom (issue 15.3): "orders:42 was force-unlocked (…); 1 waiter woken".
+    const QString said = m_outcome.sentence(action, lock, ok, outcome, message);
+    statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + said, 30000);
     if (!ok && action == QLatin1String("force_unlock"))
         QMessageBox::warning(this, tr("Force unlock"), message);
 }
@@ -1127,6 +1130,7 @@ void MainWindow::forceUnlock()
         return;
     const QString name = s->name;
     const QString confirmed = s->stateFingerprint(); // what the operator saw and confirmed
+    m_outcome.expect(QStringLiteral("force_unlock"), *s);
     QMetaObject::invokeMethod(
         m_session, [session = m_session, name, confirmed] { session->forceUnlock(name, confirmed); }, Qt::QueuedConnection);
 }
@@ -1134,6 +1138,7 @@ void MainWindow::forceUnlock()
 void MainWindow::setActorNames(const ActorNames &names)
 {
     m_lockModel->setActorNames(names);
+    m_outcome.setActorNames(names);
     m_detail->setActorNames(names);
     m_eventModel->setActorNames(names);
     m_timeline->setActorNames(names);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actionoutcome.h"
 #include "actornames.h"
 
 #include "observe/lockevent.h"
@@ -140,7 +141,8 @@ private:
     void onEvents(const QVector<LockEvent> &events);
     void onModeChanged(LockMonitor::Mode mode, const QString &detail);
     void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
-    void onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message);
+    void onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
+                          const QString &outcome);
     void updateActions();
     void updateDetail();
     void updateCount();
@@ -208,6 +210,7 @@ private:
     TimelineWidget *m_timeline = nullptr;
     ContentionView *m_contention = nullptr;
     ClientsView *m_clients = nullptr;
+    ActionOutcome m_outcome; ///< the sentence said after a write action
     bool m_initialData = false;
     bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
     QTimer m_priorityTimer;

@@ -26,6 +26,8 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableView>
+#include <QProcess>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -55,6 +57,7 @@ private slots:
     void enablingNotificationsAsksFirst();
     void filterFindsLocksByHolder();
     void clientsViewListsHoldersAndWaitersWithLabels();
+    void forceUnlockSaysWhatHappened();
 
 private:
     bool redisCli(const QStringList &args);
@@ -681,6 +684,54 @@ void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
         again.clientsView()->setLabel(holder, QString()); // leave no label behind
         QVERIFY(cell.data().toString().startsWith(holder));
     }
+}
+
+// Issue 15.3: after a force unlock the status bar showed the session's technical message. Now it
+// says what was released and who was woken.
+void TestMainWindow::forceUnlockSaysWhatHappened()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:42"), kField, QStringLiteral("2")}));
+    QVERIFY(redisCli({QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("60000")}));
+    // One Redisson client waiting: subscribed to the unlock channel.
+    QProcess waiter;
+    waiter.start(QStringLiteral("redis-cli"), {QStringLiteral("-p"), QString::number(m_server.port()),
+                                               QStringLiteral("SUBSCRIBE"), QStringLiteral("redisson_lock__channel:{orders:42}")});
+    QVERIFY(waiter.waitForStarted());
+    QTemporaryDir dir;
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    options.auditLogPath = dir.filePath(QStringLiteral("audit.jsonl"));
+    MainWindow window(options);
+    QVERIFY(startAndWaitForData(window));
+    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->snapshot(QStringLiteral("orders:42"))
+                                 && window.lockModel()->snapshot(QStringLiteral("orders:42"))->subscribers == 1,
+                             10000);
+    window.selectLock(QStringLiteral("orders:42"));
+    QAction *force = nullptr;
+    for (QAction *a : window.findChildren<QAction *>())
+        if (a->text().contains(QStringLiteral("Force unlock")))
+            force = a;
+    QVERIFY(force && force->isEnabled());
+    QTimer::singleShot(300, this, [] {
+        auto *dialog = qobject_cast<ForceUnlockDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        auto *typed = dialog->findChild<QLineEdit *>(QStringLiteral("confirmName"));
+        QTest::keyClicks(typed, QStringLiteral("orders:42"));
+        QTest::keyClick(typed, Qt::Key_Return);
+    });
+    force->trigger();
+    QTRY_VERIFY2_WITH_TIMEOUT(window.statusBar()->currentMessage().contains(QStringLiteral("was force-unlocked")),
+                              qPrintable(window.statusBar()->currentMessage()), 10000);
+    QVERIFY2(window.statusBar()->currentMessage().startsWith(
+                 QStringLiteral("✔ orders:42 was force-unlocked (held by %1, hold count 2); 1 waiter woken").arg(kField)),
+             qPrintable(window.statusBar()->currentMessage()));
+    QTest::qWait(500); // the read that finds the lock gone keeps the sentence
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("was force-unlocked")),
+             qPrintable(window.statusBar()->currentMessage()));
+    waiter.kill();
+    waiter.waitForFinished();
 }
 
 QTEST_MAIN(TestMainWindow)
