@@ -363,6 +363,8 @@ int main(int argc, char **argv)
 
     MainWindow window(options);
     launcher.adopt(&window, profile); // File > Connect… opens other connections in new windows; a password is asked
+    if (!parser.isSet(QStringLiteral("screenshot")))
+        window.rememberLayout(); // geometry, splitters, columns (screenshots keep the default layout)
     window.setConnectionTag(ConnectionLauncher::tagLabel(profile), profile.color);
 
     // The demo workload runs on the same redis-io thread as the session, with its own connections.

@@ -107,6 +107,7 @@ MainWindow *ConnectionLauncher::openWindow(const LockSession::Options &options, 
     auto *window = new MainWindow(options);
     window->setAttribute(Qt::WA_DeleteOnClose);
     adopt(window, profile);
+    window->rememberLayout();
     window->setConnectionTag(tagLabel(profile), profile.color);
     window->show();
     window->start();

@@ -58,6 +58,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_holders->verticalHeader()->hide();
     m_holders->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_holders->setMaximumHeight(110);
+    m_holders->setTabKeyNavigation(false); // Tab goes on to the next pane (issue 15.11)
+    m_holders->setAccessibleName(tr("Holders"));
     layout->addWidget(m_holders);
 
     m_waitersTitle = new QLabel(tr("<b>Waiter queue</b> (FIFO; deadlines from the timeout set)"), this);
@@ -71,6 +73,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_waiters->verticalHeader()->hide();
     m_waiters->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_waiters->setMaximumHeight(130);
+    m_waiters->setTabKeyNavigation(false);
+    m_waiters->setAccessibleName(tr("Waiter queue"));
     m_waiters->setToolTip(tr("Threads queued in redisson_lock_queue:{name}, with their deadline from "
                              "redisson_lock_timeout:{name} relative to the server clock"));
     layout->addWidget(m_waiters);
@@ -94,6 +98,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::TypeWriter);
     m_keys->setFont(mono);
+    m_keys->setTabChangesFocus(true);
+    m_keys->setAccessibleName(tr("Redis keys and channels"));
     layout->addWidget(m_keys);
     layout->addStretch(1);
     setSnapshot(LockSnapshot());

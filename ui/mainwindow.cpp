@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 #include "clientsview.h"
 #include "connectionbanner.h"
+#include "shortcutsdialog.h"
+#include "windowstatekeeper.h"
 #include "lockfilterproxy.h"
 
 #ifdef __GLIBC__
@@ -111,6 +113,12 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     });
     m_animation.start();
     m_ioThread->start();
+}
+
+void MainWindow::rememberLayout(const QString &key)
+{
+    if (!findChild<WindowStateKeeper *>())
+        new WindowStateKeeper(this, key);
 }
 
 void MainWindow::stopSession()
@@ -296,6 +304,11 @@ void MainWindow::buildUi()
     m_lockView->setColumnWidth(LockTableModel::WaitingColumn, 100);
     m_lockView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_lockView->setWordWrap(false);
+    // Issue 15.11: Tab leaves the table for the next pane (arrows move within it); Tab used to walk
+    // cell by cell and change the selected lock, the force-unlock target.
+    m_lockView->setTabKeyNavigation(false);
+    m_lockView->setObjectName(QStringLiteral("lockTable"));
+    m_lockView->setAccessibleName(tr("Locks"));
 
     m_detail = new LockDetailPanel(this);
     m_detail->setOwnClientId(m_clientId);
@@ -310,8 +323,13 @@ void MainWindow::buildUi()
     m_eventView->setColumnWidth(EventLogModel::LockColumn, 150);
     m_eventView->setColumnWidth(EventLogModel::TypeColumn, 120);
     m_eventView->setColumnWidth(EventLogModel::HolderColumn, 340);
+    m_eventView->setTabKeyNavigation(false);
+    m_eventView->setObjectName(QStringLiteral("eventTable"));
+    m_eventView->setAccessibleName(tr("Event log"));
+    m_detail->setAccessibleName(tr("Selected lock"));
 
     auto *top = new QSplitter(Qt::Horizontal, this);
+    top->setObjectName(QStringLiteral("tableDetailSplitter"));
     top->addWidget(m_lockView);
     top->addWidget(m_detail);
     top->setStretchFactor(0, 3);
@@ -327,6 +345,7 @@ void MainWindow::buildUi()
     upperLayout->addWidget(m_banner);
     upperLayout->addWidget(top, 1);
     auto *main = new QSplitter(Qt::Vertical, this);
+    main->setObjectName(QStringLiteral("mainSplitter"));
     main->addWidget(upper);
     m_findingView = new QTableView(this);
     m_findingView->setModel(m_findingModel);
@@ -336,12 +355,16 @@ void MainWindow::buildUi()
     m_findingView->setColumnWidth(FindingModel::SeverityColumn, 100);
     m_findingView->setColumnWidth(FindingModel::LockColumn, 150);
     m_findingView->setColumnWidth(FindingModel::TitleColumn, 520);
+    m_findingView->setTabKeyNavigation(false);
+    m_findingView->setObjectName(QStringLiteral("problemsTable"));
+    m_findingView->setAccessibleName(tr("Problems"));
     m_findingView->setWordWrap(false);
     m_findingView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_findingView, &QAbstractItemView::activated, this, [this](const QModelIndex &idx) {
         selectLock(idx.data(FindingModel::FindingRole).value<LockFinding>().lock);
     });
     m_bottomTabs = new QTabWidget(this);
+    m_bottomTabs->setAccessibleName(tr("Event log, problems, charts and clients"));
     m_bottomTabs->addTab(m_eventView, tr("Event log (newest first)"));
     m_bottomTabs->addTab(m_findingView, tr("Problems"));
     m_bottomTabs->setTabToolTip(1, tr("The stuck-lock doctor: no TTL, watchdogs held too long, dead waiters and "
@@ -529,6 +552,12 @@ void MainWindow::buildActions()
         lock->addAction(m_forceUnlockAction);
     }
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        ShortcutsDialog dialog(ShortcutsDialog::actionsWithShortcuts(this), this);
+        dialog.exec();
+    });
+    keys->setShortcut(QKeySequence::HelpContents);
+    keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
     help->addAction(tr("&About LockScope"), this, [this] {
         QMessageBox::about(this, tr("About LockScope"),
                            tr("<b>LockScope %1</b><br>See and act on Redisson distributed locks in Redis.<br>"

@@ -70,6 +70,9 @@ public:
     QThread *ioThread() const { return m_ioThread; }
     /** The options this window was opened with (its endpoint carries the password, if any). */
     const LockSession::Options &options() const { return m_options; }
+    /** Remembers geometry, splitters and column widths in QSettings under `key` (restored now,
+     *  saved on close; WindowStateKeeper). The application calls it; tests leave it off. */
+    void rememberLayout(const QString &key = QStringLiteral("dashboard"));
     /** Ends the session (its redis-io thread stops; nothing is retried any more), for a window
      *  replaced by another one, e.g. reopened with a password. */
     void stopSession();

@@ -4,6 +4,8 @@
 #include "clientsmodel.h"
 #include "clientsview.h"
 #include "connectionbanner.h"
+#include "shortcutsdialog.h"
+#include "windowstatekeeper.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
@@ -26,6 +28,9 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableView>
+#include <QHeaderView>
+#include <QSettings>
+#include <QSplitter>
 #include <QProcess>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -58,6 +63,8 @@ private slots:
     void filterFindsLocksByHolder();
     void clientsViewListsHoldersAndWaitersWithLabels();
     void forceUnlockSaysWhatHappened();
+    void tabMovesBetweenPanesAndShortcutsAreListed();
+    void windowLayoutIsRemembered();
 
 private:
     bool redisCli(const QStringList &args);
@@ -732,6 +739,90 @@ void TestMainWindow::forceUnlockSaysWhatHappened()
              qPrintable(window.statusBar()->currentMessage()));
     waiter.kill();
     waiter.waitForFinished();
+}
+
+// Issue 15.11: Tab walked cell by cell inside the lock table (changing the selected lock, the
+// force-unlock target) and never reached the detail panel; Help had no list of shortcuts.
+void TestMainWindow::tabMovesBetweenPanesAndShortcutsAreListed()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:1"), kField, QStringLiteral("1")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:2"), kField, QStringLiteral("1")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    QVERIFY(startAndWaitForData(window));
+    QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
+    QApplication::setActiveWindow(&window);
+    window.selectLock(QStringLiteral("orders:1"));
+    window.lockView()->setFocus();
+    QTRY_VERIFY(window.lockView()->hasFocus());
+    // Arrows move within the table...
+    QTest::keyClick(window.lockView(), Qt::Key_Down);
+    QCOMPARE(window.selectedLockName(), QStringLiteral("orders:2"));
+    // ...Tab leaves it, with the selection where it was, and reaches the detail panel.
+    QTest::keyClick(window.lockView(), Qt::Key_Tab);
+    QWidget *focus = QApplication::focusWidget();
+    QVERIFY(focus && focus != window.lockView());
+    QCOMPARE(window.selectedLockName(), QStringLiteral("orders:2"));
+    bool reachedDetail = false;
+    for (int i = 0; i < 12 && !reachedDetail; ++i) {
+        reachedDetail = window.detailPanel()->isAncestorOf(QApplication::focusWidget());
+        if (!reachedDetail)
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    }
+    QVERIFY(reachedDetail);
+    QCOMPARE(window.selectedLockName(), QStringLiteral("orders:2"));
+    QVERIFY(!window.lockView()->accessibleName().isEmpty());
+    QVERIFY(!window.detailPanel()->accessibleName().isEmpty());
+
+    // Help > Keyboard shortcuts lists every action that has one, from the actions themselves.
+    const QList<QAction *> actions = ShortcutsDialog::actionsWithShortcuts(&window);
+    ShortcutsDialog dialog(actions, &window);
+    const auto rows = dialog.rows();
+    QVERIFY(actions.size() >= 8);
+    for (QAction *a : actions) {
+        const QString keys = a->shortcut().toString(QKeySequence::NativeText);
+        QVERIFY2(std::any_of(rows.cbegin(), rows.cend(), [&](const QPair<QString, QString> &r) { return r.second.contains(keys); }),
+                 qPrintable(a->text()));
+    }
+    QVERIFY(std::any_of(rows.cbegin(), rows.cend(), [](const QPair<QString, QString> &r) {
+        return r.first.startsWith(QStringLiteral("Force unlock")) && !r.second.isEmpty();
+    }));
+    QVERIFY(window.findChild<QAction *>(QStringLiteral("keyboardShortcutsAction")));
+}
+
+// Issue 15.11: geometry, column widths and splitters were not remembered.
+void TestMainWindow::windowLayoutIsRemembered()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(QStringLiteral("layout.ini")), QSettings::IniFormat);
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    QList<int> sizes;
+    {
+        MainWindow window(options);
+        auto *keeper = new WindowStateKeeper(&window, QStringLiteral("dashboard"), &settings);
+        Q_UNUSED(keeper);
+        window.resize(1111, 777);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.lockView()->setColumnWidth(LockTableModel::HolderColumn, 333);
+        window.lockView()->sortByColumn(LockTableModel::HeldForColumn, Qt::DescendingOrder);
+        auto *split = window.findChild<QSplitter *>(QStringLiteral("tableDetailSplitter"));
+        QVERIFY(split);
+        split->setSizes({700, 400});
+        sizes = split->sizes();
+        window.close();
+    }
+    MainWindow again(options);
+    new WindowStateKeeper(&again, QStringLiteral("dashboard"), &settings);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), QSize(1111, 777));
+    QCOMPARE(again.lockView()->columnWidth(LockTableModel::HolderColumn), 333);
+    QCOMPARE(again.lockView()->horizontalHeader()->sortIndicatorSection(), int(LockTableModel::HeldForColumn));
+    QCOMPARE(again.findChild<QSplitter *>(QStringLiteral("tableDetailSplitter"))->sizes(), sizes);
 }
 
 QTEST_MAIN(TestMainWindow)
