@@ -1167,6 +1167,7 @@ void MainWindow::forceUnlock()
 void MainWindow::setActorNames(const ActorNames &names)
 {
     m_lockModel->setActorNames(names);
+    m_proxy->setActorNames(names);
     m_outcome.setActorNames(names);
     m_detail->setActorNames(names);
     m_eventModel->setActorNames(names);

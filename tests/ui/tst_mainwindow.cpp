@@ -668,6 +668,16 @@ void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
         window.selectLock(QStringLiteral("orders:42"));
         QVERIFY(window.detailPanel()->findChild<QTableWidget *>()->item(0, 0)->text().startsWith(QStringLiteral("billing-7f9c")));
 
+        // The filter finds locks by a part of the label too.
+        for (QLineEdit *edit : window.findChildren<QLineEdit *>())
+            if (edit->accessibleName() == QStringLiteral("Filter locks"))
+                edit->setText(QStringLiteral("billing"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockView()->model()->rowCount(), 2, 5000);
+        for (QLineEdit *edit : window.findChildren<QLineEdit *>())
+            if (edit->accessibleName() == QStringLiteral("Filter locks"))
+                edit->setText(QStringLiteral("nobody-has-this-label"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockView()->model()->rowCount(), 0, 5000);
+
         // Show its locks: the table is filtered by the client id.
         clients->view()->setCurrentIndex(model->index(w, ClientsModel::ClientIdColumn));
         emit clients->showLocksOf(waiter);
