@@ -22,11 +22,12 @@ QString ActionOutcome::sentence(const QString &action, const QString &lock, bool
     const QString key = action + QLatin1Char('\n') + lock;
     const bool known = m_before.contains(key);
     const LockSnapshot before = m_before.take(key);
+    const QString said = ok && known && action == QLatin1String("force_unlock") && outcome == QLatin1String("done")
+                             ? forceUnlocked(before)
+                             : message;
     m_lastLock = lock;
-    m_lastSentence = ok && known && action == QLatin1String("force_unlock") && outcome == QLatin1String("done")
-                         ? forceUnlocked(before)
-                         : message;
-    return m_lastSentence;
+    m_lastSentence = ok ? said : QString(); // a failure is not repeated as a success later
+    return said;
 }
 
 QString ActionOutcome::forceUnlocked(const LockSnapshot &before) const

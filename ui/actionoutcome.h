@@ -28,7 +28,8 @@ public:
      * session's own `message`. Forgets the expectation.
      */
     QString sentence(const QString &action, const QString &lock, bool ok, const QString &outcome, const QString &message);
-    /** The last sentence() said about `lock`, empty when the last one was about another lock. */
+    /** The last successful sentence() said about `lock`; empty when the last one was about another
+     *  lock or said a failure. */
     QString lastSentence(const QString &lock) const { return lock == m_lastLock ? m_lastSentence : QString(); }
     /** "orders:42 was force-unlocked (held by …, hold count N); 1 waiter woken" from `before`. */
     QString forceUnlocked(const LockSnapshot &before) const;
