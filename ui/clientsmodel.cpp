@@ -16,7 +16,9 @@ ClientsModel::ClientsModel(LockTableModel *locks, QObject *parent) : QAbstractTa
     m_rebuild.setInterval(rebuildDelayMs());
     connect(&m_rebuild, &QTimer::timeout, this, &ClientsModel::rebuild);
     auto later = [this] {
-        if (!m_rebuild.isActive())
+        if (!m_active)
+            m_stale = true;
+        else if (!m_rebuild.isActive())
             m_rebuild.start();
     };
     connect(locks, &QAbstractItemModel::dataChanged, this, later);
@@ -33,8 +35,18 @@ void ClientsModel::setLabels(const QHash<QString, QString> &labels)
         emit dataChanged(index(0, LabelColumn), index(m_clients.size() - 1, LabelColumn));
 }
 
+void ClientsModel::setActive(bool active)
+{
+    m_active = active;
+    if (active && m_stale)
+        rebuild();
+    if (!active)
+        m_rebuild.stop();
+}
+
 void ClientsModel::rebuild()
 {
+    m_stale = false;
     QMap<QString, Client> byId; // sorted by client id
     for (int r = 0; r < m_locks->rowCount(); ++r) {
         const LockSnapshot &s = m_locks->snapshotAt(r);

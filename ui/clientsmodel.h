@@ -32,6 +32,12 @@ public:
     void setLabels(const QHash<QString, QString> &labels);
     /** Rebuilds now (tests; normally a timer does after the lock table changed). */
     void rebuild();
+    /**
+     * Only an active model follows the lock table (a rebuild walks every lock: at 200k locks it
+     * is worth doing only while someone looks at it). Activating rebuilds if the table changed
+     * meanwhile. Active by default; ClientsView activates it while shown.
+     */
+    void setActive(bool active);
     int rowOfClient(const QString &clientId) const;
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
@@ -56,6 +62,8 @@ private:
     QVector<Client> m_clients;
     QHash<QString, QString> m_labels;
     QTimer m_rebuild;
+    bool m_active = true;
+    bool m_stale = false; ///< the lock table changed while inactive
 };
 
 } // namespace lockscope

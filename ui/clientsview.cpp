@@ -15,6 +15,7 @@ ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QS
     : QWidget(parent), m_labels(connectionKey, settings)
 {
     m_model = new ClientsModel(locks, this);
+    m_model->setActive(false); // until shown
     m_model->setLabels(m_labels.all());
     connect(m_model, &ClientsModel::labelEdited, this, &ClientsView::setLabel);
 
@@ -57,6 +58,18 @@ ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QS
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
+}
+
+void ClientsView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    m_model->setActive(true);
+}
+
+void ClientsView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_model->setActive(false);
 }
 
 void ClientsView::setLabel(const QString &clientId, const QString &label)

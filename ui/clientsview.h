@@ -41,6 +41,11 @@ signals:
     /** Filter the lock table by this client id. */
     void showLocksOf(const QString &clientId);
 
+protected:
+    /** The model follows the lock table only while the tab is shown. */
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 private:
     void activateCurrent();
 

@@ -1,10 +1,12 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
+#include "clientsmodel.h"
 #include "eventlogmodel.h"
 #include "lockbatchbuffer.h"
 #include "lockfilterproxy.h"
 #include "locktablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
@@ -40,6 +42,7 @@ private slots:
     void bulkInsertIsOneResetAndSortsOnce();
     void batchBufferKeepsWhatApplyingInOrderLeaves();
     void heldForCountsFromTheFirstSighting();
+    void clientsModelFollowsTheTableOnlyWhenActive();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -273,6 +276,32 @@ void TestLockTableModel::heldForCountsFromTheFirstSighting()
     model.applyBatch({free}, {});
     QVERIFY(oldHeld.data().toString().isEmpty());
     QCOMPARE(oldHeld.data(LockTableModel::SortRole).toLongLong(), -1);
+}
+
+// The Clients tab's model (issue 15.4): one row per client id, rebuilt from the lock table, and
+// only while someone looks at it (a rebuild walks every lock).
+void TestLockTableModel::clientsModelFollowsTheTableOnlyWhenActive()
+{
+    LockTableModel locks;
+    ClientsModel clients(&locks);
+    QAbstractItemModelTester tester(&clients, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const qint64 now = LockSnapshot::steadyNowMs();
+    locks.applyBatch({lock(QStringLiteral("a"), kA, 1, 30000, now), lock(QStringLiteral("b"), kA, 3, 30000, now)}, {});
+    QTRY_COMPARE(clients.rowCount(), 1);
+    QCOMPARE(clients.index(0, ClientsModel::HoldsColumn).data().toString(),
+             QStringLiteral("2 lock(s): a (thread 1), b (thread 1, ×3)"));
+    clients.setActive(false);
+    locks.applyBatch({lock(QStringLiteral("c"), kB, 1, 30000, now)}, {});
+    QTest::qWait(ClientsModel::rebuildDelayMs() * 2);
+    QCOMPARE(clients.rowCount(), 1); // not followed while hidden
+    clients.setActive(true);
+    QCOMPARE(clients.rowCount(), 2); // caught up at once
+    // The label column is the only editable one, and an edit is announced.
+    QSignalSpy edited(&clients, &ClientsModel::labelEdited);
+    QVERIFY(!clients.setData(clients.index(0, ClientsModel::ClientIdColumn), QStringLiteral("x")));
+    QVERIFY(clients.setData(clients.index(0, ClientsModel::LabelColumn), QStringLiteral(" billing ")));
+    QCOMPARE(edited.size(), 1);
+    QCOMPARE(edited.at(0).at(1).toString(), QStringLiteral("billing"));
 }
 
 void TestLockTableModel::namesSortNaturally()

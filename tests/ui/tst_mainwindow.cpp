@@ -650,6 +650,7 @@ void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
         QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
         ClientsView *clients = window.clientsView();
         QVERIFY(clients);
+        QVERIFY(window.showBottomTab(QStringLiteral("clients"))); // it follows the table while shown
         ClientsModel *model = clients->model();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 5000);
         const int h = model->rowOfClient(holder);
