@@ -1,5 +1,7 @@
 #include "lockscopecli.h"
 
+#include "redis/redisconnection.h"
+
 #include <QCoreApplication>
 
 #include <sys/resource.h>
@@ -18,6 +20,9 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("lockscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
+    // Core sentences leave the "how" to the front-end: here, options and the environment.
+    lockscope::RedisConnection::setPasswordAdvice(
+        QStringLiteral("give it with --ask-password, LOCKSCOPE_PASSWORD or in the URL"));
     lockscope::LockScopeCli cli;
     int code = 0;
     if (!cli.start(QCoreApplication::arguments(), &code))

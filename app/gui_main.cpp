@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "passwordkeychain.h"
 #include "servertabswindow.h"
+#include "startscreen.h"
 #include "workshopwindow.h"
 
 #include "demo/demoworkload.h"
@@ -22,6 +23,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QIcon>
+#include <QMessageBox>
+#include <QProcess>
 #include <QThread>
 #include <QTimer>
 
@@ -30,6 +33,25 @@
 using namespace lockscope;
 
 namespace {
+/**
+ * A start-up error (issue 15.2: from the desktop entry, stderr is seen by nobody): on stderr, and
+ * in a dialog when there is a screen to show it on (not offscreen, where no one could close it).
+ * Returns `code`, the exit code.
+ */
+int startupError(const QString &message, int code = 1)
+{
+    std::fprintf(stderr, "lockscope: %s\n", qPrintable(message));
+    const QString platform = QGuiApplication::platformName();
+    if (qobject_cast<QApplication *>(QCoreApplication::instance()) && platform != QLatin1String("offscreen")
+        && platform != QLatin1String("minimal")) {
+        QString text = message;
+        if (!text.isEmpty())
+            text[0] = text.at(0).toUpper();
+        QMessageBox::critical(nullptr, QObject::tr("LockScope cannot start"), text);
+    }
+    return code;
+}
+
 /** --screenshot: `delayMs` from now, saves a PNG of `window` to the path given and, unless
  *  --quit-after is set too, quits. */
 void screenshotAfter(QWidget *window, const QCommandLineParser &parser, int delayMs)
@@ -55,26 +77,21 @@ int runWorkshop(const QCommandLineParser &parser)
     RedisServerProcess server;
     QString error;
     if (!server.start(10000, &error)) {
-        std::fprintf(stderr, "lockscope: cannot start the workshop's redis-server: %s\n", qPrintable(error));
-        return 2;
+        return startupError(QStringLiteral("cannot start the workshop's redis-server: %1").arg(error), 2);
     }
     WorkshopWindow window(server.endpoint());
     const QString scenario = parser.isSet(QStringLiteral("scenario-file"))
                                  ? parser.value(QStringLiteral("scenario-file"))
                                  : parser.positionalArguments().value(0, QStringLiteral("reentrancy"));
     if (!window.loadScenario(scenario, &error)) {
-        std::fprintf(stderr, "lockscope: %s (shipped: %s)\n", qPrintable(error),
-                     qPrintable(Scenario::builtInNames().join(QStringLiteral(", "))));
-        return 1;
+        return startupError(QStringLiteral("%1 (shipped: %2)").arg(error, Scenario::builtInNames().join(QStringLiteral(", "))));
     }
     if (parser.isSet(QStringLiteral("projector")))
         window.setProjectorMode(true);
     if (parser.isSet(QStringLiteral("record"))) {
         // The lock views record what they see of the private server: replay with --replay.
-        if (!window.lockViews()->startRecording(parser.value(QStringLiteral("record")), &error)) {
-            std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
-            return 1;
-        }
+        if (!window.lockViews()->startRecording(parser.value(QStringLiteral("record")), &error))
+            return startupError(error);
     }
     int steps = parser.value(QStringLiteral("workshop-steps")).toInt();
     auto *autoStep = new QTimer(&window);
@@ -105,9 +122,7 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
         QString error;
         RedisEndpoint endpoint = RedisEndpoint::parse(url, &error);
         if (!endpoint.isValid() || !connection.applyTo(&endpoint, parser, &error)) {
-            std::fprintf(stderr, "lockscope: --url '%s': %s\n", qPrintable(RedisEndpoint::redactUrl(url)),
-                         qPrintable(error));
-            return 1;
+            return startupError(QStringLiteral("--url '%1': %2").arg(RedisEndpoint::redactUrl(url), error));
         }
         LockSession::Options options;
         options.endpoint = endpoint;
@@ -125,12 +140,71 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
     return QApplication::exec();
 }
 
+/** The options worth passing on to a window started from the start screen. */
+QStringList passedOn(const QCommandLineParser &parser)
+{
+    QStringList args;
+    for (const char *flag : {"read-only", "poll"})
+        if (parser.isSet(QString::fromLatin1(flag)))
+            args << QStringLiteral("--") + QString::fromLatin1(flag);
+    return args;
+}
+
+/**
+ * `lockscope` without a connection (the desktop entry, issue 15.2): the start screen. A saved or
+ * recent connection and Connect… open a dashboard in this process; the demo, a recording and the
+ * workshop start `lockscope --demo|--replay FILE|--workshop` (each has its own server or file and
+ * its own start-up errors, shown in a dialog by that process), and the start screen closes.
+ */
+int runStartScreen(const QCommandLineParser &parser)
+{
+    ConnectionProfileStore profiles;
+    PasswordKeychain keychain;
+    ConnectionLauncher launcher(&profiles, &keychain);
+    StartScreen screen(&profiles);
+    auto relaunch = [&screen, &parser](const QStringList &args) {
+        if (QProcess::startDetached(QCoreApplication::applicationFilePath(), args + passedOn(parser)))
+            screen.close();
+        else
+            screen.showError(QObject::tr("Could not start %1.").arg(QCoreApplication::applicationFilePath()));
+    };
+    QObject::connect(&screen, &StartScreen::connectionChosen, &screen, [&](const ConnectionProfile &profile) {
+        LockSession::Options options;
+        options.readOnly = parser.isSet(QStringLiteral("read-only"));
+        options.forcePolling = parser.isSet(QStringLiteral("poll"));
+        QString error;
+        if (!launcher.resolve(profile, QString(), &screen, &options, &error)) {
+            screen.showError(QObject::tr("%1: %2").arg(profile.displayName(), error));
+            return;
+        }
+        profiles.addRecent(profile);
+        launcher.openWindow(options, profile);
+        screen.close();
+    });
+    QObject::connect(&screen, &StartScreen::connectDialogRequested, &screen, [&] {
+        if (launcher.showConnectDialog(&screen))
+            screen.close();
+    });
+    QObject::connect(&screen, &StartScreen::demoRequested, &screen, [relaunch] { relaunch({QStringLiteral("--demo")}); });
+    QObject::connect(&screen, &StartScreen::recordingChosen, &screen,
+                     [relaunch](const QString &path) { relaunch({QStringLiteral("--replay"), path}); });
+    QObject::connect(&screen, &StartScreen::workshopRequested, &screen,
+                     [relaunch] { relaunch({QStringLiteral("--workshop")}); });
+    if (parser.isSet(QStringLiteral("screenshot")))
+        screenshotAfter(&screen, parser, 500);
+    if (parser.isSet(QStringLiteral("quit-after")))
+        QTimer::singleShot(parser.value(QStringLiteral("quit-after")).toInt(), qApp, &QApplication::quit);
+    screen.show();
+    return QApplication::exec();
+}
+
 /** Every option of the dashboard, for the GUI and for --help/--version without a display. */
 void describeOptions(QCommandLineParser &parser, ConnectionOptions &connection)
 {
     parser.setApplicationDescription(QStringLiteral(
         "LockScope: live holders, hold counts, TTLs and waiters of Redisson locks in Redis.\n"
-        "Without --url it starts the embedded demo (a private redis-server with simulated clients)."));
+        "Without --url, --profile, --demo or --replay it shows the start screen: saved and recent connections, "
+        "Connect…, the demo, a recording, the workshop."));
     parser.addHelpOption();
     parser.addVersionOption();
     connection.addTo(parser); // --url (no default: the demo), --tls-*, --user, --ask-password
@@ -147,7 +221,7 @@ void describeOptions(QCommandLineParser &parser, ConnectionOptions &connection)
          QStringLiteral("Polling load on Redis, in commands/s as INFO counts them: visible and selected locks "
                         "every second, the rest in turn within the budget (default 2000)."),
          QStringLiteral("N"), QStringLiteral("2000")},
-        {QStringLiteral("demo"), QStringLiteral("Start the embedded demo (default when no --url is given).")},
+        {QStringLiteral("demo"), QStringLiteral("Start the embedded demo (a private redis-server with simulated clients).")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the first data has arrived."),
          QStringLiteral("FILE")},
         {QStringLiteral("screenshot-delay-ms"), QStringLiteral("Wait this long after the first data before the screenshot."),
@@ -235,16 +309,15 @@ int main(int argc, char **argv)
     if (replay) {
         QString error;
         if (!Recording::load(parser.value(QStringLiteral("replay")), &recording, &error)) {
-            std::fprintf(stderr, "lockscope: cannot replay: %s\n", qPrintable(error));
-            return 1;
+            return startupError(QStringLiteral("cannot replay: %1").arg(error));
         }
         if (!recording.warning.isEmpty())
             std::fprintf(stderr, "lockscope: %s\n", qPrintable(recording.warning));
     }
-    const bool demo = !replay
-                      && (parser.isSet(QStringLiteral("demo"))
-                          || (!ConnectionOptions::isUrlSet(parser) && ConnectionOptions::urlFromEnvironment().isEmpty()
-                              && !parser.isSet(QStringLiteral("profile"))));
+    const bool demo = !replay && parser.isSet(QStringLiteral("demo"));
+    if (!replay && !demo && !ConnectionOptions::isUrlSet(parser) && ConnectionOptions::urlFromEnvironment().isEmpty()
+        && !parser.isSet(QStringLiteral("profile")))
+        return runStartScreen(parser);
     ConnectionProfileStore profiles; // saved connections and recent ones (QSettings; never a password)
     PasswordKeychain keychain;
     ConnectionLauncher launcher(&profiles, &keychain);
@@ -263,8 +336,7 @@ int main(int argc, char **argv)
     } else if (demo) {
         QString error;
         if (!server.start(10000, &error)) {
-            std::fprintf(stderr, "lockscope: cannot start the demo: %s\n", qPrintable(error));
-            return 2;
+            return startupError(QStringLiteral("cannot start the demo: %1").arg(error), 2);
         }
         std::fprintf(stderr, "lockscope: demo redis-server on %s (pid %lld)\n", qPrintable(server.url()),
                      static_cast<long long>(server.pid()));
@@ -285,14 +357,14 @@ int main(int argc, char **argv)
                 || !connection.applyTo(&options.endpoint, parser, &error))
                 options.endpoint = RedisEndpoint();
         }
-        if (!options.endpoint.isValid()) {
-            std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
-            return 1;
-        }
+        if (!options.endpoint.isValid())
+            return startupError(error);
     }
 
     MainWindow window(options);
-    launcher.adopt(&window); // File > Connect… opens other connections in new windows
+    launcher.adopt(&window, profile); // File > Connect… opens other connections in new windows; a password is asked
+    if (!parser.isSet(QStringLiteral("screenshot")))
+        window.rememberLayout(); // geometry, splitters, columns (screenshots keep the default layout)
     window.setConnectionTag(ConnectionLauncher::tagLabel(profile), profile.color);
 
     // The demo workload runs on the same redis-io thread as the session, with its own connections.
@@ -316,10 +388,8 @@ int main(int argc, char **argv)
     }
     if (parser.isSet(QStringLiteral("record"))) {
         QString error;
-        if (!window.startRecording(parser.value(QStringLiteral("record")), &error)) {
-            std::fprintf(stderr, "lockscope: %s\n", qPrintable(error));
-            return 1;
-        }
+        if (!window.startRecording(parser.value(QStringLiteral("record")), &error))
+            return startupError(error);
     }
     {
         HistoryStore::Retention retention;

@@ -3,9 +3,11 @@
 #include "connectdialog.h"
 #include "connectionprofilestore.h"
 #include "mainwindow.h"
+#include "passworddialog.h"
 #include "passwordkeychain.h"
 
 #include <QMessageBox>
+#include <QPointer>
 
 namespace lockscope {
 
@@ -44,9 +46,43 @@ bool ConnectionLauncher::resolve(const ConnectionProfile &profile, const QString
     return true;
 }
 
-void ConnectionLauncher::adopt(MainWindow *window)
+void ConnectionLauncher::adopt(MainWindow *window, const ConnectionProfile &profile)
 {
     connect(window, &MainWindow::connectRequested, this, [this, window] { showConnectDialog(window); });
+    connect(window, &MainWindow::authenticationNeeded, this,
+            [this, window, profile](const QString &detail) { askPassword(window, profile, detail); });
+}
+
+QDialog *ConnectionLauncher::askPassword(MainWindow *window, const ConnectionProfile &profile, const QString &detail)
+{
+    const RedisEndpoint &ep = window->options().endpoint;
+    auto *dialog = new PasswordDialog(ep.address(), ep.aclUser(), detail,
+                                      PasswordKeychain::isCompiledIn() && m_keychain != nullptr, window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, window, dialog, profile] {
+        LockSession::Options options = window->options();
+        options.endpoint.setPassword(dialog->password(), RedisEndpoint::PasswordSource::Prompt);
+        ConnectionProfile reopened = profile;
+        if (reopened.url.isEmpty())
+            reopened.url = options.endpoint.toString(); // never carries the password
+        if (dialog->saveInKeychain()) {
+            reopened.passwordStorage = ConnectionProfile::PasswordStorage::Keychain;
+            m_keychain->write(reopened.keychainKey(), dialog->password(), this, [window = QPointer<MainWindow>(window)](const QString &error) {
+                if (!error.isEmpty() && window)
+                    QMessageBox::warning(window, tr("Keychain"), tr("The password was not saved: %1.").arg(error));
+            });
+            if (!reopened.name.isEmpty())
+                m_store->save(reopened, reopened.name);
+        }
+        if (m_store)
+            m_store->addRecent(reopened);
+        MainWindow *next = openWindow(options, reopened);
+        next->setGeometry(window->geometry());
+        window->stopSession();
+        window->close();
+    });
+    dialog->open();
+    return dialog;
 }
 
 MainWindow *ConnectionLauncher::showConnectDialog(QWidget *parent)
@@ -70,7 +106,8 @@ MainWindow *ConnectionLauncher::openWindow(const LockSession::Options &options, 
 {
     auto *window = new MainWindow(options);
     window->setAttribute(Qt::WA_DeleteOnClose);
-    adopt(window);
+    adopt(window, profile);
+    window->rememberLayout();
     window->setConnectionTag(tagLabel(profile), profile.color);
     window->show();
     window->start();

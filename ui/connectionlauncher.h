@@ -6,6 +6,7 @@
 
 #include <QObject>
 
+class QDialog;
 class QWidget;
 
 namespace lockscope {
@@ -36,8 +37,17 @@ public:
      */
     bool resolve(const ConnectionProfile &profile, const QString &typedPassword, QWidget *parent,
                  LockSession::Options *options, QString *error);
-    /** File > Connect… of `window` opens the connect dialog. */
-    void adopt(MainWindow *window);
+    /** File > Connect… of `window` opens the connect dialog; a refused login or a missing password
+     *  opens a PasswordDialog (askPassword()). `profile`: the saved or recent connection the
+     *  window shows (where to keep a password in the keychain), empty for a bare URL. */
+    void adopt(MainWindow *window, const ConnectionProfile &profile = ConnectionProfile());
+    /**
+     * Asks, without blocking, for the password `window`'s server wants (`detail`: why). On
+     * Connect: saves it in the keychain if asked (and the profile as keeping it there), opens a
+     * new window with it at the same place and closes `window` (its session stopped). Returns
+     * the dialog (deleted when closed).
+     */
+    QDialog *askPassword(MainWindow *window, const ConnectionProfile &profile, const QString &detail);
     /** Shows the connect dialog; on Connect, opens a window for the chosen connection. */
     MainWindow *showConnectDialog(QWidget *parent);
     /** A new, started window for `options`, tagged with `profile`'s name and colour. */

@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <QList>
+#include <QMetaType>
 #include <QPair>
 #include <QString>
 
@@ -52,3 +53,5 @@ struct ConnectionProfile
 };
 
 } // namespace lockscope
+
+Q_DECLARE_METATYPE(lockscope::ConnectionProfile)

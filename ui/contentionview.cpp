@@ -1,6 +1,7 @@
 #include "contentionview.h"
 
 #include "holderpalette.h"
+#include "plottheme.h"
 #include "seriesdownsampler.h"
 #include "ttlbardelegate.h"
 
@@ -96,7 +97,7 @@ ContentionView::ContentionView(QWidget *parent) : HistoryChart(parent)
     m_waiters->setPen(QPen(kWaitColor, 2));
     m_timePlot->yAxis->setLabel(tr("count"));
     m_timePlot->legend->setVisible(true);
-    m_timePlot->legend->setBrush(QColor(255, 255, 255, 210));
+    PlotTheme::apply(m_timePlot, palette()); // the legend too, in the palette's colours
     m_timePlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     addTitle(m_timePlot)->setText(tr("Held locks and waiting clients"));
 

@@ -1,6 +1,7 @@
 #include "historychart.h"
 
 #include "holderpalette.h"
+#include "plottheme.h"
 
 #include "history/historystore.h"
 
@@ -163,9 +164,18 @@ void HistoryChart::setFollowingNow(bool follow)
 
 void HistoryChart::addHeaderWidget(QWidget *widget) { m_header->insertWidget(m_headerInsert++, widget); }
 
+void HistoryChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        for (const Plot &p : m_plots)
+            PlotTheme::apply(p.plot, palette());
+}
+
 void HistoryChart::registerPlot(QCustomPlot *plot, const QString &title, bool timeAxis)
 {
     m_plots.append(Plot{plot, title, timeAxis});
+    PlotTheme::apply(plot, palette()); // follows the window's palette (dark themes, issue 15.11)
     plot->setNoAntialiasingOnDrag(true);
     plot->setPlottingHint(QCP::phFastPolylines, true); // lines as polylines, not segment by segment
     plot->setContextMenuPolicy(Qt::CustomContextMenu);

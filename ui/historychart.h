@@ -111,6 +111,8 @@ protected:
 
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
+    /** A palette change (light/dark theme) recolours the plots (PlotTheme). */
+    void changeEvent(QEvent *event) override;
 
 private:
     struct Plot

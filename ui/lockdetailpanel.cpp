@@ -2,6 +2,7 @@
 #include "redis/redisbytes.h"
 #include "protocol/displaytext.h"
 
+#include "locktablemodel.h"
 #include "ttlbardelegate.h"
 
 #include "protocol/locknames.h"
@@ -27,6 +28,14 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_title);
 
+    // Issue 15.1: a lock read before the connection was lost says so above everything else.
+    m_stale = new QLabel(this);
+    m_stale->setObjectName(QStringLiteral("staleLabel"));
+    m_stale->setWordWrap(true);
+    m_stale->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid #c0392b; padding-left: 6px; }"));
+    m_stale->setVisible(false);
+    layout->addWidget(m_stale);
+
     auto *form = new QFormLayout;
     m_ttl = new QLabel(this);
     m_ttl->setToolTip(tr("PTTL of the lock hash, counted down locally since the last read"));
@@ -49,6 +58,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_holders->verticalHeader()->hide();
     m_holders->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_holders->setMaximumHeight(110);
+    m_holders->setTabKeyNavigation(false); // Tab goes on to the next pane (issue 15.11)
+    m_holders->setAccessibleName(tr("Holders"));
     layout->addWidget(m_holders);
 
     m_waitersTitle = new QLabel(tr("<b>Waiter queue</b> (FIFO; deadlines from the timeout set)"), this);
@@ -62,6 +73,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_waiters->verticalHeader()->hide();
     m_waiters->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_waiters->setMaximumHeight(130);
+    m_waiters->setTabKeyNavigation(false);
+    m_waiters->setAccessibleName(tr("Waiter queue"));
     m_waiters->setToolTip(tr("Threads queued in redisson_lock_queue:{name}, with their deadline from "
                              "redisson_lock_timeout:{name} relative to the server clock"));
     layout->addWidget(m_waiters);
@@ -85,6 +98,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::TypeWriter);
     m_keys->setFont(mono);
+    m_keys->setTabChangesFocus(true);
+    m_keys->setAccessibleName(tr("Redis keys and channels"));
     layout->addWidget(m_keys);
     layout->addStretch(1);
     setSnapshot(LockSnapshot());
@@ -96,6 +111,14 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     const bool any = !s.name.isEmpty();
     m_holders->setRowCount(0);
     m_waiters->setRowCount(0);
+    m_stale->setVisible(any && s.stale);
+    m_stale->setText(any && s.stale ? tr("Not connected: this is the lock %1, the last read before LockScope lost the "
+                                          "connection. It may have been released or taken since.")
+                                           .arg(LockTableModel::staleText(s))
+                                     : QString());
+    // Greyed like its row in the table (enabled again by the next read).
+    m_holders->setEnabled(!s.stale);
+    m_waiters->setEnabled(!s.stale);
     if (!any) {
         m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
         m_ttl->clear();
@@ -196,7 +219,8 @@ void LockDetailPanel::tick()
     if (m_snapshot.name.isEmpty())
         return;
     const qint64 now = m_clock();
-    m_ttl->setText(TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
+    m_ttl->setText(m_snapshot.stale ? tr("unknown (%1)").arg(LockTableModel::staleText(m_snapshot))
+                                    : TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
     const qint64 serverNow = m_snapshot.serverTimeMs + (now - m_snapshot.readAtSteadyMs);
     for (int i = 0; i < m_snapshot.waiters.size() && i < m_waiters->rowCount(); ++i) {
         const auto &w = m_snapshot.waiters[i];

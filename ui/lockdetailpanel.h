@@ -48,6 +48,7 @@ private:
     QString m_ownClientId;
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
     QLabel *m_title = nullptr;
+    QLabel *m_stale = nullptr; ///< "Not connected: … as of hh:mm:ss" (issue 15.1), hidden for fresh data
     QLabel *m_ttl = nullptr;
     QLabel *m_waiting = nullptr;
     QLabel *m_notes = nullptr;    ///< what the data cannot tell (name, kind)

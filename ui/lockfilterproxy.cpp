@@ -35,8 +35,26 @@ bool LockFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceP
     const LockSnapshot &s = m_locks->snapshotAt(sourceRow);
     if (m_isGlob)
         return m_nameGlob.matchesName(s.name);
-    // A plain word: part of the name (as displayed), or a holder, reader or waiter.
-    return RedisBytes::displayed(s.name).contains(m_text, Qt::CaseInsensitive) || m_holder.matches(s);
+    // A plain word: part of the name (as displayed), or a holder, reader or waiter, or part of
+    // the label an operator gave a holder's or waiter's client id (the Clients tab).
+    if (RedisBytes::displayed(s.name).contains(m_text, Qt::CaseInsensitive) || m_holder.matches(s))
+        return true;
+    if (m_names.isEmpty())
+        return false;
+    for (const LockHolder &h : s.holders)
+        if (m_names.nameOfClient(h.clientId).contains(m_text, Qt::CaseInsensitive))
+            return true;
+    for (const LockWaiter &w : s.waiters)
+        if (m_names.nameOfClient(w.field.section(QLatin1Char(':'), 0, 0)).contains(m_text, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
+void LockFilterProxy::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    if (!m_text.isEmpty())
+        invalidateFilter();
 }
 
 bool LockFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const

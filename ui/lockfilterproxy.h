@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actornames.h"
+
 #include "protocol/lockfilter.h"
 
 #include <QSortFilterProxyModel>
@@ -29,6 +31,10 @@ public:
     void setFilterText(const QString &text);
     QString filterText() const { return m_text; }
 
+    /** Labels of client ids (or workshop actor names): typed text also matches part of the label
+     *  of a holder's or waiter's client id ("billing" finds the locks of "billing-7f9c"). */
+    void setActorNames(const ActorNames &names);
+
     /** Natural order of names (issue 15.11): runs of digits compare as numbers, so orders:2 comes
      *  before orders:10; otherwise by UTF-16 code unit, as before. */
     static bool naturalLess(const QString &a, const QString &b);
@@ -43,6 +49,7 @@ private:
     bool m_isGlob = false;
     LockFilter m_nameGlob;   ///< the glob (m_isGlob)
     LockFilter m_holder;     ///< the text as holder/waiter/thread (not m_isGlob)
+    ActorNames m_names;
 };
 
 } // namespace lockscope

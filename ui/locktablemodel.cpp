@@ -19,6 +19,19 @@
 
 namespace lockscope {
 
+namespace {
+/** The same holder fields (a re-entry or a renewal keeps "held for"; a hand-over restarts it). */
+bool sameHolderFields(const LockSnapshot &a, const LockSnapshot &b)
+{
+    if (a.holders.size() != b.holders.size())
+        return false;
+    for (int i = 0; i < a.holders.size(); ++i)
+        if (a.holders[i].field != b.holders[i].field)
+            return false;
+    return true;
+}
+} // namespace
+
 LockTableModel::LockTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 QIcon LockTableModel::kindIcon(LockKind kind)
@@ -94,6 +107,8 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
             return tr("TTL");
         case WaitingColumn:
             return tr("Waiting");
+        case HeldForColumn:
+            return tr("Held for");
         case NodeColumn:
             return tr("Node");
         }
@@ -117,6 +132,10 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         case WaitingColumn:
             return tr("Fair locks: threads in the waiter queue. Other locks: Redisson clients subscribed to "
                       "the unlock channel (PUBSUB NUMSUB), i.e. clients waiting, not threads");
+        case HeldForColumn:
+            return tr("How long the current holders have held the lock, from when LockScope first saw them. "
+                      "≥: they already held it when LockScope first read it, so it is at least that long "
+                      "(Redis keeps no acquire time)");
         case NodeColumn:
             return tr("Redis Cluster: the master serving the lock's hash slot (CRC16 of the name, or of the part "
                       "in {braces}, mod 16384). Redisson's companion keys share the slot through {name}");
@@ -138,6 +157,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         return row.ttlScaleMs;
     case LastRenewalRole:
         return row.lastRenewalSteadyMs;
+    case HeldSinceRole:
+        return row.heldSinceMs;
     case OwnHoldRole:
         return !m_ownClientId.isEmpty()
                && std::any_of(s.holders.cbegin(), s.holders.cend(),
@@ -152,6 +173,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
         case WaitingColumn:
             return s.kind == LockKind::FairLock ? s.queueLength : s.subscribers;
+        case HeldForColumn:
+            return row.heldSinceMs > 0 ? m_clock() - row.heldSinceMs : qint64(-1);
         default:
             return data(index, Qt::DisplayRole);
         }
@@ -181,11 +204,18 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         case HoldCountColumn:
             return s.holders.isEmpty() ? QVariant() : QVariant(s.totalHoldCount());
         case TtlColumn:
-            return {}; // painted by TtlBarDelegate
+            // Painted by TtlBarDelegate; a stale row's countdown means nothing, so it says from when
+            // the row is instead (issue 15.1).
+            return s.stale ? staleText(s) : QVariant();
         case WaitingColumn:
             if (s.kind == LockKind::FairLock)
                 return tr("%n queued", nullptr, int(s.queueLength));
             return s.subscribers > 0 ? tr("%n client(s)", nullptr, int(s.subscribers)) : QString();
+        case HeldForColumn:
+            if (row.heldSinceMs <= 0)
+                return {};
+            return (row.heldSinceAtLeast ? QStringLiteral("≥ ") : QString())
+                   + formatDuration(qMax<qint64>(0, m_clock() - row.heldSinceMs));
         case NodeColumn: {
             if (m_slotMaster.isEmpty())
                 return {};
@@ -226,6 +256,14 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                           "redisson_lock__channel:{group}");
             }
         }
+        if (index.column() == HeldForColumn && row.heldSinceMs > 0) {
+            const QString since = QDateTime::fromMSecsSinceEpoch(QDateTime::currentMSecsSinceEpoch()
+                                                                 - (m_clock() - row.heldSinceMs))
+                                      .toString(QStringLiteral("HH:mm:ss"));
+            return row.heldSinceAtLeast
+                       ? tr("Already held when LockScope first read it at %1: held at least this long").arg(since)
+                       : tr("Held since %1 (first seen by LockScope)").arg(since);
+        }
         if (index.column() == HolderColumn && !s.holders.isEmpty()) {
             QStringList lines;
             for (const auto &h : s.holders)
@@ -254,7 +292,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == HoldCountColumn)
+        if (index.column() == HoldCountColumn || index.column() == HeldForColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     }
@@ -281,6 +319,22 @@ void LockTableModel::setClusterNodes(const QVector<ClusterNodeStatus> &nodes)
 QString LockTableModel::nodeOf(const QString &name) const
 {
     return m_slotMaster.isEmpty() ? QString() : m_slotMaster.value(HashSlot::of(name.toUtf8()));
+}
+
+QString LockTableModel::formatDuration(qint64 ms)
+{
+    if (ms < 60000)
+        return tr("%1.%2 s").arg(ms / 1000).arg((ms % 1000) / 100);
+    if (ms < 3600000)
+        return tr("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60, 2, 10, QLatin1Char('0'));
+    return tr("%1 h %2 min").arg(ms / 3600000).arg((ms / 60000) % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString LockTableModel::staleText(const LockSnapshot &s)
+{
+    if (!s.stale)
+        return {};
+    return tr("as of %1").arg(QDateTime::fromMSecsSinceEpoch(s.staleAsOfMs).toString(QStringLiteral("HH:mm:ss")));
 }
 
 const LockSnapshot &LockTableModel::snapshotAt(int row) const { return m_rows.at(row).snapshot; }
@@ -327,6 +381,10 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
             Row row;
             row.snapshot = s;
             row.ttlScaleMs = qMax<qint64>(s.pttlMs, 0);
+            if (!s.holders.isEmpty()) {
+                row.heldSinceMs = qMax<qint64>(1, s.readAtSteadyMs);
+                row.heldSinceAtLeast = !m_initialReadDone;
+            }
             const int a = appendedIndex.value(s.name, -1);
             if (a >= 0) {
                 appended[a] = row;
@@ -338,6 +396,10 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
         }
         Row &row = m_rows[r];
         const LockSnapshot &old = row.snapshot;
+        if (!sameHolderFields(old, s)) { // a new holder (or none): held for restarts from this read
+            row.heldSinceMs = s.holders.isEmpty() ? 0 : qMax<qint64>(1, s.readAtSteadyMs);
+            row.heldSinceAtLeast = false;
+        }
         if (!old.sameHolders(s) || s.pttlMs < 0) {
             row.ttlScaleMs = qMax<qint64>(s.pttlMs, 0);
             row.lastRenewalSteadyMs = 0;

@@ -26,13 +26,14 @@ class LockTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, KindColumn, HolderColumn, HoldCountColumn, TtlColumn, WaitingColumn, NodeColumn, ColumnCount };
+    enum Column { NameColumn, KindColumn, HolderColumn, HoldCountColumn, TtlColumn, WaitingColumn, HeldForColumn, NodeColumn, ColumnCount };
     enum Role {
         SnapshotRole = Qt::UserRole + 1, ///< QVariant<LockSnapshot>
         TtlScaleRole,                    ///< qint64 ms: full length of the TTL bar
         LastRenewalRole,                 ///< qint64 steady ms of the last watchdog renewal seen, 0 = none
         SortRole,                        ///< value used by the proxy to sort each column
         OwnHoldRole,                     ///< bool: LockScope's own client holds it
+        HeldSinceRole,                   ///< qint64 model-clock ms of the first sighting of the current holders, 0 = free
     };
 
     explicit LockTableModel(QObject *parent = nullptr);
@@ -46,6 +47,14 @@ public:
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
     /** Workshop mode: holders shown by name ("A"), the client id in the tooltip. */
     void setActorNames(const ActorNames &names);
+    /**
+     * The first discovery is in (issue 15.4, Held for): holders of rows seen before this were
+     * already there when LockScope first looked, so their "held for" is a lower bound, shown
+     * "≥ 4 min 03 s". Holders that appear later are timed from when they were first seen.
+     */
+    void setInitialReadDone() { m_initialReadDone = true; }
+    /** "12.3 s", "4 min 03 s", "2 h 05 min" (`ms` ≥ 0). */
+    static QString formatDuration(qint64 ms);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
@@ -72,6 +81,11 @@ public:
     void setSeverities(const QHash<QString, int> &severityByLock);
     void clear();
 
+    /** "as of hh:mm:ss" (local time of staleAsOfMs) for a stale snapshot (LockScope lost the
+     *  connection: the row is the last read), empty for a fresh one. Shown in the TTL column and
+     *  the detail panel instead of a countdown (issue 15.1). */
+    static QString staleText(const LockSnapshot &s);
+
     /** A small badge for each lock kind (drawn, so it scales for a projector). */
     static QIcon kindIcon(LockKind kind);
 
@@ -88,6 +102,8 @@ private:
         LockSnapshot snapshot;
         qint64 ttlScaleMs = 0;
         qint64 lastRenewalSteadyMs = 0;
+        qint64 heldSinceMs = 0;     ///< model clock: first sighting of the current holders; 0 = free
+        bool heldSinceAtLeast = false; ///< they were there at LockScope's first read: held at least that long
     };
     void rebuildIndex();
 
@@ -97,6 +113,7 @@ private:
     QHash<QString, int> m_severity;
     QVector<QString> m_slotMaster; ///< cluster: master address per hash slot (16384), else empty
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
+    bool m_initialReadDone = false;
 };
 
 } // namespace lockscope

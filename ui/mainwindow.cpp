@@ -1,5 +1,8 @@
 #include "mainwindow.h"
+#include "clientsview.h"
 #include "connectionbanner.h"
+#include "shortcutsdialog.h"
+#include "windowstatekeeper.h"
 #include "lockfilterproxy.h"
 
 #ifdef __GLIBC__
@@ -79,6 +82,7 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     buildUi();
     buildActions();
     buildCharts();
+    buildClientsTab();
 
     connect(m_session, &LockSession::locksUpdated, this, &MainWindow::onLocksUpdated);
     connect(m_session, &LockSession::eventsOccurred, this, &MainWindow::onEvents);
@@ -109,6 +113,17 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
     });
     m_animation.start();
     m_ioThread->start();
+}
+
+void MainWindow::rememberLayout(const QString &key)
+{
+    if (!findChild<WindowStateKeeper *>())
+        new WindowStateKeeper(this, key);
+}
+
+void MainWindow::stopSession()
+{
+    m_ioThread->quit(); // the session is deleted on redis-io as the thread finishes
 }
 
 MainWindow::~MainWindow()
@@ -286,8 +301,14 @@ void MainWindow::buildUi()
     m_lockView->setColumnWidth(LockTableModel::HolderColumn, 320);
     m_lockView->setColumnWidth(LockTableModel::HoldCountColumn, 80);
     m_lockView->setColumnWidth(LockTableModel::TtlColumn, 200);
+    m_lockView->setColumnWidth(LockTableModel::WaitingColumn, 100);
     m_lockView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_lockView->setWordWrap(false);
+    // Issue 15.11: Tab leaves the table for the next pane (arrows move within it); Tab used to walk
+    // cell by cell and change the selected lock, the force-unlock target.
+    m_lockView->setTabKeyNavigation(false);
+    m_lockView->setObjectName(QStringLiteral("lockTable"));
+    m_lockView->setAccessibleName(tr("Locks"));
 
     m_detail = new LockDetailPanel(this);
     m_detail->setOwnClientId(m_clientId);
@@ -302,8 +323,13 @@ void MainWindow::buildUi()
     m_eventView->setColumnWidth(EventLogModel::LockColumn, 150);
     m_eventView->setColumnWidth(EventLogModel::TypeColumn, 120);
     m_eventView->setColumnWidth(EventLogModel::HolderColumn, 340);
+    m_eventView->setTabKeyNavigation(false);
+    m_eventView->setObjectName(QStringLiteral("eventTable"));
+    m_eventView->setAccessibleName(tr("Event log"));
+    m_detail->setAccessibleName(tr("Selected lock"));
 
     auto *top = new QSplitter(Qt::Horizontal, this);
+    top->setObjectName(QStringLiteral("tableDetailSplitter"));
     top->addWidget(m_lockView);
     top->addWidget(m_detail);
     top->setStretchFactor(0, 3);
@@ -319,6 +345,7 @@ void MainWindow::buildUi()
     upperLayout->addWidget(m_banner);
     upperLayout->addWidget(top, 1);
     auto *main = new QSplitter(Qt::Vertical, this);
+    main->setObjectName(QStringLiteral("mainSplitter"));
     main->addWidget(upper);
     m_findingView = new QTableView(this);
     m_findingView->setModel(m_findingModel);
@@ -328,12 +355,16 @@ void MainWindow::buildUi()
     m_findingView->setColumnWidth(FindingModel::SeverityColumn, 100);
     m_findingView->setColumnWidth(FindingModel::LockColumn, 150);
     m_findingView->setColumnWidth(FindingModel::TitleColumn, 520);
+    m_findingView->setTabKeyNavigation(false);
+    m_findingView->setObjectName(QStringLiteral("problemsTable"));
+    m_findingView->setAccessibleName(tr("Problems"));
     m_findingView->setWordWrap(false);
     m_findingView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_findingView, &QAbstractItemView::activated, this, [this](const QModelIndex &idx) {
         selectLock(idx.data(FindingModel::FindingRole).value<LockFinding>().lock);
     });
     m_bottomTabs = new QTabWidget(this);
+    m_bottomTabs->setAccessibleName(tr("Event log, problems, charts and clients"));
     m_bottomTabs->addTab(m_eventView, tr("Event log (newest first)"));
     m_bottomTabs->addTab(m_findingView, tr("Problems"));
     m_bottomTabs->setTabToolTip(1, tr("The stuck-lock doctor: no TTL, watchdogs held too long, dead waiters and "
@@ -521,6 +552,12 @@ void MainWindow::buildActions()
         lock->addAction(m_forceUnlockAction);
     }
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        ShortcutsDialog dialog(ShortcutsDialog::actionsWithShortcuts(this), this);
+        dialog.exec();
+    });
+    keys->setShortcut(QKeySequence::HelpContents);
+    keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
     help->addAction(tr("&About LockScope"), this, [this] {
         QMessageBox::about(this, tr("About LockScope"),
                            tr("<b>LockScope %1</b><br>See and act on Redisson distributed locks in Redis.<br>"
@@ -629,6 +666,23 @@ void MainWindow::buildCharts()
                 split->setSizes({total - total * 45 / 100, total * 45 / 100});
         });
     });
+}
+
+void MainWindow::buildClientsTab()
+{
+    // Issue 15.4: who holds and waits for what, per client id, with the operator's labels.
+    m_clients = new ClientsView(m_lockModel, ClientLabels::connectionKey(m_options.endpoint.address(), m_options.endpoint.db()),
+                                nullptr, this);
+    m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_clients, tr("Clients")),
+                                tr("Each client id with what it holds and waits for; labels you give ids are shown "
+                                   "everywhere"));
+    connect(m_clients, &ClientsView::labelsChanged, this, &MainWindow::setActorNames);
+    connect(m_clients, &ClientsView::showLocksOf, this, [this](const QString &clientId) {
+        m_filter->setText(clientId);
+        m_lockView->setFocus();
+    });
+    if (m_clients->hasLabels())
+        setActorNames(m_clients->actorNames());
 }
 
 void MainWindow::sendPriorityLocks()
@@ -771,9 +825,11 @@ void MainWindow::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
         // while the operator still reads the first lock.
         m_lockView->selectionModel()->clearSelection();
         m_lockView->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::Clear);
-        statusBar()->showMessage(tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
-                                     .arg(DisplayText::escaped(selected)),
-                                 10000);
+        const QString said = m_outcome.lastSentence(selected); // the outcome of an action on it stays readable
+        statusBar()->showMessage(said.isEmpty() ? tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
+                                                      .arg(DisplayText::escaped(selected))
+                                                : QStringLiteral("✔ ") + said + tr("; nothing is selected"),
+                                 said.isEmpty() ? 10000 : 30000);
         updateDetail();
     }
     updateCount();
@@ -830,6 +886,11 @@ void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
     if (m_banner && !m_player)
         m_banner->setState(mode, m_options.endpoint.address(), detail, m_lastDataMs);
     updateActions(); // write actions wait for a connection
+    if (mode == LockMonitor::Mode::Disconnected && !m_player && !m_authenticationAsked
+        && ConnectionBanner::isAuthenticationProblem(detail)) {
+        m_authenticationAsked = true;
+        emit authenticationNeeded(detail);
+    }
 }
 
 void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys)
@@ -860,17 +921,19 @@ void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
             if (m_initialData)
                 return;
             m_initialData = true;
+            m_lockModel->setInitialReadDone(); // holders seen from now on are timed from their arrival
             // Nothing is pre-selected (issue 15.3): a selection is always the operator's own.
             emit initialDataArrived();
         });
     }
 }
 
-void MainWindow::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message)
+void MainWindow::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
+                                  const QString &outcome)
 {
-    Q_UNUSED(action);
-    Q_UNUSED(lock);
-    statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + message, 10000);
+    // What happened, to whom (issue 15.3): "orders:42 was force-unlocked (…); 1 waiter woken".
+    const QString said = m_outcome.sentence(action, lock, ok, outcome, message);
+    statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + said, 30000);
     if (!ok && action == QLatin1String("force_unlock"))
         QMessageBox::warning(this, tr("Force unlock"), message);
 }
@@ -1096,6 +1159,7 @@ void MainWindow::forceUnlock()
         return;
     const QString name = s->name;
     const QString confirmed = s->stateFingerprint(); // what the operator saw and confirmed
+    m_outcome.expect(QStringLiteral("force_unlock"), *s);
     QMetaObject::invokeMethod(
         m_session, [session = m_session, name, confirmed] { session->forceUnlock(name, confirmed); }, Qt::QueuedConnection);
 }
@@ -1103,6 +1167,8 @@ void MainWindow::forceUnlock()
 void MainWindow::setActorNames(const ActorNames &names)
 {
     m_lockModel->setActorNames(names);
+    m_proxy->setActorNames(names);
+    m_outcome.setActorNames(names);
     m_detail->setActorNames(names);
     m_eventModel->setActorNames(names);
     m_timeline->setActorNames(names);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actionoutcome.h"
 #include "actornames.h"
 
 #include "protocol/lockevent.h"
@@ -46,6 +47,7 @@ class TtlChart;
  * The dashboard. Owns the `redis-io` thread and the LockSession living on it; talks to it only
  * through queued calls and its signals, so the GUI thread never waits on Redis.
  */
+class ClientsView;
 class ConnectionBanner;
 class LockFilterProxy;
 
@@ -66,6 +68,14 @@ public:
     bool isReplay() const { return m_player != nullptr; }
 
     QThread *ioThread() const { return m_ioThread; }
+    /** The options this window was opened with (its endpoint carries the password, if any). */
+    const LockSession::Options &options() const { return m_options; }
+    /** Remembers geometry, splitters and column widths in QSettings under `key` (restored now,
+     *  saved on close; WindowStateKeeper). The application calls it; tests leave it off. */
+    void rememberLayout(const QString &key = QStringLiteral("dashboard"));
+    /** Ends the session (its redis-io thread stops; nothing is retried any more), for a window
+     *  replaced by another one, e.g. reopened with a password. */
+    void stopSession();
     LockTableModel *lockModel() const { return m_lockModel; }
     /** The colour of a connection state wherever it is shown (status bar, server tabs, the
      *  Cluster tab): connecting amber, live green, polling blue, disconnected red. */
@@ -89,6 +99,8 @@ public:
     TtlChart *ttlChart() const { return m_ttlChart; }
     TimelineWidget *timeline() const { return m_timeline; }
     ContentionView *contentionView() const { return m_contention; }
+    /** The Clients tab (issue 15.4). */
+    ClientsView *clientsView() const { return m_clients; }
     /** Workshop mode (issue 16): every lock view names these clients ("A", client id in a
      *  tooltip): table, detail, event log, timeline, TTL chart. */
     void setActorNames(const ActorNames &names);
@@ -109,6 +121,9 @@ public:
 signals:
     /** File > Connect… (Ctrl+O): the user wants another connection (ConnectionLauncher opens it). */
     void connectRequested();
+    /** The server refused the login or wants a password (issue 15.1), said once per window:
+     *  ConnectionLauncher asks for it and reopens the connection. `detail` is the cause. */
+    void authenticationNeeded(const QString &detail);
     /** The first discovery finished and its locks are in the table. */
     void initialDataArrived();
     /** New data went into history() (at most once per batch). */
@@ -121,13 +136,16 @@ private:
     void buildActions();
     /** The history charts (TTL chart, timeline, contention) as bottom tabs. */
     void buildCharts();
+    /** The Clients tab (ClientsView): labels go to setActorNames(), "show its locks" to the filter. */
+    void buildClientsTab();
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void flushTableBuffer();
     void onEvents(const QVector<LockEvent> &events);
     void onModeChanged(LockMonitor::Mode mode, const QString &detail);
     void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
-    void onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message);
+    void onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
+                          const QString &outcome);
     void updateActions();
     void updateDetail();
     void updateCount();
@@ -194,7 +212,10 @@ private:
     TtlChart *m_ttlChart = nullptr;
     TimelineWidget *m_timeline = nullptr;
     ContentionView *m_contention = nullptr;
+    ClientsView *m_clients = nullptr;
+    ActionOutcome m_outcome; ///< the sentence said after a write action
     bool m_initialData = false;
+    bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
     QTimer m_priorityTimer;
     /** Big tables take lock changes merged, at most every kTableFlushMs (issue 12). */
     LockBatchBuffer m_tableBuffer;

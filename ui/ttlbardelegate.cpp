@@ -33,6 +33,15 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
     const qint64 ttl = snap.remainingTtlMs(now);
     const qint64 scale = qMax<qint64>(1, index.data(LockTableModel::TtlScaleRole).toLongLong());
     const qint64 renewedAt = index.data(LockTableModel::LastRenewalRole).toLongLong();
+    if (snap.stale) {
+        // Issue 15.1: the countdown of a lock LockScope cannot see is a guess; say from when the row is.
+        painter->save();
+        painter->setPen(option.palette.color(QPalette::Disabled, QPalette::Text));
+        painter->drawText(option.rect.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                          index.data(Qt::DisplayRole).toString());
+        painter->restore();
+        return;
+    }
 
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing, true);

@@ -1,6 +1,7 @@
 #include "ttlchart.h"
 
 #include "holderpalette.h"
+#include "plottheme.h"
 #include "seriesdownsampler.h"
 #include "ttlbardelegate.h"
 
@@ -139,6 +140,7 @@ TtlChart::TtlChart(QWidget *parent) : HistoryChart(parent)
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
     m_plot->legend->setFont(legendFont);
+    PlotTheme::apply(m_plot, palette()); // the legend too, in the palette's colours
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setWrap(8);

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QLocalSocket>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSslConfiguration>
 #include <QSslSocket>
 #include <QTcpSocket>
@@ -314,10 +315,9 @@ void RedisConnection::onTransportConnected()
                                                    return;
                                                if (r.isError() && r.errorMessage().startsWith(QLatin1String("NOAUTH"))) {
                                                    m_authFailed = true;
-                                                   m_lastError = QStringLiteral(
-                                                       "Redis at %1 needs a password (%2): give it with "
-                                                       "--ask-password, LOCKSCOPE_PASSWORD or in the URL.")
-                                                                     .arg(m_endpoint.address(), r.errorMessage());
+                                                   m_lastError = QStringLiteral("Redis at %1 needs a password (%2)%3.")
+                                                                     .arg(m_endpoint.address(), r.errorMessage().trimmed().remove(QRegularExpression(QStringLiteral("\\.$"))),
+                                                                          passwordAdviceSuffix());
                                                    handleDisconnect(m_lastError);
                                                    return;
                                                }
@@ -613,17 +613,31 @@ void RedisConnection::failWithoutRetry(const QString &reason)
     emit connectionLost(m_lastError);
 }
 
+namespace {
+QString &passwordAdvice()
+{
+    static QString advice;
+    return advice;
+}
+} // namespace
+
+void RedisConnection::setPasswordAdvice(const QString &howToGiveAPassword) { passwordAdvice() = howToGiveAPassword; }
+
+QString RedisConnection::passwordAdviceSuffix()
+{
+    return passwordAdvice().isEmpty() ? QString() : QStringLiteral(": ") + passwordAdvice();
+}
+
 QString RedisConnection::explainAuthError(const QString &serverMessage) const
 {
     const QString source = RedisEndpoint::describe(m_endpoint.passwordSource());
     if (serverMessage.contains(QLatin1String("without any password configured")))
         return QStringLiteral("Redis at %1 has no password set for the default user, but LockScope sent one%2: "
-                              "connect without a password, or name the ACL user (--user or user@ in the URL).")
+                              "connect without a password, or name the ACL user (user@ in the URL).")
             .arg(m_endpoint.address(), source.isEmpty() ? QString() : QStringLiteral(" (from %1)").arg(source));
     if (m_endpoint.password().isEmpty())
-        return QStringLiteral("Redis at %1 refused the login of ACL user '%2' without a password (%3): give the "
-                              "password with --ask-password, LOCKSCOPE_PASSWORD or the keychain.")
-            .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed());
+        return QStringLiteral("Redis at %1 refused the login of ACL user '%2' without a password (%3)%4.")
+            .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed(), passwordAdviceSuffix());
     return QStringLiteral("Redis at %1 refused the login of ACL user '%2' (%3): check the user name and the "
                           "password (from %4).")
         .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed(), source);

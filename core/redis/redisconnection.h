@@ -146,6 +146,15 @@ public:
      *  (handshakes and subscriptions included; a script call counts once). Thread-safe. For
      *  LockScope's own load (lockscope_redis_commands_sent_total). */
     static qint64 totalCommandsSent();
+    /**
+     * How the front-end lets a user give a password, appended to the "needs a password" and
+     * "refused the login ... without a password" sentences (after ": "), e.g. the CLI's "give it
+     * with --ask-password, LOCKSCOPE_PASSWORD or in the URL". Empty (the default): the sentence
+     * ends with the cause, and the front-end says what to do itself (the GUI asks in a dialog).
+     * Set once at start-up, before any connection (issue 15.1: the GUI told users to pass
+     * command-line flags).
+     */
+    static void setPasswordAdvice(const QString &howToGiveAPassword);
 
 signals:
     void stateChanged(lockscope::RedisConnection::State state);
@@ -190,6 +199,8 @@ private:
     void finishHandshake();
     void failWithoutRetry(const QString &reason);
     QString explainAuthError(const QString &serverMessage) const;
+    /** ": " + the front-end's password advice, or empty (setPasswordAdvice()). */
+    static QString passwordAdviceSuffix();
     QString explainSocketError(QAbstractSocket *socket) const;
     QString closedReason() const;
     /** Why the bytes from the server are not RESP: an HTTP server, or something else (issue 15.8). */

@@ -215,7 +215,8 @@ void LockMonitor::onConnectionLost(const QString &reason)
     m_readInFlight = false;
     markStale();
     setMode(Mode::Disconnected,
-            QStringLiteral("%1. Showing the last data read; reconnecting automatically.").arg(reason));
+            QStringLiteral("%1%2 Showing the last data read; reconnecting automatically.")
+                .arg(reason, reason.endsWith(QLatin1Char('.')) ? QString() : QStringLiteral(".")));
 }
 
 void LockMonitor::checkNotifications()

@@ -4,13 +4,16 @@
 // gracefully where no secret service runs, and the main window shows a profile's colour band.
 
 #include "connectdialog.h"
+#include "connectionbanner.h"
 #include "connectionlauncher.h"
 #include "connectionprofile.h"
 #include "connectionprofilestore.h"
 #include "mainwindow.h"
+#include "passworddialog.h"
 #include "passwordkeychain.h"
 
 #include "demo/redisserverprocess.h"
+#include "testsupport.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,6 +22,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -67,6 +71,7 @@ private slots:
     void dialogConnectReturnsTheFormAndRecent();
     void launcherResolvesTypedPassword();
     void mainWindowShowsColourBand();
+    void refusedLoginAsksForThePassword();
 
 private:
     QString settingsText() const;
@@ -449,6 +454,53 @@ void TestConnectionProfiles::mainWindowShowsColourBand()
         QTest::qWait(200);
         QVERIFY(dialog.grab().save(QDir(shots).filePath(QStringLiteral("connect-dialog.png"))));
     }
+}
+
+// Issue 15.1: a server that wants a password was retried forever while the GUI told the user to
+// pass command-line options. Now the window asks in a dialog and reconnects with the answer.
+void TestConnectionProfiles::refusedLoginAsksForThePassword()
+{
+    RedisServerProcess server;
+    QString error;
+    QVERIFY2(server.start(10000, &error), qPrintable(error));
+    QCOMPARE(lockscope::test::redisCli(server.port(), {QStringLiteral("CONFIG"), QStringLiteral("SET"),
+                                                       QStringLiteral("requirepass"), kSecret})
+                 .exitCode,
+             0);
+    ConnectionLauncher launcher(m_store.get(), m_keychain.get());
+    LockSession::Options options;
+    options.endpoint = server.endpoint();
+    options.endpoint.setPassword(QString(), RedisEndpoint::PasswordSource::None);
+    ConnectionProfile profile = sample(QString(), options.endpoint.toString());
+    QPointer<MainWindow> first = launcher.openWindow(options, profile);
+    QVERIFY(first);
+    QPointer<PasswordDialog> dialog;
+    QTRY_VERIFY_WITH_TIMEOUT((dialog = first->findChild<PasswordDialog *>()) != nullptr, 10000);
+    QTRY_VERIFY(dialog->isVisible());
+    QCOMPARE(first->mode(), LockMonitor::Mode::Disconnected);
+    // Front-end wording from the front-end: the GUI never tells anyone to pass options.
+    QVERIFY2(!first->connectionBanner()->text().contains(QLatin1String("--")), qPrintable(first->connectionBanner()->text()));
+    for (QLabel *label : dialog->findChildren<QLabel *>())
+        QVERIFY2(!label->text().contains(QLatin1String("--ask-password")), qPrintable(label->text()));
+    auto *field = dialog->findChild<QLineEdit *>();
+    QVERIFY(field);
+    QCOMPARE(QApplication::focusWidget() == nullptr || QApplication::focusWidget() == field, true);
+    const QString shots = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+    QDir().mkpath(shots);
+    QVERIFY(dialog->grab().save(QDir(shots).filePath(QStringLiteral("password-dialog.png"))));
+    field->setText(kSecret);
+    dialog->accept();
+    // The refused window goes; a new one for the same server, with the password, reads it.
+    QTRY_VERIFY_WITH_TIMEOUT(first.isNull(), 5000);
+    MainWindow *second = nullptr;
+    for (QWidget *w : QApplication::topLevelWidgets())
+        if (auto *m = qobject_cast<MainWindow *>(w); m && m->isVisible())
+            second = m;
+    QVERIFY(second);
+    QCOMPARE(second->options().endpoint.password(), kSecret);
+    QTRY_VERIFY_WITH_TIMEOUT(second->mode() == LockMonitor::Mode::Live || second->mode() == LockMonitor::Mode::Polling, 10000);
+    QVERIFY(second->findChild<PasswordDialog *>() == nullptr);
+    second->close();
 }
 
 QTEST_MAIN(TestConnectionProfiles)

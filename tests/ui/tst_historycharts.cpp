@@ -149,6 +149,7 @@ private slots:
     void contentionCountsHoldsAndWaits();
     void chartsRenderAndSave();
     void updatesAreCoalescedIntoFrames();
+    void chartsFollowADarkPalette();
 
 private:
     void keepShot(QCustomPlot *plot, const QString &name);
@@ -562,6 +563,45 @@ void TestHistoryCharts::updatesAreCoalescedIntoFrames()
     chart.historyUpdated();
     QTest::qWait(250);
     QCOMPARE(chart.rebuildCount(), hidden); // a hidden chart costs nothing
+}
+
+// Issue 15.11: the charts stayed white in a dark theme. They take the palette's colours, and
+// follow a palette change.
+void TestHistoryCharts::chartsFollowADarkPalette()
+{
+    feedWatchdog(m_store);
+    m_now = kT0 + 65050;
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x55));
+    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+    TtlChart chart;
+    chart.setClock([this] { return m_now; });
+    chart.setHistory(&m_store);
+    chart.setLock(kOrders);
+    chart.resize(1100, 380);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setPalette(dark); // a theme change after the chart was built
+    chart.refreshNow();
+    QCOMPARE(chart.plot()->axisRect()->backgroundBrush().color(), dark.color(QPalette::Base));
+    QCOMPARE(chart.plot()->xAxis->tickLabelColor(), dark.color(QPalette::Text));
+    QCOMPARE(chart.plot()->legend->textColor(), dark.color(QPalette::Text));
+    const QImage image = chart.plot()->toPixmap(1100, 330).toImage();
+    // Mostly dark: the background is the palette's, not white.
+    int darkPixels = 0;
+    for (int y = 0; y < image.height(); y += 10)
+        for (int x = 0; x < image.width(); x += 10)
+            darkPixels += qGray(image.pixel(x, y)) < 80 ? 1 : 0;
+    const int samples = (image.height() / 10 + 1) * (image.width() / 10 + 1);
+    QVERIFY2(darkPixels > samples / 2, qPrintable(QStringLiteral("%1 of %2").arg(darkPixels).arg(samples)));
+    const QString shots = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+    QDir().mkpath(shots);
+    QVERIFY(chart.grab().save(QDir(shots).filePath(QStringLiteral("ttl-chart-dark.png"))));
 }
 
 QTEST_MAIN(TestHistoryCharts)

@@ -1,10 +1,12 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
+#include "clientsmodel.h"
 #include "eventlogmodel.h"
 #include "lockbatchbuffer.h"
 #include "lockfilterproxy.h"
 #include "locktablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
@@ -39,6 +41,8 @@ private slots:
     void kindColumnSaysWhatTheDataCannotTell();
     void bulkInsertIsOneResetAndSortsOnce();
     void batchBufferKeepsWhatApplyingInOrderLeaves();
+    void heldForCountsFromTheFirstSighting();
+    void clientsModelFollowsTheTableOnlyWhenActive();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -234,6 +238,72 @@ void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
 }
 
 // Issue 15.11: orders:2 comes before orders:10 (it sorted after it, by code unit).
+// Issue 15.4: no "held for" column, the one pg_activity users sort by. Redis keeps no acquire
+// time, so it counts from the first sighting, marked "≥" for holders already there at the first read.
+void TestLockTableModel::heldForCountsFromTheFirstSighting()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    qint64 now = 1000000;
+    model.setClock([&now] { return now; });
+    model.applyBatch({lock(QStringLiteral("old"), kA, 1, 30000, now)}, {}); // the first discovery
+    model.setInitialReadDone();
+    now += 5000;
+    model.applyBatch({lock(QStringLiteral("new"), kB, 1, 30000, now)}, {});
+    now += 65000;
+    const QModelIndex oldHeld = model.index(model.rowOf(QStringLiteral("old")), LockTableModel::HeldForColumn);
+    const QModelIndex newHeld = model.index(model.rowOf(QStringLiteral("new")), LockTableModel::HeldForColumn);
+    QCOMPARE(oldHeld.data().toString(), QStringLiteral("≥ 1 min 10 s"));
+    QCOMPARE(newHeld.data().toString(), QStringLiteral("1 min 05 s"));
+    QVERIFY(oldHeld.data(Qt::ToolTipRole).toString().contains(QStringLiteral("at least")));
+    QCOMPARE(oldHeld.data(LockTableModel::SortRole).toLongLong(), 70000);
+
+    // Sortable: the longest hold first when sorted descending.
+    LockFilterProxy proxy(&model);
+    proxy.setSortRole(LockTableModel::SortRole);
+    proxy.sort(LockTableModel::HeldForColumn, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, LockTableModel::NameColumn).data().toString(), QStringLiteral("old"));
+
+    // Re-entering keeps the hold; a hand-over restarts it (without "≥"); free shows nothing.
+    LockSnapshot reentered = lock(QStringLiteral("old"), kA, 2, 30000, now);
+    model.applyBatch({reentered}, {});
+    QCOMPARE(oldHeld.data().toString(), QStringLiteral("≥ 1 min 10 s"));
+    model.applyBatch({lock(QStringLiteral("old"), kB, 1, 30000, now)}, {});
+    now += 2300;
+    QCOMPARE(oldHeld.data().toString(), QStringLiteral("2.3 s"));
+    LockSnapshot free = lock(QStringLiteral("old"), kB, 1, 30000, now);
+    free.holders.clear();
+    model.applyBatch({free}, {});
+    QVERIFY(oldHeld.data().toString().isEmpty());
+    QCOMPARE(oldHeld.data(LockTableModel::SortRole).toLongLong(), -1);
+}
+
+// The Clients tab's model (issue 15.4): one row per client id, rebuilt from the lock table, and
+// only while someone looks at it (a rebuild walks every lock).
+void TestLockTableModel::clientsModelFollowsTheTableOnlyWhenActive()
+{
+    LockTableModel locks;
+    ClientsModel clients(&locks);
+    QAbstractItemModelTester tester(&clients, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const qint64 now = LockSnapshot::steadyNowMs();
+    locks.applyBatch({lock(QStringLiteral("a"), kA, 1, 30000, now), lock(QStringLiteral("b"), kA, 3, 30000, now)}, {});
+    QTRY_COMPARE(clients.rowCount(), 1);
+    QCOMPARE(clients.index(0, ClientsModel::HoldsColumn).data().toString(),
+             QStringLiteral("2 lock(s): a (thread 1), b (thread 1, ×3)"));
+    clients.setActive(false);
+    locks.applyBatch({lock(QStringLiteral("c"), kB, 1, 30000, now)}, {});
+    QTest::qWait(ClientsModel::rebuildDelayMs() * 2);
+    QCOMPARE(clients.rowCount(), 1); // not followed while hidden
+    clients.setActive(true);
+    QCOMPARE(clients.rowCount(), 2); // caught up at once
+    // The label column is the only editable one, and an edit is announced.
+    QSignalSpy edited(&clients, &ClientsModel::labelEdited);
+    QVERIFY(!clients.setData(clients.index(0, ClientsModel::ClientIdColumn), QStringLiteral("x")));
+    QVERIFY(clients.setData(clients.index(0, ClientsModel::LabelColumn), QStringLiteral(" billing ")));
+    QCOMPARE(edited.size(), 1);
+    QCOMPARE(edited.at(0).at(1).toString(), QStringLiteral("billing"));
+}
+
 void TestLockTableModel::namesSortNaturally()
 {
     QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("orders:2"), QStringLiteral("orders:10")));

@@ -1,7 +1,11 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
 #include "findingmodel.h"
+#include "clientsmodel.h"
+#include "clientsview.h"
 #include "connectionbanner.h"
+#include "shortcutsdialog.h"
+#include "windowstatekeeper.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
@@ -24,6 +28,13 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableView>
+#include <QHeaderView>
+#include <QSettings>
+#include <QSplitter>
+#include <QProcess>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -50,6 +61,10 @@ private slots:
     void selectionNeverMovesToAnotherLock();
     void enablingNotificationsAsksFirst();
     void filterFindsLocksByHolder();
+    void clientsViewListsHoldersAndWaitersWithLabels();
+    void forceUnlockSaysWhatHappened();
+    void tabMovesBetweenPanesAndShortcutsAreListed();
+    void windowLayoutIsRemembered();
 
 private:
     bool redisCli(const QStringList &args);
@@ -60,6 +75,7 @@ static const QString kField = QStringLiteral("b983c153-7421-469a-addb-44fb92259a
 
 void TestMainWindow::initTestCase()
 {
+    QStandardPaths::setTestModeEnabled(true); // client labels (QSettings) never reach the user's settings
     QString error;
     QVERIFY2(m_server.start(10000, &error), qPrintable(error));
 }
@@ -439,6 +455,16 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         QVERIFY2(banner->text().contains(QStringLiteral("last data read, as of")), qPrintable(banner->text()));
         QVERIFY(!findAction(window, QStringLiteral("Acquire"))->isEnabled());
         QVERIFY(!findAction(window, QStringLiteral("Force unlock"))->isEnabled());
+        // The row itself says it is the last read (greyed, "as of hh:mm:ss" where its TTL was),
+        // and so does the detail panel (issue 15.1).
+        const QModelIndex ttl = window.lockModel()->index(window.lockModel()->rowOf(QStringLiteral("orders:42")),
+                                                          LockTableModel::TtlColumn);
+        QTRY_VERIFY_WITH_TIMEOUT(ttl.data().toString().startsWith(QStringLiteral("as of ")), 5000);
+        QVERIFY(ttl.data(Qt::ForegroundRole).isValid());
+        auto *stale = window.detailPanel()->findChild<QLabel *>(QStringLiteral("staleLabel"));
+        QVERIFY(stale);
+        QTRY_VERIFY_WITH_TIMEOUT(stale->isVisible(), 5000);
+        QVERIFY2(stale->text().contains(ttl.data().toString()), qPrintable(stale->text()));
         QTest::qWait(100);
         QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("banner-server-died.png"))));
     }
@@ -601,6 +627,216 @@ void TestMainWindow::filterFindsLocksByHolder()
     const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
     QDir().mkpath(dir);
     QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("filter-by-holder.png"))));
+}
+
+// Issue 15.4: no view per holder ("everything client 8743c9c0 holds or waits for"), and no way to
+// give a client id a name. The Clients tab lists both; a label is shown wherever the id was.
+void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
+{
+    const QString holder = QStringLiteral("8743c9c0-1111-4a2b-9c3d-0123456789ab");
+    const QString waiter = QStringLiteral("5f0e2d1c-2222-4b3c-8d4e-abcdef012345");
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:42"), holder + QStringLiteral(":1"), QStringLiteral("2")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("invoices:7"), holder + QStringLiteral(":9"), QStringLiteral("1")}));
+    QVERIFY(redisCli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{invoices:7}"), waiter + QStringLiteral(":3")}));
+    QVERIFY(redisCli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{invoices:7}"),
+                      QString::number(QDateTime::currentMSecsSinceEpoch() + 600000), waiter + QStringLiteral(":3")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    {
+        MainWindow window(options);
+        window.resize(1280, 760);
+        QVERIFY(startAndWaitForData(window));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
+        ClientsView *clients = window.clientsView();
+        QVERIFY(clients);
+        QVERIFY(window.showBottomTab(QStringLiteral("clients"))); // it follows the table while shown
+        ClientsModel *model = clients->model();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 5000);
+        const int h = model->rowOfClient(holder);
+        const int w = model->rowOfClient(waiter);
+        QVERIFY(h >= 0 && w >= 0);
+        const QString holds = model->index(h, ClientsModel::HoldsColumn).data().toString();
+        QVERIFY2(holds.contains(QStringLiteral("orders:42 (thread 1, ×2)")) && holds.contains(QStringLiteral("invoices:7")),
+                 qPrintable(holds));
+        QTRY_VERIFY_WITH_TIMEOUT(model->index(w, ClientsModel::WaitsColumn).data().toString().contains(QStringLiteral("invoices:7")), 5000);
+
+        // A label typed in the tab replaces the id in the table and the detail panel.
+        QVERIFY(model->setData(model->index(h, ClientsModel::LabelColumn), QStringLiteral("billing-7f9c")));
+        const QModelIndex holderCell = window.lockModel()->index(window.lockModel()->rowOf(QStringLiteral("orders:42")),
+                                                                 LockTableModel::HolderColumn);
+        QVERIFY2(holderCell.data().toString().startsWith(QStringLiteral("billing-7f9c")), qPrintable(holderCell.data().toString()));
+        window.selectLock(QStringLiteral("orders:42"));
+        QVERIFY(window.detailPanel()->findChild<QTableWidget *>()->item(0, 0)->text().startsWith(QStringLiteral("billing-7f9c")));
+
+        // The filter finds locks by a part of the label too.
+        for (QLineEdit *edit : window.findChildren<QLineEdit *>())
+            if (edit->accessibleName() == QStringLiteral("Filter locks"))
+                edit->setText(QStringLiteral("billing"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockView()->model()->rowCount(), 2, 5000);
+        for (QLineEdit *edit : window.findChildren<QLineEdit *>())
+            if (edit->accessibleName() == QStringLiteral("Filter locks"))
+                edit->setText(QStringLiteral("nobody-has-this-label"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockView()->model()->rowCount(), 0, 5000);
+
+        // Show its locks: the table is filtered by the client id.
+        clients->view()->setCurrentIndex(model->index(w, ClientsModel::ClientIdColumn));
+        emit clients->showLocksOf(waiter);
+        QTRY_COMPARE_WITH_TIMEOUT(window.lockView()->model()->rowCount(), 1, 5000);
+
+        QVERIFY(window.showBottomTab(QStringLiteral("clients")));
+        for (QLineEdit *edit : window.findChildren<QLineEdit *>())
+            if (edit->accessibleName() == QStringLiteral("Filter locks"))
+                edit->clear(); // the screenshot shows every lock
+        clients->view()->setCurrentIndex(model->index(h, ClientsModel::ClientIdColumn));
+        QTest::qWait(200);
+        const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+        QDir().mkpath(dir);
+        QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("clients-view.png"))));
+    }
+    // Saved for this server: a new window shows the label at once.
+    {
+        MainWindow again(options);
+        QVERIFY(startAndWaitForData(again));
+        QTRY_COMPARE_WITH_TIMEOUT(again.lockModel()->rowCount(), 2, 5000);
+        const QModelIndex cell = again.lockModel()->index(again.lockModel()->rowOf(QStringLiteral("orders:42")),
+                                                          LockTableModel::HolderColumn);
+        QVERIFY2(cell.data().toString().startsWith(QStringLiteral("billing-7f9c")), qPrintable(cell.data().toString()));
+        again.clientsView()->setLabel(holder, QString()); // leave no label behind
+        QVERIFY(cell.data().toString().startsWith(holder));
+    }
+}
+
+// Issue 15.3: after a force unlock the status bar showed the session's technical message. Now it
+// says what was released and who was woken.
+void TestMainWindow::forceUnlockSaysWhatHappened()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:42"), kField, QStringLiteral("2")}));
+    QVERIFY(redisCli({QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("60000")}));
+    // One Redisson client waiting: subscribed to the unlock channel.
+    QProcess waiter;
+    waiter.start(QStringLiteral("redis-cli"), {QStringLiteral("-p"), QString::number(m_server.port()),
+                                               QStringLiteral("SUBSCRIBE"), QStringLiteral("redisson_lock__channel:{orders:42}")});
+    QVERIFY(waiter.waitForStarted());
+    QTemporaryDir dir;
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    options.auditLogPath = dir.filePath(QStringLiteral("audit.jsonl"));
+    MainWindow window(options);
+    QVERIFY(startAndWaitForData(window));
+    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->snapshot(QStringLiteral("orders:42"))
+                                 && window.lockModel()->snapshot(QStringLiteral("orders:42"))->subscribers == 1,
+                             10000);
+    window.selectLock(QStringLiteral("orders:42"));
+    QAction *force = nullptr;
+    for (QAction *a : window.findChildren<QAction *>())
+        if (a->text().contains(QStringLiteral("Force unlock")))
+            force = a;
+    QVERIFY(force && force->isEnabled());
+    QTimer::singleShot(300, this, [] {
+        auto *dialog = qobject_cast<ForceUnlockDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        auto *typed = dialog->findChild<QLineEdit *>(QStringLiteral("confirmName"));
+        QTest::keyClicks(typed, QStringLiteral("orders:42"));
+        QTest::keyClick(typed, Qt::Key_Return);
+    });
+    force->trigger();
+    QTRY_VERIFY2_WITH_TIMEOUT(window.statusBar()->currentMessage().contains(QStringLiteral("was force-unlocked")),
+                              qPrintable(window.statusBar()->currentMessage()), 10000);
+    QVERIFY2(window.statusBar()->currentMessage().startsWith(
+                 QStringLiteral("✔ orders:42 was force-unlocked (held by %1, hold count 2); 1 waiter woken").arg(kField)),
+             qPrintable(window.statusBar()->currentMessage()));
+    QTest::qWait(500); // the read that finds the lock gone keeps the sentence
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("was force-unlocked")),
+             qPrintable(window.statusBar()->currentMessage()));
+    waiter.kill();
+    waiter.waitForFinished();
+}
+
+// Issue 15.11: Tab walked cell by cell inside the lock table (changing the selected lock, the
+// force-unlock target) and never reached the detail panel; Help had no list of shortcuts.
+void TestMainWindow::tabMovesBetweenPanesAndShortcutsAreListed()
+{
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:1"), kField, QStringLiteral("1")}));
+    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:2"), kField, QStringLiteral("1")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    QVERIFY(startAndWaitForData(window));
+    QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
+    QApplication::setActiveWindow(&window);
+    window.selectLock(QStringLiteral("orders:1"));
+    window.lockView()->setFocus();
+    QTRY_VERIFY(window.lockView()->hasFocus());
+    // Arrows move within the table...
+    QTest::keyClick(window.lockView(), Qt::Key_Down);
+    QCOMPARE(window.selectedLockName(), QStringLiteral("orders:2"));
+    // ...Tab leaves it, with the selection where it was, and reaches the detail panel.
+    QTest::keyClick(window.lockView(), Qt::Key_Tab);
+    QWidget *focus = QApplication::focusWidget();
+    QVERIFY(focus && focus != window.lockView());
+    QCOMPARE(window.selectedLockName(), QStringLiteral("orders:2"));
+    bool reachedDetail = false;
+    for (int i = 0; i < 12 && !reachedDetail; ++i) {
+        reachedDetail = window.detailPanel()->isAncestorOf(QApplication::focusWidget());
+        if (!reachedDetail)
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    }
+    QVERIFY(reachedDetail);
+    QCOMPARE(window.selectedLockName(), QStringLiteral("orders:2"));
+    QVERIFY(!window.lockView()->accessibleName().isEmpty());
+    QVERIFY(!window.detailPanel()->accessibleName().isEmpty());
+
+    // Help > Keyboard shortcuts lists every action that has one, from the actions themselves.
+    const QList<QAction *> actions = ShortcutsDialog::actionsWithShortcuts(&window);
+    ShortcutsDialog dialog(actions, &window);
+    const auto rows = dialog.rows();
+    QVERIFY(actions.size() >= 8);
+    for (QAction *a : actions) {
+        const QString keys = a->shortcut().toString(QKeySequence::NativeText);
+        QVERIFY2(std::any_of(rows.cbegin(), rows.cend(), [&](const QPair<QString, QString> &r) { return r.second.contains(keys); }),
+                 qPrintable(a->text()));
+    }
+    QVERIFY(std::any_of(rows.cbegin(), rows.cend(), [](const QPair<QString, QString> &r) {
+        return r.first.startsWith(QStringLiteral("Force unlock")) && !r.second.isEmpty();
+    }));
+    QVERIFY(window.findChild<QAction *>(QStringLiteral("keyboardShortcutsAction")));
+}
+
+// Issue 15.11: geometry, column widths and splitters were not remembered.
+void TestMainWindow::windowLayoutIsRemembered()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(QStringLiteral("layout.ini")), QSettings::IniFormat);
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    QList<int> sizes;
+    {
+        MainWindow window(options);
+        auto *keeper = new WindowStateKeeper(&window, QStringLiteral("dashboard"), &settings);
+        Q_UNUSED(keeper);
+        window.resize(1111, 777);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.lockView()->setColumnWidth(LockTableModel::HolderColumn, 333);
+        window.lockView()->sortByColumn(LockTableModel::HeldForColumn, Qt::DescendingOrder);
+        auto *split = window.findChild<QSplitter *>(QStringLiteral("tableDetailSplitter"));
+        QVERIFY(split);
+        split->setSizes({700, 400});
+        sizes = split->sizes();
+        window.close();
+    }
+    MainWindow again(options);
+    new WindowStateKeeper(&again, QStringLiteral("dashboard"), &settings);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), QSize(1111, 777));
+    QCOMPARE(again.lockView()->columnWidth(LockTableModel::HolderColumn), 333);
+    QCOMPARE(again.lockView()->horizontalHeader()->sortIndicatorSection(), int(LockTableModel::HeldForColumn));
+    QCOMPARE(again.findChild<QSplitter *>(QStringLiteral("tableDetailSplitter"))->sizes(), sizes);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QStringList>
+#include <QTimer>
+#include <QVector>
+
+namespace lockscope {
+
+class LockTableModel;
+
+/**
+ * One row per Redisson client id seen in the lock table (issue 15.4: "everything client 8743c9c0
+ * holds or waits for"): its label, the locks it holds (with thread and hold count), and the fair
+ * locks it queues for (with its place). Non-fair waiters are not named by Redis (only a count of
+ * unlock-channel subscribers), so they cannot be listed per client. No I/O: rebuilt from the
+ * LockTableModel, at most every rebuildDelayMs(), and only reset when something changed.
+ * The label column is editable: setData() emits labelEdited(), the owner saves it.
+ */
+class ClientsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { LabelColumn, ClientIdColumn, HoldsColumn, WaitsColumn, ColumnCount };
+    enum Role { ClientIdRole = Qt::UserRole + 1 };
+
+    explicit ClientsModel(LockTableModel *locks, QObject *parent = nullptr);
+
+    static int rebuildDelayMs() { return 250; }
+    /** Client id -> label (shown in the label column). */
+    void setLabels(const QHash<QString, QString> &labels);
+    /** Rebuilds now (tests; normally a timer does after the lock table changed). */
+    void rebuild();
+    /**
+     * Only an active model follows the lock table (a rebuild walks every lock: at 200k locks it
+     * is worth doing only while someone looks at it). Activating rebuilds if the table changed
+     * meanwhile. Active by default; ClientsView activates it while shown.
+     */
+    void setActive(bool active);
+    int rowOfClient(const QString &clientId) const;
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+signals:
+    void labelEdited(const QString &clientId, const QString &label);
+
+private:
+    struct Client
+    {
+        QString clientId;
+        QStringList holds;  ///< "orders:42 (thread 1, ×2)"
+        QStringList waits;  ///< "orders:7 (#2 in the queue)"
+        bool operator==(const Client &o) const { return clientId == o.clientId && holds == o.holds && waits == o.waits; }
+    };
+    LockTableModel *m_locks = nullptr;
+    QVector<Client> m_clients;
+    QHash<QString, QString> m_labels;
+    QTimer m_rebuild;
+    bool m_active = true;
+    bool m_stale = false; ///< the lock table changed while inactive
+};
+
+} // namespace lockscope
