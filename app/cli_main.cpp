@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     int code = 0;
     if (!cli.start(QCoreApplication::arguments(), &code))
         return code;
-    QObject::connect(&cli, &lockscope::LockScopeCli::finished, &app, [](int c) { QCoreApplication::exit(c); },
-                     Qt::QueuedConnection);
+    QObject::connect(
+        &cli, &lockscope::LockScopeCli::finished, &app, [](int c) { QCoreApplication::exit(c); }, Qt::QueuedConnection);
     return QCoreApplication::exec();
 }

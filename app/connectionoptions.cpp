@@ -11,9 +11,11 @@
 #include <termios.h>
 #include <unistd.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 const QString kUrl = QStringLiteral("url");
 const QString kTlsCa = QStringLiteral("tls-ca");
@@ -51,15 +53,16 @@ ConnectionOptions::ConnectionOptions(const QString &defaultUrl) : m_defaultUrl(d
 
 void ConnectionOptions::addTo(QCommandLineParser &parser) const
 {
-    QCommandLineOption url(kUrl,
-                           QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS), "
-                                          "unix:///path.sock, or redis-sentinel://host:port[,host2:port2...][/db]#master "
-                                          "to follow a Sentinel-managed master across failovers. Default: "
-                                          "LOCKSCOPE_URL when set. User and password also from LOCKSCOPE_USER and "
-                                          "LOCKSCOPE_PASSWORD. A password in the URL is "
-                                          "visible to other local users in 'ps': prefer --ask-password, the keychain "
-                                          "(saved connections) or LOCKSCOPE_PASSWORD."),
-                           QStringLiteral("URL"));
+    QCommandLineOption url(
+        kUrl,
+        QStringLiteral("Redis URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS), "
+                       "unix:///path.sock, or redis-sentinel://host:port[,host2:port2...][/db]#master "
+                       "to follow a Sentinel-managed master across failovers. Default: "
+                       "LOCKSCOPE_URL when set. User and password also from LOCKSCOPE_USER and "
+                       "LOCKSCOPE_PASSWORD. A password in the URL is "
+                       "visible to other local users in 'ps': prefer --ask-password, the keychain "
+                       "(saved connections) or LOCKSCOPE_PASSWORD."),
+        QStringLiteral("URL"));
     if (!m_defaultUrl.isEmpty())
         url.setDefaultValue(m_defaultUrl);
     parser.addOptions({
@@ -68,7 +71,8 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
          QStringLiteral("FILE")},
         {kTlsCert, QStringLiteral("rediss://: client certificate (PEM), for servers that ask for one."),
          QStringLiteral("FILE")},
-        {kTlsKey, QStringLiteral("rediss://: private key of --tls-cert (unencrypted PEM; default: in the --tls-cert file)."),
+        {kTlsKey,
+         QStringLiteral("rediss://: private key of --tls-cert (unencrypted PEM; default: in the --tls-cert file)."),
          QStringLiteral("FILE")},
         {kTlsServerName,
          QStringLiteral("rediss://: the name the server certificate must carry, when it is not the URL host "
@@ -83,9 +87,15 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
     });
 }
 
-bool ConnectionOptions::isUrlSet(const QCommandLineParser &parser) { return parser.isSet(kUrl); }
+bool ConnectionOptions::isUrlSet(const QCommandLineParser &parser)
+{
+    return parser.isSet(kUrl);
+}
 
-QString ConnectionOptions::urlFromEnvironment() { return qEnvironmentVariable("LOCKSCOPE_URL").trimmed(); }
+QString ConnectionOptions::urlFromEnvironment()
+{
+    return qEnvironmentVariable("LOCKSCOPE_URL").trimmed();
+}
 
 QString ConnectionOptions::commandArguments(const RedisEndpoint &endpoint, bool cluster)
 {
@@ -106,8 +116,8 @@ QString ConnectionOptions::commandArguments(const RedisEndpoint &endpoint, bool 
     // A password typed at a prompt or written in the URL is not in the command: ask for it again.
     // One from LOCKSCOPE_PASSWORD is still in the environment of the same shell.
     const auto source = endpoint.passwordSource();
-    if (source == RedisEndpoint::PasswordSource::Url || source == RedisEndpoint::PasswordSource::Prompt
-        || source == RedisEndpoint::PasswordSource::Keychain)
+    if (source == RedisEndpoint::PasswordSource::Url || source == RedisEndpoint::PasswordSource::Prompt ||
+        source == RedisEndpoint::PasswordSource::Keychain)
         args << QStringLiteral("--ask-password");
     if (cluster)
         args << QStringLiteral("--cluster");

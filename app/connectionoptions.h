@@ -8,12 +8,14 @@
 
 class QCommandLineParser;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The connection options lockscope and lockscope-cli share, and how they become a RedisEndpoint.
  *
- *   --url URL              (default: LOCKSCOPE_URL, else the front end's default) redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock,
+ *   --url URL              (default: LOCKSCOPE_URL, else the front end's default)
+ * redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock,
  *                          redis-sentinel://host:port[,host2:port2...][/db]#masterName (rediss-sentinel:// for TLS)
  *   --tls-ca FILE          CA certificate(s) to trust for rediss:// (instead of the system's)
  *   --tls-cert FILE        client certificate, for servers with tls-auth-clients yes/optional

@@ -11,9 +11,9 @@
 #include "workshopwindow.h"
 
 #include "demo/demoworkload.h"
+#include "demo/redisserverprocess.h"
 #include "history/recording.h"
 #include "history/replayplayer.h"
-#include "demo/redisserverprocess.h"
 #include "workshop/scenario.h"
 
 #include <QApplication>
@@ -32,7 +32,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 /**
  * A start-up error (issue 15.2: from the desktop entry, stderr is seen by nobody): on stderr, and
  * in a dialog when there is a screen to show it on (not offscreen, where no one could close it).
@@ -42,8 +43,8 @@ int startupError(const QString &message, int code = 1)
 {
     std::fprintf(stderr, "lockscope: %s\n", qPrintable(message));
     const QString platform = QGuiApplication::platformName();
-    if (qobject_cast<QApplication *>(QCoreApplication::instance()) && platform != QLatin1String("offscreen")
-        && platform != QLatin1String("minimal")) {
+    if (qobject_cast<QApplication *>(QCoreApplication::instance()) && platform != QLatin1String("offscreen") &&
+        platform != QLatin1String("minimal")) {
         QString text = message;
         if (!text.isEmpty())
             text[0] = text.at(0).toUpper();
@@ -84,7 +85,8 @@ int runWorkshop(const QCommandLineParser &parser)
                                  ? parser.value(QStringLiteral("scenario-file"))
                                  : parser.positionalArguments().value(0, QStringLiteral("reentrancy"));
     if (!window.loadScenario(scenario, &error)) {
-        return startupError(QStringLiteral("%1 (shipped: %2)").arg(error, Scenario::builtInNames().join(QStringLiteral(", "))));
+        return startupError(
+            QStringLiteral("%1 (shipped: %2)").arg(error, Scenario::builtInNames().join(QStringLiteral(", "))));
     }
     if (parser.isSet(QStringLiteral("projector")))
         window.setProjectorMode(true);
@@ -185,9 +187,11 @@ int runStartScreen(const QCommandLineParser &parser)
         if (launcher.showConnectDialog(&screen))
             screen.close();
     });
-    QObject::connect(&screen, &StartScreen::demoRequested, &screen, [relaunch] { relaunch({QStringLiteral("--demo")}); });
-    QObject::connect(&screen, &StartScreen::recordingChosen, &screen,
-                     [relaunch](const QString &path) { relaunch({QStringLiteral("--replay"), path}); });
+    QObject::connect(&screen, &StartScreen::demoRequested, &screen,
+                     [relaunch] { relaunch({QStringLiteral("--demo")}); });
+    QObject::connect(&screen, &StartScreen::recordingChosen, &screen, [relaunch](const QString &path) {
+        relaunch({QStringLiteral("--replay"), path});
+    });
     QObject::connect(&screen, &StartScreen::workshopRequested, &screen,
                      [relaunch] { relaunch({QStringLiteral("--workshop")}); });
     if (parser.isSet(QStringLiteral("screenshot")))
@@ -208,43 +212,55 @@ void describeOptions(QCommandLineParser &parser, ConnectionOptions &connection)
     parser.addHelpOption();
     parser.addVersionOption();
     connection.addTo(parser); // --url (no default: the demo), --tls-*, --user, --ask-password
-    parser.addOption({QStringLiteral("profile"),
-                      QStringLiteral("Connect with the saved connection NAME (File > Connect… saves them); TLS, user and "
-                                     "password options override it."),
-                      QStringLiteral("NAME")});
+    parser.addOption(
+        {QStringLiteral("profile"),
+         QStringLiteral("Connect with the saved connection NAME (File > Connect… saves them); TLS, user and "
+                        "password options override it."),
+         QStringLiteral("NAME")});
     parser.addOptions({
-        {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."), QStringLiteral("GLOB"),
-         QStringLiteral("*")},
+        {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."),
+         QStringLiteral("GLOB"), QStringLiteral("*")},
         {QStringLiteral("read-only"), QStringLiteral("Hide and refuse every write action.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
         {QStringLiteral("poll-budget"),
          QStringLiteral("Polling load on Redis, in commands/s as INFO counts them: visible and selected locks "
                         "every second, the rest in turn within the budget (default 2000)."),
          QStringLiteral("N"), QStringLiteral("2000")},
-        {QStringLiteral("demo"), QStringLiteral("Start the embedded demo (a private redis-server with simulated clients).")},
+        {QStringLiteral("demo"),
+         QStringLiteral("Start the embedded demo (a private redis-server with simulated clients).")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the first data has arrived."),
          QStringLiteral("FILE")},
-        {QStringLiteral("screenshot-delay-ms"), QStringLiteral("Wait this long after the first data before the screenshot."),
-         QStringLiteral("MS"), QStringLiteral("2500")},
+        {QStringLiteral("screenshot-delay-ms"),
+         QStringLiteral("Wait this long after the first data before the screenshot."), QStringLiteral("MS"),
+         QStringLiteral("2500")},
         {QStringLiteral("quit-after"), QStringLiteral("Quit after MS milliseconds."), QStringLiteral("MS")},
-        {QStringLiteral("select"), QStringLiteral("Select this lock once the first data has arrived."), QStringLiteral("NAME")},
-        {QStringLiteral("problems"), QStringLiteral("Open on the problems pane (the stuck-lock doctor's findings).")},
-        {QStringLiteral("tab"), QStringLiteral("Open on this bottom tab: event, problems, ttl, timeline or contention."),
+        {QStringLiteral("select"), QStringLiteral("Select this lock once the first data has arrived."),
          QStringLiteral("NAME")},
-        {QStringLiteral("record"), QStringLiteral("Record everything seen to FILE (JSON lines; .gz compresses)."), QStringLiteral("FILE")},
-        {QStringLiteral("replay"), QStringLiteral("Replay a recording instead of connecting (writes disabled)."), QStringLiteral("FILE")},
+        {QStringLiteral("problems"), QStringLiteral("Open on the problems pane (the stuck-lock doctor's findings).")},
+        {QStringLiteral("tab"),
+         QStringLiteral("Open on this bottom tab: event, problems, ttl, timeline or contention."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("record"), QStringLiteral("Record everything seen to FILE (JSON lines; .gz compresses)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("replay"), QStringLiteral("Replay a recording instead of connecting (writes disabled)."),
+         QStringLiteral("FILE")},
         {QStringLiteral("memory-log"),
          QStringLiteral("Every 10 s append 'elapsed_s rss_kb history_bytes samples events rows' to FILE (soak tests)."),
          QStringLiteral("FILE")},
-        {QStringLiteral("history-minutes"), QStringLiteral("Keep this many minutes of history for the charts (default 120)."),
-         QStringLiteral("N"), QStringLiteral("120")},
-        {QStringLiteral("replay-speed"), QStringLiteral("Start the replay playing at this speed (0.25 to 16)."), QStringLiteral("X")},
+        {QStringLiteral("history-minutes"),
+         QStringLiteral("Keep this many minutes of history for the charts (default 120)."), QStringLiteral("N"),
+         QStringLiteral("120")},
+        {QStringLiteral("replay-speed"), QStringLiteral("Start the replay playing at this speed (0.25 to 16)."),
+         QStringLiteral("X")},
         {QStringLiteral("workshop"),
          QStringLiteral("Workshop mode: stage a scenario (the positional SCENARIO, a shipped name, default "
                         "reentrancy) on a private redis-server and step through it.")},
-        {QStringLiteral("scenario-file"), QStringLiteral("Workshop mode: load this scenario file instead."), QStringLiteral("FILE")},
-        {QStringLiteral("projector"), QStringLiteral("Workshop mode: start in projector mode (large fonts, high contrast).")},
-        {QStringLiteral("workshop-steps"), QStringLiteral("Workshop mode: run N steps at start (for screenshots)."), QStringLiteral("N")},
+        {QStringLiteral("scenario-file"), QStringLiteral("Workshop mode: load this scenario file instead."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("projector"),
+         QStringLiteral("Workshop mode: start in projector mode (large fonts, high contrast).")},
+        {QStringLiteral("workshop-steps"), QStringLiteral("Workshop mode: run N steps at start (for screenshots)."),
+         QStringLiteral("N")},
     });
     parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("With --workshop: the scenario to stage."),
                                  QStringLiteral("[SCENARIO]"));
@@ -315,8 +331,8 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "lockscope: %s\n", qPrintable(recording.warning));
     }
     const bool demo = !replay && parser.isSet(QStringLiteral("demo"));
-    if (!replay && !demo && !ConnectionOptions::isUrlSet(parser) && ConnectionOptions::urlFromEnvironment().isEmpty()
-        && !parser.isSet(QStringLiteral("profile")))
+    if (!replay && !demo && !ConnectionOptions::isUrlSet(parser) && ConnectionOptions::urlFromEnvironment().isEmpty() &&
+        !parser.isSet(QStringLiteral("profile")))
         return runStartScreen(parser);
     ConnectionProfileStore profiles; // saved connections and recent ones (QSettings; never a password)
     PasswordKeychain keychain;
@@ -353,8 +369,8 @@ int main(int argc, char **argv)
         } else {
             if (parser.isSet(QStringLiteral("ask-password")))
                 profile.passwordStorage = ConnectionProfile::PasswordStorage::None; // asked below instead
-            if (!launcher.resolve(profile, QString(), nullptr, &options, &error)
-                || !connection.applyTo(&options.endpoint, parser, &error))
+            if (!launcher.resolve(profile, QString(), nullptr, &options, &error) ||
+                !connection.applyTo(&options.endpoint, parser, &error))
                 options.endpoint = RedisEndpoint();
         }
         if (!options.endpoint.isValid())
@@ -432,7 +448,8 @@ int main(int argc, char **argv)
                      qPrintable(parser.value(QStringLiteral("tab"))));
     if (parser.isSet(QStringLiteral("select"))) {
         const QString name = parser.value(QStringLiteral("select"));
-        QObject::connect(&window, &MainWindow::initialDataArrived, &window, [&window, name] { window.selectLock(name); });
+        QObject::connect(&window, &MainWindow::initialDataArrived, &window,
+                         [&window, name] { window.selectLock(name); });
     }
     if (parser.isSet(QStringLiteral("screenshot"))) {
         const int delay = parser.value(QStringLiteral("screenshot-delay-ms")).toInt();

@@ -5,33 +5,33 @@
 #include "servecommand.h"
 #include "workshopcommand.h"
 
+#include "act/auditlog.h"
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
-#include "lock/lockclient.h"
-#include "act/auditlog.h"
-#include "protocol/displaytext.h"
-#include "watch/clusterlockmonitor.h"
 #include "diagnose/doctorprobe.h"
+#include "diagnose/lockdoctor.h"
 #include "history/historystore.h"
 #include "history/recording.h"
 #include "history/sessionrecorder.h"
-#include "diagnose/lockdoctor.h"
+#include "lock/lockclient.h"
+#include "protocol/displaytext.h"
 #include "protocol/lockfilter.h"
-#include "watch/lockmonitor.h"
 #include "protocol/locknames.h"
-#include "session/locksession.h"
-#include "watch/snapshotreader.h"
 #include "redis/clusterrouter.h"
 #include "redis/redisbytes.h"
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
+#include "session/locksession.h"
+#include "watch/clusterlockmonitor.h"
+#include "watch/lockmonitor.h"
+#include "watch/snapshotreader.h"
 
 #include <QCoreApplication>
-#include <QHash>
-#include <QJsonArray>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <QSocketNotifier>
@@ -39,14 +39,15 @@
 
 #include <algorithm>
 #include <csignal>
-#include <memory>
 #include <cstdio>
-#include <thread>
 #include <fcntl.h>
+#include <memory>
 #include <sys/ioctl.h>
+#include <thread>
 #include <unistd.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 // SIGINT / SIGTERM: one mechanism for every command. The handler notes the signal and writes its
 // number to a self-pipe; a QSocketNotifier on the other end runs LockScopeCli::onInterrupted() in
@@ -66,12 +67,12 @@ static void onSignal(int sig)
     (void)!::write(g_signalPipe[1], &c, 1);
 }
 
-namespace {
+namespace
+{
 
 // Command-line conventions (issue 15.6, 15.8): per-command help, "did you mean", options that do
 // not apply refused, Usage with the program name. Parsing itself stays QCommandLineParser's.
-struct CommandHelp
-{
+struct CommandHelp {
     const char *name;
     const char *synopsis; ///< after "lockscope-cli [options] "
     const char *summary;
@@ -84,10 +85,13 @@ const CommandHelp kCommands[] = {
     {"watch", "watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]",
      "Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves. Exit 2 when "
      "the server was never reached or is not reachable when --duration-ms ends."},
-    {"acquire", "acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]",
+    {"acquire",
+     "acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]",
      "Take the lock as LockScope's Redisson client, with the client of its kind; release after --hold-ms or Ctrl-C."},
     {"force-unlock", "force-unlock NAME [--yes]", "Delete the lock and wake its waiters."},
-    {"doctor", "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]",
+    {"doctor",
+     "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] "
+     "[--waiter-threshold-ms N]",
      "Find stuck locks, dead waiters and readers, deadlocks. Exit 4 when a problem of severity warning or worse "
      "is found."},
     {"set-ttl", "set-ttl NAME --ttl-ms N [--yes]", "Repair: give a lock without TTL one (N >= 1)."},
@@ -97,13 +101,15 @@ const CommandHelp kCommands[] = {
     {"record", "record --out FILE [--pattern GLOB] [--duration-ms N]",
      "Record what is seen (JSON lines; .gz compresses)."},
     {"export", "export RECORDING --csv [--out-dir DIR]", "Events and hold intervals of a recording as CSV files."},
-    {"redlock", "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]",
+    {"redlock",
+     "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]",
      "RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with --multi), hold, "
      "release."},
     {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]",
      "Teaching scenarios, step by step, on a private redis-server."},
-    {"serve", "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
-              "[--max-named-findings N] [--pattern GLOB]",
+    {"serve",
+     "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
+     "[--max-named-findings N] [--pattern GLOB]",
      "Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on --listen "
      "(default 127.0.0.1:9464). Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM."},
 };
@@ -128,19 +134,24 @@ QStringList commandNames()
 QStringList optionCommands(const QString &option)
 {
     static const QHash<QString, QStringList> only{
-        {QStringLiteral("pattern"), {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record"),
-                                     QStringLiteral("serve")}},
-        {QStringLiteral("holder"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
+        {QStringLiteral("pattern"),
+         {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record"),
+          QStringLiteral("serve")}},
+        {QStringLiteral("holder"),
+         {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
         {QStringLiteral("wide"), {QStringLiteral("list")}},
-        {QStringLiteral("json"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor"),
-                                  QStringLiteral("redlock"), QStringLiteral("workshop")}},
+        {QStringLiteral("json"),
+         {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor"),
+          QStringLiteral("redlock"), QStringLiteral("workshop")}},
         {QStringLiteral("lease-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
         {QStringLiteral("hold-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
-        {QStringLiteral("wait-ms"), {QStringLiteral("acquire"), QStringLiteral("remove-waiter"), QStringLiteral("redlock")}},
+        {QStringLiteral("wait-ms"),
+         {QStringLiteral("acquire"), QStringLiteral("remove-waiter"), QStringLiteral("redlock")}},
         {QStringLiteral("thread-id"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
         {QStringLiteral("kind"), {QStringLiteral("acquire")}},
-        {QStringLiteral("yes"), {QStringLiteral("force-unlock"), QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
-                                 QStringLiteral("remove-reader"), QStringLiteral("wake")}},
+        {QStringLiteral("yes"),
+         {QStringLiteral("force-unlock"), QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
+          QStringLiteral("remove-reader"), QStringLiteral("wake")}},
         {QStringLiteral("duration-ms"), {QStringLiteral("watch"), QStringLiteral("record")}},
         {QStringLiteral("ttl-ms"), {QStringLiteral("set-ttl")}},
         {QStringLiteral("out"), {QStringLiteral("record")}},
@@ -200,15 +211,23 @@ QString parseErrorText(const QCommandLineParser &parser, const QList<QCommandLin
     const QStringList unknown = parser.unknownOptionNames();
     if (unknown.isEmpty())
         return parser.errorText();
-    QStringList names{QStringLiteral("help"), QStringLiteral("version"), QStringLiteral("url"), QStringLiteral("tls-ca"),
-                      QStringLiteral("tls-cert"), QStringLiteral("tls-key"), QStringLiteral("tls-server-name"),
-                      QStringLiteral("tls-insecure"), QStringLiteral("user"), QStringLiteral("ask-password")};
+    QStringList names{QStringLiteral("help"),
+                      QStringLiteral("version"),
+                      QStringLiteral("url"),
+                      QStringLiteral("tls-ca"),
+                      QStringLiteral("tls-cert"),
+                      QStringLiteral("tls-key"),
+                      QStringLiteral("tls-server-name"),
+                      QStringLiteral("tls-insecure"),
+                      QStringLiteral("user"),
+                      QStringLiteral("ask-password")};
     for (const auto &o : options)
         names << o.names();
     QStringList parts;
     for (const QString &u : unknown)
         parts << QStringLiteral("unknown option '%1%2'%3")
-                     .arg(u.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), u, didYouMean(u, names, QStringLiteral("--")));
+                     .arg(u.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), u,
+                          didYouMean(u, names, QStringLiteral("--")));
     return parts.join(QStringLiteral("; "));
 }
 
@@ -228,10 +247,10 @@ QString commandHelpText(const QString &command, const QList<QCommandLineOption> 
 {
     const CommandHelp *c = commandHelp(command);
     QCommandLineParser sub;
-    sub.setApplicationDescription(QString::fromLatin1(c->summary)
-                                  + QStringLiteral("\n\nConnection options (--url or LOCKSCOPE_URL, --tls-*, --user, "
-                                                   "--ask-password) and --read-only, --audit-log, --poll, --cluster, "
-                                                   "--demo: see 'lockscope-cli --help'."));
+    sub.setApplicationDescription(QString::fromLatin1(c->summary) +
+                                  QStringLiteral("\n\nConnection options (--url or LOCKSCOPE_URL, --tls-*, --user, "
+                                                 "--ask-password) and --read-only, --audit-log, --poll, --cluster, "
+                                                 "--demo: see 'lockscope-cli --help'."));
     sub.addHelpOption();
     for (const auto &o : options)
         if (optionCommands(o.names().first()).contains(command))
@@ -282,20 +301,23 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         "4 doctor found a problem of severity warning or worse."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();
-    const ConnectionOptions connection(QStringLiteral("redis://127.0.0.1:6379")); // --url, --tls-*, --user, --ask-password
+    const ConnectionOptions connection(
+        QStringLiteral("redis://127.0.0.1:6379")); // --url, --tls-*, --user, --ask-password
     connection.addTo(m_parser);
     const QList<QCommandLineOption> commandOptions{
         {QStringLiteral("read-only"), QStringLiteral("Refuse every write (acquire, force-unlock, config).")},
         {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."),
          QStringLiteral("GLOB"), QStringLiteral("*")},
         {QStringLiteral("json"), QStringLiteral("One JSON object per line (field names: see README).")},
-        {QStringLiteral("lease-ms"), QStringLiteral("acquire: lease time in ms; 0 = watchdog (30000 ms, renewed every 10000 ms)."),
+        {QStringLiteral("lease-ms"),
+         QStringLiteral("acquire: lease time in ms; 0 = watchdog (30000 ms, renewed every 10000 ms)."),
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("hold-ms"), QStringLiteral("acquire: release after N ms (default: hold until Ctrl-C)."),
          QStringLiteral("N")},
-        {QStringLiteral("wait-ms"), QStringLiteral("acquire: wait up to N ms for the lock (default 0: one attempt; -1 forever). "
-                                                   "remove-waiter: the wait the waiter enqueued with (default: derived "
-                                                   "from the gaps between deadlines, else 300000)."),
+        {QStringLiteral("wait-ms"),
+         QStringLiteral("acquire: wait up to N ms for the lock (default 0: one attempt; -1 forever). "
+                        "remove-waiter: the wait the waiter enqueued with (default: derived "
+                        "from the gaps between deadlines, else 300000)."),
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("thread-id"), QStringLiteral("acquire: thread id of the holder field (default 1)."),
          QStringLiteral("N"), QStringLiteral("1")},
@@ -320,9 +342,11 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("Turn on keyspace notifications (CONFIG SET notify-keyspace-events) for live updates.")},
         {QStringLiteral("duration-ms"), QStringLiteral("watch: stop after N ms."), QStringLiteral("N")},
         {QStringLiteral("ttl-ms"), QStringLiteral("set-ttl: the TTL to give the lock, in ms."), QStringLiteral("N")},
-        {QStringLiteral("out"), QStringLiteral("record: the recording file to write (.gz for gzip)."), QStringLiteral("FILE")},
+        {QStringLiteral("out"), QStringLiteral("record: the recording file to write (.gz for gzip)."),
+         QStringLiteral("FILE")},
         {QStringLiteral("csv"), QStringLiteral("export: write CSV (the only export format so far).")},
-        {QStringLiteral("out-dir"), QStringLiteral("export: directory for the CSV files (default: next to the recording)."),
+        {QStringLiteral("out-dir"),
+         QStringLiteral("export: directory for the CSV files (default: next to the recording)."),
          QStringLiteral("DIR")},
         {QStringLiteral("audit-log"),
          QStringLiteral("Append the audit record of every write to this JSON-lines file (default: "
@@ -342,23 +366,27 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
          QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
                         "instead of --url.")},
         {QStringLiteral("holder"),
-         QStringLiteral("list, show, watch, doctor: only locks that client id ID holds or waits for (a whole client id, "
-                        "its first characters, <clientId>:<threadId>, or a thread id)."),
+         QStringLiteral(
+             "list, show, watch, doctor: only locks that client id ID holds or waits for (a whole client id, "
+             "its first characters, <clientId>:<threadId>, or a thread id)."),
          QStringLiteral("ID")},
-        {QStringLiteral("wide"), QStringLiteral("list: do not fit the table to the terminal (full client ids, every holder).")},
+        {QStringLiteral("wide"),
+         QStringLiteral("list: do not fit the table to the terminal (full client ids, every holder).")},
     };
     m_parser.addOptions(commandOptions);
-    m_parser.addOptions(RedLockCommand::options()); // --servers, --multi
+    m_parser.addOptions(RedLockCommand::options());  // --servers, --multi
     m_parser.addOptions(WorkshopCommand::options()); // --scenario-file, --pace-ms
     m_parser.addOptions(ServeCommand::options());    // --listen, --web-config, --group, --max-groups, ...
-    m_parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("list, show, watch, acquire or force-unlock"));
+    m_parser.addPositionalArgument(QStringLiteral("command"),
+                                   QStringLiteral("list, show, watch, acquire or force-unlock"));
     m_parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("lock name (show, acquire, force-unlock)"),
                                    QStringLiteral("[NAME]"));
 
     QList<QCommandLineOption> allOptions = commandOptions;
     allOptions << RedLockCommand::options() << WorkshopCommand::options() << ServeCommand::options();
     if (!m_parser.parse(arguments)) {
-        m_err << "lockscope-cli: " << parseErrorText(m_parser, allOptions) << "\nRun 'lockscope-cli --help' for usage.\n";
+        m_err << "lockscope-cli: " << parseErrorText(m_parser, allOptions)
+              << "\nRun 'lockscope-cli --help' for usage.\n";
         m_err.flush();
         *exitCode = Usage;
         return false;
@@ -378,8 +406,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     }
     const QStringList pos = m_parser.positionalArguments();
     auto usage = [&](const QString &msg) {
-        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli " << (commandHelp(pos.value(0)) ? pos.value(0) + QLatin1Char(' ') : QString())
-              << "--help' for usage.\n";
+        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli "
+              << (commandHelp(pos.value(0)) ? pos.value(0) + QLatin1Char(' ') : QString()) << "--help' for usage.\n";
         m_err.flush();
         *exitCode = Usage;
         return false;
@@ -389,7 +417,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                                     "remove-waiter, remove-reader, wake, redlock)"));
     m_command = pos.first();
     if (!commandHelp(m_command))
-        return usage(QStringLiteral("unknown command '%1'%2").arg(m_command, didYouMean(m_command, commandNames(), QString())));
+        return usage(
+            QStringLiteral("unknown command '%1'%2").arg(m_command, didYouMean(m_command, commandNames(), QString())));
     for (const QString &option : m_parser.optionNames()) {
         const QStringList only = optionCommands(option);
         if (!only.isEmpty() && !only.contains(m_command))
@@ -415,8 +444,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         {QStringLiteral("force-unlock"), {QStringLiteral("lock name")}},
         {QStringLiteral("set-ttl"), {QStringLiteral("lock name")}},
         {QStringLiteral("wake"), {QStringLiteral("lock name")}},
-        {QStringLiteral("remove-waiter"), {QStringLiteral("lock name"), QStringLiteral("waiter field <clientId>:<threadId>")}},
-        {QStringLiteral("remove-reader"), {QStringLiteral("lock name"), QStringLiteral("reader field <clientId>:<threadId>")}},
+        {QStringLiteral("remove-waiter"),
+         {QStringLiteral("lock name"), QStringLiteral("waiter field <clientId>:<threadId>")}},
+        {QStringLiteral("remove-reader"),
+         {QStringLiteral("lock name"), QStringLiteral("reader field <clientId>:<threadId>")}},
         {QStringLiteral("redlock"), {QStringLiteral("redlock command (show or acquire)"), QStringLiteral("lock name")}},
     };
     const QStringList wanted = commandArgs.value(m_command);
@@ -453,14 +484,20 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     // duration would never end, a timer takes at most 2^31-1 ms.
     constexpr qint64 kAny = std::numeric_limits<qint64>::max();
     constexpr qint64 kTimer = std::numeric_limits<int>::max();
-    struct Range { const char *name; qint64 min; qint64 max; const char *why; };
-    for (const Range &r : {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
-                           Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
-                           Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""},
-                           Range{"observe-ms", 0, kTimer, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
-                           Range{"waiter-threshold-ms", 0, kAny, ""},
-                           Range{"ttl-ms", 1, kAny, ": a TTL of 0 or less would delete the lock without waking its "
-                                                   "waiters; force-unlock does that properly"}}) {
+    struct Range {
+        const char *name;
+        qint64 min;
+        qint64 max;
+        const char *why;
+    };
+    for (const Range &r :
+         {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
+          Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
+          Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""}, Range{"observe-ms", 0, kTimer, ""},
+          Range{"watchdog-threshold-ms", 0, kAny, ""}, Range{"waiter-threshold-ms", 0, kAny, ""},
+          Range{"ttl-ms", 1, kAny,
+                ": a TTL of 0 or less would delete the lock without waking its "
+                "waiters; force-unlock does that properly"}}) {
         const QString opt = QString::fromLatin1(r.name);
         if (m_parser.isSet(opt)) {
             bool ok = false;
@@ -469,9 +506,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
                 return usage(QStringLiteral("--%1 needs a whole number, not '%2'").arg(opt, m_parser.value(opt)));
             if (v < r.min || v > r.max)
                 return usage(QStringLiteral("--%1 must be %2, not %3%4")
-                                 .arg(opt,
-                                      r.max == kAny ? QStringLiteral("at least %1").arg(r.min)
-                                                    : QStringLiteral("between %1 and %2").arg(r.min).arg(r.max))
+                                 .arg(opt, r.max == kAny ? QStringLiteral("at least %1").arg(r.min)
+                                                         : QStringLiteral("between %1 and %2").arg(r.min).arg(r.max))
                                  .arg(v)
                                  .arg(QString::fromLatin1(r.why)));
         }
@@ -482,7 +518,8 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     if (m_command == QLatin1String("redlock")) {
         // RedLock / MultiLock over independent servers (--servers): its own connections, no LockSession.
         // It polls the flag while holding and releases first.
-        auto *redlock = new RedLockCommand(m_parser, connection, [] { return g_interrupted != 0; }, this);
+        auto *redlock = new RedLockCommand(
+            m_parser, connection, [] { return g_interrupted != 0; }, this);
         connect(redlock, &RedLockCommand::finished, this, &LockScopeCli::finish);
         installSignalHandlers();
         m_onInterrupt = [] {}; // RedLockCommand releases and finishes by itself
@@ -522,21 +559,22 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     options.pollBudget = qMax(100, m_parser.value(QStringLiteral("poll-budget")).toInt());
     // One-shot commands: one discovery pass, one read per lock, then the answer (doctor's
     // history rules keep --observe-ms, which watches as the dashboard does).
-    options.oneShot = m_command == QLatin1String("list")
-                      || (m_command == QLatin1String("doctor")
-                          && m_parser.value(QStringLiteral("observe-ms")).toLongLong() <= 0);
+    options.oneShot =
+        m_command == QLatin1String("list") ||
+        (m_command == QLatin1String("doctor") && m_parser.value(QStringLiteral("observe-ms")).toLongLong() <= 0);
 
-    static const QStringList writeCommands{QStringLiteral("acquire"), QStringLiteral("force-unlock"),
-                                           QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
+    static const QStringList writeCommands{QStringLiteral("acquire"),       QStringLiteral("force-unlock"),
+                                           QStringLiteral("set-ttl"),       QStringLiteral("remove-waiter"),
                                            QStringLiteral("remove-reader"), QStringLiteral("wake")};
     const bool writes = writeCommands.contains(m_command) || m_parser.isSet(QStringLiteral("enable-notifications"));
     options.auditLogPath = m_parser.value(QStringLiteral("audit-log"));
     if (m_command == QLatin1String("serve")) {
         // Read-only by construction: the session refuses every write, and serve asks for none.
         if (m_parser.isSet(QStringLiteral("enable-notifications")))
-            return usage(QStringLiteral("--enable-notifications does not apply to 'serve': the exporter never writes to "
-                                        "Redis (turn notifications on once with 'lockscope-cli --enable-notifications "
-                                        "watch --duration-ms 1', or CONFIG SET notify-keyspace-events KA)"));
+            return usage(
+                QStringLiteral("--enable-notifications does not apply to 'serve': the exporter never writes to "
+                               "Redis (turn notifications on once with 'lockscope-cli --enable-notifications "
+                               "watch --duration-ms 1', or CONFIG SET notify-keyspace-events KA)"));
         options.readOnly = true;
         m_serve = new ServeCommand(m_parser, this);
         if (!m_serve->prepare(exitCode))
@@ -608,26 +646,26 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     // With --demo, give the simulated clients a moment to take their locks first.
     QTimer::singleShot(m_demoServer ? 1500 : 0, this, [this] {
-      auto run = [this] {
-        if (m_command == QLatin1String("list"))
-            runList();
-        else if (m_command == QLatin1String("show"))
-            runShow();
-        else if (m_command == QLatin1String("watch"))
-            runWatch();
-        else if (m_command == QLatin1String("acquire"))
-            runAcquire();
-        else if (m_command == QLatin1String("doctor"))
-            runDoctor();
-        else if (m_command == QLatin1String("force-unlock"))
-            runForceUnlock();
-        else if (m_command == QLatin1String("record"))
-            runRecord();
-        else if (m_command == QLatin1String("serve"))
-            m_serve->run(m_session);
-        else
-            runRepair();
-      };
+        auto run = [this] {
+            if (m_command == QLatin1String("list"))
+                runList();
+            else if (m_command == QLatin1String("show"))
+                runShow();
+            else if (m_command == QLatin1String("watch"))
+                runWatch();
+            else if (m_command == QLatin1String("acquire"))
+                runAcquire();
+            else if (m_command == QLatin1String("doctor"))
+                runDoctor();
+            else if (m_command == QLatin1String("force-unlock"))
+                runForceUnlock();
+            else if (m_command == QLatin1String("record"))
+                runRecord();
+            else if (m_command == QLatin1String("serve"))
+                m_serve->run(m_session);
+            else
+                runRepair();
+        };
         // Redis Cluster: detected from the first node (INFO cluster), or forced with --cluster.
         m_session->prepare([this, run](const QString &error) {
             if (!error.isEmpty()) {
@@ -771,9 +809,10 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
 {
     const bool fit = maxColumns > 0;
     QVector<QStringList> rows;
-    rows << QStringList{QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("HOLDER (client id:thread id)"),
-                        QStringLiteral("HOLDS"), QStringLiteral("TTL"), QStringLiteral("WAITING"),
-                        QStringLiteral("PROBLEMS")};
+    rows << QStringList{
+        QStringLiteral("NAME"),    QStringLiteral("KIND"), QStringLiteral("HOLDER (client id:thread id)"),
+        QStringLiteral("HOLDS"),   QStringLiteral("TTL"),  QStringLiteral("WAITING"),
+        QStringLiteral("PROBLEMS")};
     for (const auto &s : locks) {
         QStringList holders;
         QStringList counts;
@@ -783,18 +822,18 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
                 counts << QStringLiteral("…");
                 break;
             }
-            holders << (fit ? elidedField(h.field) : h.field) + (h.mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(h.mode));
+            holders << (fit ? elidedField(h.field) : h.field) +
+                           (h.mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(h.mode));
             counts << QString::number(h.holdCount);
         }
         if (s.sampled) { // too big to read whole: say how many, list none
             holders = QStringList{s.holderSummary()};
             counts.clear();
         }
-        const QString waiting = s.kind == LockKind::FairLock
-                                    ? QStringLiteral("%1 queued").arg(s.queueLength)
-                                    : QStringLiteral("%1 client(s)").arg(s.subscribers);
-        const QString kind = s.token >= 0 ? QStringLiteral("%1 (token %2)").arg(lockKindName(s.kind)).arg(s.token)
-                                          : s.kindDisplay();
+        const QString waiting = s.kind == LockKind::FairLock ? QStringLiteral("%1 queued").arg(s.queueLength)
+                                                             : QStringLiteral("%1 client(s)").arg(s.subscribers);
+        const QString kind =
+            s.token >= 0 ? QStringLiteral("%1 (token %2)").arg(lockKindName(s.kind)).arg(s.token) : s.kindDisplay();
         QStringList problems = s.problems;
         if (fit) // the row names the lock already
             for (QString &p : problems)
@@ -802,8 +841,12 @@ QString LockScopeCli::formatTable(const QVector<LockSnapshot> &locks, qint64 now
                     p = p.mid(s.name.size() + 1);
         if (!s.nameNote().isEmpty())
             problems.prepend(QStringLiteral("name: ") + s.nameNote());
-        rows << QStringList{s.name, kind, holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
-                            counts.join(QLatin1Char(' ')), formatTtl(s.remainingTtlMs(nowSteadyMs)), waiting,
+        rows << QStringList{s.name,
+                            kind,
+                            holders.isEmpty() ? QStringLiteral("(free)") : holders.join(QLatin1Char(' ')),
+                            counts.join(QLatin1Char(' ')),
+                            formatTtl(s.remainingTtlMs(nowSteadyMs)),
+                            waiting,
                             problems.join(QStringLiteral("; "))};
     }
     for (auto &r : rows) // names and fields are whatever clients wrote: no raw control characters
@@ -893,19 +936,23 @@ void LockScopeCli::runList()
             return;
         }
         QVector<LockSnapshot> locks = watcher->locks().values().toVector();
-        std::sort(locks.begin(), locks.end(), [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
+        std::sort(locks.begin(), locks.end(),
+                  [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
         const qsizetype seen = locks.size();
         const LockFilter filter = holderFilter();
         if (!filter.isEmpty())
-            locks.erase(std::remove_if(locks.begin(), locks.end(), [&filter](const LockSnapshot &s) { return !filter.matches(s); }),
+            locks.erase(std::remove_if(locks.begin(), locks.end(),
+                                       [&filter](const LockSnapshot &s) { return !filter.matches(s); }),
                         locks.end());
         if (!filter.isEmpty())
             m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
                   << DisplayText::escaped(filter.holderText()) << '\n';
-        m_out << formatTable(locks, LockSnapshot::steadyNowMs(), m_parser.isSet(QStringLiteral("wide")) ? 0 : terminalColumns());
+        m_out << formatTable(locks, LockSnapshot::steadyNowMs(),
+                             m_parser.isSet(QStringLiteral("wide")) ? 0 : terminalColumns());
         m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
               << (watcher->serverModes().size() > 1
-                      ? QStringLiteral(" and the other masters of its cluster (%1 in all)").arg(watcher->serverModes().size())
+                      ? QStringLiteral(" and the other masters of its cluster (%1 in all)")
+                            .arg(watcher->serverModes().size())
                       : QString())
               << '\n';
         finish(Ok);
@@ -941,7 +988,8 @@ void LockScopeCli::readOne(const QString &name, std::function<void(const LockSna
         if (snaps.isEmpty() || !snaps.first().isLock) {
             const bool exists = !snaps.isEmpty() && snaps.first().exists;
             fail(Refused, exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
-                                                  "<clientId>:<threadId> -> hold count)").arg(name)
+                                                  "<clientId>:<threadId> -> hold count)")
+                                       .arg(name)
                                  : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name));
             return;
         }
@@ -954,16 +1002,18 @@ void LockScopeCli::runShow()
     m_session->connection()->open();
     readOne(m_name, [this](const LockSnapshot &s) {
         if (!holderFilter().matches(s)) {
-            fail(Refused, QStringLiteral("%1 is not held by and not waited for by --holder %2 (holders: %3)")
-                              .arg(DisplayText::escaped(s.name), DisplayText::escaped(holderFilter().holderText()),
-                                   s.holders.isEmpty() ? QStringLiteral("none") : DisplayText::escaped(s.holderSummary())));
+            fail(Refused,
+                 QStringLiteral("%1 is not held by and not waited for by --holder %2 (holders: %3)")
+                     .arg(DisplayText::escaped(s.name), DisplayText::escaped(holderFilter().holderText()),
+                          s.holders.isEmpty() ? QStringLiteral("none") : DisplayText::escaped(s.holderSummary())));
             return;
         }
         if (m_json) {
             m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
             m_out << "Lock:        " << DisplayText::escaped(s.name) << " ("
-                  << (!s.kindCertain && s.kind == LockKind::Lock ? QStringLiteral("lock (fair or plain)") : lockKindLabel(s.kind))
+                  << (!s.kindCertain && s.kind == LockKind::Lock ? QStringLiteral("lock (fair or plain)")
+                                                                 : lockKindLabel(s.kind))
                   << ")\n";
             if (!s.kindCertain)
                 m_out << "Kind:        fair or plain: " << s.kindNote << '\n';
@@ -977,17 +1027,17 @@ void LockScopeCli::runShow()
                 m_out << "Value:       field " << v.fieldId << "  client " << v.clientId << "  thread " << v.threadId
                       << "  hold count " << v.holdCount << "  expires " << v.expireEpochMs << " ms since epoch ("
                       << (v.expireEpochMs < 0 ? QStringLiteral("no expiry field")
-                          : v.isLive(s.serverTimeMs) ? QStringLiteral("in %1").arg(formatTtl(v.expireEpochMs - s.serverTimeMs))
-                                                     : QStringLiteral("expired"))
+                          : v.isLive(s.serverTimeMs)
+                              ? QStringLiteral("in %1").arg(formatTtl(v.expireEpochMs - s.serverTimeMs))
+                              : QStringLiteral("expired"))
                       << ")\n";
-            for (const auto &h : s.holders)
-            {
+            for (const auto &h : s.holders) {
                 QStringList ttls;
                 for (qint64 t : h.holdTtlsMs)
                     ttls << (t == -2 ? QStringLiteral("gone") : formatTtl(t));
                 m_out << "Holder:      client " << DisplayText::escaped(h.clientId) << "  thread "
-                      << DisplayText::escaped(h.threadId) << "  hold count "
-                      << h.holdCount << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode)
+                      << DisplayText::escaped(h.threadId) << "  hold count " << h.holdCount
+                      << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode)
                       << (ttls.isEmpty() ? QString() : QStringLiteral("  hold TTLs ") + ttls.join(QLatin1Char(' ')))
                       << '\n';
             }
@@ -998,7 +1048,9 @@ void LockScopeCli::runShow()
             for (const auto &w : s.waiters)
                 m_out << "Queued #" << w.position << ":   " << DisplayText::escaped(w.field) << "  deadline in "
                       << (!w.deadlineRaw.isEmpty() ? QStringLiteral("'%1' (not an epoch-ms time)").arg(w.deadlineRaw)
-                          : w.deadlineEpochMs >= 0 ? formatTtl(w.deadlineEpochMs - s.serverTimeMs) : QStringLiteral("?")) << '\n';
+                          : w.deadlineEpochMs >= 0 ? formatTtl(w.deadlineEpochMs - s.serverTimeMs)
+                                                   : QStringLiteral("?"))
+                      << '\n';
             if (s.token >= 0)
                 m_out << "Token:       " << s.token << '\n';
             for (const auto &p : s.problems)
@@ -1038,8 +1090,9 @@ void LockScopeCli::runWatch()
                 m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
             else
                 m_out << QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")) << "  "
-                      << e.type.leftJustified(15) << DisplayText::escaped(e.lock) << "  " << DisplayText::escaped(e.holder)
-                      << (e.holder.isEmpty() ? "" : "  ") << DisplayText::escaped(e.detail) << '\n';
+                      << e.type.leftJustified(15) << DisplayText::escaped(e.lock) << "  "
+                      << DisplayText::escaped(e.holder) << (e.holder.isEmpty() ? "" : "  ")
+                      << DisplayText::escaped(e.detail) << '\n';
         }
         m_out.flush();
     });
@@ -1073,9 +1126,8 @@ void LockScopeCli::runWatch()
     connect(watcher, &LockWatcher::idle, this, watching);
     // Ctrl-C / SIGTERM: onInterrupted() ends it (130 / 143).
     if (m_parser.isSet(QStringLiteral("duration-ms")))
-        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this, [this] {
-            finish(connectedAtDurationEnd() ? Ok : ServerError);
-        });
+        QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this,
+                           [this] { finish(connectedAtDurationEnd() ? Ok : ServerError); });
     m_session->start();
 }
 
@@ -1084,9 +1136,10 @@ void LockScopeCli::runAcquire()
     const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
     const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
     const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
-    const AcquireKind kind = m_parser.isSet(QStringLiteral("kind"))
-                                 ? AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind"))).value_or(AcquireKind::Auto)
-                                 : AcquireKind::Auto;
+    const AcquireKind kind =
+        m_parser.isSet(QStringLiteral("kind"))
+            ? AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind"))).value_or(AcquireKind::Auto)
+            : AcquireKind::Auto;
     m_session->open(); // waiting acquires listen on the unlock channel
     // A watchdog renewal that fails leaves the hold at risk: the session's errorOccurred() says so
     // on stderr at once (§14.2); say it too when the renewals work again.
@@ -1096,8 +1149,7 @@ void LockScopeCli::runAcquire()
     });
     // Acquire and release both go through LockSession's audited write path (re-read, the client
     // of the lock's kind, audit record), as every other write does.
-    struct Hold
-    {
+    struct Hold {
         QString field;
         QString kind;
         qint64 token = -1;
@@ -1138,50 +1190,54 @@ void LockScopeCli::runAcquire()
         m_err << "holding " << DisplayText::escaped(m_name) << "; Ctrl-C to release\n";
         m_err.flush();
     };
-    connect(m_session, &LockSession::actionFinished, this,
-            [this, hold, lease, holdUntilDone, release](const QString &action, const QString &, bool ok,
-                                                         const QString &message, const QString &outcome) {
-                if (action == QLatin1String("acquire")) {
-                    if (outcome == QLatin1String("audit_failed") && !hold->field.isEmpty()) {
-                        // Held, but unaudited: say so, give it back (that release is audited if it can be).
-                        m_err << "lockscope-cli: " << RedisBytes::displayed(message) << "; releasing it again\n";
-                        m_err.flush();
-                        hold->exitCode = ServerError;
-                        release();
-                        return;
-                    }
-                    if (!ok) {
-                        fail(outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ? ServerError
-                                                                                                            : Refused,
-                             message);
-                        return;
-                    }
-                    const qint64 watchdogMs = m_session->clientFor(m_name)->watchdogTimeoutMs();
-                    QString how = lease > 0 ? QStringLiteral("lease %1 ms").arg(lease)
-                                            : QStringLiteral("watchdog: %1 ms, renewed every %2 ms").arg(watchdogMs).arg(watchdogMs / 3);
-                    if (hold->kind != QLatin1String("lock"))
-                        how = QStringLiteral("%1 lock, %2").arg(hold->kind, how);
-                    if (hold->token >= 0)
-                        how += QStringLiteral(", fencing token %1").arg(hold->token);
-                    m_out << "acquired " << DisplayText::escaped(m_name) << " as " << DisplayText::escaped(hold->field) << " (" << how << ")\n";
-                    m_out.flush();
-                    holdUntilDone();
-                } else if (action == QLatin1String("release")) {
-                    m_writeSent = false;
-                    if (ok) {
-                        m_out << "released " << DisplayText::escaped(m_name) << '\n';
-                        m_out.flush();
-                        if (hold->exitCode != Ok)
-                            fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
-                        else
-                            finish(m_signal ? 128 + m_signal : Ok);
-                    } else {
-                        fail(outcome == QLatin1String("refused") || outcome == QLatin1String("changed") ? Refused
-                                                                                                      : ServerError,
-                             QStringLiteral("release of %1 failed: %2").arg(m_name, message));
-                    }
+    connect(
+        m_session, &LockSession::actionFinished, this,
+        [this, hold, lease, holdUntilDone, release](const QString &action, const QString &, bool ok,
+                                                    const QString &message, const QString &outcome) {
+            if (action == QLatin1String("acquire")) {
+                if (outcome == QLatin1String("audit_failed") && !hold->field.isEmpty()) {
+                    // Held, but unaudited: say so, give it back (that release is audited if it can be).
+                    m_err << "lockscope-cli: " << RedisBytes::displayed(message) << "; releasing it again\n";
+                    m_err.flush();
+                    hold->exitCode = ServerError;
+                    release();
+                    return;
                 }
-            });
+                if (!ok) {
+                    fail(outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ? ServerError
+                                                                                                       : Refused,
+                         message);
+                    return;
+                }
+                const qint64 watchdogMs = m_session->clientFor(m_name)->watchdogTimeoutMs();
+                QString how =
+                    lease > 0
+                        ? QStringLiteral("lease %1 ms").arg(lease)
+                        : QStringLiteral("watchdog: %1 ms, renewed every %2 ms").arg(watchdogMs).arg(watchdogMs / 3);
+                if (hold->kind != QLatin1String("lock"))
+                    how = QStringLiteral("%1 lock, %2").arg(hold->kind, how);
+                if (hold->token >= 0)
+                    how += QStringLiteral(", fencing token %1").arg(hold->token);
+                m_out << "acquired " << DisplayText::escaped(m_name) << " as " << DisplayText::escaped(hold->field)
+                      << " (" << how << ")\n";
+                m_out.flush();
+                holdUntilDone();
+            } else if (action == QLatin1String("release")) {
+                m_writeSent = false;
+                if (ok) {
+                    m_out << "released " << DisplayText::escaped(m_name) << '\n';
+                    m_out.flush();
+                    if (hold->exitCode != Ok)
+                        fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
+                    else
+                        finish(m_signal ? 128 + m_signal : Ok);
+                } else {
+                    fail(outcome == QLatin1String("refused") || outcome == QLatin1String("changed") ? Refused
+                                                                                                    : ServerError,
+                         QStringLiteral("release of %1 failed: %2").arg(m_name, message));
+                }
+            }
+        });
     m_session->acquire(m_name, thread, lease, wait, kind);
 }
 
@@ -1195,7 +1251,8 @@ void LockScopeCli::runDoctor()
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
     doctor->setThresholds(t);
     // Its "do:" commands reach this server when pasted (issue 15.5).
-    doctor->setCommandConnection(ConnectionOptions::commandArguments(m_session->options().endpoint, m_session->isCluster()));
+    doctor->setCommandConnection(
+        ConnectionOptions::commandArguments(m_session->options().endpoint, m_session->isCluster()));
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
     auto observe = [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
@@ -1218,15 +1275,17 @@ void LockScopeCli::runDoctor()
         if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
             const auto locks = allLocks();
             const qsizetype all = findings.size();
-            findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const LockFinding &f) {
-                               QStringList names = f.locks;
-                               names << f.lock;
-                               for (const QString &n : names)
-                                   if (locks.contains(n) && filter.matches(locks.value(n)))
-                                       return false;
-                               const QString text = QString::fromUtf8(QJsonDocument(f.evidence).toJson());
-                               return !text.contains(filter.holderText(), Qt::CaseInsensitive);
-                           }),
+            findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                          [&](const LockFinding &f) {
+                                              QStringList names = f.locks;
+                                              names << f.lock;
+                                              for (const QString &n : names)
+                                                  if (locks.contains(n) && filter.matches(locks.value(n)))
+                                                      return false;
+                                              const QString text =
+                                                  QString::fromUtf8(QJsonDocument(f.evidence).toJson());
+                                              return !text.contains(filter.holderText(), Qt::CaseInsensitive);
+                                          }),
                            findings.end());
             if (!m_json)
                 m_err << "lockscope-cli: " << findings.size() << " of " << all << " findings concern --holder "
@@ -1243,8 +1302,12 @@ void LockScopeCli::runDoctor()
             QStringList evidence;
             for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
                 const QJsonValue v = it.value();
-                evidence << QStringLiteral("%1=%2").arg(it.key(), v.isString() ? v.toString()
-                                                                 : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
+                evidence << QStringLiteral("%1=%2").arg(
+                    it.key(), v.isString()
+                                  ? v.toString()
+                                  : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
+                                        .mid(1)
+                                        .chopped(1));
             }
             const QString concerned = f.locks.isEmpty() ? f.lock : f.locks.join(QStringLiteral(", "));
             if (concerned != heading) {
@@ -1254,26 +1317,25 @@ void LockScopeCli::runDoctor()
             QString title = f.title;
             if (title.startsWith(f.lock + QLatin1Char(' ')))
                 title = title.mid(f.lock.size() + 1); // "orders:42 has no TTL" under "orders:42"
-            m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title) << '\n'
+            m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title)
+                  << '\n'
                   << "    why:      " << DisplayText::escaped(f.explanation) << '\n'
                   << "    evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
                   << "    do:       " << DisplayText::escaped(f.action) << "\n\n";
         }
         if (!m_json) {
             if (findings.isEmpty())
-                m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
-                      << allLocks().size() << " lock(s) checked).\n";
-            else
-                m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1]
-                      << " warning, " << counts[0] << " info (" << allLocks().size()
+                m_out << "No problems found on " << m_session->options().endpoint.address() << " (" << allLocks().size()
                       << " lock(s) checked).\n";
+            else
+                m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1] << " warning, "
+                      << counts[0] << " info (" << allLocks().size() << " lock(s) checked).\n";
         }
         finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
     };
     // One pass (no --observe-ms): the probe (channels, latch SCAN) does not depend on the locks, so
     // it runs beside the discovery instead of after it (issue 12); the report waits for both.
-    struct EarlyProbe
-    {
+    struct EarlyProbe {
         bool started = false;
         bool done = false;
         bool locksRead = false;
@@ -1315,7 +1377,9 @@ void LockScopeCli::runDoctor()
         m_err << "lockscope-cli: observing for " << observeMs << " ms…\n";
         m_err.flush();
         // A first probe starts the clock of "waiting without a holder since".
-        m_session->probeForDoctor([doctor](const DoctorProbe::Result &r) { doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs()); });
+        m_session->probeForDoctor([doctor](const DoctorProbe::Result &r) {
+            doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs());
+        });
         QTimer::singleShot(int(observeMs), this, report);
     };
     connect(watcher, &LockWatcher::idle, this, ready);
@@ -1326,17 +1390,20 @@ void LockScopeCli::runRecord()
 {
     auto recorder = std::make_shared<SessionRecorder>();
     QString error;
-    const QJsonObject header{{QStringLiteral("server"), m_session->options().endpoint.toString()},
-                             {QStringLiteral("pattern"), m_session->options().pattern},
-                             {QStringLiteral("writer"), QStringLiteral("lockscope-cli %1").arg(QCoreApplication::applicationVersion())}};
+    const QJsonObject header{
+        {QStringLiteral("server"), m_session->options().endpoint.toString()},
+        {QStringLiteral("pattern"), m_session->options().pattern},
+        {QStringLiteral("writer"), QStringLiteral("lockscope-cli %1").arg(QCoreApplication::applicationVersion())}};
     if (!recorder->open(m_parser.value(QStringLiteral("out")), header, &error)) {
         fail(ServerError, error);
         return;
     }
-    connect(m_session, &LockSession::locksUpdated, this, [recorder](const QVector<LockSnapshot> &c, const QStringList &r) {
-        recorder->recordLocks(c, r, QDateTime::currentMSecsSinceEpoch());
-    });
-    connect(m_session, &LockSession::eventsOccurred, this, [recorder](const QVector<LockEvent> &e) { recorder->recordEvents(e); });
+    connect(m_session, &LockSession::locksUpdated, this,
+            [recorder](const QVector<LockSnapshot> &c, const QStringList &r) {
+                recorder->recordLocks(c, r, QDateTime::currentMSecsSinceEpoch());
+            });
+    connect(m_session, &LockSession::eventsOccurred, this,
+            [recorder](const QVector<LockEvent> &e) { recorder->recordEvents(e); });
     auto stop = [this, recorder] {
         recorder->close();
         if (!recorder->error().isEmpty()) {
@@ -1387,7 +1454,8 @@ int LockScopeCli::runExport()
         history.addEvents(r.events);
     }
     const QFileInfo info(m_name);
-    const QString dir = m_parser.isSet(QStringLiteral("out-dir")) ? m_parser.value(QStringLiteral("out-dir")) : info.absolutePath();
+    const QString dir =
+        m_parser.isSet(QStringLiteral("out-dir")) ? m_parser.value(QStringLiteral("out-dir")) : info.absolutePath();
     QString base = info.fileName();
     for (const char *ext : {".gz", ".jsonl", ".json"})
         if (base.endsWith(QLatin1String(ext)))
@@ -1404,15 +1472,17 @@ int LockScopeCli::runExport()
     ev << "time_ms,lock,type,holder,detail\n";
     int nEvents = 0;
     for (const auto &e : history.events()) {
-        ev << e.timeMs << ',' << csvField(e.lock) << ',' << e.type << ',' << csvField(e.holder) << ',' << csvField(e.detail) << '\n';
+        ev << e.timeMs << ',' << csvField(e.lock) << ',' << e.type << ',' << csvField(e.holder) << ','
+           << csvField(e.detail) << '\n';
         ++nEvents;
     }
     QTextStream ho(&holds);
     ho << "lock,holder,start_ms,end_ms,duration_ms,end_reason\n";
     int nHolds = 0;
     for (const auto &h : history.holds()) {
-        ho << csvField(h.lock) << ',' << csvField(h.who) << ',' << h.startMs << ',' << (h.endMs < 0 ? QString() : QString::number(h.endMs))
-           << ',' << (h.endMs < 0 ? QString() : QString::number(h.endMs - h.startMs)) << ',' << h.endReason << '\n';
+        ho << csvField(h.lock) << ',' << csvField(h.who) << ',' << h.startMs << ','
+           << (h.endMs < 0 ? QString() : QString::number(h.endMs)) << ','
+           << (h.endMs < 0 ? QString() : QString::number(h.endMs - h.startMs)) << ',' << h.endReason << '\n';
         ++nHolds;
     }
     ev.flush();
@@ -1421,7 +1491,8 @@ int LockScopeCli::runExport()
         m_err << "lockscope-cli: writing the CSV files failed\n";
         return ServerError;
     }
-    m_out << "wrote " << nEvents << " event(s) to " << eventsPath << " and " << nHolds << " hold interval(s) to " << holdsPath << '\n';
+    m_out << "wrote " << nEvents << " event(s) to " << eventsPath << " and " << nHolds << " hold interval(s) to "
+          << holdsPath << '\n';
     m_out.flush();
     m_err.flush();
     return Ok;
@@ -1432,7 +1503,8 @@ bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)
     if (m_parser.isSet(QStringLiteral("yes")))
         return true;
     if (!isatty(fileno(stdin))) {
-        fail(Refused, QStringLiteral("not confirmed: pass --yes to %1 without a terminal. Nothing was changed.").arg(m_command));
+        fail(Refused,
+             QStringLiteral("not confirmed: pass --yes to %1 without a terminal. Nothing was changed.").arg(m_command));
         return false;
     }
     if (typedAnswer.isEmpty())
@@ -1446,10 +1518,9 @@ bool LockScopeCli::confirm(const QString &question, const QString &typedAnswer)
         ::_exit(128 + int(g_interrupted));
     const QString answer = in.readLine().trimmed();
     g_exitAtOnce = 0;
-    const bool ok = typedAnswer.isEmpty()
-                        ? (answer.compare(QLatin1String("y"), Qt::CaseInsensitive) == 0
-                           || answer.compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0)
-                        : (answer == typedAnswer || RedisBytes::fromDisplayed(answer) == typedAnswer);
+    const bool ok = typedAnswer.isEmpty() ? (answer.compare(QLatin1String("y"), Qt::CaseInsensitive) == 0 ||
+                                             answer.compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0)
+                                          : (answer == typedAnswer || RedisBytes::fromDisplayed(answer) == typedAnswer);
     if (!ok)
         fail(Refused, QStringLiteral("not confirmed: nothing was changed"));
     return ok;
@@ -1509,7 +1580,8 @@ void LockScopeCli::runRepair()
 {
     m_session->open();
     if (m_command == QLatin1String("wake")) {
-        if (!confirm(QStringLiteral("Publish the unlock message of %1 to wake the clients waiting for it?").arg(m_name), QString()))
+        if (!confirm(QStringLiteral("Publish the unlock message of %1 to wake the clients waiting for it?").arg(m_name),
+                     QString()))
             return;
         if (!awaitAction())
             return;
@@ -1519,7 +1591,8 @@ void LockScopeCli::runRepair()
     readOne(m_name, [this](const LockSnapshot &s) {
         if (m_command == QLatin1String("set-ttl")) {
             const qint64 ttl = m_parser.value(QStringLiteral("ttl-ms")).toLongLong();
-            m_err << "Set a TTL of " << ttl << " ms on " << DisplayText::escaped(s.name) << " (TTL now: " << formatTtl(s.pttlMs)
+            m_err << "Set a TTL of " << ttl << " ms on " << DisplayText::escaped(s.name)
+                  << " (TTL now: " << formatTtl(s.pttlMs)
                   << ", holders: " << (s.holders.isEmpty() ? QStringLiteral("none") : s.holderSummary()) << ")\n";
             if (!confirm(QStringLiteral("The lock then expires unless its holder renews or releases it."), QString()))
                 return;
@@ -1527,17 +1600,19 @@ void LockScopeCli::runRepair()
                 return;
             m_session->setTtl(m_name, ttl, s.stateFingerprint());
         } else if (m_command == QLatin1String("remove-waiter")) {
-            m_err << "Remove waiter " << DisplayText::escaped(m_field) << " from the queue and timeout set of " << DisplayText::escaped(s.name) << " ("
-                  << s.queueLength << " queued)\n";
-            if (!confirm(QStringLiteral("Waiters behind it move up; if it is alive it will re-enqueue at the back."), QString()))
+            m_err << "Remove waiter " << DisplayText::escaped(m_field) << " from the queue and timeout set of "
+                  << DisplayText::escaped(s.name) << " (" << s.queueLength << " queued)\n";
+            if (!confirm(QStringLiteral("Waiters behind it move up; if it is alive it will re-enqueue at the back."),
+                         QString()))
                 return;
             if (!awaitAction())
                 return;
-            m_session->removeWaiter(m_name, m_field, m_parser.isSet(QStringLiteral("wait-ms"))
-                                                         ? m_parser.value(QStringLiteral("wait-ms")).toLongLong()
-                                                         : 0);
+            m_session->removeWaiter(
+                m_name, m_field,
+                m_parser.isSet(QStringLiteral("wait-ms")) ? m_parser.value(QStringLiteral("wait-ms")).toLongLong() : 0);
         } else {
-            m_err << "Remove dead reader " << DisplayText::escaped(m_field) << " from " << DisplayText::escaped(s.name) << "\n";
+            m_err << "Remove dead reader " << DisplayText::escaped(m_field) << " from " << DisplayText::escaped(s.name)
+                  << "\n";
             if (!confirm(QStringLiteral("Only done if all its rwlock_timeout keys are gone."), QString()))
                 return;
             if (!awaitAction())

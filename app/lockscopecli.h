@@ -13,7 +13,8 @@
 
 class QSocketNotifier;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockMonitor;
 class LockSession;
@@ -25,10 +26,9 @@ class ServeCommand;
  *
  *   lockscope-cli [--url URL | --demo] [--read-only] list [--pattern GLOB] [--holder ID] [--json] [--wide]
  *                 | show NAME [--holder ID] [--json] | watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]
- *                 | acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]
- *                 | force-unlock NAME [--yes]
- *                 | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N] [--waiter-threshold-ms N]
- *                 | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME
+ *                 | acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N]
+ * [--thread-id N] | force-unlock NAME [--yes] | doctor [--json] [--observe-ms N] [--watchdog-threshold-ms N]
+ * [--waiter-threshold-ms N] | set-ttl NAME --ttl-ms N | remove-waiter NAME FIELD | remove-reader NAME FIELD | wake NAME
  *                 | record --out FILE [--duration-ms N] | export RECORDING --csv [--out-dir DIR]
  *                 | redlock show|acquire NAME --servers URL1,URL2,... (see RedLockCommand)
  *                 | serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... (see ServeCommand)
@@ -104,7 +104,7 @@ private:
     QString m_name;
     qint64 m_watchEvents = 0;    ///< watch: events printed
     qint64 m_watchCoalesced = 0; ///< watch: releases too short to see (issue 13.11)
-    QString m_nameTyped; ///< the lock name as typed (m_name: with \xNN escapes undone)
+    QString m_nameTyped;         ///< the lock name as typed (m_name: with \xNN escapes undone)
     QString m_field;
     bool m_json = false;
     LockSession *m_session = nullptr;
@@ -116,8 +116,8 @@ private:
     bool m_everReady = false;                 ///< the server was reached once (else exit 2, not retry)
     bool m_durationEndedDisconnected = false; ///< --duration-ms ended while disconnected: exit 2
     QSocketNotifier *m_signalNotifier = nullptr;
-    int m_signal = 0;          ///< SIGINT or SIGTERM once received
-    bool m_writeSent = false;  ///< a write was sent: wait for its (audited) result before exiting
+    int m_signal = 0;                    ///< SIGINT or SIGTERM once received
+    bool m_writeSent = false;            ///< a write was sent: wait for its (audited) result before exiting
     std::function<void()> m_onInterrupt; ///< command-specific first step on a signal; empty = exit now
 };
 

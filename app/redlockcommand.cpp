@@ -2,8 +2,8 @@
 
 #include "lockscopecli.h"
 
-#include "lock/lockclient.h"
 #include "act/auditlog.h"
+#include "lock/lockclient.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
 
@@ -17,14 +17,19 @@
 
 #include <cstdio>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 constexpr int kConnectTimeoutMs = 1000;
 constexpr int kCommandTimeoutMs = 2000;
 
-QString formatTtl(qint64 ttlMs) { return LockScopeCli::formatTtl(ttlMs); }
+QString formatTtl(qint64 ttlMs)
+{
+    return LockScopeCli::formatTtl(ttlMs);
+}
 
 /** Left-justified columns, two spaces apart, the last one not padded. */
 QString table(const QVector<QStringList> &rows)
@@ -58,8 +63,8 @@ QList<QCommandLineOption> RedLockCommand::options()
 
 RedLockCommand::RedLockCommand(const QCommandLineParser &parser, const ConnectionOptions &connection,
                                std::function<bool()> interrupted, QObject *parent)
-    : QObject(parent), m_parser(parser), m_connection(connection), m_interrupted(std::move(interrupted)),
-      m_out(stdout), m_err(stderr)
+    : QObject(parent), m_parser(parser), m_connection(connection), m_interrupted(std::move(interrupted)), m_out(stdout),
+      m_err(stderr)
 {
 }
 
@@ -76,7 +81,8 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
     if (action != QLatin1String("show") && action != QLatin1String("acquire"))
         return usage(QStringLiteral("unknown redlock command '%1' (show or acquire)").arg(action));
     if (!m_parser.isSet(QStringLiteral("servers")))
-        return usage(QStringLiteral("'redlock %1' needs --servers URL1,URL2,... (the independent servers)").arg(action));
+        return usage(
+            QStringLiteral("'redlock %1' needs --servers URL1,URL2,... (the independent servers)").arg(action));
     if (ConnectionOptions::isUrlSet(m_parser))
         return usage(QStringLiteral("'redlock' reads its servers from --servers; --url does not apply"));
     if (action == QLatin1String("acquire") && m_parser.value(QStringLiteral("wait-ms")).toLongLong() < 0)
@@ -104,12 +110,14 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
         return usage(QStringLiteral("--servers is empty"));
 
     if (action == QLatin1String("acquire") && m_parser.isSet(QStringLiteral("read-only"))) {
-        m_err << "lockscope-cli: refused: 'redlock acquire' writes to Redis and --read-only is set. Nothing was sent.\n";
+        m_err
+            << "lockscope-cli: refused: 'redlock acquire' writes to Redis and --read-only is set. Nothing was sent.\n";
         m_err.flush();
         *exitCode = LockScopeCli::Refused;
         return false;
     }
-    QTimer::singleShot(0, this, action == QLatin1String("show") ? &RedLockCommand::runShow : &RedLockCommand::runAcquire);
+    QTimer::singleShot(0, this,
+                       action == QLatin1String("show") ? &RedLockCommand::runShow : &RedLockCommand::runAcquire);
     return true;
 }
 
@@ -149,27 +157,30 @@ void RedLockCommand::runShow()
             m_out << QJsonDocument(st.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
             QVector<QStringList> rows;
-            rows << QStringList{QStringLiteral("SERVER"), QStringLiteral("STATE"),
-                                QStringLiteral("HOLDER (client id:thread id)"), QStringLiteral("HOLDS"),
-                                QStringLiteral("TTL"), QStringLiteral("ERROR")};
+            rows << QStringList{
+                QStringLiteral("SERVER"), QStringLiteral("STATE"), QStringLiteral("HOLDER (client id:thread id)"),
+                QStringLiteral("HOLDS"),  QStringLiteral("TTL"),   QStringLiteral("ERROR")};
             for (const auto &s : st.servers) {
                 const QStringList fields = s.holderFields();
-                rows << QStringList{s.server, RedLockServerState::stateName(s.state),
+                rows << QStringList{s.server,
+                                    RedLockServerState::stateName(s.state),
                                     fields.isEmpty() ? QStringLiteral("-") : fields.join(QLatin1Char(' ')),
                                     s.state == RedLockServerState::State::Held
                                         ? QString::number(s.snapshot.totalHoldCount())
                                         : QStringLiteral("-"),
-                                    formatTtl(s.remainingTtlMs(st.evaluatedAtSteadyMs)), s.error};
+                                    formatTtl(s.remainingTtlMs(st.evaluatedAtSteadyMs)),
+                                    s.error};
             }
             m_out << "RedLock " << m_name << " on " << st.serverCount() << " servers (quorum " << st.quorum << ")\n";
             m_out << table(rows);
             if (st.hasQuorum) {
-                m_out << "Quorum: yes, " << st.agreeing << " of " << st.serverCount() << " servers agree on holder "
-                      << st.holder << "; valid for " << formatTtl(st.validityMs)
-                      << (st.quorumLostInMs != st.validityMs
-                              ? QStringLiteral(" (the quorum is lost by expiry in %1)").arg(formatTtl(st.quorumLostInMs))
-                              : QString())
-                      << '\n';
+                m_out
+                    << "Quorum: yes, " << st.agreeing << " of " << st.serverCount() << " servers agree on holder "
+                    << st.holder << "; valid for " << formatTtl(st.validityMs)
+                    << (st.quorumLostInMs != st.validityMs
+                            ? QStringLiteral(" (the quorum is lost by expiry in %1)").arg(formatTtl(st.quorumLostInMs))
+                            : QString())
+                    << '\n';
             } else if (st.holder.isEmpty()) {
                 m_out << "Quorum: no, no server holds " << m_name << '\n';
             } else {
@@ -236,8 +247,8 @@ void RedLockCommand::runAcquire()
         if (m_json) {
             m_out << QJsonDocument(json).toJson(QJsonDocument::Compact) << '\n';
         } else {
-            m_out << (r.acquired ? "acquired " : "not acquired: ") << kind << ' ' << m_name << " on " << r.grantedCount()
-                  << " of " << r.components.size() << " servers (" << r.required << " needed)";
+            m_out << (r.acquired ? "acquired " : "not acquired: ") << kind << ' ' << m_name << " on "
+                  << r.grantedCount() << " of " << r.components.size() << " servers (" << r.required << " needed)";
             if (r.acquired)
                 m_out << " as " << holder << ' '
                       << (lease > 0 ? QStringLiteral("(lease %1 ms)").arg(lease)
@@ -291,8 +302,8 @@ void RedLockCommand::release(const MultiLockResult &acquired)
         // one that could not be released keeps its lease (or dies with its watchdog).
         QStringList stuck;
         for (int i = 0; i < u.components.size(); ++i)
-            if (acquired.components.at(i).status == MultiLockComponentOutcome::Status::Granted
-                && u.components.at(i).status != MultiLockComponentOutcome::Status::Unlocked)
+            if (acquired.components.at(i).status == MultiLockComponentOutcome::Status::Granted &&
+                u.components.at(i).status != MultiLockComponentOutcome::Status::Unlocked)
                 stuck << QStringLiteral("%1 (%2)").arg(u.components.at(i).server, u.components.at(i).error);
         QJsonObject json = u.toJson();
         json.remove(QStringLiteral("acquired"));
@@ -329,8 +340,8 @@ void RedLockCommand::audit(const QString &action, const QJsonObject &args, const
                        {QStringLiteral("action"), action},
                        {QStringLiteral("lock"), m_name},
                        {QStringLiteral("args"), args},
-                       {QStringLiteral("result"), result.value(QStringLiteral("acquired")).toBool()
-                                                      || result.value(QStringLiteral("released")).toBool()
+                       {QStringLiteral("result"), result.value(QStringLiteral("acquired")).toBool() ||
+                                                          result.value(QStringLiteral("released")).toBool()
                                                       ? QStringLiteral("done")
                                                       : QStringLiteral("refused")},
                        {QStringLiteral("message"), result.value(QStringLiteral("error")).toString()},

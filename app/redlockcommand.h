@@ -15,7 +15,8 @@
 
 class QCommandLineParser;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockClient;
 class RedisConnection;

@@ -8,14 +8,16 @@
 
 #include <QCommandLineParser>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QList<QCommandLineOption> ServeCommand::options()
 {
     return {
         {QStringLiteral("listen"),
          QStringLiteral("serve: the address and port to serve /metrics on: HOST:PORT, [IPv6]:PORT or :PORT for "
-                        "every address (default %1).").arg(QLatin1String(kDefaultListen)),
+                        "every address (default %1).")
+             .arg(QLatin1String(kDefaultListen)),
          QStringLiteral("HOST:PORT"), QLatin1String(kDefaultListen)},
         {QStringLiteral("web-config"),
          QStringLiteral("serve: TLS and basic auth, a Prometheus exporter-toolkit web config (subset: "
@@ -28,7 +30,8 @@ QList<QCommandLineOption> ServeCommand::options()
          QStringLiteral("REGEX=NAME")},
         {QStringLiteral("max-groups"),
          QStringLiteral("serve: at most N lock groups; locks of further groups are counted in group \"(other)\" "
-                        "(default %1).").arg(LockGrouper::kDefaultMaxGroups),
+                        "(default %1).")
+             .arg(LockGrouper::kDefaultMaxGroups),
          QStringLiteral("N"), QString::number(LockGrouper::kDefaultMaxGroups)},
         {QStringLiteral("max-named-findings"),
          QStringLiteral("serve: at most N locks named in lockscope_finding_info, the most severe first (default 20)."),
@@ -72,14 +75,15 @@ bool ServeCommand::prepare(int *exitCode)
                              .arg(m_parser.value(option)));
         (option == QLatin1String("max-groups") ? m_maxGroups : m_maxNamedFindings) = n;
     }
-    if (m_parser.isSet(QStringLiteral("web-config"))
-        && !WebConfig::load(m_parser.value(QStringLiteral("web-config")), &m_webConfig, &error))
+    if (m_parser.isSet(QStringLiteral("web-config")) &&
+        !WebConfig::load(m_parser.value(QStringLiteral("web-config")), &m_webConfig, &error))
         return usage(error);
 
     m_metrics = new LockMetrics(LockGrouper(m_rules, m_maxGroups), m_maxNamedFindings, this);
     m_server = new MetricsServer(
         m_webConfig,
-        [this](PrometheusWriter::Format format) { return m_metrics->render(format, LockSnapshot::steadyNowMs()); }, this);
+        [this](PrometheusWriter::Format format) { return m_metrics->render(format, LockSnapshot::steadyNowMs()); },
+        this);
     if (!m_server->listen(m_address, m_port, &error)) {
         m_err << "lockscope-cli: " << error << '\n';
         m_err.flush();
@@ -92,8 +96,9 @@ bool ServeCommand::prepare(int *exitCode)
 void ServeCommand::run(LockSession *session)
 {
     m_metrics->attach(session);
-    const QString host = m_address.protocol() == QAbstractSocket::IPv6Protocol ? QStringLiteral("[%1]").arg(m_address.toString())
-                                                                                : m_address.toString();
+    const QString host = m_address.protocol() == QAbstractSocket::IPv6Protocol
+                             ? QStringLiteral("[%1]").arg(m_address.toString())
+                             : m_address.toString();
     m_err << "lockscope-cli: serving metrics of " << session->options().endpoint.address() << " on "
           << (m_webConfig.hasTls() ? "https" : "http") << "://" << host << ':' << m_server->port() << "/metrics"
           << (m_webConfig.hasBasicAuth() ? " (basic auth)" : "") << "; read-only; Ctrl-C to stop\n";

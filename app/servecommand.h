@@ -11,7 +11,8 @@
 
 class QCommandLineParser;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockMetrics;
 class LockSession;

@@ -8,9 +8,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 enum ExitCode { Ok = 0, Usage = 1, ServerError = 2, Failed = 3 };
 }
 
@@ -58,15 +60,18 @@ bool WorkshopCommand::start(const QStringList &args, int *exitCode)
         bool ok = false;
         const qint64 v = m_parser.value(QStringLiteral("pace-ms")).toLongLong(&ok);
         if (!ok)
-            return usage(QStringLiteral("--pace-ms needs a whole number, not '%1'").arg(m_parser.value(QStringLiteral("pace-ms"))));
+            return usage(QStringLiteral("--pace-ms needs a whole number, not '%1'")
+                             .arg(m_parser.value(QStringLiteral("pace-ms"))));
         if (v < 0 || v > Scenario::kMaxDurationMs)
-            return usage(QStringLiteral("--pace-ms must be between 0 and %1, not %2").arg(Scenario::kMaxDurationMs).arg(v));
+            return usage(
+                QStringLiteral("--pace-ms must be between 0 and %1, not %2").arg(Scenario::kMaxDurationMs).arg(v));
         paceMs = int(v);
     }
     if (args.size() > 2)
         return usage(QStringLiteral("unexpected argument '%1'").arg(args.last()));
     if (args.size() < 2 && !fromFile)
-        return usage(QStringLiteral("'workshop run' needs a scenario name (see 'workshop list') or --scenario-file FILE"));
+        return usage(
+            QStringLiteral("'workshop run' needs a scenario name (see 'workshop list') or --scenario-file FILE"));
     QString error;
     const bool loaded = fromFile ? Scenario::load(m_parser.value(QStringLiteral("scenario-file")), &m_scenario, &error)
                                  : Scenario::loadBuiltIn(args.at(1), &m_scenario, &error);

@@ -10,7 +10,8 @@
 
 class QCommandLineParser;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisServerProcess;
 class ScenarioRunner;

@@ -12,12 +12,13 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-namespace lockscope {
-
-namespace {
-
-struct KindChoice
+namespace lockscope
 {
+
+namespace
+{
+
+struct KindChoice {
     AcquireKind kind;
     const char *label;
     const char *tip;
@@ -25,13 +26,17 @@ struct KindChoice
 
 const KindChoice kKindChoices[] = {
     {AcquireKind::Lock, QT_TRANSLATE_NOOP("AcquireDialog", "&Lock"),
-     QT_TRANSLATE_NOOP("AcquireDialog", "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread")},
+     QT_TRANSLATE_NOOP("AcquireDialog",
+                       "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread")},
     {AcquireKind::Fair, QT_TRANSLATE_NOOP("AcquireDialog", "&Fair"),
-     QT_TRANSLATE_NOOP("AcquireDialog", "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel")},
+     QT_TRANSLATE_NOOP("AcquireDialog",
+                       "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel")},
     {AcquireKind::Read, QT_TRANSLATE_NOOP("AcquireDialog", "&Read"),
-     QT_TRANSLATE_NOOP("AcquireDialog", "Read half of a read-write lock (getReadWriteLock): shared with other readers")},
+     QT_TRANSLATE_NOOP("AcquireDialog",
+                       "Read half of a read-write lock (getReadWriteLock): shared with other readers")},
     {AcquireKind::Write, QT_TRANSLATE_NOOP("AcquireDialog", "W&rite"),
-     QT_TRANSLATE_NOOP("AcquireDialog", "Write half of a read-write lock: exclusive, waits until every reader has left")},
+     QT_TRANSLATE_NOOP("AcquireDialog",
+                       "Write half of a read-write lock: exclusive, waits until every reader has left")},
     {AcquireKind::Fenced, QT_TRANSLATE_NOOP("AcquireDialog", "F&enced"),
      QT_TRANSLATE_NOOP("AcquireDialog", "Fenced lock (getFencedLock): each acquire takes the next fencing token")},
 };
@@ -130,9 +135,8 @@ void AcquireDialog::updateKinds()
         const QString what = AcquirePlan::describe(*known);
         m_kindNote->setText(preselect == AcquireKind::Auto && !m_kinds.value(AcquireKind::Read)->isEnabled()
                                 ? tr("%1 is %2: LockScope does not acquire it.").arg(name, what)
-                            : preselect == AcquireKind::Auto
-                                ? tr("%1 is %2: choose read or write.").arg(name, what)
-                                : tr("%1 is %2.").arg(name, what));
+                            : preselect == AcquireKind::Auto ? tr("%1 is %2: choose read or write.").arg(name, what)
+                                                             : tr("%1 is %2.").arg(name, what));
     } else {
         for (const KindChoice &c : kKindChoices) {
             m_kinds.value(c.kind)->setEnabled(true);
@@ -158,14 +162,26 @@ void AcquireDialog::updateOk()
         m_ok->setEnabled(!lockName().isEmpty() && kind() != AcquireKind::Auto);
 }
 
-QString AcquireDialog::lockName() const { return m_name->text().trimmed(); }
+QString AcquireDialog::lockName() const
+{
+    return m_name->text().trimmed();
+}
 AcquireKind AcquireDialog::kind() const
 {
     const int id = m_kindGroup->checkedId();
     return id < 0 ? AcquireKind::Auto : AcquireKind(id);
 }
-qint64 AcquireDialog::leaseMs() const { return m_watchdog->isChecked() ? 0 : m_lease->value(); }
-qint64 AcquireDialog::threadId() const { return m_thread->value(); }
-qint64 AcquireDialog::waitMs() const { return m_wait->value(); }
+qint64 AcquireDialog::leaseMs() const
+{
+    return m_watchdog->isChecked() ? 0 : m_lease->value();
+}
+qint64 AcquireDialog::threadId() const
+{
+    return m_thread->value();
+}
+qint64 AcquireDialog::waitMs() const
+{
+    return m_wait->value();
+}
 
 } // namespace lockscope

@@ -16,7 +16,8 @@ class QLineEdit;
 class QRadioButton;
 class QSpinBox;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Asks what to acquire as LockScope's own Redisson client: name, lock kind, watchdog or lease,

@@ -5,10 +5,15 @@
 #include <QCoreApplication>
 #include <QStringList>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
-QString tr(const char *text) { return QCoreApplication::translate("ActionOutcome", text); }
+namespace
+{
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ActionOutcome", text);
+}
 } // namespace
 
 void ActionOutcome::expect(const QString &action, const LockSnapshot &before)
@@ -51,9 +56,10 @@ QString ActionOutcome::forceUnlocked(const LockSnapshot &before) const
     // An unlock message wakes every client subscribed to the lock's channel.
     if (before.subscribers <= 0)
         return text + tr("; no waiter to wake");
-    return text + (before.subscribers == 1 ? tr("; 1 waiter woken")
-                                           : tr("; %1 waiters woken (Redisson clients subscribed to the unlock channel)")
-                                                 .arg(before.subscribers));
+    return text +
+           (before.subscribers == 1
+                ? tr("; 1 waiter woken")
+                : tr("; %1 waiters woken (Redisson clients subscribed to the unlock channel)").arg(before.subscribers));
 }
 
 } // namespace lockscope

@@ -7,7 +7,8 @@
 #include <QHash>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The sentence an operator reads after a write action (issue 15.3: after a force unlock the status
@@ -27,7 +28,8 @@ public:
      * unlock that deleted the lock ("done"), what was released and who was woken; otherwise the
      * session's own `message`. Forgets the expectation.
      */
-    QString sentence(const QString &action, const QString &lock, bool ok, const QString &outcome, const QString &message);
+    QString sentence(const QString &action, const QString &lock, bool ok, const QString &outcome,
+                     const QString &message);
     /** The last successful sentence() said about `lock`; empty when the last one was about another
      *  lock or said a failure. */
     QString lastSentence(const QString &lock) const { return lock == m_lastLock ? m_lastSentence : QString(); }

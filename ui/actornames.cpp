@@ -2,7 +2,8 @@
 
 #include <QRegularExpression>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QString ActorNames::nameOfField(const QString &field) const
 {

@@ -3,7 +3,8 @@
 #include <QHash>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Names for Redisson client ids, as workshop mode shows its simulated clients ("A", "B"): the

@@ -5,7 +5,8 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ClientLabels::ClientLabels(const QString &connectionKey, QSettings *settings)
     : m_key(connectionKey), m_settings(settings)
@@ -22,7 +23,10 @@ ClientLabels::ClientLabels(const QString &connectionKey, QSettings *settings)
     s->endGroup();
 }
 
-QString ClientLabels::connectionKey(const QString &address, int db) { return QStringLiteral("%1/%2").arg(address).arg(db); }
+QString ClientLabels::connectionKey(const QString &address, int db)
+{
+    return QStringLiteral("%1/%2").arg(address).arg(db);
+}
 
 QString ClientLabels::group() const
 {

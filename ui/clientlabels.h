@@ -7,7 +7,8 @@
 
 class QSettings;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Names an operator gives Redisson client ids ("billing-7f9c" for 8743c9c0-…), kept per

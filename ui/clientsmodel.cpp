@@ -8,7 +8,8 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ClientsModel::ClientsModel(LockTableModel *locks, QObject *parent) : QAbstractTableModel(parent), m_locks(locks)
 {
@@ -63,7 +64,9 @@ void ClientsModel::rebuild()
             const QString id = w.field.section(QLatin1Char(':'), 0, 0);
             Client &c = byId[id];
             c.clientId = id;
-            c.waits << tr("%1 (thread %2, #%3 in the queue)").arg(name, w.field.section(QLatin1Char(':'), 1)).arg(w.position);
+            c.waits << tr("%1 (thread %2, #%3 in the queue)")
+                           .arg(name, w.field.section(QLatin1Char(':'), 1))
+                           .arg(w.position);
         }
     }
     QVector<Client> clients;
@@ -88,8 +91,14 @@ int ClientsModel::rowOfClient(const QString &clientId) const
     return -1;
 }
 
-int ClientsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_clients.size(); }
-int ClientsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ClientsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_clients.size();
+}
+int ClientsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ClientsModel::data(const QModelIndex &index, int role) const
 {
@@ -105,7 +114,9 @@ QVariant ClientsModel::data(const QModelIndex &index, int role) const
         case ClientIdColumn:
             return DisplayText::escaped(c.clientId);
         case HoldsColumn:
-            return c.holds.isEmpty() ? QString() : tr("%n lock(s): ", nullptr, int(c.holds.size())) + c.holds.join(QStringLiteral(", "));
+            return c.holds.isEmpty()
+                       ? QString()
+                       : tr("%n lock(s): ", nullptr, int(c.holds.size())) + c.holds.join(QStringLiteral(", "));
         case WaitsColumn:
             return c.waits.join(QStringLiteral(", "));
         }

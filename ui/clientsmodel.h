@@ -6,7 +6,8 @@
 #include <QTimer>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockTableModel;
 
@@ -51,12 +52,14 @@ signals:
     void labelEdited(const QString &clientId, const QString &label);
 
 private:
-    struct Client
-    {
+    struct Client {
         QString clientId;
-        QStringList holds;  ///< "orders:42 (thread 1, ×2)"
-        QStringList waits;  ///< "orders:7 (#2 in the queue)"
-        bool operator==(const Client &o) const { return clientId == o.clientId && holds == o.holds && waits == o.waits; }
+        QStringList holds; ///< "orders:42 (thread 1, ×2)"
+        QStringList waits; ///< "orders:7 (#2 in the queue)"
+        bool operator==(const Client &o) const
+        {
+            return clientId == o.clientId && holds == o.holds && waits == o.waits;
+        }
     };
     LockTableModel *m_locks = nullptr;
     QVector<Client> m_clients;

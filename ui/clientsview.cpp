@@ -9,7 +9,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QSettings *settings, QWidget *parent)
     : QWidget(parent), m_labels(connectionKey, settings)

@@ -8,7 +8,8 @@
 class QSettings;
 class QTableView;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class ClientsModel;
 class LockTableModel;

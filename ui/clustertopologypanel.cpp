@@ -11,9 +11,11 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 enum Column { NodeCol, RoleCol, SlotsCol, StateCol, LocksCol, ScanCol, ColumnCount };
 
 QColor stateColor(const ClusterNodeStatus &n)
@@ -31,10 +33,12 @@ ClusterTopologyPanel::ClusterTopologyPanel(QWidget *parent) : QWidget(parent)
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("clusterTopologyTree"));
     m_tree->setColumnCount(ColumnCount);
-    m_tree->setHeaderLabels({tr("Node"), tr("Role"), tr("Hash slots"), tr("LockScope monitor"), tr("Locks"), tr("Scan")});
+    m_tree->setHeaderLabels(
+        {tr("Node"), tr("Role"), tr("Hash slots"), tr("LockScope monitor"), tr("Locks"), tr("Scan")});
     m_tree->headerItem()->setToolTip(NodeCol, tr("host:port of the node, as CLUSTER SHARDS / CLUSTER SLOTS report it"));
-    m_tree->headerItem()->setToolTip(SlotsCol, tr("The hash slots (0-16383) this master serves; a key's slot is CRC16 of "
-                                                  "its name (or of the part in {braces}) mod 16384"));
+    m_tree->headerItem()->setToolTip(SlotsCol,
+                                     tr("The hash slots (0-16383) this master serves; a key's slot is CRC16 of "
+                                        "its name (or of the part in {braces}) mod 16384"));
     m_tree->headerItem()->setToolTip(StateCol, tr("How LockScope reads this master: live (keyspace notifications), "
                                                   "polling, connecting, or disconnected"));
     m_tree->headerItem()->setToolTip(LocksCol, tr("Locks shown in the table whose hash slot this master serves"));
@@ -84,10 +88,10 @@ void ClusterTopologyPanel::rebuild()
         }
     }
     const int live = liveMasters();
-    const QString color = MainWindow::modeColor(live == masters && covered == HashSlot::kSlotCount
-                                                    ? LockMonitor::Mode::Live
-                                                    : LockMonitor::Mode::Disconnected)
-                              .name();
+    const QString color =
+        MainWindow::modeColor(live == masters && covered == HashSlot::kSlotCount ? LockMonitor::Mode::Live
+                                                                                 : LockMonitor::Mode::Disconnected)
+            .name();
     m_summary->setText(m_nodes.isEmpty()
                            ? tr("Not a Redis Cluster: this view fills in when LockScope watches a cluster node.")
                            : tr("<span style='color:%1'>●</span> <b>%2 of %3 masters live</b>, %4 of 16384 hash slots "
@@ -104,9 +108,10 @@ void ClusterTopologyPanel::rebuild()
         auto *item = new QTreeWidgetItem(m_tree);
         item->setText(NodeCol, n.address);
         item->setText(RoleCol, n.down ? tr("master (failed)") : tr("master"));
-        item->setText(SlotsCol, n.slotRanges.isEmpty() ? tr("none")
-                                                       : tr("%1 (%2 slots)").arg(ClusterTopology::describeSlots(n.slotRanges))
-                                                             .arg(n.slotCount()));
+        item->setText(SlotsCol,
+                      n.slotRanges.isEmpty()
+                          ? tr("none")
+                          : tr("%1 (%2 slots)").arg(ClusterTopology::describeSlots(n.slotRanges)).arg(n.slotCount()));
         item->setText(StateCol, n.down ? tr("down: no master serves its slots yet") : LockMonitor::modeName(n.mode));
         item->setToolTip(StateCol, n.detail);
         item->setForeground(StateCol, QBrush(stateColor(n)));
@@ -114,7 +119,7 @@ void ClusterTopologyPanel::rebuild()
             item->setForeground(NodeCol, QBrush(stateColor(n)));
         item->setText(LocksCol, QString::number(m_lockCounts.value(n.address)));
         item->setTextAlignment(LocksCol, Qt::AlignRight | Qt::AlignVCenter);
-        item->setText(ScanCol, n.scanFinished        ? tr("done: %n key(s) scanned", nullptr, int(n.scannedKeys))
+        item->setText(ScanCol, n.scanFinished      ? tr("done: %n key(s) scanned", nullptr, int(n.scannedKeys))
                                : n.scannedKeys > 0 ? tr("scanning… %n key(s)", nullptr, int(n.scannedKeys))
                                                    : QString());
         for (const QString &replica : n.replicas) {

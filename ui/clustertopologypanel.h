@@ -8,7 +8,8 @@
 class QLabel;
 class QTreeWidget;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The Redis Cluster as LockScope watches it: one row per master (address, hash slot ranges and

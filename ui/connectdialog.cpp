@@ -19,9 +19,11 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 enum ItemRole { KindRole = Qt::UserRole, KeyRole };
 const QString kProfile = QStringLiteral("profile");
@@ -181,7 +183,8 @@ ConnectDialog::ConnectDialog(ConnectionProfileStore *store, PasswordKeychain *ke
     layout->addLayout(columns);
     layout->addWidget(buttons);
 
-    connect(m_list, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *current) { onItemChanged(current); });
+    connect(m_list, &QListWidget::currentItemChanged, this,
+            [this](QListWidgetItem *current) { onItemChanged(current); });
     connect(m_list, &QListWidget::itemDoubleClicked, this, [this] { tryAccept(); });
     connect(newButton, &QPushButton::clicked, this, &ConnectDialog::newProfile);
     connect(m_save, &QPushButton::clicked, this, &ConnectDialog::saveProfile);
@@ -256,11 +259,10 @@ void ConnectDialog::setProfile(const QString &savedName, const ConnectionProfile
     m_url->setText(p.url);
     m_password->clear();
     m_storage->setCurrentIndex(m_storage->findData(int(p.passwordStorage)));
-    m_password->setPlaceholderText(p.passwordStorage == ConnectionProfile::PasswordStorage::Keychain
-                                       ? tr("saved in the system keychain")
-                                   : p.passwordStorage == ConnectionProfile::PasswordStorage::Ask
-                                       ? tr("asked when connecting")
-                                       : tr("none (or LOCKSCOPE_PASSWORD)"));
+    m_password->setPlaceholderText(
+        p.passwordStorage == ConnectionProfile::PasswordStorage::Keychain ? tr("saved in the system keychain")
+        : p.passwordStorage == ConnectionProfile::PasswordStorage::Ask    ? tr("asked when connecting")
+                                                                          : tr("none (or LOCKSCOPE_PASSWORD)"));
     m_caFile->setText(p.tlsCaFile);
     m_certFile->setText(p.tlsCertFile);
     m_keyFile->setText(p.tlsKeyFile);
@@ -307,9 +309,15 @@ ConnectionProfile ConnectDialog::profile() const
     return p;
 }
 
-QString ConnectDialog::password() const { return m_password->text(); }
+QString ConnectDialog::password() const
+{
+    return m_password->text();
+}
 
-QString ConnectDialog::message() const { return m_message->text(); }
+QString ConnectDialog::message() const
+{
+    return m_message->text();
+}
 
 void ConnectDialog::newProfile()
 {
@@ -323,8 +331,8 @@ void ConnectDialog::newProfile()
 
 void ConnectDialog::browse(QLineEdit *edit, const QString &title)
 {
-    const QString file = QFileDialog::getOpenFileName(this, title, edit->text(),
-                                                      tr("Certificates and keys (*.pem *.crt *.cer *.key);;All files (*)"));
+    const QString file = QFileDialog::getOpenFileName(
+        this, title, edit->text(), tr("Certificates and keys (*.pem *.crt *.cer *.key);;All files (*)"));
     if (!file.isEmpty())
         edit->setText(file);
 }
@@ -353,9 +361,9 @@ bool ConnectDialog::saveProfile()
         m_url->setText(stripped);
         m_password->setText(urlPassword);
         if (m_storage->currentData().toInt() == int(ConnectionProfile::PasswordStorage::None))
-            m_storage->setCurrentIndex(m_storage->findData(int(PasswordKeychain::isCompiledIn()
-                                                                    ? ConnectionProfile::PasswordStorage::Keychain
-                                                                    : ConnectionProfile::PasswordStorage::Ask)));
+            m_storage->setCurrentIndex(
+                m_storage->findData(int(PasswordKeychain::isCompiledIn() ? ConnectionProfile::PasswordStorage::Keychain
+                                                                         : ConnectionProfile::PasswordStorage::Ask)));
         note = tr("The password was moved out of the URL. ");
     }
     ConnectionProfile p = profile();
@@ -380,16 +388,16 @@ bool ConnectDialog::saveProfile()
     m_editedName = p.name;
     m_savedStorage = p.passwordStorage;
     // A password that is no longer to be kept leaves the keychain.
-    if (!oldKey.isEmpty() && m_keychain
-        && (p.passwordStorage != ConnectionProfile::PasswordStorage::Keychain || oldKey != p.keychainKey()))
+    if (!oldKey.isEmpty() && m_keychain &&
+        (p.passwordStorage != ConnectionProfile::PasswordStorage::Keychain || oldKey != p.keychainKey()))
         m_keychain->remove(oldKey, this, nullptr);
     reload(p.name);
     if (!toKeychain) {
         m_password->clear();
-        showMessage(note + tr("Saved '%1'.").arg(p.name)
-                        + (p.passwordStorage == ConnectionProfile::PasswordStorage::Keychain
-                               ? tr(" The password in the keychain is unchanged.")
-                               : QString()),
+        showMessage(note + tr("Saved '%1'.").arg(p.name) +
+                        (p.passwordStorage == ConnectionProfile::PasswordStorage::Keychain
+                             ? tr(" The password in the keychain is unchanged.")
+                             : QString()),
                     false);
         emit profileSaved(p.name, true);
         return true;
@@ -458,8 +466,8 @@ void ConnectDialog::tryAccept()
 bool ConnectDialog::askPassword(QWidget *parent, const QString &question, QString *password, QString *error)
 {
     bool ok = false;
-    const QString text = QInputDialog::getText(parent, tr("Redis password"), question, QLineEdit::Password,
-                                               QString(), &ok);
+    const QString text =
+        QInputDialog::getText(parent, tr("Redis password"), question, QLineEdit::Password, QString(), &ok);
     if (!ok) {
         if (error)
             *error = tr("no password was entered (the prompt was cancelled)");

@@ -12,7 +12,8 @@ class QListWidget;
 class QListWidgetItem;
 class QPushButton;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class ConnectionProfileStore;
 class PasswordKeychain;

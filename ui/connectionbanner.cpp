@@ -5,7 +5,8 @@
 #include <QLabel>
 #include <QPushButton>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ConnectionBanner::ConnectionBanner(QWidget *parent) : QFrame(parent)
 {
@@ -30,17 +31,17 @@ ConnectionBanner::ConnectionBanner(QWidget *parent) : QFrame(parent)
 
 bool ConnectionBanner::isAuthenticationProblem(const QString &detail)
 {
-    return detail.contains(QLatin1String("NOAUTH")) || detail.contains(QLatin1String("WRONGPASS"))
-           || detail.contains(QLatin1String("refused the login"), Qt::CaseInsensitive)
-           || detail.contains(QLatin1String("password"), Qt::CaseInsensitive);
+    return detail.contains(QLatin1String("NOAUTH")) || detail.contains(QLatin1String("WRONGPASS")) ||
+           detail.contains(QLatin1String("refused the login"), Qt::CaseInsensitive) ||
+           detail.contains(QLatin1String("password"), Qt::CaseInsensitive);
 }
 
 void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, const QString &detail, qint64 lastDataMs)
 {
     const QString where = server.toHtmlEscaped();
     const QString why = detail.toHtmlEscaped();
-    const QString asOf = lastDataMs > 0 ? QDateTime::fromMSecsSinceEpoch(lastDataMs).toString(QStringLiteral("HH:mm:ss"))
-                                        : QString();
+    const QString asOf =
+        lastDataMs > 0 ? QDateTime::fromMSecsSinceEpoch(lastDataMs).toString(QStringLiteral("HH:mm:ss")) : QString();
     QString html;
     QColor tint;
     switch (mode) {
@@ -57,26 +58,30 @@ void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, c
             // The monitor's sentence names command-line options; a GUI user gets the button instead.
             html = tr("<b>Authentication needed on %1.</b> The server wants a password, or refused the user "
                       "and password given. Nothing can be read until the login works: use <i>Connect…</i> with "
-                      "the right user and password.").arg(where);
+                      "the right user and password.")
+                       .arg(where);
         } else {
             html = tr("<b>Not connected to %1.</b> %2<br>%3 Acquire, release and force unlock are disabled until "
                       "the connection is back.")
                        .arg(where, why,
-                            asOf.isEmpty() ? tr("Nothing was read yet: an empty table does not mean there are no locks.")
-                                           : tr("The rows are the last data read, as of %1, and may be out of date.").arg(asOf));
+                            asOf.isEmpty()
+                                ? tr("Nothing was read yet: an empty table does not mean there are no locks.")
+                                : tr("The rows are the last data read, as of %1, and may be out of date.").arg(asOf));
         }
         break;
     case LockMonitor::Mode::Polling:
         tint = QColor(0x1e, 0x88, 0xe5);
         html = tr("<b>Polling %1:</b> keyspace notifications are off, so changes show up at the next re-read, "
-                  "and holds shorter than that may not show at all. %2").arg(where, why);
+                  "and holds shorter than that may not show at all. %2")
+                   .arg(where, why);
         break;
     }
     QPalette p = palette();
     const QColor base = p.color(QPalette::Window);
     // A light wash of the state's colour over the window colour: readable in light and dark themes.
-    p.setColor(QPalette::Window, QColor::fromRgbF(base.redF() * 0.8 + tint.redF() * 0.2, base.greenF() * 0.8 + tint.greenF() * 0.2,
-                                                  base.blueF() * 0.8 + tint.blueF() * 0.2));
+    p.setColor(QPalette::Window,
+               QColor::fromRgbF(base.redF() * 0.8 + tint.redF() * 0.2, base.greenF() * 0.8 + tint.greenF() * 0.2,
+                                base.blueF() * 0.8 + tint.blueF() * 0.2));
     setPalette(p);
     setStyleSheet(QStringLiteral("#connectionBanner { border-left: 5px solid %1; }").arg(tint.name()));
     m_text->setText(html);
@@ -85,6 +90,9 @@ void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, c
     show();
 }
 
-QString ConnectionBanner::text() const { return isHidden() ? QString() : m_text->text(); }
+QString ConnectionBanner::text() const
+{
+    return isHidden() ? QString() : m_text->text();
+}
 
 } // namespace lockscope

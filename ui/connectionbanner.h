@@ -7,7 +7,8 @@
 class QLabel;
 class QPushButton;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The band over the lock table that says what the table is (issue 15.1: a wrong port showed an

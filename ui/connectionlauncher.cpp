@@ -9,7 +9,8 @@
 #include <QMessageBox>
 #include <QPointer>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ConnectionLauncher::ConnectionLauncher(ConnectionProfileStore *store, PasswordKeychain *keychain, QObject *parent)
     : QObject(parent), m_store(store), m_keychain(keychain)
@@ -67,10 +68,12 @@ QDialog *ConnectionLauncher::askPassword(MainWindow *window, const ConnectionPro
             reopened.url = options.endpoint.toString(); // never carries the password
         if (dialog->saveInKeychain()) {
             reopened.passwordStorage = ConnectionProfile::PasswordStorage::Keychain;
-            m_keychain->write(reopened.keychainKey(), dialog->password(), this, [window = QPointer<MainWindow>(window)](const QString &error) {
-                if (!error.isEmpty() && window)
-                    QMessageBox::warning(window, tr("Keychain"), tr("The password was not saved: %1.").arg(error));
-            });
+            m_keychain->write(reopened.keychainKey(), dialog->password(), this,
+                              [window = QPointer<MainWindow>(window)](const QString &error) {
+                                  if (!error.isEmpty() && window)
+                                      QMessageBox::warning(window, tr("Keychain"),
+                                                           tr("The password was not saved: %1.").arg(error));
+                              });
             if (!reopened.name.isEmpty())
                 m_store->save(reopened, reopened.name);
         }

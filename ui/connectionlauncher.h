@@ -9,7 +9,8 @@
 class QDialog;
 class QWidget;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class ConnectionProfileStore;
 class MainWindow;

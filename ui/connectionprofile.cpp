@@ -2,7 +2,8 @@
 
 #include <QUrl>
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedisEndpoint ConnectionProfile::endpoint(QString *error) const
 {
@@ -43,24 +44,27 @@ QString ConnectionProfile::keychainKey() const
 {
     const QUrl u(url.trimmed());
     const QString user = u.userName().isEmpty() ? QStringLiteral("default") : u.userName();
-    const QString address = u.scheme() == QLatin1String("unix") ? u.path()
-                                                                 : QStringLiteral("%1:%2").arg(u.host()).arg(u.port(6379));
+    const QString address =
+        u.scheme() == QLatin1String("unix") ? u.path() : QStringLiteral("%1:%2").arg(u.host()).arg(u.port(6379));
     return QStringLiteral("%1@%2").arg(user, address);
 }
 
-QString ConnectionProfile::displayName() const { return name.isEmpty() ? url : name; }
+QString ConnectionProfile::displayName() const
+{
+    return name.isEmpty() ? url : name;
+}
 
 bool ConnectionProfile::sameConnection(const ConnectionProfile &o) const
 {
-    return QUrl(url.trimmed()) == QUrl(o.url.trimmed()) && tlsCaFile == o.tlsCaFile && tlsCertFile == o.tlsCertFile
-           && tlsKeyFile == o.tlsKeyFile && tlsServerName == o.tlsServerName && tlsInsecure == o.tlsInsecure;
+    return QUrl(url.trimmed()) == QUrl(o.url.trimmed()) && tlsCaFile == o.tlsCaFile && tlsCertFile == o.tlsCertFile &&
+           tlsKeyFile == o.tlsKeyFile && tlsServerName == o.tlsServerName && tlsInsecure == o.tlsInsecure;
 }
 
 bool ConnectionProfile::operator==(const ConnectionProfile &o) const
 {
-    return name == o.name && url == o.url && tlsCaFile == o.tlsCaFile && tlsCertFile == o.tlsCertFile
-           && tlsKeyFile == o.tlsKeyFile && tlsServerName == o.tlsServerName && tlsInsecure == o.tlsInsecure
-           && readOnly == o.readOnly && color == o.color && passwordStorage == o.passwordStorage;
+    return name == o.name && url == o.url && tlsCaFile == o.tlsCaFile && tlsCertFile == o.tlsCertFile &&
+           tlsKeyFile == o.tlsKeyFile && tlsServerName == o.tlsServerName && tlsInsecure == o.tlsInsecure &&
+           readOnly == o.readOnly && color == o.color && passwordStorage == o.passwordStorage;
 }
 
 QString ConnectionProfile::stripPassword(const QString &text, QString *password)

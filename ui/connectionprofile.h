@@ -8,7 +8,8 @@
 #include <QPair>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A saved way to reach one Redis, as the Connect dialog edits it: a name, the URL (never with a
@@ -18,8 +19,7 @@ namespace lockscope {
  * The password itself is never part of a profile: it is in the system keychain (Keychain),
  * asked for on every connect (Ask), or not needed (None; LOCKSCOPE_PASSWORD still applies).
  */
-struct ConnectionProfile
-{
+struct ConnectionProfile {
     enum class PasswordStorage { None, Ask, Keychain };
 
     QString name;

@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ConnectionProfileStore::ConnectionProfileStore() : m_owned(std::make_unique<QSettings>()), m_settings(m_owned.get()) {}
 
@@ -30,7 +31,8 @@ QList<ConnectionProfile> ConnectionProfileStore::readList(const QString &array) 
         p.readOnly = m_settings->value(QStringLiteral("readOnly"), false).toBool();
         const QString color = m_settings->value(QStringLiteral("color")).toString();
         p.color = color.isEmpty() ? QColor() : QColor::fromString(color);
-        p.passwordStorage = ConnectionProfile::storageFromName(m_settings->value(QStringLiteral("password")).toString());
+        p.passwordStorage =
+            ConnectionProfile::storageFromName(m_settings->value(QStringLiteral("password")).toString());
         list << p;
     }
     m_settings->endArray();
@@ -122,7 +124,10 @@ bool ConnectionProfileStore::remove(const QString &name)
     return true;
 }
 
-QList<ConnectionProfile> ConnectionProfileStore::recent() const { return readList(QStringLiteral("recent")); }
+QList<ConnectionProfile> ConnectionProfileStore::recent() const
+{
+    return readList(QStringLiteral("recent"));
+}
 
 void ConnectionProfileStore::addRecent(const ConnectionProfile &profile)
 {

@@ -9,7 +9,8 @@
 
 class QSettings;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Saved connection profiles and recent connections, kept in QSettings (group "connections").

@@ -23,9 +23,11 @@
 #include <utility>
 #include <vector>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 const QColor kHeldColor(0x1e, 0x88, 0xe5);
 const QColor kWaitColor(0xef, 0x6c, 0x00);
@@ -152,9 +154,15 @@ ContentionView::ContentionView(QWidget *parent) : HistoryChart(parent)
     titleLabel()->setText(tr("<b>Contention</b>"));
 }
 
-void ContentionView::setPattern(const QString &pattern) { m_pattern->setText(pattern); }
+void ContentionView::setPattern(const QString &pattern)
+{
+    m_pattern->setText(pattern);
+}
 
-QString ContentionView::pattern() const { return m_pattern->text().trimmed(); }
+QString ContentionView::pattern() const
+{
+    return m_pattern->text().trimmed();
+}
 
 void ContentionView::setTopN(int n)
 {
@@ -162,12 +170,15 @@ void ContentionView::setTopN(int n)
     markDirty();
 }
 
-void ContentionView::lockChanged() { markDirty(); }
+void ContentionView::lockChanged()
+{
+    markDirty();
+}
 
 ContentionView::Histogram ContentionView::bin(const QVector<qint64> &durationsMs, int maxBins)
 {
-    static const qint64 widths[] = {10,    20,    50,     100,    200,    250,    500,     1000,    2000,   5000,
-                                    10000, 15000, 30000,  60000,  120000, 300000, 600000,  900000,  1800000, 3600000};
+    static const qint64 widths[] = {10,    20,    50,    100,   200,    250,    500,    1000,   2000,    5000,
+                                    10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000};
     Histogram h;
     if (durationsMs.isEmpty())
         return h;
@@ -226,7 +237,8 @@ void ContentionView::rebuild()
     QRegularExpression re;
     const QString glob = pattern();
     if (!glob.isEmpty()) {
-        const bool isGlob = glob.contains(QLatin1Char('*')) || glob.contains(QLatin1Char('?')) || glob.contains(QLatin1Char('['));
+        const bool isGlob =
+            glob.contains(QLatin1Char('*')) || glob.contains(QLatin1Char('?')) || glob.contains(QLatin1Char('['));
         re = LockDiscovery::globToRegex(isGlob ? glob : QLatin1Char('*') + glob + QLatin1Char('*'));
     }
     auto matches = [&](const QString &name) { return glob.isEmpty() || re.match(name).hasMatch(); };
@@ -304,8 +316,7 @@ void ContentionView::rebuild()
 
     // Waiting clients over time, and per lock the average and peak, from the samples.
     std::vector<std::pair<qint64, qint64>> waitDeltas;
-    struct Contention
-    {
+    struct Contention {
         double clientMs = 0;
         qint64 peak = 0;
     };
@@ -375,7 +386,8 @@ void ContentionView::rebuild()
     for (int row = 0; row < top10.size(); ++row) {
         const auto &i = top10.at(row);
         const QStringList fields = HolderPalette::split(i.who);
-        auto *holder = new QTableWidgetItem(HolderPalette::shortLabel(fields.value(0)) + (fields.size() > 1 ? tr(" +%1").arg(fields.size() - 1) : QString()));
+        auto *holder = new QTableWidgetItem(HolderPalette::shortLabel(fields.value(0)) +
+                                            (fields.size() > 1 ? tr(" +%1").arg(fields.size() - 1) : QString()));
         holder->setForeground(HolderPalette::colorFor(fields.value(0)));
         holder->setToolTip(i.who);
         m_longest->setItem(row, 0, new QTableWidgetItem(i.lock));

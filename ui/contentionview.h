@@ -12,7 +12,8 @@ class QCustomPlot;
 class QLineEdit;
 class QTableWidget;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Contention at a glance, over the time shown on its left chart (follow now, or where the user
@@ -44,11 +45,10 @@ public:
     QString pattern() const;
     void setTopN(int n);
 
-    struct Histogram
-    {
-        qint64 binMs = 0;       ///< width of one bin; bin i covers [i*binMs, (i+1)*binMs)
+    struct Histogram {
+        qint64 binMs = 0; ///< width of one bin; bin i covers [i*binMs, (i+1)*binMs)
         QVector<int> counts;
-        int total = 0;          ///< intervals counted (sum of counts)
+        int total = 0; ///< intervals counted (sum of counts)
     };
     Histogram holdHistogram() const { return m_holdHist; }
     Histogram waitHistogram() const { return m_waitHist; }

@@ -4,12 +4,19 @@
 #include <QColor>
 #include <QDateTime>
 
-namespace lockscope {
+namespace lockscope
+{
 
 EventLogModel::EventLogModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-int EventLogModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_events.size(); }
-int EventLogModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int EventLogModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_events.size();
+}
+int EventLogModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QString EventLogModel::explain(const QString &type)
 {

@@ -7,7 +7,8 @@
 #include <QAbstractTableModel>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /** Recent lock events, newest first, capped (default 5000) so a busy server cannot grow it forever. */
 class EventLogModel : public QAbstractTableModel

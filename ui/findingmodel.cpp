@@ -4,7 +4,8 @@
 #include <QJsonDocument>
 #include <QStyle>
 
-namespace lockscope {
+namespace lockscope
+{
 
 FindingModel::FindingModel(QObject *parent) : QAbstractTableModel(parent) {}
 
@@ -39,8 +40,14 @@ int FindingModel::countAtLeast(LockFinding::Severity severity) const
     return n;
 }
 
-int FindingModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_findings.size(); }
-int FindingModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int FindingModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_findings.size();
+}
+int FindingModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant FindingModel::headerData(int section, Qt::Orientation orientation, int role) const
 {

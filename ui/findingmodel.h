@@ -6,7 +6,8 @@
 #include <QIcon>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /** The doctor's findings for the problems pane: severity, lock, title, suggested action; the
  *  tooltip carries the explanation and the evidence. Replaced as a whole on each update. */

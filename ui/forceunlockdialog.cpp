@@ -11,13 +11,15 @@
 #include <QStyle>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : QDialog(parent)
 {
     setWindowTitle(tr("Force unlock %1?").arg(s.name));
     QStringList lines;
-    lines << tr("<b>Force unlock deletes <code>%1</code> whatever its holder is doing.</b>").arg(s.name.toHtmlEscaped());
+    lines
+        << tr("<b>Force unlock deletes <code>%1</code> whatever its holder is doing.</b>").arg(s.name.toHtmlEscaped());
     if (s.holders.isEmpty())
         lines << tr("Holder: none (the lock looks free)");
     for (const auto &h : s.holders)
@@ -115,7 +117,8 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
         layout->addWidget(hint);
     }
     layout->addWidget(new QLabel(tr("<small>Deleted only if the lock is still exactly as shown; the action is "
-                                    "recorded in the audit log.</small>"), this));
+                                    "recorded in the audit log.</small>"),
+                                 this));
     layout->addWidget(buttons);
     if (typed)
         typed->setFocus();

@@ -4,7 +4,8 @@
 
 #include <QDialog>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Confirmation for a force unlock: states exactly what will happen to whom (holder, hold count,

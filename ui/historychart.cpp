@@ -24,16 +24,19 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 /** Time labels that never overlap: about one per 140 px, seconds only when they matter. */
 void fitTimeTicks(QCustomPlot *plot)
 {
     auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
     if (!ticker)
         return;
-    ticker->setDateTimeFormat(plot->xAxis->range().size() >= 600 ? QStringLiteral("hh:mm") : QStringLiteral("hh:mm:ss"));
+    ticker->setDateTimeFormat(plot->xAxis->range().size() >= 600 ? QStringLiteral("hh:mm")
+                                                                 : QStringLiteral("hh:mm:ss"));
     ticker->setTickCount(std::clamp(plot->width() / 140, 2, 8));
 }
 } // namespace
@@ -53,7 +56,7 @@ HistoryChart::HistoryChart(QWidget *parent) : QWidget(parent)
 
     m_window = new QComboBox(this);
     m_window->setToolTip(tr("Time shown while following now"));
-    const QList<QPair<QString, qint64>> windows{{tr("1 min"), 60000},   {tr("2 min"), 120000}, {tr("5 min"), 300000},
+    const QList<QPair<QString, qint64>> windows{{tr("1 min"), 60000},   {tr("2 min"), 120000},  {tr("5 min"), 300000},
                                                 {tr("10 min"), 600000}, {tr("15 min"), 900000}, {tr("1 h"), 3600000},
                                                 {tr("2 h"), 7200000}};
     for (const auto &w : windows)
@@ -113,7 +116,10 @@ void HistoryChart::setLock(const QString &name)
         refreshNow(); // answer a selection at once, not one frame (or a throttled rebuild) later
 }
 
-void HistoryChart::lockChanged() { markDirty(); }
+void HistoryChart::lockChanged()
+{
+    markDirty();
+}
 
 void HistoryChart::setClock(std::function<qint64()> clock)
 {
@@ -121,9 +127,15 @@ void HistoryChart::setClock(std::function<qint64()> clock)
     markDirty();
 }
 
-qint64 HistoryChart::nowMs() const { return m_clock ? m_clock() : QDateTime::currentMSecsSinceEpoch(); }
+qint64 HistoryChart::nowMs() const
+{
+    return m_clock ? m_clock() : QDateTime::currentMSecsSinceEpoch();
+}
 
-void HistoryChart::historyUpdated() { m_dirty = true; }
+void HistoryChart::historyUpdated()
+{
+    m_dirty = true;
+}
 
 void HistoryChart::refreshNow()
 {
@@ -135,9 +147,15 @@ void HistoryChart::refreshNow()
     replotAll(true);
 }
 
-void HistoryChart::setFrameInterval(int ms) { m_frame.setInterval(qMax(16, ms)); }
+void HistoryChart::setFrameInterval(int ms)
+{
+    m_frame.setInterval(qMax(16, ms));
+}
 
-int HistoryChart::frameInterval() const { return m_frame.interval(); }
+int HistoryChart::frameInterval() const
+{
+    return m_frame.interval();
+}
 
 void HistoryChart::setWindowMs(qint64 ms)
 {
@@ -162,7 +180,10 @@ void HistoryChart::setFollowingNow(bool follow)
         refreshNow();
 }
 
-void HistoryChart::addHeaderWidget(QWidget *widget) { m_header->insertWidget(m_headerInsert++, widget); }
+void HistoryChart::addHeaderWidget(QWidget *widget)
+{
+    m_header->insertWidget(m_headerInsert++, widget);
+}
 
 void HistoryChart::changeEvent(QEvent *event)
 {
@@ -309,13 +330,14 @@ bool HistoryChart::saveChart(QCustomPlot *plot, const QString &path, QString *er
 
 void HistoryChart::saveWithDialog(QCustomPlot *plot, const QString &title)
 {
-    QString base = title + (m_lock.isEmpty() ? QString() : QLatin1Char('-') + m_lock) + QLatin1Char('-')
-                   + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss"));
+    QString base = title + (m_lock.isEmpty() ? QString() : QLatin1Char('-') + m_lock) + QLatin1Char('-') +
+                   QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss"));
     base = base.toLower().replace(QRegularExpression(QStringLiteral("[^a-z0-9_.-]+")), QStringLiteral("-"));
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
     QString filter;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), QDir(dir).filePath(base + QStringLiteral(".png")),
-                                                tr("PNG image (*.png);;PDF document (*.pdf)"), &filter);
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Save chart"), QDir(dir).filePath(base + QStringLiteral(".png")),
+                                     tr("PNG image (*.png);;PDF document (*.pdf)"), &filter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())

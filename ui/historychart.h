@@ -16,7 +16,8 @@ class QLabel;
 class QToolButton;
 class QVBoxLayout;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class HistoryStore;
 
@@ -32,8 +33,8 @@ class HistoryStore;
  * - **Only while visible.** The frame timer runs only while the chart is shown (a hidden tab
  *   costs nothing); showing it rebuilds at once if data arrived meanwhile.
  * - **Time axis that follows now.** Time plots show the last window (1 min to 2 h) ending now
- *   (from the first data while the history is shorter) and slide with the clock; dragging or wheel-zooming one stops following (to study a moment), and
- *   *Follow now* resumes. Keys are epoch seconds (QCPAxisTickerDateTime), local time.
+ *   (from the first data while the history is shorter) and slide with the clock; dragging or wheel-zooming one stops
+ * following (to study a moment), and *Follow now* resumes. Keys are epoch seconds (QCPAxisTickerDateTime), local time.
  * - **Export.** Every plot has "Save chart as PNG/PDF…" in its context menu and in the header's
  *   save button (QCustomPlot::savePng / savePdf).
  */
@@ -115,8 +116,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    struct Plot
-    {
+    struct Plot {
         QCustomPlot *plot = nullptr;
         QString title;
         bool timeAxis = false;
@@ -136,8 +136,8 @@ private:
     bool m_following = true;
     qint64 m_windowMs = 120000;
     int m_rebuilds = 0;
-    QElapsedTimer m_sinceRebuild;  ///< since the last rebuild started to be due again
-    qint64 m_rebuildCostMs = 0;    ///< how long the last rebuild (data -> plottables) took
+    QElapsedTimer m_sinceRebuild; ///< since the last rebuild started to be due again
+    qint64 m_rebuildCostMs = 0;   ///< how long the last rebuild (data -> plottables) took
     QVector<Plot> m_plots;
     QLabel *m_title = nullptr;
     QHBoxLayout *m_header = nullptr;

@@ -1,6 +1,7 @@
 #include "holderpalette.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 const QVector<QColor> &HolderPalette::colors()
 {

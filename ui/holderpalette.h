@@ -5,7 +5,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One colour per holder, the same everywhere (timeline lanes, TTL chart, every lock) and in

@@ -1,6 +1,7 @@
 #include "lockbatchbuffer.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 void LockBatchBuffer::merge(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {

@@ -7,7 +7,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Batches of lock changes merged into one, for a lock table that is too big to be updated batch

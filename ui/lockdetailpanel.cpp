@@ -1,6 +1,6 @@
 #include "lockdetailpanel.h"
-#include "redis/redisbytes.h"
 #include "protocol/displaytext.h"
+#include "redis/redisbytes.h"
 
 #include "locktablemodel.h"
 #include "ttlbardelegate.h"
@@ -14,7 +14,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
 LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
 {
@@ -47,7 +48,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
 
     layout->addWidget(new QLabel(tr("<b>Holders</b>"), this));
     m_holders = new QTableWidget(0, 5, this);
-    m_holders->setHorizontalHeaderLabels({tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs")});
+    m_holders->setHorizontalHeaderLabels(
+        {tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs")});
     m_holders->horizontalHeaderItem(4)->setToolTip(
         tr("Read-write locks: the TTL of each read hold's rwlock_timeout key. A hold whose key is gone belongs "
            "to a dead reader"));
@@ -113,9 +115,9 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     m_waiters->setRowCount(0);
     m_stale->setVisible(any && s.stale);
     m_stale->setText(any && s.stale ? tr("Not connected: this is the lock %1, the last read before LockScope lost the "
-                                          "connection. It may have been released or taken since.")
-                                           .arg(LockTableModel::staleText(s))
-                                     : QString());
+                                         "connection. It may have been released or taken since.")
+                                          .arg(LockTableModel::staleText(s))
+                                    : QString());
     // Greyed like its row in the table (enabled again by the next read).
     m_holders->setEnabled(!s.stale);
     m_waiters->setEnabled(!s.stale);
@@ -130,13 +132,14 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         return;
     }
     m_title->setText(QStringLiteral("%1  <span style='font-weight:normal'>(%2)</span>")
-                         .arg(DisplayText::escaped(s.name).toHtmlEscaped(),
-                              !s.kindCertain && s.kind == LockKind::Lock ? tr("Lock (fair or plain)") : lockKindLabel(s.kind)));
+                         .arg(DisplayText::escaped(s.name).toHtmlEscaped(), !s.kindCertain && s.kind == LockKind::Lock
+                                                                                ? tr("Lock (fair or plain)")
+                                                                                : lockKindLabel(s.kind)));
     m_holders->setRowCount(s.holders.size());
     for (int i = 0; i < s.holders.size(); ++i) {
         const auto &h = s.holders[i];
-        auto *who = new QTableWidgetItem(m_names.label(h.field, DisplayText::escaped(h.clientId))
-                                         + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString()));
+        auto *who = new QTableWidgetItem(m_names.label(h.field, DisplayText::escaped(h.clientId)) +
+                                         (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString()));
         who->setToolTip(tr("client id %1").arg(DisplayText::escaped(h.clientId)));
         m_holders->setItem(i, 0, who);
         m_holders->setItem(i, 1, new QTableWidgetItem(DisplayText::escaped(h.threadId)));
@@ -163,12 +166,13 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     if (s.kind == LockKind::FairLock)
         m_waiting->setText(tr("%1 thread(s) in the waiter queue").arg(s.queueLength));
     else if (s.kind == LockKind::ReadWriteLock)
-        m_waiting->setText(tr("mode <b>%1</b>; %2 Redisson client(s) subscribed to redisson_rwlock (clients, not threads)")
-                               .arg(s.rwMode.toHtmlEscaped())
-                               .arg(s.subscribers));
+        m_waiting->setText(
+            tr("mode <b>%1</b>; %2 Redisson client(s) subscribed to redisson_rwlock (clients, not threads)")
+                .arg(s.rwMode.toHtmlEscaped())
+                .arg(s.subscribers));
     else
-        m_waiting->setText(tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)")
-                               .arg(s.subscribers));
+        m_waiting->setText(
+            tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)").arg(s.subscribers));
     // What the data cannot tell (issue 11 points 4 and 9), in the normal text colour: information,
     // not a problem. Then the problems, in the warning colour.
     QStringList notes;
@@ -203,8 +207,9 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
                         .arg(v.holdCount)
                         .arg(v.expireEpochMs)
                         .arg(v.expireEpochMs < 0 ? tr("no expiry field")
-                             : v.isLive(s.serverTimeMs) ? tr("in %1").arg(TtlBarDelegate::formatTtl(v.expireEpochMs - s.serverTimeMs))
-                                                        : tr("expired"));
+                             : v.isLive(s.serverTimeMs)
+                                 ? tr("in %1").arg(TtlBarDelegate::formatTtl(v.expireEpochMs - s.serverTimeMs))
+                                 : tr("expired"));
     } else {
         for (const auto &h : s.holders)
             keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
@@ -236,7 +241,8 @@ void LockDetailPanel::tick()
             continue;
         }
         const qint64 left = w.deadlineEpochMs - serverNow;
-        item->setText(left >= 0 ? TtlBarDelegate::formatTtl(left) : tr("passed %1 ago").arg(TtlBarDelegate::formatTtl(-left)));
+        item->setText(left >= 0 ? TtlBarDelegate::formatTtl(left)
+                                : tr("passed %1 ago").arg(TtlBarDelegate::formatTtl(-left)));
         item->setToolTip(left >= 0 ? tr("The waiter must retry before this or it is considered dead")
                                    : tr("Past its deadline: this waiter blocks the lock until the next acquire "
                                         "attempt by anyone prunes it"));

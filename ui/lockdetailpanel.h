@@ -12,7 +12,8 @@ class QLabel;
 class QTableWidget;
 class QPlainTextEdit;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Detail of the selected lock: kind, TTL left (ticking), holders with hold counts, waiters
@@ -51,7 +52,7 @@ private:
     QLabel *m_stale = nullptr; ///< "Not connected: … as of hh:mm:ss" (issue 15.1), hidden for fresh data
     QLabel *m_ttl = nullptr;
     QLabel *m_waiting = nullptr;
-    QLabel *m_notes = nullptr;    ///< what the data cannot tell (name, kind)
+    QLabel *m_notes = nullptr; ///< what the data cannot tell (name, kind)
     QLabel *m_problems = nullptr;
     QTableWidget *m_holders = nullptr;
     QTableWidget *m_waiters = nullptr;

@@ -3,9 +3,11 @@
 #include "locktablemodel.h"
 #include "redis/redisbytes.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
-LockFilterProxy::LockFilterProxy(LockTableModel *source, QObject *parent) : QSortFilterProxyModel(parent), m_locks(source)
+LockFilterProxy::LockFilterProxy(LockTableModel *source, QObject *parent)
+    : QSortFilterProxyModel(parent), m_locks(source)
 {
     setSourceModel(source);
 }
@@ -21,10 +23,10 @@ void LockFilterProxy::setFilterText(const QString &text)
     m_holder = LockFilter(QString(), m_isGlob ? QString() : t);
     // Also as the base class's expression on names, which other views of the same proxy (the
     // timeline's lanes) follow; filterAcceptsRow() below decides the table's rows.
-    setFilterRegularExpression(t.isEmpty() ? QRegularExpression()
-                               : m_isGlob  ? LockFilter::globToRegularExpression(t)
-                                           : QRegularExpression(QRegularExpression::escape(t),
-                                                                QRegularExpression::CaseInsensitiveOption));
+    setFilterRegularExpression(
+        t.isEmpty() ? QRegularExpression()
+        : m_isGlob  ? LockFilter::globToRegularExpression(t)
+                    : QRegularExpression(QRegularExpression::escape(t), QRegularExpression::CaseInsensitiveOption));
     invalidateFilter();
 }
 

@@ -6,7 +6,8 @@
 
 #include <QSortFilterProxyModel>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockTableModel;
 
@@ -47,8 +48,8 @@ private:
     LockTableModel *m_locks;
     QString m_text;
     bool m_isGlob = false;
-    LockFilter m_nameGlob;   ///< the glob (m_isGlob)
-    LockFilter m_holder;     ///< the text as holder/waiter/thread (not m_isGlob)
+    LockFilter m_nameGlob; ///< the glob (m_isGlob)
+    LockFilter m_holder;   ///< the text as holder/waiter/thread (not m_isGlob)
     ActorNames m_names;
 };
 

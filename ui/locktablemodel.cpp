@@ -17,9 +17,11 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 /** The same holder fields (a re-entry or a renewal keeps "held for"; a hand-over restarts it). */
 bool sameHolderFields(const LockSnapshot &a, const LockSnapshot &b)
 {
@@ -86,8 +88,14 @@ QIcon LockTableModel::kindIcon(LockKind kind)
     return icon;
 }
 
-int LockTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_rows.size(); }
-int LockTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int LockTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_rows.size();
+}
+int LockTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
@@ -160,9 +168,9 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
     case HeldSinceRole:
         return row.heldSinceMs;
     case OwnHoldRole:
-        return !m_ownClientId.isEmpty()
-               && std::any_of(s.holders.cbegin(), s.holders.cend(),
-                              [this](const LockHolder &h) { return h.clientId == m_ownClientId; });
+        return !m_ownClientId.isEmpty() &&
+               std::any_of(s.holders.cbegin(), s.holders.cend(),
+                           [this](const LockHolder &h) { return h.clientId == m_ownClientId; });
     case SortRole:
         switch (index.column()) {
         case HoldCountColumn:
@@ -197,8 +205,9 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 return tr("(free)");
             QStringList parts;
             for (const auto &h : s.holders)
-                parts << m_names.label(h.field, DisplayText::escaped(h.field)) + (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode))
-                             + (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString());
+                parts << m_names.label(h.field, DisplayText::escaped(h.field)) +
+                             (h.mode.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(h.mode)) +
+                             (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString());
             return parts.join(QStringLiteral(", "));
         }
         case HoldCountColumn:
@@ -214,8 +223,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         case HeldForColumn:
             if (row.heldSinceMs <= 0)
                 return {};
-            return (row.heldSinceAtLeast ? QStringLiteral("≥ ") : QString())
-                   + formatDuration(qMax<qint64>(0, m_clock() - row.heldSinceMs));
+            return (row.heldSinceAtLeast ? QStringLiteral("≥ ") : QString()) +
+                   formatDuration(qMax<qint64>(0, m_clock() - row.heldSinceMs));
         case NodeColumn: {
             if (m_slotMaster.isEmpty())
                 return {};
@@ -257,9 +266,9 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             }
         }
         if (index.column() == HeldForColumn && row.heldSinceMs > 0) {
-            const QString since = QDateTime::fromMSecsSinceEpoch(QDateTime::currentMSecsSinceEpoch()
-                                                                 - (m_clock() - row.heldSinceMs))
-                                      .toString(QStringLiteral("HH:mm:ss"));
+            const QString since =
+                QDateTime::fromMSecsSinceEpoch(QDateTime::currentMSecsSinceEpoch() - (m_clock() - row.heldSinceMs))
+                    .toString(QStringLiteral("HH:mm:ss"));
             return row.heldSinceAtLeast
                        ? tr("Already held when LockScope first read it at %1: held at least this long").arg(since)
                        : tr("Held since %1 (first seen by LockScope)").arg(since);
@@ -267,8 +276,10 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         if (index.column() == HolderColumn && !s.holders.isEmpty()) {
             QStringList lines;
             for (const auto &h : s.holders)
-                lines << (m_names.nameOfField(h.field).isEmpty() ? QString() : m_names.nameOfField(h.field) + QStringLiteral(": "))
-                             + tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
+                lines
+                    << (m_names.nameOfField(h.field).isEmpty() ? QString()
+                                                               : m_names.nameOfField(h.field) + QStringLiteral(": ")) +
+                           tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
             return lines.join(QLatin1Char('\n'));
         }
         return {};
@@ -337,7 +348,10 @@ QString LockTableModel::staleText(const LockSnapshot &s)
     return tr("as of %1").arg(QDateTime::fromMSecsSinceEpoch(s.staleAsOfMs).toString(QStringLiteral("HH:mm:ss")));
 }
 
-const LockSnapshot &LockTableModel::snapshotAt(int row) const { return m_rows.at(row).snapshot; }
+const LockSnapshot &LockTableModel::snapshotAt(int row) const
+{
+    return m_rows.at(row).snapshot;
+}
 
 const LockSnapshot *LockTableModel::snapshot(const QString &name) const
 {

@@ -2,8 +2,8 @@
 
 #include "actornames.h"
 
-#include "watch/clusternodestatus.h"
 #include "protocol/locksnapshot.h"
+#include "watch/clusternodestatus.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -12,7 +12,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The lock table: one row per lock, fed in batches by LockSession::locksUpdated (no I/O here).
@@ -26,14 +27,24 @@ class LockTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, KindColumn, HolderColumn, HoldCountColumn, TtlColumn, WaitingColumn, HeldForColumn, NodeColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        KindColumn,
+        HolderColumn,
+        HoldCountColumn,
+        TtlColumn,
+        WaitingColumn,
+        HeldForColumn,
+        NodeColumn,
+        ColumnCount
+    };
     enum Role {
         SnapshotRole = Qt::UserRole + 1, ///< QVariant<LockSnapshot>
         TtlScaleRole,                    ///< qint64 ms: full length of the TTL bar
         LastRenewalRole,                 ///< qint64 steady ms of the last watchdog renewal seen, 0 = none
         SortRole,                        ///< value used by the proxy to sort each column
         OwnHoldRole,                     ///< bool: LockScope's own client holds it
-        HeldSinceRole,                   ///< qint64 model-clock ms of the first sighting of the current holders, 0 = free
+        HeldSinceRole, ///< qint64 model-clock ms of the first sighting of the current holders, 0 = free
     };
 
     explicit LockTableModel(QObject *parent = nullptr);
@@ -97,12 +108,11 @@ public:
 
 private:
     ActorNames m_names;
-    struct Row
-    {
+    struct Row {
         LockSnapshot snapshot;
         qint64 ttlScaleMs = 0;
         qint64 lastRenewalSteadyMs = 0;
-        qint64 heldSinceMs = 0;     ///< model clock: first sighting of the current holders; 0 = free
+        qint64 heldSinceMs = 0;        ///< model clock: first sighting of the current holders; 0 = free
         bool heldSinceAtLeast = false; ///< they were there at LockScope's first read: held at least that long
     };
     void rebuildIndex();

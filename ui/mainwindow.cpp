@@ -1,42 +1,41 @@
 #include "mainwindow.h"
 #include "clientsview.h"
 #include "connectionbanner.h"
+#include "lockfilterproxy.h"
 #include "shortcutsdialog.h"
 #include "windowstatekeeper.h"
-#include "lockfilterproxy.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
 #include "acquiredialog.h"
+#include "contentionview.h"
 #include "eventlogmodel.h"
 #include "findingmodel.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
-#include "ttlbardelegate.h"
-#include "contentionview.h"
 #include "timelinewidget.h"
+#include "ttlbardelegate.h"
 #include "ttlchart.h"
 
-#include "protocol/displaytext.h"
-#include "watch/lockdiscovery.h"
 #include "clustertopologypanel.h"
-#include "redlockdialog.h"
 #include "diagnose/lockdoctor.h"
 #include "history/replayplayer.h"
 #include "history/sessionrecorder.h"
+#include "protocol/displaytext.h"
+#include "redlockdialog.h"
+#include "watch/lockdiscovery.h"
 
-#include <QScrollBar>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QSlider>
-#include <QStyle>
 #include <QDateTime>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QJsonDocument>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
@@ -45,13 +44,13 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSlider>
 #include <QSortFilterProxyModel>
-#include <QInputDialog>
-#include <QJsonDocument>
 #include <QSplitter>
-#include <QVBoxLayout>
-#include <QTabWidget>
 #include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QThread>
 #include <QToolBar>
@@ -59,17 +58,18 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
-MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent)
-    : QMainWindow(parent), m_options(options)
+MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent) : QMainWindow(parent), m_options(options)
 {
     m_ioThread = new QThread(this);
     m_ioThread->setObjectName(QStringLiteral("redis-io"));
     LockSession::Options sessionOptions = options;
-    sessionOptions.detectCluster = true; // a Redis Cluster node: watch every master
+    sessionOptions.detectCluster = true;            // a Redis Cluster node: watch every master
     if (sessionOptions.commandConnection.isEmpty()) // the Problems tab's commands reach this server (issue 15.5)
-        sessionOptions.commandConnection = QStringLiteral("--url ") + LockDoctor::shellQuoted(options.endpoint.toString());
+        sessionOptions.commandConnection =
+            QStringLiteral("--url ") + LockDoctor::shellQuoted(options.endpoint.toString());
     m_session = new LockSession(sessionOptions); // no parent: it moves to redis-io
     m_clientId = m_session->clientId();
     m_session->moveToThread(m_ioThread);
@@ -175,9 +175,10 @@ void MainWindow::start()
 bool MainWindow::startRecording(const QString &path, QString *error)
 {
     m_recorder = std::make_unique<SessionRecorder>();
-    const QJsonObject header{{QStringLiteral("server"), m_options.endpoint.toString()},
-                             {QStringLiteral("pattern"), m_options.pattern},
-                             {QStringLiteral("writer"), QStringLiteral("lockscope %1").arg(QApplication::applicationVersion())}};
+    const QJsonObject header{
+        {QStringLiteral("server"), m_options.endpoint.toString()},
+        {QStringLiteral("pattern"), m_options.pattern},
+        {QStringLiteral("writer"), QStringLiteral("lockscope %1").arg(QApplication::applicationVersion())}};
     if (!m_recorder->open(path, header, error)) {
         m_recorder.reset();
         return false;
@@ -194,8 +195,8 @@ void MainWindow::attachReplay(ReplayPlayer *player)
     m_lockModel->setClock(replayClock);
     m_ttlDelegate->setClock(replayClock);
     m_detail->setClock(replayClock);
-    for (QAction *a : {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction, m_enableNotificationsAction,
-                       m_refreshAction}) {
+    for (QAction *a : {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction,
+                       m_enableNotificationsAction, m_refreshAction}) {
         a->setEnabled(false);
         a->setVisible(false);
     }
@@ -224,7 +225,8 @@ void MainWindow::attachReplay(ReplayPlayer *player)
         speed->addItem(QStringLiteral("%1×").arg(s), s);
     speed->setCurrentIndex(qMax(0, speed->findData(player->speed())));
     speed->setToolTip(tr("Replay speed"));
-    connect(speed, &QComboBox::currentIndexChanged, player, [player, speed] { player->setSpeed(speed->currentData().toDouble()); });
+    connect(speed, &QComboBox::currentIndexChanged, player,
+            [player, speed] { player->setSpeed(speed->currentData().toDouble()); });
     bar->addWidget(speed);
     auto *scrub = new QSlider(Qt::Horizontal, bar);
     scrub->setObjectName(QStringLiteral("replayScrub"));
@@ -235,7 +237,9 @@ void MainWindow::attachReplay(ReplayPlayer *player)
     auto *clock = new QLabel(bar);
     bar->addWidget(clock);
     const qint64 start = rec.startMs();
-    auto fmt = [](qint64 ms) { return QStringLiteral("%1:%2").arg(ms / 60000).arg((ms / 1000) % 60, 2, 10, QLatin1Char('0')); };
+    auto fmt = [](qint64 ms) {
+        return QStringLiteral("%1:%2").arg(ms / 60000).arg((ms / 1000) % 60, 2, 10, QLatin1Char('0'));
+    };
     const qint64 end = rec.endMs();
     connect(player, &ReplayPlayer::positionChanged, this, [scrub, clock, start, end, fmt](qint64 pos) {
         if (!scrub->isSliderDown()) {
@@ -264,7 +268,8 @@ void MainWindow::attachReplay(ReplayPlayer *player)
     connect(player, &ReplayPlayer::locksUpdated, this, &MainWindow::onLocksUpdated);
     connect(player, &ReplayPlayer::eventsOccurred, this, &MainWindow::onEvents);
     if (!rec.warning.isEmpty())
-        QTimer::singleShot(0, this, [this, rec] { QMessageBox::warning(this, tr("Recording cut short"), rec.warning); });
+        QTimer::singleShot(0, this,
+                           [this, rec] { QMessageBox::warning(this, tr("Recording cut short"), rec.warning); });
     QTimer::singleShot(0, this, [this, player] {
         player->seek(player->recording().startMs());
         m_initialData = true;
@@ -274,8 +279,8 @@ void MainWindow::attachReplay(ReplayPlayer *player)
 
 void MainWindow::buildUi()
 {
-    setWindowTitle(tr("LockScope — %1%2").arg(m_options.endpoint.toString(),
-                                                m_options.readOnly ? tr(" (read-only)") : QString()));
+    setWindowTitle(
+        tr("LockScope — %1%2").arg(m_options.endpoint.toString(), m_options.readOnly ? tr(" (read-only)") : QString()));
     resize(1360, 820);
 
     m_proxy = new LockFilterProxy(m_lockModel, this);
@@ -411,8 +416,8 @@ void MainWindow::buildUi()
     connect(m_enableNotifications, &QPushButton::clicked, this, [this] {
         // A server-wide setting, for every client of this Redis: asked, then audited (issue 15.9).
         QMessageBox box(QMessageBox::Question, tr("Enable keyspace notifications"),
-                        tr("Turn on keyspace notifications on %1?").arg(m_options.endpoint.address()), QMessageBox::NoButton,
-                        this);
+                        tr("Turn on keyspace notifications on %1?").arg(m_options.endpoint.address()),
+                        QMessageBox::NoButton, this);
         box.setObjectName(QStringLiteral("enableNotificationsConfirm"));
         box.setInformativeText(
             tr("LockScope runs CONFIG SET notify-keyspace-events with K, g, h and x added. This changes the "
@@ -473,11 +478,10 @@ void MainWindow::buildActions()
     m_refreshAction = new QAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this);
     m_refreshAction->setShortcut(QKeySequence::Refresh);
     m_refreshAction->setToolTip(tr("Scan for locks again (F5)"));
-    connect(m_refreshAction, &QAction::triggered, this,
-            [this] {
-                m_userScan = true;
-                QMetaObject::invokeMethod(m_session, &LockSession::refresh, Qt::QueuedConnection);
-            });
+    connect(m_refreshAction, &QAction::triggered, this, [this] {
+        m_userScan = true;
+        QMetaObject::invokeMethod(m_session, &LockSession::refresh, Qt::QueuedConnection);
+    });
 
     m_acquireAction = new QAction(style()->standardIcon(QStyle::SP_DialogApplyButton), tr("&Acquire…"), this);
     m_acquireAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_N));
@@ -506,7 +510,8 @@ void MainWindow::buildActions()
     });
     addAction(findAction);
 
-    for (QAction *a : {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction, m_enableNotificationsAction})
+    for (QAction *a :
+         {m_acquireAction, m_renewAction, m_releaseAction, m_forceUnlockAction, m_enableNotificationsAction})
         a->setVisible(writable);
 
     // Harmless actions on the left; the destructive one alone on the far right (never next to Refresh).
@@ -573,7 +578,8 @@ void MainWindow::buildActions()
         QMenu menu(this);
         menu.addAction(tr("Select %1").arg(f.lock), this, [this, f] { selectLock(f.lock); });
         menu.addAction(tr("Copy as JSON"), this, [f] {
-            QApplication::clipboard()->setText(QString::fromUtf8(QJsonDocument(f.toJson()).toJson(QJsonDocument::Indented)));
+            QApplication::clipboard()->setText(
+                QString::fromUtf8(QJsonDocument(f.toJson()).toJson(QJsonDocument::Indented)));
         });
         if (writable && f.code == QLatin1String("waiters_without_holder") && !m_lockModel->snapshot(f.lock))
             menu.addAction(tr("Wake the waiting clients…"), this, [this, f] { wakeRepair(f.lock); });
@@ -608,7 +614,10 @@ void MainWindow::buildActions()
     updateActions();
 }
 
-void MainWindow::showProblems() { m_bottomTabs->setCurrentWidget(m_findingView); }
+void MainWindow::showProblems()
+{
+    m_bottomTabs->setCurrentWidget(m_findingView);
+}
 
 bool MainWindow::showBottomTab(const QString &name)
 {
@@ -671,8 +680,8 @@ void MainWindow::buildCharts()
 void MainWindow::buildClientsTab()
 {
     // Issue 15.4: who holds and waits for what, per client id, with the operator's labels.
-    m_clients = new ClientsView(m_lockModel, ClientLabels::connectionKey(m_options.endpoint.address(), m_options.endpoint.db()),
-                                nullptr, this);
+    m_clients = new ClientsView(
+        m_lockModel, ClientLabels::connectionKey(m_options.endpoint.address(), m_options.endpoint.db()), nullptr, this);
     m_bottomTabs->setTabToolTip(m_bottomTabs->addTab(m_clients, tr("Clients")),
                                 tr("Each client id with what it holds and waits for; labels you give ids are shown "
                                    "everywhere"));
@@ -700,8 +709,8 @@ void MainWindow::sendPriorityLocks()
     if (names == m_priorityNames)
         return;
     m_priorityNames = names;
-    QMetaObject::invokeMethod(m_session, [session = m_session, names] { session->setPriorityLocks(names); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, names] { session->setPriorityLocks(names); }, Qt::QueuedConnection);
 }
 
 QString MainWindow::selectedLockName() const
@@ -761,8 +770,9 @@ void MainWindow::updateCount()
 {
     const int total = m_lockModel->rowCount();
     const int shown = m_proxy->rowCount();
-    m_countLabel->setText(shown == total ? tr("%n lock(s)", nullptr, total)
-                                         : tr("%1 of %2 locks match \"%3\"").arg(shown).arg(total).arg(m_proxy->filterText()));
+    m_countLabel->setText(shown == total
+                              ? tr("%n lock(s)", nullptr, total)
+                              : tr("%1 of %2 locks match \"%3\"").arg(shown).arg(total).arg(m_proxy->filterText()));
 }
 
 void MainWindow::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
@@ -826,10 +836,11 @@ void MainWindow::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
         m_lockView->selectionModel()->clearSelection();
         m_lockView->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::Clear);
         const QString said = m_outcome.lastSentence(selected); // the outcome of an action on it stays readable
-        statusBar()->showMessage(said.isEmpty() ? tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
-                                                      .arg(DisplayText::escaped(selected))
-                                                : QStringLiteral("✔ ") + said + tr("; nothing is selected"),
-                                 said.isEmpty() ? 10000 : 30000);
+        statusBar()->showMessage(
+            said.isEmpty() ? tr("%1 is no longer held (released, expired or force-unlocked): nothing is selected")
+                                 .arg(DisplayText::escaped(selected))
+                           : QStringLiteral("✔ ") + said + tr("; nothing is selected"),
+            said.isEmpty() ? 10000 : 30000);
         updateDetail();
     }
     updateCount();
@@ -841,9 +852,9 @@ void MainWindow::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
         });
     }
     if (!selected.isEmpty()) {
-        const bool touched = removed.contains(selected)
-                             || std::any_of(changed.cbegin(), changed.cend(),
-                                            [&selected](const LockSnapshot &s) { return s.name == selected; });
+        const bool touched = removed.contains(selected) ||
+                             std::any_of(changed.cbegin(), changed.cend(),
+                                         [&selected](const LockSnapshot &s) { return s.name == selected; });
         if (touched)
             updateDetail();
     }
@@ -878,16 +889,16 @@ void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
 {
     m_mode = mode;
     emit connectionModeChanged(mode);
-    m_modeLabel->setText(QStringLiteral("<span style='color:%1'>●</span> %2")
-                             .arg(modeColor(mode).name(), LockMonitor::modeName(mode)));
+    m_modeLabel->setText(
+        QStringLiteral("<span style='color:%1'>●</span> %2").arg(modeColor(mode).name(), LockMonitor::modeName(mode)));
     m_modeLabel->setToolTip(detail);
     if (mode == LockMonitor::Mode::Disconnected || mode == LockMonitor::Mode::Polling)
         statusBar()->showMessage(detail, 15000);
     if (m_banner && !m_player)
         m_banner->setState(mode, m_options.endpoint.address(), detail, m_lastDataMs);
     updateActions(); // write actions wait for a connection
-    if (mode == LockMonitor::Mode::Disconnected && !m_player && !m_authenticationAsked
-        && ConnectionBanner::isAuthenticationProblem(detail)) {
+    if (mode == LockMonitor::Mode::Disconnected && !m_player && !m_authenticationAsked &&
+        ConnectionBanner::isAuthenticationProblem(detail)) {
         m_authenticationAsked = true;
         emit authenticationNeeded(detail);
     }
@@ -911,8 +922,9 @@ void MainWindow::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
                                        DisplayText::compactCount(approxTotalKeys), DisplayText::compactCount(found)));
     } else {
         m_progress->setRange(0, 0); // total unknown (DBSIZE refused): a busy bar with the counts
-        m_progress->setFormat(tr("scanned %1 keys, %2 locks")
-                                  .arg(DisplayText::compactCount(qMax<qint64>(0, scanned)), DisplayText::compactCount(found)));
+        m_progress->setFormat(
+            tr("scanned %1 keys, %2 locks")
+                .arg(DisplayText::compactCount(qMax<qint64>(0, scanned)), DisplayText::compactCount(found)));
     }
     m_progress->setToolTip(tr("SCAN in steps sized to stay under a millisecond each; Esc stops it"));
     if (finished && !m_initialData) {
@@ -951,17 +963,19 @@ void MainWindow::onClusterNodes(const QVector<ClusterNodeStatus> &nodes)
         QHeaderView *header = m_lockView->horizontalHeader();
         header->moveSection(header->visualIndex(LockTableModel::NodeColumn), 1);
         m_lockView->setColumnWidth(LockTableModel::NodeColumn, 190);
-        m_lockView->setColumnWidth(LockTableModel::HolderColumn,
-                                   qMin(m_lockView->columnWidth(LockTableModel::HolderColumn), 300)); // keep the TTL in view
+        m_lockView->setColumnWidth(
+            LockTableModel::HolderColumn,
+            qMin(m_lockView->columnWidth(LockTableModel::HolderColumn), 300)); // keep the TTL in view
     }
     m_lockModel->setClusterNodes(nodes);
     m_clusterPanel->setNodes(nodes);
     updateClusterLockCounts();
     const int live = m_clusterPanel->liveMasters();
     const bool allLive = live == nodes.size();
-    m_mastersLabel->setText(QStringLiteral("<span style='color:%1'>●</span> ")
-                                .arg(modeColor(allLive ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected).name())
-                            + tr("%1 of %2 masters live").arg(live).arg(nodes.size()));
+    m_mastersLabel->setText(
+        QStringLiteral("<span style='color:%1'>●</span> ")
+            .arg(modeColor(allLive ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected).name()) +
+        tr("%1 of %2 masters live").arg(live).arg(nodes.size()));
     if (m_mastersLabel->isHidden())
         m_mastersLabel->show();
 }
@@ -1009,8 +1023,9 @@ void MainWindow::onFindings(const QVector<LockFinding> &findings)
     m_lockModel->setSeverities(severity);
     const int serious = m_findingModel->countAtLeast(LockFinding::Severity::Warning);
     m_bottomTabs->setTabText(1, serious > 0 ? tr("Problems (%1)").arg(serious) : tr("Problems"));
-    m_bottomTabs->setTabIcon(1, serious > 0 ? FindingModel::severityIcon(LockFinding::Severity(LockDoctor::worstSeverity(findings)))
-                                            : QIcon());
+    m_bottomTabs->setTabIcon(
+        1,
+        serious > 0 ? FindingModel::severityIcon(LockFinding::Severity(LockDoctor::worstSeverity(findings))) : QIcon());
 }
 
 bool MainWindow::auditLogWritable()
@@ -1023,7 +1038,8 @@ bool MainWindow::auditLogWritable()
     QMessageBox::critical(this, tr("Audit log not writable"),
                           tr("LockScope records every write in its audit log before it acts, and %1.\n\n"
                              "Nothing was sent to Redis. Make the file writable, or start LockScope with "
-                             "--audit-log PATH.").arg(problem));
+                             "--audit-log PATH.")
+                              .arg(problem));
     return false;
 }
 
@@ -1045,15 +1061,18 @@ void MainWindow::setTtlRepair()
     if (!s)
         return;
     bool ok = false;
-    const int ttl = QInputDialog::getInt(this, tr("Set a TTL"),
-                                         tr("%1 has no TTL. Give it one of (ms); its holder can still renew or release it:").arg(s->name),
-                                         30000, 1000, 24 * 3600 * 1000, 1000, &ok);
-    if (!ok || !confirmRepair(tr("Set a TTL"), tr("Set a TTL of %1 ms on %2 (held by %3)?").arg(ttl).arg(s->name, s->holderSummary())))
+    const int ttl = QInputDialog::getInt(
+        this, tr("Set a TTL"),
+        tr("%1 has no TTL. Give it one of (ms); its holder can still renew or release it:").arg(s->name), 30000, 1000,
+        24 * 3600 * 1000, 1000, &ok);
+    if (!ok || !confirmRepair(tr("Set a TTL"),
+                              tr("Set a TTL of %1 ms on %2 (held by %3)?").arg(ttl).arg(s->name, s->holderSummary())))
         return;
     const QString name = s->name;
     const QString confirmed = s->stateFingerprint();
-    QMetaObject::invokeMethod(m_session, [session = m_session, name, ttl, confirmed] { session->setTtl(name, ttl, confirmed); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, name, ttl, confirmed] { session->setTtl(name, ttl, confirmed); },
+        Qt::QueuedConnection);
 }
 
 void MainWindow::removeWaiterRepair()
@@ -1068,15 +1087,16 @@ void MainWindow::removeWaiterRepair()
         if (!fields.contains(t.first))
             fields << t.first;
     bool ok = false;
-    const QString field = QInputDialog::getItem(this, tr("Remove a waiter"),
-                                                tr("Waiter to remove from the queue and timeout set of %1:").arg(s->name),
-                                                fields, 0, false, &ok);
-    if (!ok || !confirmRepair(tr("Remove a waiter"),
-                              tr("Remove %1 from %2? Waiters behind it move up, as when a waiter gives up.").arg(field, s->name)))
+    const QString field = QInputDialog::getItem(
+        this, tr("Remove a waiter"), tr("Waiter to remove from the queue and timeout set of %1:").arg(s->name), fields,
+        0, false, &ok);
+    if (!ok || !confirmRepair(
+                   tr("Remove a waiter"),
+                   tr("Remove %1 from %2? Waiters behind it move up, as when a waiter gives up.").arg(field, s->name)))
         return;
     const QString name = s->name;
-    QMetaObject::invokeMethod(m_session, [session = m_session, name, field] { session->removeWaiter(name, field, 0); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, name, field] { session->removeWaiter(name, field, 0); }, Qt::QueuedConnection);
 }
 
 void MainWindow::removeReaderRepair()
@@ -1089,24 +1109,28 @@ void MainWindow::removeReaderRepair()
         if (h.mode == QLatin1String("read") && h.holdTtlsMs.contains(-2))
             dead << h.field;
     if (dead.isEmpty()) {
-        QMessageBox::information(this, tr("Remove a dead reader"), tr("%1 has no reader whose rwlock_timeout keys are gone.").arg(s->name));
+        QMessageBox::information(this, tr("Remove a dead reader"),
+                                 tr("%1 has no reader whose rwlock_timeout keys are gone.").arg(s->name));
         return;
     }
     bool ok = false;
-    const QString field = QInputDialog::getItem(this, tr("Remove a dead reader"), tr("Dead reader of %1:").arg(s->name), dead, 0,
-                                                false, &ok);
-    if (!ok || !confirmRepair(tr("Remove a dead reader"), tr("Remove the read holds of %1 from %2?").arg(field, s->name)))
+    const QString field = QInputDialog::getItem(this, tr("Remove a dead reader"), tr("Dead reader of %1:").arg(s->name),
+                                                dead, 0, false, &ok);
+    if (!ok ||
+        !confirmRepair(tr("Remove a dead reader"), tr("Remove the read holds of %1 from %2?").arg(field, s->name)))
         return;
     const QString name = s->name;
-    QMetaObject::invokeMethod(m_session, [session = m_session, name, field] { session->removeReader(name, field); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, name, field] { session->removeReader(name, field); }, Qt::QueuedConnection);
 }
 
 void MainWindow::wakeRepair(const QString &name)
 {
-    if (!confirmRepair(tr("Wake waiters"), tr("Publish the unlock message of %1 so the clients waiting for it retry?").arg(name)))
+    if (!confirmRepair(tr("Wake waiters"),
+                       tr("Publish the unlock message of %1 so the clients waiting for it retry?").arg(name)))
         return;
-    QMetaObject::invokeMethod(m_session, [session = m_session, name] { session->wake(name); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, name] { session->wake(name); }, Qt::QueuedConnection);
 }
 
 void MainWindow::acquire()
@@ -1115,10 +1139,13 @@ void MainWindow::acquire()
         return;
     // The dialog offers the kinds the dashboard's data allows; the session checks again on a
     // fresh read just before it writes (and refuses if the lock changed kind meanwhile).
-    AcquireDialog dialog(selectedLockName(), [this](const QString &name) -> std::optional<LockSnapshot> {
-        const LockSnapshot *s = m_lockModel->snapshot(name);
-        return s ? std::optional<LockSnapshot>(*s) : std::nullopt;
-    }, this);
+    AcquireDialog dialog(
+        selectedLockName(),
+        [this](const QString &name) -> std::optional<LockSnapshot> {
+            const LockSnapshot *s = m_lockModel->snapshot(name);
+            return s ? std::optional<LockSnapshot>(*s) : std::nullopt;
+        },
+        this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const QString name = dialog.lockName();
@@ -1137,7 +1164,8 @@ void MainWindow::renew()
     const qint64 thread = ownThreadOfSelected();
     if (thread < 0)
         return;
-    QMetaObject::invokeMethod(m_session, [s = m_session, name, thread] { s->renew(name, thread); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, name, thread] { s->renew(name, thread); }, Qt::QueuedConnection);
 }
 
 void MainWindow::release()
@@ -1146,7 +1174,8 @@ void MainWindow::release()
     const qint64 thread = ownThreadOfSelected();
     if (thread < 0)
         return;
-    QMetaObject::invokeMethod(m_session, [s = m_session, name, thread] { s->release(name, thread); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, name, thread] { s->release(name, thread); }, Qt::QueuedConnection);
 }
 
 void MainWindow::forceUnlock()
@@ -1161,7 +1190,8 @@ void MainWindow::forceUnlock()
     const QString confirmed = s->stateFingerprint(); // what the operator saw and confirmed
     m_outcome.expect(QStringLiteral("force_unlock"), *s);
     QMetaObject::invokeMethod(
-        m_session, [session = m_session, name, confirmed] { session->forceUnlock(name, confirmed); }, Qt::QueuedConnection);
+        m_session, [session = m_session, name, confirmed] { session->forceUnlock(name, confirmed); },
+        Qt::QueuedConnection);
 }
 
 void MainWindow::setActorNames(const ActorNames &names)

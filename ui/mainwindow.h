@@ -3,13 +3,13 @@
 #include "actionoutcome.h"
 #include "actornames.h"
 
-#include "protocol/lockevent.h"
 #include "history/historystore.h"
-#include "protocol/lockfinding.h"
-#include "watch/lockmonitor.h"
-#include "session/locksession.h"
-#include "protocol/locksnapshot.h"
 #include "lockbatchbuffer.h"
+#include "protocol/lockevent.h"
+#include "protocol/lockfinding.h"
+#include "protocol/locksnapshot.h"
+#include "session/locksession.h"
+#include "watch/lockmonitor.h"
 
 #include <QColor>
 #include <QMainWindow>
@@ -27,7 +27,8 @@ class QTableView;
 class QTabWidget;
 class QThread;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class EventLogModel;
 class ReplayPlayer;

@@ -7,7 +7,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
 PasswordDialog::PasswordDialog(const QString &server, const QString &user, const QString &reason, bool offerKeychain,
                                QWidget *parent)
@@ -35,8 +36,8 @@ PasswordDialog::PasswordDialog(const QString &server, const QString &user, const
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
     buttons->button(QDialogButtonBox::Cancel)->setText(tr("Not now"));
-    buttons->button(QDialogButtonBox::Cancel)->setToolTip(
-        tr("Leave the window not connected; File > Connect… opens the connection again"));
+    buttons->button(QDialogButtonBox::Cancel)
+        ->setToolTip(tr("Leave the window not connected; File > Connect… opens the connection again"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout(this);
@@ -49,8 +50,14 @@ PasswordDialog::PasswordDialog(const QString &server, const QString &user, const
     resize(460, sizeHint().height());
 }
 
-QString PasswordDialog::password() const { return m_password->text(); }
+QString PasswordDialog::password() const
+{
+    return m_password->text();
+}
 
-bool PasswordDialog::saveInKeychain() const { return !m_save->isHidden() && m_save->isChecked(); }
+bool PasswordDialog::saveInKeychain() const
+{
+    return !m_save->isHidden() && m_save->isChecked();
+}
 
 } // namespace lockscope

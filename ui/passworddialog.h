@@ -6,7 +6,8 @@ class QCheckBox;
 class QLabel;
 class QLineEdit;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Asks for the password a server wants (issue 15.1: a server that answered NOAUTH or WRONGPASS was

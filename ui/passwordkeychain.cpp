@@ -10,13 +10,14 @@
 #include <qt6keychain/keychain.h>
 #endif
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 /** Runs `finish` once: from the job, or from the timeout, whichever comes first. */
-struct Once
-{
+struct Once {
     bool done = false;
 };
 

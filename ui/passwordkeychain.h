@@ -5,7 +5,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Connection passwords in the system keychain (Secret Service / KWallet through qtkeychain),

@@ -2,7 +2,8 @@
 
 #include <qcustomplot.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 void PlotTheme::apply(QCustomPlot *plot, const QPalette &palette)
 {

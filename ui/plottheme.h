@@ -4,7 +4,8 @@
 
 class QCustomPlot;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Colours a QCustomPlot from a QPalette (issue 15.11: the charts stayed white in a dark theme):

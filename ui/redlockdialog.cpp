@@ -15,9 +15,11 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 enum Column { ServerCol, NameCol, StateCol, HolderCol, HoldCountCol, TtlCol, ColumnCount };
 }
 
@@ -48,8 +50,8 @@ RedLockDialog::RedLockDialog(QWidget *parent) : QDialog(parent)
                              "holder; MultiLock needs all N. Validity = the shortest TTL among the agreeing servers"));
     layout->addWidget(m_verdict);
     m_table = new QTableWidget(0, ColumnCount, this);
-    m_table->setHorizontalHeaderLabels({tr("Server"), tr("Lock name"), tr("State"), tr("Holder (client id : thread id)"),
-                                        tr("Hold count"), tr("TTL")});
+    m_table->setHorizontalHeaderLabels({tr("Server"), tr("Lock name"), tr("State"),
+                                        tr("Holder (client id : thread id)"), tr("Hold count"), tr("TTL")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -73,7 +75,10 @@ RedLockDialog::RedLockDialog(QWidget *parent) : QDialog(parent)
     connect(m_watch, &QPushButton::clicked, this, &RedLockDialog::start);
 }
 
-RedLockDialog::~RedLockDialog() { stop(); }
+RedLockDialog::~RedLockDialog()
+{
+    stop();
+}
 
 bool RedLockDialog::watch(const QString &servers, const QString &name)
 {
@@ -107,13 +112,15 @@ void RedLockDialog::start()
         QString error;
         const RedisEndpoint ep = RedisEndpoint::parse(raw.trimmed(), &error);
         if (!ep.isValid()) {
-            m_verdict->setText(tr("<span style='color:#c0392b'>'%1' is not a Redis URL: %2</span>")
-                                   .arg(RedisEndpoint::redactUrl(raw.trimmed()).toHtmlEscaped(), error.toHtmlEscaped()));
+            m_verdict->setText(
+                tr("<span style='color:#c0392b'>'%1' is not a Redis URL: %2</span>")
+                    .arg(RedisEndpoint::redactUrl(raw.trimmed()).toHtmlEscaped(), error.toHtmlEscaped()));
             return;
         }
         if (seen.contains(ep.address())) {
             m_verdict->setText(tr("<span style='color:#c0392b'>%1 is named twice: a RedLock needs independent "
-                                  "servers</span>").arg(ep.address()));
+                                  "servers</span>")
+                                   .arg(ep.address()));
             return;
         }
         seen.insert(ep.address());
@@ -156,10 +163,11 @@ void RedLockDialog::showStatus(const RedLockStatus &status)
             state += QStringLiteral(": ") + s.error;
         set(StateCol, state,
             s.state == RedLockServerState::State::Unreachable ? QColor(0xc0, 0x39, 0x2b)
-            : agrees                                            ? QColor(0x2e, 0x9d, 0x5b)
-                                                                : QColor());
+            : agrees                                          ? QColor(0x2e, 0x9d, 0x5b)
+                                                              : QColor());
         set(HolderCol, s.holderFields().join(QStringLiteral(", ")), agrees ? QColor(0x2e, 0x9d, 0x5b) : QColor());
-        set(HoldCountCol, s.state == RedLockServerState::State::Held ? QString::number(s.snapshot.totalHoldCount()) : QString());
+        set(HoldCountCol,
+            s.state == RedLockServerState::State::Held ? QString::number(s.snapshot.totalHoldCount()) : QString());
         set(TtlCol, QString());
     }
     tick();
@@ -178,8 +186,9 @@ void RedLockDialog::tick()
                                                                      : QString());
     }
     // The validity counts down from the last read like the TTLs.
-    const qint64 validity = m_status.validityMs < 0 ? m_status.validityMs
-                                                    : qMax<qint64>(0, m_status.validityMs - (now - m_status.evaluatedAtSteadyMs));
+    const qint64 validity = m_status.validityMs < 0
+                                ? m_status.validityMs
+                                : qMax<qint64>(0, m_status.validityMs - (now - m_status.evaluatedAtSteadyMs));
     QString text;
     if (m_status.hasQuorum) {
         text = tr("<span style='color:#2e9d5b'>●</span> <b>Quorum: %1 of %2 servers</b> (need %3) agree on "
@@ -196,10 +205,12 @@ void RedLockDialog::tick()
                    .arg(m_status.quorum);
         if (m_status.sameThreadServers >= m_status.quorum)
             text += tr("<br>%1 held servers share a thread id: a Java RedissonRedLock built from several "
-                       "RedissonClients writes a different client id on each server.").arg(m_status.sameThreadServers);
+                       "RedissonClients writes a different client id on each server.")
+                        .arg(m_status.sameThreadServers);
     }
     if (m_status.unreachableCount() > 0)
-        text += tr("<br>%n server(s) unreachable: they count against the quorum.", nullptr, m_status.unreachableCount());
+        text +=
+            tr("<br>%n server(s) unreachable: they count against the quorum.", nullptr, m_status.unreachableCount());
     m_verdict->setText(text);
 }
 

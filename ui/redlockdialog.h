@@ -11,7 +11,8 @@ class QTableWidget;
 class QThread;
 class QTimer;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedLockReader;
 

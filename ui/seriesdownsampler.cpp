@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QVector<QCPGraphData> SeriesDownsampler::minMax(const QVector<QCPGraphData> &data, double fromKey, double toKey,
                                                 int buckets)

@@ -4,7 +4,8 @@
 
 #include <qcustomplot.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Bounds the points a chart hands to QCustomPlot, whatever the length of the history: the keys in

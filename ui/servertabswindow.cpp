@@ -7,9 +7,11 @@
 #include <QPixmap>
 #include <QTabWidget>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 QIcon stateDot(LockMonitor::Mode mode)
 {
     const QColor color = MainWindow::modeColor(mode);
@@ -43,7 +45,8 @@ ServerTabsWindow::ServerTabsWindow(QWidget *parent) : QMainWindow(parent)
     });
     auto *next = new QAction(this);
     next->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Tab));
-    connect(next, &QAction::triggered, this, [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % qMax(1, m_tabs->count())); });
+    connect(next, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % qMax(1, m_tabs->count())); });
     auto *prev = new QAction(this);
     prev->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab));
     connect(prev, &QAction::triggered, this, [this] {
@@ -64,7 +67,8 @@ MainWindow *ServerTabsWindow::addServer(const LockSession::Options &options, con
     window->setWindowFlags(Qt::Widget);
     const int i = m_tabs->addTab(window, stateDot(LockMonitor::Mode::Connecting),
                                  label.isEmpty() ? options.endpoint.address() : label);
-    m_tabs->setTabToolTip(i, tr("%1%2").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
+    m_tabs->setTabToolTip(
+        i, tr("%1%2").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
     connect(window, &MainWindow::connectionModeChanged, this,
             [this, window](LockMonitor::Mode mode) { updateTab(window, mode); });
     window->start();
@@ -78,8 +82,14 @@ void ServerTabsWindow::updateTab(MainWindow *window, LockMonitor::Mode mode)
         m_tabs->setTabIcon(i, stateDot(mode));
 }
 
-int ServerTabsWindow::count() const { return m_tabs->count(); }
+int ServerTabsWindow::count() const
+{
+    return m_tabs->count();
+}
 
-MainWindow *ServerTabsWindow::server(int index) const { return qobject_cast<MainWindow *>(m_tabs->widget(index)); }
+MainWindow *ServerTabsWindow::server(int index) const
+{
+    return qobject_cast<MainWindow *>(m_tabs->widget(index));
+}
 
 } // namespace lockscope

@@ -6,7 +6,8 @@
 
 class QTabWidget;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class MainWindow;
 

@@ -11,9 +11,11 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 QString plainText(const QAction *a)
 {
     QString text = a->text();

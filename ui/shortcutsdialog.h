@@ -6,7 +6,8 @@
 class QAction;
 class QTableWidget;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Help > Keyboard shortcuts (issue 15.11): every shortcut of a window, generated from its actions

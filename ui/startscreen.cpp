@@ -12,9 +12,11 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 QIcon tagIcon(const QColor &color)
 {
     QPixmap pm(14, 14);
@@ -45,8 +47,8 @@ StartScreen::StartScreen(ConnectionProfileStore *store, QWidget *parent) : QWidg
 {
     setWindowTitle(tr("LockScope"));
     setObjectName(QStringLiteral("startScreen"));
-    auto *title = new QLabel(tr("<h2>LockScope</h2>Which locks are held in Redis, by whom, for how long, and who waits."),
-                             this);
+    auto *title =
+        new QLabel(tr("<h2>LockScope</h2>Which locks are held in Redis, by whom, for how long, and who waits."), this);
     title->setWordWrap(true);
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("startError"));
@@ -67,14 +69,16 @@ StartScreen::StartScreen(ConnectionProfileStore *store, QWidget *parent) : QWidg
     connect(m_open, &QPushButton::clicked, this, &StartScreen::openCurrent);
     connect(m_connections, &QListWidget::currentRowChanged, this, [this](int row) { m_open->setEnabled(row >= 0); });
 
-    auto *connectButton = bigButton(tr("&Connect…\nA Redis by URL, TLS, user"),
-                                    tr("Open the Connect dialog: URL, TLS files, ACL user and password, saved connections"), this);
+    auto *connectButton =
+        bigButton(tr("&Connect…\nA Redis by URL, TLS, user"),
+                  tr("Open the Connect dialog: URL, TLS files, ACL user and password, saved connections"), this);
     auto *demo = bigButton(tr("Try the &demo\nA private Redis with simulated clients"),
                            tr("Starts a private redis-server on a free loopback port with simulated Redisson clients: "
                               "nothing touches your servers"),
                            this);
-    auto *recording = bigButton(tr("Open a &recording…\nReplay what a dashboard saw"),
-                                tr("Replay a file written with --record or lockscope-cli watch --record (writes disabled)"), this);
+    auto *recording =
+        bigButton(tr("Open a &recording…\nReplay what a dashboard saw"),
+                  tr("Replay a file written with --record or lockscope-cli watch --record (writes disabled)"), this);
     auto *workshop = bigButton(tr("&Workshop\nStage reentrancy, fair queues, the watchdog"),
                                tr("Teaching mode: staged scenarios on a private redis-server, step by step"), this);
     connect(connectButton, &QPushButton::clicked, this, &StartScreen::connectDialogRequested);
@@ -117,9 +121,9 @@ void StartScreen::reload()
     m_listed.clear();
     if (m_store) {
         for (const ConnectionProfile &p : m_store->profiles()) {
-            auto *item = new QListWidgetItem(tagIcon(p.color), tr("%1 — %2%3").arg(p.name, p.url,
-                                                                                    p.readOnly ? tr(" (read-only)") : QString()),
-                                             m_connections);
+            auto *item = new QListWidgetItem(
+                tagIcon(p.color), tr("%1 — %2%3").arg(p.name, p.url, p.readOnly ? tr(" (read-only)") : QString()),
+                m_connections);
             item->setToolTip(tr("Saved connection: %1").arg(p.url));
             m_listed << p;
         }
@@ -143,9 +147,15 @@ void StartScreen::showError(const QString &message)
     m_error->setVisible(!message.isEmpty());
 }
 
-QString StartScreen::errorText() const { return m_error->isHidden() ? QString() : m_error->text(); }
+QString StartScreen::errorText() const
+{
+    return m_error->isHidden() ? QString() : m_error->text();
+}
 
-QList<ConnectionProfile> StartScreen::listedConnections() const { return m_listed; }
+QList<ConnectionProfile> StartScreen::listedConnections() const
+{
+    return m_listed;
+}
 
 void StartScreen::openCurrent()
 {
@@ -156,8 +166,8 @@ void StartScreen::openCurrent()
 
 void StartScreen::chooseRecording()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a recording"), QString(),
-                                                      tr("LockScope recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a recording"), QString(), tr("LockScope recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)"));
     if (!path.isEmpty())
         emit recordingChosen(path);
 }

@@ -9,7 +9,8 @@ class QListWidget;
 class QListWidgetItem;
 class QPushButton;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class ConnectionProfileStore;
 

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-namespace lockscope {
+namespace lockscope
+{
 
 TimelineSegments::TimelineSegments(QCPAxis *keyAxis, QCPAxis *valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis)
 {
@@ -43,7 +44,8 @@ QCPRange TimelineSegments::getKeyRange(bool &foundRange, QCP::SignDomain inSignD
     return r;
 }
 
-QCPRange TimelineSegments::getValueRange(bool &foundRange, QCP::SignDomain inSignDomain, const QCPRange &inKeyRange) const
+QCPRange TimelineSegments::getValueRange(bool &foundRange, QCP::SignDomain inSignDomain,
+                                         const QCPRange &inKeyRange) const
 {
     Q_UNUSED(inSignDomain);
     Q_UNUSED(inKeyRange);
@@ -67,7 +69,9 @@ void TimelineSegments::draw(QCPPainter *painter)
     // Lane backgrounds: zebra stripes, the selected lock's lane highlighted.
     painter->setPen(Qt::NoPen);
     for (int lane = firstLane; lane <= lastLane; ++lane) {
-        const QColor bg = lane == m_highlight ? QColor(0xff, 0xf3, 0xc4) : lane % 2 ? QColor(0xf4, 0xf6, 0xf8) : QColor();
+        const QColor bg = lane == m_highlight ? QColor(0xff, 0xf3, 0xc4)
+                          : lane % 2          ? QColor(0xf4, 0xf6, 0xf8)
+                                              : QColor();
         if (!bg.isValid())
             continue;
         const double y0 = yOf(lane - 0.5);
@@ -75,8 +79,7 @@ void TimelineSegments::draw(QCPPainter *painter)
         painter->fillRect(QRectF(clip.left(), std::min(y0, y1), clip.width(), std::abs(y1 - y0)), bg);
     }
 
-    struct Label
-    {
+    struct Label {
         QRectF rect;
         QString text;
     };

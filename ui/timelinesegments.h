@@ -6,7 +6,8 @@
 
 #include <qcustomplot.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A QCustomPlot plottable for the timeline: coloured horizontal bars in lanes (lane i is centred
@@ -18,18 +19,17 @@ namespace lockscope {
 class TimelineSegments : public QCPAbstractPlottable
 {
 public:
-    struct Segment
-    {
+    struct Segment {
         int lane = 0;
         double startKey = 0;
-        double endKey = 0;        ///< NaN: still going, drawn up to nowKey()
-        float top = -0.4f;        ///< offsets from the lane centre in lane units (value axis)
+        double endKey = 0; ///< NaN: still going, drawn up to nowKey()
+        float top = -0.4f; ///< offsets from the lane centre in lane units (value axis)
         float bottom = 0.1f;
         QColor color;
-        QString who;              ///< holder or waiter field (for tests and tooltips)
-        QString label;            ///< drawn inside the bar when it is wide enough
-        quint8 endMark = 0;       ///< 1 = expired, 2 = force-unlocked: a mark at the end
-        bool isHold = true;       ///< false: a waiter bar
+        QString who;        ///< holder or waiter field (for tests and tooltips)
+        QString label;      ///< drawn inside the bar when it is wide enough
+        quint8 endMark = 0; ///< 1 = expired, 2 = force-unlocked: a mark at the end
+        bool isHold = true; ///< false: a waiter bar
     };
 
     TimelineSegments(QCPAxis *keyAxis, QCPAxis *valueAxis);

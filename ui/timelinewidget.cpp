@@ -22,13 +22,15 @@
 #include <cmath>
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
-constexpr int kLanePx = 26;          ///< lane height the view aims for
-constexpr float kHoldTop = -0.42f;   ///< hold bars: upper part of the lane
+namespace
+{
+constexpr int kLanePx = 26;        ///< lane height the view aims for
+constexpr float kHoldTop = -0.42f; ///< hold bars: upper part of the lane
 constexpr float kHoldBottom = 0.10f;
-constexpr float kWaitTop = 0.16f;    ///< waiter bars: thinner, under the holds
+constexpr float kWaitTop = 0.16f; ///< waiter bars: thinner, under the holds
 constexpr float kWaitBottom = 0.44f;
 constexpr int kWaitRows = 3;
 const QColor kCountedWaiters(0x90, 0xa4, 0xae);
@@ -157,7 +159,8 @@ void TimelineWidget::rebuild()
         return;
     }
     QRegularExpression filter;
-    if (m_proxy && !m_proxy->filterRegularExpression().pattern().isEmpty() && m_proxy->filterRegularExpression().isValid())
+    if (m_proxy && !m_proxy->filterRegularExpression().pattern().isEmpty() &&
+        m_proxy->filterRegularExpression().isValid())
         filter = m_proxy->filterRegularExpression();
     QStringList names;
     for (const QString &name : h->lockNames())
@@ -224,7 +227,9 @@ void TimelineWidget::rebuild()
             s.who = fields.at(k);
             if (fields.size() == 1 && wide(i.startMs, i.endMs, now))
                 s.label = holderLabel(fields.at(k));
-            s.endMark = i.endReason == QLatin1String("expired") ? 1 : i.endReason == QLatin1String("force_unlocked") ? 2 : 0;
+            s.endMark = i.endReason == QLatin1String("expired")          ? 1
+                        : i.endReason == QLatin1String("force_unlocked") ? 2
+                                                                         : 0;
             segments << s;
         }
     }
@@ -274,15 +279,15 @@ void TimelineWidget::rebuild()
         HistoryStore::Sample state = h->sampleAt(lock, drawFromMs);
         qint64 runStart = state.timeMs > 0 && state.waiters > 0 ? drawFromMs : -1;
         qint64 runCount = runStart >= 0 ? state.waiters : 0;
-        int last = -1;            // the previous run's segment, its start, end, highest count
+        int last = -1; // the previous run's segment, its start, end, highest count
         qint64 lastStart = 0;
         qint64 lastEnd = 0;
         qint64 lastMax = 0;
         bool merged = false;
         auto labelLast = [&] {
             if (last >= 0 && wide(lastStart, lastEnd, now))
-                segments[last].label = merged ? tr("up to %n waiting", nullptr, int(lastMax))
-                                              : tr("%n waiting", nullptr, int(lastMax));
+                segments[last].label =
+                    merged ? tr("up to %n waiting", nullptr, int(lastMax)) : tr("%n waiting", nullptr, int(lastMax));
         };
         auto closeRun = [&](qint64 endMs) {
             if (runStart < 0)
@@ -414,7 +419,10 @@ QString TimelineWidget::stateAt(const QString &lock, qint64 timeMs) const
     return text;
 }
 
-QString TimelineWidget::cursorText() const { return m_cursorShown ? m_cursorLabel->text() : QString(); }
+QString TimelineWidget::cursorText() const
+{
+    return m_cursorShown ? m_cursorLabel->text() : QString();
+}
 
 QString TimelineWidget::showCursorAt(qint64 timeMs, const QString &lock)
 {

@@ -14,7 +14,8 @@ class QLabel;
 class QScrollBar;
 class QSortFilterProxyModel;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One swimlane per lock, over time: a bar per hold interval in the holder's colour (the same
@@ -74,12 +75,12 @@ private:
     QPointer<const QSortFilterProxyModel> m_proxy;
     QStringList m_lanes;
     int m_maxLanes = 100;
-    int m_matching = 0;        ///< locks passing the filter (may exceed the lanes shown)
-    int m_firstLane = 0;       ///< top lane shown
+    int m_matching = 0;  ///< locks passing the filter (may exceed the lanes shown)
+    int m_firstLane = 0; ///< top lane shown
     bool m_settingLanes = false;
     bool m_revealLock = false; ///< scroll the selected lock's lane into view at the next rebuild
     bool m_cursorShown = false;
-    QPoint m_mouse;            ///< last mouse position over the plot, for the cursor while following
+    QPoint m_mouse; ///< last mouse position over the plot, for the cursor while following
 };
 
 } // namespace lockscope

@@ -7,7 +7,8 @@
 #include <QApplication>
 #include <QPainter>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QString TtlBarDelegate::formatTtl(qint64 ttlMs)
 {
@@ -58,7 +59,9 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
         painter->drawRoundedRect(bar, 3, 3);
     } else if (ttl >= 0) {
         const double fraction = qBound(0.0, double(ttl) / double(scale), 1.0);
-        QColor c = fraction > 0.5 ? QColor(0x2e, 0x9d, 0x5b) : fraction > 0.2 ? QColor(0xe6, 0x9b, 0x00) : QColor(0xd6, 0x45, 0x30);
+        QColor c = fraction > 0.5   ? QColor(0x2e, 0x9d, 0x5b)
+                   : fraction > 0.2 ? QColor(0xe6, 0x9b, 0x00)
+                                    : QColor(0xd6, 0x45, 0x30);
         QRect fill = bar;
         fill.setWidth(int(bar.width() * fraction));
         painter->setBrush(c);

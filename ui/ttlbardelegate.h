@@ -6,7 +6,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Paints the TTL column: a bar for the TTL left *now* (computed at paint time from the row's

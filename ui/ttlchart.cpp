@@ -19,12 +19,13 @@
 #include <iterator>
 #include <limits>
 
-namespace lockscope {
-
-namespace {
-
-struct MarkerStyle
+namespace lockscope
 {
+
+namespace
+{
+
+struct MarkerStyle {
     const char *type;
     const char *label;
     QCPScatterStyle::ScatterShape shape;
@@ -36,9 +37,11 @@ const MarkerStyle kMarkers[] = {
     {"acquired", QT_TRANSLATE_NOOP("TtlChart", "acquired"), QCPScatterStyle::ssTriangle, QColor(0x2e, 0x7d, 0x32), 10},
     {"reentered", QT_TRANSLATE_NOOP("TtlChart", "re-entered"), QCPScatterStyle::ssDiamond, QColor(0x8e, 0x24, 0xaa), 9},
     {"renewed", QT_TRANSLATE_NOOP("TtlChart", "renewed"), QCPScatterStyle::ssDisc, QColor(0x0d, 0x47, 0xa1), 8},
-    {"released", QT_TRANSLATE_NOOP("TtlChart", "released"), QCPScatterStyle::ssTriangleInverted, QColor(0x61, 0x61, 0x61), 10},
+    {"released", QT_TRANSLATE_NOOP("TtlChart", "released"), QCPScatterStyle::ssTriangleInverted,
+     QColor(0x61, 0x61, 0x61), 10},
     {"expired", QT_TRANSLATE_NOOP("TtlChart", "expired"), QCPScatterStyle::ssCross, QColor(0xc6, 0x28, 0x28), 12},
-    {"force_unlocked", QT_TRANSLATE_NOOP("TtlChart", "force-unlocked"), QCPScatterStyle::ssStar, QColor(0x88, 0x0e, 0x4f), 13},
+    {"force_unlocked", QT_TRANSLATE_NOOP("TtlChart", "force-unlocked"), QCPScatterStyle::ssStar,
+     QColor(0x88, 0x0e, 0x4f), 13},
 };
 
 /** A reading above what the previous one's countdown predicts by more than this: TTL pushed back. */
@@ -51,9 +54,15 @@ const QColor kWarnColor(0xc6, 0x28, 0x28);
 const QColor kLateColor(0xef, 0x6c, 0x00);
 
 /** Where a watchdog renewing every lease/3 keeps the TTL (2/3 of the lease). */
-qint64 renewalLevel(qint64 leaseMs) { return leaseMs * 2 / 3; }
+qint64 renewalLevel(qint64 leaseMs)
+{
+    return leaseMs * 2 / 3;
+}
 /** Below this the expected renewal is overdue: the level minus max(1 s, lease/10). */
-qint64 overdueLevel(qint64 leaseMs) { return renewalLevel(leaseMs) - std::max<qint64>(1000, leaseMs / 10); }
+qint64 overdueLevel(qint64 leaseMs)
+{
+    return renewalLevel(leaseMs) - std::max<qint64>(1000, leaseMs / 10);
+}
 
 /**
  * The store keeps a reading only when something changed, so a renewal that reads the same PTTL
@@ -128,8 +137,8 @@ TtlChart::TtlChart(QWidget *parent) : HistoryChart(parent)
         QCPGraph *g = m_plot->addGraph();
         g->setName(tr(m.label));
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(m.shape, m.color, m.shape == QCPScatterStyle::ssDisc ? m.color : QColor(Qt::white),
-                                           m.size));
+        g->setScatterStyle(QCPScatterStyle(m.shape, m.color,
+                                           m.shape == QCPScatterStyle::ssDisc ? m.color : QColor(Qt::white), m.size));
         QPen pen(m.color, 2);
         g->setPen(pen);
         m_markers.insert(QString::fromLatin1(m.type), g);
@@ -184,7 +193,10 @@ TtlChart::TtlChart(QWidget *parent) : HistoryChart(parent)
     titleLabel()->setText(tr("Select a lock to see its TTL over time"));
 }
 
-QString TtlChart::warningText() const { return m_overdue ? m_warning->text() : QString(); }
+QString TtlChart::warningText() const
+{
+    return m_overdue ? m_warning->text() : QString();
+}
 
 void TtlChart::clearItems()
 {
@@ -239,8 +251,7 @@ void TtlChart::rebuild()
             renewedAt << e.timeMs;
     std::sort(renewedAt.begin(), renewedAt.end());
 
-    struct Span
-    {
+    struct Span {
         qint64 fromMs, toMs;
         bool expired;
     };
@@ -269,8 +280,8 @@ void TtlChart::rebuild()
             overdueSince = -1;
         } else if (held) {
             const HistoryStore::Sample &prev = samples.at(i - 1);
-            if (prev.pttlMs >= 0 && prev.holdCount == s.holdCount
-                && s.pttlMs > prev.pttlMs - (s.timeMs - prev.timeMs) + kJumpMs) {
+            if (prev.pttlMs >= 0 && prev.holdCount == s.holdCount &&
+                s.pttlMs > prev.pttlMs - (s.timeMs - prev.timeMs) + kJumpMs) {
                 renewed = true; // pushed back with the same holders and count: a renewal (§2.6)
                 lastRenewal = s.timeMs;
             }
@@ -309,8 +320,8 @@ void TtlChart::rebuild()
             const HistoryStore::Sample &next = samples.at(i + 1);
             if (overdueSince >= 0 || cross < end) {
                 const qint64 from = overdueSince >= 0 ? overdueSince : due;
-                const bool pushedBack = next.pttlMs >= 0 && !next.holders.isEmpty()
-                                        && next.pttlMs > s.pttlMs - (next.timeMs - s.timeMs) + kJumpMs;
+                const bool pushedBack = next.pttlMs >= 0 && !next.holders.isEmpty() &&
+                                        next.pttlMs > s.pttlMs - (next.timeMs - s.timeMs) + kJumpMs;
                 const bool continues = !pushedBack && end < expireAt && next.pttlMs >= 0 && next.holders == s.holders;
                 overdueSince = continues ? from : -1;
                 if (!continues)
@@ -369,8 +380,8 @@ void TtlChart::rebuild()
             continue;
         lastKey.insert(e.type, key);
         double value = 0;
-        if (e.type != QLatin1String("released") && e.type != QLatin1String("expired")
-            && e.type != QLatin1String("force_unlocked")) {
+        if (e.type != QLatin1String("released") && e.type != QLatin1String("expired") &&
+            e.type != QLatin1String("force_unlocked")) {
             const auto after = std::upper_bound(samples.cbegin(), samples.cend(), e.timeMs + kEventSlackMs,
                                                 [](qint64 t, const HistoryStore::Sample &s) { return t < s.timeMs; });
             if (after != samples.cbegin()) {
@@ -409,8 +420,9 @@ void TtlChart::rebuild()
         m_levelLine->point2->setCoords(1, level);
         m_levelLine->setVisible(true);
         m_levelText->position->setCoords(0.005, level);
-        m_levelText->setText(tr("renewed every lease/3 (%1): TTL stays above %2")
-                                 .arg(TtlBarDelegate::formatTtl(m_leaseMs / 3), TtlBarDelegate::formatTtl(renewalLevel(m_leaseMs))));
+        m_levelText->setText(
+            tr("renewed every lease/3 (%1): TTL stays above %2")
+                .arg(TtlBarDelegate::formatTtl(m_leaseMs / 3), TtlBarDelegate::formatTtl(renewalLevel(m_leaseMs))));
         m_levelText->setVisible(true);
     }
     const qint64 top = std::max<qint64>({maxVisibleMs, m_haveLast ? m_lastPttlMs : 0, 1000});
@@ -442,8 +454,9 @@ void TtlChart::updateLive()
     m_liveBand->setLayer(QStringLiteral("grid"));
     m_liveBand->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_liveBand->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    const qint64 due = m_overdueSinceMs >= 0 ? m_overdueSinceMs
-                                             : m_lastTimeMs + std::max<qint64>(0, m_lastPttlMs - renewalLevel(m_leaseMs));
+    const qint64 due = m_overdueSinceMs >= 0
+                           ? m_overdueSinceMs
+                           : m_lastTimeMs + std::max<qint64>(0, m_lastPttlMs - renewalLevel(m_leaseMs));
     m_liveBand->topLeft->setCoords(keyOf(due), 0);
     m_liveBand->bottomRight->setCoords(keyOf(end), 1);
     m_liveBand->setPen(Qt::NoPen);
@@ -451,8 +464,8 @@ void TtlChart::updateLive()
     if (ttlNow <= 0)
         return; // past its expiry by our countdown: the next reading will show it gone
     m_overdue = true;
-    const QString last = m_lastRenewalMs > 0 ? tr(", last one %1 ago").arg(TtlBarDelegate::formatTtl(now - m_lastRenewalMs))
-                                             : QString();
+    const QString last =
+        m_lastRenewalMs > 0 ? tr(", last one %1 ago").arg(TtlBarDelegate::formatTtl(now - m_lastRenewalMs)) : QString();
     m_warning->setText(tr("⚠ Expected renewal did not come: TTL %1 is below %2 (renewals every %3%4).\n"
                           "The lock expires in %1 unless renewed: is its owner's watchdog still running?")
                            .arg(TtlBarDelegate::formatTtl(ttlNow), TtlBarDelegate::formatTtl(renewalLevel(m_leaseMs)),
@@ -475,7 +488,9 @@ void TtlChart::tick()
         for (const QString &f : HolderPalette::split(m_lastHolders))
             who << QStringLiteral("<span style='color:%1'>■</span> %2")
                        .arg(HolderPalette::colorFor(f).name(), holderLabel(f).toHtmlEscaped());
-        text += tr(" · held by %1 (hold count %2) · TTL %3").arg(who.join(QStringLiteral(", "))).arg(m_lastHoldCount)
+        text += tr(" · held by %1 (hold count %2) · TTL %3")
+                    .arg(who.join(QStringLiteral(", ")))
+                    .arg(m_lastHoldCount)
                     .arg(TtlBarDelegate::formatTtl(ttlNow));
         if (m_levelMs >= 0)
             text += tr(" · watchdog: renewed every %1, last %2 ago")
@@ -487,7 +502,8 @@ void TtlChart::tick()
         text += tr(" · free");
     }
     if (m_overdue)
-        text += QStringLiteral(" · <span style='color:%1'><b>%2</b></span>").arg(kWarnColor.name(), tr("⚠ renewal overdue"));
+        text += QStringLiteral(" · <span style='color:%1'><b>%2</b></span>")
+                    .arg(kWarnColor.name(), tr("⚠ renewal overdue"));
     titleLabel()->setText(text);
 }
 

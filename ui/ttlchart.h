@@ -11,7 +11,8 @@ class QCPItemStraightLine;
 class QCPItemText;
 class QCustomPlot;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * PTTL of one lock over time (HistoryStore samples), in seconds. Between two readings the TTL is
@@ -62,7 +63,7 @@ private:
 
     QCustomPlot *m_plot = nullptr;
     QCPGraph *m_ttl = nullptr;
-    QCPGraph *m_fill = nullptr;    ///< the area under m_ttl, gaps filled with 0
+    QCPGraph *m_fill = nullptr; ///< the area under m_ttl, gaps filled with 0
     QCPGraph *m_live = nullptr;
     QHash<QString, QCPGraph *> m_markers;
     QVector<QCPItemRect *> m_bands;
@@ -78,10 +79,10 @@ private:
     qint64 m_lastPttlMs = -2;
     qint64 m_lastHoldCount = 0;
     QString m_lastHolders;
-    qint64 m_levelMs = -1;         ///< renewal level of the current hold, -1 = not a renewed hold
-    qint64 m_leaseMs = 0;          ///< largest TTL seen in the current hold
+    qint64 m_levelMs = -1; ///< renewal level of the current hold, -1 = not a renewed hold
+    qint64 m_leaseMs = 0;  ///< largest TTL seen in the current hold
     qint64 m_lastRenewalMs = -1;
-    qint64 m_overdueSinceMs = -1;  ///< the renewal missing at the last reading was due then, -1 = none
+    qint64 m_overdueSinceMs = -1; ///< the renewal missing at the last reading was due then, -1 = none
     bool m_overdue = false;
 };
 

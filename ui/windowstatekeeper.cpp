@@ -9,9 +9,11 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 /** The application's settings unless `given`. */
 class SettingsRef
 {

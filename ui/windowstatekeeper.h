@@ -6,7 +6,8 @@
 class QMainWindow;
 class QSettings;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Remembers a window's layout in QSettings (issue 15.11): geometry, the sizes of its named

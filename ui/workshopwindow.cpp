@@ -1,8 +1,8 @@
 #include "workshopwindow.h"
 
-#include "locktablemodel.h"
-#include "lockdetailpanel.h"
 #include "eventlogmodel.h"
+#include "lockdetailpanel.h"
+#include "locktablemodel.h"
 #include "mainwindow.h"
 #include "ttlbardelegate.h"
 
@@ -16,11 +16,11 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QListWidget>
-#include <QHeaderView>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -34,9 +34,11 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 constexpr int kStepIntervalMs = 2500; ///< between steps when playing at 1x
 
 QString jsonText(const QJsonValue &v)
@@ -54,8 +56,7 @@ QString jsonText(const QJsonValue &v)
 }
 } // namespace
 
-WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent)
-    : QMainWindow(parent), m_sandbox(sandbox)
+WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent) : QMainWindow(parent), m_sandbox(sandbox)
 {
     m_baseFont = QApplication::font();
     m_playTimer = new QTimer(this);
@@ -109,7 +110,8 @@ void WorkshopWindow::buildUi()
                               "and waiters as they were, the clients their subscriptions"));
     auto *backToAction = new QAction(tr("Back to the selected step"), this);
     backToAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Backspace));
-    backToAction->setToolTip(tr("Go back to before the step selected in the list (Ctrl+Backspace, or double-click it)"));
+    backToAction->setToolTip(
+        tr("Go back to before the step selected in the list (Ctrl+Backspace, or double-click it)"));
     connect(backToAction, &QAction::triggered, this, [this] {
         if (m_steps->currentRow() >= 0)
             backTo(m_steps->currentRow());
@@ -201,7 +203,8 @@ void WorkshopWindow::buildUi()
             if (r.index == row)
                 showReport(r);
     });
-    connect(m_steps, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem *item) { backTo(m_steps->row(item)); });
+    connect(m_steps, &QListWidget::itemDoubleClicked, this,
+            [this](QListWidgetItem *item) { backTo(m_steps->row(item)); });
     m_detail = new QTextBrowser(split);
     m_detail->setObjectName(QStringLiteral("workshopStepDetail"));
     m_detail->setOpenLinks(false);
@@ -230,7 +233,8 @@ void WorkshopWindow::buildUi()
     const auto clock = [this] { return viewClockMs(); };
     m_views->lockModel()->setClock(clock);
     m_views->detailPanel()->setClock(clock);
-    if (auto *ttl = qobject_cast<TtlBarDelegate *>(m_views->lockView()->itemDelegateForColumn(LockTableModel::TtlColumn)))
+    if (auto *ttl =
+            qobject_cast<TtlBarDelegate *>(m_views->lockView()->itemDelegateForColumn(LockTableModel::TtlColumn)))
         ttl->setClock(clock);
 
     auto *central = new QWidget(this);
@@ -253,7 +257,8 @@ void WorkshopWindow::buildUi()
     centralLayout->addWidget(main, 1);
     setCentralWidget(central);
     m_views->start();
-    statusBar()->showMessage(tr("Private redis-server on %1: nothing here touches any other Redis").arg(m_sandbox.address()));
+    statusBar()->showMessage(
+        tr("Private redis-server on %1: nothing here touches any other Redis").arg(m_sandbox.address()));
     applyLook();
     refreshClockBadge();
 }
@@ -298,12 +303,13 @@ void WorkshopWindow::startRun()
         m_reports = m_runner->reports();
         refreshSteps();
         refreshScheduler();
-        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
-                             "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
-                             "again, or let another client act (scheduler).</p>")
-                              .arg(index + 1)
-                          + (error.isEmpty() ? QString() : tr("<p style='color:#c0392b'>%1</p>").arg(error.toHtmlEscaped()))
-                          + (m_reports.isEmpty() ? QString() : html(m_reports.last())));
+        m_detail->setHtml(
+            tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
+               "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
+               "again, or let another client act (scheduler).</p>")
+                .arg(index + 1) +
+            (error.isEmpty() ? QString() : tr("<p style='color:#c0392b'>%1</p>").arg(error.toHtmlEscaped())) +
+            (m_reports.isEmpty() ? QString() : html(m_reports.last())));
         if (m_steps->count() > index)
             m_steps->setCurrentRow(index);
         statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
@@ -372,7 +378,10 @@ void WorkshopWindow::setTimeRuns(bool runs)
     refreshClockBadge();
 }
 
-bool WorkshopWindow::isTimeHeld() const { return m_runner && m_runner->isTimeHeld(); }
+bool WorkshopWindow::isTimeHeld() const
+{
+    return m_runner && m_runner->isTimeHeld();
+}
 
 qint64 WorkshopWindow::viewClockMs() const
 {
@@ -425,7 +434,8 @@ void WorkshopWindow::showShortcuts()
 {
     QString h = tr("<table cellpadding='4'>");
     for (const auto &s : shortcuts())
-        h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(s.first.toHtmlEscaped(), s.second.toHtmlEscaped());
+        h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                 .arg(s.first.toHtmlEscaped(), s.second.toHtmlEscaped());
     h += QStringLiteral("</table>");
     QMessageBox::information(this, tr("Keyboard shortcuts"), h);
 }
@@ -439,7 +449,8 @@ void WorkshopWindow::applyActorNames()
     for (const Scenario::Actor &a : std::as_const(m_scenario.actors)) {
         const QString id = ids.key(a.name);
         parts << tr("<b>%1</b> = client %2, thread %3")
-                     .arg(a.name.toHtmlEscaped(), id.isEmpty() ? tr("(a fresh id at the first step)") : id.left(8) + QStringLiteral("…"))
+                     .arg(a.name.toHtmlEscaped(),
+                          id.isEmpty() ? tr("(a fresh id at the first step)") : id.left(8) + QStringLiteral("…"))
                      .arg(a.threadId);
     }
     m_legend->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
@@ -507,8 +518,8 @@ void WorkshopWindow::refreshSteps()
     const int next = m_runner ? m_runner->firstPending() : -1;
     for (const Scenario::Step &s : std::as_const(m_scenario.steps)) {
         const QString mark = done.contains(s.index) ? (done.value(s.index) ? QStringLiteral("✓") : QStringLiteral("✗"))
-                             : s.index == next     ? QStringLiteral("▶")
-                                                   : QStringLiteral("·");
+                             : s.index == next      ? QStringLiteral("▶")
+                                                    : QStringLiteral("·");
         auto *item = new QListWidgetItem(QStringLiteral("%1 %2. %3 %4 %5")
                                              .arg(mark)
                                              .arg(s.index + 1)
@@ -659,9 +670,12 @@ QString WorkshopWindow::html(const StepReport &r) const
                                                 .arg(r.threadId);
     h += tr("<h2>Step %1 · %2: <code>%3</code></h2>").arg(r.index + 1).arg(who, r.call.toHtmlEscaped());
     if (!r.branch.isEmpty())
-        h += tr("<p><b>Script branch</b></p><p style='background:%1; font-family:monospace'>%2</p>").arg(code, t(r.branch));
+        h += tr("<p><b>Script branch</b></p><p style='background:%1; font-family:monospace'>%2</p>")
+                 .arg(code, t(r.branch));
     h += tr("<p><b>Result:</b> %1%2</p>")
-             .arg(r.result.toHtmlEscaped(), r.reply.isEmpty() ? QString() : tr(" &nbsp;<span style='color:gray'>(Redis answered %1)</span>").arg(t(r.reply)));
+             .arg(r.result.toHtmlEscaped(),
+                  r.reply.isEmpty() ? QString()
+                                    : tr(" &nbsp;<span style='color:gray'>(Redis answered %1)</span>").arg(t(r.reply)));
     if (!r.messageChannel.isEmpty())
         h += tr("<p><b>Message:</b> <code>PUBLISH %1 %2</code> → woke %3</p>")
                  .arg(t(r.messageChannel), r.messagePayload.toHtmlEscaped(),

@@ -16,7 +16,8 @@ class QSplitter;
 class QTextBrowser;
 class QTimer;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class MainWindow;
 class ScenarioRunner;

@@ -8,7 +8,8 @@
 
 #include <unistd.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 AuditLog::AuditLog(const QString &path) : m_path(path.isEmpty() ? defaultPath() : path) {}
 
@@ -28,7 +29,8 @@ QString AuditLog::operatorName()
     return QStringLiteral("uid %1").arg(::getuid());
 }
 
-namespace {
+namespace
+{
 
 /** Opens `path` for appending, creating its directory and the file (0600) if needed. */
 bool openForAppend(const QString &path, QFile *file, QString *why)

@@ -3,7 +3,8 @@
 #include <QJsonObject>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Append-only JSON-lines audit log of every write LockScope does or refuses. Each append opens

@@ -7,7 +7,8 @@
 
 #include <QDateTime>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ForceUnlocker::ForceUnlocker(RedisConnection *connection, QObject *parent)
     : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("force_unlock")))
@@ -19,7 +20,8 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
                                 const std::optional<QString> &confirmedState)
 {
     const QList<QByteArray> keys{RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name)),
-                                 RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name)),
+                                 RedisBytes::toBytes(LockNames::fairQueueKey(name)),
+                                 RedisBytes::toBytes(LockNames::fairTimeoutKey(name)),
                                  RedisBytes::toBytes(LockNames::readWriteChannel(name))};
     // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
     const QList<QByteArray> args{QByteArray::number(QDateTime::currentMSecsSinceEpoch()), m_publishCommand,
@@ -41,8 +43,8 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
             result.message = RedisBytes::toText(r.at(3).toByteArray());
         }
         if (alsoClassic && connection && result.error.isEmpty() && !result.channel.isEmpty()) {
-            connection->send({"PUBLISH", RedisBytes::toBytes(result.channel), RedisBytes::toBytes(result.message)}, context,
-                             [callback, result](const RedisReply &) {
+            connection->send({"PUBLISH", RedisBytes::toBytes(result.channel), RedisBytes::toBytes(result.message)},
+                             context, [callback, result](const RedisReply &) {
                                  // A failed PUBLISH changes nothing: the lock is deleted and the
                                  // sharded message went out.
                                  if (callback)
@@ -61,7 +63,9 @@ QString ForceUnlocker::describe(const QString &name, const ForceUnlockResult &r)
         return QStringLiteral("Force unlock of %1 failed: %2. Nothing is known to have changed.").arg(name, r.error);
     if (r.changed)
         return QStringLiteral("%1 changed since you confirmed it, so nothing was deleted. It is now: %2")
-            .arg(name, r.currentState.isEmpty() ? QStringLiteral("free") : QString(r.currentState).replace(QLatin1Char('\n'), QStringLiteral(", ")));
+            .arg(name, r.currentState.isEmpty()
+                           ? QStringLiteral("free")
+                           : QString(r.currentState).replace(QLatin1Char('\n'), QStringLiteral(", ")));
     if (!r.deleted)
         return QStringLiteral("%1 was not locked any more: nothing deleted").arg(name);
     if (r.channel.isEmpty())

@@ -8,20 +8,20 @@
 #include <functional>
 #include <optional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 
 /** What a force unlock did. */
-struct ForceUnlockResult
-{
-    bool deleted = false;  ///< the lock hash existed and was deleted
-    bool changed = false;  ///< refused: the lock no longer had the confirmed state (nothing done)
-    QString currentState;  ///< when changed: the state now (LockSnapshot::stateFingerprint() form)
-    QString kind;          ///< "lock", "fair_lock", "read_write_lock" or "faster_multi_lock", as decided inside the script
-    QString channel;       ///< channel the wake-up message went to, empty when none was sent
-    QString message;       ///< "0" or "1", empty when none was sent
-    QString error;         ///< server/transport error; then nothing is known to have changed
+struct ForceUnlockResult {
+    bool deleted = false; ///< the lock hash existed and was deleted
+    bool changed = false; ///< refused: the lock no longer had the confirmed state (nothing done)
+    QString currentState; ///< when changed: the state now (LockSnapshot::stateFingerprint() form)
+    QString kind;    ///< "lock", "fair_lock", "read_write_lock" or "faster_multi_lock", as decided inside the script
+    QString channel; ///< channel the wake-up message went to, empty when none was sent
+    QString message; ///< "0" or "1", empty when none was sent
+    QString error;   ///< server/transport error; then nothing is known to have changed
 };
 
 /**

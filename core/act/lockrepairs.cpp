@@ -8,11 +8,11 @@
 
 #include <QDateTime>
 
-namespace lockscope {
+namespace lockscope
+{
 
 LockRepairs::LockRepairs(RedisConnection *connection, QObject *parent)
-    : QObject(parent), m_connection(connection),
-      m_setTtl(RedisScript::fromResource(QStringLiteral("repair_set_ttl"))),
+    : QObject(parent), m_connection(connection), m_setTtl(RedisScript::fromResource(QStringLiteral("repair_set_ttl"))),
       m_removeWaiter(RedisScript::fromResource(QStringLiteral("repair_remove_waiter"))),
       m_removeReader(RedisScript::fromResource(QStringLiteral("repair_remove_reader"))),
       m_wake(RedisScript::fromResource(QStringLiteral("repair_wake")))
@@ -21,26 +21,34 @@ LockRepairs::LockRepairs(RedisConnection *connection, QObject *parent)
 
 static RepairResult errorResult(const QString &what, const RedisReply &r)
 {
-    return {QStringLiteral("error"), QStringLiteral("%1 failed: %2. Nothing is known to have changed.").arg(what, r.errorMessage()), {}};
+    return {QStringLiteral("error"),
+            QStringLiteral("%1 failed: %2. Nothing is known to have changed.").arg(what, r.errorMessage()),
+            {}};
 }
 
 void LockRepairs::setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState, QObject *context,
                          Callback callback)
 {
-    m_setTtl.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(ttlMs), RedisBytes::toBytes(confirmedState)}, context,
+    m_setTtl.eval(m_connection, {RedisBytes::toBytes(name)},
+                  {QByteArray::number(ttlMs), RedisBytes::toBytes(confirmedState)}, context,
                   [name, ttlMs, callback](const RedisReply &r) {
                       RepairResult res;
                       if (r.isError())
                           res = errorResult(QStringLiteral("Setting a TTL on %1").arg(name), r);
                       else if (r.at(0).toInteger() == 1)
                           res = {QStringLiteral("done"),
-                                 QStringLiteral("%1 now expires in %2 ms unless its holder renews or releases it").arg(name).arg(ttlMs), {}};
+                                 QStringLiteral("%1 now expires in %2 ms unless its holder renews or releases it")
+                                     .arg(name)
+                                     .arg(ttlMs),
+                                 {}};
                       else if (r.at(0).toInteger() == -1)
                           res = {QStringLiteral("changed"),
                                  QStringLiteral("%1 changed since you confirmed it: nothing was done").arg(name),
                                  RedisBytes::toText(r.at(1).toByteArray())};
                       else
-                          res = {QStringLiteral("refused"), QStringLiteral("%1 already has a TTL: nothing to repair").arg(name), {}};
+                          res = {QStringLiteral("refused"),
+                                 QStringLiteral("%1 already has a TTL: nothing to repair").arg(name),
+                                 {}};
                       callback(res);
                   });
 }
@@ -49,15 +57,18 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
                                Callback callback)
 {
     m_removeWaiter.eval(
-        m_connection, {RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))},
-        {RedisBytes::toBytes(field), QByteArray::number(qMax<qint64>(0, waitMs)), QByteArray::number(kDefaultFairWaitMs)}, context,
-        [name, field, callback](const RedisReply &r) {
+        m_connection,
+        {RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))},
+        {RedisBytes::toBytes(field), QByteArray::number(qMax<qint64>(0, waitMs)),
+         QByteArray::number(kDefaultFairWaitMs)},
+        context, [name, field, callback](const RedisReply &r) {
             RepairResult res;
             if (r.isError()) {
                 res = errorResult(QStringLiteral("Removing waiter %1 of %2").arg(field, name), r);
             } else if (r.at(0).toInteger() == 0 && r.at(1).toInteger() == 0) {
                 res = {QStringLiteral("changed"),
-                       QStringLiteral("%1 is no longer waiting on %2: nothing was done").arg(field, name), {}};
+                       QStringLiteral("%1 is no longer waiting on %2: nothing was done").arg(field, name),
+                       {}};
             } else {
                 const qint64 wait = r.at(3).toInteger();
                 const QByteArray source = r.at(4).toByteArray();
@@ -68,7 +79,8 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
                     how = QStringLiteral("derived from the timeout set: the gap between its deadline and the previous "
                                          "waiter's");
                 else if (source == "gaps_behind")
-                    how = QStringLiteral("derived from the timeout set: the equal gaps between the deadlines behind it");
+                    how =
+                        QStringLiteral("derived from the timeout set: the equal gaps between the deadlines behind it");
                 else
                     how = QStringLiteral("Redisson's default fairLockWaitTimeout, as the timeout set did not tell; "
                                          "clients of 3.13.2 and older wait 5000 ms: pass --wait-ms if so");
@@ -90,36 +102,40 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
 void LockRepairs::removeReader(const QString &name, const QString &field, QObject *context, Callback callback)
 {
     const QString keyPrefix = name.contains(QLatin1Char('{')) ? name : QLatin1Char('{') + name + QLatin1Char('}');
-    m_removeReader.eval(m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::readWriteChannel(name))},
-                        {RedisBytes::toBytes(field), RedisBytes::toBytes(keyPrefix), m_publishCommand}, context,
-                        [name, field, callback](const RedisReply &r) {
-                            RepairResult res;
-                            if (r.isError()) {
-                                res = errorResult(QStringLiteral("Removing reader %1 of %2").arg(field, name), r);
-                            } else if (r.at(0).toInteger() == 1) {
-                                res = {QStringLiteral("done"),
-                                       r.at(1).toInteger() == 1
-                                           ? QStringLiteral("Removed dead reader %1; %2 had no holder left, so it was "
-                                                            "deleted and waiters were woken").arg(field, name)
-                                           : QStringLiteral("Removed dead reader %1 from %2").arg(field, name),
-                                       {}};
-                            } else {
-                                const QString why = RedisBytes::toText(r.at(1).toByteArray());
-                                res = {why == QLatin1String("alive") ? QStringLiteral("refused") : QStringLiteral("changed"),
-                                       why == QLatin1String("alive")
-                                           ? QStringLiteral("%1 still has a live rwlock_timeout key: it is not dead, nothing "
-                                                            "was done").arg(field)
-                                           : QStringLiteral("%1 is not a reader of %2 (%3): nothing was done").arg(field, name, why),
-                                       {}};
-                            }
-                            callback(res);
-                        });
+    m_removeReader.eval(
+        m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::readWriteChannel(name))},
+        {RedisBytes::toBytes(field), RedisBytes::toBytes(keyPrefix), m_publishCommand}, context,
+        [name, field, callback](const RedisReply &r) {
+            RepairResult res;
+            if (r.isError()) {
+                res = errorResult(QStringLiteral("Removing reader %1 of %2").arg(field, name), r);
+            } else if (r.at(0).toInteger() == 1) {
+                res = {QStringLiteral("done"),
+                       r.at(1).toInteger() == 1
+                           ? QStringLiteral("Removed dead reader %1; %2 had no holder left, so it was "
+                                            "deleted and waiters were woken")
+                                 .arg(field, name)
+                           : QStringLiteral("Removed dead reader %1 from %2").arg(field, name),
+                       {}};
+            } else {
+                const QString why = RedisBytes::toText(r.at(1).toByteArray());
+                res = {why == QLatin1String("alive") ? QStringLiteral("refused") : QStringLiteral("changed"),
+                       why == QLatin1String("alive")
+                           ? QStringLiteral("%1 still has a live rwlock_timeout key: it is not dead, nothing "
+                                            "was done")
+                                 .arg(field)
+                           : QStringLiteral("%1 is not a reader of %2 (%3): nothing was done").arg(field, name, why),
+                       {}};
+            }
+            callback(res);
+        });
 }
 
 void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
 {
     const QList<QByteArray> keys{RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name)),
-                                 RedisBytes::toBytes(LockNames::readWriteChannel(name)), RedisBytes::toBytes(LockNames::fairQueueKey(name)),
+                                 RedisBytes::toBytes(LockNames::readWriteChannel(name)),
+                                 RedisBytes::toBytes(LockNames::fairQueueKey(name)),
                                  RedisBytes::toBytes(LockNames::fairTimeoutKey(name))};
     // Like Redisson, "now" for pruning fair waiters is this client's clock (§3.1).
     const QList<QByteArray> args{m_publishCommand, QByteArray::number(QDateTime::currentMSecsSinceEpoch())};
@@ -130,7 +146,8 @@ void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
             res = errorResult(QStringLiteral("Waking the waiters of %1").arg(name), r);
         } else if (r.isInteger() && r.toInteger() < 0) {
             res = {QStringLiteral("refused"),
-                   QStringLiteral("%1 is held: waking its waiters would not help; use force unlock").arg(name), {}};
+                   QStringLiteral("%1 is held: waking its waiters would not help; use force unlock").arg(name),
+                   {}};
         } else {
             const QByteArray kind = r.at(0).toByteArray();
             const qint64 pruned = r.at(1).toInteger();
@@ -141,22 +158,28 @@ void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
                                  RedisBytes::toText(r.at(i).toByteArray()))
                             .arg(r.at(i + 2).toInteger());
             const QString prunedText =
-                pruned > 0 ? QStringLiteral(" (first pruned %1 waiter(s) past their deadline, as Redisson does)").arg(pruned)
-                           : QString();
+                pruned > 0
+                    ? QStringLiteral(" (first pruned %1 waiter(s) past their deadline, as Redisson does)").arg(pruned)
+                    : QString();
             QString message;
             if (kind == "fair")
-                message = QStringLiteral("%1 is a free fair lock: %2 to its head waiter%3").arg(name, sent.join(QString()), prunedText);
+                message = QStringLiteral("%1 is a free fair lock: %2 to its head waiter%3")
+                              .arg(name, sent.join(QString()), prunedText);
             else if (kind == "fair_empty")
-                message = QStringLiteral("%1 is a free fair lock with no live waiter left in its queue%2: nothing to wake, "
-                                         "nothing published").arg(name, prunedText);
+                message =
+                    QStringLiteral("%1 is a free fair lock with no live waiter left in its queue%2: nothing to wake, "
+                                   "nothing published")
+                        .arg(name, prunedText);
             else if (kind == "read_write")
                 message = QStringLiteral("%1: read-write waiters are subscribed: %2 (\"1\" wakes every waiting thread "
-                                         "of each client)").arg(name, sent.join(QString()));
+                                         "of each client)")
+                              .arg(name, sent.join(QString()));
             else if (kind == "lock")
                 message = QStringLiteral("%1: %2").arg(name, sent.join(QString()));
             else if (kind == "both")
                 message = QStringLiteral("%1: clients wait on both the read-write and the lock channel, so both were "
-                                         "told: %2").arg(name, sent.join(QStringLiteral("; ")));
+                                         "told: %2")
+                              .arg(name, sent.join(QStringLiteral("; ")));
             else
                 message = QStringLiteral("Nobody is subscribed to %1 or %2: nothing to wake, nothing published")
                               .arg(LockNames::unlockChannel(name), LockNames::readWriteChannel(name));
@@ -169,21 +192,23 @@ void LockRepairs::wake(const QString &name, QObject *context, Callback callback)
 
 QString LockRepairs::targetRefusal(const QString &action, const LockSnapshot &before)
 {
-    static const QStringList repairs{QStringLiteral("set_ttl"), QStringLiteral("remove_waiter"), QStringLiteral("remove_reader"),
-                                     QStringLiteral("wake"), QStringLiteral("force_unlock")};
+    static const QStringList repairs{QStringLiteral("set_ttl"), QStringLiteral("remove_waiter"),
+                                     QStringLiteral("remove_reader"), QStringLiteral("wake"),
+                                     QStringLiteral("force_unlock")};
     if (!repairs.contains(action) || before.twinName.isEmpty())
         return {};
     if (before.companionsOfTwin())
         return QStringLiteral("Refused: %1 does not exist, and the keys Redisson derives for it (%2, %3) are also "
                               "those of %4, whose hash exists (protocol §14.4): they belong to %4. Nothing was done; "
                               "aim the repair at %4.")
-            .arg(before.name, LockNames::fairQueueKey(before.name), LockNames::unlockChannel(before.name), before.twinName);
-    if (before.companionsShared()
-        && (action == QLatin1String("remove_waiter") || action == QLatin1String("wake")))
+            .arg(before.name, LockNames::fairQueueKey(before.name), LockNames::unlockChannel(before.name),
+                 before.twinName);
+    if (before.companionsShared() && (action == QLatin1String("remove_waiter") || action == QLatin1String("wake")))
         return QStringLiteral("Refused: both %1 and %2 exist and share the queue and unlock channels Redisson derives "
                               "(%3, %4; protocol §14.4), so LockScope cannot tell whose waiters these are. Nothing "
                               "was done.")
-            .arg(before.name, before.twinName, LockNames::fairQueueKey(before.name), LockNames::unlockChannel(before.name));
+            .arg(before.name, before.twinName, LockNames::fairQueueKey(before.name),
+                 LockNames::unlockChannel(before.name));
     return {};
 }
 

@@ -7,18 +7,18 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 struct LockSnapshot;
 
 /** What a repair or force unlock did: `outcome` "done", "changed" (refused: the lock is not in
  *  the state the operator confirmed), "refused" (nothing to do, or unsafe), "error". */
-struct RepairResult
-{
+struct RepairResult {
     QString outcome;
-    QString message;       ///< one sentence for the operator
-    QString currentState;  ///< for "changed": the lock's state now (sorted field=value lines)
+    QString message;      ///< one sentence for the operator
+    QString currentState; ///< for "changed": the lock's state now (sorted field=value lines)
 };
 
 /**

@@ -11,7 +11,8 @@
 #include <QRandomGenerator>
 #include <QTimer>
 
-namespace lockscope {
+namespace lockscope
+{
 
 DemoWorkload::DemoWorkload(const RedisEndpoint &endpoint, QObject *parent) : QObject(parent)
 {
@@ -29,7 +30,10 @@ DemoWorkload::DemoWorkload(const RedisEndpoint &endpoint, QObject *parent) : QOb
 
 DemoWorkload::~DemoWorkload() = default;
 
-static int jitter(int lowMs, int highMs) { return QRandomGenerator::global()->bounded(lowMs, highMs); }
+static int jitter(int lowMs, int highMs)
+{
+    return QRandomGenerator::global()->bounded(lowMs, highMs);
+}
 
 void DemoWorkload::start()
 {
@@ -95,18 +99,21 @@ void DemoWorkload::readerCycle(int client, qint64 threadId, int holdMs)
         return;
     const QString name = QStringLiteral("config:rw");
     ReadWriteLock *rw = m_rw[client];
-    rw->acquireRead(name, threadId, 20000, -1, this, [this, rw, client, threadId, holdMs, name](const AcquireResult &r) {
-        if (!r.acquired) {
-            QTimer::singleShot(1000, this, [this, client, threadId, holdMs] { readerCycle(client, threadId, holdMs); });
-            return;
-        }
-        QTimer::singleShot(holdMs, this, [this, rw, client, threadId, holdMs, name] {
-            rw->unlockRead(name, threadId, this, [this, client, threadId, holdMs](const UnlockResult &) {
-                // Readers pause long enough for the waiting writer to get its turn.
-                QTimer::singleShot(4000, this, [this, client, threadId, holdMs] { readerCycle(client, threadId, holdMs); });
+    rw->acquireRead(
+        name, threadId, 20000, -1, this, [this, rw, client, threadId, holdMs, name](const AcquireResult &r) {
+            if (!r.acquired) {
+                QTimer::singleShot(1000, this,
+                                   [this, client, threadId, holdMs] { readerCycle(client, threadId, holdMs); });
+                return;
+            }
+            QTimer::singleShot(holdMs, this, [this, rw, client, threadId, holdMs, name] {
+                rw->unlockRead(name, threadId, this, [this, client, threadId, holdMs](const UnlockResult &) {
+                    // Readers pause long enough for the waiting writer to get its turn.
+                    QTimer::singleShot(4000, this,
+                                       [this, client, threadId, holdMs] { readerCycle(client, threadId, holdMs); });
+                });
             });
         });
-    });
 }
 
 void DemoWorkload::writerCycle()
@@ -147,7 +154,10 @@ void DemoWorkload::fencedCycle()
     });
 }
 
-void DemoWorkload::stop() { m_running = false; }
+void DemoWorkload::stop()
+{
+    m_running = false;
+}
 
 void DemoWorkload::expiringLease()
 {

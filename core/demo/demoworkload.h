@@ -6,7 +6,8 @@
 #include <QObject>
 #include <QPointer>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class FairLock;
 class FencedLock;

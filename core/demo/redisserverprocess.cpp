@@ -13,7 +13,8 @@
 #include <sys/prctl.h>
 #endif
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedisServerProcess::RedisServerProcess(QObject *parent) : QObject(parent)
 {
@@ -24,7 +25,10 @@ RedisServerProcess::RedisServerProcess(QObject *parent) : QObject(parent)
 #endif
 }
 
-RedisServerProcess::~RedisServerProcess() { stop(); }
+RedisServerProcess::~RedisServerProcess()
+{
+    stop();
+}
 
 void RedisServerProcess::setTls(const QString &certFile, const QString &keyFile, const QString &caFile,
                                 const QString &authClients, const RedisTlsOptions &client)
@@ -40,9 +44,9 @@ QString RedisServerProcess::findExecutable()
 {
     QString path = QStandardPaths::findExecutable(QStringLiteral("redis-server"));
     if (path.isEmpty())
-        path = QStandardPaths::findExecutable(QStringLiteral("redis-server"),
-                                              {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin"),
-                                               QStringLiteral("/usr/local/bin")});
+        path = QStandardPaths::findExecutable(
+            QStringLiteral("redis-server"),
+            {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin"), QStringLiteral("/usr/local/bin")});
     return path;
 }
 
@@ -82,10 +86,19 @@ bool RedisServerProcess::start(int timeoutMs, QString *error)
                  << QStringLiteral("--tls-auth-clients") << m_tlsAuthClients;
         else
             args << QStringLiteral("--port") << QString::number(m_port);
-        args << QStringList{QStringLiteral("--bind"), QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
-                            QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"),
-                            m_dir->path(), QStringLiteral("--notify-keyspace-events"), m_notify,
-                            QStringLiteral("--daemonize"), QStringLiteral("no"), QStringLiteral("--loglevel"),
+        args << QStringList{QStringLiteral("--bind"),
+                            QStringLiteral("127.0.0.1"),
+                            QStringLiteral("--save"),
+                            QString(),
+                            QStringLiteral("--appendonly"),
+                            QStringLiteral("no"),
+                            QStringLiteral("--dir"),
+                            m_dir->path(),
+                            QStringLiteral("--notify-keyspace-events"),
+                            m_notify,
+                            QStringLiteral("--daemonize"),
+                            QStringLiteral("no"),
+                            QStringLiteral("--loglevel"),
                             QStringLiteral("warning")};
         args << m_extra;
         m_process.start(exe, args);
@@ -158,11 +171,19 @@ void RedisServerProcess::stop()
     m_dir.reset();
 }
 
-bool RedisServerProcess::isRunning() const { return m_process.state() == QProcess::Running; }
-qint64 RedisServerProcess::pid() const { return m_process.processId(); }
+bool RedisServerProcess::isRunning() const
+{
+    return m_process.state() == QProcess::Running;
+}
+qint64 RedisServerProcess::pid() const
+{
+    return m_process.processId();
+}
 QString RedisServerProcess::url() const
 {
-    return QStringLiteral("%1://127.0.0.1:%2").arg(isTls() ? QStringLiteral("rediss") : QStringLiteral("redis")).arg(m_port);
+    return QStringLiteral("%1://127.0.0.1:%2")
+        .arg(isTls() ? QStringLiteral("rediss") : QStringLiteral("redis"))
+        .arg(m_port);
 }
 
 RedisEndpoint RedisServerProcess::endpoint() const
@@ -175,6 +196,9 @@ RedisEndpoint RedisServerProcess::endpoint() const
     ep.setTlsOptions(m_tlsClient);
     return ep;
 }
-QString RedisServerProcess::directory() const { return m_dir ? m_dir->path() : QString(); }
+QString RedisServerProcess::directory() const
+{
+    return m_dir ? m_dir->path() : QString();
+}
 
 } // namespace lockscope

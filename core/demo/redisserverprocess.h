@@ -9,7 +9,8 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A private `redis-server` on a free loopback port, with its own temporary directory and no

@@ -9,7 +9,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 
@@ -31,13 +32,12 @@ class DoctorProbe : public QObject
 {
     Q_OBJECT
 public:
-    struct Result
-    {
-        QHash<QString, qint64> orphanSubscribers;   ///< lock name -> clients waiting on its channel
-        QVector<QPair<QString, qint64>> latches;    ///< latch key -> PTTL ms (-1 = no expiry): every one
-                                                    ///< without expiry, others up to kMaxLatchesKept
-        qint64 latchCount = 0;                      ///< latch keys found in all
-        QString error;                              ///< first error met (partial results kept)
+    struct Result {
+        QHash<QString, qint64> orphanSubscribers; ///< lock name -> clients waiting on its channel
+        QVector<QPair<QString, qint64>> latches;  ///< latch key -> PTTL ms (-1 = no expiry): every one
+                                                  ///< without expiry, others up to kMaxLatchesKept
+        qint64 latchCount = 0;                    ///< latch keys found in all
+        QString error;                            ///< first error met (partial results kept)
     };
 
     explicit DoctorProbe(RedisConnection *connection, QObject *parent = nullptr);
@@ -70,8 +70,8 @@ private:
 public:
     static constexpr int kMaxLatchesKept = 1000; ///< latch keys with a TTL kept in Result::latches
 private:
-    RedisScript m_scanStep;                      ///< scan_step.lua
-    int m_scanCount = 100;                       ///< COUNT of the next latch SCAN step
+    RedisScript m_scanStep; ///< scan_step.lua
+    int m_scanCount = 100;  ///< COUNT of the next latch SCAN step
     Result m_result;
     std::function<void(const Result &)> m_callback;
     std::function<bool(const QString &)> m_serves;

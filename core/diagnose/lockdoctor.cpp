@@ -12,7 +12,8 @@
 #include <algorithm>
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 static QString ms(qint64 v)
 {
@@ -33,7 +34,8 @@ QString LockDoctor::shellQuoted(const QString &raw)
 
 QString LockDoctor::suggestedCommand(const QString &words, const QString &connection)
 {
-    return QStringLiteral("lockscope-cli ") + words + (connection.isEmpty() ? QString() : QLatin1Char(' ') + connection);
+    return QStringLiteral("lockscope-cli ") + words +
+           (connection.isEmpty() ? QString() : QLatin1Char(' ') + connection);
 }
 
 LockSnapshot LockDoctor::History::previous() const
@@ -76,7 +78,10 @@ void LockDoctor::observe(const LockSnapshot &s)
     h.lastReadAtSteadyMs = s.readAtSteadyMs;
 }
 
-void LockDoctor::forget(const QString &name) { m_history.remove(name); }
+void LockDoctor::forget(const QString &name)
+{
+    m_history.remove(name);
+}
 
 void LockDoctor::observeOrphanWaiters(const QHash<QString, qint64> &subscribersByLock, qint64 nowSteadyMs)
 {
@@ -140,9 +145,11 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
                                        "on every acquire) or misjudge the lock. LockScope shows what is there.");
         f.evidence = {{QStringLiteral("anomalies"), QJsonArray::fromStringList(s.anomalies)},
                       {QStringLiteral("holders"), s.holderSummary()}};
-        f.action = QStringLiteral("Find the writer of these values (MONITOR on this server, or the clients named in the "
-                                  "holder fields). LockScope repairs none of them; force-unlock it (%1) "
-                                  "only once nobody relies on it.").arg(cli(QStringLiteral("force-unlock %1").arg(name)));
+        f.action =
+            QStringLiteral("Find the writer of these values (MONITOR on this server, or the clients named in the "
+                           "holder fields). LockScope repairs none of them; force-unlock it (%1) "
+                           "only once nobody relies on it.")
+                .arg(cli(QStringLiteral("force-unlock %1").arg(name)));
         out << f;
     }
     // A faster multilock group holds one owner per value, so several owners are normal (§14.10).
@@ -156,12 +163,13 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
                                        "a foreign writer: mutual exclusion is not guaranteed for this lock.");
         f.evidence = {{QStringLiteral("holders"), s.holderSummary()}};
         f.action = QStringLiteral("Find which client wrote the extra field; force-unlock (%1) once the "
-                                  "work is stopped.").arg(cli(QStringLiteral("force-unlock %1").arg(name)));
+                                  "work is stopped.")
+                       .arg(cli(QStringLiteral("force-unlock %1").arg(name)));
         out << f;
     }
     if (s.kind == LockKind::FairLock) {
-        if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0
-            && s.waiters.first().deadlineEpochMs < s.serverTimeMs) {
+        if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0 &&
+            s.waiters.first().deadlineEpochMs < s.serverTimeMs) {
             const LockWaiter &w = s.waiters.first();
             const qint64 pastBy = s.serverTimeMs - w.deadlineEpochMs;
             // A live waiter polls again at most its last PTTL after its last poll (§1.5, §14.7).
@@ -173,22 +181,28 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
             f.lock = s.name;
             if (stale) {
                 f.title = QStringLiteral("Head waiter of %1 is stale: past its deadline by %2").arg(s.name, ms(pastBy));
-                f.explanation = QStringLiteral("The first thread in the waiter queue has not retried for longer after its "
-                                               "deadline than a live waiter sleeps (its last PTTL, at most %1 here): it "
-                                               "is dead. It stays at the head until an acquire attempt prunes it; while "
-                                               "the lock is free, live waiters behind it re-run the acquire script at "
-                                               "once, again and again, until then.").arg(ms(graceMs));
+                f.explanation =
+                    QStringLiteral("The first thread in the waiter queue has not retried for longer after its "
+                                   "deadline than a live waiter sleeps (its last PTTL, at most %1 here): it "
+                                   "is dead. It stays at the head until an acquire attempt prunes it; while "
+                                   "the lock is free, live waiters behind it re-run the acquire script at "
+                                   "once, again and again, until then.")
+                        .arg(ms(graceMs));
                 f.action = QStringLiteral("Remove the stale waiter (%1).")
                                .arg(cli(QStringLiteral("remove-waiter %1 %2").arg(name, shellQuoted(w.field))));
             } else {
                 f.title = QStringLiteral("Head waiter of %1 is past its deadline by %2: may still re-queue itself")
                               .arg(s.name, ms(pastBy));
-                f.explanation = QStringLiteral("A queued waiter's deadline is not refreshed while it waits: a live lock() "
-                                               "waiter passes it whenever the holder keeps the lock longer than lease + "
-                                               "wait, and re-queues itself at its next attempt, at most its last PTTL "
-                                               "(up to %1 here) later. It is not known to be dead yet.").arg(ms(graceMs));
-                f.action = QStringLiteral("Nothing yet. If it is still at the head %1 after its deadline, it is dead: "
-                                          "%2.").arg(ms(graceMs), cli(QStringLiteral("remove-waiter %1 %2").arg(name, shellQuoted(w.field))));
+                f.explanation =
+                    QStringLiteral("A queued waiter's deadline is not refreshed while it waits: a live lock() "
+                                   "waiter passes it whenever the holder keeps the lock longer than lease + "
+                                   "wait, and re-queues itself at its next attempt, at most its last PTTL "
+                                   "(up to %1 here) later. It is not known to be dead yet.")
+                        .arg(ms(graceMs));
+                f.action =
+                    QStringLiteral("Nothing yet. If it is still at the head %1 after its deadline, it is dead: "
+                                   "%2.")
+                        .arg(ms(graceMs), cli(QStringLiteral("remove-waiter %1 %2").arg(name, shellQuoted(w.field))));
             }
             f.evidence = {{QStringLiteral("waiter"), w.field},
                           {QStringLiteral("deadline_epoch_ms"), w.deadlineEpochMs},
@@ -206,9 +220,10 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
             f.code = QStringLiteral("free_with_queue");
             f.lock = s.name;
             f.title = QStringLiteral("%1 is a free lock with %2 queued waiter(s)").arg(s.name).arg(s.queueLength);
-            f.explanation = QStringLiteral("The head waiter should take it on its next attempt. If this lasts, the head "
-                                           "is not running (dead or stalled) or sleeps without a timer (it enqueued "
-                                           "while the lock had no TTL); live waiters behind it spin meanwhile.");
+            f.explanation =
+                QStringLiteral("The head waiter should take it on its next attempt. If this lasts, the head "
+                               "is not running (dead or stalled) or sleeps without a timer (it enqueued "
+                               "while the lock had no TTL); live waiters behind it spin meanwhile.");
             f.evidence = {{QStringLiteral("queue_length"), s.queueLength},
                           {QStringLiteral("head_waiter"), s.waiters.isEmpty() ? QString() : s.waiters.first().field}};
             f.action = QStringLiteral("Watch it; see waiters_without_holder if it lasts.");
@@ -233,8 +248,9 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
                                                "the reverse. A queued thread without a deadline is never pruned and "
                                                "can block the lock forever; a deadline without a queue entry "
                                                "shifts everyone's deadlines.");
-                f.evidence = {{QStringLiteral("queued_without_deadline"), QJsonArray::fromStringList(noScore.values())},
-                              {QStringLiteral("deadline_without_queue_entry"), QJsonArray::fromStringList(notQueued.values())}};
+                f.evidence = {
+                    {QStringLiteral("queued_without_deadline"), QJsonArray::fromStringList(noScore.values())},
+                    {QStringLiteral("deadline_without_queue_entry"), QJsonArray::fromStringList(notQueued.values())}};
                 f.action = QStringLiteral("Remove the inconsistent waiter(s): %1.")
                                .arg(cli(QStringLiteral("remove-waiter %1 <field>").arg(name)));
                 out << f;
@@ -262,7 +278,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
             f.evidence = {{QStringLiteral("dead_holds_by_reader"), dead}, {QStringLiteral("pttl_ms"), s.pttlMs}};
             f.action = QStringLiteral("Remove the dead reader (%1).")
                            .arg(cli(QStringLiteral("remove-reader %1 %2")
-                                        .arg(name, dead.size() == 1 ? shellQuoted(dead.keys().first()) : QStringLiteral("<field>"))));
+                                        .arg(name, dead.size() == 1 ? shellQuoted(dead.keys().first())
+                                                                    : QStringLiteral("<field>"))));
             out << f;
         }
     }
@@ -314,16 +331,19 @@ QVector<LockFinding> LockDoctor::deadlocks(const QHash<QString, LockSnapshot> &l
                 f.title = QStringLiteral("Deadlock: %1 thread(s) wait for each other on %2")
                               .arg(cycleNodes.size())
                               .arg(uniqueLocks.join(QStringLiteral(", ")));
-                f.explanation = QStringLiteral("Each thread on the cycle holds a lock the next one is queued for, so none "
-                                               "can proceed: %1.").arg(steps.join(QStringLiteral("; ")));
+                f.explanation =
+                    QStringLiteral("Each thread on the cycle holds a lock the next one is queued for, so none "
+                                   "can proceed: %1.")
+                        .arg(steps.join(QStringLiteral("; ")));
                 QJsonArray cycle;
                 for (int i = 0; i < cycleNodes.size(); ++i)
                     cycle.append(QJsonObject{{QStringLiteral("holder"), cycleNodes[i]},
                                              {QStringLiteral("waits_for_lock"), cycleLocks[i]}});
                 f.evidence = {{QStringLiteral("cycle"), cycle}};
-                f.action = QStringLiteral("Break the cycle: force-unlock one of its locks (%1: its holder "
-                                          "loses it) or stop one of the threads.")
-                               .arg(suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(f.lock)), connection));
+                f.action =
+                    QStringLiteral("Break the cycle: force-unlock one of its locks (%1: its holder "
+                                   "loses it) or stop one of the threads.")
+                        .arg(suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(f.lock)), connection));
                 out << f;
             } else if (state.value(e.first) == 0) {
                 stackLocks << e.second;
@@ -351,8 +371,8 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         if (it == m_history.cend())
             continue;
         const History &h = it.value();
-        if (s.isHeld() && h.heldSinceMs >= 0 && h.renewals > 0
-            && nowSteadyMs - h.heldSinceMs > m_thresholds.watchdogHeldMs) {
+        if (s.isHeld() && h.heldSinceMs >= 0 && h.renewals > 0 &&
+            nowSteadyMs - h.heldSinceMs > m_thresholds.watchdogHeldMs) {
             LockFinding f;
             f.code = QStringLiteral("watchdog_long");
             f.lock = s.name;
@@ -360,7 +380,8 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                           .arg(s.name, ms(nowSteadyMs - h.heldSinceMs));
             f.explanation = QStringLiteral("The holder's process is alive (its watchdog renews the lease every "
                                            "lease/3) but has not released the lock for longer than %1: it may be "
-                                           "stuck inside its critical section.").arg(ms(m_thresholds.watchdogHeldMs));
+                                           "stuck inside its critical section.")
+                                .arg(ms(m_thresholds.watchdogHeldMs));
             f.evidence = {{QStringLiteral("holders"), s.holderSummary()},
                           {QStringLiteral("held_for_at_least_ms"), nowSteadyMs - h.heldSinceMs},
                           {QStringLiteral("renewals_seen"), h.renewals},
@@ -368,10 +389,12 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
             f.action = QStringLiteral("Look at the holder's thread (a thread dump of client %1); force-unlock only "
                                       "once it is stopped (%2).")
                            .arg(s.holders.first().clientId,
-                                suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(s.name)), m_commandConnection));
+                                suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(s.name)),
+                                                 m_commandConnection));
             out << f;
         }
-        if (h.freeWithWaitersSinceMs >= 0 && nowSteadyMs - h.freeWithWaitersSinceMs > m_thresholds.waitersWithoutHolderMs) {
+        if (h.freeWithWaitersSinceMs >= 0 &&
+            nowSteadyMs - h.freeWithWaitersSinceMs > m_thresholds.waitersWithoutHolderMs) {
             LockFinding f;
             f.code = QStringLiteral("waiters_without_holder");
             f.lock = s.name;
@@ -386,18 +409,21 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                                            "message: a free fair lock answers them 0 and they retry at once, spinning "
                                            "on the acquire script until the head is pruned at its deadline. A force "
                                            "unlock would not help: the lock is free, so it deletes and publishes "
-                                           "nothing.").arg(head);
+                                           "nothing.")
+                                .arg(head);
             f.evidence = {{QStringLiteral("queue_length"), s.queueLength},
                           {QStringLiteral("head_waiter"), s.waiters.isEmpty() ? QString() : s.waiters.first().field}};
             if (!s.waiters.isEmpty() && s.waiters.first().deadlineEpochMs >= 0 && s.serverTimeMs > 0)
-                f.evidence.insert(QStringLiteral("head_deadline_in_ms"), s.waiters.first().deadlineEpochMs - s.serverTimeMs);
-            f.action = QStringLiteral("Remove the stale head waiter (%1). Only if its "
-                                      "client is alive and may have enqueued while the lock had no TTL, try "
-                                      "%2 first: it publishes to the head's own channel.")
-                           .arg(suggestedCommand(QStringLiteral("remove-waiter %1 %2")
-                                                     .arg(shellQuoted(s.name), s.waiters.isEmpty() ? head : shellQuoted(head)),
-                                                 m_commandConnection),
-                                suggestedCommand(QStringLiteral("wake %1").arg(shellQuoted(s.name)), m_commandConnection));
+                f.evidence.insert(QStringLiteral("head_deadline_in_ms"),
+                                  s.waiters.first().deadlineEpochMs - s.serverTimeMs);
+            f.action =
+                QStringLiteral("Remove the stale head waiter (%1). Only if its "
+                               "client is alive and may have enqueued while the lock had no TTL, try "
+                               "%2 first: it publishes to the head's own channel.")
+                    .arg(suggestedCommand(QStringLiteral("remove-waiter %1 %2")
+                                              .arg(shellQuoted(s.name), s.waiters.isEmpty() ? head : shellQuoted(head)),
+                                          m_commandConnection),
+                         suggestedCommand(QStringLiteral("wake %1").arg(shellQuoted(s.name)), m_commandConnection));
             out << f;
         }
     }
@@ -410,16 +436,19 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         LockFinding f;
         f.code = QStringLiteral("waiters_without_holder");
         f.lock = it.key();
-        f.title = QStringLiteral("%1 is free but %2 client(s) still wait on its unlock channel").arg(it.key()).arg(it.value());
+        f.title = QStringLiteral("%1 is free but %2 client(s) still wait on its unlock channel")
+                      .arg(it.key())
+                      .arg(it.value());
         f.explanation = QStringLiteral("Clients subscribed to %1 or %2 are waiting for an unlock message that will "
                                        "not come: the lock is free (expired, or deleted without publishing). They "
                                        "sleep until their own timer, forever if their last attempt saw the lock "
                                        "without a TTL.")
                             .arg(LockNames::unlockChannel(it.key()), LockNames::readWriteChannel(it.key()));
         f.evidence = {{QStringLiteral("subscribers"), it.value()}, {QStringLiteral("lock_exists"), false}};
-        f.action = QStringLiteral("Wake them: %1 publishes the unlock message on the channel "
-                                  "they wait on (there is nothing to delete, so force unlock would not).")
-                       .arg(suggestedCommand(QStringLiteral("wake %1").arg(shellQuoted(it.key())), m_commandConnection));
+        f.action =
+            QStringLiteral("Wake them: %1 publishes the unlock message on the channel "
+                           "they wait on (there is nothing to delete, so force unlock would not).")
+                .arg(suggestedCommand(QStringLiteral("wake %1").arg(shellQuoted(it.key())), m_commandConnection));
         out << f;
     }
     if (!m_latches.isEmpty()) {
@@ -439,8 +468,9 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
                                        "was lost; without a TTL they stay forever.");
         f.evidence = {{QStringLiteral("keys"), keys}, {QStringLiteral("key_count"), m_latchTotal}};
         if (m_latchTotal > m_latches.size())
-            f.evidence.insert(QStringLiteral("keys_shown"),
-                              QStringLiteral("every key without a TTL and %1 others").arg(DoctorProbe::kMaxLatchesKept));
+            f.evidence.insert(
+                QStringLiteral("keys_shown"),
+                QStringLiteral("every key without a TTL and %1 others").arg(DoctorProbe::kMaxLatchesKept));
         f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted (DEL on this server).");
         out << f;
     }

@@ -6,7 +6,8 @@
 #include <QHash>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The stuck-lock doctor: rules over snapshots and their recent history (no I/O; feed it with
@@ -33,8 +34,7 @@ namespace lockscope {
 class LockDoctor
 {
 public:
-    struct Thresholds
-    {
+    struct Thresholds {
         qint64 watchdogHeldMs = 10 * 60 * 1000;
         qint64 waitersWithoutHolderMs = 30000;
     };
@@ -76,8 +76,7 @@ public:
     QVector<LockFinding> diagnose(const QHash<QString, LockSnapshot> &locks, qint64 nowSteadyMs) const;
 
     /** The rules that need nothing but one snapshot. */
-    static QVector<LockFinding> snapshotFindings(const LockSnapshot &snapshot,
-                                                 const QString &connection = QString());
+    static QVector<LockFinding> snapshotFindings(const LockSnapshot &snapshot, const QString &connection = QString());
     /** Cycles in the wait-for graph of fair-queue waiters and holders. */
     static QVector<LockFinding> deadlocks(const QHash<QString, LockSnapshot> &locks,
                                           const QString &connection = QString());
@@ -89,11 +88,10 @@ private:
      *  200k locks): a hash of the holder summary instead of the text, and of the previous snapshot
      *  only what LockSnapshot::isRenewalOf() reads (the holder list is shared with the snapshot,
      *  not copied). */
-    struct History
-    {
-        size_t holdersHash = 0;        ///< qHash(holderSummary()) when first seen held this way
-        qint64 heldSinceMs = -1;       ///< first seen held by these holders
-        qint64 renewals = 0;           ///< TTL jumps back seen while held by them
+    struct History {
+        size_t holdersHash = 0;  ///< qHash(holderSummary()) when first seen held this way
+        qint64 heldSinceMs = -1; ///< first seen held by these holders
+        qint64 renewals = 0;     ///< TTL jumps back seen while held by them
         qint64 freeWithWaitersSinceMs = -1;
         // The previous read, for the renewal rule.
         QVector<LockHolder> lastHolders;

@@ -1,6 +1,7 @@
 #include "lockgrouper.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 const QString LockGrouper::kOverflowGroup = QStringLiteral("(other)");
 

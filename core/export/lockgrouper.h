@@ -5,7 +5,8 @@
 #include <QString>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Maps lock names to *lock groups*, the `group` label of LockScope's metrics, so that the number
@@ -22,8 +23,7 @@ namespace lockscope {
 class LockGrouper
 {
 public:
-    struct Rule
-    {
+    struct Rule {
         QRegularExpression pattern; ///< anchored: must match the whole lock name
         QString group;              ///< may refer to captures as $1..$9
     };

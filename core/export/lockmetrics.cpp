@@ -1,28 +1,36 @@
 #include "lockmetrics.h"
 
+#include "redis/redisconnection.h"
+#include "session/locksession.h"
 #include "watch/clusterlockmonitor.h"
 #include "watch/lockmonitor.h"
-#include "session/locksession.h"
-#include "redis/redisconnection.h"
 
 #include <QCoreApplication>
 
 #include <algorithm>
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
 const std::array<const char *, 6> LockMetrics::kEventTypes = {"acquired",       "released", "expired",
                                                               "force_unlocked", "renewed",  "renewal_lost"};
 const QVector<double> LockMetrics::kHoldBuckets = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
 const QVector<double> LockMetrics::kWaitBuckets = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300};
-const QStringList LockMetrics::kFindingCodes = {
-    QStringLiteral("no_ttl"),          QStringLiteral("watchdog_long"),         QStringLiteral("fair_head_expired"),
-    QStringLiteral("fair_companions_disagree"), QStringLiteral("waiters_without_holder"),
-    QStringLiteral("several_holders"), QStringLiteral("dead_readers"),          QStringLiteral("lingering_latch"),
-    QStringLiteral("free_with_queue"), QStringLiteral("deadlock"),              QStringLiteral("malformed_data")};
+const QStringList LockMetrics::kFindingCodes = {QStringLiteral("no_ttl"),
+                                                QStringLiteral("watchdog_long"),
+                                                QStringLiteral("fair_head_expired"),
+                                                QStringLiteral("fair_companions_disagree"),
+                                                QStringLiteral("waiters_without_holder"),
+                                                QStringLiteral("several_holders"),
+                                                QStringLiteral("dead_readers"),
+                                                QStringLiteral("lingering_latch"),
+                                                QStringLiteral("free_with_queue"),
+                                                QStringLiteral("deadlock"),
+                                                QStringLiteral("malformed_data")};
 
-namespace {
+namespace
+{
 
 constexpr int kTypeRenewalLost = 5;
 
@@ -154,8 +162,8 @@ void LockMetrics::addEvents(const QVector<LockEvent> &events)
             m_holds.insert(k, Start{e.timeMs, false});
         } else if (e.type == QLatin1String("renewed")) {
             m_holds[k].renewed = true;
-        } else if (e.type == QLatin1String("released") || e.type == QLatin1String("expired")
-                   || e.type == QLatin1String("force_unlocked")) {
+        } else if (e.type == QLatin1String("released") || e.type == QLatin1String("expired") ||
+                   e.type == QLatin1String("force_unlocked")) {
             if (e.detail.endsWith(QLatin1String("still held")))
                 continue; // a partial release (hold count down): the hold goes on
             const auto h = m_holds.constFind(k);
@@ -233,8 +241,7 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     w.sample({}, live);
 
     // Per lock, then per group.
-    struct GroupNow
-    {
+    struct GroupNow {
         qint64 held = 0;
         qint64 waiters = 0;
         qint64 oldestHoldMs = 0;
@@ -255,8 +262,8 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
             g.longestWaitMs = qMax(g.longestWaitMs, nowSteadyMs - st.waitSinceMs);
     }
     w.family("lockscope_locks", Type::Gauge, "Locks LockScope sees, by kind (held or free with waiters).");
-    for (LockKind k : {LockKind::Lock, LockKind::FairLock, LockKind::ReadWriteLock, LockKind::FencedLock,
-                       LockKind::FasterMultiLock})
+    for (LockKind k :
+         {LockKind::Lock, LockKind::FairLock, LockKind::ReadWriteLock, LockKind::FencedLock, LockKind::FasterMultiLock})
         w.sample({{"kind", lockKindName(k)}}, double(kinds[int(k)]));
 
     const QVector<QString> &groups = m_grouper.groups();
@@ -267,8 +274,9 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     };
     perGroup("lockscope_held_locks", "Locks held now, by lock group.", nullptr,
              [](const GroupNow &g) { return double(g.held); });
-    perGroup("lockscope_waiters", "Clients waiting now (fair-queue entries, or clients subscribed to the unlock channel).",
-             nullptr, [](const GroupNow &g) { return double(g.waiters); });
+    perGroup("lockscope_waiters",
+             "Clients waiting now (fair-queue entries, or clients subscribed to the unlock channel).", nullptr,
+             [](const GroupNow &g) { return double(g.waiters); });
     perGroup("lockscope_oldest_hold_seconds",
              "Age of the oldest hold in the group: since LockScope first saw its current holders.", "seconds",
              [](const GroupNow &g) { return g.oldestHoldMs / 1000.0; });
@@ -282,13 +290,15 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
              "Duration of holds that ended (released, expired, force-unlocked) and whose acquire LockScope saw.",
              "seconds");
     for (int i = 0; i < groups.size(); ++i) {
-        const Histogram &h = i < m_groups.size() && !m_groups.at(i).hold.buckets.isEmpty() ? m_groups.at(i).hold : emptyHold;
+        const Histogram &h =
+            i < m_groups.size() && !m_groups.at(i).hold.buckets.isEmpty() ? m_groups.at(i).hold : emptyHold;
         w.histogram({{"group", groups.at(i)}}, kHoldBuckets, h.buckets, h.sum);
     }
     w.family("lockscope_wait_duration_seconds", Type::Histogram,
              "Time fair-lock waiters spent queued (enqueued to dequeued).", "seconds");
     for (int i = 0; i < groups.size(); ++i) {
-        const Histogram &h = i < m_groups.size() && !m_groups.at(i).wait.buckets.isEmpty() ? m_groups.at(i).wait : emptyWait;
+        const Histogram &h =
+            i < m_groups.size() && !m_groups.at(i).wait.buckets.isEmpty() ? m_groups.at(i).wait : emptyWait;
         w.histogram({{"group", groups.at(i)}}, kWaitBuckets, h.buckets, h.sum);
     }
     w.family("lockscope_events_total", Type::Counter,
@@ -319,7 +329,9 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
         const LockFinding &f = m_findings.at(i);
         const auto known = m_locks.constFind(f.lock);
         const QString group = known != m_locks.cend() ? groups.at(known.value().group) : m_grouper.ruleGroup(f.lock);
-        w.sample({{"lock", f.lock}, {"group", group}, {"code", f.code},
+        w.sample({{"lock", f.lock},
+                  {"group", group},
+                  {"code", f.code},
                   {"severity", QString::fromLatin1(severityLabel(f.severity))}},
                  1);
     }

@@ -14,7 +14,8 @@
 
 #include <array>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockSession;
 
@@ -58,8 +59,7 @@ public:
     static const QStringList kFindingCodes;
     static constexpr int kDefaultMaxNamedFindings = 20;
 
-    LockMetrics(const LockGrouper &grouper, int maxNamedFindings = kDefaultMaxNamedFindings,
-                QObject *parent = nullptr);
+    LockMetrics(const LockGrouper &grouper, int maxNamedFindings = kDefaultMaxNamedFindings, QObject *parent = nullptr);
 
     /** Feeds from `session` (locksUpdated, eventsOccurred, findingsUpdated, discoveryProgress)
      *  and reads its watch state at render time. The session is only read. */
@@ -81,8 +81,7 @@ public:
     const LockGrouper &grouper() const { return m_grouper; }
 
 private:
-    struct LockState
-    {
+    struct LockState {
         int group = 0;
         LockKind kind = LockKind::Lock;
         bool held = false;
@@ -92,20 +91,17 @@ private:
         size_t waitKey = 0;      ///< head waiter (fair) or "subscribers > 0"
         qint64 waitSinceMs = -1; ///< steady ms, -1 = nobody waits
     };
-    struct Histogram
-    {
+    struct Histogram {
         QVector<quint64> buckets;
         double sum = 0;
         void observe(const QVector<double> &bounds, double value);
     };
-    struct GroupData
-    {
+    struct GroupData {
         std::array<quint64, 6> events{};
         Histogram hold;
         Histogram wait;
     };
-    struct Start
-    {
+    struct Start {
         qint64 startMs = -1; ///< wall ms of `acquired` / `enqueued`; -1 unknown
         bool renewed = false;
     };
@@ -120,8 +116,8 @@ private:
     QPointer<LockSession> m_session;
     QHash<QString, LockState> m_locks;
     QVector<GroupData> m_groups;
-    QHash<QString, Start> m_holds;   ///< "lock\nholder"
-    QHash<QString, Start> m_waits;   ///< "lock\nwaiter field"
+    QHash<QString, Start> m_holds; ///< "lock\nholder"
+    QHash<QString, Start> m_waits; ///< "lock\nwaiter field"
     QVector<LockFinding> m_findings;
     qint64 m_scanned = 0;
     qint64 m_found = 0;

@@ -10,9 +10,11 @@
 #include <QSslKey>
 #include <QTcpServer>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 QByteArray readAll(const QString &path)
 {
@@ -59,11 +61,12 @@ MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *pa
         }
         return QHttpServerResponse(
             QByteArrayLiteral("text/html; charset=utf-8"),
-            QByteArrayLiteral("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>LockScope exporter</title></head>\n"
-                              "<body><h1>LockScope exporter</h1>\n"
-                              "<p>Redisson lock metrics for Prometheus, read from Redis without writing to it.</p>\n"
-                              "<ul><li><a href=\"metrics\">metrics</a></li><li><a href=\"healthz\">healthz</a></li></ul>\n"
-                              "</body></html>\n"));
+            QByteArrayLiteral(
+                "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>LockScope exporter</title></head>\n"
+                "<body><h1>LockScope exporter</h1>\n"
+                "<p>Redisson lock metrics for Prometheus, read from Redis without writing to it.</p>\n"
+                "<ul><li><a href=\"metrics\">metrics</a></li><li><a href=\"healthz\">healthz</a></li></ul>\n"
+                "</body></html>\n"));
     });
     if (m_config.hasTls()) {
         QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
@@ -76,8 +79,9 @@ MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *pa
         ssl.setProtocol(m_config.tls13Only ? QSsl::TlsV1_3OrLater : QSsl::TlsV1_2OrLater);
         if (m_config.clientAuth != WebConfig::ClientAuth::None) {
             ssl.setCaCertificates(QSslCertificate::fromData(readAll(m_config.clientCaFile), QSsl::Pem));
-            ssl.setPeerVerifyMode(m_config.clientAuth == WebConfig::ClientAuth::RequireAndVerify ? QSslSocket::VerifyPeer
-                                                                                                 : QSslSocket::QueryPeer);
+            ssl.setPeerVerifyMode(m_config.clientAuth == WebConfig::ClientAuth::RequireAndVerify
+                                      ? QSslSocket::VerifyPeer
+                                      : QSslSocket::QueryPeer);
         } else {
             ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
         }
@@ -92,7 +96,8 @@ bool MetricsServer::parseListen(const QString &text, QHostAddress *address, quin
     const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
     auto bad = [&](const QString &why) {
         *error = QStringLiteral("--listen needs HOST:PORT (e.g. 127.0.0.1:9464, [::1]:9464 or :9464 for every "
-                                "address), not '%1': %2").arg(text, why);
+                                "address), not '%1': %2")
+                     .arg(text, why);
         return false;
     };
     if (colon < 0)

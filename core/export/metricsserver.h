@@ -14,7 +14,8 @@ class QHttpServer;
 class QHttpServerRequest;
 class QHttpServerResponse;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The HTTP side of `lockscope-cli serve` (QHttpServer): GET `/metrics` (the exposition the

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
 PrometheusWriter::PrometheusWriter(Format format) : m_format(format)
 {
@@ -35,8 +36,9 @@ PrometheusWriter::Format PrometheusWriter::negotiate(const QByteArray &acceptHea
 
 QByteArray PrometheusWriter::contentType(Format format)
 {
-    return format == Format::OpenMetrics ? QByteArrayLiteral("application/openmetrics-text; version=1.0.0; charset=utf-8")
-                                         : QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8");
+    return format == Format::OpenMetrics
+               ? QByteArrayLiteral("application/openmetrics-text; version=1.0.0; charset=utf-8")
+               : QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8");
 }
 
 QByteArray PrometheusWriter::formatValue(double value)

@@ -5,7 +5,8 @@
 #include <QString>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * The one place that writes the Prometheus exposition formats: the text format 0.0.4

@@ -12,16 +12,18 @@
 #include <cstring>
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 QString unquote(const QString &raw, bool *ok)
 {
     *ok = true;
     QString v = raw.trimmed();
-    if (v.size() >= 2 && ((v.startsWith(QLatin1Char('"')) && v.endsWith(QLatin1Char('"')))
-                          || (v.startsWith(QLatin1Char('\'')) && v.endsWith(QLatin1Char('\''))))) {
+    if (v.size() >= 2 && ((v.startsWith(QLatin1Char('"')) && v.endsWith(QLatin1Char('"'))) ||
+                          (v.startsWith(QLatin1Char('\'')) && v.endsWith(QLatin1Char('\''))))) {
         const QChar q = v.at(0);
         v = v.mid(1, v.size() - 2);
         if (q == QLatin1Char('\''))
@@ -33,9 +35,9 @@ QString unquote(const QString &raw, bool *ok)
     const qsizetype hash = v.indexOf(QStringLiteral(" #"));
     if (hash >= 0)
         v = v.left(hash).trimmed();
-    if (v.startsWith(QLatin1Char('"')) || v.startsWith(QLatin1Char('\'')) || v.startsWith(QLatin1Char('['))
-        || v.startsWith(QLatin1Char('{')) || v.startsWith(QLatin1Char('&')) || v.startsWith(QLatin1Char('*'))
-        || v.startsWith(QLatin1Char('|')) || v.startsWith(QLatin1Char('>')))
+    if (v.startsWith(QLatin1Char('"')) || v.startsWith(QLatin1Char('\'')) || v.startsWith(QLatin1Char('[')) ||
+        v.startsWith(QLatin1Char('{')) || v.startsWith(QLatin1Char('&')) || v.startsWith(QLatin1Char('*')) ||
+        v.startsWith(QLatin1Char('|')) || v.startsWith(QLatin1Char('>')))
         *ok = false;
     return v;
 }
@@ -102,7 +104,8 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
     for (const QString &rawLine : lines) {
         ++lineNo;
         QString line = rawLine;
-        if (line.trimmed().isEmpty() || line.trimmed().startsWith(QLatin1Char('#')) || line.trimmed() == QLatin1String("---"))
+        if (line.trimmed().isEmpty() || line.trimmed().startsWith(QLatin1Char('#')) ||
+            line.trimmed() == QLatin1String("---"))
             continue;
         if (line.contains(QLatin1Char('\t')))
             return fail(QStringLiteral("tabs are not allowed for indentation in YAML"));
@@ -116,7 +119,8 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
         if (colon <= 0)
             return fail(QStringLiteral("expected 'key: value', got '%1'").arg(text.trimmed()));
         QString k = text.left(colon).trimmed();
-        if ((k.startsWith(QLatin1Char('"')) && k.endsWith(QLatin1Char('"'))) || (k.startsWith(QLatin1Char('\'')) && k.endsWith(QLatin1Char('\''))))
+        if ((k.startsWith(QLatin1Char('"')) && k.endsWith(QLatin1Char('"'))) ||
+            (k.startsWith(QLatin1Char('\'')) && k.endsWith(QLatin1Char('\''))))
             k = k.mid(1, k.size() - 2);
         bool ok = true;
         const QString value = unquote(text.mid(colon + 1), &ok);
@@ -131,8 +135,10 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
             if (!value.isEmpty())
                 return fail(QStringLiteral("'%1' must be a map (its entries indented below it)").arg(k));
             if (k != QLatin1String("tls_server_config") && k != QLatin1String("basic_auth_users"))
-                return fail(QStringLiteral("'%1' is not supported by lockscope-cli serve (supported: tls_server_config, "
-                                           "basic_auth_users)").arg(k));
+                return fail(
+                    QStringLiteral("'%1' is not supported by lockscope-cli serve (supported: tls_server_config, "
+                                   "basic_auth_users)")
+                        .arg(k));
             section = k;
             sectionIndent = indent;
             childIndent = -1;
@@ -148,7 +154,8 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
             const QByteArray hash = value.toUtf8();
             if (!isBcrypt(hash))
                 return fail(QStringLiteral("the password of user '%1' is not a bcrypt hash ($2y$..., 60 characters; "
-                                           "htpasswd -nBC 10 '' | tr -d ':\\n' makes one)").arg(k));
+                                           "htpasswd -nBC 10 '' | tr -d ':\\n' makes one)")
+                                .arg(k));
             c.basicAuthUsers.insert(k, hash);
         } else if (k == QLatin1String("cert_file")) {
             c.certFile = resolve(value);
@@ -167,7 +174,8 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
             else
                 return fail(QStringLiteral("client_auth_type '%1' is not supported (NoClientCert, "
                                            "VerifyClientCertIfGiven or RequireAndVerifyClientCert; Qt cannot ask for a "
-                                           "client certificate without verifying it)").arg(value));
+                                           "client certificate without verifying it)")
+                                .arg(value));
         } else if (k == QLatin1String("min_version")) {
             minVersion = value;
             if (value == QLatin1String("TLS13"))
@@ -175,9 +183,10 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
             else if (value != QLatin1String("TLS12"))
                 return fail(QStringLiteral("min_version '%1' is not supported (TLS12 or TLS13)").arg(value));
         } else {
-            return fail(QStringLiteral("'%1' under tls_server_config is not supported by lockscope-cli serve "
-                                       "(supported: cert_file, key_file, client_auth_type, client_ca_file, min_version)")
-                            .arg(k));
+            return fail(
+                QStringLiteral("'%1' under tls_server_config is not supported by lockscope-cli serve "
+                               "(supported: cert_file, key_file, client_auth_type, client_ca_file, min_version)")
+                    .arg(k));
         }
     }
     lineNo = 0;
@@ -187,14 +196,16 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
     };
     if (c.certFile.isEmpty() != c.keyFile.isEmpty())
         return failFile(QStringLiteral("tls_server_config needs both cert_file and key_file"));
-    if (c.certFile.isEmpty() && (c.clientAuth != ClientAuth::None || !c.clientCaFile.isEmpty() || !minVersion.isEmpty()))
+    if (c.certFile.isEmpty() &&
+        (c.clientAuth != ClientAuth::None || !c.clientCaFile.isEmpty() || !minVersion.isEmpty()))
         return failFile(QStringLiteral("tls_server_config needs cert_file and key_file"));
     if (c.clientAuth != ClientAuth::None && c.clientCaFile.isEmpty())
         return failFile(QStringLiteral("client_auth_type %1 needs client_ca_file").arg(clientAuthText));
     auto readFile = [&](const QString &p, const char *what, QByteArray *data) {
         QFile f(p);
         if (!f.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("--web-config %1: cannot read %2 %3: %4").arg(path, QLatin1String(what), p, f.errorString());
+            *error = QStringLiteral("--web-config %1: cannot read %2 %3: %4")
+                         .arg(path, QLatin1String(what), p, f.errorString());
             return false;
         }
         *data = f.readAll();
@@ -209,7 +220,8 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
         if (!readFile(c.keyFile, "key_file", &data))
             return false;
         if (QSslKey(data, QSsl::Rsa).isNull() && QSslKey(data, QSsl::Ec).isNull())
-            return failFile(QStringLiteral("key_file %1 holds no unencrypted PEM RSA or EC private key").arg(c.keyFile));
+            return failFile(
+                QStringLiteral("key_file %1 holds no unencrypted PEM RSA or EC private key").arg(c.keyFile));
         if (!c.clientCaFile.isEmpty()) {
             if (!readFile(c.clientCaFile, "client_ca_file", &data))
                 return false;

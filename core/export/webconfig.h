@@ -4,7 +4,8 @@
 #include <QHash>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * `--web-config FILE` of `lockscope-cli serve`: the subset of the Prometheus exporter-toolkit
@@ -30,7 +31,7 @@ class WebConfig
 public:
     enum class ClientAuth { None, VerifyIfGiven, RequireAndVerify };
 
-    QString certFile;   ///< absolute; empty = no TLS
+    QString certFile; ///< absolute; empty = no TLS
     QString keyFile;
     QString clientCaFile;
     ClientAuth clientAuth = ClientAuth::None;

@@ -5,19 +5,22 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
 // trim() needs one notion of "when" per element type; an open interval is never too old.
-namespace {
-struct TimeOf
+namespace
 {
+struct TimeOf {
     static qint64 of(const HistoryStore::Sample &s) { return s.timeMs; }
-    static qint64 of(const HistoryStore::Interval &i) { return i.endMs < 0 ? std::numeric_limits<qint64>::max() : i.endMs; }
+    static qint64 of(const HistoryStore::Interval &i)
+    {
+        return i.endMs < 0 ? std::numeric_limits<qint64>::max() : i.endMs;
+    }
     static qint64 of(const LockEvent &e) { return e.timeMs; }
 };
 
-template <typename T>
-void trim(std::deque<T> &d, int maxCount, qint64 cutoffMs)
+template <typename T> void trim(std::deque<T> &d, int maxCount, qint64 cutoffMs)
 {
     while (!d.empty() && (int(d.size()) > maxCount || TimeOf::of(d.front()) < cutoffMs))
         d.pop_front();
@@ -66,8 +69,8 @@ void HistoryStore::addSnapshot(const LockSnapshot &s, qint64 timeMs)
         else
             onCountdown = qAbs(sample.pttlMs - (last.pttlMs - (timeMs - last.timeMs))) <= 250;
     }
-    if (h.samples.empty() || !onCountdown || changedHolders || h.samples.back().holdCount != sample.holdCount
-        || h.samples.back().waiters != sample.waiters)
+    if (h.samples.empty() || !onCountdown || changedHolders || h.samples.back().holdCount != sample.holdCount ||
+        h.samples.back().waiters != sample.waiters)
         h.samples.push_back(sample);
 
     if (changedHolders) {
@@ -146,8 +149,8 @@ void HistoryStore::addEvents(const QVector<LockEvent> &events)
         m_events.push_back(e);
         m_lastTimeMs = qMax(m_lastTimeMs, e.timeMs);
         // Give the hold interval that just ended the reason the event names.
-        if (e.type == QLatin1String("released") || e.type == QLatin1String("expired")
-            || e.type == QLatin1String("force_unlocked")) {
+        if (e.type == QLatin1String("released") || e.type == QLatin1String("expired") ||
+            e.type == QLatin1String("force_unlocked")) {
             auto it = m_locks.find(e.lock);
             if (it != m_locks.end()) {
                 for (auto h = it->holds.rbegin(); h != it->holds.rend(); ++h) {
@@ -258,7 +261,8 @@ static bool overlaps(const HistoryStore::Interval &i, qint64 fromMs, qint64 toMs
     return i.startMs <= toMs && (i.endMs < 0 || i.endMs >= fromMs);
 }
 
-QVector<HistoryStore::Interval> HistoryStore::intervals(const QString &lock, qint64 fromMs, qint64 toMs, bool holdsNotWaits) const
+QVector<HistoryStore::Interval> HistoryStore::intervals(const QString &lock, qint64 fromMs, qint64 toMs,
+                                                        bool holdsNotWaits) const
 {
     QVector<Interval> out;
     auto collect = [&](const LockHistory &h) {

@@ -10,7 +10,8 @@
 #include <deque>
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Bounded history of what the monitor saw, for charts, statistics, post-mortems and replay.
@@ -24,41 +25,37 @@ namespace lockscope {
 class HistoryStore
 {
 public:
-    struct Retention
-    {
-        qint64 maxAgeMs = 2 * 3600 * 1000;  ///< keep at most two hours
-        int maxSamplesPerLock = 3600;       ///< about one per second for an hour
+    struct Retention {
+        qint64 maxAgeMs = 2 * 3600 * 1000; ///< keep at most two hours
+        int maxSamplesPerLock = 3600;      ///< about one per second for an hour
         int maxIntervalsPerLock = 2000;
         int maxEvents = 50000;
-        int maxLocks = 5000;                ///< beyond this, the least recently seen lock is dropped
+        int maxLocks = 5000; ///< beyond this, the least recently seen lock is dropped
     };
 
     /** One reading of a lock. */
-    struct Sample
-    {
+    struct Sample {
         qint64 timeMs = 0;
-        qint64 pttlMs = -2;       ///< -2 = absent, -1 = no expiry
-        QString holders;          ///< LockSnapshot::holderSummary(), empty = free
+        qint64 pttlMs = -2; ///< -2 = absent, -1 = no expiry
+        QString holders;    ///< LockSnapshot::holderSummary(), empty = free
         qint64 holdCount = 0;
-        qint64 waiters = 0;       ///< fair: queue length; others: unlock-channel subscribers
+        qint64 waiters = 0; ///< fair: queue length; others: unlock-channel subscribers
     };
 
     /** A holder holding a lock, or a waiter waiting for one, from startMs to endMs (-1 = still). */
-    struct Interval
-    {
+    struct Interval {
         QString lock;
-        QString who;              ///< holder or waiter field(s)
+        QString who; ///< holder or waiter field(s)
         qint64 startMs = 0;
         qint64 endMs = -1;
-        QString endReason;        ///< released, expired, force_unlocked, acquired, gave_up, ...
+        QString endReason; ///< released, expired, force_unlocked, acquired, gave_up, ...
         qint64 durationMs(qint64 nowMs) const { return (endMs < 0 ? nowMs : endMs) - startMs; }
     };
 
-    struct Stats
-    {
-        int holds = 0;                 ///< completed hold intervals
+    struct Stats {
+        int holds = 0; ///< completed hold intervals
         qint64 holdMsMedian = 0, holdMsP95 = 0, holdMsMax = 0;
-        int waits = 0;                 ///< completed waits (fair queue and unlock-channel subscribers)
+        int waits = 0; ///< completed waits (fair queue and unlock-channel subscribers)
         qint64 waitMsMedian = 0, waitMsP95 = 0, waitMsMax = 0;
         double acquisitionsPerSecond = 0;
         double releasesPerSecond = 0;
@@ -81,7 +78,8 @@ public:
 
     QStringList lockNames() const;
     /** Samples of `lock` with timeMs in [fromMs, toMs]. */
-    QVector<Sample> samples(const QString &lock, qint64 fromMs = 0, qint64 toMs = std::numeric_limits<qint64>::max()) const;
+    QVector<Sample> samples(const QString &lock, qint64 fromMs = 0,
+                            qint64 toMs = std::numeric_limits<qint64>::max()) const;
     /** Events of `lock` (all locks when empty) with timeMs in [fromMs, toMs]. */
     QVector<LockEvent> events(const QString &lock = QString(), qint64 fromMs = 0,
                               qint64 toMs = std::numeric_limits<qint64>::max()) const;
@@ -111,13 +109,12 @@ public:
     int eventCount() const { return int(m_events.size()); }
 
 private:
-    struct LockHistory
-    {
+    struct LockHistory {
         std::deque<Sample> samples;
         std::deque<Interval> holds;
         std::deque<Interval> waits;
-        QStringList lastWaiters;       ///< fair-queue fields in the previous snapshot
-        qint64 lastSubscribers = 0;    ///< unlock-channel subscribers in the previous snapshot
+        QStringList lastWaiters;    ///< fair-queue fields in the previous snapshot
+        qint64 lastSubscribers = 0; ///< unlock-channel subscribers in the previous snapshot
         qint64 lastSeenMs = 0;
     };
 

@@ -12,9 +12,11 @@
 #include <cstring>
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 /**
  * Reads a recording line by line, plain or gzip (one or more members), without ever holding more
@@ -245,8 +247,9 @@ bool Recording::load(const QString &path, Recording *out, QString *error)
                         .arg(kMaxLineBytes >> 20)
                         .arg(reader.firstSkippedLine);
     if (out->header.isEmpty()) {
-        *error = problems.isEmpty() ? QStringLiteral("%1 is empty").arg(path)
-                                    : QStringLiteral("%1 has no readable header: %2").arg(path, problems.join(QStringLiteral("; ")));
+        *error = problems.isEmpty()
+                     ? QStringLiteral("%1 is empty").arg(path)
+                     : QStringLiteral("%1 has no readable header: %2").arg(path, problems.join(QStringLiteral("; ")));
         return false;
     }
     if (!problems.isEmpty())

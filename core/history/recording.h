@@ -7,7 +7,8 @@
 #include <QString>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A recording loaded into memory (see SessionRecorder for the format). load() is tolerant: a
@@ -16,10 +17,8 @@ namespace lockscope {
  * read (the record's time minus its `read_ms_ago`): the clock of a replay (ReplayPlayer::clockMs()).
  * Records are in time order (load() sorts them stably).
  */
-struct Recording
-{
-    struct Record
-    {
+struct Recording {
+    struct Record {
         qint64 timeMs = 0;
         QVector<LockSnapshot> changed;
         QStringList removed;
@@ -34,7 +33,7 @@ struct Recording
 
     QJsonObject header;
     QVector<Record> records;
-    QString warning;  ///< non-empty when the file was cut short or had a bad line
+    QString warning;      ///< non-empty when the file was cut short or had a bad line
     qint64 stoppedMs = 0; ///< epoch ms of the closing "end" record, 0 when the file has none
 
     qint64 startMs() const { return records.isEmpty() ? 0 : records.first().timeMs; }

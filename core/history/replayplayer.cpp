@@ -2,7 +2,8 @@
 
 #include <QHash>
 
-namespace lockscope {
+namespace lockscope
+{
 
 ReplayPlayer::ReplayPlayer(QObject *parent) : QObject(parent)
 {
@@ -40,7 +41,10 @@ void ReplayPlayer::pause()
     emit playingChanged(false);
 }
 
-void ReplayPlayer::setSpeed(double speed) { m_speed = qBound(0.25, speed, 16.0); }
+void ReplayPlayer::setSpeed(double speed)
+{
+    m_speed = qBound(0.25, speed, 16.0);
+}
 
 void ReplayPlayer::emitRecord(const Recording::Record &r)
 {

@@ -6,7 +6,8 @@
 #include <QObject>
 #include <QTimer>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Plays a Recording back through the same signals a LockSession emits (locksUpdated,
@@ -57,7 +58,7 @@ private:
     static Recording::Record stamped(const Recording::Record &r);
 
     Recording m_recording;
-    int m_next = 0;           ///< index of the next record to emit
+    int m_next = 0; ///< index of the next record to emit
     qint64 m_positionMs = 0;
     double m_speed = 1.0;
     QTimer m_timer;

@@ -7,11 +7,11 @@
 
 #include <zlib.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /** Plain file or gzip stream behind one interface. */
-struct SessionRecorder::Sink
-{
+struct SessionRecorder::Sink {
     QFile file;
     gzFile gz = nullptr;
 
@@ -35,7 +35,10 @@ struct SessionRecorder::Sink
 };
 
 SessionRecorder::SessionRecorder() = default;
-SessionRecorder::~SessionRecorder() { close(); }
+SessionRecorder::~SessionRecorder()
+{
+    close();
+}
 
 bool SessionRecorder::open(const QString &path, const QJsonObject &header, QString *error)
 {
@@ -84,13 +87,17 @@ bool SessionRecorder::open(const QString &path, const QJsonObject &header, QStri
     return m_error.isEmpty();
 }
 
-bool SessionRecorder::isOpen() const { return m_sink != nullptr; }
+bool SessionRecorder::isOpen() const
+{
+    return m_sink != nullptr;
+}
 
 void SessionRecorder::close()
 {
     if (m_sink) {
         // Until when the last state held: a replay's scrub bar reaches the end of the session.
-        writeLine({{QStringLiteral("t"), QDateTime::currentMSecsSinceEpoch()}, {QStringLiteral("k"), QStringLiteral("end")}});
+        writeLine(
+            {{QStringLiteral("t"), QDateTime::currentMSecsSinceEpoch()}, {QStringLiteral("k"), QStringLiteral("end")}});
         m_sink->close();
     }
     m_sink.reset();
@@ -118,7 +125,9 @@ void SessionRecorder::recordLocks(const QVector<LockSnapshot> &changed, const QS
             o.insert(QStringLiteral("read_ms_ago"), qMax<qint64>(0, steadyNow - s.readAtSteadyMs));
         c.append(o);
     }
-    writeLine({{QStringLiteral("t"), timeMs}, {QStringLiteral("k"), QStringLiteral("locks")}, {QStringLiteral("changed"), c},
+    writeLine({{QStringLiteral("t"), timeMs},
+               {QStringLiteral("k"), QStringLiteral("locks")},
+               {QStringLiteral("changed"), c},
                {QStringLiteral("removed"), QJsonArray::fromStringList(removed)}});
 }
 
@@ -129,7 +138,8 @@ void SessionRecorder::recordEvents(const QVector<LockEvent> &events)
     QJsonArray e;
     for (const auto &ev : events)
         e.append(ev.toJson());
-    writeLine({{QStringLiteral("t"), events.last().timeMs}, {QStringLiteral("k"), QStringLiteral("events")},
+    writeLine({{QStringLiteral("t"), events.last().timeMs},
+               {QStringLiteral("k"), QStringLiteral("events")},
                {QStringLiteral("events"), e}});
 }
 

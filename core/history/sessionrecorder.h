@@ -8,7 +8,8 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Writes what the monitor sees to a recording: JSON lines, one record per batch, after a

@@ -9,19 +9,25 @@
 
 #include <QDateTime>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 constexpr qint64 kPollInitialMs = 50;
 constexpr qint64 kPollMaxMs = 1000;
 
-qint64 nowEpochMs() { return QDateTime::currentMSecsSinceEpoch(); }
+qint64 nowEpochMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
 
 /** KEYS of the acquire scripts (§3.2, §3.3): lock, waiter queue, timeout set. */
 QList<QByteArray> lockKeys(const QString &name)
 {
-    return {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))};
+    return {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::fairQueueKey(name)),
+            RedisBytes::toBytes(LockNames::fairTimeoutKey(name))};
 }
 
 /** KEYS of acquireFailed (§3.4): waiter queue, timeout set. */
@@ -42,7 +48,10 @@ FairLock::FairLock(LockClient *client, QObject *parent)
 
 FairLock::~FairLock() = default;
 
-void FairLock::setWaitTimeoutMs(qint64 ms) { m_waitTimeoutMs = ms > 0 ? ms : kDefaultWaitTimeoutMs; }
+void FairLock::setWaitTimeoutMs(qint64 ms)
+{
+    m_waitTimeoutMs = ms > 0 ? ms : kDefaultWaitTimeoutMs;
+}
 
 QString FairLock::waiterChannel(const QString &name, const QString &holderField)
 {
@@ -72,12 +81,13 @@ void FairLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
                                   client->noteAcquired(name, field, lease, watch);
                           } else if (conn) {
                               // The no-wait script answers 1, not a TTL: read the TTL for the caller.
-                              conn->send({"PTTL", RedisBytes::toBytes(name)}, context, [callback](const RedisReply &ttl) {
-                                  AcquireResult notAcquired;
-                                  notAcquired.pttlMs = ttl.isError() ? -2 : ttl.toInteger(-2);
-                                  if (callback)
-                                      callback(notAcquired);
-                              });
+                              conn->send({"PTTL", RedisBytes::toBytes(name)}, context,
+                                         [callback](const RedisReply &ttl) {
+                                             AcquireResult notAcquired;
+                                             notAcquired.pttlMs = ttl.isError() ? -2 : ttl.toInteger(-2);
+                                             if (callback)
+                                                 callback(notAcquired);
+                                         });
                               return;
                           }
                           if (callback)
@@ -144,8 +154,8 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
         RedisConnection::ReplyCallback onReply;
         if (done)
             onReply = [done](const RedisReply &) { done(); };
-        script.eval(client->connection(), queueKeys(name), {RedisBytes::toBytes(field), QByteArray::number(wait)}, giveUpContext,
-                    std::move(onReply));
+        script.eval(client->connection(), queueKeys(name), {RedisBytes::toBytes(field), QByteArray::number(wait)},
+                    giveUpContext, std::move(onReply));
     };
     steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
     LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
@@ -156,12 +166,13 @@ void FairLock::acquireFailed(const QString &name, qint64 threadId, qint64 waitMs
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    m_acquireFailed.eval(m_client->connection(), queueKeys(name),
-                         {RedisBytes::toBytes(m_client->holderField(threadId)), QByteArray::number(effectiveWaitMs(waitMs))},
-                         context, [callback](const RedisReply &r) {
-                             if (callback)
-                                 callback(!r.isError(), r.errorMessage());
-                         });
+    m_acquireFailed.eval(
+        m_client->connection(), queueKeys(name),
+        {RedisBytes::toBytes(m_client->holderField(threadId)), QByteArray::number(effectiveWaitMs(waitMs))}, context,
+        [callback](const RedisReply &r) {
+            if (callback)
+                callback(!r.isError(), r.errorMessage());
+        });
 }
 
 void FairLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
@@ -171,7 +182,8 @@ void FairLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
     const QString field = m_client->holderField(threadId);
     LockCalls::runUnlock(m_unlock, m_client->connection(), name, field,
                          {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::fairQueueKey(name)),
-                          RedisBytes::toBytes(LockNames::fairTimeoutKey(name)), RedisBytes::toBytes(LockNames::unlockChannel(name))},
+                          RedisBytes::toBytes(LockNames::fairTimeoutKey(name)),
+                          RedisBytes::toBytes(LockNames::unlockChannel(name))},
                          {"0", QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field),
                           QByteArray::number(nowEpochMs()), m_client->publishCommand()},
                          context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));

@@ -6,7 +6,8 @@
 #include <QPointer>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A Redisson-compatible fair lock client (`RedissonFairLock`, protocol §3, 3.45+/4.7 semantics).

@@ -7,7 +7,8 @@
 #include "protocol/locknames.h"
 #include "redis/redisconnection.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 FencedLock::FencedLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_acquire(RedisScript::fromResource(QStringLiteral("fenced_acquire")))
@@ -72,14 +73,15 @@ void FencedLock::token(const QString &name, QObject *context, std::function<void
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    m_client->connection()->send({"GET", RedisBytes::toBytes(LockNames::tokenKey(name))}, context, [callback](const RedisReply &r) {
-        if (!callback)
-            return;
-        if (r.isError())
-            callback(-1);
-        else
-            callback(r.isNil() ? 0 : r.toInteger(-1));
-    });
+    m_client->connection()->send({"GET", RedisBytes::toBytes(LockNames::tokenKey(name))}, context,
+                                 [callback](const RedisReply &r) {
+                                     if (!callback)
+                                         return;
+                                     if (r.isError())
+                                         callback(-1);
+                                     else
+                                         callback(r.isNil() ? 0 : r.toInteger(-1));
+                                 });
 }
 
 } // namespace lockscope

@@ -8,7 +8,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A Redisson-compatible fenced lock client (`RedissonFencedLock`, protocol §5.2, 3.19.0+/4.7).

@@ -4,7 +4,8 @@
 
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
 void LockAcquisition::start(QObject *owner, LockClient *client, qint64 waitMs, QObject *context,
                             LockClient::AcquireCallback callback, Steps steps)

@@ -11,7 +11,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One waiting acquire of any lock kind: Redisson's lock()/tryLock(wait) loop (protocol §1.5) for
@@ -42,8 +43,7 @@ public:
     using GiveUp = std::function<void(QObject *context, std::function<void()> done)>;
 
     /** The lock-kind specific parts of a wait; only `attempt` is required. */
-    struct Steps
-    {
+    struct Steps {
         Attempt attempt;
         /** Channel to listen on through the client's subscriber (SUBSCRIBE, or SSUBSCRIBE when
          *  the client has a sharded subscriber, §1.3); empty = poll only. */

@@ -9,9 +9,11 @@
 
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 /** When `client` has no connection: runs `fail(callback)` from the event loop (never
  *  re-entrantly), unless `context` died meanwhile, and returns true. */
@@ -31,7 +33,10 @@ bool failLaterIfDisconnected(LockClient *client, QObject *context, const Callbac
 
 } // namespace
 
-QString LockCalls::notConnectedMessage() { return QStringLiteral("lock client has no Redis connection"); }
+QString LockCalls::notConnectedMessage()
+{
+    return QStringLiteral("lock client has no Redis connection");
+}
 
 bool LockCalls::failIfDisconnected(LockClient *client, QObject *context, const LockClient::AcquireCallback &callback)
 {
@@ -59,8 +64,7 @@ bool LockCalls::failIfDisconnected(LockClient *client, QObject *context, const L
 
 bool LockCalls::failIfDisconnected(LockClient *client, QObject *context, const std::function<void(qint64)> &callback)
 {
-    return failLaterIfDisconnected(client, context, callback,
-                                   [](const std::function<void(qint64)> &cb) { cb(-1); });
+    return failLaterIfDisconnected(client, context, callback, [](const std::function<void(qint64)> &cb) { cb(-1); });
 }
 
 AcquireResult LockCalls::acquireResult(const RedisReply &reply)
@@ -83,8 +87,9 @@ UnlockResult LockCalls::unlockResult(const RedisReply &reply, const QString &fie
     } else if (reply.isNil()) {
         result.status = UnlockResult::Status::NotHeld;
         const int colon = field.indexOf(QLatin1Char(':'));
-        result.error = QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: %2")
-                           .arg(field.left(colon), field.mid(colon + 1));
+        result.error =
+            QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: %2")
+                .arg(field.left(colon), field.mid(colon + 1));
     } else if (reply.toInteger() == 1) {
         result.status = UnlockResult::Status::Released;
     } else {
@@ -110,7 +115,7 @@ void LockCalls::runUnlock(const RedisScript &script, RedisConnection *connection
 }
 
 LockClient::UnlockCallback LockCalls::noteUnlockedThen(LockClient *client, const QString &name, const QString &field,
-                                                      LockClient::UnlockCallback callback)
+                                                       LockClient::UnlockCallback callback)
 {
     return [client = QPointer<LockClient>(client), name, field, callback](const UnlockResult &result) {
         if (client)

@@ -10,7 +10,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisReply;
 class RedisScript;

@@ -14,11 +14,16 @@
 #include <QRandomGenerator>
 #include <QUuid>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
-QString leaseKey(const QString &name, const QString &field) { return name + QLatin1Char('\n') + field; }
+QString leaseKey(const QString &name, const QString &field)
+{
+    return name + QLatin1Char('\n') + field;
+}
 
 } // namespace
 
@@ -59,10 +64,11 @@ void LockClient::setShardedSubscriber(ShardedSubscriber *subscriber)
     m_sharded = subscriber;
     if (!subscriber)
         return;
-    connect(subscriber, &ShardedSubscriber::message, this, [this](const QByteArray &channel, const QByteArray &payload) {
-        if (m_channelRefs.contains(channel))
-            emit channelMessage(channel, payload);
-    });
+    connect(subscriber, &ShardedSubscriber::message, this,
+            [this](const QByteArray &channel, const QByteArray &payload) {
+                if (m_channelRefs.contains(channel))
+                    emit channelMessage(channel, payload);
+            });
     connect(subscriber, &ShardedSubscriber::subscribed, this, [this](const QByteArray &channel) {
         if (m_channelRefs.contains(channel))
             emit channelSubscribed(channel);
@@ -73,7 +79,10 @@ void LockClient::setShardedSubscriber(ShardedSubscriber *subscriber)
     });
 }
 
-bool LockClient::isAtRisk(const QString &name) const { return m_watchdog->atRisk().contains(name); }
+bool LockClient::isAtRisk(const QString &name) const
+{
+    return m_watchdog->atRisk().contains(name);
+}
 
 LockClient::~LockClient() = default;
 
@@ -89,7 +98,10 @@ QString LockClient::newUnlockLatchKey(const QString &name)
     return LockNames::unlockLatchKey(name, QString::fromLatin1(requestId.toHex()));
 }
 
-qint64 LockClient::leaseFor(qint64 leaseMs) const { return leaseMs > 0 ? leaseMs : m_watchdog->timeoutMs(); }
+qint64 LockClient::leaseFor(qint64 leaseMs) const
+{
+    return leaseMs > 0 ? leaseMs : m_watchdog->timeoutMs();
+}
 
 void LockClient::noteAcquired(const QString &name, const QString &field, qint64 lease, bool watch)
 {
@@ -111,8 +123,14 @@ void LockClient::noteUnlocked(const QString &name, const QString &field, UnlockR
     m_leaseMs.remove(leaseKey(name, field));
 }
 
-void LockClient::setWatchdogTimeoutMs(qint64 ms) { m_watchdog->setTimeoutMs(ms); }
-qint64 LockClient::watchdogTimeoutMs() const { return m_watchdog->timeoutMs(); }
+void LockClient::setWatchdogTimeoutMs(qint64 ms)
+{
+    m_watchdog->setTimeoutMs(ms);
+}
+qint64 LockClient::watchdogTimeoutMs() const
+{
+    return m_watchdog->timeoutMs();
+}
 
 void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                             AcquireCallback callback)
@@ -121,8 +139,8 @@ void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
     const qint64 lease = leaseFor(leaseMs);
     const QString field = holderField(threadId);
     QPointer<LockClient> self(this);
-    m_acquire.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
-                   [self, name, field, lease, watch, callback](const RedisReply &r) {
+    m_acquire.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)},
+                   context, [self, name, field, lease, watch, callback](const RedisReply &r) {
                        const AcquireResult result = LockCalls::acquireResult(r);
                        if (result.acquired && self)
                            self->noteAcquired(name, field, lease, watch);
@@ -167,22 +185,26 @@ void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, q
                    steps.wakeMessages = {QByteArrayLiteral("0"), QByteArrayLiteral("1")};
                    // A lock won after the caller went away would stay held (and watchdog-renewed): give it back.
                    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
-                   LockAcquisition::resume(this, this, waitMs, clock, guard.data(), std::move(callback), std::move(steps), r);
+                   LockAcquisition::resume(this, this, waitMs, clock, guard.data(), std::move(callback),
+                                           std::move(steps), r);
                });
 }
 
 void LockClient::unlock(const QString &name, qint64 threadId, QObject *context, UnlockCallback callback)
 {
     const QString field = holderField(threadId);
-    LockCalls::runUnlock(m_unlock, m_connection, name, field, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name))},
-                         {"0", QByteArray::number(unlockLeaseMs(name, field)), RedisBytes::toBytes(field), m_publishCommand},
-                         context, LockCalls::noteUnlockedThen(this, name, field, std::move(callback)));
+    LockCalls::runUnlock(
+        m_unlock, m_connection, name, field,
+        {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name))},
+        {"0", QByteArray::number(unlockLeaseMs(name, field)), RedisBytes::toBytes(field), m_publishCommand}, context,
+        LockCalls::noteUnlockedThen(this, name, field, std::move(callback)));
 }
 
 void LockClient::renew(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context, BoolCallback callback)
 {
-    m_renew.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(leaseFor(leaseMs)), RedisBytes::toBytes(holderField(threadId))},
-                 context, LockCalls::renewReply(std::move(callback)));
+    m_renew.eval(m_connection, {RedisBytes::toBytes(name)},
+                 {QByteArray::number(leaseFor(leaseMs)), RedisBytes::toBytes(holderField(threadId))}, context,
+                 LockCalls::renewReply(std::move(callback)));
 }
 
 void LockClient::forceUnlock(const QString &name, QObject *context, BoolCallback callback)

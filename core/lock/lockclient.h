@@ -11,31 +11,30 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockWatchdog;
 class RedisConnection;
 class RedisSubscriber;
 
 /** Outcome of an acquire attempt. */
-struct AcquireResult
-{
+struct AcquireResult {
     bool acquired = false;
     /** When not acquired: the lock's PTTL in ms as the script returned it (-1 = held with no
      *  expiry). Meaningless when acquired. */
     qint64 pttlMs = -2;
-    QString error;  ///< non-empty on a server/transport error (then acquired is false)
+    QString error; ///< non-empty on a server/transport error (then acquired is false)
     /** Fenced locks only: the fencing token of this acquire (INCR of redisson_lock_token:{name},
      *  protocol §5.2); -1 otherwise. */
     qint64 token = -1;
 };
 
 /** Outcome of an unlock (Redisson RedissonLock.unlockInnerAsync reply, protocol §2.3). */
-struct UnlockResult
-{
+struct UnlockResult {
     enum class Status { Released, StillHeld, NotHeld, Error };
     Status status = Status::Error;
-    QString error;  ///< for NotHeld: Redisson's IllegalMonitorStateException text; for Error: the cause
+    QString error; ///< for NotHeld: Redisson's IllegalMonitorStateException text; for Error: the cause
 };
 
 /**

@@ -7,7 +7,8 @@
 #include <QDateTime>
 #include <QMap>
 
-namespace lockscope {
+namespace lockscope
+{
 
 LockWatchdog::LockWatchdog(RedisConnection *connection, qint64 timeoutMs, QObject *parent)
     : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("lock_renew"))),
@@ -82,7 +83,8 @@ void LockWatchdog::onReply(const QStringList &chunk, const RedisReply &r)
 {
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (r.isError() || !r.isArray()) {
-        const QString error = r.isError() ? r.errorMessage() : QStringLiteral("unexpected reply %1").arg(r.debugString());
+        const QString error =
+            r.isError() ? r.errorMessage() : QStringLiteral("unexpected reply %1").arg(r.debugString());
         QStringList risky;
         for (const QString &n : chunk) {
             if (!m_locks.contains(n))

@@ -7,7 +7,8 @@
 #include <QPointer>
 #include <QTimer>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 
@@ -34,10 +35,9 @@ public:
     static constexpr int kBatchSize = 100;
 
     /** Why a watched lock is at risk. Times are local wall-clock epoch ms. */
-    struct Risk
-    {
-        QString error;                ///< the server's or transport's error text of the last renewal
-        qint64 failedAtEpochMs = 0;   ///< when the last renewal failed
+    struct Risk {
+        QString error;                 ///< the server's or transport's error text of the last renewal
+        qint64 failedAtEpochMs = 0;    ///< when the last renewal failed
         qint64 lastRenewedEpochMs = 0; ///< last successful renewal (or the add(), when none yet)
     };
 

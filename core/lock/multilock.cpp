@@ -10,20 +10,28 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 using Status = MultiLockComponentOutcome::Status;
 
 QString MultiLockComponentOutcome::statusName(Status status)
 {
     switch (status) {
-    case Status::NotTried: return QStringLiteral("not_tried");
-    case Status::Granted: return QStringLiteral("granted");
-    case Status::Refused: return QStringLiteral("refused");
-    case Status::Error: return QStringLiteral("error");
-    case Status::Released: return QStringLiteral("released");
-    case Status::Unlocked: return QStringLiteral("unlocked");
-    case Status::NotHeld: return QStringLiteral("not_held");
+    case Status::NotTried:
+        return QStringLiteral("not_tried");
+    case Status::Granted:
+        return QStringLiteral("granted");
+    case Status::Refused:
+        return QStringLiteral("refused");
+    case Status::Error:
+        return QStringLiteral("error");
+    case Status::Released:
+        return QStringLiteral("released");
+    case Status::Unlocked:
+        return QStringLiteral("unlocked");
+    case Status::NotHeld:
+        return QStringLiteral("not_held");
     }
     return QString();
 }
@@ -76,18 +84,17 @@ QJsonObject MultiLockResult::toJson() const
 }
 
 /** The state of one acquire() call. */
-struct MultiLock::Run
-{
+struct MultiLock::Run {
     qint64 threadId = 0;
     qint64 leaseMs = 0;
     qint64 waitMs = 0;
     qint64 componentLeaseMs = 0;
-    qint64 lockWaitMs = 0;   ///< calcLockWaitTime(waitMs), once per call as in Redisson
-    qint64 remainMs = -1;    ///< -1 = no waiting
-    qint64 lastMs = 0;       ///< clock reading of the last remainMs update
-    int failedLimit = 0;     ///< failed components still allowed in this round
-    int index = 0;           ///< the component tried next
-    QVector<int> granted;    ///< components granted in this round
+    qint64 lockWaitMs = 0; ///< calcLockWaitTime(waitMs), once per call as in Redisson
+    qint64 remainMs = -1;  ///< -1 = no waiting
+    qint64 lastMs = 0;     ///< clock reading of the last remainMs update
+    int failedLimit = 0;   ///< failed components still allowed in this round
+    int index = 0;         ///< the component tried next
+    QVector<int> granted;  ///< components granted in this round
     QElapsedTimer clock;
     QPointer<QObject> context;
     bool hasContext = false;
@@ -108,7 +115,10 @@ int MultiLock::minLocksAmount() const
     return m_mode == Mode::RedLock ? n / 2 + 1 : n;
 }
 
-int MultiLock::failedLocksLimit() const { return static_cast<int>(m_components.size()) - minLocksAmount(); }
+int MultiLock::failedLocksLimit() const
+{
+    return static_cast<int>(m_components.size()) - minLocksAmount();
+}
 
 qint64 MultiLock::lockWaitMs(qint64 remainMs) const
 {
@@ -157,8 +167,9 @@ void MultiLock::acquire(qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject 
         run->result.components << o;
     }
     if (m_components.isEmpty() || m_busy) {
-        const QString error = m_components.isEmpty() ? QStringLiteral("a MultiLock needs at least one component lock")
-                                                     : QStringLiteral("an acquire of this MultiLock is already running");
+        const QString error = m_components.isEmpty()
+                                  ? QStringLiteral("a MultiLock needs at least one component lock")
+                                  : QStringLiteral("an acquire of this MultiLock is already running");
         QTimer::singleShot(0, this, [this, run, error] {
             run->result.error = error;
             if (run->callback && (!run->hasContext || run->context))
@@ -208,7 +219,8 @@ void MultiLock::onComponent(const std::shared_ptr<Run> &run, int index, const Ac
     } else {
         o.status = r.error.isEmpty() ? Status::Refused : Status::Error;
         const MultiLockComponent &c = m_components.at(index);
-        if (!r.error.isEmpty() && c.client && c.client->connection()) // the script may have run before the reply was lost
+        if (!r.error.isEmpty() && c.client &&
+            c.client->connection()) // the script may have run before the reply was lost
             c.client->unlock(c.name, run->threadId, nullptr, nullptr);
         if (n - run->granted.size() == failedLocksLimit()) { // enough granted: stop here
             succeed(run);
@@ -225,9 +237,8 @@ void MultiLock::onComponent(const std::shared_ptr<Run> &run, int index, const Ac
             run->remainMs -= now - run->lastMs;
             run->lastMs = now;
             if (run->remainMs <= 0) {
-                releaseGranted(run, [this, run] {
-                    fail(run, QStringLiteral("the wait time of %1 ms is over").arg(run->waitMs));
-                });
+                releaseGranted(
+                    run, [this, run] { fail(run, QStringLiteral("the wait time of %1 ms is over").arg(run->waitMs)); });
                 return;
             }
         }
@@ -299,14 +310,16 @@ void MultiLock::succeed(const std::shared_ptr<Run> &run)
         const MultiLockComponent &c = m_components.at(index);
         auto one = [this, run, left, index](const RedisReply &reply) {
             if (reply.isError())
-                run->result.components[index].error = QStringLiteral("PEXPIRE to the lease failed: %1").arg(reply.errorMessage());
+                run->result.components[index].error =
+                    QStringLiteral("PEXPIRE to the lease failed: %1").arg(reply.errorMessage());
             else if (reply.toInteger() != 1)
                 run->result.components[index].error = QStringLiteral("PEXPIRE to the lease found no lock (it expired)");
             if (--*left == 0)
                 finish(run);
         };
         if (c.client && c.client->connection())
-            c.client->connection()->send({"PEXPIRE", RedisBytes::toBytes(c.name), QByteArray::number(run->leaseMs)}, this, one);
+            c.client->connection()->send({"PEXPIRE", RedisBytes::toBytes(c.name), QByteArray::number(run->leaseMs)},
+                                         this, one);
         else
             one(RedisReply::makeError(QStringLiteral("the lock client of this component is gone"), true));
     }
@@ -321,11 +334,12 @@ void MultiLock::fail(const std::shared_ptr<Run> &run, const QString &error)
         int granted = 0;
         for (const auto &c : run->result.components)
             granted += c.status == Status::Released;
-        run->result.error = QStringLiteral("%1 of %2 component locks granted, %3 needed%4")
-                                .arg(granted)
-                                .arg(m_components.size())
-                                .arg(minLocksAmount())
-                                .arg(granted > 0 ? QStringLiteral(" (the granted ones were released again)") : QString());
+        run->result.error =
+            QStringLiteral("%1 of %2 component locks granted, %3 needed%4")
+                .arg(granted)
+                .arg(m_components.size())
+                .arg(minLocksAmount())
+                .arg(granted > 0 ? QStringLiteral(" (the granted ones were released again)") : QString());
     }
     finish(run);
 }
@@ -382,9 +396,15 @@ void MultiLock::unlock(qint64 threadId, QObject *context, Callback callback)
             ++o.attempts;
             switch (u.status) {
             case UnlockResult::Status::Released:
-            case UnlockResult::Status::StillHeld: o.status = Status::Unlocked; break;
-            case UnlockResult::Status::NotHeld: o.status = Status::NotHeld; break;
-            case UnlockResult::Status::Error: o.status = Status::Error; break;
+            case UnlockResult::Status::StillHeld:
+                o.status = Status::Unlocked;
+                break;
+            case UnlockResult::Status::NotHeld:
+                o.status = Status::NotHeld;
+                break;
+            case UnlockResult::Status::Error:
+                o.status = Status::Error;
+                break;
             }
             o.error = u.error;
             done();

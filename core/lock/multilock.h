@@ -11,7 +11,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One component lock of a MultiLock or RedLock: an RLock named `name` taken through `client`,
@@ -19,31 +20,29 @@ namespace lockscope {
  * so that waiting acquires wake on unlock messages). `server` is the label results carry (the
  * endpoint's address, "host:port"); empty = the client's connection address.
  */
-struct MultiLockComponent
-{
+struct MultiLockComponent {
     QPointer<LockClient> client;
     QString name;
     QString server;
 };
 
 /** What happened to one component in an acquire (MultiLockResult) or an unlock. */
-struct MultiLockComponentOutcome
-{
+struct MultiLockComponentOutcome {
     enum class Status {
-        NotTried,   ///< never attempted: the quorum was reached (RedLock) or the acquire stopped first
-        Granted,    ///< acquired, and held when the acquire finished
-        Refused,    ///< held by someone else for the whole component wait (`pttlMs` = its last PTTL)
-        Error,      ///< server down, transport or server error (`error` says which)
-        Released,   ///< granted, then unlocked again because the MultiLock/RedLock failed
-        Unlocked,   ///< unlock(): this component was released (or is still held re-entrantly)
-        NotHeld,    ///< unlock(): this client did not hold the component
+        NotTried, ///< never attempted: the quorum was reached (RedLock) or the acquire stopped first
+        Granted,  ///< acquired, and held when the acquire finished
+        Refused,  ///< held by someone else for the whole component wait (`pttlMs` = its last PTTL)
+        Error,    ///< server down, transport or server error (`error` says which)
+        Released, ///< granted, then unlocked again because the MultiLock/RedLock failed
+        Unlocked, ///< unlock(): this component was released (or is still held re-entrantly)
+        NotHeld,  ///< unlock(): this client did not hold the component
     };
     QString server;
     QString name;
     Status status = Status::NotTried;
-    qint64 pttlMs = -2;  ///< Refused: the PTTL the acquire script returned (-1 = no expiry)
-    QString error;       ///< Error / NotHeld: the sentence
-    int attempts = 0;    ///< component acquires tried over all rounds
+    qint64 pttlMs = -2; ///< Refused: the PTTL the acquire script returned (-1 = no expiry)
+    QString error;      ///< Error / NotHeld: the sentence
+    int attempts = 0;   ///< component acquires tried over all rounds
 
     /** "not_tried", "granted", "refused", "error", "released", "unlocked", "not_held". */
     static QString statusName(Status status);
@@ -52,15 +51,14 @@ struct MultiLockComponentOutcome
 };
 
 /** Outcome of MultiLock::acquire() or MultiLock::unlock(). */
-struct MultiLockResult
-{
-    bool acquired = false;   ///< acquire(): at least `required` components granted (all for MultiLock)
-    bool redLock = false;    ///< RedLock rules (quorum) rather than MultiLock rules (all)
-    int required = 0;        ///< minLocksAmount: N for MultiLock, N/2+1 for RedLock
-    int rounds = 0;          ///< passes over the components (a failed pass restarts within the wait)
-    qint64 elapsedMs = 0;    ///< wall time of the whole call
-    qint64 leaseMs = 0;      ///< the lease each granted component ends with (0 = watchdog)
-    QString error;           ///< why it failed, as a sentence (empty when acquired)
+struct MultiLockResult {
+    bool acquired = false; ///< acquire(): at least `required` components granted (all for MultiLock)
+    bool redLock = false;  ///< RedLock rules (quorum) rather than MultiLock rules (all)
+    int required = 0;      ///< minLocksAmount: N for MultiLock, N/2+1 for RedLock
+    int rounds = 0;        ///< passes over the components (a failed pass restarts within the wait)
+    qint64 elapsedMs = 0;  ///< wall time of the whole call
+    qint64 leaseMs = 0;    ///< the lease each granted component ends with (0 = watchdog)
+    QString error;         ///< why it failed, as a sentence (empty when acquired)
     /** In component order. After several rounds each component shows its latest attempt (a
      *  component not tried again in the last round keeps the status of its previous try). */
     QVector<MultiLockComponentOutcome> components;

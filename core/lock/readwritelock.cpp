@@ -7,7 +7,8 @@
 #include "protocol/locknames.h"
 #include "redis/redisconnection.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 ReadWriteLock::ReadWriteLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_readAcquire(RedisScript::fromResource(QStringLiteral("rw_read_acquire"))),
@@ -51,7 +52,8 @@ void ReadWriteLock::tryAcquireRead(const QString &name, qint64 threadId, qint64 
         return;
     const QString field = m_client->holderField(threadId);
     QPointer<ReadWriteLock> self(this);
-    m_readAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(timeoutPrefix(name, field))},
+    m_readAcquire.eval(m_client->connection(),
+                       {RedisBytes::toBytes(name), RedisBytes::toBytes(timeoutPrefix(name, field))},
                        {QByteArray::number(m_client->leaseFor(leaseMs)), RedisBytes::toBytes(field),
                         RedisBytes::toBytes((field + QStringLiteral(":write")))},
                        context, [self, name, threadId, leaseMs, callback](const RedisReply &r) {
@@ -63,8 +65,8 @@ void ReadWriteLock::tryAcquireRead(const QString &name, qint64 threadId, qint64 
                        });
 }
 
-void ReadWriteLock::acquireRead(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
-                                QObject *context, LockClient::AcquireCallback callback)
+void ReadWriteLock::acquireRead(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
+                                LockClient::AcquireCallback callback)
 {
     acquire(false, name, threadId, leaseMs, waitMs, context, std::move(callback));
 }
@@ -77,8 +79,8 @@ void ReadWriteLock::unlockRead(const QString &name, qint64 threadId, QObject *co
     const QString field = m_client->holderField(threadId);
     QPointer<ReadWriteLock> self(this);
     LockCalls::runUnlock(m_readUnlock, m_client->connection(), name, field,
-                         {RedisBytes::toBytes(name), RedisBytes::toBytes(channel(name)), RedisBytes::toBytes(timeoutPrefix(name, field)),
-                          RedisBytes::toBytes(keyPrefix(name))},
+                         {RedisBytes::toBytes(name), RedisBytes::toBytes(channel(name)),
+                          RedisBytes::toBytes(timeoutPrefix(name, field)), RedisBytes::toBytes(keyPrefix(name))},
                          {"0", RedisBytes::toBytes(field), m_client->publishCommand()}, context,
                          [self, name, threadId, callback](const UnlockResult &result) {
                              if (self) {
@@ -101,7 +103,8 @@ void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = writerField(threadId);
     QPointer<LockClient> client(m_client);
-    m_writeAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
+    m_writeAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name)},
+                        {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
                         [client, name, field, lease, watch, callback](const RedisReply &r) {
                             const AcquireResult result = LockCalls::acquireResult(r);
                             if (result.acquired && client)
@@ -111,8 +114,8 @@ void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64
                         });
 }
 
-void ReadWriteLock::acquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
-                                 QObject *context, LockClient::AcquireCallback callback)
+void ReadWriteLock::acquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
+                                 LockClient::AcquireCallback callback)
 {
     acquire(true, name, threadId, leaseMs, waitMs, context, std::move(callback));
 }
@@ -146,7 +149,8 @@ void ReadWriteLock::unlockWrite(const QString &name, qint64 threadId, QObject *c
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
     const QString field = writerField(threadId);
-    LockCalls::runUnlock(m_writeUnlock, m_client->connection(), name, field, {RedisBytes::toBytes(name), RedisBytes::toBytes(channel(name))},
+    LockCalls::runUnlock(m_writeUnlock, m_client->connection(), name, field,
+                         {RedisBytes::toBytes(name), RedisBytes::toBytes(channel(name))},
                          {"1", QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field),
                           m_client->publishCommand()},
                          context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
@@ -170,8 +174,8 @@ void ReadWriteLock::renewRead(const QString &name, const QList<qint64> &threadId
     QList<QByteArray> args{QByteArray::number(m_client->leaseFor(leaseMs)), QByteArray::number(threadIds.size())};
     for (qint64 t : threadIds)
         args << RedisBytes::toBytes(m_client->holderField(t));
-    m_readRenew.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(keyPrefix(name))}, args, context,
-                     LockCalls::renewReply(std::move(callback)));
+    m_readRenew.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(keyPrefix(name))}, args,
+                     context, LockCalls::renewReply(std::move(callback)));
 }
 
 void ReadWriteLock::watchRead(const QString &name, qint64 threadId)

@@ -8,7 +8,8 @@
 #include <QString>
 #include <QTimer>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A Redisson-compatible read/write lock client (`RedissonReadWriteLock` with its `RedissonReadLock`

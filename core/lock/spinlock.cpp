@@ -6,7 +6,8 @@
 
 #include <QRandomGenerator>
 
-namespace lockscope {
+namespace lockscope
+{
 
 SpinLock::SpinLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_unlock(RedisScript::fromResource(QStringLiteral("spin_unlock")))
@@ -52,8 +53,8 @@ void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
         return;
     const QString field = m_client->holderField(threadId);
     LockCalls::runUnlock(m_unlock, m_client->connection(), name, field, {RedisBytes::toBytes(name)},
-                         {QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field)}, context,
-                         LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
+                         {QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field)},
+                         context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }
 
 } // namespace lockscope

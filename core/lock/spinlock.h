@@ -6,7 +6,8 @@
 #include <QPointer>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A Redisson-compatible spin lock client (`RedissonSpinLock`, protocol §5.1, 3.15.0+/4.7).

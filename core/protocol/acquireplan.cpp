@@ -1,8 +1,10 @@
 #include "protocol/acquireplan.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 enum class DataShape { Free, FreeFenced, Plain, Fenced, Fair, ReadWrite, MultiLockGroup, NotALock };
 
@@ -36,27 +38,36 @@ QString heldBy(const LockSnapshot &s)
     return s.holders.isEmpty() ? QStringLiteral("free") : QStringLiteral("held by %1").arg(s.holderSummary());
 }
 
-QString kindFlag(AcquireKind k) { return QStringLiteral("--kind %1").arg(AcquirePlan::kindName(k)); }
+QString kindFlag(AcquireKind k)
+{
+    return QStringLiteral("--kind %1").arg(AcquirePlan::kindName(k));
+}
 
 } // namespace
 
 QString AcquirePlan::kindName(AcquireKind kind)
 {
     switch (kind) {
-    case AcquireKind::Auto: return QStringLiteral("auto");
-    case AcquireKind::Lock: return QStringLiteral("lock");
-    case AcquireKind::Fair: return QStringLiteral("fair");
-    case AcquireKind::Read: return QStringLiteral("read");
-    case AcquireKind::Write: return QStringLiteral("write");
-    case AcquireKind::Fenced: return QStringLiteral("fenced");
+    case AcquireKind::Auto:
+        return QStringLiteral("auto");
+    case AcquireKind::Lock:
+        return QStringLiteral("lock");
+    case AcquireKind::Fair:
+        return QStringLiteral("fair");
+    case AcquireKind::Read:
+        return QStringLiteral("read");
+    case AcquireKind::Write:
+        return QStringLiteral("write");
+    case AcquireKind::Fenced:
+        return QStringLiteral("fenced");
     }
     return QString();
 }
 
 std::optional<AcquireKind> AcquirePlan::parseKind(const QString &name)
 {
-    for (AcquireKind k : {AcquireKind::Auto, AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read, AcquireKind::Write,
-                          AcquireKind::Fenced}) {
+    for (AcquireKind k : {AcquireKind::Auto, AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read,
+                          AcquireKind::Write, AcquireKind::Fenced}) {
         if (name.compare(kindName(k), Qt::CaseInsensitive) == 0)
             return k;
     }
@@ -73,18 +84,21 @@ QString AcquirePlan::describe(const LockSnapshot &s)
                 if (h.mode == QLatin1String("write"))
                     writers << h.field;
             return writers.isEmpty() ? QStringLiteral("a read-write lock in write mode with no writer left")
-                                     : QStringLiteral("a read-write lock, held for writing by %1").arg(writers.join(QStringLiteral(", ")));
+                                     : QStringLiteral("a read-write lock, held for writing by %1")
+                                           .arg(writers.join(QStringLiteral(", ")));
         }
         qint64 readers = 0;
         for (const auto &h : s.holders)
             if (h.mode == QLatin1String("read"))
                 ++readers;
         return readers == 0 ? QStringLiteral("a read-write lock in read mode with no reader left")
-                            : QStringLiteral("a read-write lock, held for reading by %1").arg(plural(readers, "reader", "readers"));
+                            : QStringLiteral("a read-write lock, held for reading by %1")
+                                  .arg(plural(readers, "reader", "readers"));
     }
     case DataShape::Fair:
         if (s.queueLength > 0)
-            return QStringLiteral("a fair lock with %1 (%2)").arg(plural(s.queueLength, "queued waiter", "queued waiters"), heldBy(s));
+            return QStringLiteral("a fair lock with %1 (%2)")
+                .arg(plural(s.queueLength, "queued waiter", "queued waiters"), heldBy(s));
         return QStringLiteral("a fair lock with %1 in its timeout set (%2)")
             .arg(plural(s.timeoutSetSize, "waiter deadline", "waiter deadlines"), heldBy(s));
     case DataShape::Fenced:
@@ -95,9 +109,11 @@ QString AcquirePlan::describe(const LockSnapshot &s)
         return QStringLiteral("a reentrant lock (or a fair lock with an empty queue) %1").arg(heldBy(s));
     case DataShape::MultiLockGroup:
         return QStringLiteral("a RedissonFasterMultiLock group (%1), which only getMultiLock(group, values) "
-                              "clients take part in").arg(heldBy(s));
+                              "clients take part in")
+            .arg(heldBy(s));
     case DataShape::NotALock:
-        return s.exists ? QStringLiteral("a hash that is not a Redisson lock (its fields are not <clientId>:<threadId> -> count)")
+        return s.exists ? QStringLiteral(
+                              "a hash that is not a Redisson lock (its fields are not <clientId>:<threadId> -> count)")
                         : QStringLiteral("a key that is not a hash, so not a Redisson lock");
     case DataShape::Free:
         break;
@@ -109,13 +125,17 @@ AcquireKind AcquirePlan::dataKind(const LockSnapshot &s)
 {
     switch (shapeOf(s)) {
     case DataShape::Free:
-    case DataShape::Plain: return AcquireKind::Lock;
-    case DataShape::Fair: return AcquireKind::Fair;
+    case DataShape::Plain:
+        return AcquireKind::Lock;
+    case DataShape::Fair:
+        return AcquireKind::Fair;
     case DataShape::Fenced:
-    case DataShape::FreeFenced: return AcquireKind::Fenced;
+    case DataShape::FreeFenced:
+        return AcquireKind::Fenced;
     case DataShape::ReadWrite:
     case DataShape::MultiLockGroup:
-    case DataShape::NotALock: break;
+    case DataShape::NotALock:
+        break;
     }
     return AcquireKind::Auto;
 }
@@ -138,7 +158,8 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
         if (requested == AcquireKind::Auto)
             return refuse(QStringLiteral(": choose --kind read or --kind write"));
         return refuse(QStringLiteral("; %1 would treat its holds as its own and its release would delete them: "
-                                     "use --kind read or --kind write").arg(kindFlag(requested)));
+                                     "use --kind read or --kind write")
+                          .arg(kindFlag(requested)));
     case DataShape::Fair:
         if (wanted == AcquireKind::Fair)
             break;
@@ -155,7 +176,8 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
         if (wanted == AcquireKind::Lock || wanted == AcquireKind::Fair)
             break;
         if (requested == AcquireKind::Fenced)
-            return refuse(QStringLiteral(" and has no fencing token counter; --kind fenced does not fit: use --kind lock"));
+            return refuse(
+                QStringLiteral(" and has no fencing token counter; --kind fenced does not fit: use --kind lock"));
         return refuse(QStringLiteral("; %1 would see no 'mode' field, treat it as free and join it: use --kind lock")
                           .arg(kindFlag(requested)));
     case DataShape::MultiLockGroup:

@@ -6,16 +6,17 @@
 
 #include <optional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /** Which Redisson client (and which half of a read-write lock) LockScope takes a hold with. */
 enum class AcquireKind {
-    Auto,   ///< the kind the data says; `lock` for a free name (not allowed on a read-write lock)
-    Lock,   ///< RLock (LockClient, protocol §2)
-    Fair,   ///< RedissonFairLock (FairLock, §3): respects the waiter queue, waits on its own channel
-    Read,   ///< RedissonReadLock (ReadWriteLock read half, §4.2)
-    Write,  ///< RedissonWriteLock (ReadWriteLock write half, §4.4)
-    Fenced  ///< RedissonFencedLock (FencedLock, §5.2): INCRs the token counter
+    Auto,  ///< the kind the data says; `lock` for a free name (not allowed on a read-write lock)
+    Lock,  ///< RLock (LockClient, protocol §2)
+    Fair,  ///< RedissonFairLock (FairLock, §3): respects the waiter queue, waits on its own channel
+    Read,  ///< RedissonReadLock (ReadWriteLock read half, §4.2)
+    Write, ///< RedissonWriteLock (ReadWriteLock write half, §4.4)
+    Fenced ///< RedissonFencedLock (FencedLock, §5.2): INCRs the token counter
 };
 
 /**

@@ -3,7 +3,8 @@
 #include <QJsonObject>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Text from Redis made safe for a terminal or a label (issue 13.12): key names, holder fields and

@@ -4,12 +4,13 @@
 
 #include <QDateTime>
 
-#include <algorithm>
 #include <QHash>
 #include <QSet>
 #include <QStringList>
+#include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QJsonObject LockEvent::toJson() const
 {
@@ -39,24 +40,27 @@ LockEvent LockEvent::fromJson(const QJsonObject &o)
                 o.value(QStringLiteral("type")).toString(), DisplayText::fromJson(o, QStringLiteral("holder")),
                 o.value(QStringLiteral("detail")).toString()};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
-        static const QStringList known{QStringLiteral("time_ms"), QStringLiteral("lock"), QStringLiteral("type"),
-                                       QStringLiteral("holder"), QStringLiteral("detail"),
-                                       QStringLiteral("lock_hex"), QStringLiteral("holder_hex")};
+        static const QStringList known{QStringLiteral("time_ms"),   QStringLiteral("lock"),
+                                       QStringLiteral("type"),      QStringLiteral("holder"),
+                                       QStringLiteral("detail"),    QStringLiteral("lock_hex"),
+                                       QStringLiteral("holder_hex")};
         if (!known.contains(it.key()))
             e.extra.insert(it.key(), it.value());
     }
     return e;
 }
 
-QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapshot &after,
-                                   const QString &keyspaceHint, bool forceUnlocked, Removal removal)
+QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapshot &after, const QString &keyspaceHint,
+                                   bool forceUnlocked, Removal removal)
 {
     QVector<LockEvent> out;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     auto add = [&](const QString &type, const QString &holder, const QString &detail, const QJsonObject &extra = {}) {
         out.append(LockEvent{now, after.name, type, holder, detail, extra});
     };
-    const auto removalOf = [](const char *kind) { return QJsonObject{{QStringLiteral("removal"), QLatin1String(kind)}}; };
+    const auto removalOf = [](const char *kind) {
+        return QJsonObject{{QStringLiteral("removal"), QLatin1String(kind)}};
+    };
 
     QHash<QString, LockHolder> old;
     if (before) {
@@ -69,8 +73,9 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
         auto it = old.find(h.field);
         if (it == old.end()) {
             add(QStringLiteral("acquired"), h.field,
-                QStringLiteral("hold count %1%2").arg(h.holdCount).arg(h.mode.isEmpty() ? QString()
-                                                                                        : QStringLiteral(", ") + h.mode));
+                QStringLiteral("hold count %1%2")
+                    .arg(h.holdCount)
+                    .arg(h.mode.isEmpty() ? QString() : QStringLiteral(", ") + h.mode));
         } else if (h.holdCount > it->holdCount) {
             add(QStringLiteral("reentered"), h.field,
                 QStringLiteral("hold count %1 -> %2").arg(it->holdCount).arg(h.holdCount));
@@ -86,9 +91,8 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
             add(QStringLiteral("force_unlocked"), it.key(),
                 QStringLiteral("deleted by LockScope on request (hold count was %1)").arg(it->holdCount),
                 removalOf("lockscope"));
-        } else if (keyspaceHint == QLatin1String("expired")
-                   || (keyspaceHint.isEmpty() && before->pttlMs >= 0
-                       && before->remainingTtlMs(after.readAtSteadyMs) <= 500)) {
+        } else if (keyspaceHint == QLatin1String("expired") || (keyspaceHint.isEmpty() && before->pttlMs >= 0 &&
+                                                                before->remainingTtlMs(after.readAtSteadyMs) <= 500)) {
             add(QStringLiteral("expired"), it.key(),
                 QStringLiteral("lease ran out with hold count %1: the holder never released it").arg(it->holdCount));
         } else if (removal == Removal::Unclassified) {
@@ -96,7 +100,8 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
         } else if (removal == Removal::Unlock) {
             add(QStringLiteral("released"), it.key(),
                 QStringLiteral("hold count %1 -> 0: unlock() by its holder (its unlock latch was written with the "
-                               "delete)").arg(it->holdCount),
+                               "delete)")
+                    .arg(it->holdCount),
                 removalOf("unlock"));
         } else if (removal == Removal::Forced) {
             QJsonObject extra = removalOf("forced");
@@ -113,14 +118,15 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
             add(QStringLiteral("released"), it.key(), QStringLiteral("hold count %1 -> 0").arg(it->holdCount),
                 removalOf("unlock"));
         } else {
-            const QString why = removal == Removal::Polling
-                                    ? QStringLiteral("LockScope polls and cannot tell")
+            const QString why = removal == Removal::Polling ? QStringLiteral("LockScope polls and cannot tell")
                                 : removal == Removal::NoLatchSeen
                                     ? QStringLiteral("no client here was seen writing an unlock latch (Redisson before "
                                                      "3.24 writes none), so LockScope cannot tell")
                                     : QStringLiteral("no keyspace event showed which");
             add(QStringLiteral("released"), it.key(),
-                QStringLiteral("hold count %1 -> 0: released or force-unlocked, unknown: %2").arg(it->holdCount).arg(why),
+                QStringLiteral("hold count %1 -> 0: released or force-unlocked, unknown: %2")
+                    .arg(it->holdCount)
+                    .arg(why),
                 removalOf("unknown"));
         }
     }
@@ -151,15 +157,15 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
     }
     // Causal order (issue 15.7): a hand-over is the old holder's release, then the waiter's
     // leaving the queue, then its acquire; a release never comes after the acquire it allowed.
-    std::stable_sort(out.begin(), out.end(), [](const LockEvent &a, const LockEvent &b) {
-        return causalRank(a.type) < causalRank(b.type);
-    });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const LockEvent &a, const LockEvent &b) { return causalRank(a.type) < causalRank(b.type); });
     return out;
 }
 
 int LockEvent::causalRank(const QString &type)
 {
-    if (type == QLatin1String("released") || type == QLatin1String("expired") || type == QLatin1String("force_unlocked"))
+    if (type == QLatin1String("released") || type == QLatin1String("expired") ||
+        type == QLatin1String("force_unlocked"))
         return 0;
     if (type == QLatin1String("unlock_message"))
         return 1;

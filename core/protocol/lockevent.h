@@ -7,7 +7,8 @@
 #include <QString>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Something that happened to a lock, as the monitor saw it. `type` is one of the architecture
@@ -23,9 +24,8 @@ namespace lockscope {
  * "lockscope" (LockScope's own force unlock) or "unknown" (type released; the detail says why
  * it cannot tell: polling, or no client seen writing a latch).
  */
-struct LockEvent
-{
-    qint64 timeMs = 0;   ///< local wall clock, epoch ms, when LockScope saw it
+struct LockEvent {
+    qint64 timeMs = 0; ///< local wall clock, epoch ms, when LockScope saw it
     QString lock;
     QString type;
     QString holder;      ///< holder field concerned, if any
@@ -65,9 +65,8 @@ struct LockEvent
      *  (released, expired, force_unlocked), 1 unlock_message, 2 dequeued, 3 acquired/reentered,
      *  4 anything else (renewed, enqueued). */
     static int causalRank(const QString &type);
-    static QVector<LockEvent> diff(const LockSnapshot *before, const LockSnapshot &after,
-                                   const QString &keyspaceHint, bool forceUnlocked,
-                                   Removal removal = Removal::Unclassified);
+    static QVector<LockEvent> diff(const LockSnapshot *before, const LockSnapshot &after, const QString &keyspaceHint,
+                                   bool forceUnlocked, Removal removal = Removal::Unclassified);
 };
 
 } // namespace lockscope

@@ -1,7 +1,8 @@
 #include "protocol/lockfilter.h"
 #include "redis/redisbytes.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 LockFilter::LockFilter(const QString &namePattern, const QString &holderText)
 {

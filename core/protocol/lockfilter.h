@@ -5,7 +5,8 @@
 #include <QRegularExpression>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Which locks an operator is looking for: a lock-name glob and/or the text of a holder, thread or

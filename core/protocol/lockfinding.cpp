@@ -2,7 +2,8 @@
 
 #include <QJsonArray>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QString LockFinding::severityName(Severity s)
 {

@@ -6,15 +6,15 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One diagnosis of LockDoctor: what is wrong, in the operator's words, with the values read that
  * show it and what to do about it. JSON (doctor --json): `severity`, `code`, `lock`, `locks`,
  * `title`, `explanation`, `evidence` (object of values read), `action`.
  */
-struct LockFinding
-{
+struct LockFinding {
     enum class Severity { Info = 0, Warning = 1, Critical = 2 };
 
     Severity severity = Severity::Warning;

@@ -3,7 +3,8 @@
 
 #include <QRegularExpression>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QString LockNames::prefixName(const QString &prefix, const QString &name)
 {
@@ -77,8 +78,8 @@ QString LockNames::lockNameFromReadWriteChannel(const QString &channel)
 
 QString LockNames::lockNameFromReadTimeoutKey(const QString &key)
 {
-    static const QRegularExpression re(QStringLiteral(
-        "^(.+):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[^:]+:rwlock_timeout:[0-9]+$"));
+    static const QRegularExpression re(QStringLiteral("^(.+):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{"
+                                                      "4}-[0-9a-fA-F]{12}:[^:]+:rwlock_timeout:[0-9]+$"));
     const auto m = re.match(RedisBytes::matchable(key));
     if (!m.hasMatch())
         return {};

@@ -4,7 +4,8 @@
 #include <QString>
 #include <QStringList>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Redisson's key and channel naming (protocol §1.1, §1.2), and the reverse mapping from a key or
@@ -18,9 +19,15 @@ public:
     /** `suffixName`: "name:suffix" when name contains '{', else "{name}:suffix". */
     static QString suffixName(const QString &name, const QString &suffix);
 
-    static QString unlockChannel(const QString &name) { return prefixName(QStringLiteral("redisson_lock__channel"), name); }
+    static QString unlockChannel(const QString &name)
+    {
+        return prefixName(QStringLiteral("redisson_lock__channel"), name);
+    }
     static QString fairQueueKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_queue"), name); }
-    static QString fairTimeoutKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_timeout"), name); }
+    static QString fairTimeoutKey(const QString &name)
+    {
+        return prefixName(QStringLiteral("redisson_lock_timeout"), name);
+    }
     static QString tokenKey(const QString &name) { return prefixName(QStringLiteral("redisson_lock_token"), name); }
     static QString unlockLatchKey(const QString &name, const QString &requestId);
     /** Channel shared by readers and writers of a read-write lock (§4.1). */

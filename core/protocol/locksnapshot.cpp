@@ -1,13 +1,14 @@
 #include "protocol/locksnapshot.h"
-#include "redis/redisbytes.h"
 #include "protocol/displaytext.h"
+#include "redis/redisbytes.h"
 
 #include <QJsonArray>
 
 #include <algorithm>
 #include <chrono>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QString lockKindName(LockKind kind)
 {
@@ -69,7 +70,8 @@ QJsonObject MultiLockValue::toJson(qint64 serverTimeMs) const
     o.insert(QStringLiteral("thread_id"), threadId);
     o.insert(QStringLiteral("hold_count"), holdCount);
     o.insert(QStringLiteral("expire_epoch_ms"), expireEpochMs >= 0 ? QJsonValue(expireEpochMs) : QJsonValue());
-    o.insert(QStringLiteral("expire_in_ms"), expireEpochMs >= 0 ? QJsonValue(expireEpochMs - serverTimeMs) : QJsonValue());
+    o.insert(QStringLiteral("expire_in_ms"),
+             expireEpochMs >= 0 ? QJsonValue(expireEpochMs - serverTimeMs) : QJsonValue());
     o.insert(QStringLiteral("live"), isLive(serverTimeMs));
     return o;
 }
@@ -77,8 +79,9 @@ QJsonObject MultiLockValue::toJson(qint64 serverTimeMs) const
 QString LockSnapshot::nameNote() const
 {
     if (companionsShared())
-        return QStringLiteral("both %1 and %2 exist, and Redisson derives the same fair queue, timeout set, token "
-                              "and unlock channels for both (protocol §14.4): waiters and subscribers shown may be %2's")
+        return QStringLiteral(
+                   "both %1 and %2 exist, and Redisson derives the same fair queue, timeout set, token "
+                   "and unlock channels for both (protocol §14.4): waiters and subscribers shown may be %2's")
             .arg(name, twinName);
     if (!nameCertain())
         return QStringLiteral("only keys Redisson derives for both %1 and %2 exist (protocol §14.4): this lock may be "
@@ -142,14 +145,16 @@ QString LockSnapshot::stateFingerprint() const
     if (kind == LockKind::FasterMultiLock) {
         for (const auto &f : rawFields)
             parts << f.first + QLatin1Char('=') + f.second;
-        std::sort(parts.begin(), parts.end(), [](const QString &a, const QString &b) { return RedisBytes::toBytes(a) < RedisBytes::toBytes(b); });
+        std::sort(parts.begin(), parts.end(),
+                  [](const QString &a, const QString &b) { return RedisBytes::toBytes(a) < RedisBytes::toBytes(b); });
         return parts.join(QLatin1Char('\n'));
     }
     for (const auto &h : holders)
         parts << h.field + QLatin1Char('=') + QString::number(h.holdCount);
     if (!rwMode.isEmpty())
         parts << QStringLiteral("mode=") + rwMode;
-    std::sort(parts.begin(), parts.end(), [](const QString &a, const QString &b) { return RedisBytes::toBytes(a) < RedisBytes::toBytes(b); });
+    std::sort(parts.begin(), parts.end(),
+              [](const QString &a, const QString &b) { return RedisBytes::toBytes(a) < RedisBytes::toBytes(b); });
     return parts.join(QLatin1Char('\n'));
 }
 
@@ -231,11 +236,11 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     LockSnapshot s;
     s.name = DisplayText::fromJson(o, QStringLiteral("name"));
     const QString kind = o.value(QStringLiteral("kind")).toString();
-    s.kind = kind == QLatin1String("fair_lock")         ? LockKind::FairLock
-             : kind == QLatin1String("read_write_lock") ? LockKind::ReadWriteLock
-             : kind == QLatin1String("fenced_lock")     ? LockKind::FencedLock
+    s.kind = kind == QLatin1String("fair_lock")           ? LockKind::FairLock
+             : kind == QLatin1String("read_write_lock")   ? LockKind::ReadWriteLock
+             : kind == QLatin1String("fenced_lock")       ? LockKind::FencedLock
              : kind == QLatin1String("faster_multi_lock") ? LockKind::FasterMultiLock
-                                                        : LockKind::Lock;
+                                                          : LockKind::Lock;
     s.kindCertain = o.value(QStringLiteral("kind_certain")).toBool(true);
     s.kindNote = o.value(QStringLiteral("kind_note")).toString();
     for (const auto &v : o.value(QStringLiteral("values")).toArray()) {
@@ -251,13 +256,16 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
         s.rawFields << QPair<QString, QString>{value.fieldId, value.holder};
         const QString prefix = value.fieldId + QLatin1Char(':') + value.holder;
         if (value.expireEpochMs >= 0)
-            s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":expire_time"), QString::number(value.expireEpochMs)};
-        s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":lock_count"), QString::number(value.holdCount)};
+            s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":expire_time"),
+                                                   QString::number(value.expireEpochMs)};
+        s.rawFields << QPair<QString, QString>{prefix + QStringLiteral(":lock_count"),
+                                               QString::number(value.holdCount)};
     }
     const QJsonArray candidates = o.value(QStringLiteral("name_candidates")).toArray();
     if (candidates.size() == 2) {
         s.twinName = candidates.at(1).toString();
-        s.twinExists = o.value(QStringLiteral("name_certain")).toBool(true) && o.value(QStringLiteral("pttl_ms")).toInteger(-2) != -2;
+        s.twinExists = o.value(QStringLiteral("name_certain")).toBool(true) &&
+                       o.value(QStringLiteral("pttl_ms")).toInteger(-2) != -2;
     }
     s.isLock = true;
     s.pttlMs = o.value(QStringLiteral("pttl_ms")).toInteger(-2);
@@ -276,13 +284,15 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     }
     for (const auto &v : o.value(QStringLiteral("waiters")).toArray()) {
         const QJsonObject w = v.toObject();
-        s.waiters << LockWaiter{DisplayText::fromJson(w, QStringLiteral("field")), w.value(QStringLiteral("position")).toInt(),
+        s.waiters << LockWaiter{DisplayText::fromJson(w, QStringLiteral("field")),
+                                w.value(QStringLiteral("position")).toInt(),
                                 w.value(QStringLiteral("deadline_epoch_ms")).toInteger(-1),
                                 w.value(QStringLiteral("deadline_raw")).toString()};
     }
     for (const auto &v : o.value(QStringLiteral("timeout_set")).toArray()) {
         const QJsonObject t = v.toObject();
-        s.timeoutSet.append({t.value(QStringLiteral("field")).toString(), t.value(QStringLiteral("deadline_epoch_ms")).toInteger()});
+        s.timeoutSet.append(
+            {t.value(QStringLiteral("field")).toString(), t.value(QStringLiteral("deadline_epoch_ms")).toInteger()});
     }
     s.timeoutSetSize = s.timeoutSet.size();
     s.queueLength = o.value(QStringLiteral("queue_length")).toInteger();

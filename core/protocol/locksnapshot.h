@@ -6,7 +6,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /** Lock kinds LockScope tells apart from Redis data alone (protocol §9, §5.5). JSON names in
  *  lockKindName(): "lock", "fair_lock", "read_write_lock", "fenced_lock", "faster_multi_lock"
@@ -17,13 +18,12 @@ QString lockKindName(LockKind kind);
 QString lockKindLabel(LockKind kind);
 
 /** One hash field of a lock: `<clientId>:<threadId>` -> hold count (§2.1). */
-struct LockHolder
-{
-    QString field;     ///< the raw hash field
-    QString clientId;  ///< Redisson client UUID
-    QString threadId;  ///< Java thread id (decimal) or whatever a port writes after the colon
+struct LockHolder {
+    QString field;        ///< the raw hash field
+    QString clientId;     ///< Redisson client UUID
+    QString threadId;     ///< Java thread id (decimal) or whatever a port writes after the colon
     qint64 holdCount = 0; ///< reentrancy count (the field's value)
-    QString mode;      ///< "read"/"write" for read-write locks, empty otherwise
+    QString mode;         ///< "read"/"write" for read-write locks, empty otherwise
     /** Read holds only: PTTL in ms of each hold's `rwlock_timeout:<n>` key (n = 1..holdCount,
      *  protocol §4.1); -2 = that key is gone (a dead reader's hold). */
     QVector<qint64> holdTtlsMs;
@@ -40,27 +40,25 @@ struct LockHolder
  * `fieldId` -> owner `<clientId>:<threadId>`, `fieldId:<owner>:expire_time` -> absolute epoch
  * ms (the locking client's clock), `fieldId:<owner>:lock_count` -> reentrancy count.
  */
-struct MultiLockValue
-{
-    QString fieldId;            ///< base64 of HighwayHash128(encoded value), as Redisson writes it
-    QString holder;             ///< the owner's lockName `<clientId>:<threadId>` (the field's value)
+struct MultiLockValue {
+    QString fieldId; ///< base64 of HighwayHash128(encoded value), as Redisson writes it
+    QString holder;  ///< the owner's lockName `<clientId>:<threadId>` (the field's value)
     QString clientId;
     QString threadId;
-    qint64 holdCount = 0;       ///< `lock_count`; 0 when that field is missing
-    qint64 expireEpochMs = -1;  ///< `expire_time`; -1 when that field is missing
+    qint64 holdCount = 0;      ///< `lock_count`; 0 when that field is missing
+    qint64 expireEpochMs = -1; ///< `expire_time`; -1 when that field is missing
     /** Held now: an expiry at or after `serverTimeMs` (Redisson's own test, §14.10). */
     bool isLive(qint64 serverTimeMs) const { return expireEpochMs >= serverTimeMs; }
     QJsonObject toJson(qint64 serverTimeMs) const;
 };
 
 /** One entry of a fair lock's waiter queue with its deadline from the timeout set (§3.1). */
-struct LockWaiter
-{
+struct LockWaiter {
     QString field;
-    int position = 0;               ///< 1 = head of the queue
-    qint64 deadlineEpochMs = -1;    ///< score in the timeout set (client clock), -1 when missing
-                                    ///< or not a finite number (then deadlineRaw says what is there)
-    QString deadlineRaw;            ///< the score as stored when it is not an epoch-ms number ("inf")
+    int position = 0;            ///< 1 = head of the queue
+    qint64 deadlineEpochMs = -1; ///< score in the timeout set (client clock), -1 when missing
+                                 ///< or not a finite number (then deadlineRaw says what is there)
+    QString deadlineRaw;         ///< the score as stored when it is not an epoch-ms number ("inf")
     QJsonObject toJson(qint64 serverTimeMs) const;
 };
 
@@ -71,26 +69,25 @@ struct LockWaiter
  * `readAtSteadyMs` = this process's monotonic clock (steadyNowMs()) when the reply arrived, so
  * countdowns are computed locally without re-reading Redis.
  */
-struct LockSnapshot
-{
+struct LockSnapshot {
     QString name;
     LockKind kind = LockKind::Lock;
-    bool isLock = false;     ///< classified as a Redisson lock (or companion keys of one)
-    bool exists = false;     ///< the lock hash exists
+    bool isLock = false; ///< classified as a Redisson lock (or companion keys of one)
+    bool exists = false; ///< the lock hash exists
     qint64 pttlMs = -2;
     QVector<LockHolder> holders;
-    QVector<LockWaiter> waiters;      ///< fair queue order, at most the first N
-    qint64 queueLength = 0;           ///< full queue length (may exceed waiters.size())
+    QVector<LockWaiter> waiters; ///< fair queue order, at most the first N
+    qint64 queueLength = 0;      ///< full queue length (may exceed waiters.size())
     qint64 timeoutSetSize = 0;
     /** The timeout set as read (member -> deadline epoch ms, client clock), at most N entries. */
     QVector<QPair<QString, qint64>> timeoutSet;
-    qint64 subscribers = 0;           ///< PUBSUB NUMSUB of the unlock channel (read-write locks:
-                                      ///< of redisson_rwlock:{name}): Redisson clients waiting
-    qint64 token = -1;                ///< fenced lock token, -1 when none
-    QString rwMode;                   ///< "read"/"write" for read-write locks
+    qint64 subscribers = 0; ///< PUBSUB NUMSUB of the unlock channel (read-write locks:
+                            ///< of redisson_rwlock:{name}): Redisson clients waiting
+    qint64 token = -1;      ///< fenced lock token, -1 when none
+    QString rwMode;         ///< "read"/"write" for read-write locks
     qint64 serverTimeMs = 0;
     qint64 readAtSteadyMs = 0;
-    QStringList problems;             ///< readable findings ("no TTL: never expires on its own")
+    QStringList problems; ///< readable findings ("no TTL: never expires on its own")
     /** Values Redisson never writes, as read (issue 13.13): an infinite or non-numeric deadline, a
      *  `mode` other than read/write, a non-numeric hold count or fencing token. One sentence each;
      *  the doctor raises `malformed_data` for them. */
@@ -121,12 +118,12 @@ struct LockSnapshot
      *  staleAsOfMs is when (wall clock, ms since the epoch). Cleared by the next read. */
     bool stale = false;
     qint64 staleAsOfMs = 0;
-    QString kindNote;                 ///< why the kind is (un)certain; empty when plain evidence
+    QString kindNote; ///< why the kind is (un)certain; empty when plain evidence
 
     /** §14.4: the name whose derived keys are the same as this one's (`x` <-> `{x}`), empty
      *  when there is none (LockNames::twinName()). */
     QString twinName;
-    bool twinExists = false;          ///< the twin's hash existed at read time
+    bool twinExists = false; ///< the twin's hash existed at read time
     /** This name's hash is absent and its twin's exists: the companion keys belong to the twin
      *  (they were not attributed to this name, which is then not a lock). */
     bool companionsOfTwin() const { return !twinName.isEmpty() && !exists && twinExists; }

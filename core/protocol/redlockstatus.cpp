@@ -6,17 +6,22 @@
 #include <algorithm>
 #include <limits>
 
-namespace lockscope {
+namespace lockscope
+{
 
 using State = RedLockServerState::State;
 
 QString RedLockServerState::stateName(State state)
 {
     switch (state) {
-    case State::Held: return QStringLiteral("held");
-    case State::Free: return QStringLiteral("free");
-    case State::NotALock: return QStringLiteral("not_a_lock");
-    case State::Unreachable: return QStringLiteral("unreachable");
+    case State::Held:
+        return QStringLiteral("held");
+    case State::Free:
+        return QStringLiteral("free");
+    case State::NotALock:
+        return QStringLiteral("not_a_lock");
+    case State::Unreachable:
+        return QStringLiteral("unreachable");
     }
     return QString();
 }

@@ -4,18 +4,18 @@
 
 #include <QJsonObject>
 #include <QMetaType>
-#include <QStringList>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One server's side of a RedLock / MultiLock (protocol §5.3, §5.4): the component lock as read
  * there. A plain value; the snapshot is the one SnapshotReader returned (empty when unreachable).
  */
-struct RedLockServerState
-{
+struct RedLockServerState {
     enum class State {
         Held,        ///< the component hash exists with at least one holder
         Free,        ///< no lock hash under that name on this server
@@ -23,8 +23,8 @@ struct RedLockServerState
         Unreachable, ///< the server could not be read (`error` is the connection or server error)
     };
 
-    QString server;      ///< "host:port" (RedisEndpoint::address())
-    QString name;        ///< the component lock name on this server
+    QString server; ///< "host:port" (RedisEndpoint::address())
+    QString name;   ///< the component lock name on this server
     State state = State::Unreachable;
     QString error;
     LockSnapshot snapshot;
@@ -53,13 +53,12 @@ struct RedLockServerState
  *
  * Unreachable servers count against the quorum, like a component that was not granted.
  */
-struct RedLockStatus
-{
+struct RedLockStatus {
     QVector<RedLockServerState> servers;
-    int quorum = 0;            ///< N/2 + 1
-    int agreeing = 0;          ///< servers whose lock is held by `holder`
-    bool hasQuorum = false;    ///< agreeing >= quorum
-    QString holder;            ///< the field most servers agree on (ties: first seen); empty when none is held
+    int quorum = 0;         ///< N/2 + 1
+    int agreeing = 0;       ///< servers whose lock is held by `holder`
+    bool hasQuorum = false; ///< agreeing >= quorum
+    QString holder;         ///< the field most servers agree on (ties: first seen); empty when none is held
     /** Conservative remaining validity of the agreement, in ms at `evaluatedAtSteadyMs`: the
      *  smallest TTL among the agreeing servers (-1 = none of them expires; -2 = no holder). */
     qint64 validityMs = -2;

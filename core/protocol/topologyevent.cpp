@@ -2,7 +2,8 @@
 
 #include <QJsonArray>
 
-namespace lockscope {
+namespace lockscope
+{
 
 QJsonObject TopologyEvent::toJson() const
 {

@@ -6,7 +6,8 @@
 #include <QString>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A change of a Redis Cluster's masters seen while watching (ClusterLockMonitor), for the event
@@ -20,16 +21,15 @@ namespace lockscope {
  *   (`CLUSTER SETSLOT ... NODE`, a slot migration finished).
  * - `master_added`: `newMaster` serves slots that no master served before.
  */
-struct TopologyEvent
-{
-    qint64 timeMs = 0;              ///< local wall clock, epoch ms, when LockScope saw it
+struct TopologyEvent {
+    qint64 timeMs = 0; ///< local wall clock, epoch ms, when LockScope saw it
     QString type;
-    QString oldMaster;              ///< "host:port", empty for master_added
-    QString newMaster;              ///< "host:port", empty for master_down
+    QString oldMaster;                   ///< "host:port", empty for master_added
+    QString newMaster;                   ///< "host:port", empty for master_down
     QVector<QPair<int, int>> slotRanges; ///< inclusive hash slot ranges ("slots" is a Qt keyword)
-    int mastersLive = 0;            ///< masters whose monitor is reading (live or polling) now
-    int masters = 0;                ///< masters watched now
-    QString detail;                 ///< human sentence
+    int mastersLive = 0;                 ///< masters whose monitor is reading (live or polling) now
+    int masters = 0;                     ///< masters watched now
+    QString detail;                      ///< human sentence
 
     /**
      * One JSON line of `watch --json`, shaped like LockEvent::toJson() (time_ms, lock = null,

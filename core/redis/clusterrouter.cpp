@@ -8,7 +8,8 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 static constexpr int kMaxRedirects = 5;
 static constexpr int kFastRefreshMs = 1000;
@@ -29,7 +30,10 @@ ClusterRouter::ClusterRouter(RedisConnectionPool *pool, const ClusterTopology &t
     });
 }
 
-void ClusterRouter::startTopologyChecks(int intervalMs) { m_checkTimer.start(qMax(100, intervalMs)); }
+void ClusterRouter::startTopologyChecks(int intervalMs)
+{
+    m_checkTimer.start(qMax(100, intervalMs));
+}
 
 void ClusterRouter::stopTopologyChecks()
 {
@@ -69,23 +73,24 @@ void ClusterRouter::load(RedisConnection *connection, QObject *context, Topology
     // (Redis 7+), an error elsewhere: Redisson's shardedSubscriptionMode=AUTO test (§1.3).
     connection->pipeline({{"CLUSTER", "SHARDS"}, {"PUBSUB", "SHARDNUMSUB"}}, context,
                          [conn, context, host, callback](const QVector<RedisReply> &replies) {
-        const RedisReply &r = replies.at(0);
-        const bool sharded = replies.size() > 1 && !replies.at(1).isError();
-        QString error;
-        ClusterTopology shards = ClusterTopology::fromShards(r, host, &error);
-        shards.setShardedPubSub(sharded);
-        if (shards.isValid() || r.isTransportError() || !conn) {
-            callback(shards, error);
-            return;
-        }
-        // Redis < 7 has no CLUSTER SHARDS ("unknown subcommand"): ask CLUSTER SLOTS.
-        conn->send({"CLUSTER", "SLOTS"}, context, [host, callback, sharded](const RedisReply &slotReply) {
-            QString slotsError;
-            ClusterTopology t = ClusterTopology::fromSlots(slotReply, host, &slotsError);
-            t.setShardedPubSub(sharded);
-            callback(t, slotsError);
-        });
-    });
+                             const RedisReply &r = replies.at(0);
+                             const bool sharded = replies.size() > 1 && !replies.at(1).isError();
+                             QString error;
+                             ClusterTopology shards = ClusterTopology::fromShards(r, host, &error);
+                             shards.setShardedPubSub(sharded);
+                             if (shards.isValid() || r.isTransportError() || !conn) {
+                                 callback(shards, error);
+                                 return;
+                             }
+                             // Redis < 7 has no CLUSTER SHARDS ("unknown subcommand"): ask CLUSTER SLOTS.
+                             conn->send(
+                                 {"CLUSTER", "SLOTS"}, context, [host, callback, sharded](const RedisReply &slotReply) {
+                                     QString slotsError;
+                                     ClusterTopology t = ClusterTopology::fromSlots(slotReply, host, &slotsError);
+                                     t.setShardedPubSub(sharded);
+                                     callback(t, slotsError);
+                                 });
+                         });
 }
 
 void ClusterRouter::setTopology(const ClusterTopology &topology)
@@ -165,7 +170,8 @@ void ClusterRouter::sendTo(const QString &address, const QList<QByteArray> &argv
             callback(r);
     };
     if (asking)
-        c->pipeline({{"ASKING"}, argv}, this, [handle](const QVector<RedisReply> &replies) { handle(replies.value(1)); });
+        c->pipeline({{"ASKING"}, argv}, this,
+                    [handle](const QVector<RedisReply> &replies) { handle(replies.value(1)); });
     else
         c->send(argv, this, handle);
 }

@@ -10,7 +10,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnectionPool;
 class RedisScript;
@@ -67,8 +68,8 @@ public:
     void send(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
               RedisConnection::ReplyCallback callback);
     /** EVALSHA (EVAL on NOSCRIPT) routed by the slot of keys.first(). */
-    void eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
-              QObject *context, RedisConnection::ReplyCallback callback);
+    void eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args, QObject *context,
+              RedisConnection::ReplyCallback callback);
     /** Re-reads the topology from any reachable master (the seed last); a node that does not
      *  answer within 2 s is passed over for the next one. */
     void refresh();
@@ -87,8 +88,8 @@ signals:
     void redirected(const QString &kind, int slot, const QString &address);
 
 private:
-    void sendTo(const QString &address, const QList<QByteArray> &argv, bool asking, int redirectsLeft,
-                QObject *context, bool hasContext, RedisConnection::ReplyCallback callback);
+    void sendTo(const QString &address, const QList<QByteArray> &argv, bool asking, int redirectsLeft, QObject *context,
+                bool hasContext, RedisConnection::ReplyCallback callback);
     void refreshFrom(QStringList candidates);
     /** A master we talk to is unreachable, or some slot has no master: keep refreshing fast. */
     bool needsFastRefresh() const;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 QString hostOr(const QByteArray &host, const QString &fallback)
 {
@@ -38,7 +40,8 @@ ClusterTopology ClusterTopology::fromShards(const RedisReply &reply, const QStri
     ClusterTopology t;
     if (!reply.isArray()) {
         if (error)
-            *error = reply.isError() ? reply.errorMessage() : QStringLiteral("CLUSTER SHARDS: unexpected reply %1").arg(reply.debugString());
+            *error = reply.isError() ? reply.errorMessage()
+                                     : QStringLiteral("CLUSTER SHARDS: unexpected reply %1").arg(reply.debugString());
         return t;
     }
     for (const RedisReply &shard : reply.elements()) {
@@ -76,7 +79,8 @@ ClusterTopology ClusterTopology::fromSlots(const RedisReply &reply, const QStrin
     ClusterTopology t;
     if (!reply.isArray()) {
         if (error)
-            *error = reply.isError() ? reply.errorMessage() : QStringLiteral("CLUSTER SLOTS: unexpected reply %1").arg(reply.debugString());
+            *error = reply.isError() ? reply.errorMessage()
+                                     : QStringLiteral("CLUSTER SLOTS: unexpected reply %1").arg(reply.debugString());
         return t;
     }
     for (const RedisReply &entry : reply.elements()) {
@@ -136,7 +140,10 @@ QString ClusterTopology::masterForSlot(int slot) const
     return QString();
 }
 
-QString ClusterTopology::masterForKey(const QByteArray &key) const { return masterForSlot(HashSlot::of(key)); }
+QString ClusterTopology::masterForKey(const QByteArray &key) const
+{
+    return masterForSlot(HashSlot::of(key));
+}
 
 void ClusterTopology::setMaster(int slot, const QString &address)
 {
@@ -185,9 +192,11 @@ RedisEndpoint ClusterTopology::endpointFor(const QString &address, const RedisEn
     quint16 port = 0;
     if (!splitAddress(address, &host, &port))
         return RedisEndpoint();
-    const QString scheme = seed.transport() == RedisEndpoint::Transport::Tls ? QStringLiteral("rediss") : QStringLiteral("redis");
+    const QString scheme =
+        seed.transport() == RedisEndpoint::Transport::Tls ? QStringLiteral("rediss") : QStringLiteral("redis");
     const QString hostPart = host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]").arg(host) : host;
-    RedisEndpoint ep = RedisEndpoint::parse(QStringLiteral("%1://%2:%3/%4").arg(scheme, hostPart).arg(port).arg(seed.db()));
+    RedisEndpoint ep =
+        RedisEndpoint::parse(QStringLiteral("%1://%2:%3/%4").arg(scheme, hostPart).arg(port).arg(seed.db()));
     if (!ep.isValid())
         return ep;
     ep.setUsername(seed.username());
@@ -198,7 +207,8 @@ RedisEndpoint ClusterTopology::endpointFor(const QString &address, const RedisEn
 
 } // namespace lockscope
 
-namespace lockscope {
+namespace lockscope
+{
 
 QVector<int> ClusterTopology::slotIndex() const
 {
@@ -252,7 +262,8 @@ ClusterTopology ClusterTopology::mergedOver(const ClusterTopology &older) const
     return out;
 }
 
-QVector<ClusterTopology::Handover> ClusterTopology::handovers(const ClusterTopology &before, const ClusterTopology &after)
+QVector<ClusterTopology::Handover> ClusterTopology::handovers(const ClusterTopology &before,
+                                                              const ClusterTopology &after)
 {
     QVector<Handover> out;
     const QVector<int> a = before.slotIndex();

@@ -9,7 +9,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Which master serves which hash slot of a Redis Cluster (a plain value type).
@@ -23,8 +24,7 @@ namespace lockscope {
 class ClusterTopology
 {
 public:
-    struct Range
-    {
+    struct Range {
         int first = 0;
         int last = 0;
         QString master;       ///< "host:port"
@@ -32,10 +32,9 @@ public:
     };
 
     /** Slots that changed master between two topologies (a failover or a slot migration). */
-    struct Handover
-    {
-        QString from;                  ///< previous master, "host:port"
-        QString to;                    ///< master serving them now, "host:port"
+    struct Handover {
+        QString from;                        ///< previous master, "host:port"
+        QString to;                          ///< master serving them now, "host:port"
         QVector<QPair<int, int>> slotRanges; ///< inclusive [first, last], ascending ("slots" is a Qt keyword)
     };
 
@@ -82,7 +81,10 @@ public:
     bool shardedPubSub() const { return m_shardedPubSub; }
     void setShardedPubSub(bool on) { m_shardedPubSub = on; }
     /** The publish verb Redisson uses on this cluster: "spublish" with sharded pub/sub, else "publish". */
-    QByteArray publishCommand() const { return m_shardedPubSub ? QByteArrayLiteral("spublish") : QByteArrayLiteral("publish"); }
+    QByteArray publishCommand() const
+    {
+        return m_shardedPubSub ? QByteArrayLiteral("spublish") : QByteArrayLiteral("publish");
+    }
 
     /** Same slot ranges, masters, replicas and sharded pub/sub support. */
     bool operator==(const ClusterTopology &other) const;

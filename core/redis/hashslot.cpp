@@ -2,7 +2,8 @@
 
 #include <array>
 
-namespace lockscope {
+namespace lockscope
+{
 
 static std::array<quint16, 256> makeTable()
 {
@@ -36,6 +37,9 @@ QByteArray HashSlot::hashedPart(const QByteArray &key)
     return key.mid(open + 1, close - open - 1);
 }
 
-int HashSlot::of(const QByteArray &key) { return crc16(hashedPart(key)) % kSlotCount; }
+int HashSlot::of(const QByteArray &key)
+{
+    return crc16(hashedPart(key)) % kSlotCount;
+}
 
 } // namespace lockscope

@@ -2,7 +2,8 @@
 
 #include <QByteArray>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Redis Cluster key -> hash slot, as Redis computes it (protocol §7, toolchain item 6):

@@ -3,9 +3,11 @@
 #include <QByteArrayView>
 #include <QRegularExpression>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 /** Length of the UTF-8 sequence a lead byte announces, 0 for a byte that cannot lead one. */
 int sequenceLength(uchar lead)
@@ -139,7 +141,7 @@ QString RedisBytes::fromDisplayed(const QString &typed)
                 continue;
             }
         } else {
-            const char16_t simple = e == QLatin1Char('\\') ? u'\\'
+            const char16_t simple = e == QLatin1Char('\\')  ? u'\\'
                                     : e == QLatin1Char('n') ? u'\n'
                                     : e == QLatin1Char('t') ? u'\t'
                                     : e == QLatin1Char('r') ? u'\r'

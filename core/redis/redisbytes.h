@@ -3,7 +3,8 @@
 #include <QByteArray>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Redis keys, hash fields, list and zset members are bytes, not text: a lock may be named with

@@ -19,7 +19,8 @@
 #include <sys/socket.h>
 #endif
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
     : QObject(parent), m_endpoint(endpoint), m_decoder(std::make_unique<RespDecoder>())
@@ -42,9 +43,8 @@ RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
                                  .arg(m_connectTimeoutMs));
             return;
         }
-        handleDisconnect(QStringLiteral("connecting to %1 timed out after %2 ms")
-                             .arg(m_endpoint.address())
-                             .arg(m_connectTimeoutMs));
+        handleDisconnect(
+            QStringLiteral("connecting to %1 timed out after %2 ms").arg(m_endpoint.address()).arg(m_connectTimeoutMs));
     });
     m_timeoutTimer.setInterval(100);
     connect(&m_timeoutTimer, &QTimer::timeout, this, &RedisConnection::checkTimeouts);
@@ -115,9 +115,15 @@ void RedisConnection::setReconnectDelaysMs(int initialMs, int maxMs)
     m_nextDelayMs = m_initialDelayMs;
 }
 
-void RedisConnection::setReplyLimits(const ReplyLimits &limits) { m_decoder->setLimits(limits); }
+void RedisConnection::setReplyLimits(const ReplyLimits &limits)
+{
+    m_decoder->setLimits(limits);
+}
 
-RedisConnection::ReplyLimits RedisConnection::replyLimits() const { return m_decoder->limits(); }
+RedisConnection::ReplyLimits RedisConnection::replyLimits() const
+{
+    return m_decoder->limits();
+}
 
 void RedisConnection::open()
 {
@@ -216,9 +222,8 @@ void RedisConnection::connectTransport()
         connect(sock, &QLocalSocket::readyRead, this, &RedisConnection::onReadyRead);
         connect(sock, &QLocalSocket::disconnected, this,
                 [this] { handleDisconnect(QStringLiteral("server closed the connection")); });
-        connect(sock, &QLocalSocket::errorOccurred, this, [this, sock](QLocalSocket::LocalSocketError) {
-            onTransportError(sock->errorString());
-        });
+        connect(sock, &QLocalSocket::errorOccurred, this,
+                [this, sock](QLocalSocket::LocalSocketError) { onTransportError(sock->errorString()); });
         sock->connectToServer(m_endpoint.socketPath());
         return;
     }
@@ -300,30 +305,39 @@ void RedisConnection::onTransportConnected()
                                                    handleDisconnect(m_lastError);
                                                }
                                            },
-                                           {}, false, m_clock.elapsed(), {}});
+                                           {},
+                                           false,
+                                           m_clock.elapsed(),
+                                           {}});
     }
     if (m_endpoint.db() != 0)
-        writeCommand(encode({"SELECT", QByteArray::number(m_endpoint.db())}),
-                     Pending{handshakeStep(QStringLiteral("SELECT %1").arg(m_endpoint.db())), {}, false,
-                             m_clock.elapsed(), {}});
+        writeCommand(
+            encode({"SELECT", QByteArray::number(m_endpoint.db())}),
+            Pending{handshakeStep(QStringLiteral("SELECT %1").arg(m_endpoint.db())), {}, false, m_clock.elapsed(), {}});
     // CLIENT SETNAME may be refused by ACLs: that is not worth dropping the connection for.
     writeCommand(encode({"CLIENT", "SETNAME", m_clientName}), Pending{nullptr, {}, false, m_clock.elapsed(), {}});
     // PING is the barrier that ends the handshake. NOAUTH means the server wants a password we did
     // not give; any other refusal (an ACL without +ping) does not stop us.
-    writeCommand(encode({"PING"}), Pending{[this](const RedisReply &r) {
-                                               if (r.isTransportError())
-                                                   return;
-                                               if (r.isError() && r.errorMessage().startsWith(QLatin1String("NOAUTH"))) {
-                                                   m_authFailed = true;
-                                                   m_lastError = QStringLiteral("Redis at %1 needs a password (%2)%3.")
-                                                                     .arg(m_endpoint.address(), r.errorMessage().trimmed().remove(QRegularExpression(QStringLiteral("\\.$"))),
-                                                                          passwordAdviceSuffix());
-                                                   handleDisconnect(m_lastError);
-                                                   return;
-                                               }
-                                               finishHandshake();
-                                           },
-                                           {}, false, m_clock.elapsed(), {}});
+    writeCommand(encode({"PING"}),
+                 Pending{[this](const RedisReply &r) {
+                             if (r.isTransportError())
+                                 return;
+                             if (r.isError() && r.errorMessage().startsWith(QLatin1String("NOAUTH"))) {
+                                 m_authFailed = true;
+                                 m_lastError = QStringLiteral("Redis at %1 needs a password (%2)%3.")
+                                                   .arg(m_endpoint.address(),
+                                                        r.errorMessage().trimmed().remove(
+                                                            QRegularExpression(QStringLiteral("\\.$"))),
+                                                        passwordAdviceSuffix());
+                                 handleDisconnect(m_lastError);
+                                 return;
+                             }
+                             finishHandshake();
+                         },
+                         {},
+                         false,
+                         m_clock.elapsed(),
+                         {}});
 }
 
 void RedisConnection::finishHandshake()
@@ -348,7 +362,8 @@ void RedisConnection::finishHandshake()
     emit ready();
 }
 
-namespace {
+namespace
+{
 
 /** hiredis' RESP encoding of `argv` as an sds string (nullptr on failure); free with redisFreeSdsCommand. */
 sds encodeSds(const QList<QByteArray> &argv)
@@ -392,9 +407,8 @@ void RedisConnection::send(const QList<QByteArray> &argv, QObject *context, Repl
         redisFreeSdsCommand(encoded); // sdsfree (hiredis 0.14's sds.h lacks extern "C")
         return;
     }
-    const QString reason = m_lastError.isEmpty()
-                               ? QStringLiteral("not connected to %1").arg(m_endpoint.address())
-                               : m_lastError;
+    const QString reason =
+        m_lastError.isEmpty() ? QStringLiteral("not connected to %1").arg(m_endpoint.address()) : m_lastError;
     QPointer<RedisConnection> self(this);
     QMetaObject::invokeMethod(
         this,
@@ -405,16 +419,15 @@ void RedisConnection::send(const QList<QByteArray> &argv, QObject *context, Repl
         Qt::QueuedConnection);
 }
 
-void RedisConnection::pipeline(const QList<QList<QByteArray>> &commands, QObject *context,
-                               PipelineCallback callback)
+void RedisConnection::pipeline(const QList<QList<QByteArray>> &commands, QObject *context, PipelineCallback callback)
 {
     if (commands.isEmpty()) {
         if (callback)
-            QMetaObject::invokeMethod(this, [callback] { callback({}); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [callback] { callback({}); }, Qt::QueuedConnection);
         return;
     }
-    struct Collector
-    {
+    struct Collector {
         QVector<RedisReply> replies;
         PipelineCallback callback;
     };
@@ -436,7 +449,8 @@ void RedisConnection::writeCommand(const QByteArray &encoded, Pending pending)
     writeCommand(encoded.constData(), encoded.size(), std::move(pending));
 }
 
-namespace {
+namespace
+{
 std::atomic<qint64> g_commandsSent{0};
 } // namespace
 
@@ -544,8 +558,7 @@ void RedisConnection::onReadyRead()
     }
     QPointer<RedisConnection> self(this);
     // Commands the callbacks send meanwhile go to m_out and leave with one write at the end.
-    struct DispatchScope
-    {
+    struct DispatchScope {
         RedisConnection *c;
         QPointer<RedisConnection> &self;
         ~DispatchScope()
@@ -598,9 +611,8 @@ void RedisConnection::checkTimeouts()
         return;
     }
     if (m_commandTimeoutMs > 0 && m_clock.elapsed() - m_pending.front().sentAtMs > m_commandTimeoutMs) {
-        handleDisconnect(QStringLiteral("%1 did not answer within %2 ms")
-                             .arg(m_endpoint.address())
-                             .arg(m_commandTimeoutMs));
+        handleDisconnect(
+            QStringLiteral("%1 did not answer within %2 ms").arg(m_endpoint.address()).arg(m_commandTimeoutMs));
     }
 }
 
@@ -613,7 +625,8 @@ void RedisConnection::failWithoutRetry(const QString &reason)
     emit connectionLost(m_lastError);
 }
 
-namespace {
+namespace
+{
 QString &passwordAdvice()
 {
     static QString advice;
@@ -621,7 +634,10 @@ QString &passwordAdvice()
 }
 } // namespace
 
-void RedisConnection::setPasswordAdvice(const QString &howToGiveAPassword) { passwordAdvice() = howToGiveAPassword; }
+void RedisConnection::setPasswordAdvice(const QString &howToGiveAPassword)
+{
+    passwordAdvice() = howToGiveAPassword;
+}
 
 QString RedisConnection::passwordAdviceSuffix()
 {
@@ -655,7 +671,8 @@ QString RedisConnection::explainProtocolError(const QString &decoderError) const
     if (m_handshaking) {
         QString shown;
         for (char c : m_firstBytes.left(24))
-            shown += c >= 0x20 && c < 0x7f ? QString(QLatin1Char(c)) : QStringLiteral("\\x%1").arg(uchar(c), 2, 16, QLatin1Char('0'));
+            shown += c >= 0x20 && c < 0x7f ? QString(QLatin1Char(c))
+                                           : QStringLiteral("\\x%1").arg(uchar(c), 2, 16, QLatin1Char('0'));
         return QStringLiteral("%1 is not a Redis server: it does not answer in the Redis protocol (its first bytes: "
                               "'%2'; %3): check the host and port of the Redis URL")
             .arg(m_endpoint.address(), shown, decoderError);
@@ -669,8 +686,8 @@ QString RedisConnection::closedReason() const
         return QStringLiteral("%1 closed the connection before answering: if it serves TLS on this port, use "
                               "rediss:// instead of redis://.")
             .arg(m_endpoint.address());
-    if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls
-        && m_endpoint.tlsOptions().certFile().isEmpty())
+    if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls &&
+        m_endpoint.tlsOptions().certFile().isEmpty())
         return QStringLiteral("%1 closed the TLS connection before answering: if it requires client certificates "
                               "(tls-auth-clients yes), pass --tls-cert and --tls-key; if it is a plain port (not "
                               "speaking TLS), use redis://.")
@@ -682,23 +699,27 @@ QString RedisConnection::explainSocketError(QAbstractSocket *socket) const
 {
     const QString text = socket->errorString();
     const QString lower = text.toLower();
-    if (lower.contains(QLatin1String("key values mismatch")) || lower.contains(QLatin1String("private key does not match")))
+    if (lower.contains(QLatin1String("key values mismatch")) ||
+        lower.contains(QLatin1String("private key does not match")))
         return QStringLiteral("the client key does not belong to the client certificate (%1): pass the matching "
                               "--tls-key.")
             .arg(text);
-    if (socket->error() != QAbstractSocket::SslHandshakeFailedError
-        && socket->error() != QAbstractSocket::SslInternalError)
+    if (socket->error() != QAbstractSocket::SslHandshakeFailedError &&
+        socket->error() != QAbstractSocket::SslInternalError)
         return text;
-    if (lower.contains(QLatin1String("wrong version number")) || lower.contains(QLatin1String("packet length too long"))
-        || lower.contains(QLatin1String("record layer failure")) || lower.contains(QLatin1String("unknown protocol")))
+    if (lower.contains(QLatin1String("wrong version number")) ||
+        lower.contains(QLatin1String("packet length too long")) ||
+        lower.contains(QLatin1String("record layer failure")) || lower.contains(QLatin1String("unknown protocol")))
         return QStringLiteral("this port does not speak TLS (%1): use redis:// for a plain port, or the server's "
                               "tls-port with rediss://.")
             .arg(text);
-    if (lower.contains(QLatin1String("certificate required"))
-        || (m_endpoint.tlsOptions().certFile().isEmpty() && lower.contains(QLatin1String("handshake failure"))))
-        return QStringLiteral("the server requires a client certificate (%1): pass --tls-cert and --tls-key.").arg(text);
-    if (lower.contains(QLatin1String("unknown ca")) || lower.contains(QLatin1String("bad certificate"))
-        || lower.contains(QLatin1String("certificate unknown")) || lower.contains(QLatin1String("unsupported certificate")))
+    if (lower.contains(QLatin1String("certificate required")) ||
+        (m_endpoint.tlsOptions().certFile().isEmpty() && lower.contains(QLatin1String("handshake failure"))))
+        return QStringLiteral("the server requires a client certificate (%1): pass --tls-cert and --tls-key.")
+            .arg(text);
+    if (lower.contains(QLatin1String("unknown ca")) || lower.contains(QLatin1String("bad certificate")) ||
+        lower.contains(QLatin1String("certificate unknown")) ||
+        lower.contains(QLatin1String("unsupported certificate")))
         return QStringLiteral("the server refused LockScope's client certificate (%1): it must be signed by a CA in "
                               "the server's tls-ca-cert-file and be valid for client authentication.")
             .arg(text);

@@ -17,7 +17,8 @@
 class QAbstractSocket;
 class QIODevice;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One connection to one Redis server: Qt owns the socket (TCP, TLS or unix socket, event-driven,
@@ -169,8 +170,7 @@ signals:
     void serverErrorReceived(const QString &message);
 
 private:
-    struct Pending
-    {
+    struct Pending {
         ReplyCallback callback;
         QPointer<QObject> context;
         bool hasContext = false;
@@ -226,10 +226,10 @@ private:
     QString m_lastError;
     QIODevice *m_device = nullptr;
     std::unique_ptr<RespDecoder> m_decoder;
-    bool m_decoding = false; ///< a transport is up and its bytes go to m_decoder
-    QByteArray m_firstBytes; ///< the first bytes the server sent on this transport (non-Redis servers)
-    int m_dispatchDepth = 0; ///< > 0 while onReadyRead() dispatches replies: writes go to m_out
-    QByteArray m_out;        ///< commands sent during the dispatch, written at its end
+    bool m_decoding = false;    ///< a transport is up and its bytes go to m_decoder
+    QByteArray m_firstBytes;    ///< the first bytes the server sent on this transport (non-Redis servers)
+    int m_dispatchDepth = 0;    ///< > 0 while onReadyRead() dispatches replies: writes go to m_out
+    QByteArray m_out;           ///< commands sent during the dispatch, written at its end
     bool m_directWrite = false; ///< plain TCP or unix socket: flushOut() may send() to the descriptor itself
     std::deque<Pending> m_pending;
     QList<QPair<QByteArray, Pending>> m_queued; // sent after the handshake
@@ -239,7 +239,7 @@ private:
     QTimer m_healthTimer;
     int m_healthIntervalMs = 0;
     int m_healthTimeoutMs = 0;
-    qint64 m_lastReceivedMs = 0;  ///< m_clock time of the last bytes read
+    qint64 m_lastReceivedMs = 0;    ///< m_clock time of the last bytes read
     qint64 m_healthPingSentMs = -1; ///< push mode: m_clock time of the health PING awaiting an answer
     qint64 m_lostSinceEpochMs = 0;
     QElapsedTimer m_clock;

@@ -3,12 +3,10 @@
 #include "redisconnection.h"
 #include "redissubscriber.h"
 
-namespace lockscope {
-
-RedisConnectionPool::RedisConnectionPool(const RedisEndpoint &seed, QObject *parent)
-    : QObject(parent), m_seed(seed)
+namespace lockscope
 {
-}
+
+RedisConnectionPool::RedisConnectionPool(const RedisEndpoint &seed, QObject *parent) : QObject(parent), m_seed(seed) {}
 
 RedisConnection *RedisConnectionPool::connection(const RedisEndpoint &endpoint)
 {

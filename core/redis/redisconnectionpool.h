@@ -5,7 +5,8 @@
 #include <QHash>
 #include <QObject>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 class RedisSubscriber;

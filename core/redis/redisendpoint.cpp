@@ -1,10 +1,11 @@
 #include "redisendpoint.h"
 
-#include <QUrl>
 #include <QStringList>
+#include <QUrl>
 #include <QUrlQuery>
 
-namespace lockscope {
+namespace lockscope
+{
 
 static bool fail(QString *error, const QString &message)
 {
@@ -40,9 +41,9 @@ RedisEndpoint RedisEndpoint::parse(const QString &rawText, QString *error)
     // Every message below quotes the URL: never with its password.
     const QString text = redactUrl(rawText);
     RedisEndpoint ep;
-    const QString expected = QStringLiteral(
-        "expected redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock or "
-        "redis-sentinel://host:port[,host2:port2...][/db]#masterName");
+    const QString expected =
+        QStringLiteral("expected redis://[user[:password]@]host[:port][/db], rediss://..., unix:///path.sock or "
+                       "redis-sentinel://host:port[,host2:port2...][/db]#masterName");
     // Sentinel URLs carry a host list, which QUrl does not parse: split them by hand.
     const QString trimmed = rawText.trimmed();
     if (trimmed.startsWith(QLatin1String("redis-sentinel://"), Qt::CaseInsensitive))
@@ -134,7 +135,8 @@ RedisEndpoint RedisEndpoint::parse(const QString &rawText, QString *error)
         if (!parseDb(query.queryItemValue(QStringLiteral("db")), text, &db, error))
             return ep;
         if (!path.isEmpty() && db != ep.m_db) {
-            fail(error, QStringLiteral("'%1' names two databases (/%2 and ?db=%3): keep one").arg(text).arg(ep.m_db).arg(db));
+            fail(error,
+                 QStringLiteral("'%1' names two databases (/%2 and ?db=%3): keep one").arg(text).arg(ep.m_db).arg(db));
             return ep;
         }
         ep.m_db = db;
@@ -147,8 +149,8 @@ RedisEndpoint RedisEndpoint::parseSentinel(const QString &rawText, bool tls, QSt
 {
     const QString text = redactUrl(rawText); // for messages
     RedisEndpoint ep;
-    const QString expected = QStringLiteral(
-        "expected redis-sentinel://[user[:password]@]host[:port][,host2[:port2]...][/db]#masterName");
+    const QString expected =
+        QStringLiteral("expected redis-sentinel://[user[:password]@]host[:port][,host2[:port2]...][/db]#masterName");
     QString rest = rawText.mid(rawText.indexOf(QLatin1String("://")) + 3);
     QString master;
     const int hash = rest.indexOf(QLatin1Char('#'));
@@ -158,8 +160,8 @@ RedisEndpoint RedisEndpoint::parseSentinel(const QString &rawText, bool tls, QSt
     }
     const int question = rest.indexOf(QLatin1Char('?'));
     if (question >= 0) {
-        const QString id = QUrlQuery(rest.mid(question + 1)).queryItemValue(QStringLiteral("sentinelMasterId"),
-                                                                             QUrl::FullyDecoded);
+        const QString id =
+            QUrlQuery(rest.mid(question + 1)).queryItemValue(QStringLiteral("sentinelMasterId"), QUrl::FullyDecoded);
         if (!id.isEmpty() && !master.isEmpty() && id != master) {
             fail(error, QStringLiteral("'%1' names two masters ('%2' after # and '%3' in sentinelMasterId): keep one")
                             .arg(text, master, id));
@@ -180,7 +182,8 @@ RedisEndpoint RedisEndpoint::parseSentinel(const QString &rawText, bool tls, QSt
         const QUrl userInfo(QStringLiteral("redis://%1@h").arg(rest.left(at)), QUrl::StrictMode);
         if (!userInfo.isValid()) {
             fail(error, QStringLiteral("the user and password in '%1' are not valid URL text (percent-encode "
-                                       "special characters): %2").arg(text, expected));
+                                       "special characters): %2")
+                            .arg(text, expected));
             return ep;
         }
         ep.m_username = userInfo.userName();
@@ -194,14 +197,16 @@ RedisEndpoint RedisEndpoint::parseSentinel(const QString &rawText, bool tls, QSt
     for (const QString &item : rest.split(QLatin1Char(','))) {
         const int colon = item.lastIndexOf(QLatin1Char(':'));
         bool numeric = false;
-        const qint64 given = colon > 0 && !item.endsWith(QLatin1Char(']')) ? item.mid(colon + 1).toLongLong(&numeric) : 0;
+        const qint64 given =
+            colon > 0 && !item.endsWith(QLatin1Char(']')) ? item.mid(colon + 1).toLongLong(&numeric) : 0;
         if (numeric && (given <= 0 || given > 65535)) {
             fail(error, QStringLiteral("port %1 in '%2' is out of range 1-65535").arg(given).arg(text));
             return ep;
         }
         const QUrl node(QStringLiteral("redis://%1").arg(item.trimmed()), QUrl::StrictMode);
         if (item.trimmed().isEmpty() || !node.isValid() || node.host().isEmpty()) {
-            fail(error, QStringLiteral("'%1' in the sentinel list of '%2' is not host[:port]: %3").arg(item, text, expected));
+            fail(error,
+                 QStringLiteral("'%1' in the sentinel list of '%2' is not host[:port]: %3").arg(item, text, expected));
             return ep;
         }
         const int port = node.port(26379);
@@ -320,8 +325,7 @@ QString RedisEndpoint::toString() const
     if (!m_valid)
         return QStringLiteral("(invalid)");
     if (m_transport == Transport::Unix)
-        return QStringLiteral("unix://%1%2").arg(m_socketPath,
-                                                 m_db ? QStringLiteral("?db=%1").arg(m_db) : QString());
+        return QStringLiteral("unix://%1%2").arg(m_socketPath, m_db ? QStringLiteral("?db=%1").arg(m_db) : QString());
     const QString scheme = m_transport == Transport::Tls ? QStringLiteral("rediss") : QStringLiteral("redis");
     const QString user = m_username.isEmpty() ? QString() : m_username + QLatin1Char('@');
     if (isSentinel()) {
@@ -338,9 +342,9 @@ QString RedisEndpoint::toString() const
 
 bool RedisEndpoint::operator==(const RedisEndpoint &o) const
 {
-    return m_valid == o.m_valid && m_transport == o.m_transport && m_host == o.m_host && m_port == o.m_port
-           && m_socketPath == o.m_socketPath && m_db == o.m_db && m_username == o.m_username && m_tls == o.m_tls
-           && m_sentinelMaster == o.m_sentinelMaster && m_sentinels == o.m_sentinels;
+    return m_valid == o.m_valid && m_transport == o.m_transport && m_host == o.m_host && m_port == o.m_port &&
+           m_socketPath == o.m_socketPath && m_db == o.m_db && m_username == o.m_username && m_tls == o.m_tls &&
+           m_sentinelMaster == o.m_sentinelMaster && m_sentinels == o.m_sentinels;
 }
 
 } // namespace lockscope

@@ -6,7 +6,8 @@
 #include <QPair>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Where and how to reach one Redis server, parsed from a URL.
@@ -104,8 +105,8 @@ private:
     QString m_password;
     PasswordSource m_passwordSource = PasswordSource::None;
     RedisTlsOptions m_tls;
-    QString m_sentinelMaster;                     ///< sentinel endpoints: the master name
-    QList<QPair<QString, quint16>> m_sentinels;   ///< sentinel endpoints: host, port
+    QString m_sentinelMaster;                   ///< sentinel endpoints: the master name
+    QList<QPair<QString, quint16>> m_sentinels; ///< sentinel endpoints: host, port
 };
 
 } // namespace lockscope

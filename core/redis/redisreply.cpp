@@ -4,7 +4,8 @@
 
 #include <hiredis/hiredis.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedisReply RedisReply::fromHiredis(const redisReply *reply)
 {
@@ -44,8 +45,8 @@ RedisReply RedisReply::fromHiredis(const redisReply *reply)
 
 bool RedisReply::isPermissionError(const QString &message)
 {
-    return message.contains(QLatin1String("NOPERM"))
-           || message.contains(QLatin1String("can't run this command or subcommand"));
+    return message.contains(QLatin1String("NOPERM")) ||
+           message.contains(QLatin1String("can't run this command or subcommand"));
 }
 
 QString RedisReply::explainPermissionError(const QString &serverMessage, const QString &aclUser,
@@ -55,8 +56,8 @@ QString RedisReply::explainPermissionError(const QString &serverMessage, const Q
         return QString();
     const QString user = QStringLiteral("the ACL user '%1'").arg(aclUser);
     const QString sent = QString::fromUtf8(command).toUpper();
-    const bool script = sent == QLatin1String("EVALSHA") || sent == QLatin1String("EVAL")
-                        || sent == QLatin1String("EVALSHA_RO") || sent == QLatin1String("EVAL_RO");
+    const bool script = sent == QLatin1String("EVALSHA") || sent == QLatin1String("EVAL") ||
+                        sent == QLatin1String("EVALSHA_RO") || sent == QLatin1String("EVAL_RO");
     // "NOPERM this user has no permissions to run the 'config|get' command"
     static const QRegularExpression runRx(QStringLiteral("permissions to run the '([^']+)' command"));
     const QRegularExpressionMatch m = runRx.match(serverMessage);
@@ -70,9 +71,11 @@ QString RedisReply::explainPermissionError(const QString &serverMessage, const Q
                               "or a read the user lacks (such as TIME or PUBSUB NUMSUB)")
                    .arg(sent.isEmpty() ? QStringLiteral("EVALSHA") : sent);
     else if (serverMessage.contains(QLatin1String("keys")) || serverMessage.contains(QLatin1String(" key")))
-        what = QStringLiteral("may not access the keys %1 uses").arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
+        what = QStringLiteral("may not access the keys %1 uses")
+                   .arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
     else if (serverMessage.contains(QLatin1String("channel")))
-        what = QStringLiteral("may not use the channels %1 names").arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
+        what = QStringLiteral("may not use the channels %1 names")
+                   .arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
     else
         what = QStringLiteral("may not run %1").arg(sent.isEmpty() ? QStringLiteral("this command") : sent);
     return QStringLiteral("%1 %2: %3").arg(user, what, serverMessage.trimmed());
@@ -215,7 +218,8 @@ QString RedisReply::shapeDescription() const
     return {};
 }
 
-namespace {
+namespace
+{
 QString article(const QString &noun)
 {
     return (noun.startsWith(u'a') || noun.startsWith(u'e') || noun.startsWith(u'i')) ? QStringLiteral("an ")
@@ -230,7 +234,8 @@ QString RedisReply::shapeError(Type expected, const QString &what) const
     if (m_type == Type::Error)
         return QStringLiteral("%1 failed: %2").arg(what, errorMessage());
     const QString noun = typeName(expected);
-    return QStringLiteral("the reply to %1 was %2 where %3%4 was expected").arg(what, shapeDescription(), article(noun), noun);
+    return QStringLiteral("the reply to %1 was %2 where %3%4 was expected")
+        .arg(what, shapeDescription(), article(noun), noun);
 }
 
 QString RedisReply::arrayShapeError(int size, const QString &what) const
@@ -238,7 +243,9 @@ QString RedisReply::arrayShapeError(int size, const QString &what) const
     const QString shape = shapeError(Type::Array, what);
     if (!shape.isEmpty() || size < 0 || m_elements.size() == size)
         return shape;
-    return QStringLiteral("the reply to %1 was %2 where an array of %3 was expected").arg(what, shapeDescription()).arg(size);
+    return QStringLiteral("the reply to %1 was %2 where an array of %3 was expected")
+        .arg(what, shapeDescription())
+        .arg(size);
 }
 
 bool RedisReply::toScanPage(ScanPage *page, QString *error, const QString &what) const
@@ -252,7 +259,8 @@ bool RedisReply::toScanPage(ScanPage *page, QString *error, const QString &what)
     if (m_type == Type::Error)
         return fail(QStringLiteral("%1 failed: %2").arg(what, errorMessage()));
     if (m_type != Type::Array || m_elements.size() != 2)
-        return fail(QStringLiteral("the reply to %1 was %2 where %3 was expected").arg(what, shapeDescription(), expected));
+        return fail(
+            QStringLiteral("the reply to %1 was %2 where %3 was expected").arg(what, shapeDescription(), expected));
     const RedisReply &cursor = m_elements.at(0);
     bool digits = cursor.isString() && !cursor.m_text.isEmpty() && cursor.m_text.size() <= 20;
     for (char c : cursor.m_text)

@@ -6,7 +6,8 @@
 
 struct redisReply;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A decoded RESP2 reply as a plain value type (copyable, thread-agnostic).
@@ -91,10 +92,9 @@ public:
     QString arrayShapeError(int size, const QString &what) const;
 
     /** One page of a SCAN, HSCAN, SSCAN or ZSCAN reply. */
-    struct ScanPage
-    {
-        QByteArray cursor;           ///< the next cursor, decimal digits; "0" on the last page
-        QVector<QByteArray> items;   ///< keys (SCAN, SSCAN) or field, value pairs (HSCAN, ZSCAN)
+    struct ScanPage {
+        QByteArray cursor;         ///< the next cursor, decimal digits; "0" on the last page
+        QVector<QByteArray> items; ///< keys (SCAN, SSCAN) or field, value pairs (HSCAN, ZSCAN)
         bool isLast() const { return cursor == "0"; }
     };
     /**

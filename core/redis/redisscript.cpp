@@ -3,7 +3,8 @@
 #include <QCryptographicHash>
 #include <QFile>
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedisScript::RedisScript(const QByteArray &source)
     : m_source(source), m_sha1(QCryptographicHash::hash(source, QCryptographicHash::Sha1).toHex())
@@ -18,9 +19,8 @@ RedisScript RedisScript::fromResource(const QString &name)
     return RedisScript(f.readAll());
 }
 
-void RedisScript::eval(RedisConnection *connection, const QList<QByteArray> &keys,
-                       const QList<QByteArray> &args, QObject *context,
-                       RedisConnection::ReplyCallback callback) const
+void RedisScript::eval(RedisConnection *connection, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                       QObject *context, RedisConnection::ReplyCallback callback) const
 {
     QList<QByteArray> tail;
     tail.reserve(keys.size() + args.size() + 1);

@@ -6,7 +6,8 @@
 #include <QList>
 #include <QString>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A Lua script sent as EVALSHA with a fallback to EVAL on NOSCRIPT, as Redisson does with

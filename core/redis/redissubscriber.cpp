@@ -2,7 +2,8 @@
 
 #include "redisconnection.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedisSubscriber::RedisSubscriber(const RedisEndpoint &endpoint, QObject *parent) : QObject(parent)
 {
@@ -23,9 +24,18 @@ RedisSubscriber::RedisSubscriber(const RedisEndpoint &endpoint, QObject *parent)
 
 RedisSubscriber::~RedisSubscriber() = default;
 
-void RedisSubscriber::open() { m_connection->open(); }
-void RedisSubscriber::close() { m_connection->close(); }
-bool RedisSubscriber::isReady() const { return m_connection->isReady(); }
+void RedisSubscriber::open()
+{
+    m_connection->open();
+}
+void RedisSubscriber::close()
+{
+    m_connection->close();
+}
+bool RedisSubscriber::isReady() const
+{
+    return m_connection->isReady();
+}
 
 void RedisSubscriber::restore()
 {

@@ -9,9 +9,11 @@
 #include <QSslKey>
 #include <QSslSocket>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 bool fail(QString *error, const QString &message)
 {
@@ -26,8 +28,9 @@ bool readFile(const QString &path, const QString &what, QByteArray *data, QStrin
     if (!f.exists())
         return fail(error, QStringLiteral("The %1 '%2' does not exist: check the path.").arg(what, path));
     if (!f.open(QIODevice::ReadOnly))
-        return fail(error, QStringLiteral("The %1 '%2' cannot be read (%3): check its permissions.")
-                               .arg(what, path, f.errorString()));
+        return fail(
+            error,
+            QStringLiteral("The %1 '%2' cannot be read (%3): check its permissions.").arg(what, path, f.errorString()));
     *data = f.readAll();
     return true;
 }
@@ -104,7 +107,8 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
     }
     if (!m_keyFile.isEmpty() && m_certFile.isEmpty())
         return fail(error, QStringLiteral("A client key (--tls-key %1) was given without its certificate: "
-                                          "pass --tls-cert too.").arg(m_keyFile));
+                                          "pass --tls-cert too.")
+                               .arg(m_keyFile));
     if (!m_certFile.isEmpty()) {
         QByteArray certData;
         if (!readFile(m_certFile, QStringLiteral("client certificate file (--tls-cert)"), &certData, error))
@@ -112,7 +116,8 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
         const QList<QSslCertificate> chain = QSslCertificate::fromData(certData, QSsl::Pem);
         if (chain.isEmpty())
             return fail(error, QStringLiteral("The client certificate file '%1' holds no PEM certificate "
-                                              "('BEGIN CERTIFICATE'): check the path.").arg(m_certFile));
+                                              "('BEGIN CERTIFICATE'): check the path.")
+                                   .arg(m_certFile));
         QByteArray keyData = certData;
         QString keyPath = m_certFile;
         if (!m_keyFile.isEmpty()) {
@@ -129,9 +134,11 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
                                        .arg(keyPath));
             if (m_keyFile.isEmpty())
                 return fail(error, QStringLiteral("The client certificate '%1' needs its private key: pass "
-                                                  "--tls-key with the key file.").arg(m_certFile));
+                                                  "--tls-key with the key file.")
+                                       .arg(m_certFile));
             return fail(error, QStringLiteral("The client key file '%1' holds no private key LockScope can read "
-                                              "(PEM RSA, EC or DSA): check the path.").arg(keyPath));
+                                              "(PEM RSA, EC or DSA): check the path.")
+                                   .arg(keyPath));
         }
         c.setLocalCertificateChain(chain);
         c.setPrivateKey(key);
@@ -142,16 +149,22 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
     return true;
 }
 
-bool RedisTlsOptions::validate(QString *error) const { return applyTo(nullptr, error); }
+bool RedisTlsOptions::validate(QString *error) const
+{
+    return applyTo(nullptr, error);
+}
 
 QString RedisTlsOptions::describeErrors(const QList<QSslError> &errors, const QString &address, const QString &peerName)
 {
-    static const QSet<QSslError::SslError> untrusted{
-        QSslError::SelfSignedCertificate,       QSslError::SelfSignedCertificateInChain,
-        QSslError::UnableToGetLocalIssuerCertificate, QSslError::UnableToVerifyFirstCertificate,
-        QSslError::UnableToGetIssuerCertificate, QSslError::CertificateUntrusted,
-        QSslError::CertificateRejected,          QSslError::InvalidCaCertificate,
-        QSslError::CertificateSignatureFailed};
+    static const QSet<QSslError::SslError> untrusted{QSslError::SelfSignedCertificate,
+                                                     QSslError::SelfSignedCertificateInChain,
+                                                     QSslError::UnableToGetLocalIssuerCertificate,
+                                                     QSslError::UnableToVerifyFirstCertificate,
+                                                     QSslError::UnableToGetIssuerCertificate,
+                                                     QSslError::CertificateUntrusted,
+                                                     QSslError::CertificateRejected,
+                                                     QSslError::InvalidCaCertificate,
+                                                     QSslError::CertificateSignatureFailed};
     QMap<int, QString> sentences; // by category: the root cause (an untrusted chain) first
     for (const QSslError &e : errors) {
         QString sentence;
@@ -191,8 +204,8 @@ QString RedisTlsOptions::describeErrors(const QList<QSslError> &errors, const QS
 
 bool RedisTlsOptions::operator==(const RedisTlsOptions &o) const
 {
-    return m_caFile == o.m_caFile && m_certFile == o.m_certFile && m_keyFile == o.m_keyFile
-           && m_serverName == o.m_serverName && m_insecure == o.m_insecure;
+    return m_caFile == o.m_caFile && m_certFile == o.m_certFile && m_keyFile == o.m_keyFile &&
+           m_serverName == o.m_serverName && m_insecure == o.m_insecure;
 }
 
 } // namespace lockscope

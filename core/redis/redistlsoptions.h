@@ -6,7 +6,8 @@
 class QSslConfiguration;
 class QSslError;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * How to secure a `rediss://` connection: which CA to trust, which client certificate to show,

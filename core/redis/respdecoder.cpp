@@ -2,7 +2,8 @@
 
 #include <hiredis/hiredis.h>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * What the reply being decoded has used of the RedisReplyLimits. hiredis calls the object functions
@@ -11,8 +12,7 @@ namespace lockscope {
  * `violation`). A bulk string is only handed over once it is complete, so its announced length is
  * checked separately, in RespDecoder::checkPartialReply(), while the reader waits for its bytes.
  */
-struct RespDecoder::Budget
-{
+struct RespDecoder::Budget {
     RedisReplyLimits limits;
     redisReplyObjectFunctions functions{};
     redisReplyObjectFunctions *defaults = nullptr;
@@ -28,7 +28,8 @@ struct RespDecoder::Budget
     }
 };
 
-namespace {
+namespace
+{
 
 /** "1.5 GiB", "64 MiB", "900 bytes". */
 QString readableBytes(qint64 bytes)
@@ -55,8 +56,7 @@ QString overLimit(const QString &what, qint64 limit)
 } // namespace
 
 /** Object functions wrapping hiredis' own ones with the budget checks (privdata: Budget). */
-struct BudgetFunctions
-{
+struct BudgetFunctions {
     static RespDecoder::Budget *budgetOf(const redisReadTask *task)
     {
         while (task->parent)
@@ -105,7 +105,6 @@ struct BudgetFunctions
     static void *createNil(const redisReadTask *task) { return budgetOf(task)->defaults->createNil(task); }
 };
 
-
 RespDecoder::RespDecoder(const RedisReplyLimits &limits) : m_budget(std::make_unique<Budget>())
 {
     m_budget->limits = limits;
@@ -118,9 +117,15 @@ RespDecoder::~RespDecoder()
         redisReaderFree(m_reader);
 }
 
-void RespDecoder::setLimits(const RedisReplyLimits &limits) { m_budget->limits = limits; }
+void RespDecoder::setLimits(const RedisReplyLimits &limits)
+{
+    m_budget->limits = limits;
+}
 
-const RedisReplyLimits &RespDecoder::limits() const { return m_budget->limits; }
+const RedisReplyLimits &RespDecoder::limits() const
+{
+    return m_budget->limits;
+}
 
 void RespDecoder::reset()
 {

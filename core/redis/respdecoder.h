@@ -8,7 +8,8 @@
 
 struct redisReader;
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Bounds on one RESP reply, checked while it is decoded. The defaults are far above anything
@@ -16,8 +17,7 @@ namespace lockscope {
  * at most) and far below what would hurt the machine; Redis itself refuses bulk strings over
  * 512 MB (proto-max-bulk-len).
  */
-struct RedisReplyLimits
-{
+struct RedisReplyLimits {
     qint64 maxBulkBytes = qint64(64) << 20;   ///< one bulk string, status or error line: 64 MiB
     qint64 maxReplyBytes = qint64(256) << 20; ///< all strings of one reply together: 256 MiB
     qint64 maxElements = qint64(2) << 20;     ///< all array elements of one reply, nested included: 2 Mi

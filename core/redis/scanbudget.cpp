@@ -2,7 +2,8 @@
 
 #include <QtMath>
 
-namespace lockscope {
+namespace lockscope
+{
 
 int ScanBudget::nextCount(int count, qint64 usedUs, qint64 budgetUs)
 {

@@ -2,7 +2,8 @@
 
 #include <QtGlobal>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * Sizing of SCAN steps by the server time they took (issue 12: no command of LockScope may block

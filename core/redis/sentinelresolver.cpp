@@ -4,9 +4,11 @@
 #include "redisreply.h"
 #include "redissubscriber.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 const QByteArray kSwitchMaster = "+switch-master";
 
@@ -14,8 +16,8 @@ const QByteArray kSwitchMaster = "+switch-master";
  *  password set for its default user but we sent one. */
 bool isNoPasswordConfigured(const QString &message)
 {
-    return message.contains(QLatin1String("without any password configured"))
-           || message.contains(QLatin1String("has no password set for the default user"));
+    return message.contains(QLatin1String("without any password configured")) ||
+           message.contains(QLatin1String("has no password set for the default user"));
 }
 
 } // namespace
@@ -90,55 +92,59 @@ void SentinelResolver::askNext()
                    true, QString());
         else
             finish(RedisEndpoint(),
-                   QStringLiteral("no sentinel could name the master '%1': %2").arg(name, m_answers.join(QStringLiteral("; "))),
+                   QStringLiteral("no sentinel could name the master '%1': %2")
+                       .arg(name, m_answers.join(QStringLiteral("; "))),
                    false, QString());
         return;
     }
     const QString address = m_sentinels.at(m_asking).address();
     RedisConnection *c = connectionTo(m_asking);
     c->open();
-    c->send({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name.toUtf8()}, this, [this, address, c, name](const RedisReply &r) {
-        if (r.isError()) {
-            QString message = r.errorMessage();
-            if (!m_withoutAuth.value(address) && isNoPasswordConfigured(message)) {
-                // This sentinel has no password of its own: ask it again without credentials.
-                m_withoutAuth.insert(address, true);
-                m_connections.remove(address);
-                c->deleteLater();
+    c->send(
+        {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name.toUtf8()}, this, [this, address, c, name](const RedisReply &r) {
+            if (r.isError()) {
+                QString message = r.errorMessage();
+                if (!m_withoutAuth.value(address) && isNoPasswordConfigured(message)) {
+                    // This sentinel has no password of its own: ask it again without credentials.
+                    m_withoutAuth.insert(address, true);
+                    m_connections.remove(address);
+                    c->deleteLater();
+                    askNext();
+                    return;
+                }
+                if (message.contains(QLatin1String("unknown command"), Qt::CaseInsensitive))
+                    message +=
+                        QStringLiteral(" (is it a sentinel? A redis-sentinel:// URL lists sentinels, usually on port "
+                                       "26379, not Redis servers)");
+                m_answers << QStringLiteral("%1: %2").arg(address, message);
+                ++m_asking;
                 askNext();
                 return;
             }
-            if (message.contains(QLatin1String("unknown command"), Qt::CaseInsensitive))
-                message += QStringLiteral(" (is it a sentinel? A redis-sentinel:// URL lists sentinels, usually on port "
-                                          "26379, not Redis servers)");
-            m_answers << QStringLiteral("%1: %2").arg(address, message);
-            ++m_asking;
-            askNext();
-            return;
-        }
-        if (r.isNil()) {
-            ++m_unknownName;
-            m_answers << QStringLiteral("%1 does not know a master named '%2'").arg(address, name);
-            ++m_asking;
-            askNext();
-            return;
-        }
-        bool ok = false;
-        const int port = r.isArray() && r.size() >= 2 ? r.at(1).toByteArray().toInt(&ok) : 0;
-        const QString host = r.isArray() && r.size() >= 2 ? QString::fromUtf8(r.at(0).toByteArray()) : QString();
-        if (!ok || host.isEmpty() || port <= 0 || port > 65535) {
-            m_answers << QStringLiteral("%1 gave no usable address").arg(address);
-            ++m_asking;
-            askNext();
-            return;
-        }
-        if (m_asking > 0)
-            m_sentinels.move(m_asking, 0); // it answered: ask it first next time
-        finish(m_endpoint.masterAt(host, quint16(port)), QString(), false, address);
-    });
+            if (r.isNil()) {
+                ++m_unknownName;
+                m_answers << QStringLiteral("%1 does not know a master named '%2'").arg(address, name);
+                ++m_asking;
+                askNext();
+                return;
+            }
+            bool ok = false;
+            const int port = r.isArray() && r.size() >= 2 ? r.at(1).toByteArray().toInt(&ok) : 0;
+            const QString host = r.isArray() && r.size() >= 2 ? QString::fromUtf8(r.at(0).toByteArray()) : QString();
+            if (!ok || host.isEmpty() || port <= 0 || port > 65535) {
+                m_answers << QStringLiteral("%1 gave no usable address").arg(address);
+                ++m_asking;
+                askNext();
+                return;
+            }
+            if (m_asking > 0)
+                m_sentinels.move(m_asking, 0); // it answered: ask it first next time
+            finish(m_endpoint.masterAt(host, quint16(port)), QString(), false, address);
+        });
 }
 
-void SentinelResolver::finish(const RedisEndpoint &master, const QString &error, bool retrySlowly, const QString &sentinel)
+void SentinelResolver::finish(const RedisEndpoint &master, const QString &error, bool retrySlowly,
+                              const QString &sentinel)
 {
     m_resolving = false;
     const QList<Waiter> waiters = std::move(m_waiters);

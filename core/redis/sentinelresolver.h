@@ -11,7 +11,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 class RedisSubscriber;
@@ -72,8 +73,7 @@ signals:
     void watching(const QString &sentinel);
 
 private:
-    struct Waiter
-    {
+    struct Waiter {
         QPointer<QObject> context;
         bool hasContext = false;
         Callback done;
@@ -87,7 +87,7 @@ private:
     void onSwitchMessage(const QByteArray &payload, const QString &sentinel);
 
     RedisEndpoint m_endpoint;
-    QList<RedisEndpoint> m_sentinels; ///< in asking order: the last that answered comes first
+    QList<RedisEndpoint> m_sentinels;                ///< in asking order: the last that answered comes first
     QHash<QString, RedisConnection *> m_connections; ///< by sentinel address
     QHash<QString, bool> m_withoutAuth;              ///< sentinels that have no password set
     int m_connectTimeoutMs = 1000;
@@ -96,9 +96,9 @@ private:
     RedisEndpoint m_current;
     QList<Waiter> m_waiters;
     bool m_resolving = false;
-    int m_asking = 0;          ///< index in m_sentinels of the sentinel asked now
-    QStringList m_answers;     ///< what each sentinel asked so far said (for the error sentence)
-    int m_unknownName = 0;     ///< sentinels that answered they do not know the master name
+    int m_asking = 0;      ///< index in m_sentinels of the sentinel asked now
+    QStringList m_answers; ///< what each sentinel asked so far said (for the error sentence)
+    int m_unknownName = 0; ///< sentinels that answered they do not know the master name
 
     bool m_watch = false;
     int m_watchIndex = -1;

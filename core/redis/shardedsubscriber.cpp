@@ -4,7 +4,8 @@
 #include "redisconnection.h"
 #include "redisreply.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 ShardedSubscriber::ShardedSubscriber(const RedisEndpoint &endpoint, QObject *parent)
     : QObject(parent), m_connection(new RedisConnection(endpoint, this))
@@ -17,7 +18,10 @@ ShardedSubscriber::ShardedSubscriber(const RedisEndpoint &endpoint, QObject *par
 
 ShardedSubscriber::~ShardedSubscriber() = default;
 
-void ShardedSubscriber::open() { m_connection->open(); }
+void ShardedSubscriber::open()
+{
+    m_connection->open();
+}
 
 void ShardedSubscriber::ssubscribe(const QByteArray &channel)
 {

@@ -5,7 +5,8 @@
 #include <QObject>
 #include <QSet>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 class RedisReply;

@@ -8,7 +8,8 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedLockReader::RedLockReader(const QVector<Target> &targets, QObject *parent) : QObject(parent), m_targets(targets) {}
 
@@ -46,7 +47,10 @@ void RedLockReader::ensureConnections()
         c->open(); // no-op while connecting, ready or waiting to reconnect
 }
 
-void RedLockReader::refresh() { read(nullptr, nullptr); }
+void RedLockReader::refresh()
+{
+    read(nullptr, nullptr);
+}
 
 void RedLockReader::read(QObject *context, Callback callback)
 {

@@ -10,7 +10,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 class SnapshotReader;
@@ -32,8 +33,7 @@ class RedLockReader : public QObject
     Q_OBJECT
 public:
     /** One component: the server and the lock name on it (Redisson's RedLock allows different names). */
-    struct Target
-    {
+    struct Target {
         RedisEndpoint endpoint;
         QString name;
     };

@@ -1,22 +1,22 @@
 #include "session/locksession.h"
 #include "redis/redisbytes.h"
 
-#include "watch/clusterlockmonitor.h"
-#include "diagnose/doctorprobe.h"
 #include "act/forceunlocker.h"
 #include "act/lockrepairs.h"
+#include "diagnose/doctorprobe.h"
+#include "watch/clusterlockmonitor.h"
 #include "watch/snapshotreader.h"
 
 #include "lock/fairlock.h"
 #include "lock/fencedlock.h"
 #include "lock/lockclient.h"
+#include "lock/lockwatchdog.h"
 #include "lock/readwritelock.h"
 #include "redis/clusterrouter.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
-#include "redis/sentinelresolver.h"
-#include "lock/lockwatchdog.h"
 #include "redis/redissubscriber.h"
+#include "redis/sentinelresolver.h"
 #include "redis/shardedsubscriber.h"
 
 #include <QDateTime>
@@ -26,7 +26,8 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 LockSession::LockSession(const Options &options, QObject *parent)
     : QObject(parent), m_options(options), m_clientId(QUuid::createUuid().toString(QUuid::WithoutBraces)),
@@ -84,14 +85,15 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     watcher->setOneShot(m_options.oneShot);
     watcher->setPollIntervalMs(m_options.pollIntervalMs);
     watcher->setPollBudget(m_options.pollBudget);
-    connect(watcher, &LockWatcher::locksUpdated, this, [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
-        if (m_options.oneShot)
-            return; // no doctor timer: `doctor` keeps its own LockDoctor, `list` needs none (issue 12)
-        for (const auto &s : changed)
-            m_doctor.observe(s);
-        for (const auto &n : removed)
-            m_doctor.forget(n);
-    });
+    connect(watcher, &LockWatcher::locksUpdated, this,
+            [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
+                if (m_options.oneShot)
+                    return; // no doctor timer: `doctor` keeps its own LockDoctor, `list` needs none (issue 12)
+                for (const auto &s : changed)
+                    m_doctor.observe(s);
+                for (const auto &n : removed)
+                    m_doctor.forget(n);
+            });
     connect(watcher, &LockWatcher::modeChanged, this, &LockSession::modeChanged);
     connect(watcher, &LockWatcher::locksUpdated, this, &LockSession::locksUpdated);
     connect(watcher, &LockWatcher::eventsOccurred, this, &LockSession::eventsOccurred);
@@ -101,7 +103,10 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     connect(watcher, &LockWatcher::topologyChanged, this, &LockSession::topologyEventsOccurred);
 }
 
-RedisConnection *LockSession::connection() const { return m_pool->connection(); }
+RedisConnection *LockSession::connection() const
+{
+    return m_pool->connection();
+}
 
 RedisConnection *LockSession::connectionFor(const QString &name)
 {
@@ -176,8 +181,9 @@ void LockSession::verifyMaster()
                 QMetaObject::invokeMethod(
                     this,
                     [this, master] {
-                        followMaster(master, QStringLiteral("the master of '%1' is %2").arg(m_sentinel->masterName(),
-                                                                                             master.address()));
+                        followMaster(
+                            master,
+                            QStringLiteral("the master of '%1' is %2").arg(m_sentinel->masterName(), master.address()));
                     },
                     Qt::QueuedConnection);
                 return;
@@ -237,8 +243,7 @@ void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)
         callback(DoctorProbe::Result());
         return;
     }
-    struct Merge
-    {
+    struct Merge {
         int pending = 0;
         DoctorProbe::Result result;
         std::function<void(const DoctorProbe::Result &)> callback;
@@ -296,41 +301,44 @@ QStringList LockSession::holdsAtRisk() const
 void LockSession::watchOwnHolds(LockClient *client)
 {
     QPointer<LockClient> c(client);
-    connect(client, &LockClient::watchdogRenewalFailed, this, [this, c](const QStringList &names, const QString &error) {
-        if (!c)
-            return;
-        const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        const QHash<QString, LockWatchdog::Risk> risks = c->watchdog()->atRisk();
-        QVector<LockEvent> events;
-        for (const QString &name : names) {
-            const qint64 lastRenewed = risks.value(name).lastRenewedEpochMs;
-            LockEvent e;
-            e.timeMs = now;
-            e.lock = name;
-            e.type = QStringLiteral("renewal_failed");
-            e.holder = c->watchdog()->fieldOf(name);
-            e.detail = QStringLiteral("LockScope's watchdog could not renew its hold (%1): the hold is at risk and "
-                                      "expires unless a renewal succeeds within the %2 ms lease (last renewed %3 ms ago)")
-                           .arg(error)
-                           .arg(c->watchdogTimeoutMs())
-                           .arg(now - lastRenewed);
-            e.extra = QJsonObject{{QStringLiteral("error"), error},
-                                  {QStringLiteral("at_risk"), true},
-                                  {QStringLiteral("last_renewed_ms"), lastRenewed},
-                                  {QStringLiteral("lease_ms"), c->watchdogTimeoutMs()}};
-            events << e;
-            emit holdAtRisk(name, error, lastRenewed);
-        }
-        emit eventsOccurred(events);
-        QString cause = error.trimmed();
-        while (cause.endsWith(QLatin1Char('.')))
-            cause.chop(1);
-        emit errorOccurred(QStringLiteral("Watchdog renewal of %1 failed: %2. LockScope's hold is at risk: it expires "
-                                          "unless a renewal succeeds within %3 ms; retrying every %4 ms.")
-                               .arg(names.join(QStringLiteral(", ")), cause)
-                               .arg(c->watchdogTimeoutMs())
-                               .arg(c->watchdogTimeoutMs() / 3));
-    });
+    connect(
+        client, &LockClient::watchdogRenewalFailed, this, [this, c](const QStringList &names, const QString &error) {
+            if (!c)
+                return;
+            const qint64 now = QDateTime::currentMSecsSinceEpoch();
+            const QHash<QString, LockWatchdog::Risk> risks = c->watchdog()->atRisk();
+            QVector<LockEvent> events;
+            for (const QString &name : names) {
+                const qint64 lastRenewed = risks.value(name).lastRenewedEpochMs;
+                LockEvent e;
+                e.timeMs = now;
+                e.lock = name;
+                e.type = QStringLiteral("renewal_failed");
+                e.holder = c->watchdog()->fieldOf(name);
+                e.detail =
+                    QStringLiteral("LockScope's watchdog could not renew its hold (%1): the hold is at risk and "
+                                   "expires unless a renewal succeeds within the %2 ms lease (last renewed %3 ms ago)")
+                        .arg(error)
+                        .arg(c->watchdogTimeoutMs())
+                        .arg(now - lastRenewed);
+                e.extra = QJsonObject{{QStringLiteral("error"), error},
+                                      {QStringLiteral("at_risk"), true},
+                                      {QStringLiteral("last_renewed_ms"), lastRenewed},
+                                      {QStringLiteral("lease_ms"), c->watchdogTimeoutMs()}};
+                events << e;
+                emit holdAtRisk(name, error, lastRenewed);
+            }
+            emit eventsOccurred(events);
+            QString cause = error.trimmed();
+            while (cause.endsWith(QLatin1Char('.')))
+                cause.chop(1);
+            emit errorOccurred(
+                QStringLiteral("Watchdog renewal of %1 failed: %2. LockScope's hold is at risk: it expires "
+                               "unless a renewal succeeds within %3 ms; retrying every %4 ms.")
+                    .arg(names.join(QStringLiteral(", ")), cause)
+                    .arg(c->watchdogTimeoutMs())
+                    .arg(c->watchdogTimeoutMs() / 3));
+        });
     connect(client, &LockClient::watchdogRecovered, this, [this, c](const QStringList &names) {
         QVector<LockEvent> events;
         for (const QString &name : names) {
@@ -415,7 +423,7 @@ void LockSession::prepare(std::function<void(const QString &error)> ready)
 {
     const bool ask = m_options.detectCluster || m_options.forceCluster;
     if (m_detecting)
-        return; // one question at a time: the first caller's ready() runs
+        return;                                         // one question at a time: the first caller's ready() runs
     if (m_prepared || !ask || m_sentinel || m_router) { // Sentinel names one master
         m_prepared = true;
         ready(QString());
@@ -459,7 +467,8 @@ void LockSession::start()
     prepare([this](const QString &error) {
         if (!error.isEmpty())
             emit errorOccurred(QStringLiteral("This node is in a Redis Cluster but its topology could not be read "
-                                              "(%1): watching this node only").arg(error));
+                                              "(%1): watching this node only")
+                                   .arg(error));
         startWatching();
     });
 }
@@ -518,27 +527,29 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
     }
     // Issue 13.9: no write while LockScope cannot see the lock's server (its data is stale).
     if (RedisConnection *conn = connectionFor(name); conn && conn->lostSinceEpochMs() != 0) {
-        finishWrite(action, name, args, LockSnapshot(), QStringLiteral("refused"),
-                    QStringLiteral("Refused: not connected to %1 since %2 (%3): LockScope writes nothing while it "
-                                   "cannot see the lock; it reconnects by itself, try again when it is back.")
-                        .arg(conn->endpoint().address(),
-                             QDateTime::fromMSecsSinceEpoch(conn->lostSinceEpochMs()).toString(QStringLiteral("HH:mm:ss")),
-                             conn->lastError()));
+        finishWrite(
+            action, name, args, LockSnapshot(), QStringLiteral("refused"),
+            QStringLiteral("Refused: not connected to %1 since %2 (%3): LockScope writes nothing while it "
+                           "cannot see the lock; it reconnects by itself, try again when it is back.")
+                .arg(conn->endpoint().address(),
+                     QDateTime::fromMSecsSinceEpoch(conn->lostSinceEpochMs()).toString(QStringLiteral("HH:mm:ss")),
+                     conn->lastError()));
         return;
     }
     // Re-read the lock first: the audit record shows the state just before the change.
-    readerFor(name)->read({name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
-        const LockSnapshot before = snaps.value(0);
-        // §14.4: never aim a repair at `x` when the keys it touches are `{x}`'s (or the reverse).
-        if (const QString refusal = LockRepairs::targetRefusal(action, before); !refusal.isEmpty()) {
-            finishWrite(action, name, args, before, QStringLiteral("refused"), refusal);
-            return;
-        }
-        perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
-            finishWrite(action, name, args, before, outcome, message);
-            m_watcher->markDirty(name);
+    readerFor(name)->read(
+        {name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
+            const LockSnapshot before = snaps.value(0);
+            // §14.4: never aim a repair at `x` when the keys it touches are `{x}`'s (or the reverse).
+            if (const QString refusal = LockRepairs::targetRefusal(action, before); !refusal.isEmpty()) {
+                finishWrite(action, name, args, before, QStringLiteral("refused"), refusal);
+                return;
+            }
+            perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
+                finishWrite(action, name, args, before, outcome, message);
+                m_watcher->markDirty(name);
+            });
         });
-    });
 }
 
 QString LockSession::auditProblem() const
@@ -566,9 +577,10 @@ void LockSession::finishWrite(const QString &action, const QString &name, const 
     record.insert(QStringLiteral("message"), message);
     QString auditError;
     if (!m_audit.append(record, &auditError)) {
-        emit actionFinished(action, name, false,
-                            QStringLiteral("%1. BUT the audit record could not be written: %2").arg(message, auditError),
-                            QStringLiteral("audit_failed"));
+        emit actionFinished(
+            action, name, false,
+            QStringLiteral("%1. BUT the audit record could not be written: %2").arg(message, auditError),
+            QStringLiteral("audit_failed"));
         return;
     }
     emit actionFinished(action, name, outcome == QLatin1String("done"), message, outcome);
@@ -599,9 +611,10 @@ void LockSession::enableNotifications()
                                 {QStringLiteral("adds"), QStringLiteral("K g h x")}},
                     LockSnapshot(), ok ? QStringLiteral("done") : QStringLiteral("error"), message);
     };
-    *connections << connect(this, &LockSession::notificationsChecked, this, [finish](bool enabled, const QString &detail) {
-        finish(enabled, enabled ? QStringLiteral("Keyspace notifications are on: %1").arg(detail) : detail);
-    });
+    *connections << connect(
+        this, &LockSession::notificationsChecked, this, [finish](bool enabled, const QString &detail) {
+            finish(enabled, enabled ? QStringLiteral("Keyspace notifications are on: %1").arg(detail) : detail);
+        });
     *connections << connect(this, &LockSession::errorOccurred, this, [finish](const QString &message) {
         if (message.contains(QLatin1String("notify-keyspace-events")))
             finish(false, message);
@@ -609,8 +622,12 @@ void LockSession::enableNotifications()
     m_watcher->enableNotifications();
 }
 
-namespace {
-QString heldKey(const QString &name, qint64 threadId) { return name + QLatin1Char('\n') + QString::number(threadId); }
+namespace
+{
+QString heldKey(const QString &name, qint64 threadId)
+{
+    return name + QLatin1Char('\n') + QString::number(threadId);
+}
 
 /** What one acquire attempt or wait should call, for the resolved kind. */
 using AcquireCall = std::function<void(LockClient::AcquireCallback)>;
@@ -632,7 +649,9 @@ ReadWriteLock *LockSession::readWriteLockFor(const QString &name)
     if (!rw) {
         rw = new ReadWriteLock(c, c);
         connect(rw, &ReadWriteLock::readWatchdogLost, this, [this](const QString &lock) {
-            emit errorOccurred(QStringLiteral("Watchdog stopped renewing the read hold of %1: LockScope no longer holds it").arg(lock));
+            emit errorOccurred(
+                QStringLiteral("Watchdog stopped renewing the read hold of %1: LockScope no longer holds it")
+                    .arg(lock));
         });
         connect(rw, &ReadWriteLock::readWatchdogError, this, [this](const QString &message) {
             emit errorOccurred(QStringLiteral("Read-lock renewal failed: %1").arg(message));
@@ -669,153 +688,181 @@ AcquireKind LockSession::ownHoldKind(const LockSnapshot &before, qint64 threadId
 
 void LockSession::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, AcquireKind kind)
 {
-    const QJsonObject args{{QStringLiteral("thread_id"), threadId}, {QStringLiteral("lease_ms"), leaseMs},
-                           {QStringLiteral("wait_ms"), waitMs}, {QStringLiteral("kind"), AcquirePlan::kindName(kind)}};
-    runWrite(QStringLiteral("acquire"), name, args, [this, name, threadId, leaseMs, waitMs, kind](const LockSnapshot &before, Done done) {
-        if (before.name != name) {
-            done(QStringLiteral("error"),
-                 QStringLiteral("Acquire of %1 not attempted: it could not be re-read to tell its kind").arg(name));
-            return;
-        }
-        AcquireKind requested = kind;
-        // Re-entering a hold LockScope took itself: the same kind as the first acquire (a fair
-        // lock with an empty queue reads as a plain one).
-        const AcquireKind known = m_heldKinds.value(heldKey(name, threadId), AcquireKind::Auto);
-        if (requested == AcquireKind::Auto && known != AcquireKind::Auto && !AcquirePlan::decide(before, known).isRefused())
-            requested = known;
-        const AcquirePlan plan = AcquirePlan::decide(before, requested);
-        if (plan.isRefused()) {
-            done(QStringLiteral("refused"), QStringLiteral("Acquire refused: %1").arg(plan.refusal));
-            return;
-        }
-        LockClient *client = clientFor(name);
-        const AcquireKind taken = plan.kind;
-        QString field = client->holderField(threadId);
-        AcquireCall call;
-        const bool once = waitMs == 0;
-        switch (taken) {
-        case AcquireKind::Fair: {
-            FairLock *fair = fairLockFor(name);
-            call = [this, fair, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                once ? fair->tryAcquire(name, threadId, leaseMs, this, cb) : fair->acquire(name, threadId, leaseMs, waitMs, this, cb);
-            };
-            break;
-        }
-        case AcquireKind::Read:
-        case AcquireKind::Write: {
-            ReadWriteLock *rw = readWriteLockFor(name);
-            const bool write = taken == AcquireKind::Write;
-            if (write)
-                field = rw->writerField(threadId);
-            call = [this, rw, write, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+    const QJsonObject args{{QStringLiteral("thread_id"), threadId},
+                           {QStringLiteral("lease_ms"), leaseMs},
+                           {QStringLiteral("wait_ms"), waitMs},
+                           {QStringLiteral("kind"), AcquirePlan::kindName(kind)}};
+    runWrite(
+        QStringLiteral("acquire"), name, args,
+        [this, name, threadId, leaseMs, waitMs, kind](const LockSnapshot &before, Done done) {
+            if (before.name != name) {
+                done(QStringLiteral("error"),
+                     QStringLiteral("Acquire of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                return;
+            }
+            AcquireKind requested = kind;
+            // Re-entering a hold LockScope took itself: the same kind as the first acquire (a fair
+            // lock with an empty queue reads as a plain one).
+            const AcquireKind known = m_heldKinds.value(heldKey(name, threadId), AcquireKind::Auto);
+            if (requested == AcquireKind::Auto && known != AcquireKind::Auto &&
+                !AcquirePlan::decide(before, known).isRefused())
+                requested = known;
+            const AcquirePlan plan = AcquirePlan::decide(before, requested);
+            if (plan.isRefused()) {
+                done(QStringLiteral("refused"), QStringLiteral("Acquire refused: %1").arg(plan.refusal));
+                return;
+            }
+            LockClient *client = clientFor(name);
+            const AcquireKind taken = plan.kind;
+            QString field = client->holderField(threadId);
+            AcquireCall call;
+            const bool once = waitMs == 0;
+            switch (taken) {
+            case AcquireKind::Fair: {
+                FairLock *fair = fairLockFor(name);
+                call = [this, fair, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    once ? fair->tryAcquire(name, threadId, leaseMs, this, cb)
+                         : fair->acquire(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
+            }
+            case AcquireKind::Read:
+            case AcquireKind::Write: {
+                ReadWriteLock *rw = readWriteLockFor(name);
+                const bool write = taken == AcquireKind::Write;
                 if (write)
-                    once ? rw->tryAcquireWrite(name, threadId, leaseMs, this, cb)
-                         : rw->acquireWrite(name, threadId, leaseMs, waitMs, this, cb);
-                else
-                    once ? rw->tryAcquireRead(name, threadId, leaseMs, this, cb)
-                         : rw->acquireRead(name, threadId, leaseMs, waitMs, this, cb);
-            };
-            break;
-        }
-        case AcquireKind::Fenced: {
-            FencedLock *fenced = fencedLockFor(name);
-            call = [this, fenced, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                once ? fenced->tryAcquire(name, threadId, leaseMs, this, cb)
-                     : fenced->acquire(name, threadId, leaseMs, waitMs, this, cb);
-            };
-            break;
-        }
-        case AcquireKind::Auto:
-        case AcquireKind::Lock:
-            call = [this, client, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                once ? client->tryAcquire(name, threadId, leaseMs, this, cb)
-                     : client->acquire(name, threadId, leaseMs, waitMs, this, cb);
-            };
-            break;
-        }
-        const QString kindName = AcquirePlan::kindName(taken);
-        call([this, name, threadId, field, taken, kindName, leaseMs, client, done](const AcquireResult &r) {
-            if (!r.error.isEmpty()) {
-                done(QStringLiteral("error"), QStringLiteral("Acquire of %1 (%2) failed: %3").arg(name, kindName, r.error));
-                return;
+                    field = rw->writerField(threadId);
+                call = [this, rw, write, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    if (write)
+                        once ? rw->tryAcquireWrite(name, threadId, leaseMs, this, cb)
+                             : rw->acquireWrite(name, threadId, leaseMs, waitMs, this, cb);
+                    else
+                        once ? rw->tryAcquireRead(name, threadId, leaseMs, this, cb)
+                             : rw->acquireRead(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
             }
-            if (!r.acquired) {
-                const QString ttl = r.pttlMs == -1 ? QStringLiteral("no expiry")
-                                    : r.pttlMs == -2 ? QStringLiteral("free, but another waiter is first in line")
-                                                     : QStringLiteral("TTL %1 ms").arg(r.pttlMs);
-                done(QStringLiteral("refused"),
-                     QStringLiteral("%1 is held by someone else (%2): not acquired as %3").arg(name, ttl, kindName));
-                return;
+            case AcquireKind::Fenced: {
+                FencedLock *fenced = fencedLockFor(name);
+                call = [this, fenced, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    once ? fenced->tryAcquire(name, threadId, leaseMs, this, cb)
+                         : fenced->acquire(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
             }
-            m_heldKinds.insert(heldKey(name, threadId), taken);
-            const QString lease = leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
-                                              : QStringLiteral("watchdog renews every %1 ms").arg(client->watchdogTimeoutMs() / 3);
-            const QString token = taken == AcquireKind::Fenced ? QStringLiteral(", fencing token %1").arg(r.token) : QString();
-            emit acquired(name, field, kindName, taken == AcquireKind::Fenced ? r.token : -1);
-            done(QStringLiteral("done"), QStringLiteral("Acquired %1 as %2 (%3 lock, %4%5)").arg(name, field, kindName, lease, token));
+            case AcquireKind::Auto:
+            case AcquireKind::Lock:
+                call = [this, client, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    once ? client->tryAcquire(name, threadId, leaseMs, this, cb)
+                         : client->acquire(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
+            }
+            const QString kindName = AcquirePlan::kindName(taken);
+            call([this, name, threadId, field, taken, kindName, leaseMs, client, done](const AcquireResult &r) {
+                if (!r.error.isEmpty()) {
+                    done(QStringLiteral("error"),
+                         QStringLiteral("Acquire of %1 (%2) failed: %3").arg(name, kindName, r.error));
+                    return;
+                }
+                if (!r.acquired) {
+                    const QString ttl = r.pttlMs == -1   ? QStringLiteral("no expiry")
+                                        : r.pttlMs == -2 ? QStringLiteral("free, but another waiter is first in line")
+                                                         : QStringLiteral("TTL %1 ms").arg(r.pttlMs);
+                    done(
+                        QStringLiteral("refused"),
+                        QStringLiteral("%1 is held by someone else (%2): not acquired as %3").arg(name, ttl, kindName));
+                    return;
+                }
+                m_heldKinds.insert(heldKey(name, threadId), taken);
+                const QString lease =
+                    leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
+                                : QStringLiteral("watchdog renews every %1 ms").arg(client->watchdogTimeoutMs() / 3);
+                const QString token =
+                    taken == AcquireKind::Fenced ? QStringLiteral(", fencing token %1").arg(r.token) : QString();
+                emit acquired(name, field, kindName, taken == AcquireKind::Fenced ? r.token : -1);
+                done(QStringLiteral("done"),
+                     QStringLiteral("Acquired %1 as %2 (%3 lock, %4%5)").arg(name, field, kindName, lease, token));
+            });
         });
-    });
 }
 
 void LockSession::renew(const QString &name, qint64 threadId)
 {
-    runWrite(QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &before, Done done) {
-        if (before.name != name) {
-            done(QStringLiteral("error"), QStringLiteral("Renew of %1 not attempted: it could not be re-read to tell its kind").arg(name));
-            return;
-        }
-        const AcquireKind kind = ownHoldKind(before, threadId);
-        auto result = [this, name, done](bool ok, const QString &error) {
-            if (!error.isEmpty())
-                done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
-            else if (ok)
-                done(QStringLiteral("done"), QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(clientFor(name)->watchdogTimeoutMs()));
+    runWrite(
+        QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}},
+        [this, name, threadId](const LockSnapshot &before, Done done) {
+            if (before.name != name) {
+                done(QStringLiteral("error"),
+                     QStringLiteral("Renew of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                return;
+            }
+            const AcquireKind kind = ownHoldKind(before, threadId);
+            auto result = [this, name, done](bool ok, const QString &error) {
+                if (!error.isEmpty())
+                    done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
+                else if (ok)
+                    done(QStringLiteral("done"),
+                         QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(clientFor(name)->watchdogTimeoutMs()));
+                else
+                    done(QStringLiteral("refused"),
+                         QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
+            };
+            if (kind == AcquireKind::Write)
+                readWriteLockFor(name)->renewWrite(name, threadId, 0, this, result);
+            else if (kind == AcquireKind::Read)
+                readWriteLockFor(name)->renewRead(name, {threadId}, 0, this, result);
             else
-                done(QStringLiteral("refused"), QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
-        };
-        if (kind == AcquireKind::Write)
-            readWriteLockFor(name)->renewWrite(name, threadId, 0, this, result);
-        else if (kind == AcquireKind::Read)
-            readWriteLockFor(name)->renewRead(name, {threadId}, 0, this, result);
-        else
-            clientFor(name)->renew(name, threadId, 0, this, result);
-    });
+                clientFor(name)->renew(name, threadId, 0, this, result);
+        });
 }
 
 void LockSession::release(const QString &name, qint64 threadId)
 {
-    runWrite(QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}}, [this, name, threadId](const LockSnapshot &before, Done done) {
-        if (before.name != name) {
-            done(QStringLiteral("error"), QStringLiteral("Release of %1 not attempted: it could not be re-read to tell its kind").arg(name));
-            return;
-        }
-        const AcquireKind kind = ownHoldKind(before, threadId);
-        const QString kindName = AcquirePlan::kindName(kind);
-        auto result = [this, name, threadId, kindName, done](const UnlockResult &r) {
-            switch (r.status) {
-            case UnlockResult::Status::Released:
-                m_heldKinds.remove(heldKey(name, threadId));
-                done(QStringLiteral("done"), QStringLiteral("Released %1 (%2 unlock)").arg(name, kindName));
+    runWrite(
+        QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}},
+        [this, name, threadId](const LockSnapshot &before, Done done) {
+            if (before.name != name) {
+                done(QStringLiteral("error"),
+                     QStringLiteral("Release of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                return;
+            }
+            const AcquireKind kind = ownHoldKind(before, threadId);
+            const QString kindName = AcquirePlan::kindName(kind);
+            auto result = [this, name, threadId, kindName, done](const UnlockResult &r) {
+                switch (r.status) {
+                case UnlockResult::Status::Released:
+                    m_heldKinds.remove(heldKey(name, threadId));
+                    done(QStringLiteral("done"), QStringLiteral("Released %1 (%2 unlock)").arg(name, kindName));
+                    break;
+                case UnlockResult::Status::StillHeld:
+                    done(QStringLiteral("done"),
+                         QStringLiteral("Released one hold of %1 (%2 unlock); still held").arg(name, kindName));
+                    break;
+                case UnlockResult::Status::NotHeld:
+                    m_heldKinds.remove(heldKey(name, threadId));
+                    done(QStringLiteral("refused"), QStringLiteral("Release of %1 refused: %2").arg(name, r.error));
+                    break;
+                case UnlockResult::Status::Error:
+                    done(QStringLiteral("error"), QStringLiteral("Release of %1 failed: %2").arg(name, r.error));
+                    break;
+                }
+            };
+            switch (kind) {
+            case AcquireKind::Write:
+                readWriteLockFor(name)->unlockWrite(name, threadId, this, result);
                 break;
-            case UnlockResult::Status::StillHeld:
-                done(QStringLiteral("done"), QStringLiteral("Released one hold of %1 (%2 unlock); still held").arg(name, kindName));
+            case AcquireKind::Read:
+                readWriteLockFor(name)->unlockRead(name, threadId, this, result);
                 break;
-            case UnlockResult::Status::NotHeld:
-                m_heldKinds.remove(heldKey(name, threadId));
-                done(QStringLiteral("refused"), QStringLiteral("Release of %1 refused: %2").arg(name, r.error));
+            case AcquireKind::Fair:
+                fairLockFor(name)->unlock(name, threadId, this, result);
                 break;
-            case UnlockResult::Status::Error:
-                done(QStringLiteral("error"), QStringLiteral("Release of %1 failed: %2").arg(name, r.error));
+            default:
+                clientFor(name)->unlock(name, threadId, this, result);
                 break;
             }
-        };
-        switch (kind) {
-        case AcquireKind::Write: readWriteLockFor(name)->unlockWrite(name, threadId, this, result); break;
-        case AcquireKind::Read: readWriteLockFor(name)->unlockRead(name, threadId, this, result); break;
-        case AcquireKind::Fair: fairLockFor(name)->unlock(name, threadId, this, result); break;
-        default: clientFor(name)->unlock(name, threadId, this, result); break;
-        }
-    });
+        });
 }
 
 void LockSession::forceUnlock(const QString &name, const std::optional<QString> &confirmed)
@@ -823,46 +870,52 @@ void LockSession::forceUnlock(const QString &name, const std::optional<QString> 
     QJsonObject args;
     if (confirmed)
         args.insert(QStringLiteral("confirmed_state"), *confirmed);
-    runWrite(QStringLiteral("force_unlock"), name, args, [this, name, confirmed](const LockSnapshot &before, Done done) {
-        const QString confirmedState = confirmed ? *confirmed : before.stateFingerprint();
-        m_watcher->expectForceUnlock(name);
-        unlockerFor(name)->forceUnlock(
-            name, this,
-            [this, name, done](const ForceUnlockResult &r) {
-                if (r.deleted)
-                    clientFor(name)->watchdog()->remove(name); // if LockScope itself held it, stop renewing
-                const QString outcome = !r.error.isEmpty() ? QStringLiteral("error")
-                                        : r.changed       ? QStringLiteral("changed")
-                                        : r.deleted       ? QStringLiteral("done")
-                                                          : QStringLiteral("refused");
-                done(outcome, ForceUnlocker::describe(name, r));
-            },
-            confirmedState);
-    });
+    runWrite(QStringLiteral("force_unlock"), name, args,
+             [this, name, confirmed](const LockSnapshot &before, Done done) {
+                 const QString confirmedState = confirmed ? *confirmed : before.stateFingerprint();
+                 m_watcher->expectForceUnlock(name);
+                 unlockerFor(name)->forceUnlock(
+                     name, this,
+                     [this, name, done](const ForceUnlockResult &r) {
+                         if (r.deleted)
+                             clientFor(name)->watchdog()->remove(name); // if LockScope itself held it, stop renewing
+                         const QString outcome = !r.error.isEmpty() ? QStringLiteral("error")
+                                                 : r.changed        ? QStringLiteral("changed")
+                                                 : r.deleted        ? QStringLiteral("done")
+                                                                    : QStringLiteral("refused");
+                         done(outcome, ForceUnlocker::describe(name, r));
+                     },
+                     confirmedState);
+             });
 }
 
 void LockSession::setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState)
 {
-    runWrite(QStringLiteral("set_ttl"), name, {{QStringLiteral("ttl_ms"), ttlMs}, {QStringLiteral("confirmed_state"), confirmedState}},
+    runWrite(QStringLiteral("set_ttl"), name,
+             {{QStringLiteral("ttl_ms"), ttlMs}, {QStringLiteral("confirmed_state"), confirmedState}},
              [this, name, ttlMs, confirmedState](const LockSnapshot &, Done done) {
-        repairsFor(name)->setTtl(name, ttlMs, confirmedState, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
-    });
+                 repairsFor(name)->setTtl(name, ttlMs, confirmedState, this,
+                                          [done](const RepairResult &r) { done(r.outcome, r.message); });
+             });
 }
 
 void LockSession::removeWaiter(const QString &name, const QString &field, qint64 waitMs)
 {
-    runWrite(QStringLiteral("remove_waiter"), name, {{QStringLiteral("field"), field}, {QStringLiteral("wait_ms"), waitMs}},
+    runWrite(QStringLiteral("remove_waiter"), name,
+             {{QStringLiteral("field"), field}, {QStringLiteral("wait_ms"), waitMs}},
              [this, name, field, waitMs](const LockSnapshot &, Done done) {
-        repairsFor(name)->removeWaiter(name, field, waitMs, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
-    });
+                 repairsFor(name)->removeWaiter(name, field, waitMs, this,
+                                                [done](const RepairResult &r) { done(r.outcome, r.message); });
+             });
 }
 
 void LockSession::removeReader(const QString &name, const QString &field)
 {
     runWrite(QStringLiteral("remove_reader"), name, {{QStringLiteral("field"), field}},
              [this, name, field](const LockSnapshot &, Done done) {
-        repairsFor(name)->removeReader(name, field, this, [done](const RepairResult &r) { done(r.outcome, r.message); });
-    });
+                 repairsFor(name)->removeReader(name, field, this,
+                                                [done](const RepairResult &r) { done(r.outcome, r.message); });
+             });
 }
 
 void LockSession::wake(const QString &name)

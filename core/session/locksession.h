@@ -1,20 +1,20 @@
 #pragma once
 
-#include "protocol/acquireplan.h"
-#include "watch/clusternodestatus.h"
-#include "protocol/lockevent.h"
-#include "watch/lockmonitor.h"
 #include "act/auditlog.h"
 #include "diagnose/doctorprobe.h"
 #include "diagnose/lockdoctor.h"
+#include "protocol/acquireplan.h"
+#include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/topologyevent.h"
+#include "watch/clusternodestatus.h"
+#include "watch/lockmonitor.h"
 
 #include "redis/clustertopology.h"
+#include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redissubscriber.h"
-#include "redis/redisconnection.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -23,7 +23,8 @@
 #include <functional>
 #include <optional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class ClusterLockMonitor;
 class FairLock;
@@ -65,14 +66,13 @@ class LockSession : public QObject
 {
     Q_OBJECT
 public:
-    struct Options
-    {
+    struct Options {
         RedisEndpoint endpoint;
         QString pattern = QStringLiteral("*");
         bool readOnly = false;
         bool forcePolling = false;
         int pollIntervalMs = 1000;
-        QString auditLogPath;  ///< empty = AuditLog::defaultPath()
+        QString auditLogPath; ///< empty = AuditLog::defaultPath()
         /** prepare() (and so start()) first asks the server whether it is a Redis Cluster node
          *  (INFO cluster) and, if so, watches every master (enableCluster()). */
         bool detectCluster = false;
@@ -252,8 +252,8 @@ private:
     /** The one write path: read-only check, re-read, perform, audit, report. */
     void runWrite(const QString &action, const QString &name, const QJsonObject &args,
                   std::function<void(const LockSnapshot &before, Done done)> perform);
-    void finishWrite(const QString &action, const QString &name, const QJsonObject &args,
-                     const LockSnapshot &before, const QString &outcome, const QString &message);
+    void finishWrite(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
+                     const QString &outcome, const QString &message);
 
     void setUpSentinel();
     void onMasterChanged(const RedisEndpoint &oldMaster, const RedisEndpoint &newMaster, const QString &how);
@@ -285,8 +285,7 @@ private:
     /** What LockScope reads and writes one server with (issue 14: five per-master caches). The
      *  single server's are made at construction; a cluster master's on first use, each tool
      *  on the master's own command connection. */
-    struct NodeTools
-    {
+    struct NodeTools {
         SnapshotReader *reader = nullptr;
         ForceUnlocker *unlocker = nullptr;
         LockClient *client = nullptr;
@@ -299,7 +298,7 @@ private:
     /** The tools of the server serving `name` (its master's in a cluster); `address` gets the
      *  master's address, empty for the single server. */
     NodeTools &toolsFor(const QString &name, QString *address);
-    QHash<LockClient *, FairLock *> m_fairLocks;         ///< by the LockClient they use
+    QHash<LockClient *, FairLock *> m_fairLocks; ///< by the LockClient they use
     QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
     QHash<LockClient *, FencedLock *> m_fencedLocks;
     /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
@@ -312,7 +311,7 @@ private:
     QTimer *m_doctorTimer = nullptr;
     int m_doctorTicks = 0;
     SentinelResolver *m_sentinel = nullptr;
-    bool m_verifyingMaster = false;   ///< a ROLE check (or its retry) is under way
+    bool m_verifyingMaster = false; ///< a ROLE check (or its retry) is under way
     bool m_staleMasterReported = false;
 };
 

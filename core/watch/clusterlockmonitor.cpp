@@ -4,17 +4,20 @@
 #include "protocol/locknames.h"
 
 #include "redis/clusterrouter.h"
-#include "redis/shardedsubscriber.h"
 #include "redis/redisconnectionpool.h"
 #include "redis/redissubscriber.h"
+#include "redis/shardedsubscriber.h"
 
 #include <QDateTime>
 
 #include <algorithm>
 
-namespace lockscope {
+namespace lockscope
+{
 
-ClusterLockMonitor::ClusterLockMonitor(ClusterRouter *router, QObject *parent) : LockWatcher(parent), m_router(router) {}
+ClusterLockMonitor::ClusterLockMonitor(ClusterRouter *router, QObject *parent) : LockWatcher(parent), m_router(router)
+{
+}
 
 void ClusterLockMonitor::setPattern(const QString &glob)
 {
@@ -84,27 +87,27 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
     });
     connect(m, &LockMonitor::discoveryProgress, this,
             [this, address](qint64 scanned, qint64 found, bool finished, qint64 total) {
-        Progress &mine = m_progress[address];
-        mine.scanned = scanned;
-        mine.found = found;
-        mine.finished = finished;
-        mine.total = total;
-        Progress sum;
-        sum.total = 0;
-        sum.finished = m_progress.size() == m_nodes.size();
-        for (const Progress &p : std::as_const(m_progress)) {
-            sum.scanned += p.scanned;
-            sum.found += p.found;
-            sum.finished = sum.finished && p.finished;
-            sum.total = sum.total < 0 || p.total < 0 ? -1 : sum.total + p.total;
-        }
-        emit discoveryProgress(sum.scanned, sum.found, sum.finished, sum.total);
-        // Per-master progress for the topology view: at most every 250 ms, and at the end.
-        if (finished || !m_progressClock.isValid() || m_progressClock.elapsed() >= 250) {
-            m_progressClock.start();
-            emit nodesChanged();
-        }
-    });
+                Progress &mine = m_progress[address];
+                mine.scanned = scanned;
+                mine.found = found;
+                mine.finished = finished;
+                mine.total = total;
+                Progress sum;
+                sum.total = 0;
+                sum.finished = m_progress.size() == m_nodes.size();
+                for (const Progress &p : std::as_const(m_progress)) {
+                    sum.scanned += p.scanned;
+                    sum.found += p.found;
+                    sum.finished = sum.finished && p.finished;
+                    sum.total = sum.total < 0 || p.total < 0 ? -1 : sum.total + p.total;
+                }
+                emit discoveryProgress(sum.scanned, sum.found, sum.finished, sum.total);
+                // Per-master progress for the topology view: at most every 250 ms, and at the end.
+                if (finished || !m_progressClock.isValid() || m_progressClock.elapsed() >= 250) {
+                    m_progressClock.start();
+                    emit nodesChanged();
+                }
+            });
     connect(m, &LockMonitor::idle, this, [this, address] {
         m_idleSeen.insert(address);
         if (isIdle())
@@ -240,8 +243,9 @@ void ClusterLockMonitor::onTopologyChanged()
                                            [&address](const ClusterTopology::Handover &h) { return h.to == address; });
         if (!takesOver) {
             const auto served = merged.slotsOf(address);
-            events.append({nowMs, QStringLiteral("master_added"), QString(), address, served, 0, 0,
-                           QStringLiteral("new master %1 serves slots %2").arg(address, ClusterTopology::describeSlots(served))});
+            events.append(
+                {nowMs, QStringLiteral("master_added"), QString(), address, served, 0, 0,
+                 QStringLiteral("new master %1 serves slots %2").arg(address, ClusterTopology::describeSlots(served))});
         }
     }
 
@@ -294,8 +298,8 @@ void ClusterLockMonitor::onTopologyChanged()
     for (const ClusterTopology::Handover &h : handovers) {
         const bool failover = !followed.contains(h.from);
         const QString slotText = ClusterTopology::describeSlots(h.slotRanges);
-        events.append({nowMs, failover ? QStringLiteral("failover") : QStringLiteral("slots_moved"), h.from, h.to, h.slotRanges,
-                       0, 0,
+        events.append({nowMs, failover ? QStringLiteral("failover") : QStringLiteral("slots_moved"), h.from, h.to,
+                       h.slotRanges, 0, 0,
                        failover ? QStringLiteral("failover: %1 took over slots %2 from %3, which is no longer a master")
                                       .arg(h.to, slotText, h.from)
                                 : QStringLiteral("slots %1 moved from %2 to %3").arg(slotText, h.from, h.to)});
@@ -343,9 +347,15 @@ void ClusterLockMonitor::enableNotifications()
         m->enableNotifications();
 }
 
-QString ClusterLockMonitor::nodeOf(const QString &name) const { return m_router->topology().masterForKey(RedisBytes::toBytes(name)); }
+QString ClusterLockMonitor::nodeOf(const QString &name) const
+{
+    return m_router->topology().masterForKey(RedisBytes::toBytes(name));
+}
 
-LockMonitor *ClusterLockMonitor::monitorOf(const QString &name) const { return m_nodes.value(nodeOf(name)); }
+LockMonitor *ClusterLockMonitor::monitorOf(const QString &name) const
+{
+    return m_nodes.value(nodeOf(name));
+}
 
 void ClusterLockMonitor::markDirty(const QString &name, const QString &hint)
 {
@@ -380,7 +390,8 @@ bool ClusterLockMonitor::isIdle() const
 
 } // namespace lockscope
 
-namespace lockscope {
+namespace lockscope
+{
 
 void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
@@ -406,7 +417,7 @@ void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, cons
         const QString node = nodeOf(s.name);
         if (s.exists)
             follow(RedisBytes::toBytes((s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
-                                                      : LockNames::unlockChannel(s.name))),
+                                                                          : LockNames::unlockChannel(s.name))),
                    node);
         // A fair lock wakes only its head waiter, on that waiter's own channel (§3.5): follow
         // each queued waiter's channel, and let go of those that left the queue.
@@ -481,7 +492,8 @@ void ClusterLockMonitor::onShardedMessage(const QByteArray &channelBytes, const 
     e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.lock = name;
     e.type = QStringLiteral("unlock_message");
-    e.detail = QStringLiteral("sharded message %1 on %2 (SPUBLISH, Redisson 3.22+)").arg(RedisBytes::toText(payload), channel);
+    e.detail =
+        QStringLiteral("sharded message %1 on %2 (SPUBLISH, Redisson 3.22+)").arg(RedisBytes::toText(payload), channel);
     emit eventsOccurred({e});
     markDirty(name);
 }

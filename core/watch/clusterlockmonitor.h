@@ -1,10 +1,10 @@
 #pragma once
 
-#include "watch/clusternodestatus.h"
 #include "protocol/lockevent.h"
-#include "watch/lockmonitor.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/topologyevent.h"
+#include "watch/clusternodestatus.h"
+#include "watch/lockmonitor.h"
 
 #include "redis/clustertopology.h"
 
@@ -14,7 +14,8 @@
 #include <QObject>
 #include <QSet>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class ClusterRouter;
 class ShardedSubscriber;
@@ -94,8 +95,7 @@ signals:
     void nodesChanged();
 
 private:
-    struct Progress
-    {
+    struct Progress {
         qint64 scanned = 0;
         qint64 found = 0;
         qint64 total = -1;
@@ -120,15 +120,15 @@ private:
     QStringList m_priority;
     int m_topologyCheckMs = 3000;
     bool m_notificationsRequested = false; ///< enableNotifications() was asked: also on new masters
-    ClusterTopology m_known;  ///< topology the monitors follow (failed masters' slots kept)
-    QSet<QString> m_down;     ///< masters reported master_down, not yet replaced
+    ClusterTopology m_known;               ///< topology the monitors follow (failed masters' slots kept)
+    QSet<QString> m_down;                  ///< masters reported master_down, not yet replaced
     int m_reportedLive = -1;
     int m_reportedMasters = -1;
     QMap<QString, LockMonitor *> m_nodes;
     QHash<QString, Progress> m_progress;
-    QElapsedTimer m_progressClock; ///< throttles nodesChanged() during scans
-    QHash<QString, ShardedSubscriber *> m_sharded; ///< by master address
-    QHash<QByteArray, QString> m_shardedNode;      ///< channel -> master it is SSUBSCRIBEd on
+    QElapsedTimer m_progressClock;                         ///< throttles nodesChanged() during scans
+    QHash<QString, ShardedSubscriber *> m_sharded;         ///< by master address
+    QHash<QByteArray, QString> m_shardedNode;              ///< channel -> master it is SSUBSCRIBEd on
     QHash<QString, QSet<QByteArray>> m_fairWaiterChannels; ///< fair lock -> its queued waiters' channels followed
     QSet<QString> m_idleSeen; ///< masters whose monitor has been idle once (finished a first read)
 };

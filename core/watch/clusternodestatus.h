@@ -8,7 +8,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * One master of a Redis Cluster as LockScope watches it, for the GUI's topology panel: its
@@ -18,16 +19,15 @@ namespace lockscope {
  * polling, disconnected). `down` is true for a master that left the topology (failed, or a
  * replica now) but whose locks are still shown as last read.
  */
-struct ClusterNodeStatus
-{
+struct ClusterNodeStatus {
     QString address;
     QVector<QPair<int, int>> slotRanges;
     QStringList replicas;
     LockMonitor::Mode mode = LockMonitor::Mode::Connecting;
     QString detail; ///< the monitor's last status sentence on this master
     bool down = false;
-    qint64 scannedKeys = 0;   ///< keys SCANned on this master so far (discovery)
-    qint64 locksFound = 0;    ///< locks found there so far
+    qint64 scannedKeys = 0; ///< keys SCANned on this master so far (discovery)
+    qint64 locksFound = 0;  ///< locks found there so far
     bool scanFinished = false;
 
     /** Number of slots served (sum of the ranges). */

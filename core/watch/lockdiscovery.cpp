@@ -5,7 +5,8 @@
 
 #include "redis/redisconnection.h"
 
-namespace lockscope {
+namespace lockscope
+{
 
 LockDiscovery::LockDiscovery(RedisConnection *connection, QObject *parent)
     : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("scan_step")))
@@ -96,17 +97,18 @@ void LockDiscovery::step()
     m_steps += sent.size();
     const int count0 = m_passes[0].count;
     const int count1 = m_passes[1].count;
-    RedisConnection *connection = m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data()
-                                                                                  : m_connection.data();
+    RedisConnection *connection =
+        m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data() : m_connection.data();
     m_script.eval(connection, {}, args, this, [this, generation, sent, count0, count1](const RedisReply &r) {
         if (generation != m_generation)
             return; // cancelled or restarted meanwhile
         if (r.isError()) {
             m_running = false;
             const QString msg = r.errorMessage();
-            emit failed(msg.contains(QLatin1String("syntax error"))
-                            ? QStringLiteral("SCAN ... TYPE was refused (%1): LockScope needs Redis 6.0 or newer").arg(msg)
-                            : QStringLiteral("SCAN failed: %1").arg(msg));
+            emit failed(
+                msg.contains(QLatin1String("syntax error"))
+                    ? QStringLiteral("SCAN ... TYPE was refused (%1): LockScope needs Redis 6.0 or newer").arg(msg)
+                    : QStringLiteral("SCAN failed: %1").arg(msg));
             return;
         }
         // A reply of another shape (a proxy or a fake server answering `:1`) ends the scan with an

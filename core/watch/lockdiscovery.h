@@ -1,14 +1,15 @@
 #pragma once
 
-#include "redis/scanbudget.h"
 #include "redis/redisscript.h"
+#include "redis/scanbudget.h"
 
 #include <QObject>
 #include <QPointer>
 #include <QRegularExpression>
 #include <QStringList>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 
@@ -107,8 +108,7 @@ private:
     QString m_glob;
     QRegularExpression m_regex;
     /** One walk over the keyspace: 0 = hashes matching the glob, 1 = fair queues (lists). */
-    struct Pass
-    {
+    struct Pass {
         QByteArray cursor = "0";
         int count = 100; ///< COUNT of its next step
         bool done = false;

@@ -1,8 +1,8 @@
 #include "watch/lockmonitor.h"
 #include "redis/redisbytes.h"
 
-#include "watch/lockdiscovery.h"
 #include "protocol/locknames.h"
+#include "watch/lockdiscovery.h"
 #include "watch/snapshotreader.h"
 
 #include "redis/redisconnection.h"
@@ -13,15 +13,16 @@
 #include <algorithm>
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 static constexpr int kMaxNamesPerRead = 5000;
 /** Dirty names that are read on as soon as a read ends, without the coalescing delay. */
 static constexpr int kFlushAtOnceNames = 256;
 /** How long an unlock message waits for the read that reports its release (then it goes alone). */
 static constexpr int kMessageHoldMs = 500;
-static constexpr int kLiveRefreshEveryTicks = 5;   // live mode: re-read all (<= kLiveRefreshMaxLocks) every 5 ticks
-static constexpr int kLiveRefreshMaxLocks = 5000;  // beyond this, live mode relies on notifications only
+static constexpr int kLiveRefreshEveryTicks = 5;  // live mode: re-read all (<= kLiveRefreshMaxLocks) every 5 ticks
+static constexpr int kLiveRefreshMaxLocks = 5000; // beyond this, live mode relies on notifications only
 static constexpr int kNotLockCacheMax = 200000;
 
 LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscriber, QObject *parent)
@@ -77,13 +78,12 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
             markDirty(n);
         }
     });
-    connect(m_discovery, &LockDiscovery::progress, this,
-            [this](qint64 scanned, qint64) {
-                // Visited keys of the first pass, capped by DBSIZE; the fair-queue pass reports it all.
-                if (m_approxTotalKeys >= 0 && (scanned < 0 || scanned > m_approxTotalKeys))
-                    scanned = m_approxTotalKeys;
-                emit discoveryProgress(qMax<qint64>(0, scanned), m_locks.size(), false, m_approxTotalKeys);
-            });
+    connect(m_discovery, &LockDiscovery::progress, this, [this](qint64 scanned, qint64) {
+        // Visited keys of the first pass, capped by DBSIZE; the fair-queue pass reports it all.
+        if (m_approxTotalKeys >= 0 && (scanned < 0 || scanned > m_approxTotalKeys))
+            scanned = m_approxTotalKeys;
+        emit discoveryProgress(qMax<qint64>(0, scanned), m_locks.size(), false, m_approxTotalKeys);
+    });
     connect(m_discovery, &LockDiscovery::finished, this, [this](qint64 scanned, qint64) {
         // Known locks the scan did not return may be gone: confirm with a re-read.
         for (auto it = m_locks.cbegin(); m_trackSeenInScan && it != m_locks.cend(); ++it) {
@@ -95,10 +95,11 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
         m_seenInScan.clear();
         // Charged to the poll budget of the next sweeps: its SCAN steps and, for polling's own
         // rediscovery, the reads it caused (the first pass reads everything: not a sweep's cost).
-        m_rediscoveryCommands = m_discovery->steps() * kCommandsPerScanStep
-                                + (m_pollDiscovery ? m_discoveryNewReads * kCommandsPerLockRead : 0);
+        m_rediscoveryCommands = m_discovery->steps() * kCommandsPerScanStep +
+                                (m_pollDiscovery ? m_discoveryNewReads * kCommandsPerLockRead : 0);
         m_pollDiscovery = false;
-        emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true, m_approxTotalKeys);
+        emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true,
+                               m_approxTotalKeys);
         if (isIdle()) {
             m_baselineDone = true;
             emit idle();
@@ -144,7 +145,10 @@ void LockMonitor::setScanConnection(RedisConnection *connection)
     m_discovery->setScanConnection(connection);
 }
 
-bool LockMonitor::isDiscovering() const { return m_discovery->isRunning(); }
+bool LockMonitor::isDiscovering() const
+{
+    return m_discovery->isRunning();
+}
 
 bool LockMonitor::isIdle() const
 {
@@ -214,9 +218,8 @@ void LockMonitor::onConnectionLost(const QString &reason)
         m_scanConnection->reconnectNow(reason);
     m_readInFlight = false;
     markStale();
-    setMode(Mode::Disconnected,
-            QStringLiteral("%1%2 Showing the last data read; reconnecting automatically.")
-                .arg(reason, reason.endsWith(QLatin1Char('.')) ? QString() : QStringLiteral(".")));
+    setMode(Mode::Disconnected, QStringLiteral("%1%2 Showing the last data read; reconnecting automatically.")
+                                    .arg(reason, reason.endsWith(QLatin1Char('.')) ? QString() : QStringLiteral(".")));
 }
 
 void LockMonitor::checkNotifications()
@@ -273,9 +276,9 @@ void LockMonitor::checkNotifications()
 bool LockMonitor::notificationFlagsSuffice(const QString &flags)
 {
     const bool all = flags.contains(QLatin1Char('A'));
-    return flags.contains(QLatin1Char('K'))
-           && (all || (flags.contains(QLatin1Char('g')) && flags.contains(QLatin1Char('h'))
-                       && flags.contains(QLatin1Char('x'))));
+    return flags.contains(QLatin1Char('K')) &&
+           (all ||
+            (flags.contains(QLatin1Char('g')) && flags.contains(QLatin1Char('h')) && flags.contains(QLatin1Char('x'))));
 }
 
 void LockMonitor::setNotificationRecheckMs(int ms)
@@ -324,8 +327,8 @@ void LockMonitor::onSubscriberBack()
 
 void LockMonitor::recheckNotifications()
 {
-    if (!m_connection || !m_connection->isReady() || m_forcePolling || m_configUnreadable || m_recheckInFlight
-        || m_subscriberLost || (m_mode != Mode::Live && m_mode != Mode::Polling))
+    if (!m_connection || !m_connection->isReady() || m_forcePolling || m_configUnreadable || m_recheckInFlight ||
+        m_subscriberLost || (m_mode != Mode::Live && m_mode != Mode::Polling))
         return;
     m_recheckInFlight = true;
     m_connection->send({"CONFIG", "GET", "notify-keyspace-events"}, this, [this](const RedisReply &r) {
@@ -356,7 +359,7 @@ void LockMonitor::suspectNotifications()
 void LockMonitor::markStale()
 {
     const qint64 asOf = m_connection && m_connection->lostSinceEpochMs() != 0 ? m_connection->lostSinceEpochMs()
-                                                                            : QDateTime::currentMSecsSinceEpoch();
+                                                                              : QDateTime::currentMSecsSinceEpoch();
     QVector<LockSnapshot> changed;
     for (auto it = m_locks.begin(); it != m_locks.end(); ++it) {
         if (it.value().stale)
@@ -542,7 +545,8 @@ LockEvent::Removal LockMonitor::removalOf(const QString &name) const
     return m_notificationsOn ? LockEvent::Removal::Unknown : LockEvent::Removal::Polling;
 }
 
-namespace {
+namespace
+{
 
 /** 1 when the events of one read (from `first` on) report a holder's full release (released to
  *  hold count 0, or force-unlocked), else 0: one unlock message's worth, however many holders. */
@@ -552,8 +556,8 @@ int reportedRemovals(const QVector<LockEvent> &events, int first, const QString 
         const LockEvent &e = events[i];
         if (e.lock != name)
             continue;
-        if (e.type == QLatin1String("force_unlocked")
-            || (e.type == QLatin1String("released") && e.detail.contains(QLatin1String("-> 0"))))
+        if (e.type == QLatin1String("force_unlocked") ||
+            (e.type == QLatin1String("released") && e.detail.contains(QLatin1String("-> 0"))))
             return 1;
     }
     return 0;
@@ -583,7 +587,8 @@ void LockMonitor::accountRemovals(const QString &name, int reportedThisRead, QVe
                        ? QStringLiteral("1 release (and the hold before it) happened between two reads and was too "
                                         "short to see: its unlock message came, no read showed it")
                        : QStringLiteral("%1 releases (and the holds before them) happened between two reads and were "
-                                        "too short to see: their unlock messages came, no read showed them").arg(missed);
+                                        "too short to see: their unlock messages came, no read showed them")
+                             .arg(missed);
         e.extra.insert(QStringLiteral("count"), missed);
         e.extra.insert(QStringLiteral("coalesced_total"), m_coalescedTotal);
         *events << e;
@@ -648,7 +653,8 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 LockSnapshot gone = s;
                 gone.holders.clear();
                 gone.waiters.clear();
-                events += LockEvent::diff(&it.value(), gone, hint, m_forceUnlockExpected.remove(s.name), removalOf(s.name));
+                events +=
+                    LockEvent::diff(&it.value(), gone, hint, m_forceUnlockExpected.remove(s.name), removalOf(s.name));
                 m_removals.remove(s.name);
                 m_locks.erase(it);
                 removed << s.name;
@@ -692,13 +698,14 @@ LockMonitor::PollPlan LockMonitor::pollPlan(int locks, int priorityLocks, int bu
     // A sweep of T ticks reads s others per tick and ends with a rediscovery of O commands:
     // (p + s) * 9 * T + O <= perTick * 9 * T with T = others / s gives
     // s <= (perTick - p) / (1 + O / (9 * others)).
-    const double overheadShare = others > 0 ? double(qMax<qint64>(0, rediscoveryCommands)) / (double(kCommandsPerLockRead) * others) : 0.0;
+    const double overheadShare =
+        others > 0 ? double(qMax<qint64>(0, rediscoveryCommands)) / (double(kCommandsPerLockRead) * others) : 0.0;
     const int affordable = int(double(perTick - plan.priorityReads) / (1.0 + overheadShare));
     plan.sweepReads = qMin(others, qMax(affordable, qMax(1, perTick / 10)));
     const qint64 ticks = plan.sweepReads > 0 ? qint64(others + plan.sweepReads - 1) / plan.sweepReads : 1;
     plan.sweepMs = ticks * pollIntervalMs;
-    const double commands = double(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * double(ticks)
-                            + double(qMax<qint64>(0, rediscoveryCommands));
+    const double commands = double(plan.priorityReads + plan.sweepReads) * kCommandsPerLockRead * double(ticks) +
+                            double(qMax<qint64>(0, rediscoveryCommands));
     plan.commandsPerSecond = int(commands * 1000.0 / double(qMax<qint64>(1, plan.sweepMs)));
     return plan;
 }
@@ -756,8 +763,8 @@ void LockMonitor::onPollTick()
                     .arg(qMax(1, m_pollIntervalMs / 1000))
                     .arg(compact(plan.commandsPerSecond))
                     .arg(m_pollBudget));
-    } else if (m_mode == Mode::Live && m_pollTicks % kLiveRefreshEveryTicks == 0
-               && m_locks.size() <= kLiveRefreshMaxLocks) {
+    } else if (m_mode == Mode::Live && m_pollTicks % kLiveRefreshEveryTicks == 0 &&
+               m_locks.size() <= kLiveRefreshMaxLocks) {
         // Subscriber counts change without keyspace events: refresh them now and then.
         for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
             markDirty(it.key());
@@ -778,8 +785,8 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
             // SET ... PX gives `set` (flag $) and `expire` (flag g); the client's follow-up DEL is not a write.
             if (op == QLatin1String("set") || op == QLatin1String("expire")) {
                 m_latchWritesSeen = true;
-                if (!m_lastDeletedLock.isEmpty()
-                    && key.startsWith(LockNames::unlockLatchKey(m_lastDeletedLock, QString())))
+                if (!m_lastDeletedLock.isEmpty() &&
+                    key.startsWith(LockNames::unlockLatchKey(m_lastDeletedLock, QString())))
                     m_removals.insert(m_lastDeletedLock, LockEvent::Removal::Unlock);
                 m_lastDeletedLock.clear();
             }
@@ -847,7 +854,8 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     else if (payload == "1")
         e.detail = QStringLiteral("message 1 on %1: every waiting thread wakes up").arg(channel);
     else
-        e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up").arg(RedisBytes::toText(payload), channel);
+        e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up")
+                       .arg(RedisBytes::toText(payload), channel);
     // Held until the read this message causes: the release it announces is reported first
     // (issue 15.7: the message came out before the `released` it follows).
     m_pendingMessages[name] << e;
@@ -879,7 +887,8 @@ void LockMonitor::flushPendingMessages()
     for (const auto &list : std::as_const(m_pendingMessages))
         events += list;
     m_pendingMessages.clear();
-    std::stable_sort(events.begin(), events.end(), [](const LockEvent &a, const LockEvent &b) { return a.timeMs < b.timeMs; });
+    std::stable_sort(events.begin(), events.end(),
+                     [](const LockEvent &a, const LockEvent &b) { return a.timeMs < b.timeMs; });
     emit eventsOccurred(events);
 }
 

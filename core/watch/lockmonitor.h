@@ -18,7 +18,8 @@
 #include <deque>
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockDiscovery;
 class RedisConnection;
@@ -126,8 +127,7 @@ public:
      *  `rediscoveryCommands`: what the rediscovery that ends each sweep costs (its SCAN steps and
      *  the reads of the new names it found, in commands); it is charged to the budget (issue 12),
      *  so the sweep slows down by its share. `commandsPerSecond` includes it. */
-    struct PollPlan
-    {
+    struct PollPlan {
         int priorityReads = 0;
         int sweepReads = 0;
         qint64 sweepMs = 0;
@@ -237,18 +237,18 @@ private:
     int m_pollTicks = 0;
     int m_pollBudget = 2000;
     int m_lastDiscoveryTick = 0;
-    bool m_pollDiscovery = false;        ///< the running discovery is polling's rediscovery
-    qint64 m_discoveryNewReads = 0;      ///< names the running discovery marked dirty
-    qint64 m_rediscoveryCommands = -1;   ///< what the last discovery cost (commands), -1 = none yet
+    bool m_pollDiscovery = false;      ///< the running discovery is polling's rediscovery
+    qint64 m_discoveryNewReads = 0;    ///< names the running discovery marked dirty
+    qint64 m_rediscoveryCommands = -1; ///< what the last discovery cost (commands), -1 = none yet
     QSet<QString> m_priority;
-    std::deque<QString> m_sweep;   ///< names left in the current polling sweep
-    QString m_pollWhy;             ///< why polling (notifications off, requested)
+    std::deque<QString> m_sweep; ///< names left in the current polling sweep
+    QString m_pollWhy;           ///< why polling (notifications off, requested)
     QByteArray m_keyspacePattern;
 
     QHash<QString, LockSnapshot> m_locks;
-    QHash<QString, QString> m_dirty; // name -> strongest keyspace hint
+    QHash<QString, QString> m_dirty;  // name -> strongest keyspace hint
     std::deque<QString> m_dirtyOrder; // FIFO of the keys of m_dirty (QHash::erase while iterating is slow)
-    QSet<QString> m_notLocks;        // hashes read and found not to be locks
+    QSet<QString> m_notLocks;         // hashes read and found not to be locks
     QSet<QString> m_seenInScan;
     bool m_trackSeenInScan = true; ///< m_seenInScan is filled in this pass (not one-shot's first)
     QSet<QString> m_forceUnlockExpected;
@@ -267,11 +267,11 @@ private:
     QTimer m_messageTimer;
     qint64 m_coalescedTotal = 0;
     void accountRemovals(const QString &name, int reportedThisRead, QVector<LockEvent> *events);
-    QString m_lastDeletedLock;                    ///< the last keyspace event was a `del` of this lock hash
+    QString m_lastDeletedLock;                     ///< the last keyspace event was a `del` of this lock hash
     QHash<QString, LockEvent::Removal> m_removals; ///< deletes seen since the lock's last read
     bool m_latchWritesSeen = false;                ///< some client here writes unlock latches
     QSet<QString> m_removalDeferred;               ///< read once more after a `del` (see applySnapshots)
-    QSet<QString> m_seenFair;         // names seen with a fair queue or timeout set (kindCertain)
+    QSet<QString> m_seenFair;                      // names seen with a fair queue or timeout set (kindCertain)
     bool m_readInFlight = false;
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;
@@ -279,9 +279,9 @@ private:
     // Issue 13.3
     QTimer m_recheckTimer;
     int m_notificationRecheckMs = 15000;
-    bool m_subscriberLost = false;      ///< the subscriber dropped and is not back yet
+    bool m_subscriberLost = false; ///< the subscriber dropped and is not back yet
     QString m_subscriberLostReason;
-    bool m_configUnreadable = false;    ///< CONFIG GET refused: no periodic re-check
+    bool m_configUnreadable = false; ///< CONFIG GET refused: no periodic re-check
     bool m_recheckInFlight = false;
     QElapsedTimer m_sinceKeyspaceEvent; ///< invalid until the first keyspace event
     QElapsedTimer m_sinceSuspicion;     ///< rate limit of suspectNotifications()

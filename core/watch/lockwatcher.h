@@ -9,7 +9,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * What watches the locks of one server or of a whole Redis Cluster, as LockSession, the CLI, the

@@ -9,15 +9,16 @@
 
 #include <QHash>
 
-#include <cmath>
 #include <QMap>
 #include <QPointer>
+#include <cmath>
 
 #include <algorithm>
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 SnapshotReader::SnapshotReader(RedisConnection *connection, QObject *parent)
     : QObject(parent), m_connection(connection), m_script(RedisScript::fromResource(QStringLiteral("snapshot")))
@@ -27,8 +28,7 @@ SnapshotReader::SnapshotReader(RedisConnection *connection, QObject *parent)
 static constexpr int kMinBatch = 1;
 static constexpr int kMaxBatch = 1000;
 
-struct SnapshotReader::ReadState
-{
+struct SnapshotReader::ReadState {
     QVector<QStringList> groups; ///< names to read, one group per hash slot in cluster mode
     int group = 0;               ///< next name: groups[group][offset]
     int offset = 0;
@@ -38,7 +38,7 @@ struct SnapshotReader::ReadState
     QString error;
     QPointer<QObject> context;
     Callback callback;
-    Callback onBatch;            ///< streaming: each batch as it arrives (parts then stay empty)
+    Callback onBatch; ///< streaming: each batch as it arrives (parts then stay empty)
     bool more() const { return group < groups.size(); }
 };
 
@@ -58,7 +58,8 @@ void SnapshotReader::read(const QStringList &names, QObject *context, Callback c
         state->groups << names;
     }
     if (state->groups.isEmpty()) {
-        QMetaObject::invokeMethod(this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
         return;
     }
     sendMore(state);
@@ -119,8 +120,8 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                               out.reserve(chunk.size());
                               const RedisReply &twins = reply.at(chunk.size() + 1); // §14.4
                               for (int i = 0; i < chunk.size(); ++i)
-                                  out.append(parse(chunk[i], reply.at(i + 1), serverMs, readAt,
-                                                   twins.at(i).toInteger() == 1));
+                                  out.append(
+                                      parse(chunk[i], reply.at(i + 1), serverMs, readAt, twins.at(i).toInteger() == 1));
                               const RedisReply &end = reply.at(chunk.size() + 2);
                               if (self && end.size() == 2)
                                   self->adapt(int(chunk.size()),

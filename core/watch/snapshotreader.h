@@ -10,7 +10,8 @@
 #include <functional>
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 class RedisReply;
@@ -86,8 +87,8 @@ public:
      *    `h:<owner>:lock_count` (at least one of the latter) is a faster multilock group (§14.10),
      *    never a corrupt RLock.
      */
-    static LockSnapshot parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs,
-                              qint64 readAtSteadyMs, bool twinHashExists = false);
+    static LockSnapshot parse(const QString &name, const RedisReply &entry, qint64 serverTimeMs, qint64 readAtSteadyMs,
+                              bool twinHashExists = false);
 
 private:
     struct ReadState;

@@ -8,7 +8,8 @@
 
 #include <QJsonObject>
 
-namespace lockscope {
+namespace lockscope
+{
 
 RedLockStage::RedLockStage(QObject *parent) : QObject(parent) {}
 
@@ -92,7 +93,10 @@ QString RedLockStage::address(int index) const
     return index >= 0 && index < count() ? m_servers[index]->endpoint().address() : QString();
 }
 
-bool RedLockStage::isStopped(int index) const { return index >= 0 && index < count() && m_stopped.at(index); }
+bool RedLockStage::isStopped(int index) const
+{
+    return index >= 0 && index < count() && m_stopped.at(index);
+}
 
 RedisConnection *RedLockStage::reader(int index) const
 {
@@ -101,8 +105,7 @@ RedisConnection *RedLockStage::reader(int index) const
 
 void RedLockStage::dump(const QString &lockName, std::function<void(const StepReport::Keys &)> then)
 {
-    struct Acc
-    {
+    struct Acc {
         int pending = 0;
         StepReport::Keys keys;
         std::function<void(const StepReport::Keys &)> then;
@@ -125,17 +128,18 @@ void RedLockStage::dump(const QString &lockName, std::function<void(const StepRe
             one();
             continue;
         }
-        m_readers[i]->pipeline({{"HGETALL", lockName.toUtf8()}, {"PTTL", lockName.toUtf8()}}, this,
-                               [acc, key, one](const QVector<RedisReply> &r) {
-                                   if (r.size() == 2 && !r[0].isError() && r[0].size() > 0) {
-                                       QJsonObject fields;
-                                       for (int f = 0; f + 1 < r[0].size(); f += 2)
-                                           fields.insert(QString::fromUtf8(r[0].at(f).toByteArray()),
-                                                         QString::fromUtf8(r[0].at(f + 1).toByteArray()));
-                                       acc->keys.insert(key, StepReport::Key{QStringLiteral("hash"), r[1].toInteger(-1), fields});
-                                   }
-                                   one();
-                               });
+        m_readers[i]->pipeline(
+            {{"HGETALL", lockName.toUtf8()}, {"PTTL", lockName.toUtf8()}}, this,
+            [acc, key, one](const QVector<RedisReply> &r) {
+                if (r.size() == 2 && !r[0].isError() && r[0].size() > 0) {
+                    QJsonObject fields;
+                    for (int f = 0; f + 1 < r[0].size(); f += 2)
+                        fields.insert(QString::fromUtf8(r[0].at(f).toByteArray()),
+                                      QString::fromUtf8(r[0].at(f + 1).toByteArray()));
+                    acc->keys.insert(key, StepReport::Key{QStringLiteral("hash"), r[1].toInteger(-1), fields});
+                }
+                one();
+            });
     }
 }
 

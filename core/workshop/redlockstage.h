@@ -12,7 +12,8 @@
 #include <memory>
 #include <vector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class LockClient;
 class RedisConnection;

@@ -12,9 +12,11 @@
 #include <cmath>
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 const QString kResourceDir = QStringLiteral(":/lockscope/scenarios");
 
@@ -68,8 +70,8 @@ bool isWholeIn(const QJsonValue &v, qint64 min, qint64 max)
 /** The value as it was written (compact JSON), for error messages. */
 QString valueText(const QJsonValue &v)
 {
-    if (v.isDouble() && std::isfinite(v.toDouble()) && std::fabs(v.toDouble()) < 1e21
-        && v.toDouble() == std::floor(v.toDouble()))
+    if (v.isDouble() && std::isfinite(v.toDouble()) && std::fabs(v.toDouble()) < 1e21 &&
+        v.toDouble() == std::floor(v.toDouble()))
         return QString::number(v.toDouble(), 'f', 0);
     const QByteArray json = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
     return QString::fromUtf8(json.mid(1, json.size() - 2));
@@ -110,8 +112,8 @@ qsizetype badValueOffset(const QString &text, const QString &key, qsizetype from
     auto it = keyRe.globalMatch(text, qMax<qsizetype>(0, from));
     while (it.hasNext()) {
         const qsizetype at = it.next().capturedEnd();
-        const auto n = number.match(text, at, QRegularExpression::NormalMatch,
-                                    QRegularExpression::AnchorAtOffsetMatchOption);
+        const auto n =
+            number.match(text, at, QRegularExpression::NormalMatch, QRegularExpression::AnchorAtOffsetMatchOption);
         // Not a number: a string, object, array, true, false or null, all bad for a number check.
         const QJsonValue value = n.hasMatch() ? QJsonValue(n.captured().toDouble()) : QJsonValue(text.mid(at, 1));
         if (isBad(value))
@@ -124,12 +126,12 @@ qsizetype badValueOffset(const QString &text, const QString &key, qsizetype from
 
 QStringList Scenario::actions()
 {
-    return {QStringLiteral("lock"),       QStringLiteral("tryLock"),     QStringLiteral("unlock"),
-            QStringLiteral("renew"),      QStringLiteral("forceUnlock"), QStringLiteral("fairLock"),
-            QStringLiteral("fairUnlock"), QStringLiteral("readLock"),    QStringLiteral("readUnlock"),
-            QStringLiteral("writeLock"),  QStringLiteral("writeUnlock"), QStringLiteral("fencedLock"),
-            QStringLiteral("fencedWrite"), QStringLiteral("dropSubscription"), QStringLiteral("pause"),
-            QStringLiteral("expireWait"), QStringLiteral("doctor"), QStringLiteral("redlock"),
+    return {QStringLiteral("lock"),          QStringLiteral("tryLock"),          QStringLiteral("unlock"),
+            QStringLiteral("renew"),         QStringLiteral("forceUnlock"),      QStringLiteral("fairLock"),
+            QStringLiteral("fairUnlock"),    QStringLiteral("readLock"),         QStringLiteral("readUnlock"),
+            QStringLiteral("writeLock"),     QStringLiteral("writeUnlock"),      QStringLiteral("fencedLock"),
+            QStringLiteral("fencedWrite"),   QStringLiteral("dropSubscription"), QStringLiteral("pause"),
+            QStringLiteral("expireWait"),    QStringLiteral("doctor"),           QStringLiteral("redlock"),
             QStringLiteral("redlockUnlock"), QStringLiteral("stopServer")};
 }
 
@@ -179,9 +181,10 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
     s.lock = o.value(QStringLiteral("lock")).toString();
     const QJsonValue servers = o.value(QStringLiteral("servers"));
     if (!servers.isUndefined() && !isWholeIn(servers, 0, 9)) {
-        *error = located(QStringLiteral("servers"), 0, [](const QJsonValue &v) { return !isWholeIn(v, 0, 9); }, {})
-                 + QStringLiteral("\"servers\" must be a whole number from 0 to 9 (independent servers for redlock "
-                                  "steps), not %1").arg(valueText(servers));
+        *error = located(QStringLiteral("servers"), 0, [](const QJsonValue &v) { return !isWholeIn(v, 0, 9); }, {}) +
+                 QStringLiteral("\"servers\" must be a whole number from 0 to 9 (independent servers for redlock "
+                                "steps), not %1")
+                     .arg(valueText(servers));
         return false;
     }
     s.servers = int(servers.toInteger(0));
@@ -214,18 +217,18 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         const auto badThread = [](const QJsonValue &v) { return !isWholeIn(v, 0, qint64(kMaxExactInteger)); };
         const auto badWatchdog = [](const QJsonValue &v) { return !isWholeIn(v, 1, kMaxDurationMs); };
         if (!thread.isUndefined() && badThread(thread)) {
-            *error = located(QStringLiteral("threadId"), 0, badThread, {})
-                     + QStringLiteral("actor \"%1\": \"threadId\" must be a whole number from 0 to 2^53, not %2")
-                           .arg(actor.name, valueText(thread));
+            *error = located(QStringLiteral("threadId"), 0, badThread, {}) +
+                     QStringLiteral("actor \"%1\": \"threadId\" must be a whole number from 0 to 2^53, not %2")
+                         .arg(actor.name, valueText(thread));
             return false;
         }
         if (!wd.isUndefined() && badWatchdog(wd)) {
-            *error = located(QStringLiteral("watchdogTimeoutMs"), 0, badWatchdog, {})
-                     + QStringLiteral("actor \"%1\": \"watchdogTimeoutMs\" must be a whole number of ms from 1 to %2 "
-                                      "(one hour), not %3")
-                           .arg(actor.name)
-                           .arg(kMaxDurationMs)
-                           .arg(valueText(wd));
+            *error = located(QStringLiteral("watchdogTimeoutMs"), 0, badWatchdog, {}) +
+                     QStringLiteral("actor \"%1\": \"watchdogTimeoutMs\" must be a whole number of ms from 1 to %2 "
+                                    "(one hour), not %3")
+                         .arg(actor.name)
+                         .arg(kMaxDurationMs)
+                         .arg(valueText(wd));
             return false;
         }
         actor.threadId = thread.isUndefined() ? 1 : thread.toInteger();
@@ -244,7 +247,8 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
     const QVector<qsizetype> offsets = actionOffsets(text, int(steps.size()));
     const QStringList known = actions();
     const QStringList knownExpect = expectations();
-    static const QStringList actionless{QStringLiteral("pause"), QStringLiteral("doctor"), QStringLiteral("stopServer")};
+    static const QStringList actionless{QStringLiteral("pause"), QStringLiteral("doctor"),
+                                        QStringLiteral("stopServer")};
     for (int i = 0; i < steps.size(); ++i) {
         Step st;
         st.index = i;
@@ -264,14 +268,15 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         if (st.action.isEmpty())
             return fail(QStringLiteral("the step has no \"action\" (one of %1)").arg(known.join(QStringLiteral(", "))));
         if (!known.contains(st.action))
-            return fail(QStringLiteral("unknown action \"%1\" (known: %2)").arg(st.action, known.join(QStringLiteral(", "))));
+            return fail(
+                QStringLiteral("unknown action \"%1\" (known: %2)").arg(st.action, known.join(QStringLiteral(", "))));
         if (st.actor.isEmpty() && !actionless.contains(st.action))
             return fail(QStringLiteral("action \"%1\" needs an \"actor\"").arg(st.action));
         if (!st.actor.isEmpty() && !actorNames.contains(st.actor))
             return fail(QStringLiteral("unknown actor \"%1\" (declared: %2)")
                             .arg(st.actor, QStringList(actorNames.values()).join(QStringLiteral(", "))));
-        if (st.lock.isEmpty() && st.action != QLatin1String("pause") && st.action != QLatin1String("doctor")
-            && st.action != QLatin1String("stopServer"))
+        if (st.lock.isEmpty() && st.action != QLatin1String("pause") && st.action != QLatin1String("doctor") &&
+            st.action != QLatin1String("stopServer"))
             return fail(QStringLiteral("no lock name: give the step a \"lock\" or the scenario a default \"lock\""));
         // Where this step's keys can start: after the previous step's "action" (its own keys that
         // follow it were valid, or it would have been reported).
@@ -285,8 +290,9 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         for (const char *key : {"leaseMs", "waitMs", "ms"}) {
             const QJsonValue v = so.value(QLatin1String(key));
             if (!v.isUndefined() && notDuration(v))
-                return failValue(QLatin1String(key), notDuration,
-                                 QStringLiteral("\"%1\" must be %2, not %3").arg(QLatin1String(key), durationRule, valueText(v)));
+                return failValue(
+                    QLatin1String(key), notDuration,
+                    QStringLiteral("\"%1\" must be %2, not %3").arg(QLatin1String(key), durationRule, valueText(v)));
         }
         const QJsonValue serverValue = so.value(QStringLiteral("server"));
         const auto badServer = [&s](const QJsonValue &v) { return !isWholeIn(v, 1, qMax(1, s.servers)); };
@@ -300,9 +306,11 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         st.ms = so.value(QStringLiteral("ms")).toInteger(-1);
         if (st.action == QLatin1String("pause") && st.ms < 0)
             return fail(QStringLiteral("\"pause\" needs \"ms\" (how long time passes)"));
-        if ((st.action == QLatin1String("redlock") || st.action == QLatin1String("redlockUnlock")
-             || st.action == QLatin1String("stopServer")) && s.servers <= 0)
-            return fail(QStringLiteral("\"%1\" needs the scenario's \"servers\" (how many independent servers)").arg(st.action));
+        if ((st.action == QLatin1String("redlock") || st.action == QLatin1String("redlockUnlock") ||
+             st.action == QLatin1String("stopServer")) &&
+            s.servers <= 0)
+            return fail(QStringLiteral("\"%1\" needs the scenario's \"servers\" (how many independent servers)")
+                            .arg(st.action));
         st.server = int(so.value(QStringLiteral("server")).toInteger(0));
         if (st.action == QLatin1String("stopServer") && (st.server < 1 || st.server > s.servers))
             return fail(QStringLiteral("\"stopServer\" needs \"server\" from 1 to %1").arg(s.servers));
@@ -322,7 +330,8 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
                 !actorNames.contains(it.value().toString()))
                 return fail(QStringLiteral("expected holder \"%1\" is not an actor").arg(it.value().toString()));
             if (it.key() == QLatin1String("tokenGreaterThan") && !actorNames.contains(it.value().toString()))
-                return fail(QStringLiteral("tokenGreaterThan names \"%1\", which is not an actor").arg(it.value().toString()));
+                return fail(
+                    QStringLiteral("tokenGreaterThan names \"%1\", which is not an actor").arg(it.value().toString()));
             static const QStringList counts{QStringLiteral("holdCount"), QStringLiteral("token"),
                                             QStringLiteral("pttlAtLeastMs"), QStringLiteral("pttlAtMostMs"),
                                             QStringLiteral("granted")};
@@ -334,7 +343,8 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
             if (it.key() == QLatin1String("queue") || it.key() == QLatin1String("woke")) {
                 for (const QJsonValue &n : it.value().toArray())
                     if (!actorNames.contains(n.toString()))
-                        return fail(QStringLiteral("\"%1\" names \"%2\", which is not an actor").arg(it.key(), n.toString()));
+                        return fail(
+                            QStringLiteral("\"%1\" names \"%2\", which is not an actor").arg(it.key(), n.toString()));
             }
         }
         s.steps.append(st);
@@ -370,7 +380,8 @@ QStringList Scenario::builtInNames()
 bool Scenario::loadBuiltIn(const QString &name, Scenario *out, QString *error)
 {
     if (!builtInNames().contains(name)) {
-        *error = QStringLiteral("no scenario named \"%1\" (shipped: %2)").arg(name, builtInNames().join(QStringLiteral(", ")));
+        *error = QStringLiteral("no scenario named \"%1\" (shipped: %2)")
+                     .arg(name, builtInNames().join(QStringLiteral(", ")));
         return false;
     }
     return load(kResourceDir + QLatin1Char('/') + name + QStringLiteral(".json"), out, error);

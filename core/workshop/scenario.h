@@ -7,7 +7,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 /**
  * A workshop scenario: a declarative script of simulated Redisson clients (actors) acting on
@@ -22,35 +23,33 @@ class Scenario
 {
 public:
     /** A simulated Redisson client: one client id (UUID), one thread id. */
-    struct Actor
-    {
-        QString name;             ///< short name used by steps ("A", "reader-1")
-        QString clientId;         ///< Redisson client UUID; empty = a fresh random one per run
+    struct Actor {
+        QString name;     ///< short name used by steps ("A", "reader-1")
+        QString clientId; ///< Redisson client UUID; empty = a fresh random one per run
         qint64 threadId = 1;
         qint64 watchdogTimeoutMs = 3000; ///< lockWatchdogTimeout: the lease of lock() without one
     };
 
     /** One action of one actor. Numbers are ms; -1 = not given. */
-    struct Step
-    {
-        int index = 0;        ///< 0-based position in `steps`
-        int line = 0;         ///< 1-based line of the step's "action" key in the file, 0 = unknown
-        QString actor;        ///< Actor::name (empty for "pause"/"doctor" without actor)
-        QString action;       ///< one of actions()
-        QString lock;         ///< lock name (default: the scenario's `lock`)
-        qint64 leaseMs = -1;  ///< lock/fairLock/readLock/writeLock/fencedLock/renew; -1 = watchdog timeout
-        qint64 waitMs = -1;   ///< tryLock: wait time; fairLock: the wait that sets the queue deadline
-        qint64 ms = -1;       ///< pause: how long; expireWait: the longest wait
-        QStringList locks;    ///< doctor: the locks to examine (default: every lock of the scenario)
-        int server = 0;       ///< stopServer: which RedLock server (1-based)
+    struct Step {
+        int index = 0;       ///< 0-based position in `steps`
+        int line = 0;        ///< 1-based line of the step's "action" key in the file, 0 = unknown
+        QString actor;       ///< Actor::name (empty for "pause"/"doctor" without actor)
+        QString action;      ///< one of actions()
+        QString lock;        ///< lock name (default: the scenario's `lock`)
+        qint64 leaseMs = -1; ///< lock/fairLock/readLock/writeLock/fencedLock/renew; -1 = watchdog timeout
+        qint64 waitMs = -1;  ///< tryLock: wait time; fairLock: the wait that sets the queue deadline
+        qint64 ms = -1;      ///< pause: how long; expireWait: the longest wait
+        QStringList locks;   ///< doctor: the locks to examine (default: every lock of the scenario)
+        int server = 0;      ///< stopServer: which RedLock server (1-based)
         QString narration;
-        QJsonObject expect;   ///< expectation name -> expected value (see expectations())
+        QJsonObject expect; ///< expectation name -> expected value (see expectations())
     };
 
     QString name;
     QString title;
     QString summary;
-    QString lock;  ///< default lock name of the steps
+    QString lock;    ///< default lock name of the steps
     int servers = 0; ///< independent servers for redlock steps (RedLockStage), 0 = none
     QVector<Actor> actors;
     QVector<Step> steps;

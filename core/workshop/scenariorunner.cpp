@@ -2,16 +2,16 @@
 
 #include "redlockstage.h"
 
+#include "diagnose/lockdoctor.h"
 #include "lock/fairlock.h"
 #include "lock/fencedlock.h"
 #include "lock/lockclient.h"
 #include "lock/readwritelock.h"
-#include "diagnose/lockdoctor.h"
 #include "protocol/locknames.h"
-#include "watch/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
 #include "redis/redissubscriber.h"
+#include "watch/snapshotreader.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -19,9 +19,11 @@
 #include <QTimer>
 #include <QUuid>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 constexpr int kConnectTimeoutMs = 5000;
 constexpr int kSettleTimeoutMs = 1000;
@@ -73,10 +75,14 @@ QString fieldsText(const QJsonObject &holders)
 QString unlockStatus(const UnlockResult &r)
 {
     switch (r.status) {
-    case UnlockResult::Status::Released: return QStringLiteral("released");
-    case UnlockResult::Status::StillHeld: return QStringLiteral("still_held");
-    case UnlockResult::Status::NotHeld: return QStringLiteral("not_held");
-    case UnlockResult::Status::Error: break;
+    case UnlockResult::Status::Released:
+        return QStringLiteral("released");
+    case UnlockResult::Status::StillHeld:
+        return QStringLiteral("still_held");
+    case UnlockResult::Status::NotHeld:
+        return QStringLiteral("not_held");
+    case UnlockResult::Status::Error:
+        break;
     }
     return QStringLiteral("error");
 }
@@ -145,7 +151,8 @@ ScenarioRunner::Checkpoint ScenarioRunner::checkpoint(const StageClock::Reading 
         const QString field = a.client->holderField(a.def.threadId);
         for (const QString &lock : m_scenario.lockNames())
             for (const QString &f : {field, field + QStringLiteral(":write")})
-                cp.leases.insert(a.def.name + QLatin1Char('\n') + lock + QLatin1Char('\n') + f, a.client->unlockLeaseMs(lock, f));
+                cp.leases.insert(a.def.name + QLatin1Char('\n') + lock + QLatin1Char('\n') + f,
+                                 a.client->unlockLeaseMs(lock, f));
     }
     return cp;
 }
@@ -186,7 +193,9 @@ bool ScenarioRunner::rewindTo(int index, QString *error)
     for (int i = 0; m_stage && i < cp.stopped.size(); ++i)
         if (!cp.stopped.at(i) && m_stage->isStopped(i))
             return refuse(tr("RedLock server %1 was stopped after step %2, and a stopped server cannot come back: "
-                             "Restart the scenario instead").arg(i + 1).arg(index + 1));
+                             "Restart the scenario instead")
+                              .arg(i + 1)
+                              .arg(index + 1));
     m_busy = true;
     m_running = false;
     m_stageClock->release([this, cp, index] {
@@ -440,7 +449,8 @@ void ScenarioRunner::connectAll(std::function<void()> then)
         m_failed = true;
         m_busy = false;
         emit failed(QStringLiteral("the workshop redis-server at %1 did not answer within %2 ms")
-                        .arg(m_endpoint.address()).arg(kConnectTimeoutMs));
+                        .arg(m_endpoint.address())
+                        .arg(kConnectTimeoutMs));
     });
     timer->start(kConnectTimeoutMs);
     connect(m_control, &RedisConnection::ready, this, oneReady, Qt::SingleShotConnection);
@@ -560,7 +570,8 @@ QString ScenarioRunner::callOf(const Scenario::Step &step) const
     if (a == QLatin1String("fairLock"))
         return QStringLiteral("RFairLock.lock(%1), one attempt (wait %2 ms)")
                    .arg(leaseText)
-                   .arg(step.waitMs > 0 ? step.waitMs : FairLock::kDefaultWaitTimeoutMs) + on;
+                   .arg(step.waitMs > 0 ? step.waitMs : FairLock::kDefaultWaitTimeoutMs) +
+               on;
     if (a == QLatin1String("fairUnlock"))
         return QStringLiteral("RFairLock.unlock()") + on;
     if (a == QLatin1String("readLock"))
@@ -585,11 +596,15 @@ QString ScenarioRunner::callOf(const Scenario::Step &step) const
         return QStringLiteral("lockscope doctor: deadlocks in the wait-for graph");
     if (a == QLatin1String("redlock"))
         return QStringLiteral("RedissonRedLock.tryLock(waitTime=%1 ms, leaseTime=%2 ms) over %3 independent servers")
-                   .arg(qMax<qint64>(0, step.waitMs)).arg(qMax<qint64>(0, step.leaseMs)).arg(m_scenario.servers) + on;
+                   .arg(qMax<qint64>(0, step.waitMs))
+                   .arg(qMax<qint64>(0, step.leaseMs))
+                   .arg(m_scenario.servers) +
+               on;
     if (a == QLatin1String("redlockUnlock"))
         return QStringLiteral("RedissonRedLock.unlock() on every server") + on;
     if (a == QLatin1String("stopServer"))
-        return QStringLiteral("server %1 (%2) stops: a master is lost").arg(step.server)
+        return QStringLiteral("server %1 (%2) stops: a master is lost")
+            .arg(step.server)
             .arg(m_stage ? m_stage->address(step.server - 1) : QString());
     return a;
 }
@@ -602,7 +617,9 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
     const QString a_ = step.action;
     auto acquired = [done](const AcquireResult &r) {
         Outcome o;
-        o.result = !r.error.isEmpty() ? QStringLiteral("error") : r.acquired ? QStringLiteral("acquired") : QStringLiteral("refused");
+        o.result = !r.error.isEmpty() ? QStringLiteral("error")
+                   : r.acquired       ? QStringLiteral("acquired")
+                                      : QStringLiteral("refused");
         o.error = r.error;
         o.pttlMs = r.pttlMs;
         o.token = r.token;
@@ -614,10 +631,10 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
         Outcome o;
         o.result = unlockStatus(r);
         o.error = r.status == UnlockResult::Status::Error ? r.error : QString();
-        o.reply = r.status == UnlockResult::Status::NotHeld ? QStringLiteral("nil (%1)").arg(r.error)
-                  : r.status == UnlockResult::Status::Released ? QStringLiteral("1")
+        o.reply = r.status == UnlockResult::Status::NotHeld     ? QStringLiteral("nil (%1)").arg(r.error)
+                  : r.status == UnlockResult::Status::Released  ? QStringLiteral("1")
                   : r.status == UnlockResult::Status::StillHeld ? QStringLiteral("0")
-                                                                 : r.error;
+                                                                : r.error;
         done(o);
     };
     if (a_ == QLatin1String("lock")) {
@@ -630,7 +647,9 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
     } else if (a_ == QLatin1String("renew")) {
         a->client->renew(name, a->def.threadId, lease, this, [done](bool ok, const QString &error) {
             Outcome o;
-            o.result = !error.isEmpty() ? QStringLiteral("error") : ok ? QStringLiteral("renewed") : QStringLiteral("lost");
+            o.result = !error.isEmpty() ? QStringLiteral("error")
+                       : ok             ? QStringLiteral("renewed")
+                                        : QStringLiteral("lost");
             o.error = error;
             o.reply = ok ? QStringLiteral("1") : QStringLiteral("0");
             done(o);
@@ -638,7 +657,9 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
     } else if (a_ == QLatin1String("forceUnlock")) {
         a->client->forceUnlock(name, this, [done](bool ok, const QString &error) {
             Outcome o;
-            o.result = !error.isEmpty() ? QStringLiteral("error") : ok ? QStringLiteral("deleted") : QStringLiteral("nothing");
+            o.result = !error.isEmpty() ? QStringLiteral("error")
+                       : ok             ? QStringLiteral("deleted")
+                                        : QStringLiteral("nothing");
             o.error = error;
             o.reply = ok ? QStringLiteral("1") : QStringLiteral("0");
             done(o);
@@ -650,26 +671,27 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
         const QString field = a->client->holderField(a->def.threadId);
         const qint64 wait = step.waitMs > 0 ? step.waitMs : FairLock::kDefaultWaitTimeoutMs;
         LockClient *client = a->client;
-        m_fairAcquire.eval(a->connection,
-                           {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
-                           {QByteArray::number(lease), field.toUtf8(), QByteArray::number(wait),
-                            QByteArray::number(QDateTime::currentMSecsSinceEpoch())},
-                           this, [done, client, name, field, lease](const RedisReply &r) {
-                               Outcome o;
-                               if (r.isError()) {
-                                   o.result = QStringLiteral("error");
-                                   o.error = r.errorMessage();
-                               } else if (r.isNil()) {
-                                   o.result = QStringLiteral("acquired");
-                                   o.reply = QStringLiteral("nil");
-                                   client->noteAcquired(name, field, lease, false);
-                               } else {
-                                   o.result = QStringLiteral("queued"); // refined in afterAction
-                                   o.pttlMs = r.toInteger();
-                                   o.reply = QString::number(o.pttlMs);
-                               }
-                               done(o);
-                           });
+        m_fairAcquire.eval(
+            a->connection,
+            {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8()},
+            {QByteArray::number(lease), field.toUtf8(), QByteArray::number(wait),
+             QByteArray::number(QDateTime::currentMSecsSinceEpoch())},
+            this, [done, client, name, field, lease](const RedisReply &r) {
+                Outcome o;
+                if (r.isError()) {
+                    o.result = QStringLiteral("error");
+                    o.error = r.errorMessage();
+                } else if (r.isNil()) {
+                    o.result = QStringLiteral("acquired");
+                    o.reply = QStringLiteral("nil");
+                    client->noteAcquired(name, field, lease, false);
+                } else {
+                    o.result = QStringLiteral("queued"); // refined in afterAction
+                    o.pttlMs = r.toInteger();
+                    o.reply = QString::number(o.pttlMs);
+                }
+                done(o);
+            });
     } else if (a_ == QLatin1String("fairUnlock")) {
         a->fair->unlock(name, a->def.threadId, this, unlocked);
     } else if (a_ == QLatin1String("readLock")) {
@@ -684,21 +706,23 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
         a->fenced->tryAcquire(name, a->def.threadId, lease, this, acquired);
     } else if (a_ == QLatin1String("fencedWrite")) {
         const qint64 token = a->lastToken;
-        m_fencedWrite.eval(a->connection, {QStringLiteral("workshop_resource:{%1}").arg(name).toUtf8()},
-                           {QByteArray::number(token), a->client->holderField(a->def.threadId).toUtf8()}, this,
-                           [done, token](const RedisReply &r) {
-                               Outcome o;
-                               o.token = token;
-                               if (r.isError() || !r.isArray() || r.size() < 2) {
-                                   o.result = QStringLiteral("error");
-                                   o.error = r.isError() ? r.errorMessage() : QStringLiteral("unexpected reply %1").arg(r.debugString());
-                               } else {
-                                   o.result = r.at(0).toInteger() == 1 ? QStringLiteral("accepted") : QStringLiteral("rejected");
-                                   o.reply = QStringLiteral("{%1, %2}").arg(r.at(0).toInteger()).arg(r.at(1).toInteger());
-                                   o.pttlMs = r.at(1).toInteger(); // the highest token the resource has seen
-                               }
-                               done(o);
-                           });
+        m_fencedWrite.eval(
+            a->connection, {QStringLiteral("workshop_resource:{%1}").arg(name).toUtf8()},
+            {QByteArray::number(token), a->client->holderField(a->def.threadId).toUtf8()}, this,
+            [done, token](const RedisReply &r) {
+                Outcome o;
+                o.token = token;
+                if (r.isError() || !r.isArray() || r.size() < 2) {
+                    o.result = QStringLiteral("error");
+                    o.error =
+                        r.isError() ? r.errorMessage() : QStringLiteral("unexpected reply %1").arg(r.debugString());
+                } else {
+                    o.result = r.at(0).toInteger() == 1 ? QStringLiteral("accepted") : QStringLiteral("rejected");
+                    o.reply = QStringLiteral("{%1, %2}").arg(r.at(0).toInteger()).arg(r.at(1).toInteger());
+                    o.pttlMs = r.at(1).toInteger(); // the highest token the resource has seen
+                }
+                done(o);
+            });
     } else if (a_ == QLatin1String("dropSubscription")) {
         for (const QByteArray &ch : std::as_const(a->waitingOn))
             a->client->releaseChannel(ch);
@@ -726,12 +750,16 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
             Outcome o;
             QStringList parts;
             for (int i = 0; i < r.components.size(); ++i)
-                parts << QStringLiteral("s%1 %2").arg(i + 1).arg(MultiLockComponentOutcome::statusName(r.components[i].status));
+                parts << QStringLiteral("s%1 %2").arg(i + 1).arg(
+                    MultiLockComponentOutcome::statusName(r.components[i].status));
             o.components = parts.join(QStringLiteral(", "));
             o.granted = r.grantedCount();
             if (a_ == QLatin1String("redlock")) {
                 o.result = r.acquired ? QStringLiteral("acquired") : QStringLiteral("refused");
-                o.reply = QStringLiteral("%1 of %2 granted, quorum %3").arg(r.grantedCount()).arg(r.components.size()).arg(r.required);
+                o.reply = QStringLiteral("%1 of %2 granted, quorum %3")
+                              .arg(r.grantedCount())
+                              .arg(r.components.size())
+                              .arg(r.required);
             } else {
                 o.result = r.grantedCount() > 0 ? QStringLiteral("released") : QStringLiteral("not_held");
                 o.reply = QStringLiteral("%1 of %2 released").arg(r.grantedCount()).arg(r.components.size());
@@ -739,7 +767,8 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
             done(o);
         };
         if (a_ == QLatin1String("redlock"))
-            redLock->acquire(a->def.threadId, qMax<qint64>(0, step.leaseMs), qMax<qint64>(0, step.waitMs), this, report);
+            redLock->acquire(a->def.threadId, qMax<qint64>(0, step.leaseMs), qMax<qint64>(0, step.waitMs), this,
+                             report);
         else
             redLock->unlock(a->def.threadId, this, report);
     } else if (a_ == QLatin1String("stopServer")) {
@@ -765,7 +794,8 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
                     answer(r.isInteger() && r.toInteger() == -2);
                 });
             },
-            int(step.ms > 0 ? step.ms : 10000), [done, last](bool gone) {
+            int(step.ms > 0 ? step.ms : 10000),
+            [done, last](bool gone) {
                 Outcome o;
                 o.result = gone ? QStringLiteral("expired") : QStringLiteral("not_expired");
                 o.reply = QString::number(*last);
@@ -783,9 +813,12 @@ void ScenarioRunner::act(const Scenario::Step &step, Done done)
             o.error = error;
             const QVector<LockFinding> found = LockDoctor::deadlocks(byName);
             for (const LockFinding &f : found)
-                o.findings.append(QStringLiteral("%1: %2 (locks %3)").arg(f.code, f.title, f.locks.join(QStringLiteral(", "))));
+                o.findings.append(
+                    QStringLiteral("%1: %2 (locks %3)").arg(f.code, f.title, f.locks.join(QStringLiteral(", "))));
             o.deadlock = !found.isEmpty();
-            o.result = !error.isEmpty() ? QStringLiteral("error") : o.deadlock ? QStringLiteral("deadlock") : QStringLiteral("no_deadlock");
+            o.result = !error.isEmpty() ? QStringLiteral("error")
+                       : o.deadlock     ? QStringLiteral("deadlock")
+                                        : QStringLiteral("no_deadlock");
             done(o);
         });
     } else {
@@ -987,46 +1020,72 @@ QString ScenarioRunner::branchOf(const Scenario::Step &step, const Outcome &o) c
         if (s == QLatin1String("tryLock") && o.waitedMs > 0 && existedBefore && !hb.contains(field))
             prefix = QStringLiteral("acquire: held by another (%1) -> PTTL %2 ms = refused; subscribed to %3 and "
                                     "waited %4 ms (woken by an unlock message or at the TTL), then retry: ")
-                         .arg(fieldsText(hb)).arg(pttlOf(m_current.before, name)).arg(channel).arg(o.waitedMs);
+                         .arg(fieldsText(hb))
+                         .arg(pttlOf(m_current.before, name))
+                         .arg(channel)
+                         .arg(o.waitedMs);
         if (o.result == QLatin1String("acquired")) {
             const QString tok = s == QLatin1String("fencedLock")
-                                    ? QStringLiteral("INCR %1 = %2, ").arg(tokenKey).arg(o.token) : QString();
-            const QString rep = s == QLatin1String("fencedLock") ? QStringLiteral("{-1, %1}").arg(o.token) : QStringLiteral("nil");
+                                    ? QStringLiteral("INCR %1 = %2, ").arg(tokenKey).arg(o.token)
+                                    : QString();
+            const QString rep =
+                s == QLatin1String("fencedLock") ? QStringLiteral("{-1, %1}").arg(o.token) : QStringLiteral("nil");
             if (countBefore > 0)
-                return prefix + QStringLiteral("acquire: held by this thread (hold count %1) -> %2HINCRBY %3 1 = %4, PEXPIRE %5 -> %6 = re-entered")
-                           .arg(countBefore).arg(tok, field).arg(countAfter).arg(lease).arg(rep);
+                return prefix + QStringLiteral("acquire: held by this thread (hold count %1) -> %2HINCRBY %3 1 = %4, "
+                                               "PEXPIRE %5 -> %6 = re-entered")
+                                    .arg(countBefore)
+                                    .arg(tok, field)
+                                    .arg(countAfter)
+                                    .arg(lease)
+                                    .arg(rep);
             return prefix + QStringLiteral("acquire: key absent -> %1HINCRBY %2 1, PEXPIRE %3 -> %4 = acquired")
-                       .arg(tok, field).arg(lease).arg(rep);
+                                .arg(tok, field)
+                                .arg(lease)
+                                .arg(rep);
         }
         if (s == QLatin1String("tryLock"))
             return QStringLiteral("acquire: held by another (%1) -> PTTL; subscribed to %2, retried on messages or at "
                                   "the TTL for %3 ms -> waitTime used up = false (refused)")
-                .arg(fieldsText(hb), channel).arg(step.waitMs);
-        return QStringLiteral("acquire: held by another (%1) -> return PTTL %2 ms = refused; the caller subscribes to %3 "
-                              "and waits for \"0\" or the TTL")
-            .arg(fieldsText(hb)).arg(o.pttlMs).arg(channel);
+                .arg(fieldsText(hb), channel)
+                .arg(step.waitMs);
+        return QStringLiteral(
+                   "acquire: held by another (%1) -> return PTTL %2 ms = refused; the caller subscribes to %3 "
+                   "and waits for \"0\" or the TTL")
+            .arg(fieldsText(hb))
+            .arg(o.pttlMs)
+            .arg(channel);
     }
     if (s == QLatin1String("unlock")) {
         if (o.result == QLatin1String("not_held"))
-            return existedBefore ? QStringLiteral("unlock: HEXISTS %1 = 0 (held by %2) -> nil = IllegalMonitorStateException")
-                                       .arg(field, fieldsText(hb))
-                                 : QStringLiteral("unlock: key absent (expired or deleted) -> nil = IllegalMonitorStateException");
+            return existedBefore
+                       ? QStringLiteral("unlock: HEXISTS %1 = 0 (held by %2) -> nil = IllegalMonitorStateException")
+                             .arg(field, fieldsText(hb))
+                       : QStringLiteral(
+                             "unlock: key absent (expired or deleted) -> nil = IllegalMonitorStateException");
         if (o.result == QLatin1String("still_held"))
             return QStringLiteral("unlock: hold count %1 -> %2, PEXPIRE %3 -> 0 = still held, no message")
-                .arg(countBefore).arg(countAfter).arg(lease);
+                .arg(countBefore)
+                .arg(countAfter)
+                .arg(lease);
         if (o.result == QLatin1String("released"))
             return QStringLiteral("unlock: hold count %1 -> 0 -> DEL %2, PUBLISH %3 0 -> 1 = released")
-                .arg(countBefore).arg(name, channel);
+                .arg(countBefore)
+                .arg(name, channel);
     }
     if (s == QLatin1String("renew"))
         return o.result == QLatin1String("renewed")
                    ? QStringLiteral("renewExpiration: HEXISTS %1 = 1 -> PEXPIRE %2 (PTTL %3 -> %4 ms) -> 1 = renewed")
-                         .arg(field).arg(lease).arg(pttlOf(m_current.before, name)).arg(pttlOf(m_current.after, name))
+                         .arg(field)
+                         .arg(lease)
+                         .arg(pttlOf(m_current.before, name))
+                         .arg(pttlOf(m_current.after, name))
                    : QStringLiteral("renewExpiration: HEXISTS %1 = 0 (%2) -> 0 = the lock is lost, the watchdog stops")
-                         .arg(field, existedBefore ? QStringLiteral("held by %1").arg(fieldsText(hb)) : QStringLiteral("key absent"));
+                         .arg(field, existedBefore ? QStringLiteral("held by %1").arg(fieldsText(hb))
+                                                   : QStringLiteral("key absent"));
     if (s == QLatin1String("forceUnlock"))
         return o.result == QLatin1String("deleted")
-                   ? QStringLiteral("forceUnlock: DEL %1 = 1 (was held by %2), PUBLISH %3 0 -> true").arg(name, fieldsText(hb), channel)
+                   ? QStringLiteral("forceUnlock: DEL %1 = 1 (was held by %2), PUBLISH %3 0 -> true")
+                         .arg(name, fieldsText(hb), channel)
                    : QStringLiteral("forceUnlock: DEL %1 = 0 (key absent) -> false, no message").arg(name);
     if (s == QLatin1String("fairLock")) {
         const QString qk = LockNames::fairQueueKey(name);
@@ -1040,98 +1099,153 @@ QString ScenarioRunner::branchOf(const Scenario::Step &step, const Outcome &o) c
                                                      .arg(pruned.join(QStringLiteral(", ")));
         if (o.result == QLatin1String("acquired")) {
             if (countBefore > 0)
-                return prune + QStringLiteral("held by this thread -> HINCRBY %1 1 = %2, PEXPIRE %3 -> nil = re-entered")
-                                   .arg(field).arg(countAfter).arg(lease);
-            return prune + QStringLiteral("lock free and %1 -> LPOP queue, ZREM timeout, HSET %2 1, PEXPIRE %3 -> nil = acquired")
-                               .arg(qb.contains(field) ? QStringLiteral("the caller is first in line") : QStringLiteral("nobody queued"),
-                                    field).arg(lease);
+                return prune +
+                       QStringLiteral("held by this thread -> HINCRBY %1 1 = %2, PEXPIRE %3 -> nil = re-entered")
+                           .arg(field)
+                           .arg(countAfter)
+                           .arg(lease);
+            return prune + QStringLiteral(
+                               "lock free and %1 -> LPOP queue, ZREM timeout, HSET %2 1, PEXPIRE %3 -> nil = acquired")
+                               .arg(qb.contains(field) ? QStringLiteral("the caller is first in line")
+                                                       : QStringLiteral("nobody queued"),
+                                    field)
+                               .arg(lease);
         }
         const int pos = int(qa.indexOf(field)) + 1;
-        const QString deadline = QString::number(qint64(m_current.after.value(LockNames::fairTimeoutKey(name)).value.toObject().value(field).toDouble()));
+        const QString deadline = QString::number(
+            qint64(m_current.after.value(LockNames::fairTimeoutKey(name)).value.toObject().value(field).toDouble()));
         if (qb.contains(field))
-            return prune + QStringLiteral("%1 already queued at position %2 -> ttl %3 ms = still waiting").arg(field).arg(pos).arg(o.pttlMs);
+            return prune + QStringLiteral("%1 already queued at position %2 -> ttl %3 ms = still waiting")
+                               .arg(field)
+                               .arg(pos)
+                               .arg(o.pttlMs);
         const QString why = existedBefore ? QStringLiteral("held by %1").arg(fieldsText(hb))
                                           : QStringLiteral("lock free but %1 is first in line").arg(qb.value(0));
-        return prune + QStringLiteral("%1 -> RPUSH queue %2, ZADD timeout %2 %3 (ttl + wait + now) -> ttl %4 ms = queued at position %5")
-                           .arg(why, field, deadline).arg(o.pttlMs).arg(pos);
+        return prune +
+               QStringLiteral(
+                   "%1 -> RPUSH queue %2, ZADD timeout %2 %3 (ttl + wait + now) -> ttl %4 ms = queued at position %5")
+                   .arg(why, field, deadline)
+                   .arg(o.pttlMs)
+                   .arg(pos);
     }
     if (s == QLatin1String("fairUnlock")) {
         if (o.result == QLatin1String("released") && !existedBefore)
             return m_current.messageChannel.isEmpty()
-                       ? QStringLiteral("fair unlock: PRUNE; %1 is gone (expired or deleted meanwhile), queue empty: no message -> 1 "
-                                        "(Redisson reports success although nothing was held)").arg(name)
-                       : QStringLiteral("fair unlock: PRUNE; %1 is gone (expired or deleted meanwhile) -> PUBLISH %2 0 (the head "
-                                        "waiter) -> 1 (Redisson reports success although nothing was held)")
+                       ? QStringLiteral("fair unlock: PRUNE; %1 is gone (expired or deleted meanwhile), queue empty: "
+                                        "no message -> 1 "
+                                        "(Redisson reports success although nothing was held)")
+                             .arg(name)
+                       : QStringLiteral(
+                             "fair unlock: PRUNE; %1 is gone (expired or deleted meanwhile) -> PUBLISH %2 0 (the head "
+                             "waiter) -> 1 (Redisson reports success although nothing was held)")
                              .arg(name, m_current.messageChannel);
         if (o.result == QLatin1String("released"))
             return m_current.messageChannel.isEmpty()
-                       ? QStringLiteral("fair unlock: PRUNE; hold count %1 -> 0 -> DEL %2, queue empty: no message -> 1 = released")
-                             .arg(countBefore).arg(name)
-                       : QStringLiteral("fair unlock: PRUNE; hold count %1 -> 0 -> DEL %2, PUBLISH %3 0 (the head waiter only) -> 1 = released")
-                             .arg(countBefore).arg(name, m_current.messageChannel);
+                       ? QStringLiteral("fair unlock: PRUNE; hold count %1 -> 0 -> DEL %2, queue empty: no message -> "
+                                        "1 = released")
+                             .arg(countBefore)
+                             .arg(name)
+                       : QStringLiteral("fair unlock: PRUNE; hold count %1 -> 0 -> DEL %2, PUBLISH %3 0 (the head "
+                                        "waiter only) -> 1 = released")
+                             .arg(countBefore)
+                             .arg(name, m_current.messageChannel);
         if (o.result == QLatin1String("still_held"))
-            return QStringLiteral("fair unlock: hold count %1 -> %2, PEXPIRE %3 -> 0 = still held").arg(countBefore).arg(countAfter).arg(lease);
+            return QStringLiteral("fair unlock: hold count %1 -> %2, PEXPIRE %3 -> 0 = still held")
+                .arg(countBefore)
+                .arg(countAfter)
+                .arg(lease);
         return QStringLiteral("fair unlock: HEXISTS %1 = 0 -> nil = IllegalMonitorStateException").arg(field);
     }
     if (s == QLatin1String("readLock") || s == QLatin1String("writeLock")) {
         const QString modeBefore = hashOf(m_current.before, name).value(QStringLiteral("mode")).toString();
         if (o.result == QLatin1String("acquired")) {
             if (s == QLatin1String("readLock"))
-                return QStringLiteral("read acquire: %1 -> HSET mode read, HINCRBY %2 1 = %3, SET %4:%3 PX %5, PEXPIRE >= %5 -> nil = acquired")
-                    .arg(existedBefore ? QStringLiteral("mode %1 (readers share)").arg(modeBefore) : QStringLiteral("key absent"),
-                         field).arg(countAfter).arg(ReadWriteLock::timeoutPrefix(name, field)).arg(lease);
-            return QStringLiteral("write acquire: %1 -> HSET mode write, HINCRBY %2:write 1, PEXPIRE %3 -> nil = acquired")
-                .arg(existedBefore ? QStringLiteral("held by this thread in write mode") : QStringLiteral("key absent"), field).arg(lease);
+                return QStringLiteral("read acquire: %1 -> HSET mode read, HINCRBY %2 1 = %3, SET %4:%3 PX %5, PEXPIRE "
+                                      ">= %5 -> nil = acquired")
+                    .arg(existedBefore ? QStringLiteral("mode %1 (readers share)").arg(modeBefore)
+                                       : QStringLiteral("key absent"),
+                         field)
+                    .arg(countAfter)
+                    .arg(ReadWriteLock::timeoutPrefix(name, field))
+                    .arg(lease);
+            return QStringLiteral(
+                       "write acquire: %1 -> HSET mode write, HINCRBY %2:write 1, PEXPIRE %3 -> nil = acquired")
+                .arg(existedBefore ? QStringLiteral("held by this thread in write mode") : QStringLiteral("key absent"),
+                     field)
+                .arg(lease);
         }
-        return QStringLiteral("%1 acquire: mode %2 held by %3 -> return PTTL %4 ms = refused; the caller subscribes to %5")
-            .arg(s == QLatin1String("readLock") ? QStringLiteral("read") : QStringLiteral("write"), modeBefore, fieldsText(hb))
-            .arg(o.pttlMs).arg(ReadWriteLock::channel(name));
+        return QStringLiteral(
+                   "%1 acquire: mode %2 held by %3 -> return PTTL %4 ms = refused; the caller subscribes to %5")
+            .arg(s == QLatin1String("readLock") ? QStringLiteral("read") : QStringLiteral("write"), modeBefore,
+                 fieldsText(hb))
+            .arg(o.pttlMs)
+            .arg(ReadWriteLock::channel(name));
     }
     if (s == QLatin1String("readUnlock")) {
         if (o.result == QLatin1String("released"))
-            return QStringLiteral("read unlock: HINCRBY %1 -1 = 0, DEL its rwlock_timeout key; no reader left -> DEL %2, PUBLISH %3 0 -> 1 = released")
+            return QStringLiteral("read unlock: HINCRBY %1 -1 = 0, DEL its rwlock_timeout key; no reader left -> DEL "
+                                  "%2, PUBLISH %3 0 -> 1 = released")
                 .arg(field, name, ReadWriteLock::channel(name));
         if (o.result == QLatin1String("still_held"))
-            return QStringLiteral("read unlock: HINCRBY %1 -1 = %2, DEL its rwlock_timeout key; holders left (%3) -> PEXPIRE to the longest "
+            return QStringLiteral("read unlock: HINCRBY %1 -1 = %2, DEL its rwlock_timeout key; holders left (%3) -> "
+                                  "PEXPIRE to the longest "
                                   "remaining hold -> 0 = still held, no message")
-                .arg(field).arg(countAfter).arg(fieldsText(holdersOf(m_current.after, name)));
+                .arg(field)
+                .arg(countAfter)
+                .arg(fieldsText(holdersOf(m_current.after, name)));
         return QStringLiteral("read unlock: %1 holds no read lock -> nil = IllegalMonitorStateException").arg(field);
     }
     if (s == QLatin1String("writeUnlock")) {
         if (o.result == QLatin1String("released"))
             return m_current.after.contains(name)
-                       ? QStringLiteral("write unlock: write hold 1 -> 0, own read holds left -> HSET mode read (downgrade), no message -> 1")
-                       : QStringLiteral("write unlock: write hold 1 -> 0 -> DEL %1, PUBLISH %2 1 -> 1 = released").arg(name, ReadWriteLock::channel(name));
+                       ? QStringLiteral("write unlock: write hold 1 -> 0, own read holds left -> HSET mode read "
+                                        "(downgrade), no message -> 1")
+                       : QStringLiteral("write unlock: write hold 1 -> 0 -> DEL %1, PUBLISH %2 1 -> 1 = released")
+                             .arg(name, ReadWriteLock::channel(name));
         if (o.result == QLatin1String("still_held"))
             return QStringLiteral("write unlock: write hold count -1, PEXPIRE %1 -> 0 = still held").arg(lease);
-        return QStringLiteral("write unlock: %1:write is not a holder -> nil = IllegalMonitorStateException").arg(field);
+        return QStringLiteral("write unlock: %1:write is not a holder -> nil = IllegalMonitorStateException")
+            .arg(field);
     }
     if (s == QLatin1String("fencedWrite"))
         return o.result == QLatin1String("accepted")
-                   ? QStringLiteral("resource: token %1 >= highest seen -> HSET highest_token %1 -> {1, %1} = accepted").arg(o.token)
-                   : QStringLiteral("resource: token %1 < highest seen %2 -> {0, %2} = rejected: a newer holder has written")
-                         .arg(o.token).arg(o.pttlMs);
+                   ? QStringLiteral("resource: token %1 >= highest seen -> HSET highest_token %1 -> {1, %1} = accepted")
+                         .arg(o.token)
+                   : QStringLiteral(
+                         "resource: token %1 < highest seen %2 -> {0, %2} = rejected: a newer holder has written")
+                         .arg(o.token)
+                         .arg(o.pttlMs);
     if (s == QLatin1String("dropSubscription"))
-        return QStringLiteral("UNSUBSCRIBE %1: this client no longer hears unlock messages; it will retry only when the TTL it "
-                              "read runs out").arg(o.reply.isEmpty() ? QStringLiteral("(nothing subscribed)") : o.reply);
+        return QStringLiteral(
+                   "UNSUBSCRIBE %1: this client no longer hears unlock messages; it will retry only when the TTL it "
+                   "read runs out")
+            .arg(o.reply.isEmpty() ? QStringLiteral("(nothing subscribed)") : o.reply);
     if (s == QLatin1String("pause"))
         return QStringLiteral("no Redis call: time passes; PTTLs run down, nothing renews them");
     if (s == QLatin1String("expireWait"))
         return o.result == QLatin1String("expired")
-                   ? QStringLiteral("no script: the lease ran out and Redis deleted %1 by itself; no unlock message is published").arg(name)
+                   ? QStringLiteral(
+                         "no script: the lease ran out and Redis deleted %1 by itself; no unlock message is published")
+                         .arg(name)
                    : QStringLiteral("the key did not expire within %1 ms (PTTL %2)").arg(step.ms).arg(o.reply);
     if (s == QLatin1String("redlock"))
-        return QStringLiteral("the RLock acquire script (§2.2) on each server in turn, each waiting at most max(wait / N, 1) ms "
-                              "(§5.4): %1 -> %2 = %3").arg(o.components, o.reply, o.result);
+        return QStringLiteral(
+                   "the RLock acquire script (§2.2) on each server in turn, each waiting at most max(wait / N, 1) ms "
+                   "(§5.4): %1 -> %2 = %3")
+            .arg(o.components, o.reply, o.result);
     if (s == QLatin1String("redlockUnlock"))
         return QStringLiteral("the RLock unlock script (§2.3) on every server: %1 -> %2").arg(o.components, o.reply);
     if (s == QLatin1String("stopServer"))
-        return QStringLiteral("no script: the server process stops; its copy of the lock is gone with it, and the clients' "
-                              "calls to it fail at once");
+        return QStringLiteral(
+            "no script: the server process stops; its copy of the lock is gone with it, and the clients' "
+            "calls to it fail at once");
     if (s == QLatin1String("doctor"))
-        return o.deadlock ? QStringLiteral("snapshot.lua on every lock, then a cycle in the wait-for graph (queued waiter -> holder "
-                                          "-> lock it waits for): %1").arg(o.findings.join(QStringLiteral("; ")))
-                          : QStringLiteral("snapshot.lua on every lock: no cycle in the wait-for graph");
+        return o.deadlock
+                   ? QStringLiteral(
+                         "snapshot.lua on every lock, then a cycle in the wait-for graph (queued waiter -> holder "
+                         "-> lock it waits for): %1")
+                         .arg(o.findings.join(QStringLiteral("; ")))
+                   : QStringLiteral("snapshot.lua on every lock: no cycle in the wait-for graph");
     return QString();
 }
 
@@ -1157,7 +1271,8 @@ void ScenarioRunner::check(const Scenario::Step &step, const Outcome &o)
             }
             holders.sort();
             c.actual = holders.isEmpty() ? QStringLiteral("none") : holders.join(QLatin1Char(','));
-            c.held = it.value().toString() == QLatin1String("none") ? holders.isEmpty() : holders.contains(it.value().toString());
+            c.held = it.value().toString() == QLatin1String("none") ? holders.isEmpty()
+                                                                    : holders.contains(it.value().toString());
         } else if (c.name == QLatin1String("holdCount")) {
             const bool write = step.action.startsWith(QLatin1String("write"));
             c.actual = after.value(write ? field + QStringLiteral(":write") : field).toDouble();
@@ -1195,8 +1310,9 @@ void ScenarioRunner::check(const Scenario::Step &step, const Outcome &o)
         } else if (c.name == QLatin1String("granted")) {
             c.actual = double(o.granted);
         }
-        static const QStringList custom{QStringLiteral("holder"), QStringLiteral("tokenGreaterThan"), QStringLiteral("pttlAtLeastMs"),
-                                        QStringLiteral("pttlAtMostMs"), QStringLiteral("woke")};
+        static const QStringList custom{QStringLiteral("holder"), QStringLiteral("tokenGreaterThan"),
+                                        QStringLiteral("pttlAtLeastMs"), QStringLiteral("pttlAtMostMs"),
+                                        QStringLiteral("woke")};
         if (!custom.contains(c.name))
             c.held = c.actual == c.expected;
         ok = ok && c.held;

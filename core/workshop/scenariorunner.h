@@ -15,7 +15,8 @@
 
 #include <functional>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class FairLock;
 class FencedLock;
@@ -136,8 +137,7 @@ signals:
     void timeReapplied();
 
 private:
-    struct ActorRuntime
-    {
+    struct ActorRuntime {
         Scenario::Actor def;
         QString clientId;
         RedisConnection *connection = nullptr;
@@ -150,8 +150,7 @@ private:
         QSet<QByteArray> waitingOn; ///< channels subscribed as a waiting Redisson client would
     };
     /** What the action itself answered. */
-    struct Outcome
-    {
+    struct Outcome {
         QString result;
         QString reply;
         QString error;
@@ -160,19 +159,18 @@ private:
         qint64 waitedMs = 0;
         QStringList findings;
         bool deadlock = false;
-        int granted = -1;      ///< redlock: components granted
-        QString components;    ///< redlock: each server's outcome, as text
+        int granted = -1;   ///< redlock: components granted
+        QString components; ///< redlock: each server's outcome, as text
     };
     /** The picture taken before a step (for rewindTo). */
-    struct Checkpoint
-    {
+    struct Checkpoint {
         StageClock::Reading servers;
         QVector<bool> done;
         int reports = 0;
-        QVector<bool> stopped;                    ///< RedLock servers stopped then
+        QVector<bool> stopped;                      ///< RedLock servers stopped then
         QHash<QString, QSet<QByteArray>> waitingOn; ///< actor -> channels
-        QHash<QString, qint64> lastToken;         ///< actor -> fencing token
-        QHash<QString, qint64> leases;            ///< "actor\nlock\nfield" -> unlock lease ms
+        QHash<QString, qint64> lastToken;           ///< actor -> fencing token
+        QHash<QString, qint64> leases;              ///< "actor\nlock\nfield" -> unlock lease ms
     };
     using Done = std::function<void(const Outcome &)>;
     using Poll = std::function<void(std::function<void(bool)> answer)>;
@@ -214,8 +212,8 @@ private:
     StepReport m_current;
     QElapsedTimer m_clock;
     QVector<QPair<QString, QByteArray>> m_received; ///< (actor, channel) messages during the step
-    int m_nextIndex = 0;       ///< the step in flight (or the last one started)
-    QVector<bool> m_done;      ///< per step: it has run
+    int m_nextIndex = 0;                            ///< the step in flight (or the last one started)
+    QVector<bool> m_done;                           ///< per step: it has run
     bool m_started = false;
     bool m_connecting = false;
     bool m_busy = false;

@@ -7,9 +7,11 @@
 
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 /** "apply"/"restore" arguments of workshop_clock.lua for one server. */
 QList<QByteArray> argsFor(const StageClock::Server &s, bool restore)
@@ -45,14 +47,16 @@ StageClock::StageClock(QObject *parent)
 
 StageClock::~StageClock() = default;
 
-void StageClock::setServers(std::function<QVector<RedisConnection *>()> servers) { m_servers = std::move(servers); }
+void StageClock::setServers(std::function<QVector<RedisConnection *>()> servers)
+{
+    m_servers = std::move(servers);
+}
 
 void StageClock::onEvery(std::function<QList<QByteArray>(int)> argsOf,
                          std::function<void(const QVector<RedisReply> &)> then)
 {
     const QVector<RedisConnection *> servers = m_servers ? m_servers() : QVector<RedisConnection *>();
-    struct Acc
-    {
+    struct Acc {
         int pending = 0;
         QVector<RedisReply> replies;
     };
@@ -80,27 +84,30 @@ void StageClock::onEvery(std::function<QList<QByteArray>(int)> argsOf,
 
 void StageClock::read(bool withDumps, std::function<void(const Reading &)> then)
 {
-    onEvery([withDumps](int) { return QList<QByteArray>{"read", withDumps ? QByteArray("dump") : QByteArray()}; },
-            [then](const QVector<RedisReply> &replies) {
-                Reading reading;
-                for (const RedisReply &r : replies) {
-                    Server s;
-                    if (r.isError() || !r.isArray() || r.size() < 3) {
-                        s.down = true;
-                        reading << s;
-                        continue;
-                    }
-                    const RedisReply &keys = r.at(1);
-                    for (int i = 0; i + 2 < keys.size(); i += 3)
-                        s.keys << Key{keys.at(i).toByteArray(), keys.at(i + 1).toInteger(-1), keys.at(i + 2).toByteArray()};
-                    const RedisReply &zsets = r.at(2);
-                    for (int i = 0; i + 2 < zsets.size(); i += 3)
-                        s.deadlines << Deadline{zsets.at(i).toByteArray(), zsets.at(i + 1).toByteArray(),
-                                                zsets.at(i + 2).toByteArray().toLongLong()};
+    onEvery(
+        [withDumps](int) {
+            return QList<QByteArray>{"read", withDumps ? QByteArray("dump") : QByteArray()};
+        },
+        [then](const QVector<RedisReply> &replies) {
+            Reading reading;
+            for (const RedisReply &r : replies) {
+                Server s;
+                if (r.isError() || !r.isArray() || r.size() < 3) {
+                    s.down = true;
                     reading << s;
+                    continue;
                 }
-                then(reading);
-            });
+                const RedisReply &keys = r.at(1);
+                for (int i = 0; i + 2 < keys.size(); i += 3)
+                    s.keys << Key{keys.at(i).toByteArray(), keys.at(i + 1).toInteger(-1), keys.at(i + 2).toByteArray()};
+                const RedisReply &zsets = r.at(2);
+                for (int i = 0; i + 2 < zsets.size(); i += 3)
+                    s.deadlines << Deadline{zsets.at(i).toByteArray(), zsets.at(i + 1).toByteArray(),
+                                            zsets.at(i + 2).toByteArray().toLongLong()};
+                reading << s;
+            }
+            then(reading);
+        });
 }
 
 void StageClock::apply(std::function<void()> then)
@@ -152,7 +159,8 @@ void StageClock::restore(const Reading &reading, std::function<void(const QStrin
     m_timer->stop();
     onEvery(
         [reading](int i) {
-            return i < reading.size() && !reading.at(i).down ? argsFor(reading.at(i), true) : QList<QByteArray>{"apply", "0"};
+            return i < reading.size() && !reading.at(i).down ? argsFor(reading.at(i), true)
+                                                             : QList<QByteArray>{"apply", "0"};
         },
         [this, reading, then](const QVector<RedisReply> &replies) {
             QString error;

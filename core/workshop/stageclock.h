@@ -10,7 +10,8 @@
 
 class QTimer;
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisConnection;
 class RedisReply;
@@ -43,22 +44,19 @@ public:
 
     /** One key of one server as read: its name, its PTTL (ms, -1 = no expiry) and, for
      *  checkpoints, its DUMP payload. */
-    struct Key
-    {
+    struct Key {
         QByteArray name;
         qint64 pttlMs = -1;
         QByteArray payload;
     };
     /** One fair waiter's deadline: timeout set, member, time left (ms; < 0 = passed). */
-    struct Deadline
-    {
+    struct Deadline {
         QByteArray zset;
         QByteArray member;
         qint64 leftMs = 0;
     };
     /** One server's time (and, with dumps, its keys). `down`: the server did not answer. */
-    struct Server
-    {
+    struct Server {
         QVector<Key> keys;
         QVector<Deadline> deadlines;
         bool down = false;

@@ -4,9 +4,11 @@
 
 #include <QJsonArray>
 
-namespace lockscope {
+namespace lockscope
+{
 
-namespace {
+namespace
+{
 
 QString valueText(const QJsonValue &v)
 {
@@ -45,7 +47,10 @@ QString replaceIds(QString text, const QHash<QString, QString> &actorOfClientId)
 
 } // namespace
 
-QString StepReport::keyText(const Key &key) { return lockscope::keyText(key); }
+QString StepReport::keyText(const Key &key)
+{
+    return lockscope::keyText(key);
+}
 
 QString StepReport::withActorNames(const QString &text, const QHash<QString, QString> &actorOfClientId)
 {
@@ -71,7 +76,8 @@ StepReport::Keys StepReport::parseDump(const RedisReply &reply)
                 const QByteArray val = v.at(j + 1).toByteArray();
                 bool num = false;
                 const qint64 n = val.toLongLong(&num);
-                o.insert(QString::fromUtf8(v.at(j).toByteArray()), num ? QJsonValue(double(n)) : QJsonValue(QString::fromUtf8(val)));
+                o.insert(QString::fromUtf8(v.at(j).toByteArray()),
+                         num ? QJsonValue(double(n)) : QJsonValue(QString::fromUtf8(val)));
             }
             k.value = o;
         } else if (k.type == QLatin1String("string")) {
@@ -109,7 +115,8 @@ QStringList StepReport::changes(const Keys &before, const Keys &after)
                 if (!b.contains(f.key()))
                     what.append(QStringLiteral("%1 %2 -> (gone)").arg(f.key(), valueText(f.value())));
                 else if (b.value(f.key()) != f.value())
-                    what.append(QStringLiteral("%1 %2 -> %3").arg(f.key(), valueText(f.value()), valueText(b.value(f.key()))));
+                    what.append(
+                        QStringLiteral("%1 %2 -> %3").arg(f.key(), valueText(f.value()), valueText(b.value(f.key()))));
             }
             for (auto f = b.begin(); f != b.end(); ++f)
                 if (!a.contains(f.key()))
@@ -169,8 +176,8 @@ QJsonObject StepReport::toJson() const
     if (token >= 0)
         o.insert(QStringLiteral("token"), double(token));
     if (!messageChannel.isEmpty())
-        o.insert(QStringLiteral("message"), QJsonObject{{QStringLiteral("channel"), messageChannel},
-                                                        {QStringLiteral("payload"), messagePayload}});
+        o.insert(QStringLiteral("message"),
+                 QJsonObject{{QStringLiteral("channel"), messageChannel}, {QStringLiteral("payload"), messagePayload}});
     if (!findings.isEmpty())
         o.insert(QStringLiteral("findings"), QJsonArray::fromStringList(findings));
     if (!error.isEmpty())
@@ -180,7 +187,8 @@ QJsonObject StepReport::toJson() const
     return o;
 }
 
-namespace {
+namespace
+{
 QString checkValueText(const QJsonValue &v)
 {
     if (v.isArray()) {
@@ -200,7 +208,8 @@ QStringList StepReport::failedChecks() const
     QStringList out;
     for (const Check &c : checks)
         if (!c.held)
-            out.append(QStringLiteral("%1: expected %2, saw %3").arg(c.name, checkValueText(c.expected), checkValueText(c.actual)));
+            out.append(QStringLiteral("%1: expected %2, saw %3")
+                           .arg(c.name, checkValueText(c.expected), checkValueText(c.actual)));
     if (!error.isEmpty())
         out.append(QStringLiteral("error: %1").arg(error));
     return out;
@@ -218,12 +227,14 @@ QString StepReport::narrationText() const
 QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
 {
     QStringList out;
-    const QString who = actor.isEmpty() ? QStringLiteral("(time)")
-                                        : QStringLiteral("%1 (client %2, thread %3)").arg(actor, clientId).arg(threadId);
+    const QString who = actor.isEmpty()
+                            ? QStringLiteral("(time)")
+                            : QStringLiteral("%1 (client %2, thread %3)").arg(actor, clientId).arg(threadId);
     out.append(QStringLiteral("step %1  %2: %3").arg(index + 1).arg(who, call));
     if (!branch.isEmpty())
         out.append(QStringLiteral("  script:  %1").arg(replaceIds(branch, actorOfClientId)));
-    out.append(QStringLiteral("  result:  %1%2").arg(result, reply.isEmpty() ? QString() : QStringLiteral(" (reply %1)").arg(reply)));
+    out.append(QStringLiteral("  result:  %1%2")
+                   .arg(result, reply.isEmpty() ? QString() : QStringLiteral(" (reply %1)").arg(reply)));
     if (!messageChannel.isEmpty())
         out.append(QStringLiteral("  message: PUBLISH %1 %2 -> woke %3")
                        .arg(replaceIds(messageChannel, actorOfClientId), messagePayload,
@@ -235,7 +246,8 @@ QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
     auto keysLines = [&](const Keys &keys) {
         QStringList l;
         for (auto it = keys.begin(); it != keys.end(); ++it)
-            l.append(QStringLiteral("    %1 %2").arg(replaceIds(it.key(), actorOfClientId), replaceIds(keyText(*it), actorOfClientId)));
+            l.append(QStringLiteral("    %1 %2")
+                         .arg(replaceIds(it.key(), actorOfClientId), replaceIds(keyText(*it), actorOfClientId)));
         return l.isEmpty() ? QStringList{QStringLiteral("    (no keys)")} : l;
     };
     out.append(QStringLiteral("  keys before:"));
@@ -253,12 +265,14 @@ QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
     } else if (!narration.isEmpty()) {
         // The narration tells the branch the scenario expected, which is not the one that ran.
         out.append(QStringLiteral("  expected: %1").arg(narration));
-        out.append(QStringLiteral("  did not hold: %1").arg(replaceIds(failedChecks().join(QStringLiteral("; ")), actorOfClientId)));
+        out.append(QStringLiteral("  did not hold: %1")
+                       .arg(replaceIds(failedChecks().join(QStringLiteral("; ")), actorOfClientId)));
     }
     for (const Check &c : checks) {
         auto j = [](const QJsonValue &v) { return checkValueText(v); };
-        out.append(QStringLiteral("  expect:  %1 = %2 %3 (saw %4)")
-                       .arg(c.name, j(c.expected), c.held ? QStringLiteral("OK") : QStringLiteral("FAILED"), j(c.actual)));
+        out.append(
+            QStringLiteral("  expect:  %1 = %2 %3 (saw %4)")
+                .arg(c.name, j(c.expected), c.held ? QStringLiteral("OK") : QStringLiteral("FAILED"), j(c.actual)));
     }
     if (!error.isEmpty())
         out.append(QStringLiteral("  error:   %1").arg(error));

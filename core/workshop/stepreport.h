@@ -9,7 +9,8 @@
 #include <QStringList>
 #include <QVector>
 
-namespace lockscope {
+namespace lockscope
+{
 
 class RedisReply;
 
@@ -19,51 +20,48 @@ class RedisReply;
  * pub/sub message and who it woke, the narration, and whether the step's expectations held.
  * A plain value type.
  */
-struct StepReport
-{
+struct StepReport {
     /** One Redis key of the sandbox as workshop_dump.lua read it. */
-    struct Key
-    {
-        QString type;     ///< "hash", "list", "zset", "string", "set"
+    struct Key {
+        QString type;       ///< "hash", "list", "zset", "string", "set"
         qint64 pttlMs = -1; ///< -1 = no expiry
-        QJsonValue value; ///< hash/zset: object field -> value/score; list/set: array; string: string
+        QJsonValue value;   ///< hash/zset: object field -> value/score; list/set: array; string: string
         bool operator==(const Key &o) const { return type == o.type && value == o.value; }
     };
     using Keys = QMap<QString, Key>;
 
     /** One expectation of the step and what was seen. */
-    struct Check
-    {
-        QString name;     ///< Scenario::expectations() name
+    struct Check {
+        QString name; ///< Scenario::expectations() name
         QJsonValue expected;
         QJsonValue actual;
         bool held = false;
     };
 
-    int index = 0;           ///< 0-based step index
-    int line = 0;            ///< line of the step in the scenario file (0 = unknown)
-    QString actor;           ///< actor name (empty for actor-less steps)
+    int index = 0; ///< 0-based step index
+    int line = 0;  ///< line of the step in the scenario file (0 = unknown)
+    QString actor; ///< actor name (empty for actor-less steps)
     QString clientId;
     qint64 threadId = 0;
-    QString action;          ///< the scenario action ("lock", "fairUnlock", ...)
-    QString call;            ///< the call in Redisson terms, e.g. "tryLock(waitTime=3000 ms, leaseTime=1500 ms)"
+    QString action; ///< the scenario action ("lock", "fairUnlock", ...)
+    QString call;   ///< the call in Redisson terms, e.g. "tryLock(waitTime=3000 ms, leaseTime=1500 ms)"
     QString lock;
-    QString branch;          ///< which branch of the script ran and why, e.g. "acquire: key absent -> ..."
-    QString result;          ///< acquired, refused, queued, released, still_held, not_held, renewed, lost, ...
-    QString reply;           ///< the raw reply as Redis gave it (or the client's summary)
-    qint64 token = -1;       ///< fenced acquires: the token; fencedWrite: the token sent
-    QString messageChannel;  ///< the unlock message published by the script, empty when none
+    QString branch;         ///< which branch of the script ran and why, e.g. "acquire: key absent -> ..."
+    QString result;         ///< acquired, refused, queued, released, still_held, not_held, renewed, lost, ...
+    QString reply;          ///< the raw reply as Redis gave it (or the client's summary)
+    qint64 token = -1;      ///< fenced acquires: the token; fencedWrite: the token sent
+    QString messageChannel; ///< the unlock message published by the script, empty when none
     QString messagePayload;
-    QStringList woke;        ///< actors whose subscriber received a message during the step
+    QStringList woke; ///< actors whose subscriber received a message during the step
     QString narration;
-    QStringList findings;    ///< doctor: titles of the deadlock findings
+    QStringList findings; ///< doctor: titles of the deadlock findings
     Keys before;
     Keys after;
     QVector<Check> checks;
-    bool ok = true;          ///< every expectation held (true when there were none)
-    QString error;           ///< transport/server error, if any (then ok is false)
-    qint64 startedUs = 0;    ///< steady clock, µs: the step's first Redis command was sent
-    qint64 finishedUs = 0;   ///< steady clock, µs: the step's last Redis reply arrived
+    bool ok = true;        ///< every expectation held (true when there were none)
+    QString error;         ///< transport/server error, if any (then ok is false)
+    qint64 startedUs = 0;  ///< steady clock, µs: the step's first Redis command was sent
+    qint64 finishedUs = 0; ///< steady clock, µs: the step's last Redis reply arrived
 
     /** Parses workshop_dump.lua's reply. */
     static Keys parseDump(const RedisReply &reply);

@@ -17,7 +17,8 @@
 
 extern char **environ;
 
-namespace lockscope::bench {
+namespace lockscope::bench
+{
 
 ChildRun runChild(const QString &program, const QStringList &args, qint64 timeoutMs)
 {
@@ -49,7 +50,8 @@ ChildRun runChild(const QString &program, const QStringList &args, qint64 timeou
     }
     run.started = true;
     auto elapsedMs = [&] {
-        return qint64(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+        return qint64(
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
     };
     int status = 0;
     rusage usage{};

@@ -6,20 +6,20 @@
 #include <QString>
 #include <QStringList>
 
-namespace lockscope::bench {
+namespace lockscope::bench
+{
 
 /** One finished (or killed) child process run by runChild(). */
-struct ChildRun
-{
+struct ChildRun {
     bool started = false;
-    bool killed = false;   ///< still running at the timeout: SIGTERM, then SIGKILL 2 s later
+    bool killed = false;      ///< still running at the timeout: SIGTERM, then SIGKILL 2 s later
     bool termIgnored = false; ///< killed, and SIGTERM alone did not end it within 2 s
-    int exitCode = -1;     ///< exit status, or -signal
-    qint64 wallMs = 0;     ///< spawn to reap
-    qint64 peakRssKb = 0;  ///< wait4()'s ru_maxrss (peak resident set, KiB)
-    QByteArray out;        ///< stdout (whole)
-    QByteArray err;        ///< stderr (whole)
-    QString error;         ///< why it did not start
+    int exitCode = -1;        ///< exit status, or -signal
+    qint64 wallMs = 0;        ///< spawn to reap
+    qint64 peakRssKb = 0;     ///< wait4()'s ru_maxrss (peak resident set, KiB)
+    QByteArray out;           ///< stdout (whole)
+    QByteArray err;           ///< stderr (whole)
+    QString error;            ///< why it did not start
 };
 
 /**

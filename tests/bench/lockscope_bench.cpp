@@ -9,13 +9,13 @@
 
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
-#include "watch/lockdiscovery.h"
-#include "watch/lockmonitor.h"
 #include "protocol/locknames.h"
-#include "watch/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
+#include "watch/lockdiscovery.h"
+#include "watch/lockmonitor.h"
+#include "watch/snapshotreader.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -41,17 +41,17 @@
 using namespace lockscope;
 using namespace lockscope::bench;
 
-namespace {
+namespace
+{
 
 // ---------------------------------------------------------------------------------------------
 // The table
 
-struct Row
-{
+struct Row {
     QString measure;
     QString lockscope;
-    QString peer;   ///< node-redisson, "" when there is none
-    QString target; ///< "" when the row has no target
+    QString peer;    ///< node-redisson, "" when there is none
+    QString target;  ///< "" when the row has no target
     QString verdict; ///< PASS, FAIL, "-" (no target / not measured)
     QString how;
 };
@@ -63,13 +63,27 @@ void addRow(const QString &measure, const QString &value, const QString &target,
 {
     g_rows.push_back({measure, value, peer, target, verdict, how});
     std::fprintf(stderr, "[bench] %s: %s%s\n", qPrintable(measure), qPrintable(value),
-                 verdict.isEmpty() || verdict == QLatin1String("-") ? "" : qPrintable(QStringLiteral(" (%1)").arg(verdict)));
+                 verdict.isEmpty() || verdict == QLatin1String("-") ? ""
+                                                                    : qPrintable(QStringLiteral(" (%1)").arg(verdict)));
 }
 
-QString passFail(bool pass) { return pass ? QStringLiteral("PASS") : QStringLiteral("FAIL"); }
-QString ms(double v) { return v < 10 ? QString::number(v, 'f', 2) + QStringLiteral(" ms") : QString::number(v, 'f', 0) + QStringLiteral(" ms"); }
-QString secs(qint64 msValue) { return QString::number(msValue / 1000.0, 'f', 2) + QStringLiteral(" s"); }
-QString mb(qint64 kb) { return QString::number(kb / 1024.0, 'f', 0) + QStringLiteral(" MB"); }
+QString passFail(bool pass)
+{
+    return pass ? QStringLiteral("PASS") : QStringLiteral("FAIL");
+}
+QString ms(double v)
+{
+    return v < 10 ? QString::number(v, 'f', 2) + QStringLiteral(" ms")
+                  : QString::number(v, 'f', 0) + QStringLiteral(" ms");
+}
+QString secs(qint64 msValue)
+{
+    return QString::number(msValue / 1000.0, 'f', 2) + QStringLiteral(" s");
+}
+QString mb(qint64 kb)
+{
+    return QString::number(kb / 1024.0, 'f', 0) + QStringLiteral(" MB");
+}
 QString count(qint64 n)
 {
     if (n >= 1000000 && n % 100000 == 0)
@@ -165,7 +179,10 @@ void pipelined(RedisConnection &c, const QList<QList<QByteArray>> &commands, int
 // ---------------------------------------------------------------------------------------------
 // Seeding
 
-QByteArray lockName(int i) { return "bench:lock:" + QByteArray::number(i); }
+QByteArray lockName(int i)
+{
+    return "bench:lock:" + QByteArray::number(i);
+}
 
 /** `locks` Redisson locks (hash "<uuid>:<threadId>" -> hold count, 6 h TTL) and `other` other keys:
  *  80 % strings, 20 % non-lock hashes (the candidates a TYPE hash scan cannot tell apart). */
@@ -176,7 +193,8 @@ void seed(RedisConnection &c, int locks, int other)
         QList<QList<QByteArray>> cmds;
         for (int j = i; j < qMin(locks, i + chunk); ++j) {
             const QByteArray field = QByteArrayLiteral("b983c153-7421-469a-addb-") +
-                                     QByteArray::number(100000000000LL + j % 1000) + ':' + QByteArray::number(j % 64 + 1);
+                                     QByteArray::number(100000000000LL + j % 1000) + ':' +
+                                     QByteArray::number(j % 64 + 1);
             cmds << QList<QByteArray>{"HSET", lockName(j), field, QByteArray::number(1 + j % 3)};
             cmds << QList<QByteArray>{"PEXPIRE", lockName(j), QByteArray::number(6 * 3600 * 1000 + j)};
         }
@@ -186,7 +204,9 @@ void seed(RedisConnection &c, int locks, int other)
         QList<QList<QByteArray>> cmds;
         for (int j = i; j < qMin(other, i + chunk); ++j) {
             if (j % 5 == 0)
-                cmds << QList<QByteArray>{"HSET", "bench:session:" + QByteArray::number(j), "user", QByteArray::number(j), "seen", "1700000000"};
+                cmds << QList<QByteArray>{"HSET", "bench:session:" + QByteArray::number(j),
+                                          "user", QByteArray::number(j),
+                                          "seen", "1700000000"};
             else
                 cmds << QList<QByteArray>{"SET", "bench:cache:" + QByteArray::number(j), "some cached value"};
         }
@@ -197,9 +217,8 @@ void seed(RedisConnection &c, int locks, int other)
 // ---------------------------------------------------------------------------------------------
 // SLOWLOG
 
-struct SlowlogSummary
-{
-    int entries = 0;          ///< LockScope's entries (client name "lockscope")
+struct SlowlogSummary {
+    int entries = 0; ///< LockScope's entries (client name "lockscope")
     qint64 slowestUs = 0;
     QString slowestCommand;
 };
@@ -242,11 +261,12 @@ int controlSlowlogEntries(RedisConnection &admin, int port, qint64 ms)
     const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
     if (program.isEmpty())
         return -1;
-    const ChildRun run = runChild(program,
-                                  {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
-                                   QStringLiteral("-P"), QStringLiteral("16"), QStringLiteral("-r"), QStringLiteral("1000000"),
-                                   QStringLiteral("-q"), QStringLiteral("hgetall"), QStringLiteral("bench:session:__rand_int__")},
-                                  ms);
+    const ChildRun run =
+        runChild(program,
+                 {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
+                  QStringLiteral("-P"), QStringLiteral("16"), QStringLiteral("-r"), QStringLiteral("1000000"),
+                  QStringLiteral("-q"), QStringLiteral("hgetall"), QStringLiteral("bench:session:__rand_int__")},
+                 ms);
     if (!run.started)
         return -1;
     const RedisReply r = call(admin, {"SLOWLOG", "LEN"});
@@ -266,8 +286,7 @@ void slowlogRow(const QString &during, const SlowlogSummary &s, const QString &h
 // ---------------------------------------------------------------------------------------------
 // Settings
 
-struct Settings
-{
+struct Settings {
     int locks = 200000;
     int otherKeys = 800000;
     bool quick = false;
@@ -281,17 +300,20 @@ struct Settings
     qint64 pairsMs = 10000; ///< uncontended pairs, per client, split into pairRounds rounds
     int pairRounds = 20;
     int handoffs = 200;
-    double pollBudget = 5000; ///< target for idle polling at N locks (commands/s)
+    double pollBudget = 5000;                         ///< target for idle polling at N locks (commands/s)
     qint64 readBudgetUs = LockMonitor::kReadBudgetUs; ///< engine: SnapshotReader::setBatchBudgetUs
     int readInFlight = LockMonitor::kReadsInFlight;   ///< engine: SnapshotReader::setMaxInFlight
     qint64 scanBudgetUs = LockMonitor::kScanBudgetUs; ///< engine: LockDiscovery::setStepBudgetUs
-    QStringList only; ///< sections to run (--only); empty = all
+    QStringList only;                                 ///< sections to run (--only); empty = all
     bool runs(const char *section) const { return only.isEmpty() || only.contains(QString::fromLatin1(section)); }
     QString binDir;
     QString nodeDir;
 };
 
-QString binary(const Settings &s, const QString &name) { return QDir(s.binDir).filePath(name); }
+QString binary(const Settings &s, const QString &name)
+{
+    return QDir(s.binDir).filePath(name);
+}
 
 QProcessEnvironment childEnvironment()
 {
@@ -309,44 +331,53 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
     const QString timeoutText = QStringLiteral("> %1 s (killed%2)");
     slowlogReset(admin);
 
-    const ChildRun list = runChild(binary(s, QStringLiteral("lockscope-cli")),
-                                   {QStringLiteral("--url"), url, QStringLiteral("list"), QStringLiteral("--json")},
-                                   s.cliTimeoutMs);
+    const ChildRun list =
+        runChild(binary(s, QStringLiteral("lockscope-cli")),
+                 {QStringLiteral("--url"), url, QStringLiteral("list"), QStringLiteral("--json")}, s.cliTimeoutMs);
     const QString listHow = QStringLiteral("`lockscope-cli --url URL list --json` child process, wall clock");
     if (!list.started) {
-        addRow(QStringLiteral("`list --json` wall time"), list.error, QStringLiteral("≤ 6 s"), QStringLiteral("FAIL"), listHow);
+        addRow(QStringLiteral("`list --json` wall time"), list.error, QStringLiteral("≤ 6 s"), QStringLiteral("FAIL"),
+               listHow);
     } else {
         const qint64 lines = list.out.count('\n');
-        const QString value = list.killed ? timeoutText.arg(s.cliTimeoutMs / 1000).arg(list.termIgnored ? QStringLiteral(", SIGTERM ignored") : QString())
-                                          : QStringLiteral("%1 (exit %2, %3 lines)").arg(secs(list.wallMs)).arg(list.exitCode).arg(lines);
-        addRow(QStringLiteral("`list --json` wall time, %1 locks among %2 keys").arg(count(s.locks), count(s.locks + s.otherKeys)),
-               value, QStringLiteral("≤ 6 s"), passFail(!list.killed && list.exitCode == 0 && list.wallMs <= 6000), listHow);
-        addRow(QStringLiteral("`list --json` peak RSS"), mb(list.peakRssKb) + (list.killed ? QStringLiteral(" (until killed)") : QString()),
+        const QString value =
+            list.killed ? timeoutText.arg(s.cliTimeoutMs / 1000)
+                              .arg(list.termIgnored ? QStringLiteral(", SIGTERM ignored") : QString())
+                        : QStringLiteral("%1 (exit %2, %3 lines)").arg(secs(list.wallMs)).arg(list.exitCode).arg(lines);
+        addRow(QStringLiteral("`list --json` wall time, %1 locks among %2 keys")
+                   .arg(count(s.locks), count(s.locks + s.otherKeys)),
+               value, QStringLiteral("≤ 6 s"), passFail(!list.killed && list.exitCode == 0 && list.wallMs <= 6000),
+               listHow);
+        addRow(QStringLiteral("`list --json` peak RSS"),
+               mb(list.peakRssKb) + (list.killed ? QStringLiteral(" (until killed)") : QString()),
                QStringLiteral("≤ 400 MB"), passFail(!list.killed && list.peakRssKb <= 400 * 1024),
                QStringLiteral("wait4() ru_maxrss of that child"));
     }
-    const ChildRun doctor = runChild(binary(s, QStringLiteral("lockscope-cli")),
-                                     {QStringLiteral("--url"), url, QStringLiteral("doctor"), QStringLiteral("--json")},
-                                     s.cliTimeoutMs);
+    const ChildRun doctor =
+        runChild(binary(s, QStringLiteral("lockscope-cli")),
+                 {QStringLiteral("--url"), url, QStringLiteral("doctor"), QStringLiteral("--json")}, s.cliTimeoutMs);
     // doctor exits 4 when it found a problem: that is an answer, not a failure.
     const bool doctorOk = doctor.started && !doctor.killed && (doctor.exitCode == 0 || doctor.exitCode == 4);
     addRow(QStringLiteral("`doctor --json` wall time"),
            !doctor.started ? doctor.error
-           : doctor.killed ? timeoutText.arg(s.cliTimeoutMs / 1000).arg(doctor.termIgnored ? QStringLiteral(", SIGTERM ignored") : QString())
+           : doctor.killed ? timeoutText.arg(s.cliTimeoutMs / 1000)
+                                 .arg(doctor.termIgnored ? QStringLiteral(", SIGTERM ignored") : QString())
                            : QStringLiteral("%1 (exit %2)").arg(secs(doctor.wallMs)).arg(doctor.exitCode),
            QStringLiteral("≤ 8 s"), passFail(doctorOk && doctor.wallMs <= 8000),
            QStringLiteral("`lockscope-cli --url URL doctor --json` child process, wall clock"));
-    slowlogRow(QStringLiteral("`list` + `doctor`"), slowlogSummary(admin),
-               QStringLiteral("CONFIG SET slowlog-log-slower-than 1000; SLOWLOG GET, entries of client name lockscope"));
+    slowlogRow(
+        QStringLiteral("`list` + `doctor`"), slowlogSummary(admin),
+        QStringLiteral("CONFIG SET slowlog-log-slower-than 1000; SLOWLOG GET, entries of client name lockscope"));
     // The same machine without LockScope: how often does it stall redis-server on its own?
     const qint64 controlMs = qBound(qint64(2000), qint64(list.wallMs + doctor.wallMs), qint64(30000));
     const int control = controlSlowlogEntries(admin, server.port(), controlMs);
-    addRow(QStringLiteral("control: SLOWLOG entries > 1 ms of plain HGETALLs (redis-benchmark), no LockScope"),
-           control < 0 ? QStringLiteral("redis-benchmark not found")
-                       : QStringLiteral("%1 entries in %2").arg(control).arg(secs(controlMs)),
-           QStringLiteral("-"), QStringLiteral("-"),
-           QStringLiteral("`redis-benchmark -P 16 -r 1000000 hgetall bench:session:__rand_int__` for as long as `list` + "
-                          "`doctor` took: commands of a microsecond over 1 ms are the machine's own stalls"));
+    addRow(
+        QStringLiteral("control: SLOWLOG entries > 1 ms of plain HGETALLs (redis-benchmark), no LockScope"),
+        control < 0 ? QStringLiteral("redis-benchmark not found")
+                    : QStringLiteral("%1 entries in %2").arg(control).arg(secs(controlMs)),
+        QStringLiteral("-"), QStringLiteral("-"),
+        QStringLiteral("`redis-benchmark -P 16 -r 1000000 hgetall bench:session:__rand_int__` for as long as `list` + "
+                       "`doctor` took: commands of a microsecond over 1 ms are the machine's own stalls"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,8 +389,8 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
     QString error;
     const int probeIntervalUs = 1000;
     if (!probe.start(QStringLiteral("127.0.0.1"), server.port(), probeIntervalUs, &error)) {
-        addRow(QStringLiteral("Redis p99 seen by a probe client"), error, QStringLiteral("≤ 1 ms"), QStringLiteral("FAIL"),
-               QStringLiteral("PING loop"));
+        addRow(QStringLiteral("Redis p99 seen by a probe client"), error, QStringLiteral("≤ 1 ms"),
+               QStringLiteral("FAIL"), QStringLiteral("PING loop"));
         return;
     }
     sleepMs(s.quick ? 1000 : 3000);
@@ -395,7 +426,10 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
         discoveryMs = t.elapsed();
     }
     addRow(QStringLiteral("discovery (SCAN only)"),
-           error.isEmpty() ? QStringLiteral("%1 (%2 keys scanned, %3 candidates)").arg(secs(discoveryMs)).arg(scanned).arg(names.size())
+           error.isEmpty() ? QStringLiteral("%1 (%2 keys scanned, %3 candidates)")
+                                 .arg(secs(discoveryMs))
+                                 .arg(scanned)
+                                 .arg(names.size())
                            : error,
            QString(), QStringLiteral("-"), QStringLiteral("LockDiscovery::start(\"*\") until finished()"));
 
@@ -423,13 +457,17 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
                .arg(readMs > 0 ? qint64(names.size() * 1000.0 / readMs) : 0)
                .arg(locks)
                .arg(readError.isEmpty() ? QString() : QStringLiteral("; error: ") + readError),
-           QString(), QStringLiteral("-"), QStringLiteral("SnapshotReader::read(candidates), %1 us per script call, %2 in flight")
-               .arg(s.readBudgetUs).arg(s.readInFlight));
+           QString(), QStringLiteral("-"),
+           QStringLiteral("SnapshotReader::read(candidates), %1 us per script call, %2 in flight")
+               .arg(s.readBudgetUs)
+               .arg(s.readInFlight));
     const double baseP99 = quantile(baseline, 0.99);
     const double duringP99 = quantile(during, 0.99);
     const double duringMax = during.isEmpty() ? -1 : during.last();
     addRow(QStringLiteral("Redis p99 for another client during discovery + reads"),
-           QStringLiteral("%1 (baseline %2; max %3; %4 PINGs)").arg(ms(duringP99), ms(baseP99), ms(duringMax)).arg(during.size()),
+           QStringLiteral("%1 (baseline %2; max %3; %4 PINGs)")
+               .arg(ms(duringP99), ms(baseP99), ms(duringMax))
+               .arg(during.size()),
            QStringLiteral("≤ 1 ms"), passFail(duringP99 >= 0 && duringP99 <= 1.0),
            QStringLiteral("probe thread: own connection, PING every 1 ms, round-trip p99; baseline = 3 s before"));
     slowlogRow(QStringLiteral("discovery + reads"), slowlogSummary(admin),
@@ -439,8 +477,7 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
 // ---------------------------------------------------------------------------------------------
 // 3. Dashboard (offscreen child): RSS, and commands/s + redis-server CPU while polling
 
-struct DashboardRun
-{
+struct DashboardRun {
     qint64 rssAt1MinKb = -1;
     qint64 rssEndKb = -1;
     qint64 rssMidKb = -1; ///< at half time
@@ -465,8 +502,8 @@ QPair<double, double> serverLoad(RedisServerProcess &server, RedisConnection &ad
     return {(c1 - c0 - 1) / secsElapsed, (cpu1 - cpu0) * 100.0 / secsElapsed};
 }
 
-DashboardRun runDashboard(const Settings &s, RedisServerProcess &server, RedisConnection &admin, bool poll, qint64 durationMs,
-                          qint64 loadWindowMs)
+DashboardRun runDashboard(const Settings &s, RedisServerProcess &server, RedisConnection &admin, bool poll,
+                          qint64 durationMs, qint64 loadWindowMs)
 {
     DashboardRun run;
     QProcess p;
@@ -533,8 +570,8 @@ void dashboardRssRows(const Settings &s, const DashboardRun &r, int locks, bool 
                             .arg(poll ? QStringLiteral(" --poll") : QString());
     if (r.died) {
         addRow(QStringLiteral("dashboard RSS, %1 locks, %2").arg(count(locks), mode),
-               QStringLiteral("dashboard ended early (exit %1): %2").arg(r.exitCode).arg(r.stderrTail), QStringLiteral("≤ %1 MB").arg(targetMb),
-               QStringLiteral("FAIL"), how);
+               QStringLiteral("dashboard ended early (exit %1): %2").arg(r.exitCode).arg(r.stderrTail),
+               QStringLiteral("≤ %1 MB").arg(targetMb), QStringLiteral("FAIL"), how);
         return;
     }
     const qint64 at = qMin<qint64>(s.dashboardMs, 60000);
@@ -543,8 +580,11 @@ void dashboardRssRows(const Settings &s, const DashboardRun &r, int locks, bool 
     if (s.dashboardMs >= 10 * 60000) {
         const double growth = 100.0 * (r.rssEndKb - r.rssAt1MinKb) / qMax<qint64>(1, r.rssAt1MinKb);
         addRow(QStringLiteral("dashboard RSS after %1, %2 locks, %3").arg(secs(s.dashboardMs), count(locks), mode),
-               QStringLiteral("%1 (%2%3 % since 1 min)").arg(mb(r.rssEndKb), growth >= 0 ? QStringLiteral("+") : QString()).arg(growth, 0, 'f', 1),
-               QStringLiteral("≤ %1 MB, ± 5 %").arg(targetMb), passFail(r.rssEndKb <= targetMb * 1024 && qAbs(growth) <= 5.0), how);
+               QStringLiteral("%1 (%2%3 % since 1 min)")
+                   .arg(mb(r.rssEndKb), growth >= 0 ? QStringLiteral("+") : QString())
+                   .arg(growth, 0, 'f', 1),
+               QStringLiteral("≤ %1 MB, ± 5 %").arg(targetMb),
+               passFail(r.rssEndKb <= targetMb * 1024 && qAbs(growth) <= 5.0), how);
     } else {
         const double growth = 100.0 * (r.rssEndKb - r.rssMidKb) / qMax<qint64>(1, r.rssMidKb);
         addRow(QStringLiteral("dashboard RSS after 10 min, %1 locks, %2").arg(count(locks), mode),
@@ -559,12 +599,13 @@ void dashboardRssRows(const Settings &s, const DashboardRun &r, int locks, bool 
 void pollingLoadRow(const DashboardRun &r, int locks, const QPair<double, double> &idle, const QString &budgetTarget,
                     double budget, qint64 windowMs)
 {
-    const QString how = QStringLiteral("INFO stats total_commands_processed and redis-server utime+stime (/proc) over the "
-                                       "last %1 of an offscreen `lockscope --url URL --poll`")
-                            .arg(secs(windowMs));
+    const QString how =
+        QStringLiteral("INFO stats total_commands_processed and redis-server utime+stime (/proc) over the "
+                       "last %1 of an offscreen `lockscope --url URL --poll`")
+            .arg(secs(windowMs));
     if (r.died || r.commandsPerS < 0) {
-        addRow(QStringLiteral("idle dashboard polling, %1 locks: commands/s").arg(count(locks)), QStringLiteral("not measured"),
-               budgetTarget, QStringLiteral("FAIL"), how);
+        addRow(QStringLiteral("idle dashboard polling, %1 locks: commands/s").arg(count(locks)),
+               QStringLiteral("not measured"), budgetTarget, QStringLiteral("FAIL"), how);
         return;
     }
     const double added = r.redisCpuPercent - idle.second;
@@ -580,10 +621,11 @@ void pollingLoadRow(const DashboardRun &r, int locks, const QPair<double, double
 
 void benchEvents(const Settings &s, RedisServerProcess &server)
 {
-    const QString how = QStringLiteral("generator: 4 own connections, Redisson's acquire/unlock scripts (lock_acquire.lua, "
-                                       "lock_unlock.lua) on %1 locks; `lockscope-cli --url URL watch --json "
-                                       "--enable-notifications` child; send time → stdout line arrival")
-                            .arg(s.quick ? 100 : 1000);
+    const QString how =
+        QStringLiteral("generator: 4 own connections, Redisson's acquire/unlock scripts (lock_acquire.lua, "
+                       "lock_unlock.lua) on %1 locks; `lockscope-cli --url URL watch --json "
+                       "--enable-notifications` child; send time → stdout line arrival")
+            .arg(s.quick ? 100 : 1000);
     const QString label = QStringLiteral("%1 events/s for %2").arg(s.eventsPerS).arg(secs(s.eventsMs));
     QProcess watch;
     watch.setProcessEnvironment(childEnvironment());
@@ -598,7 +640,8 @@ void benchEvents(const Settings &s, RedisServerProcess &server)
         },
         60000);
     if (!watching || watch.state() != QProcess::Running) {
-        addRow(label + QStringLiteral(": events lost"), QStringLiteral("watch did not start: ") + QString::fromLocal8Bit(errText.right(200)),
+        addRow(label + QStringLiteral(": events lost"),
+               QStringLiteral("watch did not start: ") + QString::fromLocal8Bit(errText.right(200)),
                QStringLiteral("0"), QStringLiteral("FAIL"), how);
         watch.kill();
         watch.waitForFinished(5000);
@@ -649,7 +692,8 @@ void benchEvents(const Settings &s, RedisServerProcess &server)
             }
             latencyMs << (now - it.value()) / 1e6;
             seen.insert(key);
-            const qint64 seq = holder.section(QLatin1Char(':'), -1).toLongLong() * 2 + (type == QLatin1String("released") ? 1 : 0);
+            const qint64 seq =
+                holder.section(QLatin1Char(':'), -1).toLongLong() * 2 + (type == QLatin1String("released") ? 1 : 0);
             if (seq < lastSeq.value(lock, -1))
                 ++outOfOrder;
             lastSeq[lock] = seq;
@@ -685,9 +729,10 @@ void benchEvents(const Settings &s, RedisServerProcess &server)
         if (!held[i])
             acquire.eval(c, {name.toUtf8()}, {"30000", field.toUtf8()}, nullptr, done);
         else
-            unlock.eval(c,
-                        {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(), LockClient::newUnlockLatchKey(name).toUtf8()},
-                        {"0", "30000", field.toUtf8(), "publish", "18000"}, nullptr, done);
+            unlock.eval(
+                c,
+                {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(), LockClient::newUnlockLatchKey(name).toUtf8()},
+                {"0", "30000", field.toUtf8(), "publish", "18000"}, nullptr, done);
         held[i] = !held[i];
     };
     // Every lock ends released: the op count is rounded up to whole acquire+release rounds over all
@@ -765,16 +810,14 @@ void benchEvents(const Settings &s, RedisServerProcess &server)
 // ---------------------------------------------------------------------------------------------
 // 5. Lock client vs node-redisson
 
-struct ClientResult
-{
+struct ClientResult {
     double handoffP50Ms = -1;
     double handoffP99Ms = -1;
     QString error;
 };
 
 /** LockScope's side: two LockClients, each with its own command and pub/sub connection. */
-struct OurClients
-{
+struct OurClients {
     std::unique_ptr<RedisConnection> connA, connB;
     std::unique_ptr<RedisSubscriber> subA, subB;
     std::unique_ptr<LockClient> a, b;
@@ -875,7 +918,8 @@ public:
             return;
         }
         if (!QFileInfo::exists(QDir(s.nodeDir).filePath(QStringLiteral("node_modules/node-redisson/package.json")))) {
-            m_error = QStringLiteral("skipped: node-redisson not installed (cd tests/integration/node-redisson && npm ci)");
+            m_error =
+                QStringLiteral("skipped: node-redisson not installed (cd tests/integration/node-redisson && npm ci)");
             return;
         }
         m_process.setProcessChannelMode(QProcess::SeparateChannels);
@@ -923,8 +967,9 @@ private:
         }
         const QJsonObject o = QJsonDocument::fromJson(m_process.readLine().trimmed()).object();
         if (o.isEmpty() || o.contains(QStringLiteral("error"))) {
-            m_error = QStringLiteral("node bench.js failed: %1 %2").arg(o.value(QStringLiteral("error")).toString(),
-                                                                       QString::fromLocal8Bit(m_process.readAllStandardError().right(200)));
+            m_error = QStringLiteral("node bench.js failed: %1 %2")
+                          .arg(o.value(QStringLiteral("error")).toString(),
+                               QString::fromLocal8Bit(m_process.readAllStandardError().right(200)));
             return {};
         }
         return o;
@@ -934,7 +979,10 @@ private:
     QString m_error;
 };
 
-double median(QVector<double> v) { return quantile(v, 0.5); }
+double median(QVector<double> v)
+{
+    return quantile(v, 0.5);
+}
 
 void benchClients(const Settings &s, RedisServerProcess &server)
 {
@@ -978,10 +1026,10 @@ void benchClients(const Settings &s, RedisServerProcess &server)
 
     const bool havePeer = theirs.error.isEmpty() && !peerRounds.isEmpty();
     const double ourMedian = median(ourRounds), peerMedian = median(peerRounds), ratio = median(ratios);
-    const QString peerPairs = havePeer ? QStringLiteral("%1 (median of %2 rounds)").arg(peerMedian, 0, 'f', 0).arg(peerRounds.size())
-                                       : (theirs.error.isEmpty() ? QStringLiteral("no round measured") : theirs.error);
-    std::fprintf(stderr, "[bench] clients: pairs/s rounds LockScope %s; node-redisson %s\n",
-                 qPrintable([&] {
+    const QString peerPairs =
+        havePeer ? QStringLiteral("%1 (median of %2 rounds)").arg(peerMedian, 0, 'f', 0).arg(peerRounds.size())
+                 : (theirs.error.isEmpty() ? QStringLiteral("no round measured") : theirs.error);
+    std::fprintf(stderr, "[bench] clients: pairs/s rounds LockScope %s; node-redisson %s\n", qPrintable([&] {
                      QStringList l;
                      for (double v : std::as_const(ourRounds))
                          l << QString::number(v, 'f', 0);
@@ -1002,7 +1050,8 @@ void benchClients(const Settings &s, RedisServerProcess &server)
                                  .arg(ratios.size())
                            : QStringLiteral("%1 (median of %2 rounds)").arg(ourMedian, 0, 'f', 0).arg(ourRounds.size()))
                : mine.error,
-           QStringLiteral("≥ 1.5× node-redisson"), havePeer ? passFail(mine.error.isEmpty() && ratio >= 1.5) : QStringLiteral("-"),
+           QStringLiteral("≥ 1.5× node-redisson"),
+           havePeer ? passFail(mine.error.isEmpty() && ratio >= 1.5) : QStringLiteral("-"),
            QStringLiteral("LockClient::acquire(watchdog) + unlock, one at a time; %1 rounds of %2 each, LockScope and "
                           "node-redisson alternately (tests/integration/node-redisson/bench.js serve, `await lock(); "
                           "await unlock()`, same server); medians of the rounds' pairs/s and of the per-round ratios")
@@ -1010,10 +1059,13 @@ void benchClients(const Settings &s, RedisServerProcess &server)
                .arg(ms(roundMs)),
            peerPairs);
     addRow(QStringLiteral("client: contended hand-off (holder unlocks → waiter holds)"),
-           mine.error.isEmpty() ? QStringLiteral("p50 %1, p99 %2").arg(ms(mine.handoffP50Ms), ms(mine.handoffP99Ms)) : mine.error,
-           QStringLiteral("p99 ≤ 1 ms"), passFail(mine.error.isEmpty() && mine.handoffP99Ms >= 0 && mine.handoffP99Ms <= 1.0),
-           QStringLiteral("%1 hand-offs, waiter blocked in LockClient::acquire 15 ms before the holder's unlock; node: same "
-                          "with lock()/unlock()")
+           mine.error.isEmpty() ? QStringLiteral("p50 %1, p99 %2").arg(ms(mine.handoffP50Ms), ms(mine.handoffP99Ms))
+                                : mine.error,
+           QStringLiteral("p99 ≤ 1 ms"),
+           passFail(mine.error.isEmpty() && mine.handoffP99Ms >= 0 && mine.handoffP99Ms <= 1.0),
+           QStringLiteral(
+               "%1 hand-offs, waiter blocked in LockClient::acquire 15 ms before the holder's unlock; node: same "
+               "with lock()/unlock()")
                .arg(s.handoffs),
            theirs.error.isEmpty() && theirs.handoffP99Ms >= 0
                ? QStringLiteral("p50 %1, p99 %2").arg(ms(theirs.handoffP50Ms), ms(theirs.handoffP99Ms))
@@ -1049,7 +1101,9 @@ void runAll(const Settings &s)
         seed(*admin, s.locks, s.otherKeys);
         const qint64 seedMs = t.elapsed();
         addRow(QStringLiteral("seeding %1 locks + %2 other keys").arg(count(s.locks), count(s.otherKeys)),
-               QStringLiteral("%1 (%2 keys/s)").arg(secs(seedMs)).arg(qint64((s.locks + s.otherKeys) * 1000.0 / qMax<qint64>(1, seedMs))),
+               QStringLiteral("%1 (%2 keys/s)")
+                   .arg(secs(seedMs))
+                   .arg(qint64((s.locks + s.otherKeys) * 1000.0 / qMax<qint64>(1, seedMs))),
                QString(), QStringLiteral("-"),
                QStringLiteral("pipelines of 20k HSET+PEXPIRE / SET / HSET, 8 in flight, one connection (bench's own)"));
 
@@ -1068,7 +1122,8 @@ void runAll(const Settings &s)
             const DashboardRun polling = runDashboard(s, *server, *admin, true, s.dashboardMs, windowMs);
             dashboardRssRows(s, polling, locks, true, targetMb);
             if (round == 0)
-                pollingLoadRow(polling, locks, idle, QStringLiteral("≤ the poll budget (%1/s)").arg(budget, 0, 'f', 0), budget, windowMs);
+                pollingLoadRow(polling, locks, idle, QStringLiteral("≤ the poll budget (%1/s)").arg(budget, 0, 'f', 0),
+                               budget, windowMs);
             call(*admin, {"CONFIG", "SET", "notify-keyspace-events", "KA"});
             const DashboardRun live = runDashboard(s, *server, *admin, false, s.dashboardMs, windowMs);
             dashboardRssRows(s, live, locks, false, targetMb);
@@ -1109,7 +1164,8 @@ void runAll(const Settings &s)
     }
 
     printTable(QStringLiteral("lockscope-bench%1: %2 locks + %3 other keys, dashboard %4, %5 events/s for %6; total %7")
-                   .arg(s.quick ? QStringLiteral(" --quick") : QString(), count(s.locks), count(s.otherKeys), secs(s.dashboardMs))
+                   .arg(s.quick ? QStringLiteral(" --quick") : QString(), count(s.locks), count(s.otherKeys),
+                        secs(s.dashboardMs))
                    .arg(s.eventsPerS)
                    .arg(secs(s.eventsMs), secs(total.elapsed())));
 }
@@ -1125,7 +1181,8 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(QStringLiteral("LockScope's production-scale benchmark (issue 12): one table."));
     parser.addHelpOption();
     auto opt = [](const char *name, const char *help, const char *value = nullptr) {
-        return value ? QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(value))
+        return value ? QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help),
+                                          QString::fromLatin1(value))
                      : QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help));
     };
     parser.addOptions({
@@ -1139,15 +1196,21 @@ int main(int argc, char **argv)
         opt("events-ms", "Event generator duration (default 60000).", "MS"),
         opt("cli-timeout-s", "Kill a CLI command after this long (default 120).", "S"),
         opt("pairs-ms", "Uncontended lock+unlock time per client, over all rounds (default 10000).", "MS"),
-        opt("pair-rounds", "Interleaved rounds (LockScope, node-redisson, ...) the pairs time is split into (default 20).", "N"),
+        opt("pair-rounds",
+            "Interleaved rounds (LockScope, node-redisson, ...) the pairs time is split into (default 20).", "N"),
         opt("handoffs", "Contended hand-offs (default 200).", "N"),
-        opt("poll-budget", "Target of idle polling at --locks, commands/s (default 5000, the dashboard's budget).", "N"),
+        opt("poll-budget", "Target of idle polling at --locks, commands/s (default 5000, the dashboard's budget).",
+            "N"),
         opt("bin-dir", "Where lockscope and lockscope-cli are (default: next to this program).", "DIR"),
         opt("node-dir", "tests/integration/node-redisson (bench.js, node_modules).", "DIR"),
-        opt("only", "Run only these sections, comma-separated: cli, engine, dashboard, idle, events, clients "
-                    "(default: all).", "LIST"),
-        opt("read-budget-us", "engine: server time per snapshot script call (default LockMonitor::kReadBudgetUs), "
-                              "to explore speed against gentleness.", "US"),
+        opt("only",
+            "Run only these sections, comma-separated: cli, engine, dashboard, idle, events, clients "
+            "(default: all).",
+            "LIST"),
+        opt("read-budget-us",
+            "engine: server time per snapshot script call (default LockMonitor::kReadBudgetUs), "
+            "to explore speed against gentleness.",
+            "US"),
         opt("read-in-flight", "engine: snapshot batches in flight (default LockMonitor::kReadsInFlight).", "N"),
         opt("scan-budget-us", "engine: server time per SCAN step (default LockMonitor::kScanBudgetUs).", "US"),
     });
@@ -1193,21 +1256,24 @@ int main(int argc, char **argv)
         s.cliTimeoutMs = parser.value(QStringLiteral("cli-timeout-s")).toLongLong() * 1000;
     if (parser.isSet(QStringLiteral("only"))) {
         s.only = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        const QStringList known{QStringLiteral("cli"), QStringLiteral("engine"), QStringLiteral("dashboard"),
+        const QStringList known{QStringLiteral("cli"),  QStringLiteral("engine"), QStringLiteral("dashboard"),
                                 QStringLiteral("idle"), QStringLiteral("events"), QStringLiteral("clients")};
         for (const QString &section : std::as_const(s.only))
             if (!known.contains(section)) {
-                std::fprintf(stderr, "lockscope-bench: unknown section '%s' in --only (known: %s)\n", qPrintable(section),
-                             qPrintable(known.join(QStringLiteral(", "))));
+                std::fprintf(stderr, "lockscope-bench: unknown section '%s' in --only (known: %s)\n",
+                             qPrintable(section), qPrintable(known.join(QStringLiteral(", "))));
                 return 1;
             }
     }
-    s.binDir = parser.isSet(QStringLiteral("bin-dir")) ? parser.value(QStringLiteral("bin-dir")) : QCoreApplication::applicationDirPath();
-    s.nodeDir = parser.isSet(QStringLiteral("node-dir")) ? parser.value(QStringLiteral("node-dir"))
-                                                          : QStringLiteral(LOCKSCOPE_SOURCE_DIR "/tests/integration/node-redisson");
+    s.binDir = parser.isSet(QStringLiteral("bin-dir")) ? parser.value(QStringLiteral("bin-dir"))
+                                                       : QCoreApplication::applicationDirPath();
+    s.nodeDir = parser.isSet(QStringLiteral("node-dir"))
+                    ? parser.value(QStringLiteral("node-dir"))
+                    : QStringLiteral(LOCKSCOPE_SOURCE_DIR "/tests/integration/node-redisson");
     for (const char *b : {"lockscope", "lockscope-cli"})
         if (!QFileInfo(binary(s, QString::fromLatin1(b))).isExecutable()) {
-            std::fprintf(stderr, "lockscope-bench: %s not found in %s (build it, or pass --bin-dir)\n", b, qPrintable(s.binDir));
+            std::fprintf(stderr, "lockscope-bench: %s not found in %s (build it, or pass --bin-dir)\n", b,
+                         qPrintable(s.binDir));
             return 2;
         }
     std::fprintf(stderr, "[bench] private redis-servers on loopback; progress on stderr, the table on stdout\n");

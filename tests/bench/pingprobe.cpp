@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
-namespace lockscope::bench {
+namespace lockscope::bench
+{
 
 bool PingProbe::start(const QString &host, int port, int intervalUs, QString *error)
 {

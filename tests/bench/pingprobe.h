@@ -6,7 +6,8 @@
 #include <atomic>
 #include <thread>
 
-namespace lockscope::bench {
+namespace lockscope::bench
+{
 
 /**
  * "Another client" of the Redis under test: on its own thread and its own (blocking hiredis)

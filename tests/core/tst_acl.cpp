@@ -5,10 +5,10 @@
 // says how to give it, and --ask-password reads from the terminal with echo off.
 
 #include "demo/redisserverprocess.h"
-#include "session/locksession.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redisreply.h"
+#include "session/locksession.h"
 
 #include "testsupport.h"
 
@@ -22,16 +22,19 @@ using namespace lockscope;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 const QByteArray kViewerPassword = "v13wer-Pa55";
 const QByteArray kWrongPassword = "Wr0ng-S3cret-xyz";
 const QByteArray kHolder = "b983c153-7421-469a-addb-44fb92259a1b:1";
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
-
-struct CliRun
+QString cliPath()
 {
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
+
+struct CliRun {
     int exitCode = -1;
     QByteArray out;
     QByteArray err;
@@ -137,10 +140,26 @@ void TestAcl::initTestCase()
     QVERIFY(m_admin->open());
     // The read-only user the README recommends: reads, LockScope's read-only snapshot script (which
     // calls TIME and PUBSUB NUMSUB), unlock-channel subscriptions; no writes, no CONFIG, no PUBLISH.
-    const RedisReply r = m_admin->cmd({"ACL", "SETUSER", "viewer", "reset", "on", ">" + kViewerPassword, "~*", "&*",
-                                       "-@all", "+@read", "+eval", "+evalsha", "+time", "+pubsub|numsub",
-                                       "+pubsub|channels", "+psubscribe", "+punsubscribe", "+ping",
-                                       "+client|setname", "+select"});
+    const RedisReply r = m_admin->cmd({"ACL",
+                                       "SETUSER",
+                                       "viewer",
+                                       "reset",
+                                       "on",
+                                       ">" + kViewerPassword,
+                                       "~*",
+                                       "&*",
+                                       "-@all",
+                                       "+@read",
+                                       "+eval",
+                                       "+evalsha",
+                                       "+time",
+                                       "+pubsub|numsub",
+                                       "+pubsub|channels",
+                                       "+psubscribe",
+                                       "+punsubscribe",
+                                       "+ping",
+                                       "+client|setname",
+                                       "+select"});
     QVERIFY2(!r.isError(), qPrintable(r.errorMessage()));
 }
 
@@ -171,21 +190,22 @@ QStringList TestAcl::dump()
         else
             lines << QString::fromUtf8(key + '=' + type);
     }
-    lines << QStringLiteral("notify=") + QString::fromUtf8(m_admin->cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray());
+    lines << QStringLiteral("notify=") +
+                 QString::fromUtf8(m_admin->cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray());
     lines.sort();
     return lines;
 }
 
 void TestAcl::viewerListsAndShows()
 {
-    const CliRun list = runCli({QStringLiteral("--url"), viewerUrl(), QStringLiteral("list"), QStringLiteral("--json")},
-                               viewerEnv());
+    const CliRun list =
+        runCli({QStringLiteral("--url"), viewerUrl(), QStringLiteral("list"), QStringLiteral("--json")}, viewerEnv());
     QVERIFY2(list.exitCode == 0, qPrintable(list.describe()));
     QVERIFY2(list.out.contains("\"name\":\"orders:42\""), qPrintable(list.describe()));
     QVERIFY2(list.out.contains("\"hold_count\":2"), qPrintable(list.describe()));
 
-    const CliRun show = runCli({QStringLiteral("--url"), viewerUrl(), QStringLiteral("show"), QStringLiteral("orders:42")},
-                               viewerEnv());
+    const CliRun show = runCli(
+        {QStringLiteral("--url"), viewerUrl(), QStringLiteral("show"), QStringLiteral("orders:42")}, viewerEnv());
     QVERIFY2(show.exitCode == 0, qPrintable(show.describe()));
     QVERIFY2(show.out.contains("hold count 2"), qPrintable(show.describe()));
 
@@ -302,21 +322,19 @@ void TestAcl::authFailureNeverShowsThePassword()
     QVERIFY2(env.err.contains("refused the login of ACL user 'viewer'"), qPrintable(env.describe()));
     QVERIFY2(!env.out.contains(kWrongPassword) && !env.err.contains(kWrongPassword), qPrintable(env.describe()));
 
-    const CliRun url = runCli({QStringLiteral("--url"),
-                               QStringLiteral("redis://viewer:%1@127.0.0.1:%2")
-                                   .arg(QString::fromUtf8(kWrongPassword))
-                                   .arg(m_server.port()),
-                               QStringLiteral("list")});
+    const CliRun url = runCli(
+        {QStringLiteral("--url"),
+         QStringLiteral("redis://viewer:%1@127.0.0.1:%2").arg(QString::fromUtf8(kWrongPassword)).arg(m_server.port()),
+         QStringLiteral("list")});
     QCOMPARE(url.exitCode, 2);
     QVERIFY2(url.err.contains("from the URL"), qPrintable(url.describe()));
     QVERIFY2(!url.out.contains(kWrongPassword) && !url.err.contains(kWrongPassword), qPrintable(url.describe()));
 
     // The right password is not shown either when things work.
-    const CliRun ok = runCli({QStringLiteral("--url"),
-                              QStringLiteral("redis://viewer:%1@127.0.0.1:%2")
-                                  .arg(QString::fromUtf8(kViewerPassword))
-                                  .arg(m_server.port()),
-                              QStringLiteral("list")});
+    const CliRun ok = runCli(
+        {QStringLiteral("--url"),
+         QStringLiteral("redis://viewer:%1@127.0.0.1:%2").arg(QString::fromUtf8(kViewerPassword)).arg(m_server.port()),
+         QStringLiteral("list")});
     QVERIFY2(ok.exitCode == 0, qPrintable(ok.describe()));
     QVERIFY2(!ok.out.contains(kViewerPassword) && !ok.err.contains(kViewerPassword), qPrintable(ok.describe()));
 }
@@ -326,13 +344,14 @@ void TestAcl::missingPasswordSaysHowToGiveIt()
     // An ACL user without a password.
     const CliRun user = runCli({QStringLiteral("--url"), viewerUrl(), QStringLiteral("list")});
     QCOMPARE(user.exitCode, 2);
-    QVERIFY2(user.err.contains("without a password") && user.err.contains("--ask-password"), qPrintable(user.describe()));
+    QVERIFY2(user.err.contains("without a password") && user.err.contains("--ask-password"),
+             qPrintable(user.describe()));
 
     // The default user needs a password (as with requirepass) and none is given: NOAUTH becomes advice.
     // The admin connection stays logged in while the default user's password changes.
     QVERIFY(!m_admin->cmd({"ACL", "SETUSER", "default", "resetpass", ">" + kWrongPassword}).isError());
-    const CliRun noauth = runCli({QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(m_server.port()),
-                                  QStringLiteral("list")});
+    const CliRun noauth = runCli(
+        {QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(m_server.port()), QStringLiteral("list")});
     QVERIFY(!m_admin->cmd({"ACL", "SETUSER", "default", "nopass"}).isError());
     QCOMPARE(noauth.exitCode, 2);
     QVERIFY2(noauth.err.contains("needs a password") && noauth.err.contains("LOCKSCOPE_PASSWORD"),
@@ -343,19 +362,20 @@ void TestAcl::userOptionAndEnvironment()
 {
     // --user names the ACL user for a URL without one; LOCKSCOPE_USER does the same.
     const QString plainUrl = QStringLiteral("redis://127.0.0.1:%1").arg(m_server.port());
-    const CliRun byOption = runCli({QStringLiteral("--url"), plainUrl, QStringLiteral("--user"), QStringLiteral("viewer"),
-                                    QStringLiteral("list"), QStringLiteral("--json")},
+    const CliRun byOption = runCli({QStringLiteral("--url"), plainUrl, QStringLiteral("--user"),
+                                    QStringLiteral("viewer"), QStringLiteral("list"), QStringLiteral("--json")},
                                    viewerEnv());
     QVERIFY2(byOption.exitCode == 0 && byOption.out.contains("orders:42"), qPrintable(byOption.describe()));
     // Proof that it logged in as viewer: a write is refused by the ACL.
-    const CliRun refused = runCli({QStringLiteral("--url"), plainUrl, QStringLiteral("--user"), QStringLiteral("viewer"),
-                                   QStringLiteral("acquire"), QStringLiteral("jobs:opt")},
+    const CliRun refused = runCli({QStringLiteral("--url"), plainUrl, QStringLiteral("--user"),
+                                   QStringLiteral("viewer"), QStringLiteral("acquire"), QStringLiteral("jobs:opt")},
                                   viewerEnv());
     QVERIFY2(refused.exitCode == 3, qPrintable(refused.describe()));
 
     QHash<QString, QString> env = viewerEnv();
     env.insert(QStringLiteral("LOCKSCOPE_USER"), QStringLiteral("viewer"));
-    const CliRun byEnv = runCli({QStringLiteral("--url"), plainUrl, QStringLiteral("acquire"), QStringLiteral("jobs:env")}, env);
+    const CliRun byEnv =
+        runCli({QStringLiteral("--url"), plainUrl, QStringLiteral("acquire"), QStringLiteral("jobs:env")}, env);
     QVERIFY2(byEnv.exitCode == 3 && byEnv.err.contains("'viewer'"), qPrintable(byEnv.describe()));
     QVERIFY(!m_admin->exists("jobs:opt"));
     QVERIFY(!m_admin->exists("jobs:env"));
@@ -363,7 +383,8 @@ void TestAcl::userOptionAndEnvironment()
 
 void TestAcl::askPasswordNeedsATerminal()
 {
-    const CliRun r = runCli({QStringLiteral("--url"), viewerUrl(), QStringLiteral("--ask-password"), QStringLiteral("list")});
+    const CliRun r =
+        runCli({QStringLiteral("--url"), viewerUrl(), QStringLiteral("--ask-password"), QStringLiteral("list")});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("needs a terminal") && r.err.contains("LOCKSCOPE_PASSWORD"), qPrintable(r.describe()));
 }
@@ -386,10 +407,12 @@ void TestAcl::askPasswordReadsTheTerminalWithEchoOff()
              }),
              out.constData());
     p.write(kViewerPassword + "\n");
-    QVERIFY(waitUntil([&] {
-        out += p.readAllStandardOutput();
-        return p.state() == QProcess::NotRunning;
-    }, 20000));
+    QVERIFY(waitUntil(
+        [&] {
+            out += p.readAllStandardOutput();
+            return p.state() == QProcess::NotRunning;
+        },
+        20000));
     out += p.readAllStandardOutput();
     QVERIFY2(p.exitCode() == 0, out.constData());
     QVERIFY2(out.contains("orders:42"), out.constData());

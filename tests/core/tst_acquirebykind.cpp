@@ -22,12 +22,13 @@
 #include <memory>
 
 using namespace lockscope;
+using lockscope::test::kRedissonFairAcquireScript;
 using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
-using lockscope::test::kRedissonFairAcquireScript;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 const QString kJava = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b");
 const QString kJava2 = QStringLiteral("5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60");
@@ -98,7 +99,10 @@ const char *const kRedissonReadUnlock =
     "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); "
     "return 1; ";
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 using Outcome = lockscope::test::ActionOutcome;
 
@@ -162,8 +166,8 @@ void TestAcquireByKind::init()
 QStringList TestAcquireByKind::cliArgs(const QStringList &args) const
 {
     return QStringList{QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"),
-                       m_dir.filePath(QStringLiteral("audit.jsonl"))}
-           + args;
+                       m_dir.filePath(QStringLiteral("audit.jsonl"))} +
+           args;
 }
 
 ProcessResult TestAcquireByKind::cli(const QStringList &args, int timeoutMs)
@@ -220,7 +224,8 @@ void TestAcquireByKind::planFollowsTheData()
     LockSnapshot free;
     free.name = QStringLiteral("free:1");
     QVERIFY(AcquirePlan::decide(free, AcquireKind::Auto).kind == AcquireKind::Lock);
-    for (AcquireKind k : {AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read, AcquireKind::Write, AcquireKind::Fenced})
+    for (AcquireKind k :
+         {AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read, AcquireKind::Write, AcquireKind::Fenced})
         QVERIFY(AcquirePlan::decide(free, k).kind == k);
 
     LockSnapshot rw;
@@ -270,7 +275,7 @@ void TestAcquireByKind::planFollowsTheData()
     plain.holders << h;
     QVERIFY(AcquirePlan::decide(plain, AcquireKind::Auto).kind == AcquireKind::Lock);
     QVERIFY(AcquirePlan::decide(plain, AcquireKind::Fair).kind == AcquireKind::Fair); // cannot tell
-    QVERIFY(AcquirePlan::decide(plain, AcquireKind::Read).isRefused());  // would join it
+    QVERIFY(AcquirePlan::decide(plain, AcquireKind::Read).isRefused());               // would join it
     QVERIFY(AcquirePlan::decide(plain, AcquireKind::Write).isRefused());
     QVERIFY(AcquirePlan::decide(plain, AcquireKind::Fenced).isRefused());
     plain.token = 7;
@@ -303,8 +308,8 @@ void TestAcquireByKind::cliReadWriteLockWithJavaReader()
     // Without --kind, and with --kind lock: refused, saying what is there; nothing written.
     ProcessResult r = cli({"acquire", name, "--hold-ms", "100"});
     QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
-    QVERIFY2(r.err.contains("config:rw is a read-write lock, held for reading by 1 reader")
-                 && r.err.contains("--kind read or --kind write"),
+    QVERIFY2(r.err.contains("config:rw is a read-write lock, held for reading by 1 reader") &&
+                 r.err.contains("--kind read or --kind write"),
              r.err.constData());
     r = cli({"acquire", name, "--kind", "lock", "--hold-ms", "100"});
     QVERIFY2(r.exitCode == 3, qPrintable(r.describe()));
@@ -333,7 +338,8 @@ void TestAcquireByKind::cliReadWriteLockWithJavaReader()
     QVERIFY(reader.waitForFinished(15000));
     QCOMPARE(reader.exitCode(), 0);
     const QByteArray readerOut = reader.readAllStandardOutput();
-    QVERIFY2(readerOut.contains("acquired config:rw as " + ours.toUtf8() + " (read lock, lease 20000 ms)"), readerOut.constData());
+    QVERIFY2(readerOut.contains("acquired config:rw as " + ours.toUtf8() + " (read lock, lease 20000 ms)"),
+             readerOut.constData());
     QVERIFY(readerOut.contains("released config:rw"));
     QCOMPARE(m_admin->hgetall("config:rw"), javaOnly);
     QVERIFY(m_admin->exists(javaTimeout));
@@ -388,16 +394,18 @@ void TestAcquireByKind::cliFairLockQueuesBehindWaiters()
     const QStringList keys{name, "redisson_lock_queue:{orders:42}", "redisson_lock_timeout:{orders:42}"};
     const QString now = QString::number(QDateTime::currentMSecsSinceEpoch());
     // Java A holds the fair lock, Java B waits in its queue (Redisson's own script).
-    QCOMPARE(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + keys + QStringList{"60000", kJava + ":1", "300000", now}),
+    QCOMPARE(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + keys +
+                   QStringList{"60000", kJava + ":1", "300000", now}),
              QByteArray());
-    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + keys + QStringList{"60000", kJava2 + ":1", "300000", now})
-                .toLongLong()
-            > 0);
+    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + keys +
+                  QStringList{"60000", kJava2 + ":1", "300000", now})
+                .toLongLong() > 0);
     const QStringList queueBefore{kJava2 + ":1"};
 
     ProcessResult r = cli({"acquire", name, "--kind", "lock", "--hold-ms", "100"});
     QVERIFY2(r.exitCode == 3, qPrintable(r.describe()));
-    QVERIFY2(r.err.contains("orders:42 is a fair lock with 1 queued waiter") && r.err.contains("--kind lock would jump the queue"),
+    QVERIFY2(r.err.contains("orders:42 is a fair lock with 1 queued waiter") &&
+                 r.err.contains("--kind lock would jump the queue"),
              r.err.constData());
 
     // Without --kind it takes the fair path: it queues behind B (and leaves the queue on timeout).
@@ -410,7 +418,11 @@ void TestAcquireByKind::cliFairLockQueuesBehindWaiters()
             waiter.waitForFinished(3000);
         }
     });
-    QVERIFY(waitUntil([&] { return m_admin->cmd({"LLEN", "redisson_lock_queue:{orders:42}"}).toInteger() == 2; }, 15000));
+    QVERIFY(waitUntil(
+        [&] {
+            return m_admin->cmd({"LLEN", "redisson_lock_queue:{orders:42}"}).toInteger() == 2;
+        },
+        15000));
     QCOMPARE(m_admin->cmd({"LINDEX", "redisson_lock_queue:{orders:42}", "0"}).toByteArray(), (kJava2 + ":1").toUtf8());
     QVERIFY(m_admin->cmd({"LINDEX", "redisson_lock_queue:{orders:42}", "1"}).toByteArray().endsWith(":1"));
     QCOMPARE(m_admin->hgetall("orders:42"), QStringList{kJava + ":1=1"});
@@ -432,8 +444,8 @@ void TestAcquireByKind::cliFreeFairQueueIsAFairLock()
     // A free fair lock with a live waiter at the head: the waiter's turn, not ours.
     const QString head = kJava2 + QStringLiteral(":1");
     m_admin->cmd({"RPUSH", "redisson_lock_queue:{jobs:1}", head.toUtf8()});
-    m_admin->cmd({"ZADD", "redisson_lock_timeout:{jobs:1}", QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 300000),
-                  head.toUtf8()});
+    m_admin->cmd({"ZADD", "redisson_lock_timeout:{jobs:1}",
+                  QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 300000), head.toUtf8()});
     ProcessResult r = cli({"acquire", "jobs:1", "--kind", "lock", "--hold-ms", "100"});
     QVERIFY2(r.exitCode == 3 && r.err.contains("jump the queue"), qPrintable(r.describe()));
     r = cli({"acquire", "jobs:1", "--hold-ms", "100"}); // auto = fair: the head goes first
@@ -459,8 +471,7 @@ void TestAcquireByKind::cliFencedAcquireTakesAndPrintsToken()
 
 void TestAcquireByKind::cliFreeNameKinds()
 {
-    struct Case
-    {
+    struct Case {
         const char *kind;
         std::function<bool(const QStringList &hash)> layout;
     };
@@ -468,7 +479,10 @@ void TestAcquireByKind::cliFreeNameKinds()
         {"fair", [](const QStringList &h) { return h.size() == 1 && h[0].endsWith(QLatin1String(":1=1")); }},
         {"read", [](const QStringList &h) { return h.size() == 2 && h.contains(QStringLiteral("mode=read")); }},
         {"write",
-         [](const QStringList &h) { return h.size() == 2 && h.contains(QStringLiteral("mode=write")) && h[0].endsWith(QLatin1String(":1:write=1")); }},
+         [](const QStringList &h) {
+             return h.size() == 2 && h.contains(QStringLiteral("mode=write")) &&
+                    h[0].endsWith(QLatin1String(":1:write=1"));
+         }},
         {"fenced", [](const QStringList &h) { return h.size() == 1 && h[0].endsWith(QLatin1String(":1=1")); }},
     };
     for (const Case &c : cases) {
@@ -497,7 +511,8 @@ void TestAcquireByKind::cliFreeNameKinds()
                  i % 2 == 0 ? QStringLiteral("acquire") : QStringLiteral("release"));
         QCOMPARE(records[i].value(QStringLiteral("result")).toString(), QStringLiteral("done"));
     }
-    QCOMPARE(records[2].value(QStringLiteral("args")).toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("read"));
+    QCOMPARE(records[2].value(QStringLiteral("args")).toObject().value(QStringLiteral("kind")).toString(),
+             QStringLiteral("read"));
 }
 
 void TestAcquireByKind::cliUnknownKindIsUsageError()
@@ -552,11 +567,11 @@ void TestAcquireByKind::sessionAcquireRenewReleaseByKind()
     o = run(s.get(), [&] { s->acquire(QStringLiteral("f"), 3, 20000, 0, AcquireKind::Fair); });
     QVERIFY2(o.ok, qPrintable(o.message));
     const QStringList fkeys{"f", "redisson_lock_queue:{f}", "redisson_lock_timeout:{f}"};
-    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + fkeys
-                  + QStringList{"20000", kJava2 + ":1", "300000", QString::number(QDateTime::currentMSecsSinceEpoch())})
-                .toLongLong()
-            > 0);
-    lockscope::test::MessageListener head(m_server.endpoint(), ("redisson_lock__channel:{f}:" + kJava2 + ":1").toUtf8());
+    QVERIFY(redis(QStringList{"EVAL", kRedissonFairAcquireScript, "3"} + fkeys +
+                  QStringList{"20000", kJava2 + ":1", "300000", QString::number(QDateTime::currentMSecsSinceEpoch())})
+                .toLongLong() > 0);
+    lockscope::test::MessageListener head(m_server.endpoint(),
+                                          ("redisson_lock__channel:{f}:" + kJava2 + ":1").toUtf8());
     QVERIFY(head.waitSubscribed());
     o = run(s.get(), [&] { s->release(QStringLiteral("f"), 3); });
     QVERIFY2(o.ok && o.message.contains(QLatin1String("fair unlock")), qPrintable(o.message));

@@ -9,9 +9,9 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "watch/lockmonitor.h"
 #include "protocol/locknames.h"
 #include "session/locksession.h"
+#include "watch/lockmonitor.h"
 #include "watch/snapshotreader.h"
 
 #include <QDateTime>
@@ -26,7 +26,8 @@
 using namespace lockscope;
 using namespace lockscope::test;
 
-namespace {
+namespace
+{
 
 // RedissonFairLock.tryLockInnerAsync, EVAL_LONG (lock / tryLock with wait), §3.2.
 // KEYS = [name, redisson_lock_queue:{name}, redisson_lock_timeout:{name}]
@@ -175,10 +176,16 @@ return allDeleted
 
 using Outcome = lockscope::test::ActionOutcome;
 
-QByteArray nowMs() { return QByteArray::number(QDateTime::currentMSecsSinceEpoch()); }
+QByteArray nowMs()
+{
+    return QByteArray::number(QDateTime::currentMSecsSinceEpoch());
+}
 
 /** A fresh unlock request id: 32 lowercase hex digits, one per unlock() call (§1.1). */
-QString requestId() { return QUuid::createUuid().toString(QUuid::Id128); }
+QString requestId()
+{
+    return QUuid::createUuid().toString(QUuid::Id128);
+}
 
 } // namespace
 
@@ -206,10 +213,15 @@ private slots:
 
 private:
     // Redisson-style client actions (redis-cli EVAL: a client independent of LockScope).
-    QString lockName(const QString &client, int thread) const { return client + QLatin1Char(':') + QString::number(thread); }
-    QByteArray fairAcquire(const QString &name, const QString &lockName, qint64 leaseMs = 60000, qint64 waitMs = 300000);
+    QString lockName(const QString &client, int thread) const
+    {
+        return client + QLatin1Char(':') + QString::number(thread);
+    }
+    QByteArray fairAcquire(const QString &name, const QString &lockName, qint64 leaseMs = 60000,
+                           qint64 waitMs = 300000);
     QByteArray fairUnlock(const QString &name, const QString &lockName);
-    QByteArray multiLockAcquire(const QString &group, const QString &lockName, const QStringList &fieldIds, qint64 leaseMs = 60000);
+    QByteArray multiLockAcquire(const QString &group, const QString &lockName, const QStringList &fieldIds,
+                                qint64 leaseMs = 60000);
     QByteArray multiLockUnlock(const QString &group, const QString &lockName, const QStringList &fieldIds);
 
     QList<QJsonObject> cliJsonLines(const QStringList &args, int *exitCode = nullptr);
@@ -233,7 +245,10 @@ void TestBraceNames::initTestCase()
     QVERIFY(m_admin->open());
 }
 
-void TestBraceNames::init() { m_admin->flushall(); }
+void TestBraceNames::init()
+{
+    m_admin->flushall();
+}
 
 void TestBraceNames::cleanupTestCase()
 {
@@ -241,44 +256,49 @@ void TestBraceNames::cleanupTestCase()
     m_server.stop();
 }
 
-static QByteArray evalOut(const ProcessResult &r) { return r.out.trimmed(); }
+static QByteArray evalOut(const ProcessResult &r)
+{
+    return r.out.trimmed();
+}
 
 QByteArray TestBraceNames::fairAcquire(const QString &name, const QString &lockName, qint64 leaseMs, qint64 waitMs)
 {
-    return evalOut(redisCliEval(m_server.port(), kFairAcquire,
-                                {name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name)},
-                                {QString::number(leaseMs), lockName, QString::number(waitMs), QString::fromLatin1(nowMs())}));
+    return evalOut(redisCliEval(
+        m_server.port(), kFairAcquire, {name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name)},
+        {QString::number(leaseMs), lockName, QString::number(waitMs), QString::fromLatin1(nowMs())}));
 }
 
 QByteArray TestBraceNames::fairUnlock(const QString &name, const QString &lockName)
 {
     return evalOut(redisCliEval(m_server.port(), kFairUnlock,
-                                {name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name), LockNames::unlockChannel(name),
-                                 LockNames::unlockLatchKey(name, requestId())},
+                                {name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name),
+                                 LockNames::unlockChannel(name), LockNames::unlockLatchKey(name, requestId())},
                                 {QStringLiteral("0"), QStringLiteral("30000"), lockName, QString::fromLatin1(nowMs()),
                                  QStringLiteral("publish"), QStringLiteral("13500")}));
 }
 
-QByteArray TestBraceNames::multiLockAcquire(const QString &group, const QString &lockName, const QStringList &fieldIds, qint64 leaseMs)
+QByteArray TestBraceNames::multiLockAcquire(const QString &group, const QString &lockName, const QStringList &fieldIds,
+                                            qint64 leaseMs)
 {
-    return evalOut(redisCliEval(m_server.port(), kMultiLockAcquire, {group},
-                                QStringList{QString::number(leaseMs), QString::fromLatin1(nowMs()), lockName} + fieldIds));
+    return evalOut(
+        redisCliEval(m_server.port(), kMultiLockAcquire, {group},
+                     QStringList{QString::number(leaseMs), QString::fromLatin1(nowMs()), lockName} + fieldIds));
 }
 
 QByteArray TestBraceNames::multiLockUnlock(const QString &group, const QString &lockName, const QStringList &fieldIds)
 {
-    return evalOut(redisCliEval(m_server.port(), kMultiLockUnlock,
-                                {group, LockNames::unlockChannel(group),
-                                 LockNames::unlockLatchKey(group, requestId())},
-                                QStringList{lockName, QStringLiteral("0"), QStringLiteral("30000"), QStringLiteral("publish"),
-                                            QStringLiteral("13500"), QString::fromLatin1(nowMs())}
-                                    + fieldIds));
+    return evalOut(
+        redisCliEval(m_server.port(), kMultiLockUnlock,
+                     {group, LockNames::unlockChannel(group), LockNames::unlockLatchKey(group, requestId())},
+                     QStringList{lockName, QStringLiteral("0"), QStringLiteral("30000"), QStringLiteral("publish"),
+                                 QStringLiteral("13500"), QString::fromLatin1(nowMs())} +
+                         fieldIds));
 }
 
 ProcessResult TestBraceNames::cli(const QStringList &args) const
 {
-    return runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
-                      QStringList{QStringLiteral("--url"), m_server.url()} + args, 60000);
+    return runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH), QStringList{QStringLiteral("--url"), m_server.url()} + args,
+                      60000);
 }
 
 QList<QJsonObject> TestBraceNames::cliJsonLines(const QStringList &args, int *exitCode)
@@ -336,7 +356,7 @@ void TestBraceNames::twinNamesFollowPrefixName()
 void TestBraceNames::listAndShowNameOnlyTheBracedLock()
 {
     const QString x = QStringLiteral("{x}");
-    QVERIFY(fairAcquire(x, lockName(m_a, 1)).isEmpty());           // A holds {x}
+    QVERIFY(fairAcquire(x, lockName(m_a, 1)).isEmpty());               // A holds {x}
     QCOMPARE(fairAcquire(x, lockName(m_b, 7)).toLongLong() > 0, true); // B queued behind it
     QVERIFY(m_admin->exists("redisson_lock_queue:{x}"));
 
@@ -437,15 +457,17 @@ void TestBraceNames::cliWatchNamesOnlyTheBracedLock()
     QVERIFY(fairAcquire(x, lockName(m_a, 1)).isEmpty());
     QVERIFY(fairAcquire(x, lockName(m_b, 7)).toLongLong() > 0);
     QProcess watch;
-    watch.start(QStringLiteral(LOCKSCOPE_CLI_PATH), {QStringLiteral("--url"), m_server.url(), QStringLiteral("watch"),
-                                                     QStringLiteral("--json"), QStringLiteral("--duration-ms"),
-                                                     QStringLiteral("60000")});
+    watch.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                {QStringLiteral("--url"), m_server.url(), QStringLiteral("watch"), QStringLiteral("--json"),
+                 QStringLiteral("--duration-ms"), QStringLiteral("60000")});
     QVERIFY(watch.waitForStarted());
     QByteArray err;
-    QVERIFY(waitUntil([&] {
-        err += watch.readAllStandardError();
-        return err.contains("watching");
-    }, 30000));
+    QVERIFY(waitUntil(
+        [&] {
+            err += watch.readAllStandardError();
+            return err.contains("watching");
+        },
+        30000));
     QVERIFY(waitUntil([&] { return m_admin->numpat() >= 3; }));
     QVERIFY(fairAcquire(x, lockName(m_b, 8)).toLongLong() > 0);
     QCOMPARE(fairUnlock(x, lockName(m_a, 1)), QByteArray("1")); // "0" to B:7's own channel
@@ -456,15 +478,18 @@ void TestBraceNames::cliWatchNamesOnlyTheBracedLock()
         for (const QByteArray &line : out.split('\n'))
             if (!line.trimmed().isEmpty()) {
                 const QJsonObject o = QJsonDocument::fromJson(line).object();
-                t << o.value(QStringLiteral("type")).toString() + QLatin1Char(' ') + o.value(QStringLiteral("lock")).toString();
+                t << o.value(QStringLiteral("type")).toString() + QLatin1Char(' ') +
+                         o.value(QStringLiteral("lock")).toString();
             }
         return t;
     };
-    const bool seen = waitUntil([&] {
-        out += watch.readAllStandardOutput();
-        const QStringList t = types();
-        return t.contains(QStringLiteral("unlock_message {x}")) && t.contains(QStringLiteral("acquired {x}"));
-    }, 20000);
+    const bool seen = waitUntil(
+        [&] {
+            out += watch.readAllStandardOutput();
+            const QStringList t = types();
+            return t.contains(QStringLiteral("unlock_message {x}")) && t.contains(QStringLiteral("acquired {x}"));
+        },
+        20000);
     QTest::qWait(300);
     out += watch.readAllStandardOutput();
     watch.kill();
@@ -494,7 +519,8 @@ void TestBraceNames::doctorRaisesNothingForThePhantomTwin()
                      &code);
     QStringList about;
     for (const auto &f : findings)
-        about << f.value(QStringLiteral("lock")).toString() + QLatin1Char(' ') + f.value(QStringLiteral("code")).toString();
+        about << f.value(QStringLiteral("lock")).toString() + QLatin1Char(' ') +
+                     f.value(QStringLiteral("code")).toString();
     for (const auto &f : findings) {
         const QString lock = f.value(QStringLiteral("lock")).toString();
         QVERIFY2(lock != QLatin1String("x") && lock != QLatin1String("y"), qPrintable(about.join(QLatin1Char('\n'))));
@@ -569,7 +595,8 @@ void TestBraceNames::repairsAimedAtTheTwinAreRefused()
     QVERIFY(m_admin->exists("{r}"));
 
     // The CLI says the same and exits 3.
-    const ProcessResult r = cli({QStringLiteral("remove-waiter"), QStringLiteral("x"), lockName(m_b, 7), QStringLiteral("--yes")});
+    const ProcessResult r =
+        cli({QStringLiteral("remove-waiter"), QStringLiteral("x"), lockName(m_b, 7), QStringLiteral("--yes")});
     QCOMPARE(r.exitCode, 3);
     QVERIFY(m_admin->exists("redisson_lock_queue:{x}"));
 
@@ -645,7 +672,9 @@ void TestBraceNames::fairOrPlainIsSaidWhenTheDataCannotTell()
 {
     // A plain RLock and a fair lock with an empty queue store the same hash (§3.1).
     QCOMPARE(redisCliEval(m_server.port(), kRedissonAcquireScript, {QStringLiteral("p")},
-                          {QStringLiteral("60000"), lockName(m_a, 1)}).exitCode, 0);
+                          {QStringLiteral("60000"), lockName(m_a, 1)})
+                 .exitCode,
+             0);
     QVERIFY(fairAcquire(QStringLiteral("f"), lockName(m_a, 1)).isEmpty());
     QVERIFY(fairAcquire(QStringLiteral("q"), lockName(m_a, 1)).isEmpty());
     QVERIFY(fairAcquire(QStringLiteral("q"), lockName(m_b, 4)).toLongLong() > 0);

@@ -29,7 +29,8 @@ using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 const QString kClient = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b");
 const QString kOther = QStringLiteral("5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60");
@@ -43,7 +44,10 @@ const char *const kUnlock =
     "return 0; else redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); "
     "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); return 1; end;";
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 /** runProcess with extra environment variables (LOCKSCOPE_URL, COLUMNS). */
 ProcessResult runWithEnv(const QStringList &args, const QHash<QString, QString> &env, int timeoutMs = 30000)
@@ -57,8 +61,7 @@ ProcessResult runWithEnv(const QStringList &args, const QHash<QString, QString> 
 }
 
 /** A `lockscope-cli watch` child for one test: killed when it goes out of scope, its stderr kept. */
-struct WatchChild
-{
+struct WatchChild {
     QProcess process;
     QByteArray err;
 
@@ -77,10 +80,12 @@ struct WatchChild
     /** Until it is live and has read its baseline ("watching N lock(s)" on stderr). */
     bool waitUntilWatching(int timeoutMs)
     {
-        return waitUntil([this] {
-            err += process.readAllStandardError();
-            return err.contains("watching");
-        }, timeoutMs);
+        return waitUntil(
+            [this] {
+                err += process.readAllStandardError();
+                return err.contains("watching");
+            },
+            timeoutMs);
     }
 };
 
@@ -173,7 +178,10 @@ void TestCli::cleanupTestCase()
     m_server.stop();
 }
 
-void TestCli::init() { m_admin->flushall(); }
+void TestCli::init()
+{
+    m_admin->flushall();
+}
 
 ProcessResult TestCli::cli(const QStringList &args, int timeoutMs)
 {
@@ -212,10 +220,12 @@ void TestCli::listJsonLines()
 
     // Every documented field, on every line.
     for (const auto &o : locks) {
-        for (const char *key : {"name", "kind", "pttl_ms", "holders", "waiters", "subscribers", "token",
-                                "server_time_ms", "problems"})
-            QVERIFY2(o.contains(QLatin1String(key)), qPrintable(QStringLiteral("%1 missing in %2").arg(QLatin1String(key),
-                                                                QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)))));
+        for (const char *key :
+             {"name", "kind", "pttl_ms", "holders", "waiters", "subscribers", "token", "server_time_ms", "problems"})
+            QVERIFY2(o.contains(QLatin1String(key)),
+                     qPrintable(QStringLiteral("%1 missing in %2")
+                                    .arg(QLatin1String(key),
+                                         QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)))));
         QVERIFY(o.value(QLatin1String("holders")).isArray());
         QVERIFY(o.value(QLatin1String("waiters")).isArray());
         QVERIFY(o.value(QLatin1String("problems")).isArray());
@@ -295,7 +305,13 @@ void TestCli::showJson()
     QVERIFY(ok);
     QCOMPARE(lines.size(), 1);
     QCOMPARE(lines[0].value(QLatin1String("name")).toString(), QStringLiteral("orders:42"));
-    QCOMPARE(lines[0].value(QLatin1String("holders")).toArray().at(0).toObject().value(QLatin1String("hold_count")).toInteger(),
+    QCOMPARE(lines[0]
+                 .value(QLatin1String("holders"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QLatin1String("hold_count"))
+                 .toInteger(),
              qint64(2));
 
     const ProcessResult human = cli({"show", "orders:42"});
@@ -344,7 +360,8 @@ void TestCli::usageErrorsExit1()
 void TestCli::unreachableServerExits2()
 {
     const quint16 closed = RedisServerProcess::freePort();
-    for (const QStringList &cmd : {QStringList{"list", "--json"}, QStringList{"show", "x"}, QStringList{"force-unlock", "x", "--yes"}}) {
+    for (const QStringList &cmd :
+         {QStringList{"list", "--json"}, QStringList{"show", "x"}, QStringList{"force-unlock", "x", "--yes"}}) {
         QStringList args{QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(closed)};
         args << cmd;
         const ProcessResult r = lockscope::test::runProcess(cliPath(), args);
@@ -416,10 +433,10 @@ void TestCli::writesWithAnUnwritableAuditLogAreRefused()
     QVERIFY(notADirectory.open(QIODevice::WriteOnly));
     notADirectory.close();
     const QString bad = dir.filePath(QStringLiteral("file/audit.jsonl")); // its "directory" is a file
-    for (const QStringList &args : {QStringList{"force-unlock", "orders:42", "--yes"},
-                                    QStringList{"set-ttl", "inventory:7", "--ttl-ms", "5000", "--yes"},
-                                    QStringList{"wake", "free:1", "--yes"},
-                                    QStringList{"acquire", "cli:audit", "--hold-ms", "100"}}) {
+    for (const QStringList &args :
+         {QStringList{"force-unlock", "orders:42", "--yes"},
+          QStringList{"set-ttl", "inventory:7", "--ttl-ms", "5000", "--yes"}, QStringList{"wake", "free:1", "--yes"},
+          QStringList{"acquire", "cli:audit", "--hold-ms", "100"}}) {
         const ProcessResult r = cli(args + QStringList{"--audit-log", bad});
         QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
         QVERIFY2(r.err.contains("audit log") && r.err.contains("Nothing was sent"), r.err.constData());
@@ -554,7 +571,8 @@ void TestCli::watchPrintsEvents()
 
     // An independent Redisson client takes and releases a lock during the watch.
     const QString field = kOther + QStringLiteral(":7");
-    const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", "watched:1", "30000", field});
+    const auto acquired = lockscope::test::redisCli(
+        m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", "watched:1", "30000", field});
     QVERIFY2(acquired.exitCode == 0 && acquired.out.trimmed().isEmpty(), qPrintable(acquired.describe()));
     QVERIFY(waitUntil([&] { return m_admin->exists("watched:1"); }));
     QTest::qWait(100); // let the watcher read the holder before it goes away
@@ -590,16 +608,14 @@ void TestCli::watchPrintsEvents()
     QVERIFY2(sawAcquired && sawReleased, out.constData());
 }
 
-
 // Issue 12: `list` is one discovery pass and one read per lock, even when polling would never be
 // done (every poll re-marks all locks; with many locks a read never catches up). Here: 20k locks
 // among 30k keys, --poll, and the answer has every lock once; no subscription was made.
 void TestCli::listIsOnePassAmongManyLocks()
 {
     const int n = 20000;
-    QByteArray script = "for i = 1, " + QByteArray::number(n)
-                        + " do redis.call('hset', 'many:' .. i, '" + kClient.toUtf8()
-                        + ":1', 1); redis.call('set', 'other:' .. i, 'x'); end; return 1";
+    QByteArray script = "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'many:' .. i, '" +
+                        kClient.toUtf8() + ":1', 1); redis.call('set', 'other:' .. i, 'x'); end; return 1";
     m_admin->cmd({"EVAL", script, "0"});
     const ProcessResult r = cli({"list", "--json", "--poll", "--progress"}, 120000);
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
@@ -657,10 +673,12 @@ void TestCli::signalsEndEveryCommand()
         QVERIFY(waitUntil([&] { return !accepted.isEmpty(); }, 10000)); // it is waiting for the server
     } else {
         QByteArray err;
-        QVERIFY2(waitUntil([&] {
-                     err += p.readAllStandardError();
-                     return err.contains("watching") || err.contains("observing");
-                 }, 15000),
+        QVERIFY2(waitUntil(
+                     [&] {
+                         err += p.readAllStandardError();
+                         return err.contains("watching") || err.contains("observing");
+                     },
+                     15000),
                  err.constData());
     }
     ::kill(pid_t(p.processId()), signal);
@@ -673,7 +691,8 @@ void TestCli::signalsEndEveryCommand()
 // Issue 12: a signal while acquire holds the lock releases it first (audited), then exits 143.
 void TestCli::acquireReleasesOnSignal()
 {
-    const QString audit = QDir::temp().filePath(QStringLiteral("tst_cli_sig_audit_%1.jsonl").arg(QCoreApplication::applicationPid()));
+    const QString audit =
+        QDir::temp().filePath(QStringLiteral("tst_cli_sig_audit_%1.jsonl").arg(QCoreApplication::applicationPid()));
     QFile::remove(audit);
     QProcess holder;
     holder.start(cliPath(), {"--url", m_server.url(), "--audit-log", audit, "acquire", "sig:1", "--lease-ms", "60000"});
@@ -686,10 +705,12 @@ void TestCli::acquireReleasesOnSignal()
         QFile::remove(audit);
     });
     QByteArray err;
-    QVERIFY2(waitUntil([&] {
-                 err += holder.readAllStandardError();
-                 return err.contains("Ctrl-C to release");
-             }, 15000),
+    QVERIFY2(waitUntil(
+                 [&] {
+                     err += holder.readAllStandardError();
+                     return err.contains("Ctrl-C to release");
+                 },
+                 15000),
              err.constData());
     QVERIFY(m_admin->exists("sig:1"));
     ::kill(pid_t(holder.processId()), SIGTERM);
@@ -707,10 +728,12 @@ void TestCli::acquireReleasesOnSignal()
 // for the acquire and one for the release, each with its outcome and the state before.
 void TestCli::acquireAndReleaseAreAudited()
 {
-    const QString audit = QDir::temp().filePath(QStringLiteral("tst_cli_acq_audit_%1.jsonl").arg(QCoreApplication::applicationPid()));
+    const QString audit =
+        QDir::temp().filePath(QStringLiteral("tst_cli_acq_audit_%1.jsonl").arg(QCoreApplication::applicationPid()));
     QFile::remove(audit);
     auto cleanup = qScopeGuard([&] { QFile::remove(audit); });
-    const ProcessResult r = cli({"--audit-log", audit, "acquire", "cli:audited", "--lease-ms", "30000", "--hold-ms", "100"});
+    const ProcessResult r =
+        cli({"--audit-log", audit, "acquire", "cli:audited", "--lease-ms", "30000", "--hold-ms", "100"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(!m_admin->exists("cli:audited"));
     QFile f(audit);
@@ -721,10 +744,11 @@ void TestCli::acquireAndReleaseAreAudited()
             continue;
         const QJsonObject record = QJsonDocument::fromJson(line).object();
         QCOMPARE(record.value(QStringLiteral("lock")).toString(), QStringLiteral("cli:audited"));
-        actions << record.value(QStringLiteral("action")).toString() + QLatin1Char('=')
-                       + record.value(QStringLiteral("outcome")).toString();
+        actions << record.value(QStringLiteral("action")).toString() + QLatin1Char('=') +
+                       record.value(QStringLiteral("outcome")).toString();
     }
-    QVERIFY2(actions.size() == 2 && actions.at(0).startsWith(QLatin1String("acquire=")) && actions.at(1).startsWith(QLatin1String("release=")),
+    QVERIFY2(actions.size() == 2 && actions.at(0).startsWith(QLatin1String("acquire=")) &&
+                 actions.at(1).startsWith(QLatin1String("release=")),
              qPrintable(actions.join(QLatin1Char(' '))));
 }
 
@@ -743,13 +767,16 @@ void TestCli::numericOptionsAreValidated()
     QVERIFY(m_admin->exists("inventory:7"));
     QCOMPARE(m_admin->hgetall("inventory:7"), before);
     QCOMPARE(m_admin->cmd({"PTTL", "inventory:7"}).toInteger(), qint64(-1));
-    for (const QStringList &args : {QStringList{"watch", "--duration-ms", "-1"}, QStringList{"record", "--out", "/tmp/x.jsonl", "--duration-ms", "-3"},
-                                    QStringList{"acquire", "x", "--hold-ms", "-1"}, QStringList{"acquire", "x", "--lease-ms", "-2"},
-                                    QStringList{"acquire", "x", "--wait-ms", "-2"}, QStringList{"doctor", "--observe-ms", "-1"},
-                                    QStringList{"watch", "--duration-ms", "9999999999"}, QStringList{"list", "--poll-budget", "0"}}) {
+    for (const QStringList &args :
+         {QStringList{"watch", "--duration-ms", "-1"},
+          QStringList{"record", "--out", "/tmp/x.jsonl", "--duration-ms", "-3"},
+          QStringList{"acquire", "x", "--hold-ms", "-1"}, QStringList{"acquire", "x", "--lease-ms", "-2"},
+          QStringList{"acquire", "x", "--wait-ms", "-2"}, QStringList{"doctor", "--observe-ms", "-1"},
+          QStringList{"watch", "--duration-ms", "9999999999"}, QStringList{"list", "--poll-budget", "0"}}) {
         const ProcessResult r = cli(args, 10000);
         QVERIFY2(r.finished && r.exitCode == 1, qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
-        QVERIFY2(r.err.startsWith("lockscope-cli: --") && r.err.contains("must be"), qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
+        QVERIFY2(r.err.startsWith("lockscope-cli: --") && r.err.contains("must be"),
+                 qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
     }
     QVERIFY(!m_admin->exists("x"));
 }
@@ -771,11 +798,13 @@ void TestCli::commandLineConventions()
     QVERIFY2(r.err.startsWith("lockscope-cli: unknown command 'lst' (did you mean 'list'?)"), r.err.constData());
     r = cli({"list", "--patern", "x"});
     QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.startsWith("lockscope-cli: unknown option '--patern' (did you mean '--pattern'?)"), r.err.constData());
+    QVERIFY2(r.err.startsWith("lockscope-cli: unknown option '--patern' (did you mean '--pattern'?)"),
+             r.err.constData());
     r = cli({"force-unlok", "x"});
     QVERIFY2(r.err.contains("did you mean 'force-unlock'?"), r.err.constData());
-    for (const QStringList &args : {QStringList{"list", "--ttl-ms", "5"}, QStringList{"show", "x", "--yes"},
-                                    QStringList{"watch", "--lease-ms", "100"}, QStringList{"acquire", "x", "--duration-ms", "5"}}) {
+    for (const QStringList &args :
+         {QStringList{"list", "--ttl-ms", "5"}, QStringList{"show", "x", "--yes"},
+          QStringList{"watch", "--lease-ms", "100"}, QStringList{"acquire", "x", "--duration-ms", "5"}}) {
         r = cli(args);
         QVERIFY2(r.exitCode == 1, qPrintable(args.join(' ') + QLatin1Char('\n') + r.describe()));
         QVERIFY2(r.err.startsWith("lockscope-cli: --") && r.err.contains("does not apply to"), r.err.constData());
@@ -852,13 +881,15 @@ void TestCli::locksAreFoundByHolder()
 void TestCli::watchFiltersByHolder()
 {
     WatchChild child;
-    QVERIFY(child.start({"--url", m_server.url(), "watch", "--json", "--holder", kOther.left(8), "--duration-ms", "4000"}));
+    QVERIFY(
+        child.start({"--url", m_server.url(), "watch", "--json", "--holder", kOther.left(8), "--duration-ms", "4000"}));
     QProcess &watch = child.process;
     QByteArray &err = child.err;
     QVERIFY2(child.waitUntilWatching(10000), err.constData());
     for (const QString &field : {kOther + QStringLiteral(":7"), kClient + QStringLiteral(":7")}) {
         const QString name = field.startsWith(kOther) ? QStringLiteral("w:theirs") : QStringLiteral("w:mine");
-        const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", name, "30000", field});
+        const auto acquired = lockscope::test::redisCli(
+            m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", name, "30000", field});
         QVERIFY2(acquired.exitCode == 0 && acquired.out.trimmed().isEmpty(), qPrintable(acquired.describe()));
     }
     QVERIFY(watch.waitForFinished(15000));
@@ -928,8 +959,8 @@ void TestCli::urlMistakesAreExplained()
     for (const QString &host : {QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("localhost:%1").arg(port)}) {
         const ProcessResult r = lockscope::test::runProcess(cliPath(), {"--url", host, "list"});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("not a valid Redis URL")
-                     && r.err.contains(QStringLiteral("did you mean redis://%1").arg(host).toUtf8()),
+        QVERIFY2(r.err.contains("not a valid Redis URL") &&
+                     r.err.contains(QStringLiteral("did you mean redis://%1").arg(host).toUtf8()),
                  r.err.constData());
     }
     // ?db=1 is honoured (it was ignored: db 0 was listed); a /db that disagrees is refused.
@@ -938,15 +969,18 @@ void TestCli::urlMistakesAreExplained()
     m_admin->cmd({"HSET", "db1:lock", (kClient + ":1").toUtf8(), "1"});
     m_admin->cmd({"PEXPIRE", "db1:lock", "30000"});
     m_admin->cmd({"SELECT", "0"});
-    ProcessResult r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1?db=1").arg(port), "list", "--json"});
+    ProcessResult r = lockscope::test::runProcess(
+        cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1?db=1").arg(port), "list", "--json"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     bool ok = false;
     const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
     QCOMPARE(locks.size(), 1);
     QCOMPARE(locks.first().value(QLatin1String("name")).toString(), QStringLiteral("db1:lock"));
-    r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1/2?db=1").arg(port), "list"});
+    r = lockscope::test::runProcess(cliPath(),
+                                    {"--url", QStringLiteral("redis://127.0.0.1:%1/2?db=1").arg(port), "list"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("two databases"), qPrintable(r.describe()));
-    r = lockscope::test::runProcess(cliPath(), {"--url", QStringLiteral("redis://127.0.0.1:%1?timeout=5").arg(port), "list"});
+    r = lockscope::test::runProcess(cliPath(),
+                                    {"--url", QStringLiteral("redis://127.0.0.1:%1?timeout=5").arg(port), "list"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("unknown parameter 'timeout'"), qPrintable(r.describe()));
     m_admin->cmd({"SELECT", "1"});
     m_admin->cmd({"FLUSHDB"});
@@ -956,7 +990,8 @@ void TestCli::urlMistakesAreExplained()
     QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
     // (A plain Redis usually waits for the rest of the "command line" the ClientHello starts; if
     // it answers or closes instead, the TLS error says the same.)
-    QVERIFY2((r.err.contains("not speaking TLS") || r.err.contains("does not speak TLS")) && !r.err.contains("timed out"),
+    QVERIFY2((r.err.contains("not speaking TLS") || r.err.contains("does not speak TLS")) &&
+                 !r.err.contains("timed out"),
              r.err.constData());
 }
 
@@ -968,13 +1003,15 @@ void TestCli::tableFitsTheTerminal()
     m_admin->cmd({"HSET", "rw:1", "mode", "read", (kClient + ":10").toUtf8(), "1", (kOther + ":11").toUtf8(), "1",
                   (kClient + ":12").toUtf8(), "1", (kOther + ":13").toUtf8(), "2"});
     m_admin->cmd({"PEXPIRE", "rw:1", "30000"});
-    ProcessResult r = runWithEnv({"--url", m_server.url(), "list"}, {{QStringLiteral("COLUMNS"), QStringLiteral("120")}});
+    ProcessResult r =
+        runWithEnv({"--url", m_server.url(), "list"}, {{QStringLiteral("COLUMNS"), QStringLiteral("120")}});
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     const QStringList lines = QString::fromUtf8(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 1 + 5 + 1); // header, one per lock, footer
     for (const QString &line : lines)
         QVERIFY2(line.size() <= 120, qPrintable(QStringLiteral("%1 columns: %2").arg(line.size()).arg(line)));
-    QVERIFY2(r.out.contains(QStringLiteral("%1…%2:1").arg(kClient.left(8), kClient.right(4)).toUtf8()), r.out.constData());
+    QVERIFY2(r.out.contains(QStringLiteral("%1…%2:1").arg(kClient.left(8), kClient.right(4)).toUtf8()),
+             r.out.constData());
     QVERIFY2(r.out.contains("+3 more"), r.out.constData());
     r = runWithEnv({"--url", m_server.url(), "list", "--wide"}, {{QStringLiteral("COLUMNS"), QStringLiteral("120")}});
     QVERIFY2(r.out.contains((kOther + QStringLiteral(":13")).toUtf8()), r.out.constData());
@@ -1033,7 +1070,6 @@ void TestCli::namesAndFieldsThatAreNotUtf8()
     QVERIFY2(literal.finished && literal.exitCode == 0, qPrintable(literal.describe()));
 }
 
-
 // Issue 13.11: `watch` ends with a line that says how many releases were too short to see.
 void TestCli::watchSaysWhatWasTooShortToSee()
 {
@@ -1045,7 +1081,8 @@ void TestCli::watchSaysWhatWasTooShortToSee()
     // Three holds of a few ms, between two polls (one a second).
     const QString field = kOther + QStringLiteral(":9");
     for (int i = 0; i < 3; ++i) {
-        const auto acquired = lockscope::test::redisCli(m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", "blink:1", "30000", field});
+        const auto acquired = lockscope::test::redisCli(
+            m_server.port(), {"EVAL", lockscope::test::kRedissonAcquireScript, "1", "blink:1", "30000", field});
         QVERIFY2(acquired.exitCode == 0, qPrintable(acquired.describe()));
         const auto released = lockscope::test::redisCli(
             m_server.port(), {"EVAL", kUnlock, "3", "blink:1", "redisson_lock__channel:{blink:1}",
@@ -1067,7 +1104,6 @@ void TestCli::watchSaysWhatWasTooShortToSee()
         QVERIFY2(err.contains("too short to see"), err.constData());
     }
 }
-
 
 // Issue 13.2: force-unlock and set-ttl compared the confirmed state by HGETALL inside their script
 // (a 1M-field hash blocks Redis for seconds), and a sampled snapshot's state never matched, so such

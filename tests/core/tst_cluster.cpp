@@ -12,10 +12,10 @@
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QDateTime>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
@@ -28,9 +28,13 @@ using lockscope::test::LocalCluster;
 using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
 
-namespace {
+namespace
+{
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 /** Blocking route through a ClusterRouter. */
 RedisReply routed(ClusterRouter &router, const QByteArray &key, const QList<QByteArray> &argv)
@@ -106,7 +110,8 @@ void TestCluster::cleanupTestCase()
 
 ProcessResult TestCluster::cli(const QStringList &args, int timeoutMs)
 {
-    QStringList all{QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"), m_tmp.filePath("audit.jsonl")};
+    QStringList all{QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"),
+                    m_tmp.filePath("audit.jsonl")};
     all << args;
     return lockscope::test::runProcess(cliPath(), all, timeoutMs);
 }
@@ -137,7 +142,8 @@ void TestCluster::topologyFromShardsAndSlots()
     SyncClient c(m_cluster.endpoint(1));
     QVERIFY(c.open());
     QString error;
-    const ClusterTopology fromSlots = ClusterTopology::fromSlots(c.cmd({"CLUSTER", "SLOTS"}), QStringLiteral("127.0.0.1"), &error);
+    const ClusterTopology fromSlots =
+        ClusterTopology::fromSlots(c.cmd({"CLUSTER", "SLOTS"}), QStringLiteral("127.0.0.1"), &error);
     QVERIFY2(fromSlots.coversAllSlots(), qPrintable(error));
     for (int slot = 0; slot < HashSlot::kSlotCount; slot += 97)
         QCOMPARE(fromSlots.masterForSlot(slot), m_topology.masterForSlot(slot));
@@ -209,9 +215,8 @@ void TestCluster::followsMoved()
     QVERIFY(owner.open());
     QCOMPARE(owner.cmd({"GET", key}).toByteArray(), QByteArray("moved"));
     // The redirect was recorded and the topology refreshed: the next command goes straight there.
-    QVERIFY(lockscope::test::waitUntil([&] {
-        return router.topology().masterForKey(key) == QStringLiteral("127.0.0.1:%1").arg(m_cluster.port(2));
-    }));
+    QVERIFY(lockscope::test::waitUntil(
+        [&] { return router.topology().masterForKey(key) == QStringLiteral("127.0.0.1:%1").arg(m_cluster.port(2)); }));
     const int moved = router.movedCount();
     QCOMPARE(routed(router, key, {"GET", key}).toByteArray(), QByteArray("moved"));
     QCOMPARE(router.movedCount(), moved);
@@ -224,8 +229,9 @@ void TestCluster::cliListsLocksOfEveryMaster()
     for (const QString &n : names) {
         // Written by an independent client that follows MOVED itself (redis-cli -c), via node 0.
         const ProcessResult w = lockscope::test::redisCli(
-            m_cluster.port(0), {"-c", "EVAL", "redis.call('hset', KEYS[1], ARGV[1], 1); return redis.call('pexpire', KEYS[1], 60000)",
-                                "1", n, "b983c153-7421-469a-addb-44fb92259a1b:1"});
+            m_cluster.port(0),
+            {"-c", "EVAL", "redis.call('hset', KEYS[1], ARGV[1], 1); return redis.call('pexpire', KEYS[1], 60000)", "1",
+             n, "b983c153-7421-469a-addb-44fb92259a1b:1"});
         QVERIFY2(w.exitCode == 0 && !w.out.contains("ERR"), qPrintable(w.describe()));
     }
     const ProcessResult r = cli({QStringLiteral("list"), QStringLiteral("--json")});
@@ -242,7 +248,8 @@ void TestCluster::cliListsLocksOfEveryMaster()
         }
     }
     for (const QString &n : names)
-        QVERIFY2(listed.contains(n), qPrintable(QStringLiteral("%1 missing from:\n%2").arg(n, QString::fromUtf8(r.out))));
+        QVERIFY2(listed.contains(n),
+                 qPrintable(QStringLiteral("%1 missing from:\n%2").arg(n, QString::fromUtf8(r.out))));
 
     // The table form says it covered the cluster.
     const ProcessResult table = cli({QStringLiteral("list")});
@@ -258,14 +265,15 @@ void TestCluster::cliAcquiresLockOnAnotherMaster()
     QVERIFY(owner.open());
     QProcess p;
     p.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"),
-                                         m_tmp.filePath(QStringLiteral("audit.jsonl")), QStringLiteral("acquire"), name,
-                                         QStringLiteral("--lease-ms"), QStringLiteral("20000"), QStringLiteral("--hold-ms"),
-                                         QStringLiteral("1500")});
+                        m_tmp.filePath(QStringLiteral("audit.jsonl")), QStringLiteral("acquire"), name,
+                        QStringLiteral("--lease-ms"), QStringLiteral("20000"), QStringLiteral("--hold-ms"),
+                        QStringLiteral("1500")});
     QVERIFY(p.waitForStarted());
     QVERIFY(lockscope::test::waitUntil([&] { return owner.exists(name.toUtf8()); }, 10000));
     const QStringList fields = owner.hgetall(name.toUtf8());
     QCOMPARE(fields.size(), 1);
-    QVERIFY2(fields[0].endsWith(QLatin1String(":1=1")), qPrintable(fields.join(QLatin1Char(' ')))); // clientId:1 = hold count 1
+    QVERIFY2(fields[0].endsWith(QLatin1String(":1=1")),
+             qPrintable(fields.join(QLatin1Char(' ')))); // clientId:1 = hold count 1
     const qint64 pttl = owner.cmd({"PTTL", name.toUtf8()}).toInteger();
     QVERIFY2(pttl > 15000 && pttl <= 20000, qPrintable(QString::number(pttl)));
     QVERIFY(p.waitForFinished(15000));
@@ -295,7 +303,8 @@ void TestCluster::cliWatchReportsEventsFromEveryMaster()
 {
     const QStringList names = namesOnEachNode(QStringLiteral("watch-lock"));
     QProcess watch;
-    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    watch.start(cliPath(),
+                {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
     QVERIFY(watch.waitForStarted());
     QByteArray out;
     QByteArray err;
@@ -303,16 +312,24 @@ void TestCluster::cliWatchReportsEventsFromEveryMaster()
         out += watch.readAllStandardOutput();
         err += watch.readAllStandardError();
     };
-    QVERIFY2(lockscope::test::waitUntil([&] { readAll(); return err.contains("watching"); }, 30000), err.constData());
+    QVERIFY2(lockscope::test::waitUntil(
+                 [&] {
+                     readAll();
+                     return err.contains("watching");
+                 },
+                 30000),
+             err.constData());
     for (const QString &n : names)
         lockscope::test::redisCli(m_cluster.port(0), {"-c", "HSET", n, "b983c153-7421-469a-addb-44fb92259a1b:3", "1"});
-    const bool all = lockscope::test::waitUntil([&] {
-        readAll();
-        for (const QString &n : names)
-            if (!out.contains(QStringLiteral("\"lock\":\"%1\"").arg(n).toUtf8()))
-                return false;
-        return true;
-    }, 30000);
+    const bool all = lockscope::test::waitUntil(
+        [&] {
+            readAll();
+            for (const QString &n : names)
+                if (!out.contains(QStringLiteral("\"lock\":\"%1\"").arg(n).toUtf8()))
+                    return false;
+            return true;
+        },
+        30000);
     watch.kill();
     watch.waitForFinished();
     QVERIFY2(all, qPrintable(QString::fromUtf8(out + err)));
@@ -332,32 +349,38 @@ void TestCluster::cliForceUnlockWakesClassicAndShardedWaiters()
     // Waiters as Redisson < 3.22 (SUBSCRIBE, on any node: PUBLISH is broadcast) and as Redisson
     // 3.22+ on Redis 7 (SSUBSCRIBE on the shard that owns the channel).
     QProcess classic;
-    classic.start(lockscope::test::redisCliPath(), {"-c", "-p", QString::number(m_cluster.port(0)), "SUBSCRIBE", QString::fromUtf8(channel)});
+    classic.start(lockscope::test::redisCliPath(),
+                  {"-c", "-p", QString::number(m_cluster.port(0)), "SUBSCRIBE", QString::fromUtf8(channel)});
     QProcess sharded;
-    sharded.start(lockscope::test::redisCliPath(), {"-p", QString::number(m_cluster.port(1)), "SSUBSCRIBE", QString::fromUtf8(channel)});
+    sharded.start(lockscope::test::redisCliPath(),
+                  {"-p", QString::number(m_cluster.port(1)), "SSUBSCRIBE", QString::fromUtf8(channel)});
     QVERIFY(classic.waitForStarted() && sharded.waitForStarted());
     SyncClient node0(m_cluster.endpoint(0));
     QVERIFY(node0.open());
     QVERIFY(lockscope::test::waitUntil([&] {
-        return node0.cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger() == 1
-               && owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() == 1;
+        return node0.cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger() == 1 &&
+               owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() == 1;
     }));
 
     const ProcessResult r = cli({QStringLiteral("force-unlock"), name, QStringLiteral("--yes")});
     QByteArray classicOut;
     QByteArray shardedOut;
-    const bool woken = lockscope::test::waitUntil([&] {
-        classicOut += classic.readAllStandardOutput();
-        shardedOut += sharded.readAllStandardOutput();
-        return classicOut.contains("message\n" + channel + "\n0") && shardedOut.contains("smessage\n" + channel + "\n0");
-    }, 20000);
+    const bool woken = lockscope::test::waitUntil(
+        [&] {
+            classicOut += classic.readAllStandardOutput();
+            shardedOut += sharded.readAllStandardOutput();
+            return classicOut.contains("message\n" + channel + "\n0") &&
+                   shardedOut.contains("smessage\n" + channel + "\n0");
+        },
+        20000);
     classic.kill();
     sharded.kill();
     classic.waitForFinished();
     sharded.waitForFinished();
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     QVERIFY(!owner.exists(name.toUtf8()));
-    QVERIFY2(woken, qPrintable(QStringLiteral("classic:\n%1\nsharded:\n%2").arg(QString::fromUtf8(classicOut), QString::fromUtf8(shardedOut))));
+    QVERIFY2(woken, qPrintable(QStringLiteral("classic:\n%1\nsharded:\n%2")
+                                   .arg(QString::fromUtf8(classicOut), QString::fromUtf8(shardedOut))));
 }
 
 void TestCluster::cliWatchReportsShardedUnlockMessages()
@@ -372,7 +395,8 @@ void TestCluster::cliWatchReportsShardedUnlockMessages()
     const qint64 before = owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger();
 
     QProcess watch;
-    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    watch.start(cliPath(),
+                {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
     QVERIFY(watch.waitForStarted());
     QByteArray out;
     QByteArray err;
@@ -382,16 +406,20 @@ void TestCluster::cliWatchReportsShardedUnlockMessages()
     };
     // LockScope SSUBSCRIBEs the lock's channel on the shard that owns it (where Redisson 3.22+
     // publishes), in addition to PSUBSCRIBE on every master.
-    const bool subscribed = lockscope::test::waitUntil([&] {
-        readAll();
-        return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() > before;
-    }, 30000);
+    const bool subscribed = lockscope::test::waitUntil(
+        [&] {
+            readAll();
+            return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() > before;
+        },
+        30000);
     if (subscribed)
         owner.cmd({"SPUBLISH", channel, "0"});
-    const bool reported = subscribed && lockscope::test::waitUntil([&] {
-        readAll();
-        return out.contains("sharded message 0");
-    }, 20000);
+    const bool reported = subscribed && lockscope::test::waitUntil(
+                                            [&] {
+                                                readAll();
+                                                return out.contains("sharded message 0");
+                                            },
+                                            20000);
     watch.kill();
     watch.waitForFinished();
     QVERIFY2(subscribed, qPrintable(QString::fromUtf8(err)));
@@ -417,7 +445,8 @@ void TestCluster::cliWatchFollowsFairWaiterChannels()
                QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 60000), waiter});
 
     QProcess watch;
-    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    watch.start(cliPath(),
+                {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
     QVERIFY(watch.waitForStarted());
     QByteArray out;
     QByteArray err;
@@ -425,23 +454,30 @@ void TestCluster::cliWatchFollowsFairWaiterChannels()
         out += watch.readAllStandardOutput();
         err += watch.readAllStandardError();
     };
-    const bool subscribed = lockscope::test::waitUntil([&] {
-        readAll();
-        return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() > 0;
-    }, 30000);
+    const bool subscribed = lockscope::test::waitUntil(
+        [&] {
+            readAll();
+            return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() > 0;
+        },
+        30000);
     if (subscribed)
         owner.cmd({"SPUBLISH", channel, "0"});
-    const bool reported = subscribed && lockscope::test::waitUntil([&] {
-        readAll();
-        return out.contains("sharded message 0 on " + channel);
-    }, 20000);
+    const bool reported = subscribed && lockscope::test::waitUntil(
+                                            [&] {
+                                                readAll();
+                                                return out.contains("sharded message 0 on " + channel);
+                                            },
+                                            20000);
     // The waiter leaves the queue: its channel is let go.
     owner.cmd({"LREM", "redisson_lock_queue:{" + name.toUtf8() + "}", "0", waiter});
     owner.cmd({"ZREM", "redisson_lock_timeout:{" + name.toUtf8() + "}", waiter});
-    const bool released = reported && lockscope::test::waitUntil([&] {
-        readAll();
-        return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() == 0;
-    }, 20000);
+    const bool released =
+        reported && lockscope::test::waitUntil(
+                        [&] {
+                            readAll();
+                            return owner.cmd({"PUBSUB", "SHARDNUMSUB", channel}).at(1).toInteger() == 0;
+                        },
+                        20000);
     watch.kill();
     watch.waitForFinished();
     owner.cmd({"DEL", name.toUtf8()});
@@ -470,11 +506,16 @@ void TestCluster::cliDoctorCoversEveryMaster()
     liveWaiter.start(lockscope::test::redisCliPath(), {"-p", QString::number(m_cluster.port(2)), "SUBSCRIBE",
                                                        QStringLiteral("redisson_lock__channel:{%1}").arg(names[2])});
     QVERIFY(lockscope::test::waitUntil([&] {
-        return owner.cmd({"PUBSUB", "NUMSUB", QStringLiteral("redisson_lock__channel:{%1}").arg(ghost).toUtf8()}).at(1).toInteger() == 1
-               && owner.cmd({"PUBSUB", "NUMSUB", QStringLiteral("redisson_lock__channel:{%1}").arg(names[2]).toUtf8()}).at(1).toInteger() == 1;
+        return owner.cmd({"PUBSUB", "NUMSUB", QStringLiteral("redisson_lock__channel:{%1}").arg(ghost).toUtf8()})
+                       .at(1)
+                       .toInteger() == 1 &&
+               owner.cmd({"PUBSUB", "NUMSUB", QStringLiteral("redisson_lock__channel:{%1}").arg(names[2]).toUtf8()})
+                       .at(1)
+                       .toInteger() == 1;
     }));
-    const ProcessResult r = cli({QStringLiteral("doctor"), QStringLiteral("--json"), QStringLiteral("--observe-ms"),
-                                 QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"), QStringLiteral("500")});
+    const ProcessResult r =
+        cli({QStringLiteral("doctor"), QStringLiteral("--json"), QStringLiteral("--observe-ms"), QStringLiteral("1500"),
+             QStringLiteral("--waiter-threshold-ms"), QStringLiteral("500")});
     ghostWaiter.kill();
     liveWaiter.kill();
     ghostWaiter.waitForFinished();
@@ -489,7 +530,8 @@ void TestCluster::cliDoctorCoversEveryMaster()
         const QJsonObject o = QJsonDocument::fromJson(line).object();
         const QString code = o.value(QStringLiteral("code")).toString();
         if (code == QLatin1String("waiters_without_holder")) {
-            QVERIFY2(o.value(QStringLiteral("lock")).toString() != names[2], line.constData()); // it exists: not orphaned
+            QVERIFY2(o.value(QStringLiteral("lock")).toString() != names[2],
+                     line.constData()); // it exists: not orphaned
             ghostFound = ghostFound || o.value(QStringLiteral("lock")).toString() == ghost;
         }
         latchFound = latchFound || code == QLatin1String("lingering_latch");
@@ -515,9 +557,12 @@ void TestCluster::followsAskDuringLiveMigration()
     // Start migrating the slot from node 0 to node 1 and move the existing key.
     const QByteArray sourceId = m_cluster.nodeId(0);
     const QByteArray targetId = m_cluster.nodeId(1);
-    QCOMPARE(target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}).toByteArray(), QByteArray("OK"));
-    QCOMPARE(source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", targetId}).toByteArray(), QByteArray("OK"));
-    const RedisReply migrated = source.cmd({"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0", "5000", "KEYS", existing});
+    QCOMPARE(target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}).toByteArray(),
+             QByteArray("OK"));
+    QCOMPARE(source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", targetId}).toByteArray(),
+             QByteArray("OK"));
+    const RedisReply migrated =
+        source.cmd({"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0", "5000", "KEYS", existing});
     QVERIFY2(!migrated.isError(), qPrintable(migrated.debugString()));
 
     // Keys of a migrating slot that the source no longer has: ASK -> ASKING + the command on the target.

@@ -8,7 +8,6 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
-#include "watch/clusterlockmonitor.h"
 #include "protocol/lockevent.h"
 #include "protocol/locknames.h"
 #include "protocol/topologyevent.h"
@@ -16,6 +15,7 @@
 #include "redis/clustertopology.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
+#include "watch/clusterlockmonitor.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -32,9 +32,13 @@ using lockscope::test::LocalCluster;
 using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
 
-namespace {
+namespace
+{
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 // Redisson 3.12's lock and unlock scripts, run by redis-cli: a client independent of LockScope.
 const QByteArray kAcquire =
@@ -66,14 +70,17 @@ ClusterTopology slotsTopology(const QVector<std::tuple<int, int, int>> &ranges)
 {
     QVector<RedisReply> entries;
     for (const auto &[first, last, port] : ranges) {
-        const RedisReply node = RedisReply::makeArray({RedisReply::makeString("127.0.0.1"), RedisReply::makeInteger(port),
-                                                       RedisReply::makeString("id")});
+        const RedisReply node = RedisReply::makeArray(
+            {RedisReply::makeString("127.0.0.1"), RedisReply::makeInteger(port), RedisReply::makeString("id")});
         entries << RedisReply::makeArray({RedisReply::makeInteger(first), RedisReply::makeInteger(last), node});
     }
     return ClusterTopology::fromSlots(RedisReply::makeArray(entries), QStringLiteral("127.0.0.1"));
 }
 
-QString address(const LocalCluster &c, int i) { return QStringLiteral("127.0.0.1:%1").arg(c.port(i)); }
+QString address(const LocalCluster &c, int i)
+{
+    return QStringLiteral("127.0.0.1:%1").arg(c.port(i));
+}
 
 } // namespace
 
@@ -111,7 +118,10 @@ void TestClusterFailover::initTestCase()
     qInfo("cluster of 3 masters + 3 replicas ready in %lld ms", t.elapsed());
 }
 
-void TestClusterFailover::cleanupTestCase() { m_cluster.stop(); }
+void TestClusterFailover::cleanupTestCase()
+{
+    m_cluster.stop();
+}
 
 QString TestClusterFailover::nameOn(int node, const QString &prefix)
 {
@@ -159,7 +169,8 @@ void TestClusterFailover::handoversBetweenTopologies()
     const auto moved = ClusterTopology::handovers(before, migrated);
     QCOMPARE(moved.size(), 1);
     QCOMPARE(ClusterTopology::describeSlots(moved.first().slotRanges), QStringLiteral("5, 7"));
-    QCOMPARE(ClusterTopology::describeSlots(before.slotsOf(QStringLiteral("127.0.0.1:7001"))), QStringLiteral("0-5460"));
+    QCOMPARE(ClusterTopology::describeSlots(before.slotsOf(QStringLiteral("127.0.0.1:7001"))),
+             QStringLiteral("0-5460"));
 }
 
 void TestClusterFailover::monitorFollowsFailover()
@@ -210,10 +221,12 @@ void TestClusterFailover::followFailover(int victim, bool pause)
     QList<QPair<int, int>> live;
     QStringList modes;
     connect(&monitor, &ClusterLockMonitor::eventsOccurred, this, [&](const QVector<LockEvent> &e) { events += e; });
-    connect(&monitor, &ClusterLockMonitor::topologyChanged, this, [&](const QVector<TopologyEvent> &e) { changes += e; });
+    connect(&monitor, &ClusterLockMonitor::topologyChanged, this,
+            [&](const QVector<TopologyEvent> &e) { changes += e; });
     connect(&monitor, &ClusterLockMonitor::liveMastersChanged, this, [&](int l, int m) { live.append({l, m}); });
-    connect(&monitor, &ClusterLockMonitor::modeChanged, this,
-            [&](LockMonitor::Mode mode, const QString &detail) { modes << LockMonitor::modeName(mode) + QStringLiteral(": ") + detail; });
+    connect(&monitor, &ClusterLockMonitor::modeChanged, this, [&](LockMonitor::Mode mode, const QString &detail) {
+        modes << LockMonitor::modeName(mode) + QStringLiteral(": ") + detail;
+    });
     monitor.start();
     QVERIFY(lockscope::test::waitUntil([&] { return monitor.isIdle() && monitor.locks().contains(name); }, 30000));
     QCOMPARE(monitor.nodeOf(name), address(m_cluster, victim));
@@ -234,22 +247,29 @@ void TestClusterFailover::followFailover(int victim, bool pause)
 
     auto failoverReported = [&] {
         for (const TopologyEvent &e : changes)
-            if (e.type == QLatin1String("failover") && e.oldMaster == address(m_cluster, victim) && e.newMaster == newMaster)
+            if (e.type == QLatin1String("failover") && e.oldMaster == address(m_cluster, victim) &&
+                e.newMaster == newMaster)
                 return true;
         return false;
     };
-    const bool followed = lockscope::test::waitUntil([&] {
-        return failoverReported() && monitor.nodes().contains(newMaster) && !monitor.nodes().contains(address(m_cluster, victim))
-               && monitor.nodes().value(newMaster)->locks().contains(name) && monitor.liveMasters() == 3;
-    }, 30000);
+    const bool followed = lockscope::test::waitUntil(
+        [&] {
+            return failoverReported() && monitor.nodes().contains(newMaster) &&
+                   !monitor.nodes().contains(address(m_cluster, victim)) &&
+                   monitor.nodes().value(newMaster)->locks().contains(name) && monitor.liveMasters() == 3;
+        },
+        30000);
     const qint64 followedMs = clock.elapsed();
     QStringList described;
     for (const TopologyEvent &e : changes)
         described << QString::fromUtf8(QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact));
     qInfo("%s of master %s: replica %s promoted (seen by every node) after %lld ms; the monitor "
-          "followed after %lld ms", pause ? "SIGSTOP" : "SIGKILL", qPrintable(address(m_cluster, victim)), qPrintable(newMaster), promotedMs, followedMs);
+          "followed after %lld ms",
+          pause ? "SIGSTOP" : "SIGKILL", qPrintable(address(m_cluster, victim)), qPrintable(newMaster), promotedMs,
+          followedMs);
     qInfo("topology events: %s", qPrintable(described.join(QLatin1Char('\n'))));
-    QVERIFY2(followed, qPrintable(described.join(QLatin1Char('\n')) + QLatin1Char('\n') + modes.join(QLatin1Char('\n'))));
+    QVERIFY2(followed,
+             qPrintable(described.join(QLatin1Char('\n')) + QLatin1Char('\n') + modes.join(QLatin1Char('\n'))));
 
     // The lock survived the failover: not reported released, expired or acquired again.
     QCOMPARE(monitor.locks().value(name).holders.size(), 1);
@@ -282,10 +302,13 @@ void TestClusterFailover::followFailover(int victim, bool pause)
     const QString holder2 = lockscope::test::newClientId() + QStringLiteral(":7");
     QVERIFY(acquire(m_cluster.port(promoted), second, holder2));
     auto seen = [&](const QString &lock, const QString &type) {
-        return std::any_of(events.cbegin(), events.cend(), [&](const LockEvent &e) { return e.lock == lock && e.type == type; });
+        return std::any_of(events.cbegin(), events.cend(),
+                           [&](const LockEvent &e) { return e.lock == lock && e.type == type; });
     };
-    QVERIFY2(lockscope::test::waitUntil([&] { return seen(name, QStringLiteral("released")) && seen(second, QStringLiteral("acquired")); }, 15000),
-             qPrintable(modes.join(QLatin1Char('\n'))));
+    QVERIFY2(
+        lockscope::test::waitUntil(
+            [&] { return seen(name, QStringLiteral("released")) && seen(second, QStringLiteral("acquired")); }, 15000),
+        qPrintable(modes.join(QLatin1Char('\n'))));
     QVERIFY(release(m_cluster.port(promoted), second, holder2));
     QVERIFY(lockscope::test::waitUntil([&] { return seen(second, QStringLiteral("released")); }, 15000));
     QVERIFY(!monitor.locks().contains(name));
@@ -298,10 +321,12 @@ void TestClusterFailover::followFailover(int victim, bool pause)
     m_cluster.resume(victim);
     SyncClient back(m_cluster.endpoint(victim));
     QVERIFY(back.open());
-    QVERIFY(lockscope::test::waitUntil([&] {
-        return m_cluster.masterOf(victim) == promoted
-               && back.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up");
-    }, 30000));
+    QVERIFY(lockscope::test::waitUntil(
+        [&] {
+            return m_cluster.masterOf(victim) == promoted &&
+                   back.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up");
+        },
+        30000));
     const QString third = nameOn(promoted, QStringLiteral("fail-back"));
     const QString holder3 = lockscope::test::newClientId() + QStringLiteral(":3");
     QVERIFY(acquire(m_cluster.port(promoted), third, holder3));
@@ -311,14 +336,18 @@ void TestClusterFailover::followFailover(int victim, bool pause)
     changes.clear();
     clock.restart();
     QCOMPARE(back.cmd({"CLUSTER", "FAILOVER"}).toByteArray(), QByteArray("OK"));
-    const bool followedBack = lockscope::test::waitUntil([&] {
-        for (const TopologyEvent &e : std::as_const(changes))
-            if (e.type == QLatin1String("failover") && e.oldMaster == newMaster && e.newMaster == address(m_cluster, victim)
-                && monitor.nodes().contains(e.newMaster) && monitor.nodes().value(e.newMaster)->locks().contains(third))
-                return true;
-        return false;
-    }, 30000);
-    qInfo("CLUSTER FAILOVER back to %s followed after %lld ms", qPrintable(address(m_cluster, victim)), clock.elapsed());
+    const bool followedBack = lockscope::test::waitUntil(
+        [&] {
+            for (const TopologyEvent &e : std::as_const(changes))
+                if (e.type == QLatin1String("failover") && e.oldMaster == newMaster &&
+                    e.newMaster == address(m_cluster, victim) && monitor.nodes().contains(e.newMaster) &&
+                    monitor.nodes().value(e.newMaster)->locks().contains(third))
+                    return true;
+            return false;
+        },
+        30000);
+    qInfo("CLUSTER FAILOVER back to %s followed after %lld ms", qPrintable(address(m_cluster, victim)),
+          clock.elapsed());
     QVERIFY2(followedBack, qPrintable(modes.join(QLatin1Char('\n'))));
     for (const LockEvent &e : std::as_const(events))
         QVERIFY2(e.lock != third || e.type == QLatin1String("renewed") || e.type == QLatin1String("unlock_message"),
@@ -341,7 +370,8 @@ void TestClusterFailover::cliWatchReportsFailover()
     QVERIFY(replicated(victim));
 
     QProcess watch;
-    watch.start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
+    watch.start(cliPath(),
+                {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"), QStringLiteral("--json")});
     QVERIFY(watch.waitForStarted());
     QByteArray out;
     QByteArray err;
@@ -349,7 +379,13 @@ void TestClusterFailover::cliWatchReportsFailover()
         out += watch.readAllStandardOutput();
         err += watch.readAllStandardError();
     };
-    QVERIFY2(lockscope::test::waitUntil([&] { readAll(); return err.contains("watching"); }, 30000), err.constData());
+    QVERIFY2(lockscope::test::waitUntil(
+                 [&] {
+                     readAll();
+                     return err.contains("watching");
+                 },
+                 30000),
+             err.constData());
 
     QElapsedTimer clock;
     clock.start();
@@ -358,17 +394,19 @@ void TestClusterFailover::cliWatchReportsFailover()
     QVERIFY2(promoted >= 0, "no replica was promoted");
     const qint64 promotedMs = clock.elapsed();
     QJsonObject failover;
-    const bool reported = lockscope::test::waitUntil([&] {
-        readAll();
-        for (const QByteArray &line : out.split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (o.value(QStringLiteral("type")).toString() == QLatin1String("failover")) {
-                failover = o;
-                return true;
+    const bool reported = lockscope::test::waitUntil(
+        [&] {
+            readAll();
+            for (const QByteArray &line : out.split('\n')) {
+                const QJsonObject o = QJsonDocument::fromJson(line).object();
+                if (o.value(QStringLiteral("type")).toString() == QLatin1String("failover")) {
+                    failover = o;
+                    return true;
+                }
             }
-        }
-        return false;
-    }, 30000);
+            return false;
+        },
+        30000);
     const qint64 reportedMs = clock.elapsed();
     qInfo("lockscope-cli watch: replica promoted after %lld ms, failover line after %lld ms", promotedMs, reportedMs);
     QVERIFY2(reported, qPrintable(QString::fromUtf8(out + err)));
@@ -382,10 +420,13 @@ void TestClusterFailover::cliWatchReportsFailover()
     const QString second = nameOn(promoted, QStringLiteral("cli-after-failover"));
     const QString holder2 = lockscope::test::newClientId() + QStringLiteral(":9");
     QVERIFY(acquire(m_cluster.port(promoted), second, holder2));
-    const bool acquiredSeen = lockscope::test::waitUntil([&] {
-        readAll();
-        return out.contains(QStringLiteral("\"lock\":\"%1\"").arg(second).toUtf8()) && out.contains("\"type\":\"acquired\"");
-    }, 15000);
+    const bool acquiredSeen = lockscope::test::waitUntil(
+        [&] {
+            readAll();
+            return out.contains(QStringLiteral("\"lock\":\"%1\"").arg(second).toUtf8()) &&
+                   out.contains("\"type\":\"acquired\"");
+        },
+        15000);
     watch.kill();
     watch.waitForFinished();
     readAll();
@@ -395,9 +436,9 @@ void TestClusterFailover::cliWatchReportsFailover()
     for (const QByteArray &line : out.split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(line).object();
         if (o.value(QStringLiteral("lock")).toString() == name)
-            QVERIFY2(o.value(QStringLiteral("type")).toString() != QLatin1String("released")
-                         && o.value(QStringLiteral("type")).toString() != QLatin1String("expired")
-                         && o.value(QStringLiteral("type")).toString() != QLatin1String("acquired"),
+            QVERIFY2(o.value(QStringLiteral("type")).toString() != QLatin1String("released") &&
+                         o.value(QStringLiteral("type")).toString() != QLatin1String("expired") &&
+                         o.value(QStringLiteral("type")).toString() != QLatin1String("acquired"),
                      line.constData());
     }
     QVERIFY(err.contains("masters live)"));

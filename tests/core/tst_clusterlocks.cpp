@@ -7,18 +7,18 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
+#include "diagnose/doctorprobe.h"
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
-#include "diagnose/doctorprobe.h"
 #include "protocol/locknames.h"
-#include "session/locksession.h"
-#include "watch/snapshotreader.h"
 #include "redis/clusterrouter.h"
 #include "redis/clustertopology.h"
 #include "redis/hashslot.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
 #include "redis/shardedsubscriber.h"
+#include "session/locksession.h"
+#include "watch/snapshotreader.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -32,11 +32,11 @@ using lockscope::test::MessageListener;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 /** SSUBSCRIBE of one channel on one node, collecting the payloads. */
-struct ShardedListener
-{
+struct ShardedListener {
     ShardedListener(const RedisEndpoint &node, const QByteArray &channel) : sub(node)
     {
         QObject::connect(&sub, &ShardedSubscriber::message, &sub,
@@ -45,7 +45,10 @@ struct ShardedListener
         sub.open();
         sub.ssubscribe(channel);
     }
-    bool waitSubscribed() { return waitUntil([this] { return confirmed; }); }
+    bool waitSubscribed()
+    {
+        return waitUntil([this] { return confirmed; });
+    }
     ShardedSubscriber sub;
     QList<QByteArray> payloads;
     bool confirmed = false;
@@ -202,7 +205,8 @@ void TestClusterLocks::watchdogRenewsLocksOfDifferentSlotsOnOneMaster()
     // Four leases long: without renewals both keys are gone long before.
     QTest::qWait(soakMs > 0 ? soakMs : 6000);
     for (const QString &n : names) {
-        QVERIFY2(owner.exists(n.toUtf8()), qPrintable(QStringLiteral("%1 expired; errors: %2").arg(n, errors.join(QLatin1Char('\n')))));
+        QVERIFY2(owner.exists(n.toUtf8()),
+                 qPrintable(QStringLiteral("%1 expired; errors: %2").arg(n, errors.join(QLatin1Char('\n')))));
         QCOMPARE(owner.hget(n.toUtf8(), client->holderField(1).toUtf8()), QByteArray("1"));
         QVERIFY(owner.pttl(n.toUtf8()) > 0);
     }
@@ -252,7 +256,8 @@ void TestClusterLocks::failedRenewalMarksHoldAtRisk()
         ++failedEvents;
         QVERIFY(names.contains(e.lock));
         QCOMPARE(e.holder, client->holderField(1));
-        QVERIFY2(e.extra.value(QStringLiteral("error")).toString().contains(QLatin1String("CROSSSLOT")), qPrintable(e.detail));
+        QVERIFY2(e.extra.value(QStringLiteral("error")).toString().contains(QLatin1String("CROSSSLOT")),
+                 qPrintable(e.detail));
         QVERIFY(e.extra.value(QStringLiteral("at_risk")).toBool());
         QVERIFY(e.toJson().contains(QStringLiteral("last_renewed_ms")));
     }
@@ -284,16 +289,19 @@ void TestClusterLocks::cliWarnsWhenRenewalFails()
     QVERIFY(owner.open());
     QProcess p;
     p.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
-            {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"), m_tmp.filePath(QStringLiteral("audit.jsonl")),
-             QStringLiteral("acquire"), name, QStringLiteral("--hold-ms"), QStringLiteral("14000")});
+            {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--audit-log"),
+             m_tmp.filePath(QStringLiteral("audit.jsonl")), QStringLiteral("acquire"), name,
+             QStringLiteral("--hold-ms"), QStringLiteral("14000")});
     QVERIFY(p.waitForStarted());
     QVERIFY(waitUntil([&] { return owner.exists(name.toUtf8()); }, 10000));
     QCOMPARE(owner.cmd({"ACL", "SETUSER", "default", "-pexpire"}).toByteArray(), QByteArray("OK"));
     QByteArray err;
-    const bool warned = waitUntil([&] {
-        err += p.readAllStandardError();
-        return err.contains("Watchdog renewal of " + name.toUtf8() + " failed");
-    }, 20000);
+    const bool warned = waitUntil(
+        [&] {
+            err += p.readAllStandardError();
+            return err.contains("Watchdog renewal of " + name.toUtf8() + " failed");
+        },
+        20000);
     owner.cmd({"ACL", "SETUSER", "default", "+pexpire"});
     p.waitForFinished(20000);
     err += p.readAllStandardError();
@@ -396,8 +404,8 @@ void TestClusterLocks::waitingAcquireSsubscribesAndWakesOnSpublish()
     QCOMPARE(owner.cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger(), 0);
     QVERIFY(!done);
     // Redisson's unlock (§2.3) with publish command "spublish".
-    const RedisReply r = owner.cmd({"EVAL", "redis.call('del', KEYS[1]); return redis.call(ARGV[2], KEYS[2], ARGV[1])", "2",
-                                    name.toUtf8(), channel, "0", "spublish"});
+    const RedisReply r = owner.cmd({"EVAL", "redis.call('del', KEYS[1]); return redis.call(ARGV[2], KEYS[2], ARGV[1])",
+                                    "2", name.toUtf8(), channel, "0", "spublish"});
     QCOMPARE(r.toInteger(), 1); // one sharded subscriber: LockScope's waiter
     QVERIFY(waitUntil([&] { return done; }));
     QVERIFY2(result.acquired, qPrintable(result.error));

@@ -6,9 +6,9 @@
 // network returns is measured and printed (qInfo) for the issue note.
 
 #include "demo/redisserverprocess.h"
-#include "watch/lockmonitor.h"
-#include "session/locksession.h"
 #include "redis/redisconnection.h"
+#include "session/locksession.h"
+#include "watch/lockmonitor.h"
 
 #include "faultproxy.h"
 #include "testsupport.h"
@@ -26,16 +26,15 @@ using lockscope::test::FaultProxy;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
-
-struct Log
+namespace
 {
+
+struct Log {
     QList<LockMonitor::Mode> modes;
     QStringList details;
     QVector<LockEvent> events;
     QVector<LockSnapshot> updates;
-    struct Action
-    {
+    struct Action {
         QString action, lock, message, outcome;
         bool ok = false;
     };
@@ -127,7 +126,8 @@ void TestDeafness::blackHoleLeavesLiveAndRecovers()
     Log log;
     auto session = startSession(proxy.url(), log);
     LockMonitor *monitor = session->monitor();
-    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }),
+             qPrintable(log.dump()));
     createLock("deaf:before");
     QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("deaf:before")); }),
              qPrintable(log.dump()));
@@ -139,7 +139,8 @@ void TestDeafness::blackHoleLeavesLiveAndRecovers()
     QVERIFY(log.modes.size() > modesBefore);
     QVERIFY2(!log.details.last().isEmpty(), qPrintable(log.dump()));
     // ... and the data connection is noticed dead too: rows go stale (issue 13.9).
-    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Disconnected; }, 10000), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Disconnected; }, 10000),
+             qPrintable(log.dump()));
     QVERIFY(monitor->locks().value(QStringLiteral("deaf:before")).stale);
     bool staleSent = false;
     for (const auto &u : std::as_const(log.updates))
@@ -177,7 +178,8 @@ void TestDeafness::notificationsOffMidWatchFallBackToPolling()
     auto session = startSession(m_server.url(), log);
     LockMonitor *monitor = session->monitor();
     monitor->setNotificationRecheckMs(300);
-    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }),
+             qPrintable(log.dump()));
     SyncClient c(m_server.endpoint());
     QVERIFY(c.open());
     const QByteArray before = c.cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray();
@@ -206,7 +208,8 @@ void TestDeafness::writesRefusedWhileDisconnected()
     Log log;
     auto session = startSession(proxy.url(), log);
     LockMonitor *monitor = session->monitor();
-    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }),
+             qPrintable(log.dump()));
     const LockSnapshot seen = monitor->locks().value(QStringLiteral("deaf:victim"));
     QVERIFY(seen.isHeld());
 
@@ -215,7 +218,8 @@ void TestDeafness::writesRefusedWhileDisconnected()
     session->forceUnlock(QStringLiteral("deaf:victim"), seen.stateFingerprint());
     QVERIFY(waitUntil([&] { return !log.actions.isEmpty(); }));
     QCOMPARE(log.actions.last().outcome, QStringLiteral("refused"));
-    QVERIFY2(log.actions.last().message.contains(QLatin1String("not connected to")), qPrintable(log.actions.last().message));
+    QVERIFY2(log.actions.last().message.contains(QLatin1String("not connected to")),
+             qPrintable(log.actions.last().message));
     proxy.setMode(FaultProxy::Mode::Pass);
     QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }, 15000), qPrintable(log.dump()));
     SyncClient c(m_server.endpoint());
@@ -242,15 +246,21 @@ void TestDeafness::cliWatchLeavesLiveAndRecovers()
         err += watch.readAllStandardError();
         out += watch.readAllStandardOutput();
     };
-    QVERIFY2(waitUntil([&] { pump(); return err.contains("watching"); }), err.constData());
+    QVERIFY2(waitUntil([&] {
+                 pump();
+                 return err.contains("watching");
+             }),
+             err.constData());
     QVERIFY2(err.contains("live"), err.constData());
     const int mark = err.size();
     proxy.setMode(FaultProxy::Mode::BlackHole);
-    QVERIFY2(waitUntil([&] {
-                 pump();
-                 const QByteArray since = err.mid(mark);
-                 return since.contains("lockscope-cli: polling") || since.contains("lockscope-cli: disconnected");
-             }, 10000),
+    QVERIFY2(waitUntil(
+                 [&] {
+                     pump();
+                     const QByteArray since = err.mid(mark);
+                     return since.contains("lockscope-cli: polling") || since.contains("lockscope-cli: disconnected");
+                 },
+                 10000),
              err.constData());
     createLock("cli:during");
     QTest::qWait(3000);
@@ -260,10 +270,21 @@ void TestDeafness::cliWatchLeavesLiveAndRecovers()
     QElapsedTimer recovery;
     proxy.setMode(FaultProxy::Mode::Pass);
     recovery.start();
-    QVERIFY2(waitUntil([&] { pump(); return out.contains("\"cli:during\"") && out.contains("acquired"); }, 15000),
+    QVERIFY2(waitUntil(
+                 [&] {
+                     pump();
+                     return out.contains("\"cli:during\"") && out.contains("acquired");
+                 },
+                 15000),
              (err + out).constData());
     const qint64 reportedMs = recovery.elapsed();
-    QVERIFY2(waitUntil([&] { pump(); return err.mid(mark2).contains("lockscope-cli: live"); }, 15000), err.constData());
+    QVERIFY2(waitUntil(
+                 [&] {
+                     pump();
+                     return err.mid(mark2).contains("lockscope-cli: live");
+                 },
+                 15000),
+             err.constData());
     qInfo("cli watch: the lock taken during the black hole reported %lld ms after the network returned", reportedMs);
     SyncClient c(m_server.endpoint());
     QVERIFY(c.open());

@@ -4,17 +4,17 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
+#include "diagnose/lockdoctor.h"
 #include "lock/lockclient.h"
 #include "lock/readwritelock.h"
 #include "lockfixture.h"
-#include "diagnose/lockdoctor.h"
 
 #include <QDateTime>
 #include <QJsonArray>
-#include <QSet>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QtTest>
 
 using namespace lockscope;
@@ -60,7 +60,8 @@ private:
     /** Runs `lockscope-cli --url <server> args...`. */
     ProcessResult lockscopeCli(const QStringList &args)
     {
-        return runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH), QStringList{QStringLiteral("--url"), m_server.url()} + args, 60000);
+        return runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                          QStringList{QStringLiteral("--url"), m_server.url()} + args, 60000);
     }
     /** Runs `lockscope-cli doctor --json` with `extra`; returns findings by code. */
     QMultiHash<QString, QJsonObject> doctor(const QStringList &extra, int *exitCode);
@@ -79,7 +80,10 @@ void TestDoctor::initTestCase()
     QVERIFY(m_admin->open());
 }
 
-void TestDoctor::init() { m_admin->flushall(); }
+void TestDoctor::init()
+{
+    m_admin->flushall();
+}
 
 void TestDoctor::cleanupTestCase()
 {
@@ -89,10 +93,11 @@ void TestDoctor::cleanupTestCase()
 
 QMultiHash<QString, QJsonObject> TestDoctor::doctor(const QStringList &extra, int *exitCode)
 {
-    const ProcessResult r = runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
-                                       QStringList{QStringLiteral("--url"), m_server.url(), QStringLiteral("doctor"),
-                                                   QStringLiteral("--json")} + extra,
-                                       60000);
+    const ProcessResult r = runProcess(
+        QStringLiteral(LOCKSCOPE_CLI_PATH),
+        QStringList{QStringLiteral("--url"), m_server.url(), QStringLiteral("doctor"), QStringLiteral("--json")} +
+            extra,
+        60000);
     *exitCode = r.exitCode;
     QMultiHash<QString, QJsonObject> byCode;
     for (const QByteArray &line : r.out.split('\n')) {
@@ -128,25 +133,29 @@ void TestDoctor::reportsEveryProblemWithEvidence()
     // fair: head waiter past its deadline, and a queued waiter with no deadline / a deadline with no queue entry.
     cli({QStringLiteral("HSET"), QStringLiteral("p:fair"), a1, QStringLiteral("1")});
     cli({QStringLiteral("PEXPIRE"), QStringLiteral("p:fair"), QStringLiteral("60000")});
-    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{p:fair}"), m_b + QStringLiteral(":4"), m_b + QStringLiteral(":5")});
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{p:fair}"), m_b + QStringLiteral(":4"),
+         m_b + QStringLiteral(":5")});
     cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:fair}"), QString::number(now - 5000),
          m_b + QStringLiteral(":4"), QString::number(now + 600000), m_b + QStringLiteral(":9")});
     // waiters without holder: a free fair lock with a live-looking queue; clients subscribed to a free lock.
     cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{p:free}"), m_b + QStringLiteral(":20")});
-    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:free}"), QString::number(now + 600000), m_b + QStringLiteral(":20")});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:free}"), QString::number(now + 600000),
+         m_b + QStringLiteral(":20")});
     QProcess ghost;
     ghost.start(redisCliPath(), {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"),
                                  QStringLiteral("redisson_lock__channel:{p:ghost}")});
     QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{p:ghost}") == 1; }));
     // dead reader: a read hold whose rwlock_timeout key is gone.
-    cli({QStringLiteral("HSET"), QStringLiteral("p:rw"), QStringLiteral("mode"), QStringLiteral("read"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("HSET"), QStringLiteral("p:rw"), QStringLiteral("mode"), QStringLiteral("read"), a1,
+         QStringLiteral("1")});
     cli({QStringLiteral("PEXPIRE"), QStringLiteral("p:rw"), QStringLiteral("60000")});
     // a latch whose follow-up DEL was lost (and with no TTL).
-    cli({QStringLiteral("SET"), QStringLiteral("redisson_unlock_latch:{p:x}:0123456789abcdef0123456789abcdef"), QStringLiteral("1")});
+    cli({QStringLiteral("SET"), QStringLiteral("redisson_unlock_latch:{p:x}:0123456789abcdef0123456789abcdef"),
+         QStringLiteral("1")});
 
     int code = -1;
-    const auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"),
-                           QStringLiteral("500")},
+    const auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"),
+                           QStringLiteral("--waiter-threshold-ms"), QStringLiteral("500")},
                           &code);
     ghost.kill();
     ghost.waitForFinished(2000);
@@ -155,22 +164,38 @@ void TestDoctor::reportsEveryProblemWithEvidence()
                                  "waiters_without_holder", "dead_readers", "lingering_latch"})
         QVERIFY2(f.contains(QString::fromLatin1(expected)), expected);
     QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("lock")).toString(), QStringLiteral("p:nottl"));
-    QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("severity")).toString(), QStringLiteral("critical"));
-    QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("evidence")).toObject().value(QStringLiteral("pttl_ms")).toInt(), -1);
+    QCOMPARE(f.value(QStringLiteral("no_ttl")).value(QStringLiteral("severity")).toString(),
+             QStringLiteral("critical"));
+    QCOMPARE(f.value(QStringLiteral("no_ttl"))
+                 .value(QStringLiteral("evidence"))
+                 .toObject()
+                 .value(QStringLiteral("pttl_ms"))
+                 .toInt(),
+             -1);
     const QJsonObject head = f.value(QStringLiteral("fair_head_expired"));
-    QCOMPARE(head.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("waiter")).toString(), m_b + QStringLiteral(":4"));
-    const QJsonObject disagree = f.value(QStringLiteral("fair_companions_disagree")).value(QStringLiteral("evidence")).toObject();
-    QCOMPARE(disagree.value(QStringLiteral("queued_without_deadline")).toArray().first().toString(), m_b + QStringLiteral(":5"));
-    QCOMPARE(disagree.value(QStringLiteral("deadline_without_queue_entry")).toArray().first().toString(), m_b + QStringLiteral(":9"));
+    QCOMPARE(head.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("waiter")).toString(),
+             m_b + QStringLiteral(":4"));
+    const QJsonObject disagree =
+        f.value(QStringLiteral("fair_companions_disagree")).value(QStringLiteral("evidence")).toObject();
+    QCOMPARE(disagree.value(QStringLiteral("queued_without_deadline")).toArray().first().toString(),
+             m_b + QStringLiteral(":5"));
+    QCOMPARE(disagree.value(QStringLiteral("deadline_without_queue_entry")).toArray().first().toString(),
+             m_b + QStringLiteral(":9"));
     QStringList withoutHolder;
     for (const auto &o : f.values(QStringLiteral("waiters_without_holder")))
         withoutHolder << o.value(QStringLiteral("lock")).toString();
     QVERIFY2(withoutHolder.contains(QStringLiteral("p:free")), qPrintable(withoutHolder.join(QLatin1Char(','))));
     QVERIFY2(withoutHolder.contains(QStringLiteral("p:ghost")), qPrintable(withoutHolder.join(QLatin1Char(','))));
-    QCOMPARE(f.value(QStringLiteral("dead_readers")).value(QStringLiteral("evidence")).toObject()
-                 .value(QStringLiteral("dead_holds_by_reader")).toObject().value(a1).toInt(),
+    QCOMPARE(f.value(QStringLiteral("dead_readers"))
+                 .value(QStringLiteral("evidence"))
+                 .toObject()
+                 .value(QStringLiteral("dead_holds_by_reader"))
+                 .toObject()
+                 .value(a1)
+                 .toInt(),
              1);
-    QCOMPARE(f.value(QStringLiteral("lingering_latch")).value(QStringLiteral("severity")).toString(), QStringLiteral("warning"));
+    QCOMPARE(f.value(QStringLiteral("lingering_latch")).value(QStringLiteral("severity")).toString(),
+             QStringLiteral("warning"));
     for (const auto &o : f) {
         QVERIFY(!o.value(QStringLiteral("title")).toString().isEmpty());
         QVERIFY(!o.value(QStringLiteral("explanation")).toString().isEmpty());
@@ -185,11 +210,13 @@ void TestDoctor::fairDeadlockIsACycle()
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const QString a = m_a + QStringLiteral(":11");
     const QString b = m_b + QStringLiteral(":12");
-    for (const auto &[lock, holder, waiter] : {std::tuple{QStringLiteral("lock:A"), a, b}, std::tuple{QStringLiteral("lock:B"), b, a}}) {
+    for (const auto &[lock, holder, waiter] :
+         {std::tuple{QStringLiteral("lock:A"), a, b}, std::tuple{QStringLiteral("lock:B"), b, a}}) {
         cli({QStringLiteral("HSET"), lock, holder, QStringLiteral("1")});
         cli({QStringLiteral("PEXPIRE"), lock, QStringLiteral("60000")});
         cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{%1}").arg(lock), waiter});
-        cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{%1}").arg(lock), QString::number(now + 300000), waiter});
+        cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{%1}").arg(lock),
+             QString::number(now + 300000), waiter});
     }
     int code = -1;
     const auto f = doctor({}, &code);
@@ -226,8 +253,8 @@ void TestDoctor::watchdogHeldTooLong()
     QProcess doctorProcess;
     doctorProcess.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
                         {QStringLiteral("--url"), m_server.url(), QStringLiteral("doctor"), QStringLiteral("--json"),
-                         QStringLiteral("--observe-ms"), QStringLiteral("3500"), QStringLiteral("--watchdog-threshold-ms"),
-                         QStringLiteral("2000")});
+                         QStringLiteral("--observe-ms"), QStringLiteral("3500"),
+                         QStringLiteral("--watchdog-threshold-ms"), QStringLiteral("2000")});
     QVERIFY(waitUntil([&] { return doctorProcess.state() == QProcess::NotRunning; }, 30000));
     QCOMPARE(doctorProcess.exitCode(), 4);
     const QByteArray out = doctorProcess.readAllStandardOutput();
@@ -256,7 +283,12 @@ void TestDoctor::rulesAreUnitTestable()
     doctor.observe(s);
     s.pttlMs = 29990;
     s.readAtSteadyMs = 11000; // 10 s later the TTL is back near 30 s: renewed
-    QVERIFY(s.isRenewalOf([&] { LockSnapshot b = s; b.pttlMs = 30000; b.readAtSteadyMs = 1000; return b; }()));
+    QVERIFY(s.isRenewalOf([&] {
+        LockSnapshot b = s;
+        b.pttlMs = 30000;
+        b.readAtSteadyMs = 1000;
+        return b;
+    }()));
     doctor.observe(s);
     QHash<QString, LockSnapshot> locks{{s.name, s}};
     QVERIFY(doctor.diagnose(locks, 5500).isEmpty());
@@ -299,8 +331,8 @@ void TestDoctor::adviceChainWakesAReadWriteWaiter()
     QVERIFY2(f.contains(QStringLiteral("no_ttl")), qPrintable(QStringList(f.keys()).join(QLatin1Char(','))));
     const QString setTtl = f.value(QStringLiteral("no_ttl")).value(QStringLiteral("action")).toString();
     QVERIFY2(setTtl.contains(QStringLiteral("lockscope-cli set-ttl chain:rw")), qPrintable(setTtl));
-    ProcessResult r = lockscopeCli({QStringLiteral("set-ttl"), name, QStringLiteral("--ttl-ms"), QStringLiteral("300"),
-                                    QStringLiteral("--yes")});
+    ProcessResult r = lockscopeCli(
+        {QStringLiteral("set-ttl"), name, QStringLiteral("--ttl-ms"), QStringLiteral("300"), QStringLiteral("--yes")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     // Step 2: the lock expires silently (no message): the writer keeps sleeping.
     QVERIFY(waitUntil([&] { return !m_admin->exists(name.toUtf8()); }));
@@ -324,7 +356,8 @@ void TestDoctor::adviceChainWakesAReadWriteWaiter()
     // Step 4: every live waiter holds the lock.
     QVERIFY(waitUntil([&] { return box->done; }));
     QVERIFY2(box->value.acquired, qPrintable(box->value.error));
-    QCOMPARE(m_admin->hget(name.toUtf8(), (writerClient.field(7) + QStringLiteral(":write")).toUtf8()), QByteArray("1"));
+    QCOMPARE(m_admin->hget(name.toUtf8(), (writerClient.field(7) + QStringLiteral(":write")).toUtf8()),
+             QByteArray("1"));
 }
 
 void TestDoctor::staleFairHeadBehindAFreeLockIsRemovedNotForceUnlocked()
@@ -337,8 +370,8 @@ void TestDoctor::staleFairHeadBehindAFreeLockIsRemovedNotForceUnlocked()
     cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{p:spin}"), QString::number(now + 300000), head,
          QString::number(now + 600000), behind});
     int code = -1;
-    const auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"), QStringLiteral("--waiter-threshold-ms"),
-                           QStringLiteral("500")},
+    const auto f = doctor({QStringLiteral("--observe-ms"), QStringLiteral("1500"),
+                           QStringLiteral("--waiter-threshold-ms"), QStringLiteral("500")},
                           &code);
     QJsonObject waiters;
     for (const auto &o : f.values(QStringLiteral("waiters_without_holder")))
@@ -349,7 +382,8 @@ void TestDoctor::staleFairHeadBehindAFreeLockIsRemovedNotForceUnlocked()
     QVERIFY2(action.contains(QStringLiteral("lockscope-cli remove-waiter p:spin %1").arg(head)), qPrintable(action));
     QVERIFY2(waiters.value(QStringLiteral("explanation")).toString().contains(QStringLiteral("did not miss a message")),
              qPrintable(waiters.value(QStringLiteral("explanation")).toString()));
-    QCOMPARE(waiters.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("head_waiter")).toString(), head);
+    QCOMPARE(waiters.value(QStringLiteral("evidence")).toObject().value(QStringLiteral("head_waiter")).toString(),
+             head);
     for (const auto &o : f) {
         if (o.value(QStringLiteral("lock")).toString() != QLatin1String("p:spin"))
             continue;
@@ -405,11 +439,13 @@ void TestDoctor::oddValuesAreShownAndFound()
     // +inf / -inf deadlines (were shown as INT64_MIN)
     cli({QStringLiteral("HSET"), QStringLiteral("odd:fair"), a1, QStringLiteral("1")});
     cli({QStringLiteral("PEXPIRE"), QStringLiteral("odd:fair"), QStringLiteral("60000")});
-    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{odd:fair}"), m_b + QStringLiteral(":4"), m_b + QStringLiteral(":5")});
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{odd:fair}"), m_b + QStringLiteral(":4"),
+         m_b + QStringLiteral(":5")});
     cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{odd:fair}"), QStringLiteral("+inf"),
          m_b + QStringLiteral(":4"), QStringLiteral("-inf"), m_b + QStringLiteral(":5")});
     // a read-write hash with a garbage mode; a write-mode hash whose writer count is not a number
-    cli({QStringLiteral("HSET"), QStringLiteral("odd:mode"), QStringLiteral("mode"), QStringLiteral("banana"), a1, QStringLiteral("1")});
+    cli({QStringLiteral("HSET"), QStringLiteral("odd:mode"), QStringLiteral("mode"), QStringLiteral("banana"), a1,
+         QStringLiteral("1")});
     cli({QStringLiteral("PEXPIRE"), QStringLiteral("odd:mode"), QStringLiteral("60000")});
     cli({QStringLiteral("HSET"), QStringLiteral("odd:writer"), QStringLiteral("mode"), QStringLiteral("write"),
          a1 + QStringLiteral(":write"), QStringLiteral("lots")});
@@ -438,8 +474,12 @@ void TestDoctor::oddValuesAreShownAndFound()
     const QJsonArray writers = locks.value(QStringLiteral("odd:writer")).value(QStringLiteral("holders")).toArray();
     QCOMPARE(writers.size(), 1);
     QCOMPARE(writers.at(0).toObject().value(QStringLiteral("field")).toString(), a1 + QStringLiteral(":write"));
-    QVERIFY(locks.value(QStringLiteral("odd:fenced")).value(QStringLiteral("anomalies")).toArray().at(0).toString().contains(
-        QStringLiteral("seven")));
+    QVERIFY(locks.value(QStringLiteral("odd:fenced"))
+                .value(QStringLiteral("anomalies"))
+                .toArray()
+                .at(0)
+                .toString()
+                .contains(QStringLiteral("seven")));
 
     int exitCode = -1;
     const auto findings = doctor({}, &exitCode);
@@ -447,11 +487,9 @@ void TestDoctor::oddValuesAreShownAndFound()
     QSet<QString> malformed;
     for (const QJsonObject &f : findings.values(QStringLiteral("malformed_data")))
         malformed << f.value(QStringLiteral("lock")).toString();
-    QCOMPARE(malformed, (QSet<QString>{QStringLiteral("odd:fair"), QStringLiteral("odd:mode"), QStringLiteral("odd:writer"),
-                                      QStringLiteral("odd:fenced")}));
+    QCOMPARE(malformed, (QSet<QString>{QStringLiteral("odd:fair"), QStringLiteral("odd:mode"),
+                                       QStringLiteral("odd:writer"), QStringLiteral("odd:fenced")}));
 }
-
-
 
 // Issue 12: thousands of unlock latches (a busy Redisson service keeps some for a moment) are read
 // in the latch SCAN's own steps, PTTL included (scan_step.lua "withpttl"), not by a pipeline of
@@ -460,16 +498,19 @@ void TestDoctor::oddValuesAreShownAndFound()
 void TestDoctor::manyLatchesAreCountedWithoutABurst()
 {
     const int withTtl = 1500;
-    m_admin->cmd({"EVAL", "for i = 1, tonumber(ARGV[1]) do redis.call('set', 'redisson_unlock_latch:{m:x}:' .. i, 1, 'px', 600000) end "
-                          "for i = 1, 3 do redis.call('set', 'redisson_unlock_latch:{m:y}:' .. i, 1) end",
-                  "0", QByteArray::number(withTtl)});
+    m_admin->cmd(
+        {"EVAL",
+         "for i = 1, tonumber(ARGV[1]) do redis.call('set', 'redisson_unlock_latch:{m:x}:' .. i, 1, 'px', 600000) end "
+         "for i = 1, 3 do redis.call('set', 'redisson_unlock_latch:{m:y}:' .. i, 1) end",
+         "0", QByteArray::number(withTtl)});
     int exitCode = -1;
     const QMultiHash<QString, QJsonObject> f = doctor({}, &exitCode);
     QVERIFY(f.contains(QStringLiteral("lingering_latch")));
     const QJsonObject latch = f.value(QStringLiteral("lingering_latch"));
     QCOMPARE(latch.value(QStringLiteral("severity")).toString(), QStringLiteral("warning"));
-    QVERIFY2(latch.value(QStringLiteral("title")).toString().startsWith(QStringLiteral("%1 unlock latch").arg(withTtl + 3)),
-             qPrintable(latch.value(QStringLiteral("title")).toString()));
+    QVERIFY2(
+        latch.value(QStringLiteral("title")).toString().startsWith(QStringLiteral("%1 unlock latch").arg(withTtl + 3)),
+        qPrintable(latch.value(QStringLiteral("title")).toString()));
     const QJsonObject evidence = latch.value(QStringLiteral("evidence")).toObject();
     QCOMPARE(evidence.value(QStringLiteral("key_count")).toInteger(), qint64(withTtl + 3));
     const QJsonObject keys = evidence.value(QStringLiteral("keys")).toObject();

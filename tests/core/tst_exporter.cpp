@@ -34,7 +34,8 @@
 using namespace lockscope;
 using namespace lockscope::test;
 
-namespace {
+namespace
+{
 
 const QString kCli = QStringLiteral(LOCKSCOPE_CLI_PATH);
 const QString kAlerts = QStringLiteral(LOCKSCOPE_SOURCE_DIR "/packaging/prometheus/lockscope-alerts.yml");
@@ -60,10 +61,12 @@ public:
     quint16 waitForPort(int timeoutMs = 10000)
     {
         static const QRegularExpression re(QStringLiteral(":(\\d+)/metrics"));
-        waitUntil([this] {
-            m_err += m_process.readAllStandardError();
-            return re.match(QString::fromUtf8(m_err)).hasMatch() || m_process.state() == QProcess::NotRunning;
-        }, timeoutMs);
+        waitUntil(
+            [this] {
+                m_err += m_process.readAllStandardError();
+                return re.match(QString::fromUtf8(m_err)).hasMatch() || m_process.state() == QProcess::NotRunning;
+            },
+            timeoutMs);
         const auto m = re.match(QString::fromUtf8(m_err));
         return m.hasMatch() ? quint16(m.captured(1).toUInt()) : 0;
     }
@@ -79,8 +82,7 @@ private:
     QByteArray m_err;
 };
 
-struct HttpResult
-{
+struct HttpResult {
     int status = 0;
     QByteArray body;
     QByteArray contentType;
@@ -144,10 +146,12 @@ public:
                                    QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("data")),
                                    QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port),
                                    QStringLiteral("--log.level=warn")});
-        const bool ready = waitUntil([this] {
-            return m_process.state() == QProcess::Running
-                   && httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(m_port))).status == 200;
-        }, 20000);
+        const bool ready = waitUntil(
+            [this] {
+                return m_process.state() == QProcess::Running &&
+                       httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(m_port))).status == 200;
+            },
+            20000);
         if (!ready)
             *error = QString::fromUtf8(m_process.readAll());
         return ready;
@@ -164,8 +168,12 @@ public:
     {
         QUrl url(QStringLiteral("http://127.0.0.1:%1/api/v1/query").arg(m_port));
         url.setQuery(QUrlQuery{{QStringLiteral("query"), promql}});
-        const QJsonArray result = QJsonDocument::fromJson(httpGet(url).body).object()
-                                      .value(QStringLiteral("data")).toObject().value(QStringLiteral("result")).toArray();
+        const QJsonArray result = QJsonDocument::fromJson(httpGet(url).body)
+                                      .object()
+                                      .value(QStringLiteral("data"))
+                                      .toObject()
+                                      .value(QStringLiteral("result"))
+                                      .toArray();
         if (result.isEmpty())
             return -1e300;
         return result.first().toObject().value(QStringLiteral("value")).toArray().at(1).toString().toDouble();
@@ -175,13 +183,21 @@ public:
     {
         double v = 0;
         const bool ok = waitUntil([&] { return (v = query(promql)) == expected; }, timeoutMs);
-        *last = QStringLiteral("%1 = %2 (wanted %3)").arg(promql).arg(v == -1e300 ? QStringLiteral("no data") : QString::number(v)).arg(expected);
+        *last = QStringLiteral("%1 = %2 (wanted %3)")
+                    .arg(promql)
+                    .arg(v == -1e300 ? QStringLiteral("no data") : QString::number(v))
+                    .arg(expected);
         return ok;
     }
     QJsonArray alerts()
     {
-        return QJsonDocument::fromJson(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/api/v1/alerts").arg(m_port))).body)
-            .object().value(QStringLiteral("data")).toObject().value(QStringLiteral("alerts")).toArray();
+        return QJsonDocument::fromJson(
+                   httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/api/v1/alerts").arg(m_port))).body)
+            .object()
+            .value(QStringLiteral("data"))
+            .toObject()
+            .value(QStringLiteral("alerts"))
+            .toArray();
     }
 
 private:
@@ -225,8 +241,9 @@ void TestExporter::prometheusSeesHandOverExpiryAndFindings()
     QProcess monitor;
     monitor.start(redisCliPath(), {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("monitor")});
     QVERIFY(monitor.waitForStarted());
-    QVERIFY(waitUntil([&] { return monitor.bytesAvailable() > 0 || monitor.readAllStandardOutput().contains("OK"); }, 5000)
-            || true);
+    QVERIFY(waitUntil([&] { return monitor.bytesAvailable() > 0 || monitor.readAllStandardOutput().contains("OK"); },
+                      5000) ||
+            true);
 
     Serve serve({QStringLiteral("--url"), m_server.url(), QStringLiteral("serve"), QStringLiteral("--listen"),
                  QStringLiteral("127.0.0.1:0")});
@@ -261,12 +278,14 @@ void TestExporter::prometheusSeesHandOverExpiryAndFindings()
     admin.cmd({"PEXPIRE", "inventory:7", "1500"});
     admin.cmd({"HSET", "legacy:cron", d, "1"});
     QVERIFY(waitUntil([&] {
-        return sampleValue(httpGet(metricsUrl).body, "lockscope_events_total{group=\"orders:*\",type=\"acquired\"}") == 1;
+        return sampleValue(httpGet(metricsUrl).body, "lockscope_events_total{group=\"orders:*\",type=\"acquired\"}") ==
+               1;
     }));
     QTest::qWait(1200);
     admin.cmd({"PEXPIRE", "orders:1", "30000"}); // a watchdog renewal: the TTL jumps back
     QVERIFY(waitUntil([&] {
-        return sampleValue(httpGet(metricsUrl).body, "lockscope_events_total{group=\"orders:*\",type=\"renewed\"}") == 1;
+        return sampleValue(httpGet(metricsUrl).body, "lockscope_events_total{group=\"orders:*\",type=\"renewed\"}") ==
+               1;
     }));
     admin.cmd({"DEL", "orders:1"});
     admin.cmd({"PUBLISH", "redisson_lock__channel:{orders:1}", "0"});
@@ -274,38 +293,47 @@ void TestExporter::prometheusSeesHandOverExpiryAndFindings()
     admin.cmd({"PEXPIRE", "orders:1", "30000"});
 
     QString last;
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_held_locks{group=\"orders:*\"}"), 1, &last), qPrintable(last));
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"orders:*\",type=\"acquired\"}"), 2, &last),
+    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_held_locks{group=\"orders:*\"}"), 1, &last),
              qPrintable(last));
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"orders:*\",type=\"released\"}"), 1, &last),
+    QVERIFY2(
+        prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"orders:*\",type=\"acquired\"}"), 2, &last),
+        qPrintable(last));
+    QVERIFY2(
+        prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"orders:*\",type=\"released\"}"), 1, &last),
+        qPrintable(last));
+    QVERIFY2(
+        prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"orders:*\",type=\"renewed\"}"), 1, &last),
+        qPrintable(last));
+    QVERIFY2(
+        prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"inventory:*\",type=\"expired\"}"), 1, &last),
+        qPrintable(last));
+    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_held_locks{group=\"inventory:*\"}"), 0, &last),
              qPrintable(last));
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"orders:*\",type=\"renewed\"}"), 1, &last),
-             qPrintable(last));
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_events_total{group=\"inventory:*\",type=\"expired\"}"), 1, &last),
-             qPrintable(last));
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_held_locks{group=\"inventory:*\"}"), 0, &last), qPrintable(last));
     QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_locks{kind=\"lock\"}"), 2, &last), qPrintable(last));
     QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_findings{code=\"no_ttl\",severity=\"critical\"}"), 1, &last),
              qPrintable(last));
-    QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_finding_info{lock=\"legacy:cron\",code=\"no_ttl\"}"), 1, &last),
-             qPrintable(last));
+    QVERIFY2(
+        prometheus.waitFor(QStringLiteral("lockscope_finding_info{lock=\"legacy:cron\",code=\"no_ttl\"}"), 1, &last),
+        qPrintable(last));
     QVERIFY2(prometheus.waitFor(QStringLiteral("lockscope_up"), 1, &last), qPrintable(last));
     QVERIFY2(prometheus.waitFor(QStringLiteral("up{job=\"lockscope\"}"), 1, &last), qPrintable(last));
 
     // The shipped rule for a lock without TTL fires.
     bool firing = false;
     QJsonArray alerts;
-    waitUntil([&] {
-        alerts = prometheus.alerts();
-        for (const auto &v : alerts) {
-            const QJsonObject o = v.toObject();
-            if (o.value(QStringLiteral("labels")).toObject().value(QStringLiteral("alertname")).toString()
-                    == QLatin1String("LockScopeLockWithoutTTL")
-                && o.value(QStringLiteral("state")).toString() == QLatin1String("firing"))
-                firing = true;
-        }
-        return firing;
-    }, 20000);
+    waitUntil(
+        [&] {
+            alerts = prometheus.alerts();
+            for (const auto &v : alerts) {
+                const QJsonObject o = v.toObject();
+                if (o.value(QStringLiteral("labels")).toObject().value(QStringLiteral("alertname")).toString() ==
+                        QLatin1String("LockScopeLockWithoutTTL") &&
+                    o.value(QStringLiteral("state")).toString() == QLatin1String("firing"))
+                    firing = true;
+            }
+            return firing;
+        },
+        20000);
     QVERIFY2(firing, QJsonDocument(alerts).toJson().constData());
 
     // promtool accepts what serve exposes, in both formats' text variant.
@@ -315,7 +343,9 @@ void TestExporter::prometheusSeesHandOverExpiryAndFindings()
     QVERIFY(exposition.open(QIODevice::WriteOnly));
     exposition.write(metrics.body);
     exposition.close();
-    const ProcessResult check = runProcess(QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("promtool check metrics < '%1'").arg(exposition.fileName())});
+    const ProcessResult check =
+        runProcess(QStringLiteral("sh"),
+                   {QStringLiteral("-c"), QStringLiteral("promtool check metrics < '%1'").arg(exposition.fileName())});
     QVERIFY2(check.finished && check.exitCode == 0, qPrintable(check.describe()));
     const HttpResult om = httpGet(metricsUrl, {{"Accept", "application/openmetrics-text;version=1.0.0"}});
     QVERIFY(om.contentType.startsWith("application/openmetrics-text"));
@@ -340,7 +370,8 @@ void TestExporter::prometheusSeesHandOverExpiryAndFindings()
     monitor.kill();
     monitor.waitForFinished(3000);
     int seen = 0;
-    static const QRegularExpression lineRe(QStringLiteral("^[0-9.]+ \\[\\d+ ([^\\]]+)\\] \"([^\"]+)\"(?: \"([^\"]*)\")?"));
+    static const QRegularExpression lineRe(
+        QStringLiteral("^[0-9.]+ \\[\\d+ ([^\\]]+)\\] \"([^\"]+)\"(?: \"([^\"]*)\")?"));
     for (const QByteArray &raw : monitor.readAllStandardOutput().split('\n')) {
         const auto m = lineRe.match(QString::fromUtf8(raw));
         if (!m.hasMatch())
@@ -362,7 +393,8 @@ void TestExporter::promtoolAcceptsTheRules()
 {
     if (QStandardPaths::findExecutable(QStringLiteral("promtool")).isEmpty())
         QSKIP("promtool is not installed (Debian: apt-get install prometheus)");
-    const ProcessResult r = runProcess(QStringLiteral("promtool"), {QStringLiteral("check"), QStringLiteral("rules"), kAlerts});
+    const ProcessResult r =
+        runProcess(QStringLiteral("promtool"), {QStringLiteral("check"), QStringLiteral("rules"), kAlerts});
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
     QVERIFY2(r.out.contains("SUCCESS"), qPrintable(r.describe()));
 }
@@ -383,8 +415,9 @@ void TestExporter::clusterEveryMaster()
         if (nodes.contains(node))
             continue;
         nodes.insert(node);
-        const ProcessResult r = redisCli(cluster.port(node), {QStringLiteral("HSET"), QString::fromUtf8(name),
-                                                              newClientId() + QStringLiteral(":1"), QStringLiteral("1")});
+        const ProcessResult r =
+            redisCli(cluster.port(node), {QStringLiteral("HSET"), QString::fromUtf8(name),
+                                          newClientId() + QStringLiteral(":1"), QStringLiteral("1")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
     }
     Serve serve({QStringLiteral("--url"), cluster.url(0), QStringLiteral("serve"), QStringLiteral("--listen"),
@@ -393,11 +426,14 @@ void TestExporter::clusterEveryMaster()
     QVERIFY2(port != 0, serve.err().constData());
     const QUrl url(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
     QByteArray body;
-    const bool ok = waitUntil([&] {
-        body = httpGet(url).body;
-        return sampleValue(body, "lockscope_masters_live") == 3 && sampleValue(body, "lockscope_held_locks{group=\"orders:*\"}") == 3
-               && sampleValue(body, "lockscope_findings{code=\"no_ttl\",severity=\"critical\"}") == 3;
-    }, 20000);
+    const bool ok = waitUntil(
+        [&] {
+            body = httpGet(url).body;
+            return sampleValue(body, "lockscope_masters_live") == 3 &&
+                   sampleValue(body, "lockscope_held_locks{group=\"orders:*\"}") == 3 &&
+                   sampleValue(body, "lockscope_findings{code=\"no_ttl\",severity=\"critical\"}") == 3;
+        },
+        20000);
     QVERIFY2(ok, body.constData());
     QCOMPARE(sampleValue(body, "lockscope_up"), 1.0);
 }
@@ -411,13 +447,13 @@ void TestExporter::badOptionsExitWithoutWriting()
     env.insert(QStringLiteral("HOME"), home.path());
     QFile unsupported(home.filePath(QStringLiteral("web.yml")));
     QVERIFY(unsupported.open(QIODevice::WriteOnly));
-    unsupported.write("tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  cipher_suites: TLS_AES_128_GCM_SHA256\n");
+    unsupported.write(
+        "tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  cipher_suites: TLS_AES_128_GCM_SHA256\n");
     unsupported.close();
     // A port taken by another listener.
     QTcpServer taken;
     QVERIFY(taken.listen(QHostAddress::LocalHost));
-    struct Case
-    {
+    struct Case {
         QStringList args;
         const char *says;
         int code;
@@ -426,17 +462,23 @@ void TestExporter::badOptionsExitWithoutWriting()
         {{QStringLiteral("--listen"), QStringLiteral("nope")}, "--listen needs HOST:PORT", 1},
         {{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:99999")}, "--listen needs HOST:PORT", 1},
         {{QStringLiteral("--listen"), QStringLiteral("example.org:9464")}, "is not an IP address", 1},
-        {{QStringLiteral("--group"), QStringLiteral("orders:([=x")}, "--group 'orders:([=x': the regular expression is not valid", 1},
+        {{QStringLiteral("--group"), QStringLiteral("orders:([=x")},
+         "--group 'orders:([=x': the regular expression is not valid",
+         1},
         {{QStringLiteral("--group"), QStringLiteral("orders")}, "--group needs REGEX=NAME", 1},
         {{QStringLiteral("--max-groups"), QStringLiteral("0")}, "--max-groups must be", 1},
         {{QStringLiteral("--web-config"), home.filePath(QStringLiteral("missing.yml"))}, "--web-config", 1},
-        {{QStringLiteral("--web-config"), unsupported.fileName()}, "'cipher_suites' under tls_server_config is not supported", 1},
+        {{QStringLiteral("--web-config"), unsupported.fileName()},
+         "'cipher_suites' under tls_server_config is not supported",
+         1},
         {{QStringLiteral("--enable-notifications")}, "--enable-notifications does not apply to 'serve'", 1},
-        {{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())}, "--listen 127.0.0.1:", 2},
+        {{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())},
+         "--listen 127.0.0.1:",
+         2},
     };
     for (const Case &c : cases) {
-        const ProcessResult r = runProcess(kCli, QStringList{QStringLiteral("--url"), m_server.url(), QStringLiteral("serve")} + c.args,
-                                           15000, env);
+        const ProcessResult r = runProcess(
+            kCli, QStringList{QStringLiteral("--url"), m_server.url(), QStringLiteral("serve")} + c.args, 15000, env);
         QVERIFY2(r.finished && r.exitCode == c.code && r.err.contains(c.says),
                  qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.describe()));
     }
@@ -450,15 +492,19 @@ void TestExporter::tlsAndBasicAuth()
     if (QStandardPaths::findExecutable(QStringLiteral("openssl")).isEmpty())
         QSKIP("openssl is not installed (Debian: apt-get install openssl)");
     QTemporaryDir dir;
-    const ProcessResult cert = runProcess(QStringLiteral("openssl"),
-        {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"), QStringLiteral("-nodes"),
-         QStringLiteral("-keyout"), dir.filePath(QStringLiteral("server.key")), QStringLiteral("-out"), dir.filePath(QStringLiteral("server.crt")),
-         QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")}, 60000);
+    const ProcessResult cert = runProcess(
+        QStringLiteral("openssl"),
+        {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"),
+         QStringLiteral("-nodes"), QStringLiteral("-keyout"), dir.filePath(QStringLiteral("server.key")),
+         QStringLiteral("-out"), dir.filePath(QStringLiteral("server.crt")), QStringLiteral("-days"),
+         QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")},
+        60000);
     QVERIFY2(cert.exitCode == 0, qPrintable(cert.describe()));
     QFile config(dir.filePath(QStringLiteral("web.yml")));
     QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: "
-                 + WebConfig::hashBcrypt("scrape-me", 6) + "\n");
+    config.write(
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: " +
+        WebConfig::hashBcrypt("scrape-me", 6) + "\n");
     config.close();
     Serve serve({QStringLiteral("--url"), m_server.url(), QStringLiteral("serve"), QStringLiteral("--listen"),
                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--web-config"), config.fileName()});
@@ -468,7 +514,8 @@ void TestExporter::tlsAndBasicAuth()
     const QUrl url(QStringLiteral("https://127.0.0.1:%1/metrics").arg(port));
     QCOMPARE(httpGet(url, {}, true).status, 401);
     QCOMPARE(httpGet(url, {{"Authorization", "Basic " + QByteArray("prometheus:wrong").toBase64()}}, true).status, 401);
-    const HttpResult ok = httpGet(url, {{"Authorization", "Basic " + QByteArray("prometheus:scrape-me").toBase64()}}, true);
+    const HttpResult ok =
+        httpGet(url, {{"Authorization", "Basic " + QByteArray("prometheus:scrape-me").toBase64()}}, true);
     QCOMPARE(ok.status, 200);
     QVERIFY(ok.body.contains("lockscope_up "));
     // Plain HTTP on the TLS port gets nothing.
@@ -493,7 +540,8 @@ void TestExporter::sigtermEndsAtOnce()
     QVERIFY2(port != 0, orphan.err().constData());
     QTest::qWait(1500);
     QCOMPARE(orphan.process().state(), QProcess::Running);
-    QCOMPARE(sampleValue(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port))).body, "lockscope_up"), 0.0);
+    QCOMPARE(sampleValue(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port))).body, "lockscope_up"),
+             0.0);
     ::kill(pid_t(orphan.process().processId()), SIGINT);
     QVERIFY(orphan.process().waitForFinished(5000));
     QCOMPARE(orphan.process().exitCode(), 128 + SIGINT);

@@ -23,20 +23,24 @@ using namespace lockscope;
 using lockscope::test::MessageListener;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
-qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
+qint64 nowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
 
 /** A Redisson-like participant: its own connections, client id and FairLock. */
-struct Participant : test::LockKindParticipant<FairLock>
-{
+struct Participant : test::LockKindParticipant<FairLock> {
     using LockKindParticipant::LockKindParticipant;
 
     bool acquireFailed(const QString &name, qint64 thread, qint64 waitMs)
     {
         return test::awaitBool([&](LockClient::BoolCallback done) {
                    lock->acquireFailed(name, thread, waitMs, nullptr, std::move(done));
-               }).ok;
+               })
+            .ok;
     }
 };
 
@@ -182,8 +186,10 @@ void TestFairLock::namesAndDefaults()
     QCOMPARE(m_a->lock->waitTimeoutMs(), FairLock::kDefaultWaitTimeoutMs);
     QCOMPARE(m_a->lock->client(), m_a->client.get());
     const QString field = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
-    QCOMPARE(FairLock::waiterChannel(QStringLiteral("fl"), field), QStringLiteral("redisson_lock__channel:{fl}:") + field);
-    QCOMPARE(FairLock::waiterChannel(QStringLiteral("a:{7}"), field), QStringLiteral("redisson_lock__channel:a:{7}:") + field);
+    QCOMPARE(FairLock::waiterChannel(QStringLiteral("fl"), field),
+             QStringLiteral("redisson_lock__channel:{fl}:") + field);
+    QCOMPARE(FairLock::waiterChannel(QStringLiteral("a:{7}"), field),
+             QStringLiteral("redisson_lock__channel:a:{7}:") + field);
     QCOMPARE(LockNames::fairQueueKey(QStringLiteral("fl")), QStringLiteral("redisson_lock_queue:{fl}"));
     QCOMPARE(LockNames::fairTimeoutKey(QStringLiteral("fl")), QStringLiteral("redisson_lock_timeout:{fl}"));
 }
@@ -264,8 +270,9 @@ void TestFairLock::scriptBranchesWithControlledClock()
     QVERIFY(!m_admin->exists(name.toUtf8()));
 
     // The no-wait variant (§3.3, ARGV lease, field, NOW, WAIT): never enqueues, answers 1.
-    r = m_admin->evalResource(QStringLiteral("fair_try_acquire"), keys,
-                              {"20000", "44444444-4444-4444-4444-444444444444:1", QByteArray::number(now + 400), "10000"});
+    r = m_admin->evalResource(
+        QStringLiteral("fair_try_acquire"), keys,
+        {"20000", "44444444-4444-4444-4444-444444444444:1", QByteArray::number(now + 400), "10000"});
     QVERIFY2(r.isInteger() && r.toInteger() == 1, qPrintable(r.debugString()));
     QCOMPARE(queue(name).size(), 2);
     // Clear the ghost; w3 is now the head of the queue and takes it with the no-wait variant.
@@ -278,9 +285,9 @@ void TestFairLock::scriptBranchesWithControlledClock()
     QVERIFY(!m_admin->exists(LockNames::fairQueueKey(name).toUtf8()));
     QVERIFY(!m_admin->exists(LockNames::fairTimeoutKey(name).toUtf8()));
     // Re-entry through the no-wait variant.
-    QVERIFY(m_admin->evalResource(QStringLiteral("fair_try_acquire"), keys,
-                                  {"20000", w3, QByteArray::number(now), "10000"})
-                .isNil());
+    QVERIFY(
+        m_admin->evalResource(QStringLiteral("fair_try_acquire"), keys, {"20000", w3, QByteArray::number(now), "10000"})
+            .isNil());
     QCOMPARE(m_admin->hget(name.toUtf8(), w3), QByteArray("2"));
 }
 
@@ -418,9 +425,8 @@ void TestFairLock::fifoHandOverUnderContention()
         expectedQueue << p->field(thread);
         // Enqueued in a known order: wait for this one before starting the next.
         QVERIFY(waitUntil([&] { return queue(name) == expectedQueue; }));
-        QVERIFY(waitUntil([&] {
-            return m_admin->numsub(FairLock::waiterChannel(name, p->field(thread)).toUtf8()) == 1;
-        }));
+        QVERIFY(
+            waitUntil([&] { return m_admin->numsub(FairLock::waiterChannel(name, p->field(thread)).toUtf8()) == 1; }));
     }
     // Deadlines are strictly increasing along the queue, one wait (300000) apart.
     for (int i = 1; i < 4; ++i)
@@ -496,7 +502,7 @@ void TestFairLock::acquireFailedShiftsLaterDeadlines()
 
     QVERIFY(me.acquireFailed(name, 4, 10000));
     QCOMPARE(queue(name), (QStringList{before1, after1, after2}));
-    QCOMPARE(score(name, before1), base);               // ahead of me: unchanged
+    QCOMPARE(score(name, before1), base); // ahead of me: unchanged
     QCOMPARE(score(name, me.field(4)), qint64(-1));
     QCOMPARE(score(name, after1), base + 20000 - 10000); // behind me: moved up by my wait
     QCOMPARE(score(name, after2), base + 30000 - 10000);
@@ -630,12 +636,11 @@ void TestFairLock::unlockLatchReplaysFirstAnswer()
     QVERIFY(m_a->tryAcquire(name, 1, 20000).acquired);
     QVERIFY(m_a->tryAcquire(name, 1, 20000).acquired);
     auto run = [&](const QByteArray &requestId) {
-        return m_admin->evalResource(
-            QStringLiteral("fair_unlock"),
-            {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(), LockNames::fairTimeoutKey(name).toUtf8(),
-             LockNames::unlockChannel(name).toUtf8(),
-             LockNames::unlockLatchKey(name, QString::fromUtf8(requestId)).toUtf8()},
-            {"0", "20000", field.toUtf8(), QByteArray::number(nowMs()), "publish", "18000"});
+        return m_admin->evalResource(QStringLiteral("fair_unlock"),
+                                     {name.toUtf8(), LockNames::fairQueueKey(name).toUtf8(),
+                                      LockNames::fairTimeoutKey(name).toUtf8(), LockNames::unlockChannel(name).toUtf8(),
+                                      LockNames::unlockLatchKey(name, QString::fromUtf8(requestId)).toUtf8()},
+                                     {"0", "20000", field.toUtf8(), QByteArray::number(nowMs()), "publish", "18000"});
     };
     RedisReply r = run("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
     QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
@@ -730,8 +735,8 @@ void TestFairLock::interopRedisCliWaiterKeepsItsTurn()
     QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{foreign + QStringLiteral("=1")});
     QCOMPARE(score(name, m_b->field(1)), foreignDeadline);
     // ...and releases through redis-cli, which wakes B on B's own channel.
-    res = cli(kForeignFairUnlock, {name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name),
-                                   LockNames::unlockChannel(name)},
+    res = cli(kForeignFairUnlock,
+              {name, LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name), LockNames::unlockChannel(name)},
               {foreign, QString::number(nowMs())});
     QVERIFY2(res.finished && res.exitCode == 0, qPrintable(res.describe()));
     QCOMPARE(res.out.trimmed(), QByteArray("RELEASED"));

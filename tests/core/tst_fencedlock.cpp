@@ -18,10 +18,10 @@
 using namespace lockscope;
 using lockscope::test::waitUntil;
 
-namespace {
-
-struct Participant : test::LockKindParticipant<FencedLock>
+namespace
 {
+
+struct Participant : test::LockKindParticipant<FencedLock> {
     using LockKindParticipant::LockKindParticipant;
 
     qint64 token(const QString &name)

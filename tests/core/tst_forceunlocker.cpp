@@ -3,8 +3,8 @@
 // they listen on, which a `redis-cli SUBSCRIBE` (an independent subscriber) must see.
 #include "testsupport.h"
 
-#include "demo/redisserverprocess.h"
 #include "act/forceunlocker.h"
+#include "demo/redisserverprocess.h"
 
 #include <QDateTime>
 #include <QProcess>
@@ -49,7 +49,10 @@ void TestForceUnlocker::initTestCase()
     QVERIFY(m_client->open());
 }
 
-void TestForceUnlocker::init() { m_client->flushall(); }
+void TestForceUnlocker::init()
+{
+    m_client->flushall();
+}
 
 void TestForceUnlocker::cleanupTestCase()
 {
@@ -60,7 +63,8 @@ void TestForceUnlocker::cleanupTestCase()
 QProcess *TestForceUnlocker::subscribe(const QString &channel)
 {
     auto *p = new QProcess(this);
-    p->start(redisCliPath(), {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"), channel});
+    p->start(redisCliPath(),
+             {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"), channel});
     waitUntil([&] { return m_client->numsub(channel.toUtf8()) >= 1; }, 5000);
     return p;
 }
@@ -120,8 +124,8 @@ void TestForceUnlocker::fairLockWakesOnlyTheHeadWaiter()
     cli({QStringLiteral("HSET"), QStringLiteral("fair:job"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
     cli({QStringLiteral("PEXPIRE"), QStringLiteral("fair:job"), QStringLiteral("30000")});
     cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{fair:job}"), head, second});
-    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{fair:job}"), QString::number(now + 330000), head,
-         QString::number(now + 630000), second});
+    cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{fair:job}"), QString::number(now + 330000),
+         head, QString::number(now + 630000), second});
     QProcess *headSub = subscribe(QStringLiteral("redisson_lock__channel:{fair:job}:") + head);
     QProcess *secondSub = subscribe(QStringLiteral("redisson_lock__channel:{fair:job}:") + second);
     QProcess *baseSub = subscribe(QStringLiteral("redisson_lock__channel:{fair:job}"));
@@ -173,8 +177,8 @@ void TestForceUnlocker::readLockPublishesOne()
 {
     cli({QStringLiteral("HSET"), QStringLiteral("rw:cfg"), QStringLiteral("mode"), QStringLiteral("read"),
          m_a + QStringLiteral(":1"), QStringLiteral("2"), m_b + QStringLiteral(":4"), QStringLiteral("1")});
-    cli({QStringLiteral("SET"), QStringLiteral("{rw:cfg}:") + m_a + QStringLiteral(":1:rwlock_timeout:1"), QStringLiteral("1"),
-         QStringLiteral("PX"), QStringLiteral("30000")});
+    cli({QStringLiteral("SET"), QStringLiteral("{rw:cfg}:") + m_a + QStringLiteral(":1:rwlock_timeout:1"),
+         QStringLiteral("1"), QStringLiteral("PX"), QStringLiteral("30000")});
     QProcess *sub = subscribe(QStringLiteral("redisson_rwlock:{rw:cfg}"));
     const ForceUnlockResult r = forceUnlock(QStringLiteral("rw:cfg"));
     QVERIFY(r.deleted);

@@ -20,7 +20,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 quint32 fuzzSeed()
 {
@@ -136,8 +137,15 @@ void TestFuzz::respDecoderSurvivesMutations()
 {
     QRandomGenerator rng(fuzzSeed());
     const QList<QByteArray> corpus = respCorpus();
-    const QList<QByteArray> hostile{"$1610612736\r\n", "*2147483647\r\n", "*2000000000\r\n", "$-2\r\n", "*-7\r\n",
-                                    "$99999999999999999999\r\n", ":99999999999999999999\r\n", "*3\r\n", "$3\r\n",
+    const QList<QByteArray> hostile{"$1610612736\r\n",
+                                    "*2147483647\r\n",
+                                    "*2000000000\r\n",
+                                    "$-2\r\n",
+                                    "*-7\r\n",
+                                    "$99999999999999999999\r\n",
+                                    ":99999999999999999999\r\n",
+                                    "*3\r\n",
+                                    "$3\r\n",
                                     "*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n"};
     RedisReplyLimits limits;
     limits.maxBulkBytes = 4096;
@@ -233,8 +241,9 @@ void TestFuzz::respDecoderChunkingDoesNotMatter()
 void TestFuzz::recordingReaderSurvivesMutations()
 {
     // 20k small files are written and read: in memory (/dev/shm) when there is one, it is I/O-bound.
-    QTemporaryDir dir(QFileInfo(QStringLiteral("/dev/shm")).isWritable() ? QStringLiteral("/dev/shm/lockscope-fuzz-XXXXXX")
-                                                                        : QDir::tempPath() + QStringLiteral("/lockscope-fuzz-XXXXXX"));
+    QTemporaryDir dir(QFileInfo(QStringLiteral("/dev/shm")).isWritable()
+                          ? QStringLiteral("/dev/shm/lockscope-fuzz-XXXXXX")
+                          : QDir::tempPath() + QStringLiteral("/lockscope-fuzz-XXXXXX"));
     QVERIFY(dir.isValid());
     // A real recording, as LockScope writes it, plain and gzip.
     const QString plainPath = dir.filePath(QStringLiteral("seed.jsonl"));
@@ -248,8 +257,11 @@ void TestFuzz::recordingReaderSurvivesMutations()
             s.isLock = s.exists = true;
             s.pttlMs = 30000 - i;
             s.holders << LockHolder{QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1"),
-                                    QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"), QStringLiteral("1"), 1,
-                                    QString(), {}};
+                                    QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"),
+                                    QStringLiteral("1"),
+                                    1,
+                                    QString(),
+                                    {}};
             rec.recordLocks({s}, i % 3 ? QStringList() : QStringList{QStringLiteral("gone:%1").arg(i)}, 1000 + i);
         }
     }
@@ -273,7 +285,14 @@ void TestFuzz::recordingReaderSurvivesMutations()
         QVERIFY(f.open(QIODevice::ReadOnly));
         seeds[1] = f.readAll();
     }
-    const QList<QByteArray> hostile{"\n", "{", "}", "\"t\":1e308,", "\"k\":\"locks\",", "[", "\xff\xfe", "\x1f\x8b",
+    const QList<QByteArray> hostile{"\n",
+                                    "{",
+                                    "}",
+                                    "\"t\":1e308,",
+                                    "\"k\":\"locks\",",
+                                    "[",
+                                    "\xff\xfe",
+                                    "\x1f\x8b",
                                     "{\"format\":\"lockscope-recording\",\"version\":1}\n"};
     QRandomGenerator rng(fuzzSeed() + 2);
     const QString path = dir.filePath(QStringLiteral("fuzz"));

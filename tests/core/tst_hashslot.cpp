@@ -42,8 +42,16 @@ void TestHashSlot::matchesRedisClusterKeyslot()
     QVERIFY2(server.start(10000, &error), qPrintable(error));
     SyncClient c(server.endpoint());
     QVERIFY(c.open());
-    const QList<QByteArray> keys{"orders:42", "{orders:42}", "redisson_lock__channel:{orders:42}", "a}b{c}", "foo{}{bar}",
-                                 "foo{{bar}}zap", "", QByteArray("\xff\x00\x01 binary", 10), "jobs:nightly", "user:{42}:lock"};
+    const QList<QByteArray> keys{"orders:42",
+                                 "{orders:42}",
+                                 "redisson_lock__channel:{orders:42}",
+                                 "a}b{c}",
+                                 "foo{}{bar}",
+                                 "foo{{bar}}zap",
+                                 "",
+                                 QByteArray("\xff\x00\x01 binary", 10),
+                                 "jobs:nightly",
+                                 "user:{42}:lock"};
     for (const QByteArray &k : keys) {
         const RedisReply r = c.cmd({"CLUSTER", "KEYSLOT", k});
         QVERIFY2(!r.isError(), qPrintable(r.errorMessage()));
@@ -55,9 +63,9 @@ void TestHashSlot::redissonDerivedKeysShareTheSlot()
 {
     for (const QString &name : {QStringLiteral("orders:42"), QStringLiteral("order:{42}"), QStringLiteral("jobs")}) {
         const int slot = HashSlot::of(name.toUtf8());
-        for (const QString &derived : {LockNames::unlockChannel(name), LockNames::fairQueueKey(name),
-                                       LockNames::fairTimeoutKey(name), LockNames::tokenKey(name),
-                                       LockNames::readWriteChannel(name)})
+        for (const QString &derived :
+             {LockNames::unlockChannel(name), LockNames::fairQueueKey(name), LockNames::fairTimeoutKey(name),
+              LockNames::tokenKey(name), LockNames::readWriteChannel(name)})
             QCOMPARE(HashSlot::of(derived.toUtf8()), slot);
     }
 }

@@ -21,7 +21,8 @@ static LockSnapshot held(const QString &name, const QString &holder, qint64 pttl
     s.isLock = s.exists = true;
     s.pttlMs = pttl;
     if (!holder.isEmpty())
-        s.holders << LockHolder{holder, holder.section(QLatin1Char(':'), 0, 0), holder.section(QLatin1Char(':'), 1), 1, QString(), {}};
+        s.holders << LockHolder{
+            holder, holder.section(QLatin1Char(':'), 0, 0), holder.section(QLatin1Char(':'), 1), 1, QString(), {}};
     s.kind = waiters.isEmpty() ? LockKind::Lock : LockKind::FairLock;
     for (int i = 0; i < waiters.size(); ++i)
         s.waiters << LockWaiter{waiters[i], i + 1, -1, QString()};
@@ -50,8 +51,9 @@ void TestHistory::holdsWaitsAndStats()
     h.addSnapshot(held(QStringLiteral("jobs"), kA, 25000, {kB}), 6000);
     // A releases, B (the waiter) acquires.
     h.addSnapshot(held(QStringLiteral("jobs"), kB, 30000), 9000);
-    h.addEvents({LockEvent{9000, QStringLiteral("jobs"), QStringLiteral("released"), kA, QStringLiteral("hold count 1 -> 0")},
-                 LockEvent{9000, QStringLiteral("jobs"), QStringLiteral("acquired"), kB, QString()}});
+    h.addEvents(
+        {LockEvent{9000, QStringLiteral("jobs"), QStringLiteral("released"), kA, QStringLiteral("hold count 1 -> 0")},
+         LockEvent{9000, QStringLiteral("jobs"), QStringLiteral("acquired"), kB, QString()}});
     h.addRemoval(QStringLiteral("jobs"), 12000);
     h.addEvents({LockEvent{12000, QStringLiteral("jobs"), QStringLiteral("expired"), kB, QString()}});
 
@@ -72,9 +74,9 @@ void TestHistory::holdsWaitsAndStats()
     // Two renewals that both read 29999 ms are both kept: each departs from the countdown.
     HistoryStore r;
     r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 0);
-    r.addSnapshot(held(QStringLiteral("wd"), kA, 19999), 10000);  // on the countdown: dropped
-    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 10010);  // renewed
-    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 20010);  // renewed again, same reading
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 19999), 10000); // on the countdown: dropped
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 10010); // renewed
+    r.addSnapshot(held(QStringLiteral("wd"), kA, 29999), 20010); // renewed again, same reading
     QCOMPARE(r.samples(QStringLiteral("wd")).size(), 3);
     QCOMPARE(r.samples(QStringLiteral("wd"), 10005, 30000).size(), 2);
     QCOMPARE(h.sampleAt(QStringLiteral("jobs"), 10000).holders, kB);
@@ -101,9 +103,9 @@ void TestHistory::subscriberWaitsOfNonFairLocks()
     h.addSnapshot(plain(kA, 0), 0);
     h.addSnapshot(plain(kA, 1), 1000);
     h.addSnapshot(plain(kA, 2), 2000);
-    h.addRemoval(QStringLiteral("orders"), 5000);  // released: waiters still subscribed
-    h.addSnapshot(plain(kB, 1), 5010);              // B acquired after waiting
-    h.addSnapshot(plain(kB, 0), 7000);              // the other waiter left
+    h.addRemoval(QStringLiteral("orders"), 5000); // released: waiters still subscribed
+    h.addSnapshot(plain(kB, 1), 5010);            // B acquired after waiting
+    h.addSnapshot(plain(kB, 0), 7000);            // the other waiter left
     const auto waits = h.waits(QStringLiteral("orders"));
     QCOMPARE(waits.size(), 2);
     for (const auto &w : waits)
@@ -132,7 +134,8 @@ void TestHistory::memoryStaysFlat()
             const QString holder = (t / 7 + l) % 2 ? kA : kB;
             h.addSnapshot(held(name, holder, 30000 - (t % 10) * 1000), t * 1000);
             if (t % 7 == 0)
-                h.addEvents({LockEvent{t * 1000, name, QStringLiteral("acquired"), holder, QStringLiteral("hold count 1")}});
+                h.addEvents(
+                    {LockEvent{t * 1000, name, QStringLiteral("acquired"), holder, QStringLiteral("hold count 1")}});
         }
         if (t == 3600)
             bytesAt1h = h.approximateBytes();
@@ -167,11 +170,13 @@ void TestHistory::recordingRoundTrip()
     const QString path = dir.filePath(fileName);
     SessionRecorder rec;
     QString error;
-    QVERIFY2(rec.open(path, {{QStringLiteral("server"), QStringLiteral("redis://127.0.0.1:6379/0")}}, &error), qPrintable(error));
+    QVERIFY2(rec.open(path, {{QStringLiteral("server"), QStringLiteral("redis://127.0.0.1:6379/0")}}, &error),
+             qPrintable(error));
     LockSnapshot fair = held(QStringLiteral("jobs"), kA, 30000, {kB});
     fair.timeoutSet.append({kB, 1795000000000});
     rec.recordLocks({fair, held(QStringLiteral("orders:42"), kB, 12000)}, {}, 1000);
-    rec.recordEvents({LockEvent{1100, QStringLiteral("orders:42"), QStringLiteral("acquired"), kB, QStringLiteral("hold count 1")}});
+    rec.recordEvents(
+        {LockEvent{1100, QStringLiteral("orders:42"), QStringLiteral("acquired"), kB, QStringLiteral("hold count 1")}});
     rec.recordLocks({}, {QStringLiteral("orders:42")}, 2000);
     rec.close();
     QCOMPARE(rec.records(), 5); // header + 3 + end
@@ -246,7 +251,8 @@ void TestHistory::replaySeekAndPlay()
         r.changed << held(QStringLiteral("lock:%1").arg(i % 4), i % 2 ? kA : kB, 30000 - i);
         if (i == 10)
             r.removed << QStringLiteral("lock:3");
-        r.events << LockEvent{r.timeMs, QStringLiteral("lock:%1").arg(i % 4), QStringLiteral("acquired"), kA, QString()};
+        r.events << LockEvent{r.timeMs, QStringLiteral("lock:%1").arg(i % 4), QStringLiteral("acquired"), kA,
+                              QString()};
         rec.records << r;
     }
     ReplayPlayer player;

@@ -20,10 +20,10 @@ using lockscope::test::FakeRedisServer;
 using lockscope::test::FaultProxy;
 using lockscope::test::waitUntil;
 
-namespace {
-
-struct Collected
+namespace
 {
+
+struct Collected {
     bool done = false;
     RedisReply reply;
 };
@@ -92,7 +92,10 @@ void TestHostileServer::initTestCase()
     QVERIFY2(m_redis.start(10000, &error), qPrintable(error));
 }
 
-void TestHostileServer::cleanupTestCase() { m_redis.stop(); }
+void TestHostileServer::cleanupTestCase()
+{
+    m_redis.stop();
+}
 
 void TestHostileServer::hugeBulkAnnouncedFailsAtItsHeader()
 {
@@ -107,8 +110,9 @@ void TestHostileServer::hugeBulkAnnouncedFailsAtItsHeader()
     QVERIFY(waitUntil([c] { return c->done; }, 20000));
     QVERIFY(c->reply.isTransportError());
     const QString msg = c->reply.errorMessage();
-    QVERIFY2(msg.contains(QLatin1String("a bulk string of 1.5 GiB")) && msg.contains(QLatin1String("over LockScope's limit of 64 MiB"))
-                 && msg.contains(QLatin1String("not a Redis server")),
+    QVERIFY2(msg.contains(QLatin1String("a bulk string of 1.5 GiB")) &&
+                 msg.contains(QLatin1String("over LockScope's limit of 64 MiB")) &&
+                 msg.contains(QLatin1String("not a Redis server")),
              qPrintable(msg));
     QCOMPARE(lost, msg);
     QVERIFY(!conn->isReady());
@@ -125,7 +129,8 @@ void TestHostileServer::hugeArrayHeaderFailsBeforeAllocating()
     auto c = sendCollect(conn.get(), {"SCAN", "0"});
     QVERIFY(waitUntil([c] { return c->done; }, 20000));
     QVERIFY(c->reply.isTransportError());
-    QVERIFY2(c->reply.errorMessage().contains(QLatin1String("array of 2000000000 elements")), qPrintable(c->reply.errorMessage()));
+    QVERIFY2(c->reply.errorMessage().contains(QLatin1String("array of 2000000000 elements")),
+             qPrintable(c->reply.errorMessage()));
     QVERIFY2(c->reply.errorMessage().contains(QLatin1String("limit of 2097152")), qPrintable(c->reply.errorMessage()));
 }
 
@@ -188,7 +193,8 @@ void TestHostileServer::limitsHoldOnRealRedis()
     conn->setReconnectDelaysMs(10, 50);
     auto get = sendCollect(conn.get(), {"GET", "big"});
     QVERIFY(waitUntil([get] { return get->done; }));
-    QVERIFY2(get->reply.isTransportError() && get->reply.errorMessage().contains(QLatin1String("a bulk string of 300 KiB")),
+    QVERIFY2(get->reply.isTransportError() &&
+                 get->reply.errorMessage().contains(QLatin1String("a bulk string of 300 KiB")),
              qPrintable(get->reply.debugString()));
     // The connection comes back, and what fits still works.
     QVERIFY(waitUntil([&conn] { return conn->isReady(); }));
@@ -234,13 +240,15 @@ void TestHostileServer::scanPageShapes_data()
     QTest::newRow("status") << QByteArray("+OK\r\n") << false << QStringLiteral("status \"OK\"");
     QTest::newRow("error") << QByteArray("-ERR nope\r\n") << false << QStringLiteral("SCAN failed: ERR nope");
     QTest::newRow("array of 3") << a({b("0"), a({}), b("x")}) << false << QStringLiteral("an array of 3 elements");
-    QTest::newRow("integer cursor") << a({QByteArray(":5\r\n"), a({})}) << false << QStringLiteral("integer 5 as its cursor");
+    QTest::newRow("integer cursor") << a({QByteArray(":5\r\n"), a({})}) << false
+                                    << QStringLiteral("integer 5 as its cursor");
     QTest::newRow("text cursor") << a({b("abc"), a({})}) << false << QStringLiteral("not a number");
     QTest::newRow("negative cursor") << a({b("-1"), a({})}) << false << QStringLiteral("not a number");
     QTest::newRow("huge cursor") << a({b("99999999999999999999999"), a({})}) << false << QStringLiteral("not a number");
     QTest::newRow("empty cursor") << a({b(""), a({})}) << false << QStringLiteral("not a number");
     QTest::newRow("keys not array") << a({b("0"), b("k")}) << false << QStringLiteral("where an array of keys");
-    QTest::newRow("nil key") << a({b("0"), a({QByteArray("$-1\r\n")})}) << false << QStringLiteral("nil among its keys");
+    QTest::newRow("nil key") << a({b("0"), a({QByteArray("$-1\r\n")})}) << false
+                             << QStringLiteral("nil among its keys");
 }
 
 void TestHostileServer::scanPageShapes()
@@ -326,13 +334,15 @@ void TestHostileServer::nonRedisServersAreNamed_data()
 {
     QTest::addColumn<QByteArray>("answer");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("HTTP status line") << QByteArray("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-                                      << QStringLiteral("is not a Redis server (it answered like HTTP: 'HTTP/1.1 400 Bad Request')");
+    QTest::newRow("HTTP status line")
+        << QByteArray("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        << QStringLiteral("is not a Redis server (it answered like HTTP: 'HTTP/1.1 400 Bad Request')");
     QTest::newRow("HTML without status line") << QByteArray("<!DOCTYPE HTML>\n<html><body>Bad request</body></html>\n")
                                               << QStringLiteral("is not a Redis server (it answered like HTTP");
     QTest::newRow("SSH banner") << QByteArray("SSH-2.0-OpenSSH_9.2p1\r\n")
-                                << QStringLiteral("is not a Redis server: it does not answer in the Redis protocol (its "
-                                                  "first bytes: 'SSH-2.0-OpenSSH_9.2p1\\x0d\\x0a");
+                                << QStringLiteral(
+                                       "is not a Redis server: it does not answer in the Redis protocol (its "
+                                       "first bytes: 'SSH-2.0-OpenSSH_9.2p1\\x0d\\x0a");
 }
 
 void TestHostileServer::nonRedisServersAreNamed()

@@ -5,11 +5,11 @@
 
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
-#include "watch/lockmonitor.h"
 #include "protocol/locknames.h"
-#include "watch/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
+#include "watch/lockmonitor.h"
+#include "watch/snapshotreader.h"
 
 #include "testsupport.h"
 
@@ -25,12 +25,13 @@
 #include <memory>
 
 using namespace lockscope;
+using lockscope::test::kRedissonFairAcquireScript;
 using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
-using lockscope::test::kRedissonFairAcquireScript;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 // ---- Redisson's scripts, written from the protocol description (not from resources/scripts) ----
 
@@ -39,21 +40,20 @@ using lockscope::test::kRedissonAcquireScript;
 
 // §2.3 RLock unlock with latch (3.24.0+). KEYS = name, channel, latch; ARGV = msg, lease, field,
 // publish command, latch ttl.
-const char *const kRedissonUnlock =
-    "local val = redis.call('get', KEYS[3]); "
-    "if val ~= false then return tonumber(val); end; "
-    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil; end; "
-    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); "
-    "if (counter > 0) then "
-    "redis.call('pexpire', KEYS[1], ARGV[2]); "
-    "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); "
-    "return 0; "
-    "else "
-    "redis.call('del', KEYS[1]); "
-    "redis.call(ARGV[4], KEYS[2], ARGV[1]); "
-    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); "
-    "return 1; "
-    "end;";
+const char *const kRedissonUnlock = "local val = redis.call('get', KEYS[3]); "
+                                    "if val ~= false then return tonumber(val); end; "
+                                    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil; end; "
+                                    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); "
+                                    "if (counter > 0) then "
+                                    "redis.call('pexpire', KEYS[1], ARGV[2]); "
+                                    "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); "
+                                    "return 0; "
+                                    "else "
+                                    "redis.call('del', KEYS[1]); "
+                                    "redis.call(ARGV[4], KEYS[2], ARGV[1]); "
+                                    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); "
+                                    "return 1; "
+                                    "end;";
 
 // §5.2 fenced lock lockAndGetToken. KEYS = name, token key; ARGV = lease, field.
 const char *const kRedissonFencedAcquire =
@@ -70,7 +70,10 @@ const QString kClientB = QStringLiteral("5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60");
 const QString kClientC = QStringLiteral("e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b");
 const QString kNodeOwner = QStringLiteral("3f2504e0-4f89-41d3-9a0c-0305e82c3301"); // node-redisson: <uuid>:<uuid>
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 } // namespace
 
@@ -119,7 +122,10 @@ void TestInterop::cleanupTestCase()
     m_server.stop();
 }
 
-void TestInterop::init() { m_admin->flushall(); }
+void TestInterop::init()
+{
+    m_admin->flushall();
+}
 
 ProcessResult TestInterop::cli(const QStringList &args)
 {
@@ -144,14 +150,16 @@ void TestInterop::seedForeignData()
     // The acquire script, as Redisson sends it, for thread 57: nil = acquired.
     QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "inventory:7", "60000", kClientA + ":57"}), QByteArray());
     // A node-redisson holder: "<uuid>:<uuid>".
-    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "node:lock", "45000", kNodeOwner + ":" + kClientC}), QByteArray());
+    QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "node:lock", "45000", kNodeOwner + ":" + kClientC}),
+             QByteArray());
 
     // Fair lock: A holds it, B then C queue up (client clock = ours, same machine).
-    const QStringList fairKeys{QStringLiteral("3"), QStringLiteral("fair:1"), QStringLiteral("redisson_lock_queue:{fair:1}"),
+    const QStringList fairKeys{QStringLiteral("3"), QStringLiteral("fair:1"),
+                               QStringLiteral("redisson_lock_queue:{fair:1}"),
                                QStringLiteral("redisson_lock_timeout:{fair:1}")};
     auto fair = [&](const QString &field) {
-        return redis(QStringList{"EVAL", kRedissonFairAcquireScript} + fairKeys
-                     + QStringList{"30000", field, "300000", QString::number(QDateTime::currentMSecsSinceEpoch())});
+        return redis(QStringList{"EVAL", kRedissonFairAcquireScript} + fairKeys +
+                     QStringList{"30000", field, "300000", QString::number(QDateTime::currentMSecsSinceEpoch())});
     };
     QCOMPARE(fair(kClientA + ":1"), QByteArray());
     const QByteArray ttlB = fair(kClientB + ":2");
@@ -162,11 +170,11 @@ void TestInterop::seedForeignData()
     QVERIFY(m_fairDeadlineB > QDateTime::currentMSecsSinceEpoch());
 
     // Fenced lock, acquired and re-entered: each acquire increments the token.
-    QByteArray r = redis({"EVAL", kRedissonFencedAcquire, "2", "fenced:1", "redisson_lock_token:{fenced:1}", "30000",
-                          kClientB + ":9"});
+    QByteArray r = redis(
+        {"EVAL", kRedissonFencedAcquire, "2", "fenced:1", "redisson_lock_token:{fenced:1}", "30000", kClientB + ":9"});
     QCOMPARE(r.split('\n').value(0).trimmed(), QByteArray("-1"));
-    r = redis({"EVAL", kRedissonFencedAcquire, "2", "fenced:1", "redisson_lock_token:{fenced:1}", "30000",
-               kClientB + ":9"});
+    r = redis(
+        {"EVAL", kRedissonFencedAcquire, "2", "fenced:1", "redisson_lock_token:{fenced:1}", "30000", kClientB + ":9"});
     m_fencedToken = r.split('\n').value(1).trimmed().toLongLong();
     QCOMPARE(m_fencedToken, qint64(2));
 
@@ -201,8 +209,8 @@ void TestInterop::snapshotReaderClassifiesForeignLocks()
     seedForeignData();
     if (QTest::currentTestFailed())
         return;
-    const QVector<LockSnapshot> s =
-        readSnapshots({"orders:42", "inventory:7", "node:lock", "fair:1", "fenced:1", "plainhash", "user:1", "missing"});
+    const QVector<LockSnapshot> s = readSnapshots(
+        {"orders:42", "inventory:7", "node:lock", "fair:1", "fenced:1", "plainhash", "user:1", "missing"});
     QCOMPARE(s.size(), 8);
 
     const LockSnapshot &orders = s[0];
@@ -296,8 +304,10 @@ void TestInterop::lockMonitorListsOnlyLocks()
     redis({"DEL", "fair:1"});
     idle = false;
     monitor.rediscover();
-    QVERIFY(waitUntil([&] { return idle && monitor.locks().contains(QStringLiteral("fair:1"))
-                                   && !monitor.locks().value(QStringLiteral("fair:1")).exists; }));
+    QVERIFY(waitUntil([&] {
+        return idle && monitor.locks().contains(QStringLiteral("fair:1")) &&
+               !monitor.locks().value(QStringLiteral("fair:1")).exists;
+    }));
     QCOMPARE(monitor.locks().value(QStringLiteral("fair:1")).queueLength, qint64(2));
 }
 
@@ -334,17 +344,29 @@ void TestInterop::lockMonitorFollowsForeignClientLive()
     redis({"HSET", "{late:1}:" + kClientA + ":57:rwlock_timeout:1", kClientA + ":57", "1"});
     redis({"HSET", "plain:late", "foo", "1"});
 
-    const QStringList unlockArgs{"EVAL", kRedissonUnlock, "3", "late:1", "redisson_lock__channel:{late:1}",
+    const QStringList unlockArgs{"EVAL",
+                                 kRedissonUnlock,
+                                 "3",
+                                 "late:1",
+                                 "redisson_lock__channel:{late:1}",
                                  "redisson_unlock_latch:{late:1}:11111111111111111111111111111111",
-                                 "0", "30000", field, "publish", "18000"};
+                                 "0",
+                                 "30000",
+                                 field,
+                                 "publish",
+                                 "18000"};
     QCOMPARE(redis(unlockArgs), QByteArray("0"));
-    QVERIFY(waitUntil([&] { return has(QStringLiteral("released"), QStringLiteral("late:1"), field)
-                                   && monitor.locks().value(QStringLiteral("late:1")).holders.value(0).holdCount == 1; }));
+    QVERIFY(waitUntil([&] {
+        return has(QStringLiteral("released"), QStringLiteral("late:1"), field) &&
+               monitor.locks().value(QStringLiteral("late:1")).holders.value(0).holdCount == 1;
+    }));
     QStringList full = unlockArgs;
     full[5] = QStringLiteral("redisson_unlock_latch:{late:1}:22222222222222222222222222222222");
     QCOMPARE(redis(full), QByteArray("1"));
-    QVERIFY(waitUntil([&] { return has(QStringLiteral("unlock_message"), QStringLiteral("late:1"), QString())
-                                   && !monitor.locks().contains(QStringLiteral("late:1")); }));
+    QVERIFY(waitUntil([&] {
+        return has(QStringLiteral("unlock_message"), QStringLiteral("late:1"), QString()) &&
+               !monitor.locks().contains(QStringLiteral("late:1"));
+    }));
     QVERIFY(has(QStringLiteral("released"), QStringLiteral("late:1"), field));
 
     QTest::qWait(200);
@@ -383,11 +405,21 @@ void TestInterop::cliClassifiesForeignLocks()
     const qint64 pttl = orders.value(QLatin1String("pttl_ms")).toInteger();
     QVERIFY2(pttl > 20000 && pttl <= 30000, qPrintable(QString::number(pttl)));
 
-    QCOMPARE(byName.value(QStringLiteral("inventory:7")).value(QLatin1String("holders")).toArray().at(0).toObject()
-                 .value(QLatin1String("thread_id")).toString(),
+    QCOMPARE(byName.value(QStringLiteral("inventory:7"))
+                 .value(QLatin1String("holders"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QLatin1String("thread_id"))
+                 .toString(),
              QStringLiteral("57"));
-    QCOMPARE(byName.value(QStringLiteral("node:lock")).value(QLatin1String("holders")).toArray().at(0).toObject()
-                 .value(QLatin1String("thread_id")).toString(),
+    QCOMPARE(byName.value(QStringLiteral("node:lock"))
+                 .value(QLatin1String("holders"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QLatin1String("thread_id"))
+                 .toString(),
              kClientC);
     const QJsonObject fenced = byName.value(QStringLiteral("fenced:1"));
     QCOMPARE(fenced.value(QLatin1String("kind")).toString(), QStringLiteral("fenced_lock"));
@@ -419,8 +451,9 @@ void TestInterop::forceUnlockWakesRedisCliSubscriber()
     // A "Redisson client" waiting on both locks, as redis-cli SUBSCRIBE.
     QProcess subscriber;
     subscriber.start(lockscope::test::redisCliPath(),
-                     {QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(m_server.port()),
-                      QStringLiteral("SUBSCRIBE"), QStringLiteral("redisson_lock__channel:{orders:42}"),
+                     {QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
+                      QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"),
+                      QStringLiteral("redisson_lock__channel:{orders:42}"),
                       QStringLiteral("redisson_lock__channel:{inventory:7}")});
     QVERIFY(subscriber.waitForStarted(10000));
     auto stopSubscriber = qScopeGuard([&] {
@@ -433,8 +466,8 @@ void TestInterop::forceUnlockWakesRedisCliSubscriber()
         return out;
     };
     QVERIFY(waitUntil([&] {
-        return m_admin->numsub("redisson_lock__channel:{orders:42}") == 1
-               && m_admin->numsub("redisson_lock__channel:{inventory:7}") == 1;
+        return m_admin->numsub("redisson_lock__channel:{orders:42}") == 1 &&
+               m_admin->numsub("redisson_lock__channel:{inventory:7}") == 1;
     }));
 
     // LockScope's client force-unlocks orders:42.
@@ -519,9 +552,17 @@ void TestInterop::redissonScriptsActOnOurLocks()
     QCOMPARE(redis({"EVAL", kRedissonAcquireScript, "1", "ours:1", "30000", ours}), QByteArray());
     QCOMPARE(m_admin->hget("ours:1", ours.toUtf8()), QByteArray("2"));
     // Redisson's unlock releases what we hold: partially, then fully.
-    const QStringList unlock{"EVAL", kRedissonUnlock, "3", "ours:1", "redisson_lock__channel:{ours:1}",
-                             "redisson_unlock_latch:{ours:1}:44444444444444444444444444444444", "0", "30000", ours,
-                             "publish", "18000"};
+    const QStringList unlock{"EVAL",
+                             kRedissonUnlock,
+                             "3",
+                             "ours:1",
+                             "redisson_lock__channel:{ours:1}",
+                             "redisson_unlock_latch:{ours:1}:44444444444444444444444444444444",
+                             "0",
+                             "30000",
+                             ours,
+                             "publish",
+                             "18000"};
     QCOMPARE(redis(unlock), QByteArray("0"));
     QStringList second = unlock;
     second[5] = QStringLiteral("redisson_unlock_latch:{ours:1}:55555555555555555555555555555555");

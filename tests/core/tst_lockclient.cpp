@@ -20,12 +20,13 @@
 #include <memory>
 
 using namespace lockscope;
-using lockscope::test::Box;
 using lockscope::test::BoolResult;
+using lockscope::test::Box;
 using lockscope::test::MessageListener;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 /** A Redisson-like participant: its own command connection, pub/sub connection and client id. */
 using Participant = test::LockParticipant;
@@ -66,8 +67,8 @@ private slots:
 
 private:
     AcquireResult tryAcquire(Participant &p, const QString &name, qint64 thread, qint64 leaseMs);
-    std::shared_ptr<Box<AcquireResult>> startAcquire(Participant &p, const QString &name, qint64 thread,
-                                                      qint64 leaseMs, qint64 waitMs);
+    std::shared_ptr<Box<AcquireResult>> startAcquire(Participant &p, const QString &name, qint64 thread, qint64 leaseMs,
+                                                     qint64 waitMs);
     UnlockResult unlock(Participant &p, const QString &name, qint64 thread);
     BoolResult renew(Participant &p, const QString &name, qint64 thread, qint64 leaseMs);
     BoolResult forceUnlock(Participant &p, const QString &name);
@@ -82,7 +83,7 @@ AcquireResult TestLockClient::tryAcquire(Participant &p, const QString &name, qi
 }
 
 std::shared_ptr<Box<AcquireResult>> TestLockClient::startAcquire(Participant &p, const QString &name, qint64 thread,
-                                                                  qint64 leaseMs, qint64 waitMs)
+                                                                 qint64 leaseMs, qint64 waitMs)
 {
     auto box = std::make_shared<Box<AcquireResult>>();
     p.client->acquire(name, thread, leaseMs, waitMs, nullptr, test::fillBox(box));
@@ -110,15 +111,16 @@ BoolResult TestLockClient::forceUnlock(Participant &p, const QString &name)
 RedisReply TestLockClient::runUnlockScript(const QString &name, const QString &requestId, const QString &field,
                                            qint64 leaseMs)
 {
-    return m_admin->evalResource(QStringLiteral("lock_unlock"),
-                                 {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
-                                  LockNames::unlockLatchKey(name, requestId).toUtf8()},
-                                 {"0", QByteArray::number(leaseMs), field.toUtf8(), "publish", "18000"});
+    return m_admin->evalResource(
+        QStringLiteral("lock_unlock"),
+        {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(), LockNames::unlockLatchKey(name, requestId).toUtf8()},
+        {"0", QByteArray::number(leaseMs), field.toUtf8(), "publish", "18000"});
 }
 
 void TestLockClient::clientIdentity()
 {
-    static const QRegularExpression uuid(QStringLiteral("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"));
+    static const QRegularExpression uuid(
+        QStringLiteral("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"));
     QVERIFY2(uuid.match(m_a->client->clientId()).hasMatch(), qPrintable(m_a->client->clientId()));
     QVERIFY(m_a->client->clientId() != m_b->client->clientId());
     QCOMPARE(m_a->client->holderField(57), m_a->client->clientId() + QStringLiteral(":57"));
@@ -225,7 +227,8 @@ void TestLockClient::watchdogAcquireRenewsPastTimeout()
     while (clock.elapsed() < 3 * timeout) {
         QTest::qWait(40);
         const qint64 pttl = m_admin->pttl("wd:1");
-        QVERIFY2(pttl > 0, qPrintable(QStringLiteral("lock lost after %1 ms (pttl %2)").arg(clock.elapsed()).arg(pttl)));
+        QVERIFY2(pttl > 0,
+                 qPrintable(QStringLiteral("lock lost after %1 ms (pttl %2)").arg(clock.elapsed()).arg(pttl)));
         QVERIFY(pttl <= timeout);
         if (pttl > previous + 50)
             ++jumps;
@@ -334,7 +337,8 @@ void TestLockClient::unlockLatchReplaysFirstAnswer()
     const QString field = m_a->field(1);
     QVERIFY(tryAcquire(*m_a, name, 1, 20000).acquired);
     QVERIFY(tryAcquire(*m_a, name, 1, 20000).acquired);
-    const QByteArray latch1 = LockNames::unlockLatchKey(name, QStringLiteral("0123456789abcdef0123456789abcdef")).toUtf8();
+    const QByteArray latch1 =
+        LockNames::unlockLatchKey(name, QStringLiteral("0123456789abcdef0123456789abcdef")).toUtf8();
     QCOMPARE(latch1, QByteArray("redisson_unlock_latch:{latch:1}:0123456789abcdef0123456789abcdef"));
 
     // Partial release, then the same request id again: same answer, no second decrement.
@@ -498,7 +502,8 @@ void TestLockClient::waitingAcquireTimesOut()
     QVERIFY(waitUntil([&] { return waiting->done; }, 10000));
     QVERIFY(!waiting->value.acquired);
     QVERIFY(waiting->value.error.isEmpty());
-    QVERIFY2(waiting->value.pttlMs > 0 && waiting->value.pttlMs <= 30000, qPrintable(QString::number(waiting->value.pttlMs)));
+    QVERIFY2(waiting->value.pttlMs > 0 && waiting->value.pttlMs <= 30000,
+             qPrintable(QString::number(waiting->value.pttlMs)));
     QCOMPARE(m_admin->hgetall(name.toUtf8()), QStringList{m_a->field(1) + QStringLiteral("=1")});
     QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_lock__channel:{wait:3}") == 0; }));
 
@@ -635,7 +640,8 @@ void TestLockClient::bracedNamesUseRedissonChannel()
     QVERIFY(waiting->value.acquired);
 
     // Latch keys follow the same rule.
-    QCOMPARE(LockNames::unlockLatchKey(name, QStringLiteral("id")), QStringLiteral("redisson_unlock_latch:order:{42}:id"));
+    QCOMPARE(LockNames::unlockLatchKey(name, QStringLiteral("id")),
+             QStringLiteral("redisson_unlock_latch:order:{42}:id"));
     QCOMPARE(unlock(*m_b, name, 1).status, UnlockResult::Status::Released);
     QVERIFY(waitUntil([&] { return m_admin->dbsize() == 0; }));
 }

@@ -9,7 +9,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 const QString kClient = QStringLiteral("8743c9c0-7421-469a-addb-44fb92259a1b");
 const QString kOther = QStringLiteral("5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60");
@@ -70,10 +71,11 @@ void TestLockFilter::emptyFilterMatchesEverything()
 void TestLockFilter::holderTextMatchesClientIdThreadAndWaiters()
 {
     const LockSnapshot held = lock(QStringLiteral("orders:42"), {holder(kClient, QStringLiteral("57"))});
-    const LockSnapshot queued = lock(QStringLiteral("fair:1"), {holder(kOther, QStringLiteral("3"))},
-                                     {kClient + QStringLiteral(":9")});
-    const LockSnapshot readers = lock(QStringLiteral("rw:1"), {holder(kOther, QStringLiteral("10"), QStringLiteral("read")),
-                                                               holder(kClient, QStringLiteral("11"), QStringLiteral("read"))});
+    const LockSnapshot queued =
+        lock(QStringLiteral("fair:1"), {holder(kOther, QStringLiteral("3"))}, {kClient + QStringLiteral(":9")});
+    const LockSnapshot readers =
+        lock(QStringLiteral("rw:1"), {holder(kOther, QStringLiteral("10"), QStringLiteral("read")),
+                                      holder(kClient, QStringLiteral("11"), QStringLiteral("read"))});
     const LockSnapshot other = lock(QStringLiteral("inventory:7"), {holder(kOther, QStringLiteral("1"))});
     auto matching = [&](const QString &text) {
         const LockFilter f(QString(), text);
@@ -94,8 +96,8 @@ void TestLockFilter::holderTextMatchesClientIdThreadAndWaiters()
     // A thread id alone, exactly (not "5" for "57").
     QCOMPARE(matching(QStringLiteral("57")), QStringList{QStringLiteral("orders:42")});
     QCOMPARE(matching(QStringLiteral("5")), QStringList()); // not client 5d3c1a2e… either: too short for an id
-    QCOMPARE(matching(QStringLiteral("5d3c")), (QStringList{QStringLiteral("fair:1"), QStringLiteral("rw:1"),
-                                                            QStringLiteral("inventory:7")}));
+    QCOMPARE(matching(QStringLiteral("5d3c")),
+             (QStringList{QStringLiteral("fair:1"), QStringLiteral("rw:1"), QStringLiteral("inventory:7")}));
     QCOMPARE(matching(QStringLiteral("deadbeef")), QStringList());
     // The name pattern and the holder text together.
     QVERIFY(!LockFilter(QStringLiteral("orders:*"), kOther).matches(other));
@@ -107,19 +109,32 @@ void TestLockFilter::namePatternIsARedisGlob_data()
     QTest::addColumn<QString>("glob");
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("match");
-    QTest::newRow("star") << "orders:*" << "orders:42" << true;
-    QTest::newRow("star crosses slashes") << "a*z" << "a/b/z" << true;
-    QTest::newRow("anchored") << "orders" << "orders:42" << false;
-    QTest::newRow("question") << "lock:?" << "lock:1" << true;
-    QTest::newRow("question is one") << "lock:?" << "lock:10" << false;
-    QTest::newRow("set") << "lock:[12]" << "lock:2" << true;
-    QTest::newRow("negated set") << "lock:[^12]" << "lock:2" << false;
-    QTest::newRow("range") << "lock:[a-c]" << "lock:b" << true;
-    QTest::newRow("escaped star") << "a\\*" << "a*" << true;
-    QTest::newRow("escaped star is literal") << "a\\*" << "ab" << false;
-    QTest::newRow("regex characters are literal") << "order.{7}" << "order.{7}" << true;
-    QTest::newRow("dot is not any") << "order.1" << "orderX1" << false;
-    QTest::newRow("case-sensitive") << "Orders:*" << "orders:1" << false;
+    QTest::newRow("star") << "orders:*"
+                          << "orders:42" << true;
+    QTest::newRow("star crosses slashes") << "a*z"
+                                          << "a/b/z" << true;
+    QTest::newRow("anchored") << "orders"
+                              << "orders:42" << false;
+    QTest::newRow("question") << "lock:?"
+                              << "lock:1" << true;
+    QTest::newRow("question is one") << "lock:?"
+                                     << "lock:10" << false;
+    QTest::newRow("set") << "lock:[12]"
+                         << "lock:2" << true;
+    QTest::newRow("negated set") << "lock:[^12]"
+                                 << "lock:2" << false;
+    QTest::newRow("range") << "lock:[a-c]"
+                           << "lock:b" << true;
+    QTest::newRow("escaped star") << "a\\*"
+                                  << "a*" << true;
+    QTest::newRow("escaped star is literal") << "a\\*"
+                                             << "ab" << false;
+    QTest::newRow("regex characters are literal") << "order.{7}"
+                                                  << "order.{7}" << true;
+    QTest::newRow("dot is not any") << "order.1"
+                                    << "orderX1" << false;
+    QTest::newRow("case-sensitive") << "Orders:*"
+                                    << "orders:1" << false;
 }
 
 void TestLockFilter::namePatternIsARedisGlob()
@@ -139,11 +154,13 @@ void TestLockFilter::doctorCommandsEndWithTheConnection()
     QCOMPARE(doctor.diagnose(locks, 0).first().code, QStringLiteral("no_ttl"));
     // Default: no connection arguments (lockscope-cli's default server or LOCKSCOPE_URL); the
     // name is quoted for the shell.
-    QVERIFY2(doctor.diagnose(locks, 0).first().action.contains(QStringLiteral("lockscope-cli set-ttl 'big order:7' --ttl-ms 30000)")),
+    QVERIFY2(doctor.diagnose(locks, 0).first().action.contains(
+                 QStringLiteral("lockscope-cli set-ttl 'big order:7' --ttl-ms 30000)")),
              qPrintable(doctor.diagnose(locks, 0).first().action));
     doctor.setCommandConnection(QStringLiteral("--url redis://10.0.0.5:6380/0"));
     const QString action = doctor.diagnose(locks, 0).first().action;
-    QVERIFY2(action.contains(QStringLiteral("lockscope-cli set-ttl 'big order:7' --ttl-ms 30000 --url redis://10.0.0.5:6380/0")),
+    QVERIFY2(action.contains(
+                 QStringLiteral("lockscope-cli set-ttl 'big order:7' --ttl-ms 30000 --url redis://10.0.0.5:6380/0")),
              qPrintable(action));
     QVERIFY2(action.contains(QStringLiteral("lockscope-cli force-unlock 'big order:7' --url redis://10.0.0.5:6380/0")),
              qPrintable(action));

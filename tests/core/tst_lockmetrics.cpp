@@ -14,7 +14,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 LockSnapshot held(const QString &name, const QString &field, qint64 pttlMs = 30000)
 {
@@ -34,7 +35,7 @@ LockSnapshot held(const QString &name, const QString &field, qint64 pttlMs = 300
 }
 
 LockEvent lockEvent(const QString &lock, const QString &type, const QString &holder, qint64 timeMs,
-                const QString &detail = QString())
+                    const QString &detail = QString())
 {
     LockEvent e;
     e.lock = lock;
@@ -190,8 +191,9 @@ void TestLockMetrics::metricsFromLocksAndEvents()
     w.position = 1;
     fair.waiters = {w};
     m.updateLocks({fair}, {});
-    m.addEvents({lockEvent(QStringLiteral("jobs:nightly"), QStringLiteral("enqueued"), QStringLiteral("E:1"), t0),
-                 lockEvent(QStringLiteral("jobs:nightly"), QStringLiteral("dequeued"), QStringLiteral("E:1"), t0 + 300)});
+    m.addEvents(
+        {lockEvent(QStringLiteral("jobs:nightly"), QStringLiteral("enqueued"), QStringLiteral("E:1"), t0),
+         lockEvent(QStringLiteral("jobs:nightly"), QStringLiteral("dequeued"), QStringLiteral("E:1"), t0 + 300)});
     LockFinding f;
     f.code = QStringLiteral("no_ttl");
     f.severity = LockFinding::Severity::Critical;
@@ -222,8 +224,10 @@ void TestLockMetrics::metricsFromLocksAndEvents()
     QCOMPARE(valueOf(out, "lockscope_wait_duration_seconds_sum{group=\"jobs:nightly\"}"), 0.3);
     QCOMPARE(valueOf(out, "lockscope_findings{code=\"no_ttl\",severity=\"critical\"}"), 1.0);
     QCOMPARE(valueOf(out, "lockscope_findings{code=\"deadlock\",severity=\"critical\"}"), 0.0);
-    QCOMPARE(valueOf(out, "lockscope_finding_info{lock=\"orders:1\",group=\"orders:*\",code=\"no_ttl\",severity=\"critical\"}"),
-             1.0);
+    QCOMPARE(
+        valueOf(out,
+                "lockscope_finding_info{lock=\"orders:1\",group=\"orders:*\",code=\"no_ttl\",severity=\"critical\"}"),
+        1.0);
     QVERIFY(series <= LockMetrics::seriesBound(LockGrouper::kDefaultMaxGroups, LockMetrics::kDefaultMaxNamedFindings));
 }
 
@@ -279,25 +283,29 @@ void TestLockMetrics::webConfigSubset()
     QString error;
     const QByteArray hash = WebConfig::hashBcrypt("s3cret", 4);
     QVERIFY(!hash.isEmpty());
-    write(QStringLiteral("auth.yml"), "# comment\nbasic_auth_users:\n  prometheus: " + hash + "\n  'ops': '" + hash + "'\n");
+    write(QStringLiteral("auth.yml"),
+          "# comment\nbasic_auth_users:\n  prometheus: " + hash + "\n  'ops': '" + hash + "'\n");
     QVERIFY2(WebConfig::load(dir.filePath(QStringLiteral("auth.yml")), &c, &error), qPrintable(error));
     QCOMPARE(c.basicAuthUsers.size(), 2);
     QVERIFY(!c.hasTls());
 
     write(QStringLiteral("bad1.yml"), "http_server_config:\n  http2: true\n");
     QVERIFY(!WebConfig::load(dir.filePath(QStringLiteral("bad1.yml")), &c, &error));
-    QVERIFY2(error.contains(QLatin1String("--web-config")) && error.contains(QLatin1String("line 1"))
-                 && error.contains(QLatin1String("'http_server_config' is not supported")),
+    QVERIFY2(error.contains(QLatin1String("--web-config")) && error.contains(QLatin1String("line 1")) &&
+                 error.contains(QLatin1String("'http_server_config' is not supported")),
              qPrintable(error));
-    write(QStringLiteral("bad2.yml"), "tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  cipher_suites: x\n");
+    write(QStringLiteral("bad2.yml"),
+          "tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  cipher_suites: x\n");
     QVERIFY(!WebConfig::load(dir.filePath(QStringLiteral("bad2.yml")), &c, &error));
-    QVERIFY2(error.contains(QLatin1String("line 4")) && error.contains(QLatin1String("'cipher_suites'")), qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("line 4")) && error.contains(QLatin1String("'cipher_suites'")),
+             qPrintable(error));
     write(QStringLiteral("bad3.yml"), "basic_auth_users:\n  alice: plaintext\n");
     QVERIFY(!WebConfig::load(dir.filePath(QStringLiteral("bad3.yml")), &c, &error));
     QVERIFY2(error.contains(QLatin1String("not a bcrypt hash")), qPrintable(error));
     write(QStringLiteral("bad4.yml"), "tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n");
     QVERIFY(!WebConfig::load(dir.filePath(QStringLiteral("bad4.yml")), &c, &error));
-    QVERIFY2(error.contains(QLatin1String("cannot read cert_file")) && error.contains(dir.filePath(QStringLiteral("missing.crt"))),
+    QVERIFY2(error.contains(QLatin1String("cannot read cert_file")) &&
+                 error.contains(dir.filePath(QStringLiteral("missing.crt"))),
              qPrintable(error));
     QVERIFY(!WebConfig::load(dir.filePath(QStringLiteral("none.yml")), &c, &error));
     QVERIFY2(error.contains(QLatin1String("cannot read it")), qPrintable(error));

@@ -4,12 +4,12 @@
 
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
-#include "watch/lockdiscovery.h"
-#include "watch/lockmonitor.h"
-#include "session/locksession.h"
-#include "watch/snapshotreader.h"
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
+#include "session/locksession.h"
+#include "watch/lockdiscovery.h"
+#include "watch/lockmonitor.h"
+#include "watch/snapshotreader.h"
 
 #include "testsupport.h"
 
@@ -25,16 +25,15 @@ using namespace lockscope;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 /** Everything a LockSession reports, collected for assertions. */
-struct SessionLog
-{
+struct SessionLog {
     QVector<LockEvent> events;
     QList<LockMonitor::Mode> modes;
     QStringList modeDetails;
-    struct Action
-    {
+    struct Action {
         QString action, lock, message;
         bool ok = false;
     };
@@ -46,11 +45,10 @@ struct SessionLog
     {
         QObject::connect(session, &LockSession::eventsOccurred, session,
                          [this](const QVector<LockEvent> &e) { events += e; });
-        QObject::connect(session, &LockSession::modeChanged, session,
-                         [this](LockMonitor::Mode m, const QString &d) {
-                             modes << m;
-                             modeDetails << d;
-                         });
+        QObject::connect(session, &LockSession::modeChanged, session, [this](LockMonitor::Mode m, const QString &d) {
+            modes << m;
+            modeDetails << d;
+        });
         QObject::connect(session, &LockSession::actionFinished, session,
                          [this](const QString &a, const QString &l, bool ok, const QString &m) {
                              actions.append({a, l, m, ok});
@@ -90,8 +88,7 @@ qint64 patternCount(LockSession *session)
 }
 
 /** Another Redisson-style client acting on the locks the monitor watches. */
-struct Actor
-{
+struct Actor {
     std::unique_ptr<RedisConnection> connection;
     std::unique_ptr<LockClient> client;
 
@@ -190,7 +187,10 @@ void TestLockMonitor::init()
     QVERIFY(waitUntil([this] { return m_actor->connection->isReady(); }));
 }
 
-void TestLockMonitor::cleanup() { m_actor.reset(); }
+void TestLockMonitor::cleanup()
+{
+    m_actor.reset();
+}
 
 std::unique_ptr<LockSession> TestLockMonitor::startSession(const RedisEndpoint &endpoint, SessionLog &log,
                                                            const QString &pattern, bool readOnly, bool forcePolling,
@@ -239,8 +239,9 @@ void TestLockMonitor::liveModeReportsEveryEvent()
 
     const int before = log.events.size();
     QCOMPARE(m_actor->unlock(name), UnlockResult::Status::Released);
-    QVERIFY2(waitUntil([&] { return !monitor->locks().contains(name) && log.has(QStringLiteral("unlock_message"), name); }),
-             qPrintable(log.dump()));
+    QVERIFY2(
+        waitUntil([&] { return !monitor->locks().contains(name) && log.has(QStringLiteral("unlock_message"), name); }),
+        qPrintable(log.dump()));
     bool fullRelease = false;
     for (int i = before; i < log.events.size(); ++i)
         fullRelease |= log.events[i].type == QLatin1String("released") && log.events[i].lock == name;
@@ -268,7 +269,8 @@ void TestLockMonitor::liveModeReportsEveryEvent()
     // expired: a short lease nobody releases.
     const QString expiring = QStringLiteral("ev:expire");
     QVERIFY(m_actor->acquire(expiring, 300));
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("expired"), expiring, field); }, 10000), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("expired"), expiring, field); }, 10000),
+             qPrintable(log.dump()));
     QVERIFY(waitUntil([&] { return !monitor->locks().contains(expiring); }));
     QVERIFY(!log.has(QStringLiteral("released"), expiring));
 
@@ -277,7 +279,8 @@ void TestLockMonitor::liveModeReportsEveryEvent()
     QVERIFY(m_actor->acquire(forced, 30000));
     QVERIFY(waitUntil([&] { return monitor->locks().contains(forced); }));
     session->forceUnlock(forced);
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("force_unlocked"), forced, field); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("force_unlocked"), forced, field); }),
+             qPrintable(log.dump()));
     QVERIFY(waitUntil([&] { return log.has(QStringLiteral("unlock_message"), forced); }));
     QVERIFY(!log.has(QStringLiteral("released"), forced));
     QVERIFY(!m_admin->exists("ev:force"));
@@ -312,7 +315,8 @@ void TestLockMonitor::sessionActsAsRedissonClient()
     QVERIFY2(log.actions[0].ok, qPrintable(log.actions[0].message));
     QCOMPARE(log.actions[0].action, QStringLiteral("acquire"));
     QCOMPARE(m_admin->hget("sess:1", field), QByteArray("1"));
-    QVERIFY(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("sess:1"), QString::fromUtf8(field)); }));
+    QVERIFY(waitUntil(
+        [&] { return log.has(QStringLiteral("acquired"), QStringLiteral("sess:1"), QString::fromUtf8(field)); }));
 
     // Held by LockScope: the actor is refused; the session's second acquire of another thread too.
     QVERIFY(!m_actor->acquire(QStringLiteral("sess:1"), 1000));
@@ -363,21 +367,25 @@ void TestLockMonitor::pollingWhenNotificationsOff()
     LockMonitor *monitor = session->monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
     // The mode says why, and what to do about it.
-    QVERIFY2(monitor->modeDetail().contains(QLatin1String("notify-keyspace-events")), qPrintable(monitor->modeDetail()));
+    QVERIFY2(monitor->modeDetail().contains(QLatin1String("notify-keyspace-events")),
+             qPrintable(monitor->modeDetail()));
     QVERIFY2(monitor->modeDetail().contains(QLatin1String("polling")), qPrintable(monitor->modeDetail()));
     QCOMPARE(log.notificationChecks.value(0), false);
 
     // Acquire and release are still seen, by polling.
     QVERIFY(actor.acquire(QStringLiteral("poll:1"), 30000));
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("poll:1"), actor.field()); }, 15000),
-             qPrintable(log.dump()));
+    QVERIFY2(
+        waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("poll:1"), actor.field()); }, 15000),
+        qPrintable(log.dump()));
     QCOMPARE(actor.unlock(QStringLiteral("poll:1")), UnlockResult::Status::Released);
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("poll:1"), actor.field()); }, 15000),
-             qPrintable(log.dump()));
+    QVERIFY2(
+        waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("poll:1"), actor.field()); }, 15000),
+        qPrintable(log.dump()));
     // Polling cannot tell a release from a forced delete (§14.9), and says so rather than blame.
-    QVERIFY2(log.find(QStringLiteral("released"), QStringLiteral("poll:1"))->detail.contains(
-                 QLatin1String("released or force-unlocked, unknown: LockScope polls and cannot tell")),
-             qPrintable(log.dump()));
+    QVERIFY2(
+        log.find(QStringLiteral("released"), QStringLiteral("poll:1"))
+            ->detail.contains(QLatin1String("released or force-unlocked, unknown: LockScope polls and cannot tell")),
+        qPrintable(log.dump()));
     QVERIFY(waitUntil([&] { return !monitor->locks().contains(QStringLiteral("poll:1")); }));
     QCOMPARE(monitor->mode(), LockMonitor::Mode::Polling);
 
@@ -397,7 +405,8 @@ void TestLockMonitor::pollingWhenNotificationsOff()
         QVERIFY2(flags.contains(c) || flags.contains('A'), flags.constData());
     QVERIFY(waitUntil([&] { return admin.numpat() == patternCount(session.get()); }));
     QVERIFY(actor.acquire(QStringLiteral("poll:2"), 300));
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("poll:2")); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("poll:2")); }),
+             qPrintable(log.dump()));
     QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("expired"), QStringLiteral("poll:2")); }, 10000),
              qPrintable(log.dump()));
 
@@ -454,10 +463,11 @@ void TestLockMonitor::patternFilter()
     log.idleCount = 0;
     session->setPattern(QStringLiteral("other:*"));
     QVERIFY2(waitUntil([&] {
-        QStringList n = monitor->locks().keys();
-        n.sort();
-        return log.idleCount > 0 && n == QStringList{QStringLiteral("other:2")};
-    }), qPrintable(monitor->locks().keys().join(QLatin1Char(' '))));
+                 QStringList n = monitor->locks().keys();
+                 n.sort();
+                 return log.idleCount > 0 && n == QStringList{QStringLiteral("other:2")};
+             }),
+             qPrintable(monitor->locks().keys().join(QLatin1Char(' '))));
 }
 
 void TestLockMonitor::discoveryFindsThousandsOfLocks()
@@ -510,7 +520,10 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     });
     LockMonitor *monitor = session->monitor();
     QVERIFY2(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == n; }, 60000),
-             qPrintable(QStringLiteral("%1 discovering %2 idle %3").arg(monitor->locks().size()).arg(monitor->isDiscovering()).arg(monitor->isIdle())));
+             qPrintable(QStringLiteral("%1 discovering %2 idle %3")
+                            .arg(monitor->locks().size())
+                            .arg(monitor->isDiscovering())
+                            .arg(monitor->isIdle())));
     QVERIFY(discoveryFinished);
     QVERIFY(lastFound > 0);
     QVERIFY(monitor->isIdle());
@@ -527,7 +540,10 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
 void TestLockMonitor::discoveryStepsGoOnTheScanConnection()
 {
     const int n = 500;
-    m_admin->cmd({"EVAL", "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'sc:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    m_admin->cmd({"EVAL",
+                  "for i = 1, " + QByteArray::number(n) +
+                      " do redis.call('hset', 'sc:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end",
+                  "0"});
     auto discover = [&](RedisConnection *commands, RedisConnection *scan) {
         LockDiscovery discovery(commands);
         discovery.setScanConnection(scan);
@@ -585,14 +601,18 @@ void TestLockMonitor::recoversAfterServerDropsConnections()
     const QVector<RedisReply> r = m_admin->pipeline({{"CLIENT", "KILL", "TYPE", "normal"}, {"DEL", "rc:gone"}});
     QCOMPARE(r.size(), 2);
     QVERIFY(r[0].toInteger() >= 1);
-    QVERIFY2(waitUntil([&] { return log.modes.contains(LockMonitor::Mode::Disconnected); }), qPrintable(log.modeDetails.join('\n')));
-    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }, 15000), qPrintable(log.modeDetails.join('\n')));
+    QVERIFY2(waitUntil([&] { return log.modes.contains(LockMonitor::Mode::Disconnected); }),
+             qPrintable(log.modeDetails.join('\n')));
+    QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }, 15000),
+             qPrintable(log.modeDetails.join('\n')));
     const int disconnectedAt = log.modes.indexOf(LockMonitor::Mode::Disconnected);
-    QVERIFY2(log.modeDetails[disconnectedAt].contains(QLatin1String("reconnecting")), qPrintable(log.modeDetails.join('\n')));
+    QVERIFY2(log.modeDetails[disconnectedAt].contains(QLatin1String("reconnecting")),
+             qPrintable(log.modeDetails.join('\n')));
     QCOMPARE(locksWhileDisconnected, 2); // the last data stays on screen, marked stale by the mode
     // After the resync the vanished lock is gone and reported.
     QVERIFY2(waitUntil([&] { return !monitor->locks().contains(QStringLiteral("rc:gone")); }), qPrintable(log.dump()));
-    QVERIFY(log.has(QStringLiteral("released"), QStringLiteral("rc:gone")) || log.has(QStringLiteral("expired"), QStringLiteral("rc:gone")));
+    QVERIFY(log.has(QStringLiteral("released"), QStringLiteral("rc:gone")) ||
+            log.has(QStringLiteral("expired"), QStringLiteral("rc:gone")));
     QVERIFY(monitor->locks().contains(QStringLiteral("rc:1")));
 
     // 2) The server drops the pub/sub connection: subscriptions come back and live events flow.
@@ -600,7 +620,8 @@ void TestLockMonitor::recoversAfterServerDropsConnections()
     QVERIFY(m_admin->cmd({"CLIENT", "KILL", "TYPE", "pubsub"}).toInteger() >= 1);
     QVERIFY(waitUntil([&] { return m_admin->numpat() == patternCount(session.get()); }, 15000));
     QVERIFY(m_actor->acquire(QStringLiteral("rc:after"), 60000));
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("rc:after")); }), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("acquired"), QStringLiteral("rc:after")); }),
+             qPrintable(log.dump()));
     QCOMPARE(m_actor->unlock(QStringLiteral("rc:1")), UnlockResult::Status::Released);
     QVERIFY(waitUntil([&] { return log.has(QStringLiteral("unlock_message"), QStringLiteral("rc:1")); }));
     QCOMPARE(monitor->mode(), LockMonitor::Mode::Live);
@@ -608,7 +629,8 @@ void TestLockMonitor::recoversAfterServerDropsConnections()
     // 3) A polling monitor recovers to polling.
     SessionLog pollLog;
     auto polling = startSession(m_server.endpoint(), pollLog, QStringLiteral("*"), false, true, 200);
-    QVERIFY(waitUntil([&] { return polling->monitor()->mode() == LockMonitor::Mode::Polling && pollLog.idleCount > 0; }));
+    QVERIFY(
+        waitUntil([&] { return polling->monitor()->mode() == LockMonitor::Mode::Polling && pollLog.idleCount > 0; }));
     pollLog.modes.clear();
     pollLog.modeDetails.clear();
     QVERIFY(m_admin->cmd({"CLIENT", "KILL", "TYPE", "normal"}).toInteger() >= 1);
@@ -662,7 +684,10 @@ void TestLockMonitor::readOnlySessionWritesNothing()
 void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
 {
     const int n = 3000;
-    m_admin->cmd({"EVAL", "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'os:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    m_admin->cmd({"EVAL",
+                  "for i = 1, " + QByteArray::number(n) +
+                      " do redis.call('hset', 'os:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end",
+                  "0"});
     m_admin->cmd({"CONFIG", "RESETSTAT"});
     SessionLog log;
     LockSession::Options options;
@@ -696,7 +721,10 @@ void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
 void TestLockMonitor::snapshotBatchesStayWithinBudget()
 {
     const int n = 2000;
-    m_admin->cmd({"EVAL", "for i = 1, " + QByteArray::number(n) + " do redis.call('hset', 'sb:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    m_admin->cmd({"EVAL",
+                  "for i = 1, " + QByteArray::number(n) +
+                      " do redis.call('hset', 'sb:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end",
+                  "0"});
     RedisConnection conn(m_server.endpoint());
     conn.open();
     SnapshotReader reader(&conn);
@@ -718,7 +746,7 @@ void TestLockMonitor::snapshotBatchesStayWithinBudget()
         QCOMPARE(got.at(i).name, names.at(i)); // in input order
         QVERIFY(got.at(i).isLock);
     }
-    QVERIFY(reader.slowestBatchUs() > 0);      // the script reported its run time
+    QVERIFY(reader.slowestBatchUs() > 0); // the script reported its run time
     QVERIFY(reader.callsSent() >= n / 1000);
     QVERIFY(reader.batchSize() >= 1 && reader.batchSize() <= 1000);
     reader.setBatchSize(7);
@@ -786,9 +814,11 @@ void TestLockMonitor::pollPlanChargesRediscovery()
 // main each rediscovery re-read every lock it found and its SCANs were not counted: ~2x over.
 void TestLockMonitor::pollingRediscoveryStaysWithinBudget()
 {
-    m_admin->cmd({"EVAL", "for i = 1, 60 do redis.call('hset', 'pb:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end "
-                          "for i = 1, 3000 do redis.call('set', 'pb:cache:' .. i, 'x') end "
-                          "for i = 1, 600 do redis.call('hset', 'pb:session:' .. i, 'user', i) end", "0"});
+    m_admin->cmd({"EVAL",
+                  "for i = 1, 60 do redis.call('hset', 'pb:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end "
+                  "for i = 1, 3000 do redis.call('set', 'pb:cache:' .. i, 'x') end "
+                  "for i = 1, 600 do redis.call('hset', 'pb:session:' .. i, 'user', i) end",
+                  "0"});
     SessionLog log;
     LockSession::Options options;
     options.endpoint = m_server.endpoint();
@@ -828,8 +858,11 @@ void TestLockMonitor::pollingRediscoveryStaysWithinBudget()
 // LockDiscovery::kMaxCount; the slowest step's server time is known.
 void TestLockMonitor::discoveryScanCountFollowsServerTime()
 {
-    m_admin->cmd({"EVAL", "for i = 1, 60000 do redis.call('set', 'sc:' .. i, 'x') end "
-                          "for i = 1, 30 do redis.call('hset', 'sc:lock:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end", "0"});
+    m_admin->cmd(
+        {"EVAL",
+         "for i = 1, 60000 do redis.call('set', 'sc:' .. i, 'x') end "
+         "for i = 1, 30 do redis.call('hset', 'sc:lock:' .. i, 'b983c153-7421-469a-addb-44fb92259a1b:1', 1) end",
+         "0"});
     m_admin->cmd({"CONFIG", "RESETSTAT"});
     RedisConnection conn(m_server.endpoint());
     conn.open();
@@ -858,8 +891,8 @@ void TestLockMonitor::discoveryScanCountFollowsServerTime()
     QVERIFY(calls("evalsha") + calls("eval") >= (discovery.steps() + 1) / 2);
     QVERIFY(calls("evalsha") + calls("eval") < discovery.steps()); // and they did share calls
     // The pure arithmetic: 80 % of the budget at the measured cost per key, at most doubling.
-    QCOMPARE(LockDiscovery::nextScanCount(1000, 1000, 250), 200);   // 1 us/key -> 200 keys
-    QCOMPARE(LockDiscovery::nextScanCount(100, 10, 250), 200);      // cheap: at most double
+    QCOMPARE(LockDiscovery::nextScanCount(1000, 1000, 250), 200); // 1 us/key -> 200 keys
+    QCOMPARE(LockDiscovery::nextScanCount(100, 10, 250), 200);    // cheap: at most double
     QCOMPARE(LockDiscovery::nextScanCount(100, 100000, 250), LockDiscovery::kMinCount);
 }
 
@@ -926,7 +959,8 @@ void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
     waiter.subscribe("redisson_lock__channel:{na:lock:2}");
     waiter.subscribe("redisson_rwlock:{na:rw}");
     QVERIFY(waitUntil([&] {
-        const RedisReply r = m_admin->cmd({"PUBSUB", "NUMSUB", "redisson_lock__channel:{na:lock:2}", "redisson_rwlock:{na:rw}"});
+        const RedisReply r =
+            m_admin->cmd({"PUBSUB", "NUMSUB", "redisson_lock__channel:{na:lock:2}", "redisson_rwlock:{na:rw}"});
         return r.at(1).toInteger() == 1 && r.at(3).toInteger() == 1;
     }));
     m_admin->cmd({"CONFIG", "RESETSTAT"});
@@ -951,7 +985,7 @@ void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
         QVERIFY(!s.isLock);
     }
     const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
-    QVERIFY2(!stats.contains("cmdstat_get:"), stats.constData());          // no token read
+    QVERIFY2(!stats.contains("cmdstat_get:"), stats.constData());           // no token read
     QVERIFY2(!stats.contains("cmdstat_pubsub|numsub:"), stats.constData()); // no channel read
     // HLEN answers the type of a hash (TYPE is not needed, neither for it nor for a twin), one
     // EXISTS finds no fair queue or timeout set, and a hash that is no lock needs no TTL.
@@ -961,12 +995,13 @@ void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
 
     done = false;
     m_admin->cmd({"CONFIG", "RESETSTAT"});
-    reader.read({QStringLiteral("na:fair"), QStringLiteral("na:lock:1"), QStringLiteral("na:lock:2"), QStringLiteral("na:rw")},
-                this, [&](const QVector<LockSnapshot> &s, const QString &error) {
-                    QVERIFY2(error.isEmpty(), qPrintable(error));
-                    got = s;
-                    done = true;
-                });
+    reader.read(
+        {QStringLiteral("na:fair"), QStringLiteral("na:lock:1"), QStringLiteral("na:lock:2"), QStringLiteral("na:rw")},
+        this, [&](const QVector<LockSnapshot> &s, const QString &error) {
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            got = s;
+            done = true;
+        });
     QVERIFY(waitUntil([&] { return done; }));
     QCOMPARE(got.size(), 4);
     QVERIFY(got[0].isLock);
@@ -979,7 +1014,6 @@ void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
     const QByteArray stats2 = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
     QVERIFY2(stats2.contains("cmdstat_pubsub|numsub:calls=1,"), stats2.constData()); // once per batch
 }
-
 
 // Issue 13.11: a hold that begins and ends between two reads vanished without a word. Its unlock
 // message still comes: each one no read explains is reported as a `coalesced` event and counted.
@@ -1046,7 +1080,8 @@ void TestLockMonitor::forcedDeleteIsNotARelease()
     const quint16 port = m_server.port();
     const QString holder = test::newClientId() + QStringLiteral(":1");
     auto acquire = [&](const QString &name) {
-        return test::redisCliEval(port, test::kRedissonAcquireScript, {name}, {QStringLiteral("30000"), holder}).exitCode == 0;
+        return test::redisCliEval(port, test::kRedissonAcquireScript, {name}, {QStringLiteral("30000"), holder})
+                   .exitCode == 0;
     };
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log);
@@ -1062,10 +1097,12 @@ void TestLockMonitor::forcedDeleteIsNotARelease()
     QVERIFY(acquire(QStringLiteral("fd:old")));
     QVERIFY(waitUntil([&] { return monitor->locks().contains(QStringLiteral("fd:old")); }));
     QCOMPARE(m_admin->cmd({"DEL", "fd:old"}).toInteger(), qint64(1));
-    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("fd:old"), holder); }), qPrintable(log.dump()));
-    QCOMPARE(removalOf(QStringLiteral("released"), QStringLiteral("fd:old")), QStringLiteral("unknown"));
-    QVERIFY2(log.find(QStringLiteral("released"), QStringLiteral("fd:old"))->detail.contains(QLatin1String("cannot tell")),
+    QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("released"), QStringLiteral("fd:old"), holder); }),
              qPrintable(log.dump()));
+    QCOMPARE(removalOf(QStringLiteral("released"), QStringLiteral("fd:old")), QStringLiteral("unknown"));
+    QVERIFY2(
+        log.find(QStringLiteral("released"), QStringLiteral("fd:old"))->detail.contains(QLatin1String("cannot tell")),
+        qPrintable(log.dump()));
 
     // A Redisson unlock by its holder: released.
     QVERIFY(acquire(QStringLiteral("fd:unlock")));
@@ -1089,16 +1126,19 @@ void TestLockMonitor::forcedDeleteIsNotARelease()
         if (name == QLatin1String("fd:del"))
             QCOMPARE(m_admin->cmd({"DEL", name.toUtf8()}).toInteger(), qint64(1));
         else
-            QCOMPARE(test::redisCliEval(port, redissonForceUnlock, {name, QStringLiteral("redisson_lock__channel:{%1}").arg(name)},
+            QCOMPARE(test::redisCliEval(port, redissonForceUnlock,
+                                        {name, QStringLiteral("redisson_lock__channel:{%1}").arg(name)},
                                         {QStringLiteral("0"), QStringLiteral("publish")})
                          .out.trimmed(),
                      QByteArray("1"));
-        QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("force_unlocked"), name, holder); }), qPrintable(log.dump()));
+        QVERIFY2(waitUntil([&] { return log.has(QStringLiteral("force_unlocked"), name, holder); }),
+                 qPrintable(log.dump()));
         const LockEvent *e = log.find(QStringLiteral("force_unlocked"), name);
         QCOMPARE(e->extra.value(QStringLiteral("victim")).toString(), holder);
         QCOMPARE(e->extra.value(QStringLiteral("removal")).toString(), QStringLiteral("forced"));
-        QVERIFY2(e->detail.contains(QStringLiteral("holder %1 was force-unlocked / deleted by another client").arg(holder)),
-                 qPrintable(e->detail));
+        QVERIFY2(
+            e->detail.contains(QStringLiteral("holder %1 was force-unlocked / deleted by another client").arg(holder)),
+            qPrintable(e->detail));
         QVERIFY(!log.has(QStringLiteral("released"), name));
     }
 }

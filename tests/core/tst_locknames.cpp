@@ -2,31 +2,41 @@
 // holder-field parsing, the glob matcher used to filter names, snapshot classification from a
 // hand-made script reply, and the event rules of LockEvent::diff.
 
-#include "watch/lockdiscovery.h"
 #include "protocol/lockevent.h"
 #include "protocol/locknames.h"
 #include "protocol/locksnapshot.h"
-#include "watch/snapshotreader.h"
 #include "redis/redisreply.h"
+#include "watch/lockdiscovery.h"
+#include "watch/snapshotreader.h"
 
 #include <QJsonArray>
 #include <QTest>
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
-RedisReply str(const QByteArray &s) { return RedisReply::makeString(s); }
-RedisReply arr(QVector<RedisReply> v) { return RedisReply::makeArray(std::move(v)); }
-RedisReply num(qint64 v) { return RedisReply::makeInteger(v); }
+RedisReply str(const QByteArray &s)
+{
+    return RedisReply::makeString(s);
+}
+RedisReply arr(QVector<RedisReply> v)
+{
+    return RedisReply::makeArray(std::move(v));
+}
+RedisReply num(qint64 v)
+{
+    return RedisReply::makeInteger(v);
+}
 
 /** One entry of snapshot.lua's reply (see the script's header). */
 RedisReply entry(const QByteArray &type, QVector<RedisReply> fields, qint64 pttl, qint64 queueLength = 0,
                  QVector<RedisReply> queue = {}, qint64 timeoutSize = 0, QVector<RedisReply> timeouts = {},
                  const QByteArray &token = "", qint64 subscribers = 0)
 {
-    return arr({str(type), arr(std::move(fields)), num(pttl), num(queueLength), arr(std::move(queue)),
-                num(timeoutSize), arr(std::move(timeouts)), str(token), num(subscribers)});
+    return arr({str(type), arr(std::move(fields)), num(pttl), num(queueLength), arr(std::move(queue)), num(timeoutSize),
+                arr(std::move(timeouts)), str(token), num(subscribers)});
 }
 
 const QByteArray kUuid = "b983c153-7421-469a-addb-44fb92259a1b";
@@ -84,13 +94,20 @@ void TestLockNames::prefixAndSuffix_data()
     QTest::addColumn<QString>("channel");
     QTest::addColumn<QString>("queue");
     QTest::addColumn<QString>("suffix");
-    QTest::newRow("plain") << "orders:42" << "redisson_lock__channel:{orders:42}" << "redisson_lock_queue:{orders:42}"
+    QTest::newRow("plain") << "orders:42"
+                           << "redisson_lock__channel:{orders:42}"
+                           << "redisson_lock_queue:{orders:42}"
                            << "{orders:42}:rwlock_timeout";
-    QTest::newRow("braces inside") << "order:{42}" << "redisson_lock__channel:order:{42}"
-                                   << "redisson_lock_queue:order:{42}" << "order:{42}:rwlock_timeout";
-    QTest::newRow("braces first") << "{cart}:7" << "redisson_lock__channel:{cart}:7"
-                                  << "redisson_lock_queue:{cart}:7" << "{cart}:7:rwlock_timeout";
-    QTest::newRow("unicode") << QString::fromUtf8("caf\xc3\xa9") << QString::fromUtf8("redisson_lock__channel:{caf\xc3\xa9}")
+    QTest::newRow("braces inside") << "order:{42}"
+                                   << "redisson_lock__channel:order:{42}"
+                                   << "redisson_lock_queue:order:{42}"
+                                   << "order:{42}:rwlock_timeout";
+    QTest::newRow("braces first") << "{cart}:7"
+                                  << "redisson_lock__channel:{cart}:7"
+                                  << "redisson_lock_queue:{cart}:7"
+                                  << "{cart}:7:rwlock_timeout";
+    QTest::newRow("unicode") << QString::fromUtf8("caf\xc3\xa9")
+                             << QString::fromUtf8("redisson_lock__channel:{caf\xc3\xa9}")
                              << QString::fromUtf8("redisson_lock_queue:{caf\xc3\xa9}")
                              << QString::fromUtf8("{caf\xc3\xa9}:rwlock_timeout");
 }
@@ -107,7 +124,8 @@ void TestLockNames::prefixAndSuffix()
     QCOMPARE(LockNames::fairTimeoutKey(name), QString(queue).replace(QLatin1String("queue"), QLatin1String("timeout")));
     QCOMPARE(LockNames::tokenKey(name), QString(queue).replace(QLatin1String("queue"), QLatin1String("token")));
     QCOMPARE(LockNames::unlockLatchKey(name, QStringLiteral("abc")),
-             QString(channel).replace(QLatin1String("lock__channel"), QLatin1String("unlock_latch")) + QStringLiteral(":abc"));
+             QString(channel).replace(QLatin1String("lock__channel"), QLatin1String("unlock_latch")) +
+                 QStringLiteral(":abc"));
     // And back again.
     QCOMPARE(LockNames::lockNameFromUnlockChannel(channel), name);
     QCOMPARE(LockNames::lockNameFromCompanionKey(queue), name);
@@ -131,10 +149,12 @@ void TestLockNames::unlockChannelsMapBack()
              QStringLiteral("orders:42"));
     QVERIFY(waiter.isEmpty());
     // Fair-lock per-waiter channel (§3.1).
-    const QString fair = QStringLiteral("redisson_lock__channel:{fair:1}:") + QString::fromLatin1(kUuid) + QStringLiteral(":57");
+    const QString fair =
+        QStringLiteral("redisson_lock__channel:{fair:1}:") + QString::fromLatin1(kUuid) + QStringLiteral(":57");
     QCOMPARE(LockNames::lockNameFromUnlockChannel(fair, &waiter), QStringLiteral("fair:1"));
     QCOMPARE(waiter, QString::fromLatin1(kUuid) + QStringLiteral(":57"));
-    const QString fairBraced = QStringLiteral("redisson_lock__channel:order:{42}:") + QString::fromLatin1(kUuid) + QStringLiteral(":3");
+    const QString fairBraced =
+        QStringLiteral("redisson_lock__channel:order:{42}:") + QString::fromLatin1(kUuid) + QStringLiteral(":3");
     QCOMPARE(LockNames::lockNameFromUnlockChannel(fairBraced, &waiter), QStringLiteral("order:{42}"));
     QCOMPARE(waiter, QString::fromLatin1(kUuid) + QStringLiteral(":3"));
     QCOMPARE(LockNames::lockNameFromUnlockChannel(QStringLiteral("redisson_rwlock:{x}"), &waiter), QString());
@@ -143,8 +163,10 @@ void TestLockNames::unlockChannelsMapBack()
 
 void TestLockNames::transientHelperKeys()
 {
-    QVERIFY(LockNames::isTransientHelperKey(QStringLiteral("redisson_unlock_latch:{orders:42}:0123456789abcdef0123456789abcdef")));
-    QVERIFY(LockNames::isTransientHelperKey(QStringLiteral("{rw}:") + QString::fromLatin1(kUuid) + QStringLiteral(":1:rwlock_timeout:1")));
+    QVERIFY(LockNames::isTransientHelperKey(
+        QStringLiteral("redisson_unlock_latch:{orders:42}:0123456789abcdef0123456789abcdef")));
+    QVERIFY(LockNames::isTransientHelperKey(QStringLiteral("{rw}:") + QString::fromLatin1(kUuid) +
+                                            QStringLiteral(":1:rwlock_timeout:1")));
     QVERIFY(!LockNames::isTransientHelperKey(QStringLiteral("orders:42")));
     QVERIFY(!LockNames::isTransientHelperKey(QStringLiteral("redisson_lock_queue:{a}")));
 }
@@ -163,12 +185,17 @@ void TestLockNames::holderFields_data()
     QTest::newRow("node-redisson") << u + ":" + QString::fromLatin1(kUuid2) << true << u << QString::fromLatin1(kUuid2)
                                    << false;
     QTest::newRow("upper-case uuid") << u.toUpper() + ":3" << true << u.toUpper() << "3" << false;
-    QTest::newRow("no thread") << u + ":" << false << "" << "" << false;
+    QTest::newRow("no thread") << u + ":" << false << ""
+                               << "" << false;
     QTest::newRow("only write") << u + ":write" << true << u << "write" << false;
-    QTest::newRow("not a uuid") << "foo:1" << false << "" << "" << false;
-    QTest::newRow("plain") << "foo" << false << "" << "" << false;
-    QTest::newRow("mode") << "mode" << false << "" << "" << false;
-    QTest::newRow("short uuid") << "b983c153-7421-469a-addb-44fb92259a1:1" << false << "" << "" << false;
+    QTest::newRow("not a uuid") << "foo:1" << false << ""
+                                << "" << false;
+    QTest::newRow("plain") << "foo" << false << ""
+                           << "" << false;
+    QTest::newRow("mode") << "mode" << false << ""
+                          << "" << false;
+    QTest::newRow("short uuid") << "b983c153-7421-469a-addb-44fb92259a1:1" << false << ""
+                                << "" << false;
 }
 
 void TestLockNames::holderFields()
@@ -195,25 +222,44 @@ void TestLockNames::globToRegex_data()
     QTest::addColumn<QString>("glob");
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("matches");
-    QTest::newRow("star all") << "*" << "anything:at{all}" << true;
-    QTest::newRow("star empty") << "*" << "" << true;
-    QTest::newRow("prefix") << "orders:*" << "orders:42" << true;
-    QTest::newRow("prefix no") << "orders:*" << "order:42" << false;
-    QTest::newRow("anchored") << "orders" << "orders:42" << false;
-    QTest::newRow("question") << "lock:?" << "lock:7" << true;
-    QTest::newRow("question two") << "lock:?" << "lock:77" << false;
-    QTest::newRow("class") << "lock:[ab]" << "lock:b" << true;
-    QTest::newRow("class no") << "lock:[ab]" << "lock:c" << false;
-    QTest::newRow("class range") << "lock:[0-9]" << "lock:5" << true;
-    QTest::newRow("negated class") << "lock:[^ab]" << "lock:c" << true;
-    QTest::newRow("negated class no") << "lock:[^ab]" << "lock:a" << false;
-    QTest::newRow("escaped star") << "a\\*b" << "a*b" << true;
-    QTest::newRow("escaped star literal") << "a\\*b" << "axb" << false;
-    QTest::newRow("regex chars literal") << "a.b+(c)" << "a.b+(c)" << true;
-    QTest::newRow("dot is literal") << "a.b" << "axb" << false;
-    QTest::newRow("braces") << "order:{*}" << "order:{42}" << true;
-    QTest::newRow("newline in name") << "a*" << "a\nb" << true;
-    QTest::newRow("unclosed bracket") << "a[b" << "a[b" << true;
+    QTest::newRow("star all") << "*"
+                              << "anything:at{all}" << true;
+    QTest::newRow("star empty") << "*"
+                                << "" << true;
+    QTest::newRow("prefix") << "orders:*"
+                            << "orders:42" << true;
+    QTest::newRow("prefix no") << "orders:*"
+                               << "order:42" << false;
+    QTest::newRow("anchored") << "orders"
+                              << "orders:42" << false;
+    QTest::newRow("question") << "lock:?"
+                              << "lock:7" << true;
+    QTest::newRow("question two") << "lock:?"
+                                  << "lock:77" << false;
+    QTest::newRow("class") << "lock:[ab]"
+                           << "lock:b" << true;
+    QTest::newRow("class no") << "lock:[ab]"
+                              << "lock:c" << false;
+    QTest::newRow("class range") << "lock:[0-9]"
+                                 << "lock:5" << true;
+    QTest::newRow("negated class") << "lock:[^ab]"
+                                   << "lock:c" << true;
+    QTest::newRow("negated class no") << "lock:[^ab]"
+                                      << "lock:a" << false;
+    QTest::newRow("escaped star") << "a\\*b"
+                                  << "a*b" << true;
+    QTest::newRow("escaped star literal") << "a\\*b"
+                                          << "axb" << false;
+    QTest::newRow("regex chars literal") << "a.b+(c)"
+                                         << "a.b+(c)" << true;
+    QTest::newRow("dot is literal") << "a.b"
+                                    << "axb" << false;
+    QTest::newRow("braces") << "order:{*}"
+                            << "order:{42}" << true;
+    QTest::newRow("newline in name") << "a*"
+                                     << "a\nb" << true;
+    QTest::newRow("unclosed bracket") << "a[b"
+                                      << "a[b" << true;
 }
 
 void TestLockNames::globToRegex()
@@ -233,7 +279,8 @@ void TestLockNames::parseClassifiesSnapshots()
     const QByteArray f2 = kUuid2 + ":2";
 
     // Plain RLock.
-    LockSnapshot s = SnapshotReader::parse(QStringLiteral("orders:42"), entry("hash", {str(f1), str("2")}, 25000), now, 5);
+    LockSnapshot s =
+        SnapshotReader::parse(QStringLiteral("orders:42"), entry("hash", {str(f1), str("2")}, 25000), now, 5);
     QVERIFY(s.isLock);
     QVERIFY(s.exists);
     QCOMPARE(s.kind, LockKind::Lock);
@@ -253,7 +300,8 @@ void TestLockNames::parseClassifiesSnapshots()
     QVERIFY(s.problems[0].contains(QLatin1String("no TTL")));
 
     // Two holders: flagged.
-    s = SnapshotReader::parse(QStringLiteral("two"), entry("hash", {str(f1), str("1"), str(f2), str("1")}, 1000), now, 0);
+    s = SnapshotReader::parse(QStringLiteral("two"), entry("hash", {str(f1), str("1"), str(f2), str("1")}, 1000), now,
+                              0);
     QVERIFY(s.isLock);
     QCOMPARE(s.holders.size(), 2);
     QVERIFY(s.problems.join(' ').contains(QLatin1String("2 holder fields")));
@@ -265,7 +313,8 @@ void TestLockNames::parseClassifiesSnapshots()
     QVERIFY(s.holders.isEmpty());
     s = SnapshotReader::parse(QStringLiteral("h"), entry("hash", {str(f1), str("x")}, -1), now, 0);
     QVERIFY(!s.isLock);
-    s = SnapshotReader::parse(QStringLiteral("h"), entry("hash", {str(f1), str("1"), str("foo"), str("1")}, -1), now, 0);
+    s = SnapshotReader::parse(QStringLiteral("h"), entry("hash", {str(f1), str("1"), str("foo"), str("1")}, -1), now,
+                              0);
     QVERIFY(!s.isLock);
     s = SnapshotReader::parse(QStringLiteral("s"), entry("string", {}, -1), now, 0);
     QVERIFY(!s.isLock);
@@ -276,11 +325,11 @@ void TestLockNames::parseClassifiesSnapshots()
     QCOMPARE(s.pttlMs, qint64(-2));
 
     // Fair lock with two waiters; the head is past its deadline.
-    s = SnapshotReader::parse(QStringLiteral("fair"),
-                              entry("hash", {str(f1), str("1")}, 20000, 2, {str(f2), str(kUuid + ":9")}, 2,
-                                    {str(f2), str(QByteArray::number(now - 10)), str(kUuid + ":9"),
-                                     str(QByteArray::number(now + 300000))}),
-                              now, 0);
+    s = SnapshotReader::parse(
+        QStringLiteral("fair"),
+        entry("hash", {str(f1), str("1")}, 20000, 2, {str(f2), str(kUuid + ":9")}, 2,
+              {str(f2), str(QByteArray::number(now - 10)), str(kUuid + ":9"), str(QByteArray::number(now + 300000))}),
+        now, 0);
     QVERIFY(s.isLock);
     QCOMPARE(s.kind, LockKind::FairLock);
     QCOMPARE(s.waiters.size(), 2);
@@ -293,8 +342,8 @@ void TestLockNames::parseClassifiesSnapshots()
     QVERIFY(s.problems.join(' ').contains(QLatin1String("past its deadline")));
 
     // A fair lock whose hash is gone but whose queue remains is still listed.
-    s = SnapshotReader::parse(QStringLiteral("fair"), entry("none", {}, -2, 1, {str(f2)}, 1,
-                                                            {str(f2), str(QByteArray::number(now + 1000))}),
+    s = SnapshotReader::parse(QStringLiteral("fair"),
+                              entry("none", {}, -2, 1, {str(f2)}, 1, {str(f2), str(QByteArray::number(now + 1000))}),
                               now, 0);
     QVERIFY(s.isLock);
     QCOMPARE(s.kind, LockKind::FairLock);
@@ -302,7 +351,8 @@ void TestLockNames::parseClassifiesSnapshots()
     QVERIFY(s.problems.join(' ').contains(QLatin1String("free lock with 1 queued")));
 
     // Fenced lock.
-    s = SnapshotReader::parse(QStringLiteral("fenced"), entry("hash", {str(f1), str("1")}, 9000, 0, {}, 0, {}, "17"), now, 0);
+    s = SnapshotReader::parse(QStringLiteral("fenced"), entry("hash", {str(f1), str("1")}, 9000, 0, {}, 0, {}, "17"),
+                              now, 0);
     QVERIFY(s.isLock);
     QCOMPARE(s.kind, LockKind::FencedLock);
     QCOMPARE(s.token, qint64(17));
@@ -326,14 +376,13 @@ void TestLockNames::parseClassifiesSnapshots()
 
 void TestLockNames::snapshotJsonFields()
 {
-    LockSnapshot s = SnapshotReader::parse(
-        QStringLiteral("fair"),
-        entry("hash", {str(kUuid + ":1"), str("3")}, 20000, 1, {str(kUuid2 + ":2")}, 1,
-              {str(kUuid2 + ":2"), str("1800000005000")}, "", 4),
-        1'800'000'000'000, 0);
+    LockSnapshot s = SnapshotReader::parse(QStringLiteral("fair"),
+                                           entry("hash", {str(kUuid + ":1"), str("3")}, 20000, 1, {str(kUuid2 + ":2")},
+                                                 1, {str(kUuid2 + ":2"), str("1800000005000")}, "", 4),
+                                           1'800'000'000'000, 0);
     const QJsonObject o = s.toJson();
-    for (const char *key : {"name", "kind", "pttl_ms", "holders", "waiters", "subscribers", "token", "server_time_ms",
-                            "problems"})
+    for (const char *key :
+         {"name", "kind", "pttl_ms", "holders", "waiters", "subscribers", "token", "server_time_ms", "problems"})
         QVERIFY2(o.contains(QLatin1String(key)), key);
     QCOMPARE(o.value(QLatin1String("kind")).toString(), QStringLiteral("fair_lock"));
     QCOMPARE(o.value(QLatin1String("subscribers")).toInteger(), qint64(4));
@@ -398,13 +447,15 @@ void TestLockNames::diffRules()
     QCOMPARE(types(LockEvent::diff(&one, gone, QString(), false)), QStringList{"released"});
 
     // Handover: one released, the other acquired.
-    const QStringList handover = types(LockEvent::diff(&one, held(QStringLiteral("l"), b, 1, 30000, 50), QString(), false));
+    const QStringList handover =
+        types(LockEvent::diff(&one, held(QStringLiteral("l"), b, 1, 30000, 50), QString(), false));
     QVERIFY(handover.contains(QLatin1String("released")));
     QVERIFY(handover.contains(QLatin1String("acquired")));
 
     // Renewed: TTL clearly above the countdown; not renewed when only slightly above (read jitter).
-    QCOMPARE(types(LockEvent::diff(&one, held(QStringLiteral("l"), a, 1, 29000, 5000), QStringLiteral("expire"), false)),
-             QStringList{"renewed"});
+    QCOMPARE(
+        types(LockEvent::diff(&one, held(QStringLiteral("l"), a, 1, 29000, 5000), QStringLiteral("expire"), false)),
+        QStringList{"renewed"});
     QVERIFY(LockEvent::diff(&one, held(QStringLiteral("l"), a, 1, 5100, 5000), QString(), false).isEmpty());
 
     // Fair queue changes.
@@ -415,7 +466,8 @@ void TestLockNames::diffRules()
     q1.waiters << w;
     QCOMPARE(types(LockEvent::diff(&one, q1, QString(), false)), QStringList{"enqueued"});
     QCOMPARE(types(LockEvent::diff(&q1, one, QString(), false)), QStringList{"dequeued"});
-    const QVector<LockEvent> takeover = LockEvent::diff(&q1, held(QStringLiteral("l"), b, 1, 30000, 50), QString(), false);
+    const QVector<LockEvent> takeover =
+        LockEvent::diff(&q1, held(QStringLiteral("l"), b, 1, 30000, 50), QString(), false);
     bool dequeuedAcquired = false;
     for (const auto &e : takeover)
         dequeuedAcquired |= e.type == QLatin1String("dequeued") && e.detail.contains(QLatin1String("acquired"));
@@ -444,8 +496,11 @@ void TestLockNames::renewalIsJudgedOnTheServerClock()
     before.name = QStringLiteral("x");
     before.isLock = before.exists = true;
     before.holders << LockHolder{QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1"),
-                                 QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"), QStringLiteral("1"), 1,
-                                 QString(), {}};
+                                 QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"),
+                                 QStringLiteral("1"),
+                                 1,
+                                 QString(),
+                                 {}};
     before.pttlMs = 30000;
     before.serverTimeMs = 1'700'000'000'000;
     before.readAtSteadyMs = 0;

@@ -19,10 +19,11 @@
 
 using namespace lockscope;
 using lockscope::test::BoolResult;
-using lockscope::test::waitUntil;
 using lockscope::test::MessageListener;
+using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 /** Same order as SyncClient::hgetall. */
 QStringList sorted(QStringList list)
@@ -31,8 +32,7 @@ QStringList sorted(QStringList list)
     return list;
 }
 
-struct Participant : test::LockParticipant
-{
+struct Participant : test::LockParticipant {
     std::unique_ptr<ReadWriteLock> rw;
 
     explicit Participant(const RedisEndpoint &endpoint)
@@ -147,10 +147,7 @@ class TestReadWriteLock : public test::LockTestCase<Participant>
     Q_OBJECT
 
 public:
-    TestReadWriteLock()
-    {
-        m_server.setNotifyKeyspaceEvents(QString());
-    }
+    TestReadWriteLock() { m_server.setNotifyKeyspaceEvents(QString()); }
 
 private slots:
     void names();
@@ -178,8 +175,10 @@ void TestReadWriteLock::names()
     const QString field = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
     QCOMPARE(ReadWriteLock::channel(QStringLiteral("rw")), QStringLiteral("redisson_rwlock:{rw}"));
     QCOMPARE(ReadWriteLock::channel(QStringLiteral("a:{7}")), QStringLiteral("redisson_rwlock:a:{7}"));
-    QCOMPARE(ReadWriteLock::timeoutPrefix(QStringLiteral("rw"), field), QStringLiteral("{rw}:") + field + QStringLiteral(":rwlock_timeout"));
-    QCOMPARE(ReadWriteLock::timeoutPrefix(QStringLiteral("a:{7}"), field), QStringLiteral("a:{7}:") + field + QStringLiteral(":rwlock_timeout"));
+    QCOMPARE(ReadWriteLock::timeoutPrefix(QStringLiteral("rw"), field),
+             QStringLiteral("{rw}:") + field + QStringLiteral(":rwlock_timeout"));
+    QCOMPARE(ReadWriteLock::timeoutPrefix(QStringLiteral("a:{7}"), field),
+             QStringLiteral("a:{7}:") + field + QStringLiteral(":rwlock_timeout"));
     QCOMPARE(ReadWriteLock::keyPrefix(QStringLiteral("rw")), QStringLiteral("{rw}"));
     QCOMPARE(ReadWriteLock::keyPrefix(QStringLiteral("a:{7}")), QStringLiteral("a:{7}"));
     QCOMPARE(m_a->rw->writerField(3), m_a->client->clientId() + QStringLiteral(":3:write"));
@@ -194,13 +193,14 @@ void TestReadWriteLock::readersShareWithPerHoldKeys()
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired); // re-entry
     QVERIFY(m_b->tryRead(name, 1, 20000).acquired); // another reader at the same time
     QVERIFY(m_a->tryRead(name, 2, 20000).acquired); // another thread of A
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_a->field(1) + QStringLiteral("=2"), m_a->field(2) + QStringLiteral("=1"),
-                          m_b->field(1) + QStringLiteral("=1"), QStringLiteral("mode=read")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_a->field(1) + QStringLiteral("=2"), m_a->field(2) + QStringLiteral("=1"),
+                     m_b->field(1) + QStringLiteral("=1"), QStringLiteral("mode=read")}));
     // One "{name}:<field>:rwlock_timeout:<n>" key per hold, value 1, PX lease.
     QCOMPARE(m_a->holdKey(name, 1, 1),
              QByteArray("{rd:1}:") + m_a->field(1).toUtf8() + QByteArray(":rwlock_timeout:1"));
-    for (const QByteArray &key : {m_a->holdKey(name, 1, 1), m_a->holdKey(name, 1, 2), m_a->holdKey(name, 2, 1),
-                                  m_b->holdKey(name, 1, 1)}) {
+    for (const QByteArray &key :
+         {m_a->holdKey(name, 1, 1), m_a->holdKey(name, 1, 2), m_a->holdKey(name, 2, 1), m_b->holdKey(name, 1, 1)}) {
         QCOMPARE(m_admin->get(key), QByteArray("1"));
         const qint64 pttl = m_admin->pttl(key);
         QVERIFY2(pttl > 10000 && pttl <= 20000, qPrintable(QString::number(pttl)));
@@ -248,7 +248,8 @@ void TestReadWriteLock::lastReaderDeletesHash()
     QCOMPARE(m_a->unlockRead(name, 1).status, UnlockResult::Status::StillHeld);
     QCOMPARE(m_a->unlockRead(name, 1).status, UnlockResult::Status::StillHeld);
     // A's field is gone; B still reads, and the hash TTL follows B's longest hold.
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_b->field(1) + QStringLiteral("=1"), QStringLiteral("mode=read")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_b->field(1) + QStringLiteral("=1"), QStringLiteral("mode=read")}));
     QVERIFY(!m_admin->exists(m_a->holdKey(name, 1, 1)));
     const qint64 hashTtl = m_admin->pttl(name.toUtf8());
     const qint64 bTtl = m_admin->pttl(m_b->holdKey(name, 1, 1));
@@ -267,7 +268,8 @@ void TestReadWriteLock::writeExcludesOthers()
     const QString name = QStringLiteral("wr:1");
     AcquireResult r = m_a->tryWrite(name, 1, 20000);
     QVERIFY2(r.acquired, qPrintable(r.error));
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_a->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_a->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
     const qint64 pttl = m_admin->pttl(name.toUtf8());
     QVERIFY2(pttl > 10000 && pttl <= 20000, qPrintable(QString::number(pttl)));
     QVERIFY(!m_a->client->watchdog()->contains(name));
@@ -282,7 +284,8 @@ void TestReadWriteLock::writeExcludesOthers()
     QVERIFY(!r.acquired);
     QVERIFY(r.pttlMs > 10000);
     QVERIFY(!m_a->tryRead(name, 2, 20000).acquired);
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_a->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_a->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
     QCOMPARE(m_admin->dbsize(), qint64(1));
 }
 
@@ -339,7 +342,8 @@ void TestReadWriteLock::writerWaitsForReaders()
     QCOMPARE(m_b->unlockRead(name, 1).status, UnlockResult::Status::Released);
     QVERIFY(waitUntil([&] { return w->done; }));
     QVERIFY2(w->value.acquired, qPrintable(w->value.error));
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({writer.writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({writer.writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
     QVERIFY(waitUntil([&] { return m_admin->numsub("redisson_rwlock:{ww:1}") == 0; }));
 }
 
@@ -376,13 +380,15 @@ void TestReadWriteLock::writeThenReadDowngrade()
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
     QVERIFY(!m_a->tryRead(name, 2, 20000).acquired);
     QVERIFY(!m_b->tryRead(name, 1, 20000).acquired);
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_a->field(1) + QStringLiteral("=1"), m_a->writer(1) + QStringLiteral("=1"),
-                          QStringLiteral("mode=write")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_a->field(1) + QStringLiteral("=1"), m_a->writer(1) + QStringLiteral("=1"),
+                     QStringLiteral("mode=write")}));
     QVERIFY(m_admin->exists(m_a->holdKey(name, 1, 1)));
 
     // Releasing the write lock keeps the read hold: mode becomes "read", nothing is published.
     QCOMPARE(m_a->unlockWrite(name, 1).status, UnlockResult::Status::Released);
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_a->field(1) + QStringLiteral("=1"), QStringLiteral("mode=read")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_a->field(1) + QStringLiteral("=1"), QStringLiteral("mode=read")}));
     // Now other readers get in, writers still do not.
     QVERIFY(m_b->tryRead(name, 1, 20000).acquired);
     QVERIFY(!m_b->tryWrite(name, 2, 20000).acquired);
@@ -397,7 +403,8 @@ void TestReadWriteLock::writeThenReadDowngrade()
     QVERIFY(m_a->tryWrite(name2, 1, 20000).acquired);
     QVERIFY(m_a->tryRead(name2, 1, 20000).acquired);
     QCOMPARE(m_a->unlockRead(name2, 1).status, UnlockResult::Status::StillHeld);
-    QCOMPARE(m_admin->hgetall(name2.toUtf8()), sorted({m_a->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
+    QCOMPARE(m_admin->hgetall(name2.toUtf8()),
+             sorted({m_a->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
     QVERIFY(!m_admin->exists(m_a->holdKey(name2, 1, 1)));
     QCOMPARE(m_a->unlockWrite(name2, 1).status, UnlockResult::Status::Released);
     QVERIFY(!m_admin->exists(name2.toUtf8()));
@@ -450,9 +457,11 @@ void TestReadWriteLock::writeUnlockBranches()
     QVERIFY(m_b->tryWrite(name, 1, 20000).acquired);
     UnlockResult r = m_a->unlockWrite(name, 1);
     QCOMPARE(r.status, UnlockResult::Status::NotHeld);
-    QCOMPARE(r.error, QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: 1:write")
-                          .arg(m_a->client->clientId()));
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_b->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
+    QCOMPARE(r.error,
+             QStringLiteral("attempt to unlock lock, not locked by current thread by node id: %1 thread-id: 1:write")
+                 .arg(m_a->client->clientId()));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_b->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
 
     m_admin->cmd({"PUBLISH", ReadWriteLock::channel(name).toUtf8(), "marker"});
     QVERIFY(listener.waitFor("marker"));
@@ -491,12 +500,11 @@ void TestReadWriteLock::unlockLatchReplays()
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
     QVERIFY(m_a->tryRead(name, 1, 20000).acquired);
     auto readUnlock = [&](const QByteArray &id) {
-        return m_admin->evalResource(QStringLiteral("rw_read_unlock"),
-                                     {name.toUtf8(), ReadWriteLock::channel(name).toUtf8(),
-                                      ReadWriteLock::timeoutPrefix(name, field).toUtf8(),
-                                      ReadWriteLock::keyPrefix(name).toUtf8(),
-                                      LockNames::unlockLatchKey(name, QString::fromUtf8(id)).toUtf8()},
-                                     {"0", field.toUtf8(), "publish", "18000"});
+        return m_admin->evalResource(
+            QStringLiteral("rw_read_unlock"),
+            {name.toUtf8(), ReadWriteLock::channel(name).toUtf8(), ReadWriteLock::timeoutPrefix(name, field).toUtf8(),
+             ReadWriteLock::keyPrefix(name).toUtf8(), LockNames::unlockLatchKey(name, QString::fromUtf8(id)).toUtf8()},
+            {"0", field.toUtf8(), "publish", "18000"});
     };
     RedisReply r = readUnlock("11111111111111111111111111111111");
     QVERIFY2(r.isInteger() && r.toInteger() == 0, qPrintable(r.debugString()));
@@ -540,8 +548,8 @@ void TestReadWriteLock::renewWriteAndRead()
     QVERIFY(r.ok);
     QVERIFY(r.error.isEmpty());
     QVERIFY(m_admin->pttl(name.toUtf8()) > 30000);
-    QVERIFY(!m_b->renew(true, name, {1}, 60000).ok);  // not the writer
-    QVERIFY(!m_a->renew(true, name, {2}, 60000).ok);  // other thread
+    QVERIFY(!m_b->renew(true, name, {1}, 60000).ok); // not the writer
+    QVERIFY(!m_a->renew(true, name, {2}, 60000).ok); // other thread
     QVERIFY(m_admin->pttl(name.toUtf8()) <= 40000);
     QVERIFY(!m_a->renew(true, QStringLiteral("rn:absent"), {1}, 60000).ok);
     QVERIFY(!m_admin->exists("rn:absent"));
@@ -565,10 +573,11 @@ void TestReadWriteLock::renewWriteAndRead()
     QVERIFY(!m_a->renew(false, QStringLiteral("rn:absent"), {1}, 50000).ok);
 
     // The script takes several locks per call (pairs of KEYS), one result each.
-    const RedisReply multi = m_admin->evalResource(
-        QStringLiteral("rw_read_renew"),
-        {rname.toUtf8(), ReadWriteLock::keyPrefix(rname).toUtf8(), "rn:absent", ReadWriteLock::keyPrefix(QStringLiteral("rn:absent")).toUtf8()},
-        {"45000", "1", m_b->field(1).toUtf8(), "1", m_b->field(1).toUtf8()});
+    const RedisReply multi =
+        m_admin->evalResource(QStringLiteral("rw_read_renew"),
+                              {rname.toUtf8(), ReadWriteLock::keyPrefix(rname).toUtf8(), "rn:absent",
+                               ReadWriteLock::keyPrefix(QStringLiteral("rn:absent")).toUtf8()},
+                              {"45000", "1", m_b->field(1).toUtf8(), "1", m_b->field(1).toUtf8()});
     QVERIFY2(multi.isArray() && multi.size() == 2, qPrintable(multi.debugString()));
     QCOMPARE(multi.at(0).toInteger(), qint64(1));
     QCOMPARE(multi.at(1).toInteger(), qint64(0));
@@ -596,7 +605,8 @@ void TestReadWriteLock::watchdogKeepsHoldsAlive()
         QTest::qWait(50);
         for (const QByteArray &key : {name.toUtf8(), m_a->holdKey(name, 1, 1), m_a->holdKey(name, 1, 2)}) {
             const qint64 pttl = m_admin->pttl(key);
-            QVERIFY2(pttl > 0 && pttl <= timeout, qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(key)).arg(pttl)));
+            QVERIFY2(pttl > 0 && pttl <= timeout,
+                     qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(key)).arg(pttl)));
         }
     }
     QVERIFY(renewed >= 2);
@@ -672,13 +682,16 @@ void TestReadWriteLock::interopRedisCliReader()
     QCOMPARE(res.out.trimmed(), QByteArray("RELEASED"));
     QVERIFY(waitUntil([&] { return w->done; }));
     QVERIFY2(w->value.acquired, qPrintable(w->value.error));
-    QCOMPARE(m_admin->hgetall(name.toUtf8()), sorted({m_b->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
+    QCOMPARE(m_admin->hgetall(name.toUtf8()),
+             sorted({m_b->writer(1) + QStringLiteral("=1"), QStringLiteral("mode=write")}));
 
     // The foreign reader is kept out while we write, and our write unlock lets it in.
-    res = cli(kForeignReadAcquire, {name, foreignPrefix}, {QStringLiteral("30000"), foreign, foreign + QStringLiteral(":write")});
+    res = cli(kForeignReadAcquire, {name, foreignPrefix},
+              {QStringLiteral("30000"), foreign, foreign + QStringLiteral(":write")});
     QVERIFY2(res.out.trimmed().toLongLong() > 0, qPrintable(res.describe()));
     QCOMPARE(m_b->unlockWrite(name, 1).status, UnlockResult::Status::Released);
-    res = cli(kForeignReadAcquire, {name, foreignPrefix}, {QStringLiteral("30000"), foreign, foreign + QStringLiteral(":write")});
+    res = cli(kForeignReadAcquire, {name, foreignPrefix},
+              {QStringLiteral("30000"), foreign, foreign + QStringLiteral(":write")});
     QCOMPARE(res.out.trimmed(), QByteArray("ACQUIRED"));
     // Our read unlock of a lock only the foreign client holds is refused; its data is intact.
     QCOMPARE(m_a->unlockRead(name, 1).status, UnlockResult::Status::NotHeld);

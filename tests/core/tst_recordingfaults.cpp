@@ -14,7 +14,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 LockSnapshot held(const QString &name)
 {
@@ -23,7 +24,11 @@ LockSnapshot held(const QString &name)
     s.isLock = s.exists = true;
     s.pttlMs = 30000;
     s.holders << LockHolder{QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1"),
-                            QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"), QStringLiteral("1"), 1, QString(), {}};
+                            QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b"),
+                            QStringLiteral("1"),
+                            1,
+                            QString(),
+                            {}};
     return s;
 }
 
@@ -93,7 +98,8 @@ void TestRecordingFaults::flippedBitKeepsTheRecordsBeforeIt()
     Recording loaded;
     QString error;
     QVERIFY2(Recording::load(path, &loaded, &error), qPrintable(error));
-    QVERIFY2(loaded.records.size() >= 20 && loaded.records.size() < 60, qPrintable(QString::number(loaded.records.size())));
+    QVERIFY2(loaded.records.size() >= 20 && loaded.records.size() < 60,
+             qPrintable(QString::number(loaded.records.size())));
     QVERIFY2(loaded.warning.contains(QLatin1String("damaged")), qPrintable(loaded.warning));
     QCOMPARE(loaded.records.first().changed.first().name, QStringLiteral("orders:0"));
 }
@@ -179,15 +185,15 @@ void TestRecordingFaults::recordingsAreOwnerOnly()
         QFile old(path);
         QVERIFY(old.open(QIODevice::WriteOnly));
         old.close();
-        QVERIFY(old.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup
-                                   | QFileDevice::ReadOther));
+        QVERIFY(old.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup |
+                                   QFileDevice::ReadOther));
     }
     QVERIFY(writeRecording(path, 3));
     const QFileDevice::Permissions p = QFile::permissions(path);
     QVERIFY(p & QFileDevice::ReadOwner);
     QVERIFY(p & QFileDevice::WriteOwner);
-    QCOMPARE(p & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther
-                  | QFileDevice::WriteOther | QFileDevice::ExeOther),
+    QCOMPARE(p & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                  QFileDevice::WriteOther | QFileDevice::ExeOther),
              QFileDevice::Permissions());
     Recording loaded;
     QString error;

@@ -26,7 +26,8 @@ void TestRedisBytes::roundTripsEveryByteString_data()
     QTest::newRow("emoji low half in escape range") << QByteArray("lock:💀💩🂡");
     QTest::newRow("emoji then bad byte") << QByteArray("💩\xff");
     QTest::newRow("ff fe") << QByteArray("lock:\xff\xfe");
-    QTest::newRow("lone continuation") << QByteArray("a\x80" "b");
+    QTest::newRow("lone continuation") << QByteArray("a\x80"
+                                                     "b");
     QTest::newRow("truncated sequence") << QByteArray("x\xe2\x82");
     QTest::newRow("overlong") << QByteArray("\xc0\xaf");
     QTest::newRow("encoded surrogate") << QByteArray("\xed\xa0\x80");

@@ -21,10 +21,10 @@ using namespace lockscope;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
-
-struct Collected
+namespace
 {
+
+struct Collected {
     bool done = false;
     RedisReply reply;
 };
@@ -118,7 +118,10 @@ void TestRedisConnection::cleanupTestCase()
     m_server.stop();
 }
 
-void TestRedisConnection::init() { m_admin->flushall(); }
+void TestRedisConnection::init()
+{
+    m_admin->flushall();
+}
 
 void TestRedisConnection::pipelinedRepliesArriveInOrder()
 {
@@ -441,8 +444,8 @@ void TestRedisConnection::databaseIsSelected()
 void TestRedisConnection::unixSocketTransport()
 {
     QString error;
-    const RedisEndpoint ep =
-        RedisEndpoint::parse(QStringLiteral("unix://%1?db=2").arg(m_socketDir.filePath(QStringLiteral("redis.sock"))), &error);
+    const RedisEndpoint ep = RedisEndpoint::parse(
+        QStringLiteral("unix://%1?db=2").arg(m_socketDir.filePath(QStringLiteral("redis.sock"))), &error);
     QVERIFY2(ep.isValid(), qPrintable(error));
     RedisConnection conn(ep);
     conn.setReconnectDelaysMs(50, 200);
@@ -476,7 +479,8 @@ void TestRedisConnection::unixSocketTransport()
     m_admin->cmd({"FLUSHALL"});
 
     // A socket path nobody listens on is a transport error, not a hang.
-    RedisConnection missing(RedisEndpoint::parse(QStringLiteral("unix://%1").arg(m_socketDir.filePath(QStringLiteral("nope.sock")))));
+    RedisConnection missing(
+        RedisEndpoint::parse(QStringLiteral("unix://%1").arg(m_socketDir.filePath(QStringLiteral("nope.sock")))));
     missing.setAutoReconnect(false);
     missing.open();
     auto failed = sendCollect(&missing, {"PING"});
@@ -497,9 +501,10 @@ void TestRedisConnection::sendsFromCallbacksLeaveTogether()
     // handler: every one still gets its own reply, once and in order, also when a batch is too
     // big for the kernel's socket buffer (the rest goes through Qt's write buffer).
     QFETCH(bool, unixSocket);
-    const RedisEndpoint ep = unixSocket
-                                 ? RedisEndpoint::parse(QStringLiteral("unix://%1").arg(m_socketDir.filePath(QStringLiteral("redis.sock"))))
-                                 : m_server.endpoint();
+    const RedisEndpoint ep =
+        unixSocket
+            ? RedisEndpoint::parse(QStringLiteral("unix://%1").arg(m_socketDir.filePath(QStringLiteral("redis.sock"))))
+            : m_server.endpoint();
     RedisConnection conn(ep);
     conn.open();
     QVERIFY(waitUntil([&] { return conn.isReady(); }));
@@ -589,34 +594,74 @@ void TestRedisConnection::endpointParsing_data()
     const int tcp = int(RedisEndpoint::Transport::Tcp);
     const int tls = int(RedisEndpoint::Transport::Tls);
     const int unix_ = int(RedisEndpoint::Transport::Unix);
-    QTest::newRow("full") << "redis://ops:s3cret@redis.example.com:6380/2" << true << tcp << "redis.example.com"
-                          << 6380 << 2 << "ops" << "s3cret" << "";
-    QTest::newRow("host only") << "redis://localhost" << true << tcp << "localhost" << 6379 << 0 << "" << "" << "";
+    QTest::newRow("full") << "redis://ops:s3cret@redis.example.com:6380/2" << true << tcp << "redis.example.com" << 6380
+                          << 2 << "ops"
+                          << "s3cret"
+                          << "";
+    QTest::newRow("host only") << "redis://localhost" << true << tcp << "localhost" << 6379 << 0 << ""
+                               << ""
+                               << "";
     QTest::newRow("host and port") << "redis://127.0.0.1:7000" << true << tcp << "127.0.0.1" << 7000 << 0 << ""
-                                   << "" << "";
-    QTest::newRow("password only") << "redis://:pw@h:1/0" << true << tcp << "h" << 1 << 0 << "" << "pw" << "";
-    QTest::newRow("trailing slash") << "redis://h/" << true << tcp << "h" << 6379 << 0 << "" << "" << "";
-    QTest::newRow("upper-case scheme") << "REDIS://h:6381" << true << tcp << "h" << 6381 << 0 << "" << "" << "";
+                                   << ""
+                                   << "";
+    QTest::newRow("password only") << "redis://:pw@h:1/0" << true << tcp << "h" << 1 << 0 << ""
+                                   << "pw"
+                                   << "";
+    QTest::newRow("trailing slash") << "redis://h/" << true << tcp << "h" << 6379 << 0 << ""
+                                    << ""
+                                    << "";
+    QTest::newRow("upper-case scheme") << "REDIS://h:6381" << true << tcp << "h" << 6381 << 0 << ""
+                                       << ""
+                                       << "";
     QTest::newRow("tls") << "rediss://cache.internal:6390/1" << true << tls << "cache.internal" << 6390 << 1 << ""
-                         << "" << "";
-    QTest::newRow("ipv6") << "redis://[::1]:6390" << true << tcp << "::1" << 6390 << 0 << "" << "" << "";
-    QTest::newRow("unix") << "unix:///var/run/redis/redis.sock" << true << unix_ << "" << 6379 << 0 << "" << ""
+                         << ""
+                         << "";
+    QTest::newRow("ipv6") << "redis://[::1]:6390" << true << tcp << "::1" << 6390 << 0 << ""
+                          << ""
+                          << "";
+    QTest::newRow("unix") << "unix:///var/run/redis/redis.sock" << true << unix_ << "" << 6379 << 0 << ""
+                          << ""
                           << "/var/run/redis/redis.sock";
-    QTest::newRow("unix with db") << "unix:///tmp/r.sock?db=4" << true << unix_ << "" << 6379 << 4 << "" << ""
+    QTest::newRow("unix with db") << "unix:///tmp/r.sock?db=4" << true << unix_ << "" << 6379 << 4 << ""
+                                  << ""
                                   << "/tmp/r.sock";
 
-    QTest::newRow("bad scheme") << "http://h:6379" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("no scheme") << "localhost:6379" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("not a url") << "not a url" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("empty") << "" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("port too big") << "redis://h:70000" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("port zero") << "redis://h:0" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("port not a number") << "redis://h:abc" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("db not a number") << "redis://h:6379/abc" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("db negative") << "redis://h:6379/-1" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("no host") << "redis://:6379" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("unix bad db") << "unix:///tmp/r.sock?db=x" << false << 0 << "" << 0 << 0 << "" << "" << "";
-    QTest::newRow("unix no path") << "unix://" << false << 0 << "" << 0 << 0 << "" << "" << "";
+    QTest::newRow("bad scheme") << "http://h:6379" << false << 0 << "" << 0 << 0 << ""
+                                << ""
+                                << "";
+    QTest::newRow("no scheme") << "localhost:6379" << false << 0 << "" << 0 << 0 << ""
+                               << ""
+                               << "";
+    QTest::newRow("not a url") << "not a url" << false << 0 << "" << 0 << 0 << ""
+                               << ""
+                               << "";
+    QTest::newRow("empty") << "" << false << 0 << "" << 0 << 0 << ""
+                           << ""
+                           << "";
+    QTest::newRow("port too big") << "redis://h:70000" << false << 0 << "" << 0 << 0 << ""
+                                  << ""
+                                  << "";
+    QTest::newRow("port zero") << "redis://h:0" << false << 0 << "" << 0 << 0 << ""
+                               << ""
+                               << "";
+    QTest::newRow("port not a number") << "redis://h:abc" << false << 0 << "" << 0 << 0 << ""
+                                       << ""
+                                       << "";
+    QTest::newRow("db not a number") << "redis://h:6379/abc" << false << 0 << "" << 0 << 0 << ""
+                                     << ""
+                                     << "";
+    QTest::newRow("db negative") << "redis://h:6379/-1" << false << 0 << "" << 0 << 0 << ""
+                                 << ""
+                                 << "";
+    QTest::newRow("no host") << "redis://:6379" << false << 0 << "" << 0 << 0 << ""
+                             << ""
+                             << "";
+    QTest::newRow("unix bad db") << "unix:///tmp/r.sock?db=x" << false << 0 << "" << 0 << 0 << ""
+                                 << ""
+                                 << "";
+    QTest::newRow("unix no path") << "unix://" << false << 0 << "" << 0 << 0 << ""
+                                  << ""
+                                  << "";
 }
 
 void TestRedisConnection::endpointParsing()
@@ -723,14 +768,15 @@ void TestRedisConnection::endpointPasswordFromEnvironment()
 void TestRedisConnection::subscriberReceivesMessages()
 {
     RedisSubscriber sub(m_server.endpoint());
-    struct Msg
-    {
+    struct Msg {
         QByteArray channel, payload, pattern;
     };
     QVector<Msg> messages;
     QList<QByteArray> confirmed;
     connect(&sub, &RedisSubscriber::message, this,
-            [&](const QByteArray &c, const QByteArray &p, const QByteArray &pat) { messages.append({c, p, pat}); });
+            [&](const QByteArray &c, const QByteArray &p, const QByteArray &pat) {
+                messages.append({c, p, pat});
+            });
     connect(&sub, &RedisSubscriber::subscribed, this, [&](const QByteArray &n) { confirmed << n; });
     // Subscriptions asked for before the connection is up are sent once it is ready.
     sub.subscribe("chan:a");

@@ -5,10 +5,10 @@
 // server requires one, and that lockscope-cli does the same with --tls-ca / --tls-insecure.
 
 #include "demo/redisserverprocess.h"
-#include "session/locksession.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redistlsoptions.h"
+#include "session/locksession.h"
 
 #include "testsupport.h"
 
@@ -25,13 +25,16 @@ using lockscope::test::ProcessResult;
 using lockscope::test::SyncClient;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 /** Outcome of one connection attempt without reconnecting: ready, or the error sentence. */
-struct Attempt
-{
+struct Attempt {
     bool ready = false;
     QString error;
 };
@@ -94,7 +97,7 @@ private:
                               const QString &host = QStringLiteral("127.0.0.1")) const;
 
     QTemporaryDir m_dir;
-    RedisServerProcess m_server;  ///< SAN localhost + 127.0.0.1, client certificates optional
+    RedisServerProcess m_server; ///< SAN localhost + 127.0.0.1, client certificates optional
     RedisTlsOptions m_withCa;
 };
 
@@ -117,12 +120,12 @@ bool TestRedisTls::makeCertificate(const QString &name, const QString &subject, 
     return openssl({QStringLiteral("req"), QStringLiteral("-new"), QStringLiteral("-nodes"), QStringLiteral("-newkey"),
                     QStringLiteral("ec"), QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
                     QStringLiteral("-keyout"), path(name + QStringLiteral(".key")), QStringLiteral("-out"),
-                    path(name + QStringLiteral(".csr")), QStringLiteral("-subj"), subject})
-           && openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"),
-                       path(name + QStringLiteral(".csr")), QStringLiteral("-CA"), path(QStringLiteral("ca.crt")),
-                       QStringLiteral("-CAkey"), path(QStringLiteral("ca.key")), QStringLiteral("-CAcreateserial"),
-                       QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-out"),
-                       path(name + QStringLiteral(".crt")), QStringLiteral("-extfile"), ext.fileName()});
+                    path(name + QStringLiteral(".csr")), QStringLiteral("-subj"), subject}) &&
+           openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"),
+                    path(name + QStringLiteral(".csr")), QStringLiteral("-CA"), path(QStringLiteral("ca.crt")),
+                    QStringLiteral("-CAkey"), path(QStringLiteral("ca.key")), QStringLiteral("-CAcreateserial"),
+                    QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-out"),
+                    path(name + QStringLiteral(".crt")), QStringLiteral("-extfile"), ext.fileName()});
 }
 
 RedisEndpoint TestRedisTls::endpointFor(const RedisServerProcess &server, const RedisTlsOptions &tls,
@@ -145,17 +148,22 @@ void TestRedisTls::initTestCase()
     QVERIFY(m_dir.isValid());
 
     // A CA, a server certificate for localhost/127.0.0.1, one for another name, and a client certificate.
-    QVERIFY(openssl({QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-new"), QStringLiteral("-nodes"),
-                     QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
-                     QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-keyout"), path(QStringLiteral("ca.key")),
-                     QStringLiteral("-out"), path(QStringLiteral("ca.crt")), QStringLiteral("-days"), QStringLiteral("2"),
-                     QStringLiteral("-subj"), QStringLiteral("/CN=LockScope Test CA"), QStringLiteral("-addext"),
-                     QStringLiteral("basicConstraints=critical,CA:TRUE"), QStringLiteral("-addext"),
-                     QStringLiteral("keyUsage=critical,keyCertSign,cRLSign")}));
-    QVERIFY(makeCertificate(QStringLiteral("server"), QStringLiteral("/CN=localhost"),
-                            QStringLiteral("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")));
-    QVERIFY(makeCertificate(QStringLiteral("other"), QStringLiteral("/CN=redis.internal.example"),
-                            QStringLiteral("subjectAltName=DNS:redis.internal.example\nextendedKeyUsage=serverAuth\n")));
+    QVERIFY(openssl({QStringLiteral("req"),      QStringLiteral("-x509"),
+                     QStringLiteral("-new"),     QStringLiteral("-nodes"),
+                     QStringLiteral("-newkey"),  QStringLiteral("ec"),
+                     QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
+                     QStringLiteral("-keyout"),  path(QStringLiteral("ca.key")),
+                     QStringLiteral("-out"),     path(QStringLiteral("ca.crt")),
+                     QStringLiteral("-days"),    QStringLiteral("2"),
+                     QStringLiteral("-subj"),    QStringLiteral("/CN=LockScope Test CA"),
+                     QStringLiteral("-addext"),  QStringLiteral("basicConstraints=critical,CA:TRUE"),
+                     QStringLiteral("-addext"),  QStringLiteral("keyUsage=critical,keyCertSign,cRLSign")}));
+    QVERIFY(
+        makeCertificate(QStringLiteral("server"), QStringLiteral("/CN=localhost"),
+                        QStringLiteral("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")));
+    QVERIFY(
+        makeCertificate(QStringLiteral("other"), QStringLiteral("/CN=redis.internal.example"),
+                        QStringLiteral("subjectAltName=DNS:redis.internal.example\nextendedKeyUsage=serverAuth\n")));
     QVERIFY(makeCertificate(QStringLiteral("client"), QStringLiteral("/CN=lockscope-viewer"),
                             QStringLiteral("extendedKeyUsage=clientAuth\n")));
     // A self-signed certificate that no CA vouches for, and an encrypted copy of the client key.
@@ -163,20 +171,24 @@ void TestRedisTls::initTestCase()
                      QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
                      QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-keyout"),
                      path(QStringLiteral("self.key")), QStringLiteral("-out"), path(QStringLiteral("self.crt")),
-                     QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=localhost")}));
+                     QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
+                     QStringLiteral("/CN=localhost")}));
     QVERIFY(openssl({QStringLiteral("pkey"), QStringLiteral("-in"), path(QStringLiteral("client.key")),
                      QStringLiteral("-out"), path(QStringLiteral("client-enc.key")), QStringLiteral("-aes256"),
                      QStringLiteral("-passout"), QStringLiteral("pass:not-this")}));
 
     m_withCa.setCaFile(path(QStringLiteral("ca.crt")));
-    m_server.setTls(path(QStringLiteral("server.crt")), path(QStringLiteral("server.key")), path(QStringLiteral("ca.crt")),
-                    QStringLiteral("optional"), m_withCa);
+    m_server.setTls(path(QStringLiteral("server.crt")), path(QStringLiteral("server.key")),
+                    path(QStringLiteral("ca.crt")), QStringLiteral("optional"), m_withCa);
     QString error;
     QVERIFY2(m_server.start(10000, &error), qPrintable(error));
     QVERIFY(m_server.url().startsWith(QLatin1String("rediss://")));
 }
 
-void TestRedisTls::cleanupTestCase() { m_server.stop(); }
+void TestRedisTls::cleanupTestCase()
+{
+    m_server.stop();
+}
 
 void TestRedisTls::connectsWithCaAndRunsCommands()
 {
@@ -253,8 +265,8 @@ void TestRedisTls::clientCertificateRequired()
     withCert.setCertFile(path(QStringLiteral("client.crt")));
     withCert.setKeyFile(path(QStringLiteral("client.key")));
     RedisServerProcess strict;
-    strict.setTls(path(QStringLiteral("server.crt")), path(QStringLiteral("server.key")), path(QStringLiteral("ca.crt")),
-                  QStringLiteral("yes"), withCert);
+    strict.setTls(path(QStringLiteral("server.crt")), path(QStringLiteral("server.key")),
+                  path(QStringLiteral("ca.crt")), QStringLiteral("yes"), withCert);
     QString error;
     QVERIFY2(strict.start(10000, &error), qPrintable(error));
 
@@ -287,7 +299,8 @@ void TestRedisTls::badFilesAreSentences()
     RedisTlsOptions missing;
     missing.setCaFile(path(QStringLiteral("nope.crt")));
     QVERIFY(!missing.validate(&error));
-    QVERIFY2(error.contains(QLatin1String("nope.crt")) && error.contains(QLatin1String("does not exist")), qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("nope.crt")) && error.contains(QLatin1String("does not exist")),
+             qPrintable(error));
 
     RedisTlsOptions keyIsNotCa;
     keyIsNotCa.setCaFile(path(QStringLiteral("ca.key")));
@@ -356,18 +369,19 @@ void TestRedisTls::cliUsesTlsOptions()
     admin.cmd({"HSET", "cli:tls", "b983c153-7421-469a-addb-44fb92259a1b:7", "2"});
     const QString url = QStringLiteral("rediss://127.0.0.1:%1").arg(m_server.port());
 
-    ProcessResult ok = test::runProcess(cliPath(), {QStringLiteral("--url"), url, QStringLiteral("--tls-ca"),
-                                                    path(QStringLiteral("ca.crt")), QStringLiteral("list"),
-                                                    QStringLiteral("--json")});
+    ProcessResult ok =
+        test::runProcess(cliPath(), {QStringLiteral("--url"), url, QStringLiteral("--tls-ca"),
+                                     path(QStringLiteral("ca.crt")), QStringLiteral("list"), QStringLiteral("--json")});
     QVERIFY2(ok.exitCode == 0, qPrintable(ok.describe()));
     QVERIFY2(ok.out.contains("\"name\":\"cli:tls\""), qPrintable(ok.describe()));
 
     ProcessResult untrusted = test::runProcess(cliPath(), {QStringLiteral("--url"), url, QStringLiteral("list")});
     QCOMPARE(untrusted.exitCode, 2);
-    QVERIFY2(untrusted.err.contains("not trusted") && untrusted.err.contains("--tls-ca"), qPrintable(untrusted.describe()));
+    QVERIFY2(untrusted.err.contains("not trusted") && untrusted.err.contains("--tls-ca"),
+             qPrintable(untrusted.describe()));
 
-    ProcessResult insecure = test::runProcess(cliPath(), {QStringLiteral("--url"), url, QStringLiteral("--tls-insecure"),
-                                                          QStringLiteral("list")});
+    ProcessResult insecure = test::runProcess(
+        cliPath(), {QStringLiteral("--url"), url, QStringLiteral("--tls-insecure"), QStringLiteral("list")});
     QVERIFY2(insecure.exitCode == 0, qPrintable(insecure.describe()));
     QVERIFY2(insecure.err.contains("not verified"), qPrintable(insecure.describe())); // the warning
 

@@ -6,8 +6,8 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "lock/multilock.h"
-#include "redlock/redlockreader.h"
 #include "protocol/redlockstatus.h"
+#include "redlock/redlockreader.h"
 
 #include "lockfixture.h"
 #include "testsupport.h"
@@ -26,12 +26,16 @@
 using namespace lockscope;
 using lockscope::test::ProcessResult;
 
-namespace {
+namespace
+{
 
 constexpr int kServers = 5;
 using Outcome = MultiLockComponentOutcome::Status;
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 } // namespace
 
@@ -87,7 +91,10 @@ void TestRedLock::initTestCase()
     }
 }
 
-void TestRedLock::cleanupTestCase() { m_servers.clear(); }
+void TestRedLock::cleanupTestCase()
+{
+    m_servers.clear();
+}
 
 void TestRedLock::init()
 {
@@ -223,8 +230,8 @@ void TestRedLock::oneServerStopped()
     QVERIFY(!r.components[2].error.isEmpty());
     QVERIFY(!r.grantedServers().contains(m_servers[2]->endpoint().address()));
     // Refused at once, not after a connect or command timeout (tests do not assert on timing).
-    QVERIFY2(!r.components[2].error.contains(QLatin1String("timed out"))
-                 && !r.components[2].error.contains(QLatin1String("did not answer")),
+    QVERIFY2(!r.components[2].error.contains(QLatin1String("timed out")) &&
+                 !r.components[2].error.contains(QLatin1String("did not answer")),
              qPrintable(r.components[2].error));
 
     const RedLockStatus st = view(QStringLiteral("rl:one-down"));
@@ -325,7 +332,8 @@ void TestRedLock::leaseRulesWithWaitAndLease()
         QVERIFY2(r.acquired, qPrintable(r.error));
         QCOMPARE(r.leaseMs, qint64(1500));
         for (int i = 0; i < kServers; ++i) {
-            const qint64 pttl = test::redisCli(m_servers[i]->port(), {"PTTL", "rl:lease-short"}).out.trimmed().toLongLong();
+            const qint64 pttl =
+                test::redisCli(m_servers[i]->port(), {"PTTL", "rl:lease-short"}).out.trimmed().toLongLong();
             QVERIFY2(pttl > 0 && pttl <= 1500, qPrintable(QString::number(pttl)));
         }
         unlock(*lock);
@@ -336,7 +344,8 @@ void TestRedLock::leaseRulesWithWaitAndLease()
         const MultiLockResult r = acquire(*lock, 20000, 300);
         QVERIFY2(r.acquired, qPrintable(r.error));
         for (int i = 0; i < kServers; ++i) {
-            const qint64 pttl = test::redisCli(m_servers[i]->port(), {"PTTL", "rl:lease-long"}).out.trimmed().toLongLong();
+            const qint64 pttl =
+                test::redisCli(m_servers[i]->port(), {"PTTL", "rl:lease-long"}).out.trimmed().toLongLong();
             QVERIFY2(pttl > 15000 && pttl <= 20000, qPrintable(QString::number(pttl)));
         }
         const RedLockStatus st = view(QStringLiteral("rl:lease-long"));

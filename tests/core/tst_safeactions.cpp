@@ -17,7 +17,8 @@
 using namespace lockscope;
 using namespace lockscope::test;
 
-namespace {
+namespace
+{
 using Outcome = lockscope::test::ActionOutcome;
 } // namespace
 
@@ -135,7 +136,8 @@ void TestSafeActions::forceUnlockRefusesWhenTheLockChanged()
     QCOMPARE(records.first().value(QStringLiteral("result")).toString(), QStringLiteral("changed"));
 
     // A lock that was released and taken by someone else in between is not deleted either.
-    const Outcome gone = run(s.get(), [&] { s->forceUnlock(QStringLiteral("orders:42"), QStringLiteral("someone-else:9=1")); });
+    const Outcome gone =
+        run(s.get(), [&] { s->forceUnlock(QStringLiteral("orders:42"), QStringLiteral("someone-else:9=1")); });
     QCOMPARE(gone.outcome, QStringLiteral("changed"));
     QVERIFY(m_admin->exists("orders:42"));
     QCOMPARE(auditRecords().size(), 2);
@@ -145,13 +147,15 @@ void TestSafeActions::repairsCheckTheConfirmedState()
 {
     cli({QStringLiteral("HSET"), QStringLiteral("legacy"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
     auto s = session();
-    const Outcome stale = run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":2=1")); });
+    const Outcome stale =
+        run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":2=1")); });
     QCOMPARE(stale.outcome, QStringLiteral("changed"));
     QCOMPARE(m_admin->pttl("legacy"), -1);
     const Outcome ok = run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":1=1")); });
     QVERIFY2(ok.ok, qPrintable(ok.message));
     QVERIFY(m_admin->pttl("legacy") > 0);
-    const Outcome again = run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":1=1")); });
+    const Outcome again =
+        run(s.get(), [&] { s->setTtl(QStringLiteral("legacy"), 5000, m_a + QStringLiteral(":1=1")); });
     QCOMPARE(again.outcome, QStringLiteral("refused")); // already has a TTL
     const auto records = auditRecords();
     QCOMPARE(records.size(), 3);
@@ -199,8 +203,7 @@ void TestSafeActions::unwritableAuditLogIsReported()
     for (const auto &action : QList<std::function<void()>>{
              [&] { s->forceUnlock(QStringLiteral("held")); },
              [&] { s->setTtl(QStringLiteral("held"), 5000, m_a + QStringLiteral(":1=1")); },
-             [&] { s->wake(QStringLiteral("nothing")); },
-             [&] { s->acquire(QStringLiteral("new:1"), 1, 5000, 0); }}) {
+             [&] { s->wake(QStringLiteral("nothing")); }, [&] { s->acquire(QStringLiteral("new:1"), 1, 5000, 0); }}) {
         const Outcome r = run(s.get(), action);
         QVERIFY(!r.ok);
         QCOMPARE(r.outcome, QStringLiteral("refused"));
@@ -231,7 +234,8 @@ void TestSafeActions::wakeOfAFairLockReachesOnlyTheHeadWaiter()
     const Outcome woke = run(s.get(), [&] { s->wake(QStringLiteral("fair:w")); });
     QVERIFY2(woke.ok, qPrintable(woke.message));
     // Receivers: the head's own subscription and the pattern subscription of `all`.
-    QVERIFY2(woke.message.contains(QStringLiteral("PUBLISH \"0\" on redisson_lock__channel:{fair:w}:%1: 2 receiver(s)").arg(head)),
+    QVERIFY2(woke.message.contains(
+                 QStringLiteral("PUBLISH \"0\" on redisson_lock__channel:{fair:w}:%1: 2 receiver(s)").arg(head)),
              qPrintable(woke.message));
     QVERIFY2(woke.message.contains(QStringLiteral("pruned 1 waiter(s)")), qPrintable(woke.message));
     QVERIFY(headChannel.waitFor("0"));
@@ -280,9 +284,11 @@ void TestSafeActions::removeWaiterDerivesTheWaitFromTheTimeoutSet()
     QStringList fields;
     for (int i = 1; i <= 4; ++i)
         fields << m_a + QStringLiteral(":%1").arg(i);
-    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{fair:gap}"), fields[0], fields[1], fields[2], fields[3]});
+    cli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{fair:gap}"), fields[0], fields[1], fields[2],
+         fields[3]});
     for (int i = 0; i < 4; ++i)
-        cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{fair:gap}"), QString::number(base + 5000 * i), fields[i]});
+        cli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{fair:gap}"),
+             QString::number(base + 5000 * i), fields[i]});
     auto score = [&](const QString &f) {
         return m_admin->cmd({"ZSCORE", "redisson_lock_timeout:{fair:gap}", f.toUtf8()}).toByteArray().toLongLong();
     };
@@ -291,7 +297,8 @@ void TestSafeActions::removeWaiterDerivesTheWaitFromTheTimeoutSet()
     const Outcome middle = run(s.get(), [&] { s->removeWaiter(QStringLiteral("fair:gap"), fields[1], 0); });
     QVERIFY2(middle.ok, qPrintable(middle.message));
     QVERIFY2(middle.message.contains(QStringLiteral("moved up by its wait of 5000 ms")), qPrintable(middle.message));
-    QVERIFY2(middle.message.contains(QStringLiteral("gap between its deadline and the previous")), qPrintable(middle.message));
+    QVERIFY2(middle.message.contains(QStringLiteral("gap between its deadline and the previous")),
+             qPrintable(middle.message));
     QCOMPARE(score(fields[2]), base + 5000);
     QCOMPARE(score(fields[3]), base + 10000);
     QCOMPARE(score(fields[0]), base);

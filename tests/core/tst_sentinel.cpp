@@ -8,11 +8,11 @@
 
 #include "demo/redisserverprocess.h"
 #include "protocol/lockevent.h"
-#include "watch/lockmonitor.h"
-#include "session/locksession.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/sentinelresolver.h"
+#include "session/locksession.h"
+#include "watch/lockmonitor.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,12 +26,15 @@
 using namespace lockscope;
 using namespace lockscope::test;
 
-namespace {
-
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
-
-struct Resolved
+namespace
 {
+
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
+
+struct Resolved {
     RedisEndpoint master;
     QString error;
     bool retrySlowly = false;
@@ -60,7 +63,10 @@ Resolved resolveOnce(const QString &url, int timeoutMs = 15000)
 }
 
 /** A loopback port nobody listens on (a sentinel that is down). */
-quint16 deadPort() { return RedisServerProcess::freePort(); }
+quint16 deadPort()
+{
+    return RedisServerProcess::freePort();
+}
 
 } // namespace
 
@@ -98,13 +104,16 @@ void TestSentinel::initTestCase()
           qPrintable(m_sentinel.url()));
 }
 
-void TestSentinel::cleanupTestCase() { m_sentinel.stop(); }
+void TestSentinel::cleanupTestCase()
+{
+    m_sentinel.stop();
+}
 
 void TestSentinel::parsesSentinelUrls()
 {
     QString error;
-    RedisEndpoint ep = RedisEndpoint::parse(QStringLiteral("redis-sentinel://ops:s3cret@10.0.0.5:26380,10.0.0.6,[::1]:26381/2#orders"),
-                                            &error);
+    RedisEndpoint ep = RedisEndpoint::parse(
+        QStringLiteral("redis-sentinel://ops:s3cret@10.0.0.5:26380,10.0.0.6,[::1]:26381/2#orders"), &error);
     QVERIFY2(ep.isValid(), qPrintable(error));
     QVERIFY(ep.isSentinel());
     QCOMPARE(ep.sentinelMasterName(), QStringLiteral("orders"));
@@ -182,8 +191,8 @@ void TestSentinel::resolvesTheMaster()
 
     // A password meant for the master: these sentinels have none, so they are asked again without
     // it ("AUTH ... called without any password configured"), and the master keeps it.
-    const QString withPassword = m_sentinel.url().replace(QLatin1String("redis-sentinel://"),
-                                                           QLatin1String("redis-sentinel://:master-only@"));
+    const QString withPassword =
+        m_sentinel.url().replace(QLatin1String("redis-sentinel://"), QLatin1String("redis-sentinel://:master-only@"));
     const Resolved p = resolveOnce(withPassword);
     QVERIFY2(p.master.isValid(), qPrintable(p.error));
     QCOMPARE(p.master.port(), m_sentinel.masterPort());
@@ -216,7 +225,8 @@ void TestSentinel::unknownMasterName()
 
 void TestSentinel::noSentinelReachable()
 {
-    const QString url = QStringLiteral("redis-sentinel://127.0.0.1:%1,127.0.0.1:%2#mymaster").arg(deadPort()).arg(deadPort());
+    const QString url =
+        QStringLiteral("redis-sentinel://127.0.0.1:%1,127.0.0.1:%2#mymaster").arg(deadPort()).arg(deadPort());
     const Resolved r = resolveOnce(url);
     QVERIFY(r.answered);
     QVERIFY(!r.master.isValid());
@@ -237,7 +247,8 @@ void TestSentinel::cliRejectsBadUrlAndUnknownMaster()
     QCOMPARE(bad.exitCode, 1);
     QVERIFY2(bad.err.contains("names no master"), qPrintable(bad.describe()));
 
-    const QString unknown = QStringLiteral("redis-sentinel://127.0.0.1:%1#nosuch").arg(m_sentinel.sentinelPorts().at(0));
+    const QString unknown =
+        QStringLiteral("redis-sentinel://127.0.0.1:%1#nosuch").arg(m_sentinel.sentinelPorts().at(0));
     ProcessResult u = runProcess(cliPath(), {"--url", unknown, "list"});
     QCOMPARE(u.exitCode, 2);
     QVERIFY2(u.err.contains("no sentinel knows a master named 'nosuch'"), qPrintable(u.describe()));
@@ -256,7 +267,9 @@ void TestSentinel::cliRejectsBadUrlAndUnknownMaster()
     master.flushall();
     LockParticipant holder(m_sentinel.endpoint(m_sentinel.masterPort()), false);
     QVERIFY(holder.waitReady());
-    QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) { holder.client->tryAcquire("listed:1", 7, 60000, nullptr, cb); }).acquired);
+    QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) {
+                holder.client->tryAcquire("listed:1", 7, 60000, nullptr, cb);
+            }).acquired);
     ProcessResult list = runProcess(cliPath(), {"--url", m_sentinel.url(), "list", "--json"});
     QCOMPARE(list.exitCode, 0);
     QVERIFY2(list.out.contains("\"name\":\"listed:1\""), qPrintable(list.describe()));
@@ -269,7 +282,8 @@ void TestSentinel::sessionFollowsForcedFailover()
     QElapsedTimer ready;
     ready.start();
     QVERIFY2(m_sentinel.waitReady(30000, &error), qPrintable(error));
-    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link", ready.elapsed());
+    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link",
+          ready.elapsed());
     const quint16 oldPort = m_sentinel.masterPort();
     {
         SyncClient old(m_sentinel.endpoint(oldPort));
@@ -286,12 +300,15 @@ void TestSentinel::sessionFollowsForcedFailover()
     connect(&session, &LockSession::eventsOccurred, this, [&events](const QVector<LockEvent> &e) { events += e; });
     QStringList switches;
     connect(&session, &LockSession::masterChanged, this,
-            [&switches](const QString &, const QString &from, const QString &to, const QString &) { switches << from + " -> " + to; });
+            [&switches](const QString &, const QString &from, const QString &to, const QString &) {
+                switches << from + " -> " + to;
+            });
     LockMonitor::Mode mode = LockMonitor::Mode::Connecting;
     connect(&session, &LockSession::modeChanged, this, [&mode](LockMonitor::Mode m, const QString &) { mode = m; });
     session.enableNotifications(); // the servers start with notifications off
     session.start();
-    QVERIFY2(waitUntil([&] { return mode == LockMonitor::Mode::Live; }, 15000), qPrintable(session.monitor()->modeDetail()));
+    QVERIFY2(waitUntil([&] { return mode == LockMonitor::Mode::Live; }, 15000),
+             qPrintable(session.monitor()->modeDetail()));
     QCOMPARE(session.connection()->endpoint().port(), oldPort);
 
     auto hasEvent = [&events](const QString &type, const QString &lock) {
@@ -303,7 +320,9 @@ void TestSentinel::sessionFollowsForcedFailover()
     {
         LockParticipant before(m_sentinel.endpoint(oldPort), false);
         QVERIFY(before.waitReady());
-        QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) { before.client->tryAcquire("before:1", 1, 60000, nullptr, cb); }).acquired);
+        QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) {
+                    before.client->tryAcquire("before:1", 1, 60000, nullptr, cb);
+                }).acquired);
         QVERIFY(waitUntil([&] { return hasEvent(QStringLiteral("acquired"), QStringLiteral("before:1")); }, 10000));
     }
 
@@ -328,8 +347,10 @@ void TestSentinel::sessionFollowsForcedFailover()
     }
 
     // Live again, on the new master, with notifications turned on there too (operator asked).
-    QVERIFY2(waitUntil([&] { return session.connection()->endpoint().port() == newPort && mode == LockMonitor::Mode::Live; }, 15000),
-             qPrintable(session.monitor()->modeDetail()));
+    QVERIFY2(
+        waitUntil([&] { return session.connection()->endpoint().port() == newPort && mode == LockMonitor::Mode::Live; },
+                  15000),
+        qPrintable(session.monitor()->modeDetail()));
     const qint64 liveAgainMs = clock.elapsed();
     SyncClient promoted(m_sentinel.endpoint(newPort));
     QVERIFY(promoted.open());
@@ -339,7 +360,9 @@ void TestSentinel::sessionFollowsForcedFailover()
     QVERIFY(after.waitReady());
     QElapsedTimer eventClock;
     eventClock.start();
-    QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) { after.client->tryAcquire("after:1", 1, 60000, nullptr, cb); }).acquired);
+    QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) {
+                after.client->tryAcquire("after:1", 1, 60000, nullptr, cb);
+            }).acquired);
     QVERIFY(waitUntil([&] { return hasEvent(QStringLiteral("acquired"), QStringLiteral("after:1")); }, 10000));
     qInfo("LockSession: SENTINEL FAILOVER -> failover event %lld ms, live on the new master %lld ms; a lock acquired "
           "there reported after %lld ms",
@@ -375,7 +398,8 @@ void TestSentinel::followsWhenTheWatchedSentinelDies()
     QElapsedTimer ready;
     ready.start();
     QVERIFY2(m_sentinel.waitReady(30000, &error), qPrintable(error));
-    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link", ready.elapsed());
+    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link",
+          ready.elapsed());
     const quint16 oldPort = m_sentinel.masterPort();
     LockSession::Options options;
     options.endpoint = RedisEndpoint::parse(m_sentinel.url(), &error); // sentinel 0 first: the one watched
@@ -394,18 +418,22 @@ void TestSentinel::followsWhenTheWatchedSentinelDies()
 
     // The watched sentinel dies: the +switch-master subscription moves to another one.
     m_sentinel.killSentinel(0);
-    QVERIFY2(waitUntil([&] {
-                 const QString w = session.sentinel()->watchedSentinel();
-                 return !w.isEmpty() && w != first;
-             }, 10000),
+    QVERIFY2(waitUntil(
+                 [&] {
+                     const QString w = session.sentinel()->watchedSentinel();
+                     return !w.isEmpty() && w != first;
+                 },
+                 10000),
              "the +switch-master subscription did not move to another sentinel");
     QElapsedTimer clock;
     clock.start();
     QVERIFY2(m_sentinel.forceFailover(&error, m_sentinel.firstLiveSentinel()), qPrintable(error));
     const quint16 newPort = m_sentinel.waitNewMaster(oldPort, 20000);
     QVERIFY(newPort != 0);
-    QVERIFY2(waitUntil([&] { return session.connection()->isReady() && session.connection()->endpoint().port() == newPort; }, 15000),
-             qPrintable(switches.join(QLatin1Char('\n'))));
+    QVERIFY2(
+        waitUntil([&] { return session.connection()->isReady() && session.connection()->endpoint().port() == newPort; },
+                  15000),
+        qPrintable(switches.join(QLatin1Char('\n'))));
     qInfo("Watched sentinel killed, SENTINEL FAILOVER on another: commands on the new master after %lld ms (%s)",
           clock.elapsed(), qPrintable(switches.join(QStringLiteral("; "))));
     QCOMPARE(switches.size(), 1);
@@ -418,7 +446,8 @@ void TestSentinel::cliWatchFollowsMasterKill()
     QElapsedTimer ready;
     ready.start();
     QVERIFY2(m_sentinel.waitReady(30000, &error), qPrintable(error));
-    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link", ready.elapsed());
+    qInfo("Sentinel set-up ready for a failover after %lld ms: every sentinel knows a replica with a working link",
+          ready.elapsed());
     const quint16 oldPort = m_sentinel.masterPort();
     // Notifications off everywhere again: --enable-notifications must turn them on on each master.
     for (quint16 port : m_sentinel.serverPorts()) {
@@ -445,22 +474,42 @@ void TestSentinel::cliWatchFollowsMasterKill()
         out += watch.readAllStandardOutput();
         err += watch.readAllStandardError();
     };
-    QVERIFY2(waitUntil([&] { pump(); return err.contains("watching"); }, 15000), err.constData());
+    QVERIFY2(waitUntil(
+                 [&] {
+                     pump();
+                     return err.contains("watching");
+                 },
+                 15000),
+             err.constData());
 
     // A lock on the first master is seen.
     {
         LockParticipant before(m_sentinel.endpoint(oldPort), false);
         QVERIFY(before.waitReady());
-        QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) { before.client->tryAcquire("cli:before", 1, 60000, nullptr, cb); }).acquired);
-        QVERIFY2(waitUntil([&] { pump(); return out.contains("\"lock\":\"cli:before\""); }, 10000), out.constData());
+        QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) {
+                    before.client->tryAcquire("cli:before", 1, 60000, nullptr, cb);
+                }).acquired);
+        QVERIFY2(waitUntil(
+                     [&] {
+                         pump();
+                         return out.contains("\"lock\":\"cli:before\"");
+                     },
+                     10000),
+                 out.constData());
     }
 
     // The master dies (SIGKILL): the sentinels agree it is down and promote the replica.
     QElapsedTimer clock;
     clock.start();
     QVERIFY2(m_sentinel.killMaster(&error), qPrintable(error));
-    QVERIFY2(waitUntil([&] { pump(); return out.contains("\"type\":\"failover\""); }, 30000),
-             qPrintable(QStringLiteral("stdout:\n%1\nstderr:\n%2").arg(QString::fromUtf8(out), QString::fromUtf8(err))));
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                pump();
+                return out.contains("\"type\":\"failover\"");
+            },
+            30000),
+        qPrintable(QStringLiteral("stdout:\n%1\nstderr:\n%2").arg(QString::fromUtf8(out), QString::fromUtf8(err))));
     const qint64 failoverLineMs = clock.elapsed();
     const quint16 newPort = m_sentinel.waitNewMaster(oldPort, 5000);
     QVERIFY(newPort != 0);
@@ -479,16 +528,29 @@ void TestSentinel::cliWatchFollowsMasterKill()
     QVERIFY(failover.contains(QStringLiteral("detail")));
 
     // Then events from a lock acquired on the new master, without a restart.
-    QVERIFY2(waitUntil([&] { pump(); return err.lastIndexOf("live:") > err.lastIndexOf("failover") && err.count("live:") >= 2; }, 15000),
+    QVERIFY2(waitUntil(
+                 [&] {
+                     pump();
+                     return err.lastIndexOf("live:") > err.lastIndexOf("failover") && err.count("live:") >= 2;
+                 },
+                 15000),
              err.constData());
     const qint64 liveAgainMs = clock.elapsed();
     LockParticipant after(m_sentinel.endpoint(newPort), false);
     QVERIFY(after.waitReady());
     QElapsedTimer eventClock;
     eventClock.start();
-    QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) { after.client->tryAcquire("cli:after", 1, 60000, nullptr, cb); }).acquired);
-    QVERIFY2(waitUntil([&] { pump(); return out.contains("\"lock\":\"cli:after\""); }, 10000),
-             qPrintable(QStringLiteral("stdout:\n%1\nstderr:\n%2").arg(QString::fromUtf8(out), QString::fromUtf8(err))));
+    QVERIFY(awaitAcquire([&](LockClient::AcquireCallback cb) {
+                after.client->tryAcquire("cli:after", 1, 60000, nullptr, cb);
+            }).acquired);
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                pump();
+                return out.contains("\"lock\":\"cli:after\"");
+            },
+            10000),
+        qPrintable(QStringLiteral("stdout:\n%1\nstderr:\n%2").arg(QString::fromUtf8(out), QString::fromUtf8(err))));
     qInfo("lockscope-cli watch: master SIGKILLed -> failover line %lld ms, live on the new master %lld ms; a lock "
           "acquired there printed after %lld ms",
           failoverLineMs, liveAgainMs, eventClock.elapsed());

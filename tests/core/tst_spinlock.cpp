@@ -21,7 +21,8 @@ using lockscope::test::Box;
 using lockscope::test::MessageListener;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 /** A spin-lock participant. It has a subscriber (as a real client would) that must stay unused. */
 using Participant = test::LockKindParticipant<SpinLock>;

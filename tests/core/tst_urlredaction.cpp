@@ -12,9 +12,13 @@
 using namespace lockscope;
 using lockscope::test::ProcessResult;
 
-namespace {
+namespace
+{
 const QString kSecret = QStringLiteral("Hunter2-Secret");
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 } // namespace
 
 class TestUrlRedaction : public QObject
@@ -45,22 +49,35 @@ void TestUrlRedaction::initTestCase()
     QVERIFY2(m_server.start(10000, &error), qPrintable(error));
 }
 
-void TestUrlRedaction::cleanupTestCase() { m_server.stop(); }
+void TestUrlRedaction::cleanupTestCase()
+{
+    m_server.stop();
+}
 
 void TestUrlRedaction::redactUrl_data()
 {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("shown");
-    QTest::newRow("plain") << "redis://u:pw@h:6379/0" << "redis://u:***@h:6379/0";
-    QTest::newRow("no user") << "redis://:pw@h" << "redis://:***@h";
-    QTest::newRow("user only") << "redis://u@h:6379" << "redis://u@h:6379";
-    QTest::newRow("no credentials") << "redis://h:6379/2" << "redis://h:6379/2";
-    QTest::newRow("@ in password") << "redis://u:p@ss@h" << "redis://u:***@h";
-    QTest::newRow("/ in password") << "redis://u:pa/ss@h:1" << "redis://u:***@h:1";
-    QTest::newRow("// in path") << "redis://u:pw@h/x//y@z" << "redis://u:***@z";
-    QTest::newRow("scheme typo") << "redis:/u:pw@h" << "redis:***@h";
-    QTest::newRow("no scheme") << "u:pw@h:6379" << "u:***@h:6379";
-    QTest::newRow("sentinel") << "redis-sentinel://u:pw@a:1,b:2#m" << "redis-sentinel://u:***@a:1,b:2#m";
+    QTest::newRow("plain") << "redis://u:pw@h:6379/0"
+                           << "redis://u:***@h:6379/0";
+    QTest::newRow("no user") << "redis://:pw@h"
+                             << "redis://:***@h";
+    QTest::newRow("user only") << "redis://u@h:6379"
+                               << "redis://u@h:6379";
+    QTest::newRow("no credentials") << "redis://h:6379/2"
+                                    << "redis://h:6379/2";
+    QTest::newRow("@ in password") << "redis://u:p@ss@h"
+                                   << "redis://u:***@h";
+    QTest::newRow("/ in password") << "redis://u:pa/ss@h:1"
+                                   << "redis://u:***@h:1";
+    QTest::newRow("// in path") << "redis://u:pw@h/x//y@z"
+                                << "redis://u:***@z";
+    QTest::newRow("scheme typo") << "redis:/u:pw@h"
+                                 << "redis:***@h";
+    QTest::newRow("no scheme") << "u:pw@h:6379"
+                               << "u:***@h:6379";
+    QTest::newRow("sentinel") << "redis-sentinel://u:pw@a:1,b:2#m"
+                              << "redis-sentinel://u:***@a:1,b:2#m";
 }
 
 void TestUrlRedaction::redactUrl()
@@ -105,15 +122,19 @@ void TestUrlRedaction::cliNeverPrintsThePassword_data()
     QTest::addColumn<QStringList>("args");
     const QString s = kSecret;
     const quint16 port = m_server.endpoint().port();
-    QTest::newRow("list, bad port") << QStringList{"--url", QStringLiteral("redis://ops:%1@127.0.0.1:%2x/0").arg(s).arg(port), "list"};
-    QTest::newRow("list, bad db") << QStringList{"--url", QStringLiteral("redis://ops:%1@127.0.0.1:%2/zero").arg(s).arg(port), "list"};
-    QTest::newRow("list, bad scheme") << QStringList{"--url", QStringLiteral("redsi://ops:%1@127.0.0.1:%2").arg(s).arg(port), "list"};
-    QTest::newRow("list, wrong password") << QStringList{"--url", QStringLiteral("redis://ops:%1@127.0.0.1:%2").arg(s).arg(port), "list"};
-    QTest::newRow("redlock, bad port")
-        << QStringList{"redlock", "show", "x", "--servers",
-                       QStringLiteral("redis://127.0.0.1:%1,redis://ops:%2@127.0.0.1:70000").arg(port).arg(s)};
-    QTest::newRow("redlock, bad db")
-        << QStringList{"redlock", "show", "x", "--servers", QStringLiteral("redis://:%1@127.0.0.1:%2/db").arg(s).arg(port)};
+    QTest::newRow("list, bad port") << QStringList{
+        "--url", QStringLiteral("redis://ops:%1@127.0.0.1:%2x/0").arg(s).arg(port), "list"};
+    QTest::newRow("list, bad db") << QStringList{
+        "--url", QStringLiteral("redis://ops:%1@127.0.0.1:%2/zero").arg(s).arg(port), "list"};
+    QTest::newRow("list, bad scheme") << QStringList{
+        "--url", QStringLiteral("redsi://ops:%1@127.0.0.1:%2").arg(s).arg(port), "list"};
+    QTest::newRow("list, wrong password")
+        << QStringList{"--url", QStringLiteral("redis://ops:%1@127.0.0.1:%2").arg(s).arg(port), "list"};
+    QTest::newRow("redlock, bad port") << QStringList{
+        "redlock", "show", "x", "--servers",
+        QStringLiteral("redis://127.0.0.1:%1,redis://ops:%2@127.0.0.1:70000").arg(port).arg(s)};
+    QTest::newRow("redlock, bad db") << QStringList{"redlock", "show", "x", "--servers",
+                                                    QStringLiteral("redis://:%1@127.0.0.1:%2/db").arg(s).arg(port)};
 }
 
 void TestUrlRedaction::cliNeverPrintsThePassword()

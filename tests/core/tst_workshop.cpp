@@ -14,15 +14,16 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSignalSpy>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace lockscope;
 using lockscope::test::waitUntil;
 
-namespace {
+namespace
+{
 
 const char *const kBadJson = "{\n"
                              "  \"name\": \"broken\",\n"
@@ -64,7 +65,10 @@ const char *const kWrongExpectation = R"({
   ]
 })";
 
-QString cliPath() { return QStringLiteral(LOCKSCOPE_CLI_PATH); }
+QString cliPath()
+{
+    return QStringLiteral(LOCKSCOPE_CLI_PATH);
+}
 
 } // namespace
 
@@ -116,8 +120,8 @@ private slots:
         // Every step names its actor and its script branch (time-only steps have no actor).
         for (const StepReport &r : runner.reports()) {
             QVERIFY2(!r.branch.isEmpty(), qPrintable(r.call));
-            if (r.action != QLatin1String("pause") && r.action != QLatin1String("doctor")
-                && r.action != QLatin1String("stopServer"))
+            if (r.action != QLatin1String("pause") && r.action != QLatin1String("doctor") &&
+                r.action != QLatin1String("stopServer"))
                 QVERIFY(!r.clientId.isEmpty());
         }
         // One action in flight: each step started after the previous one's last reply.
@@ -194,7 +198,8 @@ private slots:
         for (const StepReport &r : runner.reports())
             QVERIFY2(r.ok, qPrintable(r.toText(runner.actorOfClientId())));
         // B was refused first, waited for the TTL, then took the lock.
-        QVERIFY2(runner.reports().at(1).branch.contains(QLatin1String("waited")), qPrintable(runner.reports().at(1).branch));
+        QVERIFY2(runner.reports().at(1).branch.contains(QLatin1String("waited")),
+                 qPrintable(runner.reports().at(1).branch));
     }
 
     void malformedFilesAreRejectedWithLineAndReason_data()
@@ -202,12 +207,14 @@ private slots:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("why");
-        QTest::newRow("bad json") << QByteArray(kBadJson) << QStringLiteral("line 5, column") << QStringLiteral("unterminated object");
+        QTest::newRow("bad json") << QByteArray(kBadJson) << QStringLiteral("line 5, column")
+                                  << QStringLiteral("unterminated object");
         QTest::newRow("unknown action") << QByteArray(kUnknownAction) << QStringLiteral("step 2 (line 7)")
                                         << QStringLiteral("unknown action \"teleport\"");
         QTest::newRow("unknown actor") << QByteArray(kUnknownActor) << QStringLiteral("step 3 (line 8)")
                                        << QStringLiteral("unknown actor \"Zed\"");
-        QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringLiteral("line 1") << QStringLiteral("JSON object");
+        QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringLiteral("line 1")
+                                       << QStringLiteral("JSON object");
     }
     void malformedFilesAreRejectedWithLineAndReason()
     {
@@ -228,41 +235,56 @@ private slots:
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("why");
         auto scenario = [](const QByteArray &actorExtra, const QByteArray &step3, const QByteArray &top = {}) {
-            return QByteArray("{\"name\": \"n\", \"lock\": \"l\"" + top + ",\n"
-                              " \"actors\": [{\"name\": \"A\"" + actorExtra + "}],\n"
+            return QByteArray("{\"name\": \"n\", \"lock\": \"l\"" + top +
+                              ",\n"
+                              " \"actors\": [{\"name\": \"A\"" +
+                              actorExtra +
+                              "}],\n"
                               " \"steps\": [\n"
                               "  {\"actor\": \"A\", \"action\": \"lock\", \"leaseMs\": 5000},\n"
                               "  {\"action\": \"pause\", \"ms\": 10},\n"
-                              "  " + step3 + "\n"
+                              "  " +
+                              step3 +
+                              "\n"
                               " ]}\n");
         };
-        QTest::newRow("pause 2^53") << scenario({}, "{\"action\": \"pause\", \"ms\": 9007199254740992}")
-                                    << QStringLiteral("step 3 (line 6, column 29): ")
-                                    << QStringLiteral("\"ms\" must be a whole number of ms from 0 to 3600000 (one hour), not 9007199254740992");
+        QTest::newRow("pause 2^53")
+            << scenario({}, "{\"action\": \"pause\", \"ms\": 9007199254740992}")
+            << QStringLiteral("step 3 (line 6, column 29): ")
+            << QStringLiteral("\"ms\" must be a whole number of ms from 0 to 3600000 (one hour), not 9007199254740992");
         QTest::newRow("pause 2^32+1000") << scenario({}, "{\"action\": \"pause\", \"ms\": 4294968296}")
-                                         << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not 4294968296");
+                                         << QStringLiteral("step 3 (line 6, column 29): ")
+                                         << QStringLiteral("not 4294968296");
         QTest::newRow("pause 1e300") << scenario({}, "{\"action\": \"pause\", \"ms\": 1e300}")
-                                     << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("\"ms\" must be");
+                                     << QStringLiteral("step 3 (line 6, column 29): ")
+                                     << QStringLiteral("\"ms\" must be");
         QTest::newRow("pause negative") << scenario({}, "{\"action\": \"pause\", \"ms\": -1}")
                                         << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not -1");
         QTest::newRow("pause fraction") << scenario({}, "{\"action\": \"pause\", \"ms\": 1.5}")
                                         << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not 1.5");
         QTest::newRow("pause as text") << scenario({}, "{\"action\": \"pause\", \"ms\": \"10\"}")
-                                       << QStringLiteral("step 3 (line 6, column 29): ") << QStringLiteral("not \"10\"");
-        QTest::newRow("lease before action") << scenario({}, "{\"leaseMs\": 99999999999, \"actor\": \"A\", \"action\": \"lock\"}")
-                                             << QStringLiteral("step 3 (line 6, column 15): ") << QStringLiteral("\"leaseMs\"");
-        QTest::newRow("tryLock wait") << scenario({}, "{\"actor\": \"A\", \"action\": \"tryLock\", \"waitMs\": 3600001}")
+                                       << QStringLiteral("step 3 (line 6, column 29): ")
+                                       << QStringLiteral("not \"10\"");
+        QTest::newRow("lease before action")
+            << scenario({}, "{\"leaseMs\": 99999999999, \"actor\": \"A\", \"action\": \"lock\"}")
+            << QStringLiteral("step 3 (line 6, column 15): ") << QStringLiteral("\"leaseMs\"");
+        QTest::newRow("tryLock wait") << scenario({},
+                                                  "{\"actor\": \"A\", \"action\": \"tryLock\", \"waitMs\": 3600001}")
                                       << QStringLiteral("step 3 (line 6, column 49): ") << QStringLiteral("\"waitMs\"");
         QTest::newRow("watchdog") << scenario(", \"watchdogTimeoutMs\": 0", "{\"action\": \"pause\", \"ms\": 1}")
-                                  << QStringLiteral("line 2, column 48: ") << QStringLiteral("\"watchdogTimeoutMs\" must be");
+                                  << QStringLiteral("line 2, column 48: ")
+                                  << QStringLiteral("\"watchdogTimeoutMs\" must be");
         QTest::newRow("threadId") << scenario(", \"threadId\": 1e300", "{\"action\": \"pause\", \"ms\": 1}")
                                   << QStringLiteral("line 2, column 39: ") << QStringLiteral("\"threadId\" must be");
         QTest::newRow("servers") << scenario({}, "{\"action\": \"pause\", \"ms\": 1}", ", \"servers\": 4294967301")
                                  << QStringLiteral("line 1, column 39: ") << QStringLiteral("\"servers\" must be");
-        QTest::newRow("server") << scenario({}, "{\"action\": \"stopServer\", \"server\": 4294967297}", ", \"servers\": 3")
-                                << QStringLiteral("step 3 (line 6, column 38): ") << QStringLiteral("\"server\" must be a whole number from 1 to 3");
-        QTest::newRow("holdCount") << scenario({}, "{\"actor\": \"A\", \"action\": \"lock\", \"expect\": {\"holdCount\": -1}}")
-                                   << QStringLiteral("step 3 (line 6, column 60): ") << QStringLiteral("\"holdCount\" must be");
+        QTest::newRow("server") << scenario({}, "{\"action\": \"stopServer\", \"server\": 4294967297}",
+                                            ", \"servers\": 3")
+                                << QStringLiteral("step 3 (line 6, column 38): ")
+                                << QStringLiteral("\"server\" must be a whole number from 1 to 3");
+        QTest::newRow("holdCount")
+            << scenario({}, "{\"actor\": \"A\", \"action\": \"lock\", \"expect\": {\"holdCount\": -1}}")
+            << QStringLiteral("step 3 (line 6, column 60): ") << QStringLiteral("\"holdCount\" must be");
     }
     void badNumbersAreRejectedWithLineAndColumn()
     {
@@ -284,7 +306,8 @@ private slots:
             QVERIFY2(r.out.contains(n.toUtf8()), qPrintable(n));
         QVERIFY(r.out.contains("Reentrancy: one thread takes the same lock twice"));
 
-        const auto j = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("list"), QStringLiteral("--json")});
+        const auto j =
+            test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("list"), QStringLiteral("--json")});
         QVERIFY2(j.finished && j.exitCode == 0, qPrintable(j.describe()));
         const QList<QByteArray> lines = j.out.trimmed().split('\n');
         QCOMPARE(lines.size(), Scenario::builtInNames().size());
@@ -299,7 +322,8 @@ private slots:
     void cliRunsEveryScenarioAsJson()
     {
         QFETCH(QString, name);
-        const auto r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), name, QStringLiteral("--json")}, 60000);
+        const auto r = test::runProcess(
+            cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), name, QStringLiteral("--json")}, 60000);
         QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         Scenario s;
@@ -311,7 +335,8 @@ private slots:
             const QJsonObject o = QJsonDocument::fromJson(lines.at(i), &pe).object();
             QCOMPARE(pe.error, QJsonParseError::NoError);
             QCOMPARE(o.value(QStringLiteral("index")).toInt(), i);
-            for (const char *key : {"actor", "action", "call", "branch", "result", "keys_before", "keys_after", "narration", "ok"})
+            for (const char *key :
+                 {"actor", "action", "call", "branch", "result", "keys_before", "keys_after", "narration", "ok"})
                 QVERIFY2(o.contains(QLatin1String(key)), key);
             QVERIFY(o.value(QStringLiteral("ok")).toBool());
         }
@@ -332,16 +357,19 @@ private slots:
             return f.fileName();
         };
         const QString wrong = write(QStringLiteral("wrong.json"), kWrongExpectation);
-        auto r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("--scenario-file"), wrong});
+        auto r = test::runProcess(
+            cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("--scenario-file"), wrong});
         QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
         QVERIFY2(r.out.contains("FAILED"), qPrintable(r.describe()));
 
         const QString bad = write(QStringLiteral("bad.json"), kUnknownAction);
-        r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("--scenario-file"), bad});
+        r = test::runProcess(
+            cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("--scenario-file"), bad});
         QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
         QVERIFY2(r.err.contains("step 2 (line 7): unknown action \"teleport\""), qPrintable(r.describe()));
 
-        r = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("no-such-scenario")});
+        r = test::runProcess(cliPath(),
+                             {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("no-such-scenario")});
         QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
     }
 
@@ -362,8 +390,8 @@ private slots:
             QProcess *p = runs.at(i);
             QVERIFY2(p->waitForFinished(180000), qPrintable(names.at(i)));
             const QByteArray out = p->readAllStandardOutput();
-            QVERIFY2(p->exitCode() == 0, qPrintable(names.at(i) + QLatin1Char('\n') + QString::fromUtf8(out)
-                                                    + QString::fromUtf8(p->readAllStandardError())));
+            QVERIFY2(p->exitCode() == 0, qPrintable(names.at(i) + QLatin1Char('\n') + QString::fromUtf8(out) +
+                                                    QString::fromUtf8(p->readAllStandardError())));
             const QList<QByteArray> lines = out.trimmed().split('\n');
             for (const QByteArray &line : lines)
                 QVERIFY2(QJsonDocument::fromJson(line).object().value(QStringLiteral("ok")).toBool(), line.constData());
@@ -371,14 +399,18 @@ private slots:
             // after the first.
             const QJsonObject first = QJsonDocument::fromJson(lines.first()).object();
             const QJsonObject last = QJsonDocument::fromJson(lines.at(lines.size() - 2)).object();
-            const double spanMs = (last.value(QStringLiteral("started_us")).toDouble()
-                                   - first.value(QStringLiteral("started_us")).toDouble()) / 1000.0;
-            QVERIFY2(spanMs >= (lines.size() - 2) * 5000.0, qPrintable(QStringLiteral("%1: %2 ms").arg(names.at(i)).arg(spanMs)));
+            const double spanMs = (last.value(QStringLiteral("started_us")).toDouble() -
+                                   first.value(QStringLiteral("started_us")).toDouble()) /
+                                  1000.0;
+            QVERIFY2(spanMs >= (lines.size() - 2) * 5000.0,
+                     qPrintable(QStringLiteral("%1: %2 ms").arg(names.at(i)).arg(spanMs)));
             delete p;
         }
-        const auto bad = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"), QStringLiteral("reentrancy"),
-                                                      QStringLiteral("--pace-ms"), QStringLiteral("-1")});
-        QVERIFY2(bad.finished && bad.exitCode == 1 && bad.err.contains("--pace-ms must be between 0 and"), qPrintable(bad.describe()));
+        const auto bad = test::runProcess(cliPath(), {QStringLiteral("workshop"), QStringLiteral("run"),
+                                                      QStringLiteral("reentrancy"), QStringLiteral("--pace-ms"),
+                                                      QStringLiteral("-1")});
+        QVERIFY2(bad.finished && bad.exitCode == 1 && bad.err.contains("--pace-ms must be between 0 and"),
+                 qPrintable(bad.describe()));
     }
 
     // Between steps the lock's PTTL and the fair waiters' time to their deadlines stay where the
@@ -396,22 +428,31 @@ private slots:
         }
         QVERIFY(runner.isTimeHeld());
         const quint16 port = m_server.endpoint().port();
-        auto pttl = [port] { return test::redisCli(port, {QStringLiteral("PTTL"), QStringLiteral("payments")}).out.trimmed().toLongLong(); };
+        auto pttl = [port] {
+            return test::redisCli(port, {QStringLiteral("PTTL"), QStringLiteral("payments")})
+                .out.trimmed()
+                .toLongLong();
+        };
         const qint64 ttl0 = pttl();
-        const QByteArray zset0 = test::redisCli(port, {QStringLiteral("ZRANGE"), QStringLiteral("redisson_lock_timeout:{payments}"),
-                                                       QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("WITHSCORES")}).out;
+        const QByteArray zset0 =
+            test::redisCli(port, {QStringLiteral("ZRANGE"), QStringLiteral("redisson_lock_timeout:{payments}"),
+                                  QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("WITHSCORES")})
+                .out;
         const qint64 now0 = QDateTime::currentMSecsSinceEpoch();
         QVERIFY2(ttl0 > 2500 && ttl0 <= 3000, qPrintable(QString::number(ttl0)));
         QTest::qWait(3500); // longer than the 3 s lease
         const qint64 ttl1 = pttl();
         QVERIFY2(ttl1 > ttl0 - 2 * StageClock::kReapplyMs, qPrintable(QStringLiteral("%1 -> %2").arg(ttl0).arg(ttl1)));
-        const QByteArray zset1 = test::redisCli(port, {QStringLiteral("ZRANGE"), QStringLiteral("redisson_lock_timeout:{payments}"),
-                                                       QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("WITHSCORES")}).out;
+        const QByteArray zset1 =
+            test::redisCli(port, {QStringLiteral("ZRANGE"), QStringLiteral("redisson_lock_timeout:{payments}"),
+                                  QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("WITHSCORES")})
+                .out;
         const qint64 now1 = QDateTime::currentMSecsSinceEpoch();
         // B's deadline moved with the clock: as far ahead of now as before the wait.
         const qint64 left0 = qint64(zset0.split('\n').value(1).trimmed().toDouble()) - now0;
         const qint64 left1 = qint64(zset1.split('\n').value(1).trimmed().toDouble()) - now1;
-        QVERIFY2(qAbs(left1 - left0) < 3 * StageClock::kReapplyMs, qPrintable(QStringLiteral("%1 -> %2").arg(left0).arg(left1)));
+        QVERIFY2(qAbs(left1 - left0) < 3 * StageClock::kReapplyMs,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(left0).arg(left1)));
 
         // Let time run: the lease runs down in real time (and the lock expires).
         QSignalSpy held(&runner, &ScenarioRunner::timeHeldChanged);
@@ -438,10 +479,12 @@ private slots:
         QVERIFY(!r.ok);
         QCOMPARE(r.result, QStringLiteral("refused"));
         QVERIFY2(r.branch.startsWith(QLatin1String("acquire: held by another")), qPrintable(r.branch));
-        QCOMPARE(r.narrationText(), QStringLiteral("expected: B takes the lock. — did not hold: result: expected acquired, saw refused"));
+        QCOMPARE(r.narrationText(),
+                 QStringLiteral("expected: B takes the lock. — did not hold: result: expected acquired, saw refused"));
         const QString text = r.toText(runner.actorOfClientId());
         QVERIFY2(!text.contains(QLatin1String("why:")), qPrintable(text));
-        QVERIFY2(text.contains(QLatin1String("did not hold: result: expected acquired, saw refused")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("did not hold: result: expected acquired, saw refused")),
+                 qPrintable(text));
         QCOMPARE(r.toJson().value(QStringLiteral("did_not_hold")).toArray().size(), 1);
     }
 

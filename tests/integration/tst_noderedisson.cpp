@@ -103,9 +103,11 @@ void TestNodeRedisson::cleanupTestCase()
 void TestNodeRedisson::listShowsHoldersCountsAndTtl()
 {
     send("hold-reentrant orders:42 1");
-    QCOMPARE(waitForLine(QStringLiteral("OK hold-reentrant orders:42"), 10000), QStringLiteral("OK hold-reentrant orders:42"));
+    QCOMPARE(waitForLine(QStringLiteral("OK hold-reentrant orders:42"), 10000),
+             QStringLiteral("OK hold-reentrant orders:42"));
     send("hold-lease inventory:7 57 60000");
-    QCOMPARE(waitForLine(QStringLiteral("OK hold-lease inventory:7"), 10000), QStringLiteral("OK hold-lease inventory:7"));
+    QCOMPARE(waitForLine(QStringLiteral("OK hold-lease inventory:7"), 10000),
+             QStringLiteral("OK hold-lease inventory:7"));
 
     const QJsonObject orders = lockJson(QStringLiteral("orders:42"));
     QCOMPARE(orders.value(QStringLiteral("kind")).toString(), QStringLiteral("lock"));
@@ -130,8 +132,8 @@ void TestNodeRedisson::listShowsHoldersCountsAndTtl()
 
 void TestNodeRedisson::watchReportsAcquireAndRelease()
 {
-    QProcess *watch = cli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"),
-                           QStringLiteral("6000")});
+    QProcess *watch = cli(
+        {QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"), QStringLiteral("6000")});
     QVERIFY(watch->waitForStarted(5000));
     QTest::qWait(1500); // let the first scan finish: pre-existing locks are not events
     send("hold-lease payments:batch 9 20000");

@@ -24,7 +24,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 /** One redisson-driver.js process: a set of Redisson client objects in one "JVM". */
 class JavaClients
@@ -163,8 +164,7 @@ private slots:
     void redissonForceUnlockIsForceUnlockedAndUnlockIsReleased();
 
 private:
-    struct Cli
-    {
+    struct Cli {
         int exitCode = -1;
         QByteArray out;
         QByteArray err;
@@ -289,25 +289,40 @@ void TestRedissonLua::reentrantWatchdogLockShowsHoldCountAndRenewedTtl()
     const QString renewals = m_java3s.ask(QStringLiteral("renewals a"), QStringLiteral("RENEWALS a"));
     QVERIFY2(renewals.section(QLatin1Char(' '), 2, 2).toInt() >= 2, qPrintable(renewals));
 
-    QVERIFY(!m_java3s.ask(QStringLiteral("unlock a orders:1 1"), QStringLiteral("UNLOCKED lock orders:1 a 1 result=0")).isEmpty());
-    QCOMPARE(lockJson(QStringLiteral("orders:1")).value(QStringLiteral("holders")).toArray().first().toObject()
-                 .value(QStringLiteral("hold_count")).toInt(), 1);
-    QVERIFY(!m_java3s.ask(QStringLiteral("unlock a orders:1 1"), QStringLiteral("UNLOCKED lock orders:1 a 1 result=1")).isEmpty());
+    QVERIFY(!m_java3s.ask(QStringLiteral("unlock a orders:1 1"), QStringLiteral("UNLOCKED lock orders:1 a 1 result=0"))
+                 .isEmpty());
+    QCOMPARE(lockJson(QStringLiteral("orders:1"))
+                 .value(QStringLiteral("holders"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QStringLiteral("hold_count"))
+                 .toInt(),
+             1);
+    QVERIFY(!m_java3s.ask(QStringLiteral("unlock a orders:1 1"), QStringLiteral("UNLOCKED lock orders:1 a 1 result=1"))
+                 .isEmpty());
     QVERIFY(lockJson(QStringLiteral("orders:1")).isEmpty());
 }
 
 void TestRedissonLua::watchReportsRedissonAcquireAndRelease()
 {
     // Keyspace notifications on (the server starts with them off): acquire/release live, not by polling.
-    QProcess *watch = startCli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--enable-notifications"),
-                                QStringLiteral("--duration-ms"), QStringLiteral("7000")});
+    QProcess *watch =
+        startCli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--enable-notifications"),
+                  QStringLiteral("--duration-ms"), QStringLiteral("7000")});
     QVERIFY(watch->waitForStarted(5000));
     QTest::qWait(1500); // the first scan: what exists then is not an event
-    QVERIFY(!m_java.ask(QStringLiteral("lock w payments:9 9"), QStringLiteral("ACQUIRED lock payments:9 w 9")).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("lock w payments:9 9"), QStringLiteral("ACQUIRED lock payments:9 w 9")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("lock w payments:9 9"), QStringLiteral("ACQUIRED lock payments:9 w 9")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("lock w payments:9 9"), QStringLiteral("ACQUIRED lock payments:9 w 9")).isEmpty());
     QTest::qWait(1200);
-    QVERIFY(!m_java.ask(QStringLiteral("unlock w payments:9 9"), QStringLiteral("UNLOCKED lock payments:9 w 9 result=0")).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("unlock w payments:9 9"), QStringLiteral("UNLOCKED lock payments:9 w 9 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("unlock w payments:9 9"), QStringLiteral("UNLOCKED lock payments:9 w 9 result=0"))
+             .isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("unlock w payments:9 9"), QStringLiteral("UNLOCKED lock payments:9 w 9 result=1"))
+             .isEmpty());
     QVERIFY(watch->waitForFinished(20000));
     const QString field = javaField(QStringLiteral("w"), QStringLiteral("9"));
     QStringList types;
@@ -346,11 +361,14 @@ void TestRedissonLua::fairLockShowsQueueOrderAndDeadlines()
     QVERIFY2(in1 > 300000 && in1 <= 330000, qPrintable(QString::number(in1)));
     QCOMPARE(d2 - d1, qint64(300000));
     // Each release wakes the next waiter in queue order.
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock a fair:1 1"), QStringLiteral("UNLOCKED fair fair:1 a 1 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock a fair:1 1"), QStringLiteral("UNLOCKED fair fair:1 a 1 result=1"))
+                 .isEmpty());
     QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:1 b 2"), 10000).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:1 2"), QStringLiteral("UNLOCKED fair fair:1 b 2 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:1 2"), QStringLiteral("UNLOCKED fair fair:1 b 2 result=1"))
+                 .isEmpty());
     QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:1 c 3"), 10000).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:1 3"), QStringLiteral("UNLOCKED fair fair:1 c 3 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:1 3"), QStringLiteral("UNLOCKED fair fair:1 c 3 result=1"))
+                 .isEmpty());
 }
 
 void TestRedissonLua::forceUnlockOfFairLockWakesExactlyTheHeadWaiter()
@@ -370,9 +388,11 @@ void TestRedissonLua::forceUnlockOfFairLockWakesExactlyTheHeadWaiter()
     QCOMPARE(fieldsOf(o.value(QStringLiteral("waiters")).toArray()), QStringList{second});
     QVERIFY(!m_java.hasLine(QStringLiteral("ACQUIRED fair fair:2 c 3")));
     // Clean up: b releases, which wakes c (Redisson's unlock publishes to c's channel).
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:2 2"), QStringLiteral("UNLOCKED fair fair:2 b 2 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b fair:2 2"), QStringLiteral("UNLOCKED fair fair:2 b 2 result=1"))
+                 .isEmpty());
     QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair fair:2 c 3"), 10000).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:2 3"), QStringLiteral("UNLOCKED fair fair:2 c 3 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("fairunlock c fair:2 3"), QStringLiteral("UNLOCKED fair fair:2 c 3 result=1"))
+                 .isEmpty());
 }
 
 void TestRedissonLua::readWriteLockShowsTwoReadersAndQueuedWriter()
@@ -386,7 +406,8 @@ void TestRedissonLua::readWriteLockShowsTwoReadersAndQueuedWriter()
     const QJsonArray holders = o.value(QStringLiteral("holders")).toArray();
     QStringList fields = fieldsOf(holders);
     fields.sort();
-    QStringList expected{javaField(QStringLiteral("a"), QStringLiteral("1")), javaField(QStringLiteral("b"), QStringLiteral("2"))};
+    QStringList expected{javaField(QStringLiteral("a"), QStringLiteral("1")),
+                         javaField(QStringLiteral("b"), QStringLiteral("2"))};
     expected.sort();
     QCOMPARE(fields, expected);
     for (const auto &h : holders) {
@@ -399,11 +420,14 @@ void TestRedissonLua::readWriteLockShowsTwoReadersAndQueuedWriter()
     // The writer waits on redisson_rwlock:{rw:1}: one Redisson client subscribed.
     QCOMPARE(o.value(QStringLiteral("subscribers")).toInt(), 1);
     // The last reader's unlock publishes "0" on the rwlock channel: the writer acquires.
-    QVERIFY(!m_java.ask(QStringLiteral("readunlock a rw:1 1"), QStringLiteral("UNLOCKED read rw:1 a 1 result=0")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("readunlock a rw:1 1"), QStringLiteral("UNLOCKED read rw:1 a 1 result=0"))
+                 .isEmpty());
     QVERIFY(!m_java.hasLine(QStringLiteral("ACQUIRED write rw:1 c 3")));
-    QVERIFY(!m_java.ask(QStringLiteral("readunlock b rw:1 2"), QStringLiteral("UNLOCKED read rw:1 b 2 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("readunlock b rw:1 2"), QStringLiteral("UNLOCKED read rw:1 b 2 result=1"))
+                 .isEmpty());
     QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED write rw:1 c 3"), 10000).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:1 3"), QStringLiteral("UNLOCKED write rw:1 c 3 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:1 3"), QStringLiteral("UNLOCKED write rw:1 c 3 result=1"))
+                 .isEmpty());
 }
 
 void TestRedissonLua::forceUnlockOfReadLockWakesTheQueuedWriter()
@@ -419,34 +443,44 @@ void TestRedissonLua::forceUnlockOfReadLockWakesTheQueuedWriter()
     QCOMPARE(o.value(QStringLiteral("mode")).toString(), QStringLiteral("write"));
     QCOMPARE(fieldsOf(o.value(QStringLiteral("holders")).toArray()),
              QStringList{javaField(QStringLiteral("c"), QStringLiteral("3")) + QStringLiteral(":write")});
-    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:2 3"), QStringLiteral("UNLOCKED write rw:2 c 3 result=1")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("writeunlock c rw:2 3"), QStringLiteral("UNLOCKED write rw:2 c 3 result=1"))
+                 .isEmpty());
 }
 
 void TestRedissonLua::fencedLockShowsIncrementingToken()
 {
-    const QString first = m_java.ask(QStringLiteral("fencedlock a fenced:1 1"), QStringLiteral("ACQUIRED fenced fenced:1 a 1"));
+    const QString first =
+        m_java.ask(QStringLiteral("fencedlock a fenced:1 1"), QStringLiteral("ACQUIRED fenced fenced:1 a 1"));
     QCOMPARE(first.section(QLatin1Char(' '), 5), QStringLiteral("token=1"));
     QJsonObject o = lockJson(QStringLiteral("fenced:1"));
     QCOMPARE(o.value(QStringLiteral("kind")).toString(), QStringLiteral("fenced_lock"));
     QCOMPARE(o.value(QStringLiteral("token")).toInteger(), qint64(1));
     QCOMPARE(fieldsOf(o.value(QStringLiteral("holders")).toArray()),
              QStringList{javaField(QStringLiteral("a"), QStringLiteral("1"))});
-    QVERIFY(!m_java.ask(QStringLiteral("fencedunlock a fenced:1 1"), QStringLiteral("UNLOCKED fenced fenced:1 a 1 result=1")).isEmpty());
-    const QString second = m_java.ask(QStringLiteral("fencedlock b fenced:1 5"), QStringLiteral("ACQUIRED fenced fenced:1 b 5"));
+    QVERIFY(
+        !m_java
+             .ask(QStringLiteral("fencedunlock a fenced:1 1"), QStringLiteral("UNLOCKED fenced fenced:1 a 1 result=1"))
+             .isEmpty());
+    const QString second =
+        m_java.ask(QStringLiteral("fencedlock b fenced:1 5"), QStringLiteral("ACQUIRED fenced fenced:1 b 5"));
     QCOMPARE(second.section(QLatin1Char(' '), 5), QStringLiteral("token=2"));
     o = lockJson(QStringLiteral("fenced:1"));
     QCOMPARE(o.value(QStringLiteral("token")).toInteger(), qint64(2));
     QCOMPARE(fieldsOf(o.value(QStringLiteral("holders")).toArray()),
              QStringList{javaField(QStringLiteral("b"), QStringLiteral("5"))});
-    QVERIFY(!m_java.ask(QStringLiteral("fencedunlock b fenced:1 5"), QStringLiteral("UNLOCKED fenced fenced:1 b 5 result=1")).isEmpty());
+    QVERIFY(
+        !m_java
+             .ask(QStringLiteral("fencedunlock b fenced:1 5"), QStringLiteral("UNLOCKED fenced fenced:1 b 5 result=1"))
+             .isEmpty());
 }
 
 void TestRedissonLua::braceNameIsListedShownWatchedAndDiagnosedOnlyAsItself()
 {
     // A fair lock named exactly {x}: its queue redisson_lock_queue:{x} and its channels are the
     // same strings a lock named x would have (protocol doc §14.4). Nothing named x exists.
-    QProcess *watch = startCli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--enable-notifications"),
-                                QStringLiteral("--duration-ms"), QStringLiteral("7000")});
+    QProcess *watch =
+        startCli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--enable-notifications"),
+                  QStringLiteral("--duration-ms"), QStringLiteral("7000")});
     QVERIFY(watch->waitForStarted(5000));
     QTest::qWait(1500);
     QVERIFY(!m_java.ask(QStringLiteral("fairlock a {x} 1"), QStringLiteral("ACQUIRED fair {x} a 1")).isEmpty());
@@ -468,20 +502,24 @@ void TestRedissonLua::braceNameIsListedShownWatchedAndDiagnosedOnlyAsItself()
 
     const Cli doctor = runCli({QStringLiteral("doctor"), QStringLiteral("--json")});
     for (const auto &f : jsonLines(doctor.out)) {
-        QVERIFY2(f.value(QStringLiteral("lock")).toString() != QLatin1String("x"), QJsonDocument(f).toJson().constData());
+        QVERIFY2(f.value(QStringLiteral("lock")).toString() != QLatin1String("x"),
+                 QJsonDocument(f).toJson().constData());
         QVERIFY2(!f.value(QStringLiteral("locks")).toArray().contains(QJsonValue(QStringLiteral("x"))),
                  QJsonDocument(f).toJson().constData());
     }
 
     // The release publishes on {x}'s waiter channel; b acquires; watch files it all under {x}.
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock a {x} 1"), QStringLiteral("UNLOCKED fair {x} a 1 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("fairunlock a {x} 1"), QStringLiteral("UNLOCKED fair {x} a 1 result=1")).isEmpty());
     QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED fair {x} b 2"), 10000).isEmpty());
     QTest::qWait(500);
-    QVERIFY(!m_java.ask(QStringLiteral("fairunlock b {x} 2"), QStringLiteral("UNLOCKED fair {x} b 2 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("fairunlock b {x} 2"), QStringLiteral("UNLOCKED fair {x} b 2 result=1")).isEmpty());
     QVERIFY(watch->waitForFinished(20000));
     QStringList types;
     for (const auto &e : jsonLines(watch->readAllStandardOutput())) {
-        QVERIFY2(e.value(QStringLiteral("lock")).toString() != QLatin1String("x"), QJsonDocument(e).toJson().constData());
+        QVERIFY2(e.value(QStringLiteral("lock")).toString() != QLatin1String("x"),
+                 QJsonDocument(e).toJson().constData());
         if (e.value(QStringLiteral("lock")).toString() == QLatin1String("{x}"))
             types << e.value(QStringLiteral("type")).toString();
     }
@@ -492,24 +530,30 @@ void TestRedissonLua::braceNameIsListedShownWatchedAndDiagnosedOnlyAsItself()
 
 void TestRedissonLua::acquireOnJavaReadLockWithoutKindIsRefused()
 {
-    QVERIFY(!m_java.ask(QStringLiteral("readlock a stock:rw1 1"), QStringLiteral("ACQUIRED read stock:rw1 a 1")).isEmpty());
-    const Cli acquire = runCli({QStringLiteral("acquire"), QStringLiteral("stock:rw1"), QStringLiteral("--hold-ms"),
-                                QStringLiteral("200"), QStringLiteral("--audit-log"), m_tmp.filePath(QStringLiteral("a1.jsonl"))});
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readlock a stock:rw1 1"), QStringLiteral("ACQUIRED read stock:rw1 a 1")).isEmpty());
+    const Cli acquire =
+        runCli({QStringLiteral("acquire"), QStringLiteral("stock:rw1"), QStringLiteral("--hold-ms"),
+                QStringLiteral("200"), QStringLiteral("--audit-log"), m_tmp.filePath(QStringLiteral("a1.jsonl"))});
     QCOMPARE(acquire.exitCode, 3);
     // The refusal says what is there (a read-write lock held for reading), not just "held".
     QVERIFY2(acquire.err.contains("read"), acquire.err.constData());
     QCOMPARE(m_java.ask(QStringLiteral("holds read a stock:rw1 1"), QStringLiteral("HOLDS read stock:rw1 a 1")),
              QStringLiteral("HOLDS read stock:rw1 a 1 1"));
-    QVERIFY(!m_java.ask(QStringLiteral("readunlock a stock:rw1 1"), QStringLiteral("UNLOCKED read stock:rw1 a 1 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readunlock a stock:rw1 1"), QStringLiteral("UNLOCKED read stock:rw1 a 1 result=1"))
+             .isEmpty());
 }
 
 void TestRedissonLua::acquireKindReadJoinsJavaReaderAndLeavesItHolding()
 {
-    QVERIFY(!m_java.ask(QStringLiteral("readlock a stock:rw2 1"), QStringLiteral("ACQUIRED read stock:rw2 a 1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readlock a stock:rw2 1"), QStringLiteral("ACQUIRED read stock:rw2 a 1")).isEmpty());
     const QString audit = m_tmp.filePath(QStringLiteral("a2.jsonl"));
-    QProcess *acquire = startCli({QStringLiteral("acquire"), QStringLiteral("stock:rw2"), QStringLiteral("--kind"),
-                                  QStringLiteral("read"), QStringLiteral("--thread-id"), QStringLiteral("77"),
-                                  QStringLiteral("--hold-ms"), QStringLiteral("3000"), QStringLiteral("--audit-log"), audit});
+    QProcess *acquire =
+        startCli({QStringLiteral("acquire"), QStringLiteral("stock:rw2"), QStringLiteral("--kind"),
+                  QStringLiteral("read"), QStringLiteral("--thread-id"), QStringLiteral("77"),
+                  QStringLiteral("--hold-ms"), QStringLiteral("3000"), QStringLiteral("--audit-log"), audit});
     QVERIFY(QTest::qWaitFor([&] { return acquire->state() != QProcess::Running || acquire->canReadLine(); }, 10000));
     QVERIFY2(acquire->readLine().startsWith("acquired"), acquire->readAllStandardError().constData());
     const QJsonObject during = lockJson(QStringLiteral("stock:rw2"));
@@ -526,12 +570,15 @@ void TestRedissonLua::acquireKindReadJoinsJavaReaderAndLeavesItHolding()
     QCOMPARE(after.value(QStringLiteral("mode")).toString(), QStringLiteral("read"));
     QCOMPARE(fieldsOf(after.value(QStringLiteral("holders")).toArray()),
              QStringList{javaField(QStringLiteral("a"), QStringLiteral("1"))});
-    QVERIFY(!m_java.ask(QStringLiteral("readunlock a stock:rw2 1"), QStringLiteral("UNLOCKED read stock:rw2 a 1 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readunlock a stock:rw2 1"), QStringLiteral("UNLOCKED read stock:rw2 a 1 result=1"))
+             .isEmpty());
 }
 
 void TestRedissonLua::acquireKindWriteIsRefusedWhileJavaReaderReads()
 {
-    QVERIFY(!m_java.ask(QStringLiteral("readlock a stock:rw3 1"), QStringLiteral("ACQUIRED read stock:rw3 a 1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readlock a stock:rw3 1"), QStringLiteral("ACQUIRED read stock:rw3 a 1")).isEmpty());
     const Cli acquire = runCli({QStringLiteral("acquire"), QStringLiteral("stock:rw3"), QStringLiteral("--kind"),
                                 QStringLiteral("write"), QStringLiteral("--wait-ms"), QStringLiteral("500"),
                                 QStringLiteral("--hold-ms"), QStringLiteral("200"), QStringLiteral("--audit-log"),
@@ -541,30 +588,41 @@ void TestRedissonLua::acquireKindWriteIsRefusedWhileJavaReaderReads()
     QCOMPARE(o.value(QStringLiteral("mode")).toString(), QStringLiteral("read"));
     QCOMPARE(fieldsOf(o.value(QStringLiteral("holders")).toArray()),
              QStringList{javaField(QStringLiteral("a"), QStringLiteral("1"))});
-    QVERIFY(!m_java.ask(QStringLiteral("readunlock a stock:rw3 1"), QStringLiteral("UNLOCKED read stock:rw3 a 1 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readunlock a stock:rw3 1"), QStringLiteral("UNLOCKED read stock:rw3 a 1 result=1"))
+             .isEmpty());
 }
 
 void TestRedissonLua::javaWriterNeverOverlapsLockScopeReadHold()
 {
-    QVERIFY(!m_java.ask(QStringLiteral("readlock a stock:rw4 1"), QStringLiteral("ACQUIRED read stock:rw4 a 1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readlock a stock:rw4 1"), QStringLiteral("ACQUIRED read stock:rw4 a 1")).isEmpty());
     const QString audit = m_tmp.filePath(QStringLiteral("a4.jsonl"));
-    QProcess *acquire = startCli({QStringLiteral("acquire"), QStringLiteral("stock:rw4"), QStringLiteral("--kind"),
-                                  QStringLiteral("read"), QStringLiteral("--thread-id"), QStringLiteral("78"),
-                                  QStringLiteral("--hold-ms"), QStringLiteral("3000"), QStringLiteral("--audit-log"), audit});
+    QProcess *acquire =
+        startCli({QStringLiteral("acquire"), QStringLiteral("stock:rw4"), QStringLiteral("--kind"),
+                  QStringLiteral("read"), QStringLiteral("--thread-id"), QStringLiteral("78"),
+                  QStringLiteral("--hold-ms"), QStringLiteral("3000"), QStringLiteral("--audit-log"), audit});
     QVERIFY(QTest::qWaitFor([&] { return acquire->state() != QProcess::Running || acquire->canReadLine(); }, 10000));
     QVERIFY2(acquire->readLine().startsWith("acquired"), acquire->readAllStandardError().constData());
     // A Java writer blocks in lock() while LockScope and the Java reader read.
-    QVERIFY(!m_java.ask(QStringLiteral("writelock w stock:rw4 9"), QStringLiteral("WAITING write stock:rw4 w 9")).isEmpty());
+    QVERIFY(!m_java.ask(QStringLiteral("writelock w stock:rw4 9"), QStringLiteral("WAITING write stock:rw4 w 9"))
+                 .isEmpty());
     QVERIFY(acquire->waitForFinished(15000));
     QCOMPARE(acquire->exitCode(), 0);
     QVERIFY2(!m_java.hasLine(QStringLiteral("ACQUIRED write stock:rw4 w 9")), "the Java writer overlapped a reader");
     // LockScope released (and published "0" if it were the last); the Java reader still reads.
     QCOMPARE(m_java.ask(QStringLiteral("holds read a stock:rw4 1"), QStringLiteral("HOLDS read stock:rw4 a 1")),
              QStringLiteral("HOLDS read stock:rw4 a 1 1"));
-    QVERIFY2(!m_java.hasLine(QStringLiteral("ACQUIRED write stock:rw4 w 9")), "the Java writer overlapped the Java reader");
-    QVERIFY(!m_java.ask(QStringLiteral("readunlock a stock:rw4 1"), QStringLiteral("UNLOCKED read stock:rw4 a 1 result=1")).isEmpty());
+    QVERIFY2(!m_java.hasLine(QStringLiteral("ACQUIRED write stock:rw4 w 9")),
+             "the Java writer overlapped the Java reader");
+    QVERIFY(
+        !m_java.ask(QStringLiteral("readunlock a stock:rw4 1"), QStringLiteral("UNLOCKED read stock:rw4 a 1 result=1"))
+             .isEmpty());
     QVERIFY(!m_java.waitForLine(QStringLiteral("ACQUIRED write stock:rw4 w 9"), 10000).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("writeunlock w stock:rw4 9"), QStringLiteral("UNLOCKED write stock:rw4 w 9 result=1")).isEmpty());
+    QVERIFY(
+        !m_java
+             .ask(QStringLiteral("writeunlock w stock:rw4 9"), QStringLiteral("UNLOCKED write stock:rw4 w 9 result=1"))
+             .isEmpty());
 
     // Every acquire and release of LockScope is in the audit log.
     QFile f(audit);
@@ -580,36 +638,50 @@ void TestRedissonLua::wakeWakesReadWriteWaiterBlockedOnNoTtl()
 {
     // A reader hash without TTL (a reader with a lease, then PERSIST, as the doctor's no_ttl case),
     // a Java writer in lock(): it sees PTTL -1 and sleeps until a message (RedissonLock.java:138-143).
-    QVERIFY(!m_java.ask(QStringLiteral("readlock a stock:rw5 1 60000"), QStringLiteral("ACQUIRED read stock:rw5 a 1")).isEmpty());
-    QCOMPARE(test::redisCli(m_server.port(), {QStringLiteral("PERSIST"), QStringLiteral("stock:rw5")}).out.trimmed(), QByteArray("1"));
-    const QString waiting = m_java.ask(QStringLiteral("writelock w stock:rw5 9"), QStringLiteral("WAITING write stock:rw5 w 9"));
+    QVERIFY(!m_java.ask(QStringLiteral("readlock a stock:rw5 1 60000"), QStringLiteral("ACQUIRED read stock:rw5 a 1"))
+                 .isEmpty());
+    QCOMPARE(test::redisCli(m_server.port(), {QStringLiteral("PERSIST"), QStringLiteral("stock:rw5")}).out.trimmed(),
+             QByteArray("1"));
+    const QString waiting =
+        m_java.ask(QStringLiteral("writelock w stock:rw5 9"), QStringLiteral("WAITING write stock:rw5 w 9"));
     QCOMPARE(waiting.section(QLatin1Char(' '), 5), QStringLiteral("ttl=-1"));
     // The hash goes away without a publish (e.g. set-ttl, then silent expiry): the writer sleeps on.
-    QCOMPARE(test::redisCli(m_server.port(), {QStringLiteral("DEL"), QStringLiteral("stock:rw5")}).out.trimmed(), QByteArray("1"));
+    QCOMPARE(test::redisCli(m_server.port(), {QStringLiteral("DEL"), QStringLiteral("stock:rw5")}).out.trimmed(),
+             QByteArray("1"));
     QVERIFY(!m_java.hasLine(QStringLiteral("ACQUIRED write stock:rw5 w 9")));
     const Cli wake = runCli({QStringLiteral("wake"), QStringLiteral("stock:rw5"), QStringLiteral("--yes"),
                              QStringLiteral("--audit-log"), m_tmp.filePath(QStringLiteral("a5.jsonl"))});
     QVERIFY2(wake.exitCode == 0, wake.err.constData());
     QVERIFY2(!m_java.waitForLine(QStringLiteral("ACQUIRED write stock:rw5 w 9"), 10000).isEmpty(),
              "wake did not reach the read-write waiter on redisson_rwlock:{stock:rw5}");
-    QVERIFY(!m_java.ask(QStringLiteral("writeunlock w stock:rw5 9"), QStringLiteral("UNLOCKED write stock:rw5 w 9 result=1")).isEmpty());
+    QVERIFY(
+        !m_java
+             .ask(QStringLiteral("writeunlock w stock:rw5 9"), QStringLiteral("UNLOCKED write stock:rw5 w 9 result=1"))
+             .isEmpty());
 }
 
 void TestRedissonLua::redissonForceUnlockIsForceUnlockedAndUnlockIsReleased()
 {
-    QProcess *watch = startCli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--enable-notifications"),
-                                QStringLiteral("--duration-ms"), QStringLiteral("7000")});
+    QProcess *watch =
+        startCli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--enable-notifications"),
+                  QStringLiteral("--duration-ms"), QStringLiteral("7000")});
     QVERIFY(watch->waitForStarted(5000));
     QTest::qWait(1500);
     // victim:1 is deleted by another client's forceUnlock(); released:1 is unlocked by its holder.
     QVERIFY(!m_java.ask(QStringLiteral("lock h victim:1 4"), QStringLiteral("ACQUIRED lock victim:1 h 4")).isEmpty());
-    QVERIFY(!m_java.ask(QStringLiteral("lock h released:1 4"), QStringLiteral("ACQUIRED lock released:1 h 4")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("lock h released:1 4"), QStringLiteral("ACQUIRED lock released:1 h 4")).isEmpty());
     QTest::qWait(1000);
     // The release first: LockScope tells a forced delete from a release only once it has seen this
     // server's clients write unlock latches (Redisson 3.24+); before that it says "cannot tell".
-    QVERIFY(!m_java.ask(QStringLiteral("unlock h released:1 4"), QStringLiteral("UNLOCKED lock released:1 h 4 result=1")).isEmpty());
+    QVERIFY(
+        !m_java.ask(QStringLiteral("unlock h released:1 4"), QStringLiteral("UNLOCKED lock released:1 h 4 result=1"))
+             .isEmpty());
     QTest::qWait(300);
-    QVERIFY(!m_java.ask(QStringLiteral("forceunlock admin victim:1"), QStringLiteral("FORCEUNLOCKED lock victim:1 result=true")).isEmpty());
+    QVERIFY(!m_java
+                 .ask(QStringLiteral("forceunlock admin victim:1"),
+                      QStringLiteral("FORCEUNLOCKED lock victim:1 result=true"))
+                 .isEmpty());
     QVERIFY(watch->waitForFinished(20000));
     const QString holder = javaField(QStringLiteral("h"), QStringLiteral("4"));
     QStringList victimTypes, releasedTypes;
@@ -620,8 +692,8 @@ void TestRedissonLua::redissonForceUnlockIsForceUnlockedAndUnlockIsReleased()
         if (lock == QLatin1String("victim:1")) {
             victimTypes << type;
             if (type == QLatin1String("force_unlocked"))
-                namedVictim = e.value(QStringLiteral("holder")).toString() == holder
-                              || e.value(QStringLiteral("detail")).toString().contains(holder);
+                namedVictim = e.value(QStringLiteral("holder")).toString() == holder ||
+                              e.value(QStringLiteral("detail")).toString().contains(holder);
         } else if (lock == QLatin1String("released:1")) {
             releasedTypes << type;
         }
@@ -630,7 +702,8 @@ void TestRedissonLua::redissonForceUnlockIsForceUnlockedAndUnlockIsReleased()
     QVERIFY2(!victimTypes.contains(QStringLiteral("released")), qPrintable(victimTypes.join(QLatin1Char(','))));
     QVERIFY2(namedVictim, "the force_unlocked event does not name the previous holder");
     QVERIFY2(releasedTypes.contains(QStringLiteral("released")), qPrintable(releasedTypes.join(QLatin1Char(','))));
-    QVERIFY2(!releasedTypes.contains(QStringLiteral("force_unlocked")), qPrintable(releasedTypes.join(QLatin1Char(','))));
+    QVERIFY2(!releasedTypes.contains(QStringLiteral("force_unlocked")),
+             qPrintable(releasedTypes.join(QLatin1Char(','))));
 }
 
 QTEST_GUILESS_MAIN(TestRedissonLua)

@@ -4,9 +4,11 @@
 
 #include <hiredis/hiredis.h>
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
-namespace {
+namespace
+{
 const char *kReaderProperty = "lockscopeFakeReader";
 
 redisReader *readerOf(QTcpSocket *socket)
@@ -31,9 +33,15 @@ FakeRedisServer::~FakeRedisServer()
     }
 }
 
-bool FakeRedisServer::start() { return m_server.listen(QHostAddress::LocalHost, 0); }
+bool FakeRedisServer::start()
+{
+    return m_server.listen(QHostAddress::LocalHost, 0);
+}
 
-QString FakeRedisServer::url() const { return QStringLiteral("redis://127.0.0.1:%1").arg(port()); }
+QString FakeRedisServer::url() const
+{
+    return QStringLiteral("redis://127.0.0.1:%1").arg(port());
+}
 
 int FakeRedisServer::count(const QByteArray &name) const
 {
@@ -44,7 +52,10 @@ int FakeRedisServer::count(const QByteArray &name) const
     return n;
 }
 
-int FakeRedisServer::openConnections() const { return m_sockets.size(); }
+int FakeRedisServer::openConnections() const
+{
+    return m_sockets.size();
+}
 
 void FakeRedisServer::sendToAll(const QByteArray &bytes)
 {

@@ -9,7 +9,8 @@
 
 class QTcpSocket;
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /**
  * A loopback TCP server that speaks just enough RESP to be a hostile or broken "Redis": every

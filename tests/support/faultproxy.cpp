@@ -4,11 +4,11 @@
 #include <QTcpSocket>
 #include <QTimer>
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /** One proxied connection: the client's socket, ours to the server, and bytes not yet forwarded. */
-struct FaultProxy::Link
-{
+struct FaultProxy::Link {
     QTcpSocket *client = nullptr;
     QTcpSocket *server = nullptr;
     QByteArray toServer;
@@ -35,9 +35,15 @@ FaultProxy::~FaultProxy()
         closeLink(l);
 }
 
-bool FaultProxy::start() { return m_server.listen(QHostAddress::LocalHost, 0); }
+bool FaultProxy::start()
+{
+    return m_server.listen(QHostAddress::LocalHost, 0);
+}
 
-QString FaultProxy::url() const { return QStringLiteral("redis://127.0.0.1:%1").arg(port()); }
+QString FaultProxy::url() const
+{
+    return QStringLiteral("redis://127.0.0.1:%1").arg(port());
+}
 
 void FaultProxy::setMode(Mode mode)
 {

@@ -8,7 +8,8 @@
 class QTcpSocket;
 class QTimer;
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /**
  * A loopback TCP proxy between LockScope and a real redis-server that can misbehave like a

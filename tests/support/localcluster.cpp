@@ -10,13 +10,20 @@
 #include <signal.h>
 #include <sys/types.h>
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 LocalCluster::LocalCluster() = default;
 
-LocalCluster::~LocalCluster() { stop(); }
+LocalCluster::~LocalCluster()
+{
+    stop();
+}
 
-bool LocalCluster::start(int masters, QString *error) { return start(masters, 0, error); }
+bool LocalCluster::start(int masters, QString *error)
+{
+    return start(masters, 0, error);
+}
 
 bool LocalCluster::start(int masters, int replicasPerMaster, QString *error)
 {
@@ -45,7 +52,8 @@ bool LocalCluster::start(int masters, int replicasPerMaster, QString *error)
         m_down.push_back(false);
     }
     QStringList args{QStringLiteral("--cluster"), QStringLiteral("create")};
-    args << addresses << QStringLiteral("--cluster-replicas") << QString::number(replicasPerMaster) << QStringLiteral("--cluster-yes");
+    args << addresses << QStringLiteral("--cluster-replicas") << QString::number(replicasPerMaster)
+         << QStringLiteral("--cluster-yes");
     const ProcessResult created = runProcess(redisCliPath(), args, 60000);
     if (!created.finished || created.exitCode != 0)
         return failWith(QStringLiteral("redis-cli --cluster create: %1").arg(created.describe()));
@@ -53,7 +61,11 @@ bool LocalCluster::start(int masters, int replicasPerMaster, QString *error)
         SyncClient c(endpoint(i));
         if (!c.open())
             return failWith(QStringLiteral("node %1 does not answer").arg(i));
-        const bool ok = waitUntil([&] { return c.cmd({"CLUSTER", "INFO"}).toByteArray().contains("cluster_state:ok"); }, 30000);
+        const bool ok = waitUntil(
+            [&] {
+                return c.cmd({"CLUSTER", "INFO"}).toByteArray().contains("cluster_state:ok");
+            },
+            30000);
         if (!ok)
             return failWith(QStringLiteral("node %1 never reached cluster_state:ok").arg(i));
     }
@@ -62,20 +74,28 @@ bool LocalCluster::start(int masters, int replicasPerMaster, QString *error)
     for (int i = 0; i < total; ++i) {
         SyncClient c(endpoint(i));
         c.open();
-        const bool agreed = waitUntil([&] {
-            const RedisReply ranges = c.cmd({"CLUSTER", "SLOTS"});
-            if (ranges.size() != masters)
-                return false;
-            for (const RedisReply &r : ranges.elements())
-                if (r.size() != 3 + replicasPerMaster)
+        const bool agreed = waitUntil(
+            [&] {
+                const RedisReply ranges = c.cmd({"CLUSTER", "SLOTS"});
+                if (ranges.size() != masters)
                     return false;
-            return true;
-        }, 30000);
+                for (const RedisReply &r : ranges.elements())
+                    if (r.size() != 3 + replicasPerMaster)
+                        return false;
+                return true;
+            },
+            30000);
         if (!agreed)
             return failWith(QStringLiteral("node %1 does not list %2 slot ranges with %3 replica(s) each")
-                                .arg(i).arg(masters).arg(replicasPerMaster));
+                                .arg(i)
+                                .arg(masters)
+                                .arg(replicasPerMaster));
         if (c.cmd({"ROLE"}).at(0).toByteArray() == "slave") {
-            const bool linked = waitUntil([&] { return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up"); }, 30000);
+            const bool linked = waitUntil(
+                [&] {
+                    return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up");
+                },
+                30000);
             if (!linked)
                 return failWith(QStringLiteral("replica %1 never synced with its master").arg(i));
         }
@@ -101,7 +121,10 @@ void LocalCluster::resume(int i)
     m_down.at(size_t(i)) = false;
 }
 
-bool LocalCluster::isUp(int i) const { return !m_down.at(size_t(i)); }
+bool LocalCluster::isUp(int i) const
+{
+    return !m_down.at(size_t(i));
+}
 
 bool LocalCluster::isMaster(int i) const
 {
@@ -136,34 +159,36 @@ QList<int> LocalCluster::replicasOf(int i) const
 int LocalCluster::waitForPromotion(const QList<int> &replicas, int timeoutMs) const
 {
     int promoted = -1;
-    waitUntil([&] {
-        for (int r : replicas) {
-            if (!isMaster(r))
-                continue;
-            // Every live node routes some slots to it.
-            const QByteArray address = QByteArray::number(port(r));
-            bool everyone = true;
-            for (int j = 0; j < size() && everyone; ++j) {
-                if (!isUp(j))
+    waitUntil(
+        [&] {
+            for (int r : replicas) {
+                if (!isMaster(r))
                     continue;
-                SyncClient c(endpoint(j));
-                bool found = false;
-                if (c.open(2000)) {
-                    // Keep the reply alive: elements() refers into it (a temporary would dangle).
-                    const RedisReply slotsReply = c.cmd({"CLUSTER", "SLOTS"}, 2000);
-                    for (const RedisReply &range : slotsReply.elements())
-                        found = found || QByteArray::number(range.at(2).at(1).toInteger()) == address;
+                // Every live node routes some slots to it.
+                const QByteArray address = QByteArray::number(port(r));
+                bool everyone = true;
+                for (int j = 0; j < size() && everyone; ++j) {
+                    if (!isUp(j))
+                        continue;
+                    SyncClient c(endpoint(j));
+                    bool found = false;
+                    if (c.open(2000)) {
+                        // Keep the reply alive: elements() refers into it (a temporary would dangle).
+                        const RedisReply slotsReply = c.cmd({"CLUSTER", "SLOTS"}, 2000);
+                        for (const RedisReply &range : slotsReply.elements())
+                            found = found || QByteArray::number(range.at(2).at(1).toInteger()) == address;
+                    }
+                    everyone = found;
                 }
-                everyone = found;
+                if (everyone) {
+                    promoted = r;
+                    return true;
+                }
             }
-            if (everyone) {
-                promoted = r;
-                return true;
-            }
-        }
-        QThread::msleep(50);
-        return false;
-    }, timeoutMs);
+            QThread::msleep(50);
+            return false;
+        },
+        timeoutMs);
     return promoted;
 }
 
@@ -178,11 +203,20 @@ void LocalCluster::stop()
     m_down.clear();
 }
 
-quint16 LocalCluster::port(int i) const { return m_nodes.at(size_t(i))->port(); }
+quint16 LocalCluster::port(int i) const
+{
+    return m_nodes.at(size_t(i))->port();
+}
 
-RedisEndpoint LocalCluster::endpoint(int i) const { return m_nodes.at(size_t(i))->endpoint(); }
+RedisEndpoint LocalCluster::endpoint(int i) const
+{
+    return m_nodes.at(size_t(i))->endpoint();
+}
 
-QString LocalCluster::url(int i) const { return m_nodes.at(size_t(i))->url(); }
+QString LocalCluster::url(int i) const
+{
+    return m_nodes.at(size_t(i))->url();
+}
 
 int LocalCluster::indexOfPort(quint16 p) const
 {

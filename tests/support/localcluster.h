@@ -8,11 +8,13 @@
 #include <memory>
 #include <vector>
 
-namespace lockscope {
+namespace lockscope
+{
 class RedisServerProcess;
 }
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /**
  * A real Redis Cluster of `masters` masters, each with `replicasPerMaster` replicas, on loopback,

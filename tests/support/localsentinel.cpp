@@ -13,9 +13,11 @@
 #include <sys/prctl.h>
 #endif
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
-namespace {
+namespace
+{
 
 /** A RESP2 flat key/value array (SENTINEL MASTER, one entry of SENTINEL REPLICAS) as a hash. */
 QHash<QByteArray, QByteArray> fields(const RedisReply &r)
@@ -39,7 +41,10 @@ RedisReply sentinelCmd(quint16 port, const QList<QByteArray> &argv)
 
 LocalSentinel::LocalSentinel(const QString &masterName) : m_masterName(masterName) {}
 
-LocalSentinel::~LocalSentinel() { stop(); }
+LocalSentinel::~LocalSentinel()
+{
+    stop();
+}
 
 bool LocalSentinel::start(QString *error, int sentinels, int replicas, const QString &notifyFlags)
 {
@@ -66,7 +71,11 @@ bool LocalSentinel::start(QString *error, int sentinels, int replicas, const QSt
         if (!replica->start(10000, &e))
             return failWith(QStringLiteral("replica %1: %2").arg(i).arg(e));
         SyncClient c(replica->endpoint());
-        if (!c.open() || !waitUntil([&] { return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up"); }, 20000))
+        if (!c.open() || !waitUntil(
+                             [&] {
+                                 return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up");
+                             },
+                             20000))
             return failWith(QStringLiteral("the replica on %1 never synced with the master").arg(replica->port()));
         m_servers.push_back(std::move(replica));
     }
@@ -151,7 +160,8 @@ quint16 LocalSentinel::masterPort(int index) const
 {
     if (index < 0)
         index = firstLiveSentinel();
-    const RedisReply r = sentinelCmd(m_sentinelPorts.value(index), {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", m_masterName.toUtf8()});
+    const RedisReply r =
+        sentinelCmd(m_sentinelPorts.value(index), {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", m_masterName.toUtf8()});
     return r.isArray() && r.size() == 2 ? quint16(r.at(1).toByteArray().toUInt()) : 0;
 }
 
@@ -186,10 +196,12 @@ bool LocalSentinel::waitReady(int timeoutMs, QString *error)
                     return false;
                 }
                 const auto m = fields(sentinelCmd(port, {"SENTINEL", "MASTER", m_masterName.toUtf8()}));
-                if (m.value("flags") != "master" || m.value("num-other-sentinels").toInt() != m_sentinelPorts.size() - 1) {
+                if (m.value("flags") != "master" ||
+                    m.value("num-other-sentinels").toInt() != m_sentinelPorts.size() - 1) {
                     why = QStringLiteral("sentinel %1: flags %2, %3 other sentinel(s)")
                               .arg(port)
-                              .arg(QString::fromUtf8(m.value("flags")), QString::fromUtf8(m.value("num-other-sentinels")));
+                              .arg(QString::fromUtf8(m.value("flags")),
+                                   QString::fromUtf8(m.value("num-other-sentinels")));
                     return false;
                 }
                 const RedisReply replicas = sentinelCmd(port, {"SENTINEL", "REPLICAS", m_masterName.toUtf8()});

@@ -12,11 +12,13 @@
 
 class QProcess;
 
-namespace lockscope {
+namespace lockscope
+{
 class RedisServerProcess;
 }
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /**
  * A real Redis Sentinel set-up on loopback, for tests: one master and `replicas` replicas

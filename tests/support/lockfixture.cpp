@@ -1,10 +1,15 @@
 #include "lockfixture.h"
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
-namespace {
+namespace
+{
 
-QString noAnswer() { return QStringLiteral("test: no answer"); }
+QString noAnswer()
+{
+    return QStringLiteral("test: no answer");
+}
 
 } // namespace
 
@@ -75,6 +80,9 @@ void LockTestBase::init()
     startParticipants();
 }
 
-void LockTestBase::cleanup() { stopParticipants(); }
+void LockTestBase::cleanup()
+{
+    stopParticipants();
+}
 
 } // namespace lockscope::test

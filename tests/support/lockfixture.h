@@ -20,11 +20,11 @@
 #include <functional>
 #include <memory>
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /** The answer of a LockClient::BoolCallback. */
-struct BoolResult
-{
+struct BoolResult {
     bool ok = false;
     QString error;
 };
@@ -37,8 +37,7 @@ BoolResult awaitBool(const std::function<void(LockClient::BoolCallback)> &start,
 
 /** A Redisson-like participant: its own command connection, pub/sub connection (unless
  *  `withSubscriber` is false) and LockClient, with a fresh client id unless one is given. */
-struct LockParticipant
-{
+struct LockParticipant {
     std::unique_ptr<RedisConnection> connection;
     std::unique_ptr<RedisSubscriber> subscriber;
     std::unique_ptr<LockClient> client;
@@ -59,9 +58,7 @@ struct LockParticipant
  * A participant using one lock kind that has LockClient's tryAcquire/acquire/unlock signatures
  * (FairLock, FencedLock, SpinLock), built on its client and destroyed before it.
  */
-template <typename Lock>
-struct LockKindParticipant : LockParticipant
-{
+template <typename Lock> struct LockKindParticipant : LockParticipant {
     std::unique_ptr<Lock> lock;
 
     explicit LockKindParticipant(const RedisEndpoint &endpoint, const QString &clientId = QString())
@@ -85,7 +82,8 @@ struct LockKindParticipant : LockParticipant
     }
     UnlockResult unlock(const QString &name, qint64 thread)
     {
-        return awaitUnlock([&](LockClient::UnlockCallback done) { lock->unlock(name, thread, nullptr, std::move(done)); });
+        return awaitUnlock(
+            [&](LockClient::UnlockCallback done) { lock->unlock(name, thread, nullptr, std::move(done)); });
     }
 };
 
@@ -117,8 +115,7 @@ private slots:
 
 /** LockTestBase with participants m_a and m_b of type `Participant`, constructed from the
  *  server's RedisEndpoint (the suite's own connections, client id and lock objects). */
-template <typename Participant>
-class LockTestCase : public LockTestBase
+template <typename Participant> class LockTestCase : public LockTestBase
 {
 protected:
     void startParticipants() override

@@ -10,7 +10,8 @@
 
 #include <algorithm>
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 bool waitUntil(const std::function<bool()> &predicate, int timeoutMs)
 {
@@ -35,8 +36,7 @@ bool SyncClient::open(int timeoutMs)
 RedisReply SyncClient::cmd(const QList<QByteArray> &argv, int timeoutMs)
 {
     // Shared state: the callback may still run after a timed-out wait returned.
-    struct State
-    {
+    struct State {
         bool done = false;
         RedisReply reply;
     };
@@ -52,8 +52,7 @@ RedisReply SyncClient::cmd(const QList<QByteArray> &argv, int timeoutMs)
 
 QVector<RedisReply> SyncClient::pipeline(const QList<QList<QByteArray>> &commands, int timeoutMs)
 {
-    struct State
-    {
+    struct State {
         bool done = false;
         QVector<RedisReply> replies;
     };
@@ -83,9 +82,18 @@ RedisReply SyncClient::evalResource(const QString &name, const QList<QByteArray>
     return eval(RedisScript::fromResource(name), keys, args, timeoutMs);
 }
 
-bool SyncClient::exists(const QByteArray &key) { return cmd({"EXISTS", key}).toInteger() == 1; }
-qint64 SyncClient::pttl(const QByteArray &key) { return cmd({"PTTL", key}).toInteger(-100); }
-QByteArray SyncClient::get(const QByteArray &key) { return cmd({"GET", key}).toByteArray(); }
+bool SyncClient::exists(const QByteArray &key)
+{
+    return cmd({"EXISTS", key}).toInteger() == 1;
+}
+qint64 SyncClient::pttl(const QByteArray &key)
+{
+    return cmd({"PTTL", key}).toInteger(-100);
+}
+QByteArray SyncClient::get(const QByteArray &key)
+{
+    return cmd({"GET", key}).toByteArray();
+}
 QByteArray SyncClient::hget(const QByteArray &key, const QByteArray &field)
 {
     return cmd({"HGET", key, field}).toByteArray();
@@ -101,16 +109,25 @@ QStringList SyncClient::hgetall(const QByteArray &key)
     return out;
 }
 
-qint64 SyncClient::dbsize() { return cmd({"DBSIZE"}).toInteger(-1); }
+qint64 SyncClient::dbsize()
+{
+    return cmd({"DBSIZE"}).toInteger(-1);
+}
 
 qint64 SyncClient::numsub(const QByteArray &channel)
 {
     return cmd({"PUBSUB", "NUMSUB", channel}).at(1).toInteger(-1);
 }
 
-qint64 SyncClient::numpat() { return cmd({"PUBSUB", "NUMPAT"}).toInteger(-1); }
+qint64 SyncClient::numpat()
+{
+    return cmd({"PUBSUB", "NUMPAT"}).toInteger(-1);
+}
 
-void SyncClient::flushall() { cmd({"FLUSHALL"}); }
+void SyncClient::flushall()
+{
+    cmd({"FLUSHALL"});
+}
 
 MessageListener::MessageListener(const RedisEndpoint &endpoint, const QByteArray &name, Mode mode)
     : m_name(name), m_sub(endpoint)
@@ -220,18 +237,22 @@ ActionOutcome runSessionAction(LockSession *session, const std::function<void()>
 {
     ActionOutcome out;
     bool done = false;
-    const auto c = QObject::connect(session, &LockSession::actionFinished,
-                                    [&](const QString &a, const QString &l, bool ok, const QString &m, const QString &o) {
-                                        out = {a, l, m, o, ok};
-                                        done = true;
-                                    });
+    const auto c =
+        QObject::connect(session, &LockSession::actionFinished,
+                         [&](const QString &a, const QString &l, bool ok, const QString &m, const QString &o) {
+                             out = {a, l, m, o, ok};
+                             done = true;
+                         });
     action();
     waitUntil([&] { return done; }, timeoutMs);
     QObject::disconnect(c);
     return out;
 }
 
-QString newClientId() { return QUuid::createUuid().toString(QUuid::WithoutBraces); }
+QString newClientId()
+{
+    return QUuid::createUuid().toString(QUuid::WithoutBraces);
+}
 
 const char *const kRedissonAcquireScript =
     "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then "
@@ -266,7 +287,8 @@ const char *const kRedissonFairAcquireScript =
     "end; "
     "local lastThreadId = redis.call('lindex', KEYS[2], -1); "
     "local ttl; "
-    "if lastThreadId ~= false and lastThreadId ~= ARGV[2] and redis.call('zscore', KEYS[3], lastThreadId) ~= false then "
+    "if lastThreadId ~= false and lastThreadId ~= ARGV[2] and redis.call('zscore', KEYS[3], lastThreadId) ~= false "
+    "then "
     "ttl = tonumber(redis.call('zscore', KEYS[3], lastThreadId)) - tonumber(ARGV[4]); "
     "else "
     "ttl = redis.call('pttl', KEYS[1]); "

@@ -21,27 +21,26 @@
 #include <functional>
 #include <memory>
 
-namespace lockscope {
+namespace lockscope
+{
 class LockSession;
 class RedisScript;
-}
+} // namespace lockscope
 
-namespace lockscope::test {
+namespace lockscope::test
+{
 
 /** Spins the event loop until `predicate` holds or `timeoutMs` passed; returns the predicate. */
 bool waitUntil(const std::function<bool()> &predicate, int timeoutMs = 10000);
 
 /** Where the callback of an asynchronous call under test puts its answer; `done` once it ran. */
-template <typename T>
-struct Box
-{
+template <typename T> struct Box {
     bool done = false;
     T value{};
 };
 
 /** A callback that stores what it gets in `box` and marks it done. */
-template <typename T>
-std::function<void(const T &)> fillBox(const std::shared_ptr<Box<T>> &box)
+template <typename T> std::function<void(const T &)> fillBox(const std::shared_ptr<Box<T>> &box)
 {
     return [box](const T &value) {
         box->value = value;
@@ -54,8 +53,7 @@ std::function<void(const T &)> fillBox(const std::shared_ptr<Box<T>> &box)
  * asynchronous call under test as its callback, and waits until `deliver` ran. Returns what it
  * delivered, or `noAnswer` when nothing came within `timeoutMs`.
  */
-template <typename T, typename Start>
-T await(Start &&start, const T &noAnswer, int timeoutMs = 10000)
+template <typename T, typename Start> T await(Start &&start, const T &noAnswer, int timeoutMs = 10000)
 {
     auto box = std::make_shared<Box<T>>();
     start(fillBox(box));
@@ -140,8 +138,7 @@ private:
 };
 
 /** Result of running an external program. */
-struct ProcessResult
-{
+struct ProcessResult {
     bool started = false;
     bool finished = false; ///< false: it was killed after the timeout
     int exitCode = -1;
@@ -181,8 +178,7 @@ extern const char *const kRedissonAcquireScript;
 extern const char *const kRedissonFairAcquireScript;
 
 /** What LockSession::actionFinished() reported for one write (see LockSession's signal). */
-struct ActionOutcome
-{
+struct ActionOutcome {
     QString action, lock, message, outcome;
     bool ok = false;
 };

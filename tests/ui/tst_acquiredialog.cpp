@@ -13,7 +13,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 LockSnapshot readWriteLock()
 {
@@ -81,8 +82,9 @@ void TestAcquireDialog::kindsFollowTheData()
     QVERIFY(!ok->isEnabled());
     for (AcquireKind k : {AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Fenced}) {
         QVERIFY(!dialog.kindButton(k)->isEnabled());
-        QVERIFY2(dialog.kindButton(k)->toolTip().contains(QLatin1String("read-write lock, held for reading by 2 readers")),
-                 qPrintable(dialog.kindButton(k)->toolTip()));
+        QVERIFY2(
+            dialog.kindButton(k)->toolTip().contains(QLatin1String("read-write lock, held for reading by 2 readers")),
+            qPrintable(dialog.kindButton(k)->toolTip()));
     }
     QVERIFY(dialog.kindButton(AcquireKind::Read)->isEnabled());
     QVERIFY(dialog.kindButton(AcquireKind::Write)->isEnabled());
@@ -104,7 +106,8 @@ void TestAcquireDialog::kindsFollowTheData()
     // A free name: every kind, lock by default.
     name->setText(QStringLiteral("new:1"));
     QVERIFY(dialog.kind() == AcquireKind::Lock);
-    for (AcquireKind k : {AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read, AcquireKind::Write, AcquireKind::Fenced})
+    for (AcquireKind k :
+         {AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read, AcquireKind::Write, AcquireKind::Fenced})
         QVERIFY(dialog.kindButton(k)->isEnabled());
     dialog.kindButton(AcquireKind::Fenced)->click();
     QVERIFY(dialog.kind() == AcquireKind::Fenced);

@@ -21,8 +21,12 @@
 using namespace lockscope;
 using lockscope::test::LocalCluster;
 
-namespace {
-QString address(const LocalCluster &c, int i) { return QStringLiteral("127.0.0.1:%1").arg(c.port(i)); }
+namespace
+{
+QString address(const LocalCluster &c, int i)
+{
+    return QStringLiteral("127.0.0.1:%1").arg(c.port(i));
+}
 } // namespace
 
 class TestClusterWindow : public QObject
@@ -68,10 +72,13 @@ void TestClusterWindow::showsEveryMasterAndFollowsFailover()
     QStringList names;
     for (int m : masters) {
         const QString name = nameOn(m, QStringLiteral("orders"));
-        const auto r = lockscope::test::redisCliEval(m_cluster.port(m), lockscope::test::kRedissonAcquireScript, {name},
-                                                     {QStringLiteral("120000"), lockscope::test::newClientId() + QStringLiteral(":1")});
+        const auto r = lockscope::test::redisCliEval(
+            m_cluster.port(m), lockscope::test::kRedissonAcquireScript, {name},
+            {QStringLiteral("120000"), lockscope::test::newClientId() + QStringLiteral(":1")});
         QVERIFY2(r.exitCode == 0 && !r.out.contains("MOVED"), r.out.constData());
-        QVERIFY(lockscope::test::redisCli(m_cluster.port(m), {QStringLiteral("WAIT"), QStringLiteral("1"), QStringLiteral("5000")}).out.trimmed() == "1");
+        QVERIFY(lockscope::test::redisCli(m_cluster.port(m),
+                                          {QStringLiteral("WAIT"), QStringLiteral("1"), QStringLiteral("5000")})
+                    .out.trimmed() == "1");
         names << name;
     }
 
@@ -123,8 +130,12 @@ void TestClusterWindow::showsEveryMasterAndFollowsFailover()
         return false;
     };
     QTRY_VERIFY_WITH_TIMEOUT(failoverLogged(), 20000);
-    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->index(window.lockModel()->rowOf(names[1]), LockTableModel::NodeColumn)
-                                 .data().toString().startsWith(address(m_cluster, promoted)), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()
+                                 ->index(window.lockModel()->rowOf(names[1]), LockTableModel::NodeColumn)
+                                 .data()
+                                 .toString()
+                                 .startsWith(address(m_cluster, promoted)),
+                             10000);
     QTRY_COMPARE_WITH_TIMEOUT(window.clusterPanel()->liveMasters(), 3, 15000);
     qInfo("replica promoted after %lld ms; the dashboard showed the failover and 3 of 3 masters live after %lld ms",
           promotedMs, clock.elapsed());
@@ -133,8 +144,9 @@ void TestClusterWindow::showsEveryMasterAndFollowsFailover()
 
     // A lock taken on the new master afterwards shows up live.
     const QString later = nameOn(promoted, QStringLiteral("after-failover"));
-    const auto r = lockscope::test::redisCliEval(m_cluster.port(promoted), lockscope::test::kRedissonAcquireScript, {later},
-                                                 {QStringLiteral("60000"), lockscope::test::newClientId() + QStringLiteral(":1")});
+    const auto r =
+        lockscope::test::redisCliEval(m_cluster.port(promoted), lockscope::test::kRedissonAcquireScript, {later},
+                                      {QStringLiteral("60000"), lockscope::test::newClientId() + QStringLiteral(":1")});
     QVERIFY2(r.exitCode == 0, r.out.constData());
     QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->rowOf(later) >= 0, 10000);
     window.showBottomTab(QStringLiteral("Event"));

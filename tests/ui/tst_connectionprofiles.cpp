@@ -36,7 +36,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 const QString kSecret = QStringLiteral("n0t-in-settings-Pw");
 
@@ -92,11 +93,13 @@ void TestConnectionProfiles::initTestCase()
 
 void TestConnectionProfiles::init()
 {
-    const QString path = m_dir.filePath(QStringLiteral("settings-%1.ini").arg(QUuid::createUuid().toString(QUuid::Id128)));
+    const QString path =
+        m_dir.filePath(QStringLiteral("settings-%1.ini").arg(QUuid::createUuid().toString(QUuid::Id128)));
     m_settings = std::make_unique<QSettings>(path, QSettings::IniFormat);
     m_store = std::make_unique<ConnectionProfileStore>(m_settings.get());
     // A service name of its own: the test never reads or writes the user's LockScope entries.
-    m_keychain = std::make_unique<PasswordKeychain>(QStringLiteral("lockscope-test-%1").arg(QUuid::createUuid().toString(QUuid::Id128)));
+    m_keychain = std::make_unique<PasswordKeychain>(
+        QStringLiteral("lockscope-test-%1").arg(QUuid::createUuid().toString(QUuid::Id128)));
     m_keychain->setTimeoutMs(5000);
 }
 
@@ -156,7 +159,8 @@ void TestConnectionProfiles::profileEndpointAndErrors()
 
 void TestConnectionProfiles::storeRoundTripWithoutPasswords()
 {
-    ConnectionProfile prod = sample(QStringLiteral("production"), QStringLiteral("rediss://ops:%1@redis.prod:6380/0").arg(kSecret));
+    ConnectionProfile prod =
+        sample(QStringLiteral("production"), QStringLiteral("rediss://ops:%1@redis.prod:6380/0").arg(kSecret));
     prod.tlsCaFile = QStringLiteral("/etc/lockscope/ca.pem");
     prod.tlsCertFile = QStringLiteral("/etc/lockscope/client.pem");
     prod.tlsKeyFile = QStringLiteral("/etc/lockscope/client.key");
@@ -248,7 +252,8 @@ void TestConnectionProfiles::keychainFailsGracefully()
     QTRY_VERIFY_WITH_TIMEOUT(done, 8000);
     QVERIFY(password.isEmpty());
     QVERIFY(!error.isEmpty());
-    qInfo("keychain here: %s (%lld ms, compiled in: %d)", qPrintable(error), t.elapsed(), PasswordKeychain::isCompiledIn());
+    qInfo("keychain here: %s (%lld ms, compiled in: %d)", qPrintable(error), t.elapsed(),
+          PasswordKeychain::isCompiledIn());
 
     QString now;
     m_keychain->readNow(QStringLiteral("nobody@nowhere:1"), &now);
@@ -353,7 +358,8 @@ void TestConnectionProfiles::dialogSavesPasswordOnlyInKeychainOrAsks()
 void TestConnectionProfiles::dialogConnectReturnsTheFormAndRecent()
 {
     QString error;
-    QVERIFY(m_store->save(sample(QStringLiteral("staging"), QStringLiteral("redis://10.0.0.7:6379")), QString(), &error));
+    QVERIFY(
+        m_store->save(sample(QStringLiteral("staging"), QStringLiteral("redis://10.0.0.7:6379")), QString(), &error));
     m_store->addRecent(sample(QString(), QStringLiteral("redis://127.0.0.1:7000")));
     ConnectDialog dialog(m_store.get(), m_keychain.get());
     dialog.show();
@@ -440,9 +446,11 @@ void TestConnectionProfiles::mainWindowShowsColourBand()
     if (!shots.isEmpty()) {
         QDir().mkpath(shots);
         QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("main-window-tagged.png"))));
-        QVERIFY(m_store->save(sample(QStringLiteral("orders production"), QStringLiteral("rediss://ops@redis.prod:6380/0")),
-                              QString(), &error));
-        ConnectionProfile sandbox = sample(QStringLiteral("workshop sandbox"), QStringLiteral("redis://127.0.0.1:6379"));
+        QVERIFY(
+            m_store->save(sample(QStringLiteral("orders production"), QStringLiteral("rediss://ops@redis.prod:6380/0")),
+                          QString(), &error));
+        ConnectionProfile sandbox =
+            sample(QStringLiteral("workshop sandbox"), QStringLiteral("redis://127.0.0.1:6379"));
         sandbox.color = ConnectionProfile::colorTags().at(4).second;
         sandbox.readOnly = false;
         QVERIFY(m_store->save(sandbox, QString(), &error));
@@ -450,7 +458,8 @@ void TestConnectionProfiles::mainWindowShowsColourBand()
         ConnectDialog dialog(m_store.get(), m_keychain.get());
         dialog.show();
         dialog.selectProfile(QStringLiteral("orders production"));
-        dialog.findChild<QLineEdit *>(QStringLiteral("caFileEdit"))->setText(QStringLiteral("/etc/lockscope/prod-ca.pem"));
+        dialog.findChild<QLineEdit *>(QStringLiteral("caFileEdit"))
+            ->setText(QStringLiteral("/etc/lockscope/prod-ca.pem"));
         QTest::qWait(200);
         QVERIFY(dialog.grab().save(QDir(shots).filePath(QStringLiteral("connect-dialog.png"))));
     }
@@ -479,7 +488,8 @@ void TestConnectionProfiles::refusedLoginAsksForThePassword()
     QTRY_VERIFY(dialog->isVisible());
     QCOMPARE(first->mode(), LockMonitor::Mode::Disconnected);
     // Front-end wording from the front-end: the GUI never tells anyone to pass options.
-    QVERIFY2(!first->connectionBanner()->text().contains(QLatin1String("--")), qPrintable(first->connectionBanner()->text()));
+    QVERIFY2(!first->connectionBanner()->text().contains(QLatin1String("--")),
+             qPrintable(first->connectionBanner()->text()));
     for (QLabel *label : dialog->findChildren<QLabel *>())
         QVERIFY2(!label->text().contains(QLatin1String("--ask-password")), qPrintable(label->text()));
     auto *field = dialog->findChild<QLineEdit *>();
@@ -498,7 +508,8 @@ void TestConnectionProfiles::refusedLoginAsksForThePassword()
             second = m;
     QVERIFY(second);
     QCOMPARE(second->options().endpoint.password(), kSecret);
-    QTRY_VERIFY_WITH_TIMEOUT(second->mode() == LockMonitor::Mode::Live || second->mode() == LockMonitor::Mode::Polling, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(second->mode() == LockMonitor::Mode::Live || second->mode() == LockMonitor::Mode::Polling,
+                             10000);
     QVERIFY(second->findChild<PasswordDialog *>() == nullptr);
     second->close();
 }

@@ -24,7 +24,8 @@
 
 using namespace lockscope;
 
-namespace {
+namespace
+{
 
 constexpr qint64 kT0 = 1700000000000; // epoch ms
 const QString kOrders = QStringLiteral("orders:42");
@@ -261,7 +262,10 @@ void TestHistoryCharts::ttlChartShowsSawToothAndMarkers()
         keepShot(chart.plot(), QStringLiteral("ttl-sawtooth.png"));
 }
 
-void TestHistoryCharts::ttlChartWarnsWhenAnExpectedRenewalDoesNotCome_data() { ttlChartShowsSawToothAndMarkers_data(); }
+void TestHistoryCharts::ttlChartWarnsWhenAnExpectedRenewalDoesNotCome_data()
+{
+    ttlChartShowsSawToothAndMarkers_data();
+}
 
 void TestHistoryCharts::ttlChartWarnsWhenAnExpectedRenewalDoesNotCome()
 {
@@ -286,7 +290,8 @@ void TestHistoryCharts::ttlChartWarnsWhenAnExpectedRenewalDoesNotCome()
     chart.refreshNow();
     QVERIFY(chart.renewalOverdue());
     QVERIFY2(chart.warningText().contains(QStringLiteral("did not come")), qPrintable(chart.warningText()));
-    QVERIFY2(chart.warningText().contains(QStringLiteral("TTL 16.0 s")) || chart.warningText().contains(QStringLiteral("TTL 15.9 s")),
+    QVERIFY2(chart.warningText().contains(QStringLiteral("TTL 16.0 s")) ||
+                 chart.warningText().contains(QStringLiteral("TTL 15.9 s")),
              qPrintable(chart.warningText()));
     QCOMPARE(chart.overdueBandCount(), 1); // the live band, from when the renewal was due
     if (!sameReadings)
@@ -418,7 +423,8 @@ void TestHistoryCharts::timelineZoomsPansAndSelectsWithTheMouse()
 
     // The mouse over the payments:batch lane at +8 s: the cursor tells who held it then.
     const int lane = int(timeline.lanes().indexOf(kPayments));
-    const QPoint at(int(plot->xAxis->coordToPixel(HistoryChart::keyOf(kT0 + 8000))), int(plot->yAxis->coordToPixel(lane)));
+    const QPoint at(int(plot->xAxis->coordToPixel(HistoryChart::keyOf(kT0 + 8000))),
+                    int(plot->yAxis->coordToPixel(lane)));
     QTest::mouseMove(plot, at);
     QTRY_VERIFY(timeline.cursorText().contains(QStringLiteral("payments:batch: held by 7c9d4e11…:44")));
 
@@ -430,8 +436,8 @@ void TestHistoryCharts::timelineZoomsPansAndSelectsWithTheMouse()
 
     // The wheel zooms time around the mouse and stops following now; Follow now comes back.
     const double span = plot->xAxis->range().size();
-    QWheelEvent wheel(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
-                      false);
+    QWheelEvent wheel(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
     QApplication::sendEvent(plot, &wheel);
     QVERIFY2(plot->xAxis->range().size() < span, qPrintable(QString::number(plot->xAxis->range().size())));
     QVERIFY(!timeline.isFollowingNow());

@@ -107,7 +107,10 @@ void TestLockTableModel::marksOwnHolds()
     model.applyBatch({lock(QStringLiteral("a"), kA, 1, 1000, now), lock(QStringLiteral("b"), kB, 1, 1000, now)}, {});
     QVERIFY(!model.index(model.rowOf(QStringLiteral("a")), 0).data(LockTableModel::OwnHoldRole).toBool());
     QVERIFY(model.index(model.rowOf(QStringLiteral("b")), 0).data(LockTableModel::OwnHoldRole).toBool());
-    QVERIFY(model.index(model.rowOf(QStringLiteral("b")), LockTableModel::HolderColumn).data().toString().contains(QStringLiteral("LockScope")));
+    QVERIFY(model.index(model.rowOf(QStringLiteral("b")), LockTableModel::HolderColumn)
+                .data()
+                .toString()
+                .contains(QStringLiteral("LockScope")));
 }
 
 void TestLockTableModel::eventLogIsNewestFirstAndCapped()
@@ -153,7 +156,9 @@ void TestLockTableModel::kindColumnSaysWhatTheDataCannotTell()
     QCOMPARE(g.data().toString(), QStringLiteral("Multilock (2 value(s))"));
     QVERIFY(g.data(Qt::ToolTipRole).toString().contains(QLatin1String("getMultiLock")));
     QVERIFY(model.index(model.rowOf(QStringLiteral("x")), LockTableModel::NameColumn)
-                .data(Qt::ToolTipRole).toString().contains(QLatin1String("{x}")));
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QLatin1String("{x}")));
 }
 
 // Issue 12: thousands of new rows at once reset the model (a sorting proxy then sorts once instead
@@ -205,10 +210,10 @@ void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
     const QString a = QStringLiteral("a"), b = QStringLiteral("b"), c = QStringLiteral("c"), d = QStringLiteral("d");
     const QVector<QPair<QVector<LockSnapshot>, QStringList>> batches{
         {{lock(a, kA, 1, 30000, now), lock(b, kA, 1, 30000, now), lock(c, kA, 1, 30000, now)}, {}},
-        {{lock(a, kA, 2, 30000, now)}, {b}},                  // a changes, b goes
-        {{lock(b, kB, 1, 30000, now)}, {c}},                  // b comes back, c goes
+        {{lock(a, kA, 2, 30000, now)}, {b}}, // a changes, b goes
+        {{lock(b, kB, 1, 30000, now)}, {c}}, // b comes back, c goes
         {{lock(d, kA, 1, 30000, now), lock(a, kA, 3, 30000, now)}, {}},
-        {{}, {d}},                                            // d goes before anyone saw it
+        {{}, {d}}, // d goes before anyone saw it
     };
     LockTableModel oneByOne;
     LockTableModel merged;
@@ -229,7 +234,8 @@ void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
         QCOMPARE(bool(merged.snapshot(name)), bool(oneByOne.snapshot(name)));
         if (oneByOne.snapshot(name))
             QCOMPARE(merged.snapshot(name)->holderSummary() + QString::number(merged.snapshot(name)->totalHoldCount()),
-                     oneByOne.snapshot(name)->holderSummary() + QString::number(oneByOne.snapshot(name)->totalHoldCount()));
+                     oneByOne.snapshot(name)->holderSummary() +
+                         QString::number(oneByOne.snapshot(name)->totalHoldCount()));
     }
     QCOMPARE(merged.snapshot(a)->totalHoldCount(), 3);
     QCOMPARE(merged.snapshot(b)->holders.first().field, kB);
@@ -314,7 +320,8 @@ void TestLockTableModel::namesSortNaturally()
     QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("x:7"), QStringLiteral("x:007"))); // fewer zeros first
     QVERIFY(!LockFilterProxy::naturalLess(QStringLiteral("same"), QStringLiteral("same")));
     QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("billing"), QStringLiteral("orders:1")));
-    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("n:99999999999999999999998"), QStringLiteral("n:99999999999999999999999")));
+    QVERIFY(LockFilterProxy::naturalLess(QStringLiteral("n:99999999999999999999998"),
+                                         QStringLiteral("n:99999999999999999999999")));
 
     LockTableModel model;
     LockFilterProxy proxy(&model);
@@ -326,7 +333,8 @@ void TestLockTableModel::namesSortNaturally()
                      {});
     QStringList order;
     for (int r = 0; r < proxy.rowCount(); ++r)
-        order << proxy.index(r, LockTableModel::NameColumn).data(LockTableModel::SnapshotRole).value<LockSnapshot>().name;
+        order
+            << proxy.index(r, LockTableModel::NameColumn).data(LockTableModel::SnapshotRole).value<LockSnapshot>().name;
     QCOMPARE(order, (QStringList{QStringLiteral("orders:1"), QStringLiteral("orders:2"), QStringLiteral("orders:10")}));
 }
 

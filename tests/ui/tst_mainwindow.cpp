@@ -1,15 +1,15 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
-#include "findingmodel.h"
 #include "clientsmodel.h"
 #include "clientsview.h"
 #include "connectionbanner.h"
-#include "shortcutsdialog.h"
-#include "windowstatekeeper.h"
+#include "findingmodel.h"
 #include "forceunlockdialog.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
 #include "mainwindow.h"
+#include "shortcutsdialog.h"
+#include "windowstatekeeper.h"
 
 #include "testsupport.h"
 
@@ -19,22 +19,22 @@
 #include "history/replayplayer.h"
 
 #include <QAction>
+#include <QDateTime>
+#include <QDir>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
-#include <QDateTime>
-#include <QDir>
+#include <QSettings>
 #include <QSlider>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QHeaderView>
-#include <QSettings>
-#include <QSplitter>
-#include <QProcess>
-#include <QStatusBar>
 #include <QTableWidget>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -80,9 +80,15 @@ void TestMainWindow::initTestCase()
     QVERIFY2(m_server.start(10000, &error), qPrintable(error));
 }
 
-void TestMainWindow::cleanupTestCase() { m_server.stop(); }
+void TestMainWindow::cleanupTestCase()
+{
+    m_server.stop();
+}
 
-bool TestMainWindow::redisCli(const QStringList &args) { return lockscope::test::redisCli(m_server.port(), args).exitCode == 0; }
+bool TestMainWindow::redisCli(const QStringList &args)
+{
+    return lockscope::test::redisCli(m_server.port(), args).exitCode == 0;
+}
 
 /** Shows `window`, starts it and waits until its first discovery is in the table. */
 static bool startAndWaitForData(MainWindow &window)
@@ -147,8 +153,8 @@ void TestMainWindow::readOnlyHidesWrites()
     bool sawForce = false;
     for (QAction *a : actions) {
         const QString text = a->text();
-        if (text.contains(QStringLiteral("Force unlock")) || text.contains(QStringLiteral("Acquire"))
-            || text.contains(QStringLiteral("Release")) || text.contains(QStringLiteral("Renew"))) {
+        if (text.contains(QStringLiteral("Force unlock")) || text.contains(QStringLiteral("Acquire")) ||
+            text.contains(QStringLiteral("Release")) || text.contains(QStringLiteral("Renew"))) {
             sawForce = true;
             QVERIFY2(!a->isVisible(), qPrintable(text));
         }
@@ -172,10 +178,10 @@ void TestMainWindow::forceUnlockDialogNamesWhatHappens()
     QVERIFY(dialog.summary().contains(QStringLiteral("redisson_lock__channel:{orders:42}")));
 }
 
-namespace {
-/** What the table shows of one lock at an instant (TTL left on the view's own clock). */
-struct RowState
+namespace
 {
+/** What the table shows of one lock at an instant (TTL left on the view's own clock). */
+struct RowState {
     QString holders;
     qint64 holdCount = 0;
     qint64 ttlMs = 0;
@@ -203,7 +209,10 @@ QString compareStates(const QHash<QString, RowState> &live, const QHash<QString,
         for (auto it = replay.cbegin(); it != replay.cend(); ++it)
             if (!live.contains(it.key()))
                 only << QStringLiteral("replay only: ") + it.key();
-        return QStringLiteral("%1 locks live, %2 in the replay (%3)").arg(live.size()).arg(replay.size()).arg(only.join(QStringLiteral(", ")));
+        return QStringLiteral("%1 locks live, %2 in the replay (%3)")
+            .arg(live.size())
+            .arg(replay.size())
+            .arg(only.join(QStringLiteral(", ")));
     }
     for (auto it = live.cbegin(); it != live.cend(); ++it) {
         if (!replay.contains(it.key()))
@@ -214,8 +223,14 @@ QString compareStates(const QHash<QString, RowState> &live, const QHash<QString,
         const bool ttlClose = (a.ttlMs < 0 || b.ttlMs < 0) ? a.ttlMs == b.ttlMs : qAbs(a.ttlMs - b.ttlMs) <= 150;
         if (a.holders != b.holders || a.holdCount != b.holdCount || a.waiting != b.waiting || !ttlClose)
             return QStringLiteral("%1: live %2 x%3 ttl %4 waiting %5, replay %6 x%7 ttl %8 waiting %9")
-                .arg(it.key(), a.holders).arg(a.holdCount).arg(a.ttlMs).arg(a.waiting)
-                .arg(b.holders).arg(b.holdCount).arg(b.ttlMs).arg(b.waiting);
+                .arg(it.key(), a.holders)
+                .arg(a.holdCount)
+                .arg(a.ttlMs)
+                .arg(a.waiting)
+                .arg(b.holders)
+                .arg(b.holdCount)
+                .arg(b.ttlMs)
+                .arg(b.waiting);
     }
     return QString();
 }
@@ -229,14 +244,21 @@ QString compareHolds(const HistoryStore &live, const HistoryStore &replay)
     for (int i = 0; i < a.size(); ++i)
         if (a[i].lock != b[i].lock || a[i].who != b[i].who || a[i].startMs != b[i].startMs || a[i].endMs != b[i].endMs)
             return QStringLiteral("hold %1 of %2 differs: live %3 %4..%5, replay %6 %7..%8")
-                .arg(i).arg(a[i].lock, a[i].who).arg(a[i].startMs).arg(a[i].endMs)
-                .arg(b[i].who).arg(b[i].startMs).arg(b[i].endMs);
+                .arg(i)
+                .arg(a[i].lock, a[i].who)
+                .arg(a[i].startMs)
+                .arg(a[i].endMs)
+                .arg(b[i].who)
+                .arg(b[i].startMs)
+                .arg(b[i].endMs);
     if (live.eventCount() != replay.eventCount())
         return QStringLiteral("%1 events live, %2 replayed").arg(live.eventCount()).arg(replay.eventCount());
     for (const QString &lock : live.lockNames())
         if (live.samples(lock).size() != replay.samples(lock).size())
             return QStringLiteral("%1: %2 TTL samples live, %3 replayed")
-                .arg(lock).arg(live.samples(lock).size()).arg(replay.samples(lock).size());
+                .arg(lock)
+                .arg(live.samples(lock).size())
+                .arg(replay.samples(lock).size());
     return QString();
 }
 } // namespace
@@ -255,8 +277,7 @@ void TestMainWindow::recordedDemoReplaysTheSameStates()
     DemoWorkload workload(m_server.endpoint());
     workload.start();
 
-    struct Capture
-    {
+    struct Capture {
         qint64 timeMs;
         QHash<QString, RowState> state;
     };
@@ -322,7 +343,9 @@ void TestMainWindow::recordedDemoReplaysTheSameStates()
                     continue;
                 QStringList parts;
                 for (const auto &s : r.changed)
-                    parts << QStringLiteral("%1=%2/%3").arg(s.name, s.holderSummary().left(8)).arg(s.kind == LockKind::FairLock ? s.queueLength : s.subscribers);
+                    parts << QStringLiteral("%1=%2/%3")
+                                 .arg(s.name, s.holderSummary().left(8))
+                                 .arg(s.kind == LockKind::FairLock ? s.queueLength : s.subscribers);
                 parts << QStringLiteral("removed:") + r.removed.join(QLatin1Char(','));
                 qWarning("t%+lld %s", r.timeMs - captures[i].timeMs, qPrintable(parts.join(QLatin1Char(' '))));
             }
@@ -424,7 +447,8 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         QVERIFY(banner->isVisible());
         QVERIFY2(banner->text().contains(QStringLiteral("Not connected to %1").arg(options.endpoint.address())),
                  qPrintable(banner->text()));
-        QVERIFY2(banner->text().contains(QStringLiteral("does not mean there are no locks")), qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral("does not mean there are no locks")),
+                 qPrintable(banner->text()));
         QCOMPARE(window.lockModel()->rowCount(), 0);
         QVERIFY(!findAction(window, QStringLiteral("Acquire"))->isEnabled());
         QVERIFY(!findAction(window, QStringLiteral("Force unlock"))->isEnabled());
@@ -435,7 +459,8 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         RedisServerProcess dying;
         QString error;
         QVERIFY2(dying.start(10000, &error), qPrintable(error));
-        QCOMPARE(lockscope::test::redisCli(dying.port(), {QStringLiteral("HSET"), QStringLiteral("orders:42"), kField, QStringLiteral("1")})
+        QCOMPARE(lockscope::test::redisCli(
+                     dying.port(), {QStringLiteral("HSET"), QStringLiteral("orders:42"), kField, QStringLiteral("1")})
                      .exitCode,
                  0);
         LockSession::Options options;
@@ -444,7 +469,8 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         window.resize(1280, 720);
         QVERIFY(startAndWaitForData(window));
         QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 1, 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(window.mode() == LockMonitor::Mode::Live || window.mode() == LockMonitor::Mode::Polling, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.mode() == LockMonitor::Mode::Live || window.mode() == LockMonitor::Mode::Polling, 5000);
         window.selectLock(QStringLiteral("orders:42"));
         QVERIFY(findAction(window, QStringLiteral("Acquire"))->isEnabled());
         QVERIFY(findAction(window, QStringLiteral("Force unlock"))->isEnabled());
@@ -491,7 +517,9 @@ void TestMainWindow::forceUnlockConfirmationActsOnlyOnTheName()
         QTest::keyClicks(typed, QStringLiteral("orders:4"));
         QTest::keyClick(typed, Qt::Key_Return);
         QVERIFY(dialog.isVisible()); // not cancelled, not done
-        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("confirmHint"))->text().contains(QStringLiteral("nothing was done")));
+        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("confirmHint"))
+                    ->text()
+                    .contains(QStringLiteral("nothing was done")));
         const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
         QDir().mkpath(dir);
         QVERIFY(dialog.grab().save(QDir(dir).filePath(QStringLiteral("force-unlock-no-match.png"))));
@@ -539,7 +567,9 @@ void TestMainWindow::enablingNotificationsAsksFirst()
     RedisServerProcess server;
     QString error;
     QVERIFY2(server.start(10000, &error), qPrintable(error));
-    auto cli = [&server](const QStringList &args) { return QString::fromUtf8(lockscope::test::redisCli(server.port(), args).out).trimmed(); };
+    auto cli = [&server](const QStringList &args) {
+        return QString::fromUtf8(lockscope::test::redisCli(server.port(), args).out).trimmed();
+    };
     cli({QStringLiteral("CONFIG"), QStringLiteral("SET"), QStringLiteral("notify-keyspace-events"), QString()});
     LockSession::Options options;
     options.endpoint = server.endpoint();
@@ -568,14 +598,17 @@ void TestMainWindow::enablingNotificationsAsksFirst()
     QString asked;
     answer(QStringLiteral("Cancel"), &asked);
     button->click();
-    QVERIFY2(asked.contains(server.endpoint().address()) && asked.contains(QStringLiteral("whole server")), qPrintable(asked));
+    QVERIFY2(asked.contains(server.endpoint().address()) && asked.contains(QStringLiteral("whole server")),
+             qPrintable(asked));
     QTest::qWait(300);
-    QVERIFY2(!cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")}).contains(QLatin1Char('K')),
+    QVERIFY2(!cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")})
+                  .contains(QLatin1Char('K')),
              "Cancel must change nothing");
     answer(QStringLiteral("Enable"), &asked);
     button->click();
     QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Live, 10000);
-    QVERIFY(cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")}).contains(QLatin1Char('K')));
+    QVERIFY(cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")})
+                .contains(QLatin1Char('K')));
 }
 
 // Issue 15.4: the filter matched lock names only; an operator with a client id from a stack
@@ -585,8 +618,10 @@ void TestMainWindow::filterFindsLocksByHolder()
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
     const QString other = QStringLiteral("8743c9c0-1111-4222-8333-944455556666");
     QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:1"), kField, QStringLiteral("1")}));
-    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:2"), other + QStringLiteral(":77"), QStringLiteral("1")}));
-    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("billing:9"), other + QStringLiteral(":78"), QStringLiteral("2")}));
+    QVERIFY(redisCli(
+        {QStringLiteral("HSET"), QStringLiteral("orders:2"), other + QStringLiteral(":77"), QStringLiteral("1")}));
+    QVERIFY(redisCli(
+        {QStringLiteral("HSET"), QStringLiteral("billing:9"), other + QStringLiteral(":78"), QStringLiteral("2")}));
     LockSession::Options options;
     options.endpoint = m_server.endpoint();
     MainWindow window(options);
@@ -617,7 +652,7 @@ void TestMainWindow::filterFindsLocksByHolder()
     QCOMPARE(shown(), 1);
     filter->setText(QStringLiteral("orders:*")); // a glob: whole names
     QCOMPARE(shown(), 2);
-    filter->setText(QStringLiteral("billing"));  // a word: part of a name
+    filter->setText(QStringLiteral("billing")); // a word: part of a name
     QCOMPARE(shown(), 1);
     filter->setText(QStringLiteral("ffffffff"));
     QCOMPARE(shown(), 0);
@@ -636,9 +671,12 @@ void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
     const QString holder = QStringLiteral("8743c9c0-1111-4a2b-9c3d-0123456789ab");
     const QString waiter = QStringLiteral("5f0e2d1c-2222-4b3c-8d4e-abcdef012345");
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
-    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("orders:42"), holder + QStringLiteral(":1"), QStringLiteral("2")}));
-    QVERIFY(redisCli({QStringLiteral("HSET"), QStringLiteral("invoices:7"), holder + QStringLiteral(":9"), QStringLiteral("1")}));
-    QVERIFY(redisCli({QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{invoices:7}"), waiter + QStringLiteral(":3")}));
+    QVERIFY(redisCli(
+        {QStringLiteral("HSET"), QStringLiteral("orders:42"), holder + QStringLiteral(":1"), QStringLiteral("2")}));
+    QVERIFY(redisCli(
+        {QStringLiteral("HSET"), QStringLiteral("invoices:7"), holder + QStringLiteral(":9"), QStringLiteral("1")}));
+    QVERIFY(redisCli(
+        {QStringLiteral("RPUSH"), QStringLiteral("redisson_lock_queue:{invoices:7}"), waiter + QStringLiteral(":3")}));
     QVERIFY(redisCli({QStringLiteral("ZADD"), QStringLiteral("redisson_lock_timeout:{invoices:7}"),
                       QString::number(QDateTime::currentMSecsSinceEpoch() + 600000), waiter + QStringLiteral(":3")}));
     LockSession::Options options;
@@ -657,17 +695,21 @@ void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
         const int w = model->rowOfClient(waiter);
         QVERIFY(h >= 0 && w >= 0);
         const QString holds = model->index(h, ClientsModel::HoldsColumn).data().toString();
-        QVERIFY2(holds.contains(QStringLiteral("orders:42 (thread 1, ×2)")) && holds.contains(QStringLiteral("invoices:7")),
+        QVERIFY2(holds.contains(QStringLiteral("orders:42 (thread 1, ×2)")) &&
+                     holds.contains(QStringLiteral("invoices:7")),
                  qPrintable(holds));
-        QTRY_VERIFY_WITH_TIMEOUT(model->index(w, ClientsModel::WaitsColumn).data().toString().contains(QStringLiteral("invoices:7")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            model->index(w, ClientsModel::WaitsColumn).data().toString().contains(QStringLiteral("invoices:7")), 5000);
 
         // A label typed in the tab replaces the id in the table and the detail panel.
         QVERIFY(model->setData(model->index(h, ClientsModel::LabelColumn), QStringLiteral("billing-7f9c")));
         const QModelIndex holderCell = window.lockModel()->index(window.lockModel()->rowOf(QStringLiteral("orders:42")),
                                                                  LockTableModel::HolderColumn);
-        QVERIFY2(holderCell.data().toString().startsWith(QStringLiteral("billing-7f9c")), qPrintable(holderCell.data().toString()));
+        QVERIFY2(holderCell.data().toString().startsWith(QStringLiteral("billing-7f9c")),
+                 qPrintable(holderCell.data().toString()));
         window.selectLock(QStringLiteral("orders:42"));
-        QVERIFY(window.detailPanel()->findChild<QTableWidget *>()->item(0, 0)->text().startsWith(QStringLiteral("billing-7f9c")));
+        QVERIFY(window.detailPanel()->findChild<QTableWidget *>()->item(0, 0)->text().startsWith(
+            QStringLiteral("billing-7f9c")));
 
         // The filter finds locks by a part of the label too.
         for (QLineEdit *edit : window.findChildren<QLineEdit *>())
@@ -716,8 +758,9 @@ void TestMainWindow::forceUnlockSaysWhatHappened()
     QVERIFY(redisCli({QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("60000")}));
     // One Redisson client waiting: subscribed to the unlock channel.
     QProcess waiter;
-    waiter.start(QStringLiteral("redis-cli"), {QStringLiteral("-p"), QString::number(m_server.port()),
-                                               QStringLiteral("SUBSCRIBE"), QStringLiteral("redisson_lock__channel:{orders:42}")});
+    waiter.start(QStringLiteral("redis-cli"),
+                 {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"),
+                  QStringLiteral("redisson_lock__channel:{orders:42}")});
     QVERIFY(waiter.waitForStarted());
     QTemporaryDir dir;
     LockSession::Options options;
@@ -725,8 +768,8 @@ void TestMainWindow::forceUnlockSaysWhatHappened()
     options.auditLogPath = dir.filePath(QStringLiteral("audit.jsonl"));
     MainWindow window(options);
     QVERIFY(startAndWaitForData(window));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->snapshot(QStringLiteral("orders:42"))
-                                 && window.lockModel()->snapshot(QStringLiteral("orders:42"))->subscribers == 1,
+    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->snapshot(QStringLiteral("orders:42")) &&
+                                 window.lockModel()->snapshot(QStringLiteral("orders:42"))->subscribers == 1,
                              10000);
     window.selectLock(QStringLiteral("orders:42"));
     QAction *force = nullptr;
@@ -745,9 +788,10 @@ void TestMainWindow::forceUnlockSaysWhatHappened()
     force->trigger();
     QTRY_VERIFY2_WITH_TIMEOUT(window.statusBar()->currentMessage().contains(QStringLiteral("was force-unlocked")),
                               qPrintable(window.statusBar()->currentMessage()), 10000);
-    QVERIFY2(window.statusBar()->currentMessage().startsWith(
-                 QStringLiteral("✔ orders:42 was force-unlocked (held by %1, hold count 2); 1 waiter woken").arg(kField)),
-             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY2(
+        window.statusBar()->currentMessage().startsWith(
+            QStringLiteral("✔ orders:42 was force-unlocked (held by %1, hold count 2); 1 waiter woken").arg(kField)),
+        qPrintable(window.statusBar()->currentMessage()));
     QTest::qWait(500); // the read that finds the lock gone keeps the sentence
     QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("was force-unlocked")),
              qPrintable(window.statusBar()->currentMessage()));
@@ -797,7 +841,8 @@ void TestMainWindow::tabMovesBetweenPanesAndShortcutsAreListed()
     QVERIFY(actions.size() >= 8);
     for (QAction *a : actions) {
         const QString keys = a->shortcut().toString(QKeySequence::NativeText);
-        QVERIFY2(std::any_of(rows.cbegin(), rows.cend(), [&](const QPair<QString, QString> &r) { return r.second.contains(keys); }),
+        QVERIFY2(std::any_of(rows.cbegin(), rows.cend(),
+                             [&](const QPair<QString, QString> &r) { return r.second.contains(keys); }),
                  qPrintable(a->text()));
     }
     QVERIFY(std::any_of(rows.cbegin(), rows.cend(), [](const QPair<QString, QString> &r) {

@@ -39,7 +39,8 @@ void TestRedLockDialog::showsEachServerAndTheQuorum()
     const QString a = lockscope::test::newClientId() + QStringLiteral(":1");
     const QString b = lockscope::test::newClientId() + QStringLiteral(":7");
     for (int i = 0; i < 4; ++i) {
-        const auto r = lockscope::test::redisCliEval(servers[i]->port(), lockscope::test::kRedissonAcquireScript, {QStringLiteral("payments:settle")},
+        const auto r = lockscope::test::redisCliEval(servers[i]->port(), lockscope::test::kRedissonAcquireScript,
+                                                     {QStringLiteral("payments:settle")},
                                                      {QStringLiteral("60000"), i < 3 ? a : b});
         QVERIFY2(r.exitCode == 0, r.out.constData());
     }
@@ -63,7 +64,8 @@ void TestRedLockDialog::showsEachServerAndTheQuorum()
     QVERIFY(table->item(4, 2)->text().startsWith(QLatin1String("unreachable")));
     QCOMPARE(table->item(3, 3)->text(), b);
     // It keeps reading: server 3's lock goes away, the next read shows it free.
-    QVERIFY(lockscope::test::redisCli(servers[3]->port(), {QStringLiteral("DEL"), QStringLiteral("payments:settle")}).exitCode == 0);
+    QVERIFY(lockscope::test::redisCli(servers[3]->port(), {QStringLiteral("DEL"), QStringLiteral("payments:settle")})
+                .exitCode == 0);
     QTRY_VERIFY_WITH_TIMEOUT(table->item(3, 2)->text() == QLatin1String("free"), 5000);
     QTest::qWait(200);
     const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));

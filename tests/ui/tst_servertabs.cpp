@@ -30,9 +30,15 @@ void TestServerTabs::oneTabPerServer()
     QVERIFY2(staging.start(10000, &error), qPrintable(error));
     QVERIFY2(production.start(10000, &error), qPrintable(error));
     const QString field = lockscope::test::newClientId() + QStringLiteral(":1");
-    QVERIFY(lockscope::test::redisCli(staging.port(), {QStringLiteral("HSET"), QStringLiteral("staging:job"), field, QStringLiteral("1")}).exitCode == 0);
-    QVERIFY(lockscope::test::redisCli(production.port(), {QStringLiteral("HSET"), QStringLiteral("orders:42"), field, QStringLiteral("2")}).exitCode == 0);
-    QVERIFY(lockscope::test::redisCli(production.port(), {QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("60000")}).exitCode == 0);
+    QVERIFY(lockscope::test::redisCli(
+                staging.port(), {QStringLiteral("HSET"), QStringLiteral("staging:job"), field, QStringLiteral("1")})
+                .exitCode == 0);
+    QVERIFY(lockscope::test::redisCli(production.port(),
+                                      {QStringLiteral("HSET"), QStringLiteral("orders:42"), field, QStringLiteral("2")})
+                .exitCode == 0);
+    QVERIFY(lockscope::test::redisCli(production.port(),
+                                      {QStringLiteral("PEXPIRE"), QStringLiteral("orders:42"), QStringLiteral("60000")})
+                .exitCode == 0);
 
     ServerTabsWindow window;
     LockSession::Options a;
@@ -64,7 +70,9 @@ void TestServerTabs::oneTabPerServer()
     emit tabs->tabCloseRequested(0);
     QCOMPARE(window.count(), 1);
     QCOMPARE(window.server(0), second);
-    QVERIFY(lockscope::test::redisCli(production.port(), {QStringLiteral("DEL"), QStringLiteral("orders:42")}).exitCode == 0);
+    QVERIFY(
+        lockscope::test::redisCli(production.port(), {QStringLiteral("DEL"), QStringLiteral("orders:42")}).exitCode ==
+        0);
     QTRY_COMPARE_WITH_TIMEOUT(second->lockModel()->rowCount(), 0, 10000);
 }
 

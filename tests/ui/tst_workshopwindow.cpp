@@ -175,8 +175,10 @@ void TestWorkshopWindow::everyShippedScenarioAtATeachersPace()
         if (!any)
             break;
         for (auto &w : windows)
-            QVERIFY2(QTest::qWaitFor([&] { return w->reports().size() >= qMin(round + 1, int(w->scenario().steps.size())); }, 20000),
-                     qPrintable(w->scenario().name));
+            QVERIFY2(
+                QTest::qWaitFor([&] { return w->reports().size() >= qMin(round + 1, int(w->scenario().steps.size())); },
+                                20000),
+                qPrintable(w->scenario().name));
         if (!checkedBadge && round == 0) {
             WorkshopWindow &w = *windows.front();
             QTRY_VERIFY_WITH_TIMEOUT(w.isTimeHeld(), 5000);
@@ -259,8 +261,9 @@ void TestWorkshopWindow::projectorAt1280x720()
                   LockTableModel::TtlColumn, LockTableModel::WaitingColumn}) {
         QVERIFY2(!table->isColumnHidden(c), qPrintable(QString::number(c)));
         const int right = table->columnViewportPosition(c) + table->columnWidth(c);
-        QVERIFY2(table->columnViewportPosition(c) >= 0 && right <= table->viewport()->width(),
-                 qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(right).arg(table->viewport()->width())));
+        QVERIFY2(
+            table->columnViewportPosition(c) >= 0 && right <= table->viewport()->width(),
+            qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(right).arg(table->viewport()->width())));
     }
     QCOMPARE(table->horizontalScrollBar()->value(), 0);
     const QList<QPair<QString, QString>> keys = w.shortcuts();
