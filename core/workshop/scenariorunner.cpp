@@ -223,7 +223,6 @@ void ScenarioRunner::restoreClients(const Checkpoint &cp, std::function<void()> 
     m_done = cp.done;
     m_reports.resize(cp.reports);
     m_received.clear();
-    QList<QPair<QByteArray, qint64>> wanted; // channel -> actors that wait on it after the restore
     QSet<QByteArray> changed;
     for (ActorRuntime &a : m_actors) {
         a.lastToken = cp.lastToken.value(a.def.name, -1);
@@ -243,24 +242,32 @@ void ScenarioRunner::restoreClients(const Checkpoint &cp, std::function<void()> 
         if (ActorRuntime *a = parts.size() == 3 ? actor(parts.at(0)) : nullptr)
             a->client->noteAcquired(parts.at(1), parts.at(2), l.value(), false);
     }
-    if (changed.isEmpty()) {
+    awaitSubscriptions(m_control, QList<QByteArray>(changed.cbegin(), changed.cend()), std::move(then));
+}
+
+void ScenarioRunner::awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels,
+                                        std::function<void()> then)
+{
+    if (channels.isEmpty()) {
         then();
         return;
     }
+    // channel -> how many actors now wait on it (their subscriber is subscribed).
     QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
-    for (const QByteArray &ch : std::as_const(changed)) {
+    QVector<qint64> wanted;
+    for (const QByteArray &ch : channels) {
         qint64 n = 0;
         for (const ActorRuntime &a : std::as_const(m_actors))
             n += a.waitingOn.contains(ch) ? 1 : 0;
-        wanted.append({ch, n});
+        wanted.append(n);
         numsub.append(ch);
     }
     poll(
-        [this, numsub, wanted](std::function<void(bool)> answer) {
-            m_control->send(numsub, this, [answer, wanted](const RedisReply &r) {
+        [this, conn, numsub, wanted](std::function<void(bool)> answer) {
+            conn->send(numsub, this, [answer, wanted](const RedisReply &r) {
                 bool all = r.isArray() && r.size() == 2 * wanted.size();
                 for (int i = 0; all && i < wanted.size(); ++i)
-                    all = r.at(2 * i + 1).toInteger() == wanted.at(i).second;
+                    all = r.at(2 * i + 1).toInteger() == wanted.at(i);
                 answer(all);
             });
         },
@@ -922,37 +929,12 @@ void ScenarioRunner::settle(const Scenario::Step &step, const Outcome &outcome)
     if (s == QLatin1String("dropSubscription"))
         for (const QString &c : outcome.reply.split(QStringLiteral(", "), Qt::SkipEmptyParts))
             changed.append(c.toUtf8());
-    // channel -> how many actors now wait on it (their subscriber is subscribed).
-    QList<QPair<QByteArray, qint64>> wanted;
-    for (const QByteArray &ch : std::as_const(changed)) {
-        qint64 n = 0;
-        for (const ActorRuntime &other : std::as_const(m_actors))
-            n += other.waitingOn.contains(ch) ? 1 : 0;
-        wanted.append({ch, n});
-    }
-
     poll([received](std::function<void(bool)> answer) { answer(received()); }, kSettleTimeoutMs,
-         [this, step, outcome, wanted, a](bool) {
-             if (wanted.isEmpty()) {
-                 finishStep(step, outcome);
-                 return;
-             }
+         [this, step, outcome, changed, a](bool) {
              // Wait until the server has applied the (un)subscriptions, so the next step's publish
              // meets exactly the subscriptions this step made.
-             RedisConnection *conn = a ? a->connection : m_control;
-             QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
-             for (const auto &w : wanted)
-                 numsub.append(w.first);
-             poll(
-                 [this, conn, numsub, wanted](std::function<void(bool)> answer) {
-                     conn->send(numsub, this, [answer, wanted](const RedisReply &r) {
-                         bool all = r.isArray() && r.size() == 2 * wanted.size();
-                         for (int i = 0; all && i < wanted.size(); ++i)
-                             all = r.at(2 * i + 1).toInteger() == wanted.at(i).second;
-                         answer(all);
-                     });
-                 },
-                 kSettleTimeoutMs, [this, step, outcome](bool) { finishStep(step, outcome); });
+             awaitSubscriptions(a ? a->connection : m_control, changed,
+                                [this, step, outcome] { finishStep(step, outcome); });
          });
 }
 

@@ -184,6 +184,9 @@ private:
     void holdThen(std::function<void()> then);
     Checkpoint checkpoint(const StageClock::Reading &servers) const;
     void restoreClients(const Checkpoint &cp, std::function<void()> then);
+    /** Polls PUBSUB NUMSUB on `conn` (at most kSettleTimeoutMs) until each of `channels` has as
+     *  many subscribers as actors now wait on it, then `then` (at once when `channels` is empty). */
+    void awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels, std::function<void()> then);
     QVector<RedisConnection *> clockServers() const;
     void act(const Scenario::Step &step, Done done);
     void afterAction(const Scenario::Step &step, const Outcome &outcome);
