@@ -1,24 +1,16 @@
 #include "mainwindow.h"
 
 #include "bottomtabs.h"
-#include "lockactions.h"
+#include "dashboardmenubar.h"
 #include "redlockdialog.h"
 #include "replaybar.h"
 #include "serverstatusbar.h"
-#include "sessioncontroller.h"
-#include "shortcutsdialog.h"
 #include "windowstatekeeper.h"
 
 #include "history/replayplayer.h"
 
-#include <QAction>
-#include <QApplication>
 #include <QDateTime>
-#include <QKeySequence>
 #include <QLabel>
-#include <QMenu>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QToolBar>
 
 namespace lockscope
@@ -35,7 +27,10 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent) : Q
     addToolBar(m_view->toolBar());
     setStatusBar(m_view->statusBar());
     setCentralWidget(m_view);
-    buildMenus();
+    auto *menus = new DashboardMenuBar(m_view, this);
+    setMenuBar(menus);
+    connect(menus, &DashboardMenuBar::connectRequested, this, &MainWindow::connectRequested);
+    connect(menus, &DashboardMenuBar::redLockViewRequested, this, &MainWindow::openRedLockView);
     connect(m_view, &ServerView::connectRequested, this, &MainWindow::connectRequested);
     connect(m_view, &ServerView::authenticationNeeded, this, &MainWindow::authenticationNeeded);
     connect(m_view, &ServerView::initialDataArrived, this, &MainWindow::initialDataArrived);
@@ -44,48 +39,6 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent) : Q
 }
 
 MainWindow::~MainWindow() = default;
-
-void MainWindow::buildMenus()
-{
-    const LockActions *actions = m_view->lockActions();
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    QAction *connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::connectRequested);
-    connectAction->setShortcut(QKeySequence::Open);
-    connectAction->setToolTip(tr("Open another connection (saved profiles, recent connections) in a new window"));
-    file->addSeparator();
-    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(actions->refreshAction());
-    view->addAction(actions->findAction());
-    view->addAction(actions->enableNotificationsAction());
-    view->addSeparator();
-    QAction *redlock = view->addAction(tr("&RedLock view…"), this, &MainWindow::openRedLockView);
-    redlock->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
-    redlock->setToolTip(tr("One lock name on several independent servers: each server's holder and TTL, and "
-                           "whether a quorum (N/2 + 1) agrees"));
-    if (!m_view->options().readOnly) {
-        QMenu *lock = menuBar()->addMenu(tr("&Lock"));
-        lock->addAction(actions->acquireAction());
-        lock->addAction(actions->renewAction());
-        lock->addAction(actions->releaseAction());
-        lock->addSeparator();
-        lock->addAction(actions->forceUnlockAction());
-    }
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    QAction *keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-        ShortcutsDialog dialog(ShortcutsDialog::actionsWithShortcuts(this), this);
-        dialog.exec();
-    });
-    keys->setShortcut(QKeySequence::HelpContents);
-    keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
-    help->addAction(tr("&About LockScope"), this, [this] {
-        QMessageBox::about(this, tr("About LockScope"),
-                           tr("<b>LockScope %1</b><br>See and act on Redisson distributed locks in Redis.<br>"
-                              "Your client id in this session: <code>%2</code><br>GPL-3.0-or-later.")
-                               .arg(QApplication::applicationVersion(), m_view->session()->clientId()));
-    });
-}
 
 void MainWindow::rememberLayout(const QString &key)
 {

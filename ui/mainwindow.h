@@ -19,7 +19,7 @@ class TtlChart;
 
 /**
  * The dashboard window: one ServerView (table, detail, bottom tabs; its toolbar and status bar go
- * into this window's frame) with the window's menus (File, View, Lock, Help), the coloured
+ * into this window's frame) with its menus (DashboardMenuBar), the coloured
  * connection band, the replay controls (ReplayBar) and the remembered layout. The view owns the
  * `redis-io` thread (SessionController) and the actions (LockActions); the accessors below are
  * the view's, for the application and the tests.
@@ -106,8 +106,6 @@ signals:
     void connectionModeChanged(lockscope::LockMonitor::Mode mode);
 
 private:
-    void buildMenus();
-
     ServerView *m_view = nullptr;
     QLabel *m_connectionBand = nullptr;
     RedLockDialog *m_redLockDialog = nullptr;

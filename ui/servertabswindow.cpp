@@ -1,9 +1,12 @@
 #include "servertabswindow.h"
 
+#include "dashboardmenubar.h"
 #include "mainwindow.h"
+#include "redlockdialog.h"
 #include "serverview.h"
 
 #include <QAction>
+#include <QLayout>
 #include <QPainter>
 #include <QPixmap>
 #include <QTabWidget>
@@ -65,6 +68,17 @@ ServerTabsWindow::ServerTabsWindow(QWidget *parent) : QMainWindow(parent)
 ServerView *ServerTabsWindow::addServer(const LockSession::Options &options, const QString &label)
 {
     auto *window = new ServerView(options);
+    // Each tab keeps the dashboard's menus (File, View, Lock, Help) over its toolbar.
+    auto *menus = new DashboardMenuBar(window, window);
+    window->layout()->setMenuBar(menus);
+    connect(menus, &DashboardMenuBar::redLockViewRequested, this, [this] {
+        if (!m_redLock) {
+            m_redLock = new RedLockDialog(this);
+            m_redLock->setAttribute(Qt::WA_DeleteOnClose, false);
+        }
+        m_redLock->show();
+        m_redLock->raise();
+    });
     const int i = m_tabs->addTab(window, stateDot(LockMonitor::Mode::Connecting),
                                  label.isEmpty() ? options.endpoint.address() : label);
     m_tabs->setTabToolTip(

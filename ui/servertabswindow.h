@@ -9,6 +9,7 @@ class QTabWidget;
 namespace lockscope
 {
 
+class RedLockDialog;
 class ServerView;
 
 /**
@@ -35,6 +36,7 @@ private:
     void updateTab(ServerView *window, LockMonitor::Mode mode);
 
     QTabWidget *m_tabs = nullptr;
+    RedLockDialog *m_redLock = nullptr; ///< View > RedLock view… of any tab
 };
 
 } // namespace lockscope
