@@ -6,6 +6,7 @@
 #include "connectionbanner.h"
 #include "eventlogmodel.h"
 #include "findingmodel.h"
+#include "historychart.h"
 #include "lockactions.h"
 #include "lockdetailpanel.h"
 #include "lockfilterproxy.h"
@@ -13,7 +14,6 @@
 #include "locktableview.h"
 #include "serverstatusbar.h"
 #include "sessioncontroller.h"
-#include "timelinewidget.h"
 #include "ttlbardelegate.h"
 
 #include "diagnose/lockdoctor.h"
@@ -25,6 +25,7 @@
 #include <malloc.h>
 #endif
 
+#include <QAction>
 #include <QApplication>
 #include <QDateTime>
 #include <QLineEdit>
@@ -32,7 +33,6 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
-#include <QThread>
 #include <QToolBar>
 #include <QVBoxLayout>
 
