@@ -116,6 +116,16 @@ RedLockDialog *MainWindow::openRedLockView()
     return m_redLockDialog;
 }
 
+void MainWindow::showProblems()
+{
+    m_view->bottomTabs()->showProblems();
+}
+
+bool MainWindow::showBottomTab(const QString &name)
+{
+    return m_view->bottomTabs()->showTab(name);
+}
+
 ClusterTopologyPanel *MainWindow::clusterPanel() const
 {
     return m_view->bottomTabs()->clusterPanel();

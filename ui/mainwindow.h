@@ -66,10 +66,10 @@ public:
     QTableView *lockView() const { return m_view->lockView(); }
     LockDetailPanel *detailPanel() const { return m_view->detailPanel(); }
     /** Brings the problems pane (doctor findings) to the front. */
-    void showProblems() { m_view->showProblems(); }
+    void showProblems();
     /** Brings the bottom tab whose title starts with `name` (case-insensitive: "event", "problems",
      *  "ttl", "timeline", "contention") to the front; false when there is none. */
-    bool showBottomTab(const QString &name) { return m_view->showBottomTab(name); }
+    bool showBottomTab(const QString &name);
     TtlChart *ttlChart() const;
     TimelineWidget *timeline() const;
     ContentionView *contentionView() const;

@@ -272,16 +272,6 @@ void ServerView::attachReplay(ReplayPlayer *player)
     });
 }
 
-void ServerView::showProblems()
-{
-    m_tabs->showProblems();
-}
-
-bool ServerView::showBottomTab(const QString &name)
-{
-    return m_tabs->showTab(name);
-}
-
 void ServerView::sendPriorityLocks()
 {
     QStringList names = m_lockView->visibleLockNames();

@@ -87,9 +87,6 @@ public:
     /** The connection band over the table (issue 15.1); hidden while live. */
     ConnectionBanner *connectionBanner() const { return m_banner; }
 
-    void showProblems();
-    /** See BottomTabs::showTab ("event", "problems", "ttl", "timeline", "contention", "clients"). */
-    bool showBottomTab(const QString &name);
     /** Workshop mode and client labels: every lock view names these clients. */
     void setActorNames(const ActorNames &names);
     /** Selects the row of `name` (if shown). */
