@@ -1,8 +1,12 @@
 #include "servertabswindow.h"
 
+#include "dashboardmenubar.h"
 #include "mainwindow.h"
+#include "redlockdialog.h"
+#include "serverview.h"
 
 #include <QAction>
+#include <QLayout>
 #include <QPainter>
 #include <QPixmap>
 #include <QTabWidget>
@@ -61,21 +65,31 @@ ServerTabsWindow::ServerTabsWindow(QWidget *parent) : QMainWindow(parent)
     addActions({next, prev, closeTab});
 }
 
-MainWindow *ServerTabsWindow::addServer(const LockSession::Options &options, const QString &label)
+ServerView *ServerTabsWindow::addServer(const LockSession::Options &options, const QString &label)
 {
-    auto *window = new MainWindow(options);
-    window->setWindowFlags(Qt::Widget);
+    auto *window = new ServerView(options);
+    // Each tab keeps the dashboard's menus (File, View, Lock, Help) over its toolbar.
+    auto *menus = new DashboardMenuBar(window, window);
+    window->layout()->setMenuBar(menus);
+    connect(menus, &DashboardMenuBar::redLockViewRequested, this, [this] {
+        if (!m_redLock) {
+            m_redLock = new RedLockDialog(this);
+            m_redLock->setAttribute(Qt::WA_DeleteOnClose, false);
+        }
+        m_redLock->show();
+        m_redLock->raise();
+    });
     const int i = m_tabs->addTab(window, stateDot(LockMonitor::Mode::Connecting),
                                  label.isEmpty() ? options.endpoint.address() : label);
     m_tabs->setTabToolTip(
         i, tr("%1%2").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
-    connect(window, &MainWindow::connectionModeChanged, this,
+    connect(window, &ServerView::connectionModeChanged, this,
             [this, window](LockMonitor::Mode mode) { updateTab(window, mode); });
     window->start();
     return window;
 }
 
-void ServerTabsWindow::updateTab(MainWindow *window, LockMonitor::Mode mode)
+void ServerTabsWindow::updateTab(ServerView *window, LockMonitor::Mode mode)
 {
     const int i = m_tabs->indexOf(window);
     if (i >= 0)
@@ -87,9 +101,9 @@ int ServerTabsWindow::count() const
     return m_tabs->count();
 }
 
-MainWindow *ServerTabsWindow::server(int index) const
+ServerView *ServerTabsWindow::server(int index) const
 {
-    return qobject_cast<MainWindow *>(m_tabs->widget(index));
+    return qobject_cast<ServerView *>(m_tabs->widget(index));
 }
 
 } // namespace lockscope

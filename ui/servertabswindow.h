@@ -9,11 +9,12 @@ class QTabWidget;
 namespace lockscope
 {
 
-class MainWindow;
+class RedLockDialog;
+class ServerView;
 
 /**
- * Several Redis servers side by side: one tab per connection, each a full dashboard (MainWindow:
- * its own session and redis-io thread, table, charts, actions), so independent servers, a
+ * Several Redis servers side by side: one tab per connection, each a full dashboard (ServerView:
+ * its own session and redis-io thread, toolbar, table, charts, actions, status bar), so independent servers, a
  * staging and a production server, or the N masters of a RedLock can be watched in one window.
  * The tab shows the server and its state (● connecting / live / polling / disconnected in
  * colour); Ctrl+Tab / Ctrl+Shift+Tab switch, Ctrl+W closes a tab (and its connections).
@@ -27,14 +28,15 @@ public:
 
     /** Adds a tab watching `options.endpoint` and starts it; `label` names the tab (default: the
      *  server address). */
-    MainWindow *addServer(const LockSession::Options &options, const QString &label = QString());
+    ServerView *addServer(const LockSession::Options &options, const QString &label = QString());
     int count() const;
-    MainWindow *server(int index) const;
+    ServerView *server(int index) const;
 
 private:
-    void updateTab(MainWindow *window, LockMonitor::Mode mode);
+    void updateTab(ServerView *window, LockMonitor::Mode mode);
 
     QTabWidget *m_tabs = nullptr;
+    RedLockDialog *m_redLock = nullptr; ///< View > RedLock view… of any tab
 };
 
 } // namespace lockscope

@@ -4,12 +4,12 @@
 #include "plottheme.h"
 #include "seriesdownsampler.h"
 #include "ttlbardelegate.h"
+#include "ttlseries.h"
 
 #include "history/historystore.h"
 
 #include <QDateTime>
 #include <QLabel>
-#include <QRegularExpression>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <limits>
 
 namespace lockscope
 {
@@ -44,69 +43,9 @@ const MarkerStyle kMarkers[] = {
      QColor(0x88, 0x0e, 0x4f), 13},
 };
 
-/** A reading above what the previous one's countdown predicts by more than this: TTL pushed back. */
-constexpr qint64 kJumpMs = 1000;
-/** An event and the reading it came from may be stamped a few ms apart. */
-constexpr qint64 kEventSlackMs = 500;
-
 const QColor kTtlColor(0x1e, 0x88, 0xe5);
 const QColor kWarnColor(0xc6, 0x28, 0x28);
 const QColor kLateColor(0xef, 0x6c, 0x00);
-
-/** Where a watchdog renewing every lease/3 keeps the TTL (2/3 of the lease). */
-qint64 renewalLevel(qint64 leaseMs)
-{
-    return leaseMs * 2 / 3;
-}
-/** Below this the expected renewal is overdue: the level minus max(1 s, lease/10). */
-qint64 overdueLevel(qint64 leaseMs)
-{
-    return renewalLevel(leaseMs) - std::max<qint64>(1000, leaseMs / 10);
-}
-
-/**
- * The store keeps a reading only when something changed, so a renewal that reads the same PTTL
- * as the previous reading (29999 ms twice, say: likely when a snapshot follows each renewal within
- * a millisecond or two) leaves no sample, and the countdown would run on through it. Its
- * `renewed` event still tells: put a reading back at the event ("TTL a ms -> b ms": b, else the
- * largest TTL of that hold), unless a reading within the slack already shows it.
- */
-QVector<HistoryStore::Sample> withRenewals(QVector<HistoryStore::Sample> samples, const QVector<LockEvent> &events)
-{
-    static const QRegularExpression newTtl(QStringLiteral("->\\s*(\\d+)\\s*ms"));
-    QVector<HistoryStore::Sample> added;
-    for (const LockEvent &e : events) {
-        if (e.type != QLatin1String("renewed"))
-            continue;
-        const auto near = std::lower_bound(samples.cbegin(), samples.cend(), e.timeMs - kEventSlackMs,
-                                           [](const HistoryStore::Sample &s, qint64 t) { return s.timeMs < t; });
-        if (near != samples.cend() && near->timeMs <= e.timeMs + kEventSlackMs)
-            continue; // a reading shows this renewal
-        if (near == samples.cbegin())
-            continue;
-        const HistoryStore::Sample &prev = *std::prev(near);
-        if (prev.pttlMs < 0 || prev.holders.isEmpty())
-            continue;
-        HistoryStore::Sample s = prev;
-        s.timeMs = e.timeMs;
-        const QRegularExpressionMatch m = newTtl.match(e.detail);
-        if (m.hasMatch()) {
-            s.pttlMs = m.captured(1).toLongLong();
-        } else {
-            for (auto it = std::make_reverse_iterator(near); it != samples.crend() && it->holders == prev.holders; ++it)
-                s.pttlMs = std::max(s.pttlMs, it->pttlMs);
-        }
-        added << s;
-    }
-    if (added.isEmpty())
-        return samples;
-    QVector<HistoryStore::Sample> merged;
-    merged.reserve(samples.size() + added.size());
-    std::sort(added.begin(), added.end(), [](const auto &a, const auto &b) { return a.timeMs < b.timeMs; });
-    std::merge(samples.cbegin(), samples.cend(), added.cbegin(), added.cend(), std::back_inserter(merged),
-               [](const auto &a, const auto &b) { return a.timeMs < b.timeMs; });
-    return merged;
-}
 
 } // namespace
 
@@ -234,7 +173,7 @@ void TtlChart::rebuild()
         return;
     }
     const QVector<LockEvent> events = h->events(lock());
-    const QVector<HistoryStore::Sample> samples = withRenewals(h->samples(lock()), events);
+    const QVector<HistoryStore::Sample> samples = TtlSeries::withRenewals(h->samples(lock()), events);
     if (samples.isEmpty()) {
         m_note->setText(tr("No readings of %1 yet").arg(lock()));
         m_note->setVisible(true);
@@ -245,100 +184,17 @@ void TtlChart::rebuild()
     double toKey = 0;
     timeRange(&fromKey, &toKey);
     const qint64 now = nowMs();
-    QVector<qint64> renewedAt;
-    for (const LockEvent &e : events)
-        if (e.type == QLatin1String("renewed"))
-            renewedAt << e.timeMs;
-    std::sort(renewedAt.begin(), renewedAt.end());
-
-    struct Span {
-        qint64 fromMs, toMs;
-        bool expired;
-    };
-    QVector<Span> spans;
-    QVector<QCPGraphData> raw;
-    raw.reserve(samples.size() * 3);
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    QString holders;
-    qint64 holdStartMs = 0;
-    qint64 lease = 0;
-    bool renewed = false;
-    qint64 lastRenewal = -1;
-    qint64 overdueSince = -1; // when a renewal still missing at this reading was due
-    qint64 maxVisibleMs = 0;
-    int nextEvent = 0;
-    const int n = samples.size();
-    for (int i = 0; i < n; ++i) {
-        const HistoryStore::Sample &s = samples.at(i);
-        const bool held = s.pttlMs >= 0 && !s.holders.isEmpty();
-        if (i == 0 || s.holders != holders) { // a new hold (or none): its own lease and renewals
-            holders = s.holders;
-            holdStartMs = s.timeMs;
-            lease = 0;
-            renewed = false;
-            lastRenewal = -1;
-            overdueSince = -1;
-        } else if (held) {
-            const HistoryStore::Sample &prev = samples.at(i - 1);
-            if (prev.pttlMs >= 0 && prev.holdCount == s.holdCount &&
-                s.pttlMs > prev.pttlMs - (s.timeMs - prev.timeMs) + kJumpMs) {
-                renewed = true; // pushed back with the same holders and count: a renewal (§2.6)
-                lastRenewal = s.timeMs;
-            }
-        }
-        for (; nextEvent < renewedAt.size() && renewedAt.at(nextEvent) <= s.timeMs + kEventSlackMs; ++nextEvent) {
-            if (held && renewedAt.at(nextEvent) >= holdStartMs - kEventSlackMs) {
-                renewed = true;
-                lastRenewal = std::max(lastRenewal, renewedAt.at(nextEvent));
-            }
-        }
-        if (!held) {
-            raw << QCPGraphData(keyOf(s.timeMs), nan); // absent or no expiry: a gap
-            continue;
-        }
-        // The lease is the largest TTL read in this hold, rounded to whole seconds once it is over
-        // 2 s: a reading comes a few ms after the PEXPIRE (29 987 ms for a 30 s lease).
-        lease = std::max(lease, s.pttlMs >= 2000 ? (s.pttlMs + 500) / 1000 * 1000 : s.pttlMs);
-        const bool last = i + 1 == n;
-        const qint64 segEnd = last ? now : samples.at(i + 1).timeMs;
-        const qint64 expireAt = s.timeMs + s.pttlMs;
-        const qint64 end = std::min(segEnd, expireAt);
-        if (keyOf(s.timeMs) <= toKey && keyOf(segEnd) >= fromKey)
-            maxVisibleMs = std::max(maxVisibleMs, s.pttlMs);
-        raw << QCPGraphData(keyOf(s.timeMs), s.pttlMs / 1000.0);
-        if (!last) {
-            raw << QCPGraphData(keyOf(end), (s.pttlMs - (end - s.timeMs)) / 1000.0);
-            if (end < segEnd)
-                raw << QCPGraphData(keyOf(end + 1), nan); // expired before the next reading
-        }
-        if (renewed && !last) {
-            // Overdue once below the level minus the margin; banded from when the renewal was due
-            // until the TTL is pushed back (late: orange) or the hold ends (red). A reading that only
-            // confirms the countdown continues the band.
-            const qint64 due = s.timeMs + std::max<qint64>(0, s.pttlMs - renewalLevel(lease));
-            const qint64 cross = s.timeMs + std::max<qint64>(0, s.pttlMs - overdueLevel(lease));
-            const HistoryStore::Sample &next = samples.at(i + 1);
-            if (overdueSince >= 0 || cross < end) {
-                const qint64 from = overdueSince >= 0 ? overdueSince : due;
-                const bool pushedBack = next.pttlMs >= 0 && !next.holders.isEmpty() &&
-                                        next.pttlMs > s.pttlMs - (next.timeMs - s.timeMs) + kJumpMs;
-                const bool continues = !pushedBack && end < expireAt && next.pttlMs >= 0 && next.holders == s.holders;
-                overdueSince = continues ? from : -1;
-                if (!continues)
-                    spans << Span{from, end, !pushedBack};
-            }
-        }
-        if (last) {
-            m_haveLast = true;
-            m_lastTimeMs = s.timeMs;
-            m_lastPttlMs = s.pttlMs;
-            m_lastHolders = s.holders;
-            m_lastHoldCount = s.holdCount;
-            m_leaseMs = lease;
-            m_levelMs = renewed ? overdueLevel(lease) : -1;
-            m_lastRenewalMs = lastRenewal;
-            m_overdueSinceMs = overdueSince;
-        }
+    const TtlSeries series = TtlSeries::compute(samples, events, now, fromKey, toKey);
+    if (series.haveLast) {
+        m_haveLast = true;
+        m_lastTimeMs = series.lastTimeMs;
+        m_lastPttlMs = series.lastPttlMs;
+        m_lastHolders = series.lastHolders;
+        m_lastHoldCount = series.lastHoldCount;
+        m_leaseMs = series.leaseMs;
+        m_levelMs = series.levelMs;
+        m_lastRenewalMs = series.lastRenewalMs;
+        m_overdueSinceMs = series.overdueSinceMs;
     }
     const HistoryStore::Sample &lastSample = samples.last();
     if (lastSample.pttlMs == -1) {
@@ -350,7 +206,7 @@ void TtlChart::rebuild()
     }
 
     const int buckets = std::max(100, m_plot->axisRect()->width());
-    const QVector<QCPGraphData> curve = SeriesDownsampler::minMax(raw, fromKey, toKey, buckets);
+    const QVector<QCPGraphData> curve = SeriesDownsampler::minMax(series.points, fromKey, toKey, buckets);
     m_ttl->data()->set(curve, true);
     // Past a few hundred points (long windows, busy locks) the filled polygon costs more to
     // rasterise than it tells: the line alone then.
@@ -382,7 +238,7 @@ void TtlChart::rebuild()
         double value = 0;
         if (e.type != QLatin1String("released") && e.type != QLatin1String("expired") &&
             e.type != QLatin1String("force_unlocked")) {
-            const auto after = std::upper_bound(samples.cbegin(), samples.cend(), e.timeMs + kEventSlackMs,
+            const auto after = std::upper_bound(samples.cbegin(), samples.cend(), e.timeMs + TtlSeries::kEventSlackMs,
                                                 [](qint64 t, const HistoryStore::Sample &s) { return t < s.timeMs; });
             if (after != samples.cbegin()) {
                 const HistoryStore::Sample &s = *std::prev(after);
@@ -398,7 +254,7 @@ void TtlChart::rebuild()
     // Where the TTL fell below the renewal level: orange when the renewal came late, red when the
     // lock expired instead. The newest 50 in view.
     int drawn = 0;
-    for (auto it = spans.crbegin(); it != spans.crend() && drawn < 50; ++it) {
+    for (auto it = series.spans.crbegin(); it != series.spans.crend() && drawn < 50; ++it) {
         if (keyOf(it->toMs) < fromKey || keyOf(it->fromMs) > toKey)
             continue;
         auto *band = new QCPItemRect(m_plot);
@@ -415,17 +271,17 @@ void TtlChart::rebuild()
     }
 
     if (m_levelMs >= 0) {
-        const double level = renewalLevel(m_leaseMs) / 1000.0;
+        const double level = TtlSeries::renewalLevel(m_leaseMs) / 1000.0;
         m_levelLine->point1->setCoords(0, level);
         m_levelLine->point2->setCoords(1, level);
         m_levelLine->setVisible(true);
         m_levelText->position->setCoords(0.005, level);
-        m_levelText->setText(
-            tr("renewed every lease/3 (%1): TTL stays above %2")
-                .arg(TtlBarDelegate::formatTtl(m_leaseMs / 3), TtlBarDelegate::formatTtl(renewalLevel(m_leaseMs))));
+        m_levelText->setText(tr("renewed every lease/3 (%1): TTL stays above %2")
+                                 .arg(TtlBarDelegate::formatTtl(m_leaseMs / 3),
+                                      TtlBarDelegate::formatTtl(TtlSeries::renewalLevel(m_leaseMs))));
         m_levelText->setVisible(true);
     }
-    const qint64 top = std::max<qint64>({maxVisibleMs, m_haveLast ? m_lastPttlMs : 0, 1000});
+    const qint64 top = std::max<qint64>({series.maxVisibleMs, m_haveLast ? m_lastPttlMs : 0, 1000});
     m_plot->yAxis->setRange(0, top / 1000.0 * 1.15);
 }
 
@@ -456,7 +312,7 @@ void TtlChart::updateLive()
     m_liveBand->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
     const qint64 due = m_overdueSinceMs >= 0
                            ? m_overdueSinceMs
-                           : m_lastTimeMs + std::max<qint64>(0, m_lastPttlMs - renewalLevel(m_leaseMs));
+                           : m_lastTimeMs + std::max<qint64>(0, m_lastPttlMs - TtlSeries::renewalLevel(m_leaseMs));
     m_liveBand->topLeft->setCoords(keyOf(due), 0);
     m_liveBand->bottomRight->setCoords(keyOf(end), 1);
     m_liveBand->setPen(Qt::NoPen);
@@ -468,7 +324,8 @@ void TtlChart::updateLive()
         m_lastRenewalMs > 0 ? tr(", last one %1 ago").arg(TtlBarDelegate::formatTtl(now - m_lastRenewalMs)) : QString();
     m_warning->setText(tr("⚠ Expected renewal did not come: TTL %1 is below %2 (renewals every %3%4).\n"
                           "The lock expires in %1 unless renewed: is its owner's watchdog still running?")
-                           .arg(TtlBarDelegate::formatTtl(ttlNow), TtlBarDelegate::formatTtl(renewalLevel(m_leaseMs)),
+                           .arg(TtlBarDelegate::formatTtl(ttlNow),
+                                TtlBarDelegate::formatTtl(TtlSeries::renewalLevel(m_leaseMs)),
                                 TtlBarDelegate::formatTtl(m_leaseMs / 3), last));
     m_warning->setVisible(true);
 }

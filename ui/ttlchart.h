@@ -29,6 +29,9 @@ namespace lockscope
  * (max(1 s, lease/10)), the time from there on is banded (red while it lasts and when it ended
  * in expiry, orange when the renewal came late) and, while the lock is still held, a red label
  * says the expected renewal did not come and when the lock will expire.
+ *
+ * The curve, the renewal level and the overdue stretches are computed by TtlSeries; this class
+ * draws them and counts the last reading down live.
  */
 class TtlChart : public HistoryChart
 {

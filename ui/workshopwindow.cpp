@@ -3,7 +3,7 @@
 #include "eventlogmodel.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
-#include "mainwindow.h"
+#include "serverview.h"
 #include "ttlbardelegate.h"
 
 #include "protocol/locksnapshot.h"
@@ -217,13 +217,11 @@ void WorkshopWindow::buildUi()
     LockSession::Options options;
     options.endpoint = m_sandbox;
     options.readOnly = true; // the simulated clients act; the views only watch
-    m_views = new MainWindow(options);
-    m_views->setWindowFlags(Qt::Widget);
+    m_views = new ServerView(options);
     m_views->setWindowTitle(tr("Lock views"));
 
-    // The lock views keep no menu bar of their own inside this window (the workshop's is the
-    // window's), and count TTLs down on the stage clock.
-    m_views->menuBar()->hide();
+    // The lock views (no menu bar of their own: the workshop's is the window's) count TTLs down
+    // on the stage clock.
     // The views' own minimum sizes (charts, the detail's sections) add up to more than 720 px
     // in projector fonts: in this window they may shrink, their parts scroll.
     m_views->setMinimumSize(320, 240);
@@ -609,7 +607,7 @@ void WorkshopWindow::applyStageLayout()
     table->horizontalHeader()->setSectionResizeMode(m_projector ? QHeaderView::Stretch : QHeaderView::Interactive);
     table->horizontalHeader()->setTextElideMode(Qt::ElideRight);
     m_views->detailPanel()->setCompact(m_projector);
-    if (auto *views = qobject_cast<QSplitter *>(m_views->centralWidget()); views && m_projector)
+    if (QSplitter *views = m_views->mainSplitter(); views && m_projector)
         views->setSizes({450, 120});
 }
 

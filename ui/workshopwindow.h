@@ -19,7 +19,7 @@ class QTimer;
 namespace lockscope
 {
 
-class MainWindow;
+class ServerView;
 class ScenarioRunner;
 
 /**
@@ -79,7 +79,7 @@ public:
 
     const QVector<StepReport> &reports() const { return m_reports; }
     /** The embedded lock views. */
-    MainWindow *lockViews() const { return m_views; }
+    ServerView *lockViews() const { return m_views; }
 
     /** The workshop's keyboard shortcuts, as Help > Keyboard shortcuts lists them: (keys, what). */
     QList<QPair<QString, QString>> shortcuts() const;
@@ -110,7 +110,7 @@ private:
     Scenario m_scenario;
     ScenarioRunner *m_runner = nullptr;
     QVector<StepReport> m_reports;
-    MainWindow *m_views = nullptr;
+    ServerView *m_views = nullptr;
     QComboBox *m_picker = nullptr;
     QComboBox *m_speed = nullptr;
     QLabel *m_title = nullptr;

@@ -47,8 +47,8 @@ void TestServerTabs::oneTabPerServer()
     LockSession::Options b;
     b.endpoint = production.endpoint();
     b.readOnly = true;
-    MainWindow *first = window.addServer(a, QStringLiteral("staging"));
-    MainWindow *second = window.addServer(b);
+    ServerView *first = window.addServer(a, QStringLiteral("staging"));
+    ServerView *second = window.addServer(b);
     window.show();
     QCOMPARE(window.count(), 2);
     QTRY_COMPARE_WITH_TIMEOUT(first->lockModel()->rowCount(), 1, 10000);
