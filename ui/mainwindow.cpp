@@ -26,6 +26,7 @@
 #include "history/sessionrecorder.h"
 #include "protocol/displaytext.h"
 #include "redlockdialog.h"
+#include "statuscolours.h"
 #include "watch/lockdiscovery.h"
 
 #include <QAction>
@@ -870,27 +871,12 @@ void MainWindow::onEvents(const QVector<LockEvent> &events)
     emit historyChanged();
 }
 
-QColor MainWindow::modeColor(LockMonitor::Mode mode)
-{
-    switch (mode) {
-    case LockMonitor::Mode::Live:
-        return QColor(0x2e, 0x9d, 0x5b);
-    case LockMonitor::Mode::Polling:
-        return QColor(0x1e, 0x88, 0xe5);
-    case LockMonitor::Mode::Disconnected:
-        return QColor(0xc0, 0x39, 0x2b);
-    case LockMonitor::Mode::Connecting:
-        break;
-    }
-    return QColor(0xe6, 0x9b, 0x00);
-}
-
 void MainWindow::onModeChanged(LockMonitor::Mode mode, const QString &detail)
 {
     m_mode = mode;
     emit connectionModeChanged(mode);
-    m_modeLabel->setText(
-        QStringLiteral("<span style='color:%1'>●</span> %2").arg(modeColor(mode).name(), LockMonitor::modeName(mode)));
+    m_modeLabel->setText(QStringLiteral("<span style='color:%1'>●</span> %2")
+                             .arg(StatusColours::mode(mode).name(), LockMonitor::modeName(mode)));
     m_modeLabel->setToolTip(detail);
     if (mode == LockMonitor::Mode::Disconnected || mode == LockMonitor::Mode::Polling)
         statusBar()->showMessage(detail, 15000);
@@ -974,7 +960,7 @@ void MainWindow::onClusterNodes(const QVector<ClusterNodeStatus> &nodes)
     const bool allLive = live == nodes.size();
     m_mastersLabel->setText(
         QStringLiteral("<span style='color:%1'>●</span> ")
-            .arg(modeColor(allLive ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected).name()) +
+            .arg(StatusColours::mode(allLive ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected).name()) +
         tr("%1 of %2 masters live").arg(live).arg(nodes.size()));
     if (m_mastersLabel->isHidden())
         m_mastersLabel->show();

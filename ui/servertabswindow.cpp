@@ -1,6 +1,7 @@
 #include "servertabswindow.h"
 
 #include "mainwindow.h"
+#include "statuscolours.h"
 
 #include <QAction>
 #include <QPainter>
@@ -14,7 +15,7 @@ namespace
 {
 QIcon stateDot(LockMonitor::Mode mode)
 {
-    const QColor color = MainWindow::modeColor(mode);
+    const QColor color = StatusColours::mode(mode);
     QPixmap p(12, 12);
     p.fill(Qt::transparent);
     QPainter painter(&p);
