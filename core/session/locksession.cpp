@@ -512,7 +512,7 @@ void LockSession::runWrite(const QString &action, const QString &name, const QJs
 {
     if (m_options.readOnly) {
         finishWrite(action, name, args, LockSnapshot(), QStringLiteral("refused"),
-                    QStringLiteral("Refused: LockScope runs read-only (--read-only), so it writes nothing to Redis."));
+                    QStringLiteral("Refused: LockScope runs read-only, so it writes nothing to Redis."));
         return;
     }
     // No write without its audit record: the log must be writable before anything is sent.
@@ -590,8 +590,7 @@ void LockSession::enableNotifications()
 {
     if (m_options.readOnly) {
         emit actionFinished(QStringLiteral("enable_notifications"), QString(), false,
-                            QStringLiteral("Refused: LockScope runs read-only (--read-only), so it changes no server "
-                                           "configuration."),
+                            QStringLiteral("Refused: LockScope runs read-only, so it changes no server configuration."),
                             QStringLiteral("refused"));
         return;
     }
