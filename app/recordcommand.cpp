@@ -16,10 +16,9 @@ void RecordCommand::run()
 {
     auto recorder = std::make_shared<SessionRecorder>();
     QString error;
-    const QJsonObject header{
-        {QStringLiteral("server"), m_session->options().endpoint.toString()},
-        {QStringLiteral("pattern"), m_session->options().pattern},
-        {QStringLiteral("writer"), QStringLiteral("lockscope-cli %1").arg(QCoreApplication::applicationVersion())}};
+    const QJsonObject header =
+        SessionRecorder::header(m_session->options().endpoint.toString(), m_session->options().pattern,
+                                QStringLiteral("lockscope-cli %1").arg(QCoreApplication::applicationVersion()));
     if (!recorder->open(m_parser.value(QStringLiteral("out")), header, &error)) {
         fail(ServerError, error);
         return;
