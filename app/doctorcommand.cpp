@@ -2,8 +2,7 @@
 
 #include "connectionoptions.h"
 
-#include "diagnose/doctorprobe.h"
-#include "diagnose/lockdoctor.h"
+#include "diagnose/doctorloop.h"
 #include "protocol/displaytext.h"
 #include "watch/lockwatcher.h"
 
@@ -28,94 +27,22 @@ bool DoctorCommand::oneShot() const
 void DoctorCommand::run()
 {
     LockWatcher *watcher = m_session->watcher(); // a cluster: every master
-    auto allLocks = [watcher] { return watcher->locks(); };
-    auto doctor = std::make_shared<LockDoctor>();
+    auto *loop = new DoctorLoop([watcher] { return watcher->locks(); }, this);
     LockDoctor::Thresholds t;
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
-    doctor->setThresholds(t);
+    loop->doctor().setThresholds(t);
     // Its "do:" commands reach this server when pasted (issue 15.5).
-    doctor->setCommandConnection(
+    loop->doctor().setCommandConnection(
         ConnectionOptions::commandArguments(m_session->options().endpoint, m_session->isCluster()));
+    // On every master in a cluster, each for the locks it serves.
+    loop->setProbe([this](DoctorLoop::ProbeDone done) { m_session->probeForDoctor(std::move(done)); });
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
-    auto observe = [doctor](const QVector<LockSnapshot> &changed, const QStringList &removed) {
-        for (const auto &s : changed)
-            doctor->observe(s);
-        for (const auto &n : removed)
-            doctor->forget(n);
-    };
-    auto failed = [this](const QString &msg) { fail(ServerError, msg); };
-    connect(watcher, &LockWatcher::locksUpdated, this, observe);
-    connect(watcher, &LockWatcher::errorOccurred, this, failed);
-    auto reportWith = [this, allLocks, doctor](const DoctorProbe::Result &r) {
-        if (!r.error.isEmpty())
-            m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
-        const qint64 now = LockSnapshot::steadyNowMs();
-        doctor->observeOrphanWaiters(r.orphanSubscribers, now);
-        doctor->observeLatches(r.latches, r.latchCount);
-        QVector<LockFinding> findings = doctor->diagnose(allLocks(), now);
-        const LockFilter filter = holderFilter();
-        if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
-            const auto locks = allLocks();
-            const qsizetype all = findings.size();
-            findings.erase(std::remove_if(findings.begin(), findings.end(),
-                                          [&](const LockFinding &f) {
-                                              QStringList names = f.locks;
-                                              names << f.lock;
-                                              for (const QString &n : names)
-                                                  if (locks.contains(n) && filter.matches(locks.value(n)))
-                                                      return false;
-                                              const QString text =
-                                                  QString::fromUtf8(QJsonDocument(f.evidence).toJson());
-                                              return !text.contains(filter.holderText(), Qt::CaseInsensitive);
-                                          }),
-                           findings.end());
-            if (!m_json)
-                m_err << "lockscope-cli: " << findings.size() << " of " << all << " findings concern --holder "
-                      << DisplayText::escaped(filter.holderText()) << '\n';
-        }
-        int counts[3] = {0, 0, 0};
-        QString heading; // the lock(s) of the findings printed last: named once, not on every line
-        for (const auto &f : findings) {
-            ++counts[int(f.severity)];
-            if (m_json) {
-                m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
-                continue;
-            }
-            QStringList evidence;
-            for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
-                const QJsonValue v = it.value();
-                evidence << QStringLiteral("%1=%2").arg(
-                    it.key(), v.isString()
-                                  ? v.toString()
-                                  : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
-                                        .mid(1)
-                                        .chopped(1));
-            }
-            const QString concerned = f.locks.isEmpty() ? f.lock : f.locks.join(QStringLiteral(", "));
-            if (concerned != heading) {
-                heading = concerned;
-                m_out << DisplayText::escaped(concerned) << '\n';
-            }
-            QString title = f.title;
-            if (title.startsWith(f.lock + QLatin1Char(' ')))
-                title = title.mid(f.lock.size() + 1); // "orders:42 has no TTL" under "orders:42"
-            m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title)
-                  << '\n'
-                  << "    why:      " << DisplayText::escaped(f.explanation) << '\n'
-                  << "    evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
-                  << "    do:       " << DisplayText::escaped(f.action) << "\n\n";
-        }
-        if (!m_json) {
-            if (findings.isEmpty())
-                m_out << "No problems found on " << m_session->options().endpoint.address() << " (" << allLocks().size()
-                      << " lock(s) checked).\n";
-            else
-                m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1] << " warning, "
-                      << counts[0] << " info (" << allLocks().size() << " lock(s) checked).\n";
-        }
-        finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
+    connect(watcher, &LockWatcher::locksUpdated, loop, &DoctorLoop::observe);
+    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    auto reportWith = [this](const QVector<LockFinding> &findings, const DoctorProbe::Result &r) {
+        report(findings, r);
     };
     // One pass (no --observe-ms): the probe (channels, latch SCAN) does not depend on the locks, so
     // it runs beside the discovery instead of after it (issue 12); the report waits for both.
@@ -126,48 +53,105 @@ void DoctorCommand::run()
         DoctorProbe::Result result;
     };
     auto early = std::make_shared<EarlyProbe>();
+    auto reportEarly = [loop, early, reportWith] {
+        loop->absorb(early->result);
+        reportWith(loop->diagnose(), early->result);
+    };
     if (observeMs <= 0) {
-        connect(m_session, &LockSession::discoveryProgress, this, [this, early, reportWith] {
+        connect(m_session, &LockSession::discoveryProgress, this, [this, early, reportEarly] {
             if (early->started)
                 return; // connected and scanning: start the probe once
             early->started = true;
-            m_session->probeForDoctor([early, reportWith](const DoctorProbe::Result &r) {
+            m_session->probeForDoctor([early, reportEarly](const DoctorProbe::Result &r) {
                 early->done = true;
                 early->result = r;
                 if (early->locksRead)
-                    reportWith(r);
+                    reportEarly();
             });
         });
     }
-    auto report = [this, reportWith, early] {
-        if (early->started) {
-            early->locksRead = true;
-            if (early->done)
-                reportWith(early->result);
-            return;
-        }
-        // On every master in a cluster, each for the locks it serves.
-        m_session->probeForDoctor(reportWith);
-    };
     bool first = true;
-    auto ready = [this, report, observeMs, first, doctor]() mutable {
+    auto ready = [this, loop, observeMs, first, early, reportEarly, reportWith]() mutable {
         if (!first)
             return;
         first = false;
-        if (observeMs <= 0) {
-            report();
+        if (observeMs > 0) {
+            m_err << "lockscope-cli: observing for " << observeMs << " ms…\n";
+            m_err.flush();
+        } else if (early->started) {
+            early->locksRead = true;
+            if (early->done)
+                reportEarly();
             return;
         }
-        m_err << "lockscope-cli: observing for " << observeMs << " ms…\n";
-        m_err.flush();
-        // A first probe starts the clock of "waiting without a holder since".
-        m_session->probeForDoctor([doctor](const DoctorProbe::Result &r) {
-            doctor->observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs());
-        });
-        QTimer::singleShot(int(observeMs), this, report);
+        loop->diagnoseAfter(observeMs, reportWith);
     };
     connect(watcher, &LockWatcher::idle, this, ready);
     m_session->start();
+}
+
+void DoctorCommand::report(QVector<LockFinding> findings, const DoctorProbe::Result &r)
+{
+    if (!r.error.isEmpty())
+        m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
+    const LockFilter filter = holderFilter();
+    if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
+        const auto locks = m_session->watcher()->locks();
+        const qsizetype all = findings.size();
+        findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                      [&](const LockFinding &f) {
+                                          QStringList names = f.locks;
+                                          names << f.lock;
+                                          for (const QString &n : names)
+                                              if (locks.contains(n) && filter.matches(locks.value(n)))
+                                                  return false;
+                                          const QString text = QString::fromUtf8(QJsonDocument(f.evidence).toJson());
+                                          return !text.contains(filter.holderText(), Qt::CaseInsensitive);
+                                      }),
+                       findings.end());
+        if (!m_json)
+            m_err << "lockscope-cli: " << findings.size() << " of " << all << " findings concern --holder "
+                  << DisplayText::escaped(filter.holderText()) << '\n';
+    }
+    int counts[3] = {0, 0, 0};
+    QString heading; // the lock(s) of the findings printed last: named once, not on every line
+    for (const auto &f : findings) {
+        ++counts[int(f.severity)];
+        if (m_json) {
+            m_out << QJsonDocument(f.toJson()).toJson(QJsonDocument::Compact) << '\n';
+            continue;
+        }
+        QStringList evidence;
+        for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it) {
+            const QJsonValue v = it.value();
+            evidence << QStringLiteral("%1=%2").arg(
+                it.key(),
+                v.isString()
+                    ? v.toString()
+                    : QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1));
+        }
+        const QString concerned = f.locks.isEmpty() ? f.lock : f.locks.join(QStringLiteral(", "));
+        if (concerned != heading) {
+            heading = concerned;
+            m_out << DisplayText::escaped(concerned) << '\n';
+        }
+        QString title = f.title;
+        if (title.startsWith(f.lock + QLatin1Char(' ')))
+            title = title.mid(f.lock.size() + 1); // "orders:42 has no TTL" under "orders:42"
+        m_out << "  [" << LockFinding::severityName(f.severity).toUpper() << "] " << DisplayText::escaped(title) << '\n'
+              << "    why:      " << DisplayText::escaped(f.explanation) << '\n'
+              << "    evidence: " << DisplayText::escaped(evidence.join(QStringLiteral(", "))) << '\n'
+              << "    do:       " << DisplayText::escaped(f.action) << "\n\n";
+    }
+    if (!m_json) {
+        if (findings.isEmpty())
+            m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
+                  << m_session->watcher()->locks().size() << " lock(s) checked).\n";
+        else
+            m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1] << " warning, "
+                  << counts[0] << " info (" << m_session->watcher()->locks().size() << " lock(s) checked).\n";
+    }
+    finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
 }
 
 } // namespace lockscope

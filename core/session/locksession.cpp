@@ -3,6 +3,7 @@
 
 #include "act/forceunlocker.h"
 #include "act/lockrepairs.h"
+#include "diagnose/doctorloop.h"
 #include "diagnose/doctorprobe.h"
 #include "watch/clusterlockmonitor.h"
 #include "watch/snapshotreader.h"
@@ -34,7 +35,6 @@ LockSession::LockSession(const Options &options, QObject *parent)
       m_audit(options.auditLogPath)
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
-    m_doctor.setCommandConnection(options.commandConnection);
     if (options.endpoint.isSentinel())
         setUpSentinel();
     RedisConnection *conn = m_pool->connection();
@@ -55,17 +55,13 @@ LockSession::LockSession(const Options &options, QObject *parent)
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
     attachWatcher(m_monitor);
     // The doctor runs on a timer, not per batch: diagnose every 2 s, probe channels and latches every 20 s.
-    m_doctorTimer = new QTimer(this);
-    m_doctorTimer->setInterval(2000);
-    connect(m_doctorTimer, &QTimer::timeout, this, [this] {
-        if (m_doctorTicks++ % 10 == 0 && (m_router || connection()->isReady())) {
-            probeForDoctor([this](const DoctorProbe::Result &r) {
-                m_doctor.observeOrphanWaiters(r.orphanSubscribers, LockSnapshot::steadyNowMs());
-                m_doctor.observeLatches(r.latches, r.latchCount);
-            });
-        }
-        emit findingsUpdated(m_doctor.diagnose(m_watcher->locks(), LockSnapshot::steadyNowMs()));
+    m_doctorLoop = new DoctorLoop([this] { return m_watcher->locks(); }, this);
+    m_doctorLoop->doctor().setCommandConnection(options.commandConnection);
+    m_doctorLoop->setProbe([this](DoctorLoop::ProbeDone done) {
+        if (m_router || connection()->isReady())
+            probeForDoctor(std::move(done));
     });
+    connect(m_doctorLoop, &DoctorLoop::findingsUpdated, this, &LockSession::findingsUpdated);
 
     connect(m_single.client, &LockClient::watchdogLost, this, [this](const QString &name) {
         emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(name));
@@ -88,11 +84,8 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     connect(watcher, &LockWatcher::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
                 if (m_options.oneShot)
-                    return; // no doctor timer: `doctor` keeps its own LockDoctor, `list` needs none (issue 12)
-                for (const auto &s : changed)
-                    m_doctor.observe(s);
-                for (const auto &n : removed)
-                    m_doctor.forget(n);
+                    return; // no doctor loop: `doctor` keeps its own DoctorLoop, `list` needs none (issue 12)
+                m_doctorLoop->observe(changed, removed);
             });
     connect(watcher, &LockWatcher::modeChanged, this, &LockSession::modeChanged);
     connect(watcher, &LockWatcher::locksUpdated, this, &LockSession::locksUpdated);
@@ -483,7 +476,7 @@ void LockSession::startWatching()
     }
     open();
     m_watcher->start();
-    m_doctorTimer->start();
+    m_doctorLoop->start();
 }
 void LockSession::setPriorityLocks(const QStringList &names)
 {

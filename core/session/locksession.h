@@ -31,6 +31,7 @@ class FairLock;
 class FencedLock;
 class ReadWriteLock;
 class ClusterRouter;
+class DoctorLoop;
 class DoctorProbe;
 class ForceUnlocker;
 class LockRepairs;
@@ -307,9 +308,7 @@ private:
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
     AuditLog m_audit;
-    LockDoctor m_doctor;
-    QTimer *m_doctorTimer = nullptr;
-    int m_doctorTicks = 0;
+    DoctorLoop *m_doctorLoop = nullptr; ///< diagnose every 2 s, probe every 20 s (not in one-shot)
     SentinelResolver *m_sentinel = nullptr;
     bool m_verifyingMaster = false; ///< a ROLE check (or its retry) is under way
     bool m_staleMasterReported = false;
