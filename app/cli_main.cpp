@@ -1,5 +1,6 @@
 #include "lockscopecli.h"
 
+#include "protocol/advicewords.h"
 #include "redis/redisconnection.h"
 
 #include <QCoreApplication>
@@ -23,6 +24,15 @@ int main(int argc, char **argv)
     // Core sentences leave the "how" to the front-end: here, options and the environment.
     lockscope::RedisConnection::setPasswordAdvice(
         QStringLiteral("give it with --ask-password, LOCKSCOPE_PASSWORD or in the URL"));
+    lockscope::AdviceWords::setNamer([](lockscope::AdviceWords::Choice choice, const QString &value) {
+        switch (choice) {
+        case lockscope::AdviceWords::Choice::LockKind:
+            return QStringLiteral("--kind %1").arg(value); // "use --kind fair"
+        case lockscope::AdviceWords::Choice::WaiterWait:
+            break;
+        }
+        return QStringLiteral("pass --wait-ms");
+    });
     lockscope::LockScopeCli cli;
     int code = 0;
     if (!cli.start(QCoreApplication::arguments(), &code))

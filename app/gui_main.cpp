@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "passwordkeychain.h"
 #include "servertabswindow.h"
+#include "sessionoptions.h"
 #include "startscreen.h"
 #include "workshopwindow.h"
 
@@ -126,12 +127,8 @@ int runServerTabs(const QCommandLineParser &parser, const lockscope::ConnectionO
         if (!endpoint.isValid() || !connection.applyTo(&endpoint, parser, &error)) {
             return startupError(QStringLiteral("--url '%1': %2").arg(RedisEndpoint::redactUrl(url), error));
         }
-        LockSession::Options options;
+        LockSession::Options options = SessionOptions::fromCommandLine(parser, SessionOptions::Front::Dashboard);
         options.endpoint = endpoint;
-        options.pattern = parser.value(QStringLiteral("pattern"));
-        options.readOnly = parser.isSet(QStringLiteral("read-only"));
-        options.forcePolling = parser.isSet(QStringLiteral("poll"));
-        options.pollBudget = qMax(100, parser.value(QStringLiteral("poll-budget")).toInt());
         window.addServer(options);
     }
     if (parser.isSet(QStringLiteral("screenshot")))
@@ -171,9 +168,7 @@ int runStartScreen(const QCommandLineParser &parser)
             screen.showError(QObject::tr("Could not start %1.").arg(QCoreApplication::applicationFilePath()));
     };
     QObject::connect(&screen, &StartScreen::connectionChosen, &screen, [&](const ConnectionProfile &profile) {
-        LockSession::Options options;
-        options.readOnly = parser.isSet(QStringLiteral("read-only"));
-        options.forcePolling = parser.isSet(QStringLiteral("poll"));
+        LockSession::Options options = SessionOptions::fromCommandLine(parser, SessionOptions::Front::Dashboard);
         QString error;
         if (!launcher.resolve(profile, QString(), &screen, &options, &error)) {
             screen.showError(QObject::tr("%1: %2").arg(profile.displayName(), error));
@@ -339,11 +334,7 @@ int main(int argc, char **argv)
     ConnectionLauncher launcher(&profiles, &keychain);
     ConnectionProfile profile;
     RedisServerProcess server;
-    LockSession::Options options;
-    options.pattern = parser.value(QStringLiteral("pattern"));
-    options.readOnly = parser.isSet(QStringLiteral("read-only"));
-    options.forcePolling = parser.isSet(QStringLiteral("poll"));
-    options.pollBudget = qMax(100, parser.value(QStringLiteral("poll-budget")).toInt());
+    LockSession::Options options = SessionOptions::fromCommandLine(parser, SessionOptions::Front::Dashboard);
     if (replay) {
         options.readOnly = true; // a replay never writes anywhere
         options.endpoint = RedisEndpoint::parse(recording.header.value(QStringLiteral("server")).toString());

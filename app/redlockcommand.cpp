@@ -1,6 +1,6 @@
 #include "redlockcommand.h"
 
-#include "lockscopecli.h"
+#include "clicommand.h"
 
 #include "act/auditlog.h"
 #include "lock/lockclient.h"
@@ -28,7 +28,7 @@ constexpr int kCommandTimeoutMs = 2000;
 
 QString formatTtl(qint64 ttlMs)
 {
-    return LockScopeCli::formatTtl(ttlMs);
+    return CliCommand::ttlText(ttlMs);
 }
 
 /** Left-justified columns, two spaces apart, the last one not padded. */
@@ -75,7 +75,7 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
     auto usage = [&](const QString &msg) {
         m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli redlock --help' for usage.\n";
         m_err.flush();
-        *exitCode = LockScopeCli::Usage;
+        *exitCode = CliCommand::Usage;
         return false;
     };
     if (action != QLatin1String("show") && action != QLatin1String("acquire"))
@@ -113,7 +113,7 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
         m_err
             << "lockscope-cli: refused: 'redlock acquire' writes to Redis and --read-only is set. Nothing was sent.\n";
         m_err.flush();
-        *exitCode = LockScopeCli::Refused;
+        *exitCode = CliCommand::Refused;
         return false;
     }
     QTimer::singleShot(0, this,
@@ -196,15 +196,15 @@ void RedLockCommand::runShow()
                 m_out << st.unreachableCount() << " server(s) unreachable: they count against the quorum.\n";
         }
         if (st.hasQuorum)
-            finish(LockScopeCli::Ok);
+            finish(CliCommand::Ok);
         else if (st.agreeing + st.unreachableCount() >= st.quorum)
-            fail(LockScopeCli::ServerError,
+            fail(CliCommand::ServerError,
                  QStringLiteral("no quorum for %1 among the servers that answered; %2 unreachable server(s) could "
                                 "change that")
                      .arg(m_name)
                      .arg(st.unreachableCount()));
         else
-            finish(LockScopeCli::Refused);
+            finish(CliCommand::Refused);
     });
 }
 
@@ -274,7 +274,7 @@ void RedLockCommand::runAcquire()
             bool serverTrouble = false;
             for (const auto &c : r.components)
                 serverTrouble |= c.status == MultiLockComponentOutcome::Status::Error || !c.error.isEmpty();
-            fail(serverTrouble ? LockScopeCli::ServerError : LockScopeCli::Refused,
+            fail(serverTrouble ? CliCommand::ServerError : CliCommand::Refused,
                  QStringLiteral("%1 %2 not acquired: %3").arg(kind, m_name, r.error));
             return;
         }
@@ -320,12 +320,12 @@ void RedLockCommand::release(const MultiLockResult &acquired)
         else
             m_out << "released " << m_name << " on " << u.grantedCount() << " server(s)\n";
         if (!stuck.isEmpty()) {
-            fail(LockScopeCli::ServerError,
+            fail(CliCommand::ServerError,
                  QStringLiteral("could not release %1 on %2: it stays held there until its lease ends")
                      .arg(m_name, stuck.join(QStringLiteral(", "))));
             return;
         }
-        finish(LockScopeCli::Ok);
+        finish(CliCommand::Ok);
     });
 }
 

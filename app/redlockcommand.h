@@ -24,8 +24,8 @@ class RedisSubscriber;
 
 /**
  * `lockscope-cli redlock show|acquire NAME --servers URL1,URL2,...`: the RedLock / MultiLock
- * commands over N independent servers (protocol §5.3, §5.4), kept apart from LockScopeCli, which
- * talks to one server (or one cluster) through a LockSession.
+ * commands over N independent servers (protocol §5.3, §5.4), kept apart from CliCommand, whose commands
+ * talk to one server (or one cluster) through a LockSession.
  *
  *   redlock show NAME --servers ... [--json]
  *       each server's holder, hold count, TTL and state (held, free, not_a_lock, unreachable)

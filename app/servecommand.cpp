@@ -1,7 +1,5 @@
 #include "servecommand.h"
 
-#include "lockscopecli.h"
-
 #include "export/lockmetrics.h"
 #include "export/metricsserver.h"
 #include "session/locksession.h"
@@ -39,21 +37,27 @@ QList<QCommandLineOption> ServeCommand::options()
     };
 }
 
-ServeCommand::ServeCommand(const QCommandLineParser &parser, QObject *parent)
-    : QObject(parent), m_parser(parser), m_err(stderr)
+ServeCommand::ServeCommand(const QCommandLineParser &parser, const Arguments &arguments, QObject *parent)
+    : CliCommand(parser, arguments, parent)
 {
 }
 
 ServeCommand::~ServeCommand() = default;
 
-bool ServeCommand::prepare(int *exitCode)
+bool ServeCommand::prepare(LockSession::Options *options, int *exitCode)
 {
     auto usage = [&](const QString &msg) {
         m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli serve --help' for usage.\n";
         m_err.flush();
-        *exitCode = LockScopeCli::Usage;
+        *exitCode = Usage;
         return false;
     };
+    // Read-only by construction: the session refuses every write, and serve asks for none.
+    if (m_parser.isSet(QStringLiteral("enable-notifications")))
+        return usage(QStringLiteral("--enable-notifications does not apply to 'serve': the exporter never writes to "
+                                    "Redis (turn notifications on once with 'lockscope-cli --enable-notifications "
+                                    "watch --duration-ms 1', or CONFIG SET notify-keyspace-events KA)"));
+    options->readOnly = true;
     QString error;
     if (!MetricsServer::parseListen(m_parser.value(QStringLiteral("listen")), &m_address, &m_port, &error))
         return usage(error);
@@ -87,14 +91,15 @@ bool ServeCommand::prepare(int *exitCode)
     if (!m_server->listen(m_address, m_port, &error)) {
         m_err << "lockscope-cli: " << error << '\n';
         m_err.flush();
-        *exitCode = LockScopeCli::ServerError;
+        *exitCode = ServerError;
         return false;
     }
     return true;
 }
 
-void ServeCommand::run(LockSession *session)
+void ServeCommand::run()
 {
+    LockSession *session = m_session;
     m_metrics->attach(session);
     const QString host = m_address.protocol() == QAbstractSocket::IPv6Protocol
                              ? QStringLiteral("[%1]").arg(m_address.toString())

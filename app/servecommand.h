@@ -1,21 +1,18 @@
 #pragma once
 
+#include "clicommand.h"
+
 #include "export/lockgrouper.h"
 #include "export/webconfig.h"
 
 #include <QCommandLineOption>
 #include <QHostAddress>
 #include <QList>
-#include <QObject>
-#include <QTextStream>
-
-class QCommandLineParser;
 
 namespace lockscope
 {
 
 class LockMetrics;
-class LockSession;
 class MetricsServer;
 
 /**
@@ -23,18 +20,18 @@ class MetricsServer;
  * [--max-groups N] [--max-named-findings N]`: a Prometheus exporter of the locks LockScope
  * watches (LockMetrics over a read-only LockSession, served by MetricsServer).
  *
- * Read-only by construction: LockScopeCli gives it a session with `readOnly` set and no
+ * Read-only by construction: prepare() sets `readOnly` on its session and refuses
  * `--enable-notifications`, and this command calls nothing that writes. It watches as the
  * dashboard does (live with keyspace notifications, else polling within --poll-budget; every
  * master of a cluster; Sentinel failovers followed) and the session's doctor runs every 2 s.
  * It keeps serving while Redis is unreachable (lockscope_up 0) and ends on SIGINT / SIGTERM
  * (exit 130 / 143) at once.
  *
- * Errors before anything runs (prepare()): a malformed --listen, --group, --max-groups or
+ * Errors before anything runs (prepare()): --enable-notifications, a malformed --listen, --group, --max-groups or
  * --web-config (unreadable, unsupported entry, bad certificate) exits 1 (usage) with a sentence
  * naming the option; an address that cannot be bound exits 2. Nothing is written anywhere.
  */
-class ServeCommand : public QObject
+class ServeCommand : public CliCommand
 {
     Q_OBJECT
 public:
@@ -43,18 +40,19 @@ public:
     /** --listen, --web-config, --group, --max-groups, --max-named-findings. */
     static QList<QCommandLineOption> options();
 
-    explicit ServeCommand(const QCommandLineParser &parser, QObject *parent = nullptr);
+    ServeCommand(const QCommandLineParser &parser, const Arguments &arguments, QObject *parent = nullptr);
     ~ServeCommand() override;
 
-    /** Checks the options, reads --web-config and binds the listening socket. False with
-     *  `*exitCode` (1 usage, 2 cannot bind) after printing why. */
-    bool prepare(int *exitCode);
-    /** Starts watching with `session` (not yet started) and serving its metrics. */
-    void run(LockSession *session);
+    /** Checks the options, reads --web-config and binds the listening socket; makes the session
+     *  read-only. False with `*exitCode` (1 usage, 2 cannot bind) after printing why. */
+    bool prepare(LockSession::Options *options, int *exitCode) override;
+
+protected:
+    ConnectionLoss connectionLoss() const override { return ConnectionLoss::KeepServing; }
+    /** Starts watching with the session and serving its metrics. */
+    void run() override;
 
 private:
-    const QCommandLineParser &m_parser;
-    QTextStream m_err;
     WebConfig m_webConfig;
     QVector<LockGrouper::Rule> m_rules;
     int m_maxGroups = LockGrouper::kDefaultMaxGroups;

@@ -8,7 +8,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -40,13 +39,6 @@ const KindChoice kKindChoices[] = {
     {AcquireKind::Fenced, QT_TRANSLATE_NOOP("AcquireDialog", "F&enced"),
      QT_TRANSLATE_NOOP("AcquireDialog", "Fenced lock (getFencedLock): each acquire takes the next fencing token")},
 };
-
-/** AcquirePlan speaks the CLI's words ("--kind fair"); the dialog names its own choices. */
-QString dialogWords(QString sentence)
-{
-    static const QRegularExpression flag(QStringLiteral("--kind (\\w+)"));
-    return sentence.replace(flag, QStringLiteral("\"\\1\""));
-}
 
 } // namespace
 
@@ -130,7 +122,7 @@ void AcquireDialog::updateKinds()
             const AcquirePlan plan = AcquirePlan::decide(*known, c.kind);
             QRadioButton *b = m_kinds.value(c.kind);
             b->setEnabled(!plan.isRefused());
-            b->setToolTip(plan.isRefused() ? dialogWords(plan.refusal) : tr(c.tip));
+            b->setToolTip(plan.isRefused() ? plan.refusal : tr(c.tip));
         }
         const QString what = AcquirePlan::describe(*known);
         m_kindNote->setText(preselect == AcquireKind::Auto && !m_kinds.value(AcquireKind::Read)->isEnabled()

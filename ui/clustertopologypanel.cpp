@@ -1,6 +1,6 @@
 #include "clustertopologypanel.h"
 
-#include "mainwindow.h"
+#include "statuscolours.h"
 
 #include "redis/clustertopology.h"
 #include "redis/hashslot.h"
@@ -20,7 +20,7 @@ enum Column { NodeCol, RoleCol, SlotsCol, StateCol, LocksCol, ScanCol, ColumnCou
 
 QColor stateColor(const ClusterNodeStatus &n)
 {
-    return n.down ? MainWindow::modeColor(LockMonitor::Mode::Disconnected) : MainWindow::modeColor(n.mode);
+    return n.down ? StatusColours::mode(LockMonitor::Mode::Disconnected) : StatusColours::mode(n.mode);
 }
 } // namespace
 
@@ -89,8 +89,8 @@ void ClusterTopologyPanel::rebuild()
     }
     const int live = liveMasters();
     const QString color =
-        MainWindow::modeColor(live == masters && covered == HashSlot::kSlotCount ? LockMonitor::Mode::Live
-                                                                                 : LockMonitor::Mode::Disconnected)
+        StatusColours::mode(live == masters && covered == HashSlot::kSlotCount ? LockMonitor::Mode::Live
+                                                                               : LockMonitor::Mode::Disconnected)
             .name();
     m_summary->setText(m_nodes.isEmpty()
                            ? tr("Not a Redis Cluster: this view fills in when LockScope watches a cluster node.")

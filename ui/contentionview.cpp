@@ -3,9 +3,9 @@
 #include "holderpalette.h"
 #include "plottheme.h"
 #include "seriesdownsampler.h"
-#include "ttlbardelegate.h"
 
 #include "history/historystore.h"
+#include "protocol/durationtext.h"
 #include "watch/lockdiscovery.h"
 
 #include <QHeaderView>
@@ -218,9 +218,9 @@ void ContentionView::drawHistogram(QCustomPlot *plot, QCPBars *bars, QCPTextElem
     title->setText(tr("%1: %2\nn=%3, median %4, p95 %5, max %6")
                        .arg(what, scope)
                        .arg(durations.size())
-                       .arg(TtlBarDelegate::formatTtl(percentile(durations, 0.5)),
-                            TtlBarDelegate::formatTtl(percentile(durations, 0.95)),
-                            TtlBarDelegate::formatTtl(*std::max_element(durations.cbegin(), durations.cend()))));
+                       .arg(DurationText::ttl(percentile(durations, 0.5)),
+                            DurationText::ttl(percentile(durations, 0.95)),
+                            DurationText::ttl(*std::max_element(durations.cbegin(), durations.cend()))));
 }
 
 void ContentionView::rebuild()
@@ -391,7 +391,7 @@ void ContentionView::rebuild()
         holder->setForeground(HolderPalette::colorFor(fields.value(0)));
         holder->setToolTip(i.who);
         m_longest->setItem(row, 0, new QTableWidgetItem(i.lock));
-        m_longest->setItem(row, 1, new QTableWidgetItem(TtlBarDelegate::formatTtl(i.durationMs(now))));
+        m_longest->setItem(row, 1, new QTableWidgetItem(DurationText::ttl(i.durationMs(now))));
         m_longest->setItem(row, 2, holder);
         m_longest->setItem(row, 3, new QTableWidgetItem(i.endMs < 0 ? tr("still held") : i.endReason));
     }

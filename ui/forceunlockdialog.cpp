@@ -1,7 +1,6 @@
 #include "forceunlockdialog.h"
 
-#include "ttlbardelegate.h"
-
+#include "protocol/durationtext.h"
 #include "protocol/locknames.h"
 
 #include <QDialogButtonBox>
@@ -26,7 +25,7 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
         lines << tr("Holder: client <code>%1</code>, thread <code>%2</code>, hold count <b>%3</b>")
                      .arg(h.clientId, h.threadId.toHtmlEscaped())
                      .arg(h.holdCount);
-    lines << tr("TTL left: %1").arg(TtlBarDelegate::formatTtl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
+    lines << tr("TTL left: %1").arg(DurationText::ttl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
     if (s.kind == LockKind::FairLock) {
         if (s.waiters.isEmpty()) {
             lines << tr("Waiters: none queued");

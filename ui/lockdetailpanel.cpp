@@ -1,9 +1,9 @@
 #include "lockdetailpanel.h"
 #include "protocol/displaytext.h"
+#include "protocol/durationtext.h"
 #include "redis/redisbytes.h"
 
 #include "locktablemodel.h"
-#include "ttlbardelegate.h"
 
 #include "protocol/locknames.h"
 
@@ -147,7 +147,7 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         m_holders->setItem(i, 3, new QTableWidgetItem(h.mode));
         QStringList ttls;
         for (qint64 t : h.holdTtlsMs)
-            ttls << (t == -2 ? tr("gone") : TtlBarDelegate::formatTtl(t));
+            ttls << (t == -2 ? tr("gone") : DurationText::ttl(t));
         m_holders->setItem(i, 4, new QTableWidgetItem(ttls.join(QStringLiteral(", "))));
     }
     m_holders->setColumnHidden(3, s.kind != LockKind::ReadWriteLock);
@@ -208,7 +208,7 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
                         .arg(v.expireEpochMs)
                         .arg(v.expireEpochMs < 0 ? tr("no expiry field")
                              : v.isLive(s.serverTimeMs)
-                                 ? tr("in %1").arg(TtlBarDelegate::formatTtl(v.expireEpochMs - s.serverTimeMs))
+                                 ? tr("in %1").arg(DurationText::ttl(v.expireEpochMs - s.serverTimeMs))
                                  : tr("expired"));
     } else {
         for (const auto &h : s.holders)
@@ -225,7 +225,7 @@ void LockDetailPanel::tick()
         return;
     const qint64 now = m_clock();
     m_ttl->setText(m_snapshot.stale ? tr("unknown (%1)").arg(LockTableModel::staleText(m_snapshot))
-                                    : TtlBarDelegate::formatTtl(m_snapshot.remainingTtlMs(now)));
+                                    : DurationText::ttl(m_snapshot.remainingTtlMs(now)));
     const qint64 serverNow = m_snapshot.serverTimeMs + (now - m_snapshot.readAtSteadyMs);
     for (int i = 0; i < m_snapshot.waiters.size() && i < m_waiters->rowCount(); ++i) {
         const auto &w = m_snapshot.waiters[i];
@@ -241,8 +241,7 @@ void LockDetailPanel::tick()
             continue;
         }
         const qint64 left = w.deadlineEpochMs - serverNow;
-        item->setText(left >= 0 ? TtlBarDelegate::formatTtl(left)
-                                : tr("passed %1 ago").arg(TtlBarDelegate::formatTtl(-left)));
+        item->setText(left >= 0 ? DurationText::ttl(left) : tr("passed %1 ago").arg(DurationText::ttl(-left)));
         item->setToolTip(left >= 0 ? tr("The waiter must retry before this or it is considered dead")
                                    : tr("Past its deadline: this waiter blocks the lock until the next acquire "
                                         "attempt by anyone prunes it"));

@@ -1,6 +1,7 @@
 #include "locktablemodel.h"
 
 #include "protocol/displaytext.h"
+#include "protocol/durationtext.h"
 #include "redis/redisbytes.h"
 
 #include "findingmodel.h"
@@ -224,7 +225,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             if (row.heldSinceMs <= 0)
                 return {};
             return (row.heldSinceAtLeast ? QStringLiteral("≥ ") : QString()) +
-                   formatDuration(qMax<qint64>(0, m_clock() - row.heldSinceMs));
+                   DurationText::duration(qMax<qint64>(0, m_clock() - row.heldSinceMs), DurationText::Style::Hours);
         case NodeColumn: {
             if (m_slotMaster.isEmpty())
                 return {};
@@ -330,15 +331,6 @@ void LockTableModel::setClusterNodes(const QVector<ClusterNodeStatus> &nodes)
 QString LockTableModel::nodeOf(const QString &name) const
 {
     return m_slotMaster.isEmpty() ? QString() : m_slotMaster.value(HashSlot::of(name.toUtf8()));
-}
-
-QString LockTableModel::formatDuration(qint64 ms)
-{
-    if (ms < 60000)
-        return tr("%1.%2 s").arg(ms / 1000).arg((ms % 1000) / 100);
-    if (ms < 3600000)
-        return tr("%1 min %2 s").arg(ms / 60000).arg((ms / 1000) % 60, 2, 10, QLatin1Char('0'));
-    return tr("%1 h %2 min").arg(ms / 3600000).arg((ms / 60000) % 60, 2, 10, QLatin1Char('0'));
 }
 
 QString LockTableModel::staleText(const LockSnapshot &s)

@@ -64,8 +64,6 @@ public:
      * "≥ 4 min 03 s". Holders that appear later are timed from when they were first seen.
      */
     void setInitialReadDone() { m_initialReadDone = true; }
-    /** "12.3 s", "4 min 03 s", "2 h 05 min" (`ms` ≥ 0). */
-    static QString formatDuration(qint64 ms);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;

@@ -51,9 +51,6 @@ public:
      *  replaced by another one, e.g. reopened with a password. */
     void stopSession() { m_view->stopSession(); }
     LockTableModel *lockModel() const { return m_view->lockModel(); }
-    /** The colour of a connection state wherever it is shown (status bar, server tabs, the
-     *  Cluster tab): connecting amber, live green, polling blue, disconnected red. */
-    static QColor modeColor(LockMonitor::Mode mode);
     /** The Cluster tab, nullptr until LockScope finds it is watching a Redis Cluster. */
     ClusterTopologyPanel *clusterPanel() const;
     /** View > RedLock view…: the (single, non-modal) RedLock / MultiLock view, shown. */

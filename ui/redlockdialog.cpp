@@ -1,7 +1,6 @@
 #include "redlockdialog.h"
 
-#include "ttlbardelegate.h"
-
+#include "protocol/durationtext.h"
 #include "redlock/redlockreader.h"
 
 #include <QFormLayout>
@@ -182,7 +181,7 @@ void RedLockDialog::tick()
     for (int r = 0; r < m_status.servers.size() && r < m_table->rowCount(); ++r) {
         const RedLockServerState &s = m_status.servers[r];
         if (QTableWidgetItem *item = m_table->item(r, TtlCol))
-            item->setText(s.state == RedLockServerState::State::Held ? TtlBarDelegate::formatTtl(s.remainingTtlMs(now))
+            item->setText(s.state == RedLockServerState::State::Held ? DurationText::ttl(s.remainingTtlMs(now))
                                                                      : QString());
     }
     // The validity counts down from the last read like the TTLs.
@@ -196,7 +195,7 @@ void RedLockDialog::tick()
                    .arg(m_status.agreeing)
                    .arg(m_status.serverCount())
                    .arg(m_status.quorum)
-                   .arg(m_status.holder.toHtmlEscaped(), TtlBarDelegate::formatTtl(validity));
+                   .arg(m_status.holder.toHtmlEscaped(), DurationText::ttl(validity));
     } else {
         text = tr("<span style='color:#c0392b'>●</span> <b>No quorum</b>: %1 of %2 servers agree%3 (need %4)")
                    .arg(m_status.agreeing)

@@ -1,4 +1,5 @@
 #include "serverstatusbar.h"
+#include "statuscolours.h"
 
 #include "mainwindow.h"
 
@@ -56,7 +57,7 @@ ServerStatusBar::ServerStatusBar(const QString &address, bool readOnly, QWidget 
 void ServerStatusBar::showMode(LockMonitor::Mode mode, const QString &detail)
 {
     m_modeLabel->setText(QStringLiteral("<span style='color:%1'>●</span> %2")
-                             .arg(MainWindow::modeColor(mode).name(), LockMonitor::modeName(mode)));
+                             .arg(StatusColours::mode(mode).name(), LockMonitor::modeName(mode)));
     m_modeLabel->setToolTip(detail);
     if (mode == LockMonitor::Mode::Disconnected || mode == LockMonitor::Mode::Polling)
         showMessage(detail, 15000);
@@ -79,8 +80,8 @@ void ServerStatusBar::showMasters(int live, int total)
 {
     m_mastersLabel->setText(
         QStringLiteral("<span style='color:%1'>●</span> ")
-            .arg(MainWindow::modeColor(live == total ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected)
-                     .name()) +
+            .arg(
+                StatusColours::mode(live == total ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected).name()) +
         tr("%1 of %2 masters live").arg(live).arg(total));
     if (m_mastersLabel->isHidden())
         m_mastersLabel->show();

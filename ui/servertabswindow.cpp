@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 #include "redlockdialog.h"
 #include "serverview.h"
+#include "statuscolours.h"
 
 #include <QAction>
 #include <QLayout>
@@ -18,7 +19,7 @@ namespace
 {
 QIcon stateDot(LockMonitor::Mode mode)
 {
-    const QColor color = MainWindow::modeColor(mode);
+    const QColor color = StatusColours::mode(mode);
     QPixmap p(12, 12);
     p.fill(Qt::transparent);
     QPainter painter(&p);

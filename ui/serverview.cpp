@@ -221,10 +221,9 @@ void ServerView::stopSession()
 bool ServerView::startRecording(const QString &path, QString *error)
 {
     m_recorder = std::make_unique<SessionRecorder>();
-    const QJsonObject header{
-        {QStringLiteral("server"), m_options.endpoint.toString()},
-        {QStringLiteral("pattern"), m_options.pattern},
-        {QStringLiteral("writer"), QStringLiteral("lockscope %1").arg(QApplication::applicationVersion())}};
+    const QJsonObject header =
+        SessionRecorder::header(m_options.endpoint.toString(), m_options.pattern,
+                                QStringLiteral("lockscope %1").arg(QApplication::applicationVersion()));
     if (!m_recorder->open(path, header, error)) {
         m_recorder.reset();
         return false;

@@ -1,9 +1,9 @@
 #include "timelinewidget.h"
 
 #include "holderpalette.h"
-#include "ttlbardelegate.h"
 
 #include "history/historystore.h"
+#include "protocol/durationtext.h"
 
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -405,8 +405,8 @@ QString TimelineWidget::stateAt(const QString &lock, qint64 timeMs) const
         text += tr("held by %1 (hold count %2), TTL %3")
                     .arg(who.join(QStringLiteral(", ")))
                     .arg(s.holdCount)
-                    .arg(s.pttlMs < 0 ? TtlBarDelegate::formatTtl(s.pttlMs)
-                                      : TtlBarDelegate::formatTtl(std::max<qint64>(0, s.pttlMs - (timeMs - s.timeMs))));
+                    .arg(s.pttlMs < 0 ? DurationText::ttl(s.pttlMs)
+                                      : DurationText::ttl(std::max<qint64>(0, s.pttlMs - (timeMs - s.timeMs))));
     }
     QStringList waiting;
     for (const auto &w : h->waits(lock, timeMs, timeMs))

@@ -2,6 +2,7 @@
 
 #include "locktablemodel.h"
 
+#include "protocol/durationtext.h"
 #include "protocol/locksnapshot.h"
 
 #include <QApplication>
@@ -9,17 +10,6 @@
 
 namespace lockscope
 {
-
-QString TtlBarDelegate::formatTtl(qint64 ttlMs)
-{
-    if (ttlMs == -1)
-        return QObject::tr("no expiry");
-    if (ttlMs < 0)
-        return QStringLiteral("-");
-    if (ttlMs >= 120000)
-        return QObject::tr("%1 min %2 s").arg(ttlMs / 60000).arg((ttlMs / 1000) % 60, 2, 10, QLatin1Char('0'));
-    return QObject::tr("%1.%2 s").arg(ttlMs / 1000).arg((ttlMs % 1000) / 100);
-}
 
 void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
@@ -68,7 +58,7 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
         painter->drawRoundedRect(fill, 3, 3);
     }
 
-    QString text = formatTtl(ttl);
+    QString text = DurationText::ttl(ttl);
     if (renewedAt > 0) {
         text += QStringLiteral(" ⟳");
         const qint64 since = now - renewedAt;

@@ -30,9 +30,6 @@ public:
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 
-    /** "12.3 s", "2 min 05 s", "no expiry", "-" for absent. */
-    static QString formatTtl(qint64 ttlMs);
-
 private:
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
 };

@@ -3,10 +3,10 @@
 #include "holderpalette.h"
 #include "plottheme.h"
 #include "seriesdownsampler.h"
-#include "ttlbardelegate.h"
 #include "ttlseries.h"
 
 #include "history/historystore.h"
+#include "protocol/durationtext.h"
 
 #include <QDateTime>
 #include <QLabel>
@@ -276,9 +276,9 @@ void TtlChart::rebuild()
         m_levelLine->point2->setCoords(1, level);
         m_levelLine->setVisible(true);
         m_levelText->position->setCoords(0.005, level);
-        m_levelText->setText(tr("renewed every lease/3 (%1): TTL stays above %2")
-                                 .arg(TtlBarDelegate::formatTtl(m_leaseMs / 3),
-                                      TtlBarDelegate::formatTtl(TtlSeries::renewalLevel(m_leaseMs))));
+        m_levelText->setText(
+            tr("renewed every lease/3 (%1): TTL stays above %2")
+                .arg(DurationText::ttl(m_leaseMs / 3), DurationText::ttl(TtlSeries::renewalLevel(m_leaseMs))));
         m_levelText->setVisible(true);
     }
     const qint64 top = std::max<qint64>({series.maxVisibleMs, m_haveLast ? m_lastPttlMs : 0, 1000});
@@ -321,12 +321,11 @@ void TtlChart::updateLive()
         return; // past its expiry by our countdown: the next reading will show it gone
     m_overdue = true;
     const QString last =
-        m_lastRenewalMs > 0 ? tr(", last one %1 ago").arg(TtlBarDelegate::formatTtl(now - m_lastRenewalMs)) : QString();
+        m_lastRenewalMs > 0 ? tr(", last one %1 ago").arg(DurationText::ttl(now - m_lastRenewalMs)) : QString();
     m_warning->setText(tr("⚠ Expected renewal did not come: TTL %1 is below %2 (renewals every %3%4).\n"
                           "The lock expires in %1 unless renewed: is its owner's watchdog still running?")
-                           .arg(TtlBarDelegate::formatTtl(ttlNow),
-                                TtlBarDelegate::formatTtl(TtlSeries::renewalLevel(m_leaseMs)),
-                                TtlBarDelegate::formatTtl(m_leaseMs / 3), last));
+                           .arg(DurationText::ttl(ttlNow), DurationText::ttl(TtlSeries::renewalLevel(m_leaseMs)),
+                                DurationText::ttl(m_leaseMs / 3), last));
     m_warning->setVisible(true);
 }
 
@@ -348,11 +347,11 @@ void TtlChart::tick()
         text += tr(" · held by %1 (hold count %2) · TTL %3")
                     .arg(who.join(QStringLiteral(", ")))
                     .arg(m_lastHoldCount)
-                    .arg(TtlBarDelegate::formatTtl(ttlNow));
+                    .arg(DurationText::ttl(ttlNow));
         if (m_levelMs >= 0)
             text += tr(" · watchdog: renewed every %1, last %2 ago")
-                        .arg(TtlBarDelegate::formatTtl(m_leaseMs / 3),
-                             TtlBarDelegate::formatTtl(std::max<qint64>(0, now - m_lastRenewalMs)));
+                        .arg(DurationText::ttl(m_leaseMs / 3),
+                             DurationText::ttl(std::max<qint64>(0, now - m_lastRenewalMs)));
     } else if (m_lastPttlMs == -1) {
         text += tr(" · no expiry (PTTL -1)");
     } else {

@@ -1,6 +1,7 @@
 #include "act/lockrepairs.h"
 #include "redis/redisbytes.h"
 
+#include "protocol/advicewords.h"
 #include "protocol/locknames.h"
 #include "protocol/locksnapshot.h"
 
@@ -83,7 +84,8 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
                         QStringLiteral("derived from the timeout set: the equal gaps between the deadlines behind it");
                 else
                     how = QStringLiteral("Redisson's default fairLockWaitTimeout, as the timeout set did not tell; "
-                                         "clients of 3.13.2 and older wait 5000 ms: pass --wait-ms if so");
+                                         "clients of 3.13.2 and older wait 5000 ms: %1 if so")
+                              .arg(AdviceWords::name(AdviceWords::Choice::WaiterWait));
                 res = {QStringLiteral("done"),
                        QStringLiteral("Removed waiter %1 from %2 (queue: %3, timeout set: %4); %5 later waiter(s) "
                                       "moved up by its wait of %6 ms (%7)")

@@ -10,6 +10,8 @@
 #include <QMap>
 #include <QSet>
 
+#include <memory>
+
 namespace lockscope
 {
 
@@ -183,6 +185,34 @@ void DoctorProbe::finish()
     m_running = false;
     if (m_callback)
         m_callback(m_result);
+}
+
+void DoctorProbe::runAll(const QVector<DoctorProbe *> &probes, std::function<void(const Result &)> callback)
+{
+    struct Merge {
+        int pending = 0;
+        Result result;
+        std::function<void(const Result &)> callback;
+    };
+    auto merge = std::make_shared<Merge>();
+    merge->callback = std::move(callback);
+    merge->pending = int(probes.size());
+    if (probes.isEmpty()) {
+        merge->callback(merge->result);
+        return;
+    }
+    for (DoctorProbe *p : probes) {
+        p->run([merge](const Result &r) {
+            for (auto it = r.orphanSubscribers.cbegin(); it != r.orphanSubscribers.cend(); ++it)
+                merge->result.orphanSubscribers[it.key()] += it.value();
+            merge->result.latches += r.latches;
+            merge->result.latchCount += r.latchCount;
+            if (merge->result.error.isEmpty())
+                merge->result.error = r.error;
+            if (--merge->pending == 0)
+                merge->callback(merge->result);
+        });
+    }
 }
 
 } // namespace lockscope

@@ -57,6 +57,10 @@ public:
     /** Runs all reads; `callback` once. A run already in progress is not restarted. */
     void run(std::function<void(const Result &)> callback);
     bool isRunning() const { return m_running; }
+    /** Runs every probe in `probes` (e.g. one per cluster master) and calls `callback` once with
+     *  their results merged (subscriber counts added, latches joined, the first error); at once
+     *  with an empty Result when `probes` is empty. */
+    static void runAll(const QVector<DoctorProbe *> &probes, std::function<void(const Result &)> callback);
 
 private:
     void scanLatches(const QByteArray &cursor);

@@ -40,6 +40,13 @@ SessionRecorder::~SessionRecorder()
     close();
 }
 
+QJsonObject SessionRecorder::header(const QString &serverUrl, const QString &pattern, const QString &writer)
+{
+    return QJsonObject{{QStringLiteral("server"), serverUrl},
+                       {QStringLiteral("pattern"), pattern},
+                       {QStringLiteral("writer"), writer}};
+}
+
 bool SessionRecorder::open(const QString &path, const QJsonObject &header, QString *error)
 {
     close();

@@ -31,6 +31,12 @@ public:
     SessionRecorder();
     ~SessionRecorder();
 
+    /** The header fields of a recording of a session (the one place they are built, issue 14):
+     *  "server" (`serverUrl`, the URL without its password, as RedisEndpoint::toString gives it;
+     *  a replay reconnects nowhere but shows it), "pattern" (the glob watched) and "writer" (the
+     *  program and version, e.g. "lockscope-cli 0.9.0"). open() adds format, version, started_ms. */
+    static QJsonObject header(const QString &serverUrl, const QString &pattern, const QString &writer);
+
     /** Creates `path`. `header` fields are added to the header line. False with `*error` on failure. */
     bool open(const QString &path, const QJsonObject &header, QString *error = nullptr);
     bool isOpen() const;

@@ -1,5 +1,7 @@
 #include "protocol/acquireplan.h"
 
+#include "protocol/advicewords.h"
+
 namespace lockscope
 {
 
@@ -38,9 +40,10 @@ QString heldBy(const LockSnapshot &s)
     return s.holders.isEmpty() ? QStringLiteral("free") : QStringLiteral("held by %1").arg(s.holderSummary());
 }
 
+/** The front end's words for choosing kind `k` ("--kind fair" on the CLI, "\"fair\"" in the dashboard). */
 QString kindFlag(AcquireKind k)
 {
-    return QStringLiteral("--kind %1").arg(AcquirePlan::kindName(k));
+    return AdviceWords::name(AdviceWords::Choice::LockKind, AcquirePlan::kindName(k));
 }
 
 } // namespace
@@ -156,30 +159,33 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
         if (requested == AcquireKind::Read || requested == AcquireKind::Write)
             break;
         if (requested == AcquireKind::Auto)
-            return refuse(QStringLiteral(": choose --kind read or --kind write"));
+            return refuse(
+                QStringLiteral(": choose %1 or %2").arg(kindFlag(AcquireKind::Read), kindFlag(AcquireKind::Write)));
         return refuse(QStringLiteral("; %1 would treat its holds as its own and its release would delete them: "
-                                     "use --kind read or --kind write")
-                          .arg(kindFlag(requested)));
+                                     "use %2 or %3")
+                          .arg(kindFlag(requested), kindFlag(AcquireKind::Read), kindFlag(AcquireKind::Write)));
     case DataShape::Fair:
         if (wanted == AcquireKind::Fair)
             break;
-        return refuse(QStringLiteral("; %1 would jump the queue: use --kind fair").arg(kindFlag(requested)));
+        return refuse(
+            QStringLiteral("; %1 would jump the queue: use %2").arg(kindFlag(requested), kindFlag(AcquireKind::Fair)));
     case DataShape::Fenced:
     case DataShape::FreeFenced:
         if (wanted == AcquireKind::Fenced)
             break;
         if (requested == AcquireKind::Read || requested == AcquireKind::Write)
-            return refuse(QStringLiteral("; %1 would write a read-write 'mode' into it: use --kind fenced")
-                              .arg(kindFlag(requested)));
-        return refuse(QStringLiteral("; %1 would take no fencing token: use --kind fenced").arg(kindFlag(requested)));
+            return refuse(QStringLiteral("; %1 would write a read-write 'mode' into it: use %2")
+                              .arg(kindFlag(requested), kindFlag(AcquireKind::Fenced)));
+        return refuse(QStringLiteral("; %1 would take no fencing token: use %2")
+                          .arg(kindFlag(requested), kindFlag(AcquireKind::Fenced)));
     case DataShape::Plain:
         if (wanted == AcquireKind::Lock || wanted == AcquireKind::Fair)
             break;
         if (requested == AcquireKind::Fenced)
-            return refuse(
-                QStringLiteral(" and has no fencing token counter; --kind fenced does not fit: use --kind lock"));
-        return refuse(QStringLiteral("; %1 would see no 'mode' field, treat it as free and join it: use --kind lock")
-                          .arg(kindFlag(requested)));
+            return refuse(QStringLiteral(" and has no fencing token counter; %1 does not fit: use %2")
+                              .arg(kindFlag(AcquireKind::Fenced), kindFlag(AcquireKind::Lock)));
+        return refuse(QStringLiteral("; %1 would see no 'mode' field, treat it as free and join it: use %2")
+                          .arg(kindFlag(requested), kindFlag(AcquireKind::Lock)));
     case DataShape::MultiLockGroup:
         return refuse(QStringLiteral(": LockScope's acquire does not join such groups (force-unlock can release one)"));
     case DataShape::NotALock:

@@ -56,7 +56,8 @@ public:
 
     /** The resolved kind (never Auto unless refused). */
     AcquireKind kind = AcquireKind::Auto;
-    /** Non-empty when refused: a sentence that says what is there and what to do. */
+    /** Non-empty when refused: a sentence that says what is there and what to do, the kinds
+     *  named in the front end's words (AdviceWords: "--kind fair" on the CLI). */
     QString refusal;
     bool isRefused() const { return !refusal.isEmpty(); }
 };

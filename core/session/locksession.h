@@ -27,10 +27,10 @@ namespace lockscope
 {
 
 class ClusterLockMonitor;
-class FairLock;
-class FencedLock;
-class ReadWriteLock;
 class ClusterRouter;
+class AuditedWrites;
+class DoctorLoop;
+class LockHolds;
 class DoctorProbe;
 class ForceUnlocker;
 class LockRepairs;
@@ -47,7 +47,7 @@ class ShardedSubscriber;
  * read-only guard. The GUI moves it to its `redis-io` thread and talks to it only through
  * queued invocations of its slots and its signals (value types only); the CLI uses it directly.
  *
- * Every write goes through one path (runWrite): refuse in read-only mode; re-read the lock;
+ * Every write goes through one path (runWrite, AuditedWrites): refuse in read-only mode; re-read the lock;
  * perform the change in one atomic script which, for force unlock and repairs, first checks that
  * the lock is still in the state the operator confirmed (else it stops and reports the new state);
  * append an audit record (time, operator, server, action, lock, arguments, the snapshot before,
@@ -61,6 +61,11 @@ class ShardedSubscriber;
  * master. Each switch is reported as a `failover` LockEvent (eventsOccurred, so the event log and
  * `watch --json` show it) and as masterChanged(); the LockMonitor then re-reads everything on the
  * new master (and turns keyspace notifications on there too if enableNotifications() was asked).
+ *
+ * Parts, by concern (issue 14): AuditedWrites (the write path and audit records), LockHolds
+ * (LockScope's own holds: acquire, renew, release with the client of each kind), SentinelFollower
+ * (Sentinel), DoctorLoop (the doctor every 2 s), NodeTools (the per-master tools of a cluster).
+ * This class composes them, routes a lock to its master and is the one API of both front ends.
  */
 class LockSession : public QObject
 {
@@ -249,28 +254,13 @@ signals:
 private:
     void startWatching();
     using Done = std::function<void(const QString &outcome, const QString &message)>;
-    /** The one write path: read-only check, re-read, perform, audit, report. */
+    /** The one write path: read-only check, re-read, perform, audit, report (LockHolds too). */
     void runWrite(const QString &action, const QString &name, const QJsonObject &args,
                   std::function<void(const LockSnapshot &before, Done done)> perform);
     void finishWrite(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
                      const QString &outcome, const QString &message);
 
-    void setUpSentinel();
-    void onMasterChanged(const RedisEndpoint &oldMaster, const RedisEndpoint &newMaster, const QString &how);
-    /** Moves the command and pub/sub connections to `master` if they are elsewhere. */
-    void followMaster(const RedisEndpoint &master, const QString &reason);
-    /** ROLE on the command connection: a server that is no longer a master sends us back to the sentinels. */
-    void verifyMaster();
-
-    /** Reports the watchdog failures and recoveries of one of LockScope's lock clients. */
-    void watchOwnHolds(LockClient *client);
     SnapshotReader *readerFor(const QString &name);
-    /** The kind clients on clientFor(name), made on first use (children of that client). */
-    FairLock *fairLockFor(const QString &name);
-    ReadWriteLock *readWriteLockFor(const QString &name);
-    FencedLock *fencedLockFor(const QString &name);
-    /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see release()). */
-    AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
     ForceUnlocker *unlockerFor(const QString &name);
     LockRepairs *repairsFor(const QString &name);
 
@@ -298,21 +288,13 @@ private:
     /** The tools of the server serving `name` (its master's in a cluster); `address` gets the
      *  master's address, empty for the single server. */
     NodeTools &toolsFor(const QString &name, QString *address);
-    QHash<LockClient *, FairLock *> m_fairLocks; ///< by the LockClient they use
-    QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
-    QHash<LockClient *, FencedLock *> m_fencedLocks;
-    /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
-    QHash<QString, AcquireKind> m_heldKinds;
+    LockHolds *m_holds = nullptr; ///< LockScope's own holds: acquire, renew, release by kind
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
-    AuditLog m_audit;
-    LockDoctor m_doctor;
-    QTimer *m_doctorTimer = nullptr;
-    int m_doctorTicks = 0;
-    SentinelResolver *m_sentinel = nullptr;
-    bool m_verifyingMaster = false; ///< a ROLE check (or its retry) is under way
-    bool m_staleMasterReported = false;
+    AuditedWrites *m_writes = nullptr;      ///< the one write path: checks, re-read, audit record
+    DoctorLoop *m_doctorLoop = nullptr;     ///< diagnose every 2 s, probe every 20 s (not in one-shot)
+    SentinelResolver *m_sentinel = nullptr; ///< Sentinel mode: SentinelFollower's resolver
 };
 
 } // namespace lockscope

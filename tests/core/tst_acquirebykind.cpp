@@ -6,6 +6,7 @@
 
 #include "demo/redisserverprocess.h"
 #include "protocol/acquireplan.h"
+#include "protocol/advicewords.h"
 #include "session/locksession.h"
 
 #include "testsupport.h"
@@ -143,6 +144,11 @@ private:
 
 void TestAcquireByKind::initTestCase()
 {
+    // The plan's sentences in lockscope-cli's words, as cli_main installs them (core names no flag).
+    lockscope::AdviceWords::setNamer([](lockscope::AdviceWords::Choice choice, const QString &value) {
+        return choice == lockscope::AdviceWords::Choice::LockKind ? QStringLiteral("--kind %1").arg(value)
+                                                                  : QStringLiteral("pass --wait-ms");
+    });
     QVERIFY2(QFile::exists(cliPath()), qPrintable(cliPath()));
     QVERIFY2(!lockscope::test::redisCliPath().isEmpty(), "redis-cli is not installed (Debian: redis-tools)");
     QString error;

@@ -1,0 +1,126 @@
+#include "acquirecommand.h"
+
+#include "lock/lockclient.h"
+#include "protocol/acquireplan.h"
+#include "protocol/displaytext.h"
+#include "redis/redisbytes.h"
+
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <memory>
+
+namespace lockscope
+{
+
+void AcquireCommand::run()
+{
+    const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
+    const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
+    const qint64 thread = m_parser.value(QStringLiteral("thread-id")).toLongLong();
+    const AcquireKind kind =
+        m_parser.isSet(QStringLiteral("kind"))
+            ? AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind"))).value_or(AcquireKind::Auto)
+            : AcquireKind::Auto;
+    m_session->open(); // waiting acquires listen on the unlock channel
+    // A watchdog renewal that fails leaves the hold at risk: the session's errorOccurred() says so
+    // on stderr at once (§14.2); say it too when the renewals work again.
+    connect(m_session, &LockSession::holdRecovered, this, [this](const QString &lock) {
+        m_err << "lockscope-cli: the watchdog renewed " << lock << " again\n";
+        m_err.flush();
+    });
+    // Acquire and release both go through LockSession's audited write path (re-read, the client
+    // of the lock's kind, audit record), as every other write does.
+    struct Hold {
+        QString field;
+        QString kind;
+        qint64 token = -1;
+        int exitCode = Ok; ///< after the release: ServerError when an audit record was not written
+        bool releasing = false;
+    };
+    auto hold = std::make_shared<Hold>();
+    connect(m_session, &LockSession::acquired, this,
+            [hold](const QString &, const QString &field, const QString &kindName, qint64 token) {
+                hold->field = field;
+                hold->kind = kindName;
+                hold->token = token;
+            });
+    // The release is a write: once sent, it finishes and is audited before the process exits.
+    auto release = [this, thread, hold] {
+        if (hold->releasing)
+            return;
+        hold->releasing = true;
+        m_writeSent = true;
+        m_session->release(m_name, thread);
+    };
+    // Ctrl-C / SIGTERM: release the hold first (exit 130 / 143 once released); while the acquire
+    // is still waiting, nothing is held and the process ends (a hold that arrives meanwhile is
+    // released at once, below).
+    m_onInterrupt = [hold, release] {
+        if (!hold->field.isEmpty())
+            release();
+    };
+    auto holdUntilDone = [this, release] {
+        if (m_signal) {
+            release();
+            return;
+        }
+        if (m_parser.isSet(QStringLiteral("hold-ms"))) {
+            QTimer::singleShot(m_parser.value(QStringLiteral("hold-ms")).toInt(), this, release);
+            return;
+        }
+        m_err << "holding " << DisplayText::escaped(m_name) << "; Ctrl-C to release\n";
+        m_err.flush();
+    };
+    connect(
+        m_session, &LockSession::actionFinished, this,
+        [this, hold, lease, holdUntilDone, release](const QString &action, const QString &, bool ok,
+                                                    const QString &message, const QString &outcome) {
+            if (action == QLatin1String("acquire")) {
+                if (outcome == QLatin1String("audit_failed") && !hold->field.isEmpty()) {
+                    // Held, but unaudited: say so, give it back (that release is audited if it can be).
+                    m_err << "lockscope-cli: " << RedisBytes::displayed(message) << "; releasing it again\n";
+                    m_err.flush();
+                    hold->exitCode = ServerError;
+                    release();
+                    return;
+                }
+                if (!ok) {
+                    fail(outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ? ServerError
+                                                                                                       : Refused,
+                         message);
+                    return;
+                }
+                const qint64 watchdogMs = m_session->clientFor(m_name)->watchdogTimeoutMs();
+                QString how =
+                    lease > 0
+                        ? QStringLiteral("lease %1 ms").arg(lease)
+                        : QStringLiteral("watchdog: %1 ms, renewed every %2 ms").arg(watchdogMs).arg(watchdogMs / 3);
+                if (hold->kind != QLatin1String("lock"))
+                    how = QStringLiteral("%1 lock, %2").arg(hold->kind, how);
+                if (hold->token >= 0)
+                    how += QStringLiteral(", fencing token %1").arg(hold->token);
+                m_out << "acquired " << DisplayText::escaped(m_name) << " as " << DisplayText::escaped(hold->field)
+                      << " (" << how << ")\n";
+                m_out.flush();
+                holdUntilDone();
+            } else if (action == QLatin1String("release")) {
+                m_writeSent = false;
+                if (ok) {
+                    m_out << "released " << DisplayText::escaped(m_name) << '\n';
+                    m_out.flush();
+                    if (hold->exitCode != Ok)
+                        fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
+                    else
+                        finish(m_signal ? 128 + m_signal : Ok);
+                } else {
+                    fail(outcome == QLatin1String("refused") || outcome == QLatin1String("changed") ? Refused
+                                                                                                    : ServerError,
+                         QStringLiteral("release of %1 failed: %2").arg(m_name, message));
+                }
+            }
+        });
+    m_session->acquire(m_name, thread, lease, wait, kind);
+}
+
+} // namespace lockscope

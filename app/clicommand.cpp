@@ -1,0 +1,277 @@
+#include "clicommand.h"
+
+#include "interruptnotifier.h"
+
+#include "act/auditlog.h"
+#include "protocol/displaytext.h"
+#include "protocol/durationtext.h"
+#include "protocol/locknames.h"
+#include "redis/redisbytes.h"
+#include "redis/redisconnection.h"
+#include "redis/redisreply.h"
+#include "watch/snapshotreader.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+
+namespace lockscope
+{
+
+CliCommand::CliCommand(const QCommandLineParser &parser, const Arguments &arguments, QObject *parent)
+    : QObject(parent), m_parser(parser), m_args(arguments), m_name(arguments.name), m_out(stdout), m_err(stderr)
+{
+    m_json = m_parser.isSet(QStringLiteral("json"));
+}
+
+CliCommand::~CliCommand() = default;
+
+bool CliCommand::prepare(LockSession::Options *, int *)
+{
+    return true;
+}
+
+bool CliCommand::start(const LockSession::Options &options, int delayMs, int *exitCode)
+{
+    const bool notifications = m_parser.isSet(QStringLiteral("enable-notifications"));
+    const bool writing = writes() || notifications;
+    if (writing && options.readOnly) {
+        m_err << "lockscope-cli: refused: '" << m_args.command
+              << "' writes to Redis and --read-only is set. Nothing was sent.\n";
+        m_err.flush();
+        *exitCode = Refused;
+        return false;
+    }
+    if (writing) { // no write without its audit record: check the log before anything is sent
+        QString auditError;
+        if (!AuditLog(options.auditLogPath).check(&auditError)) {
+            m_err << "lockscope-cli: refused: " << auditError
+                  << ". Nothing was sent to Redis: every write is recorded in the audit log first (make it "
+                     "writable or pass --audit-log PATH).\n";
+            m_err.flush();
+            *exitCode = Refused;
+            return false;
+        }
+    }
+
+    m_session = new LockSession(options, this);
+    RedisConnection *conn = m_session->connection();
+    connect(conn, &RedisConnection::ready, this, [this] { m_everReady = true; });
+    connect(conn, &RedisConnection::connectionLost, this, [this](const QString &reason) {
+        switch (connectionLoss()) {
+        case ConnectionLoss::KeepServing:
+            // The exporter keeps serving (lockscope_up 0) until Redis is back, reached once or not.
+            m_err << "lockscope-cli: " << reason << " (reconnecting; lockscope_up is 0 meanwhile)\n";
+            m_err.flush();
+            return;
+        case ConnectionLoss::ReconnectOnceReached:
+            // Reconnect only to a server that was reached once: never reached is exit 2 (issue 15.6).
+            if (m_everReady) {
+                m_err << "lockscope-cli: " << reason << " (reconnecting)\n";
+                m_err.flush();
+                return;
+            }
+            break;
+        case ConnectionLoss::Fail:
+            break;
+        }
+        fail(ServerError, QStringLiteral("cannot reach Redis: %1").arg(reason));
+    });
+    connect(m_session, &LockSession::errorOccurred, this, [this, notifications](const QString &msg) {
+        if (notifications && RedisReply::isPermissionError(msg)) {
+            fail(Refused, msg); // CONFIG refused by the ACL
+            return;
+        }
+        m_err << "lockscope-cli: " << msg << '\n';
+        m_err.flush();
+    });
+    if (m_parser.isSet(QStringLiteral("progress")) || ::isatty(STDERR_FILENO)) {
+        // "scanned 412k of ~1.0M keys, 83k locks" on one line, at most every 200 ms.
+        auto clock = std::make_shared<QElapsedTimer>();
+        connect(m_session, &LockSession::discoveryProgress, this,
+                [this, clock](qint64 scanned, qint64 found, bool finished, qint64 total) {
+                    if (m_finished || (!finished && clock->isValid() && clock->elapsed() < 200))
+                        return;
+                    clock->start();
+                    m_err << "\rlockscope-cli: scanned " << DisplayText::compactCount(scanned)
+                          << (total >= 0 ? QStringLiteral(" of ~%1").arg(DisplayText::compactCount(total)) : QString())
+                          << " keys, " << DisplayText::compactCount(found) << " locks" << (finished ? "\n" : "   ");
+                    m_err.flush();
+                });
+    }
+    if (notifications) {
+        m_session->open(); // CONFIG GET/SET wait for the handshake instead of failing "not connected"
+        m_session->enableNotifications();
+    }
+
+    QTimer::singleShot(delayMs, this, [this] {
+        // Redis Cluster: detected from the first node (INFO cluster), or forced with --cluster.
+        m_session->prepare([this](const QString &error) {
+            if (!error.isEmpty()) {
+                fail(ServerError, QStringLiteral("cannot read the cluster topology: %1").arg(error));
+                return;
+            }
+            run(); // also when INFO failed or was refused: the single-server path decides
+        });
+    });
+    return true;
+}
+
+void CliCommand::interrupt(int sig)
+{
+    if (m_finished || sig <= 0)
+        return;
+    if (m_signal == 0) {
+        m_signal = sig;
+        m_err << "lockscope-cli: " << (sig == SIGINT ? "interrupted" : "terminated") << '\n';
+        m_err.flush();
+    }
+    if (m_writeSent)
+        return; // a write is under way: it finishes and is audited first (see awaitAction())
+    if (m_onInterrupt) {
+        m_onInterrupt();
+        // Whatever the command does first (release a hold) gets a second at most.
+        QTimer::singleShot(1000, this, [this] {
+            if (!m_writeSent)
+                finish(128 + m_signal);
+        });
+        return;
+    }
+    finish(128 + sig);
+}
+
+bool CliCommand::connectedAtDurationEnd()
+{
+    RedisConnection *conn = m_session ? m_session->connection() : nullptr;
+    if (!conn || conn->isReady())
+        return true;
+    m_durationEndedDisconnected = true;
+    m_err << "lockscope-cli: --duration-ms ended while not connected to " << m_session->options().endpoint.address()
+          << " (" << conn->lastError() << "): what was seen is incomplete\n";
+    m_err.flush();
+    return false;
+}
+
+void CliCommand::finish(int code)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_out.flush();
+    onFinishing();
+    m_err.flush();
+    emit finished(code);
+}
+
+void CliCommand::fail(int code, const QString &message)
+{
+    if (code == ServerError && RedisReply::isPermissionError(message))
+        code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
+    else if (code == Refused && m_session && !m_everReady)
+        code = ServerError; // "not connected": the server was never reached (issue 15.6)
+    m_err << "lockscope-cli: " << RedisBytes::displayed(message) << '\n';
+    finish(code);
+}
+
+QString CliCommand::ttlText(qint64 ms)
+{
+    return DurationText::ttl(ms, DurationText::Style::Seconds);
+}
+
+LockFilter CliCommand::holderFilter() const
+{
+    return LockFilter(QString(), m_parser.value(QStringLiteral("holder")));
+}
+
+void CliCommand::readOne(const QString &name, std::function<void(const LockSnapshot &)> then)
+{
+    auto *reader = new SnapshotReader(m_session->connectionFor(name), this);
+    reader->read({name}, this, [this, reader, name, then](const QVector<LockSnapshot> &snaps, const QString &error) {
+        reader->deleteLater();
+        if (!error.isEmpty()) {
+            fail(ServerError, QStringLiteral("reading %1 failed: %2").arg(name, error));
+            return;
+        }
+        if (!snaps.isEmpty() && snaps.first().companionsOfTwin()) {
+            const LockSnapshot &s = snaps.first();
+            fail(Refused, QStringLiteral("no lock named '%1': the keys Redisson derives for it (%2, %3) belong to lock "
+                                         "'%4', whose hash exists (protocol §14.4)")
+                              .arg(name, LockNames::fairQueueKey(name), LockNames::unlockChannel(name), s.twinName));
+            return;
+        }
+        if ((snaps.isEmpty() || !snaps.first().exists) && name == m_name && m_args.nameTyped != m_name) {
+            // `lock:\xff` typed, but no key with that byte: the name may hold those characters
+            // literally (RedisBytes::fromDisplayed is a guess for text with backslashes).
+            m_name = m_args.nameTyped;
+            readOne(m_name, then);
+            return;
+        }
+        if (snaps.isEmpty() || !snaps.first().isLock) {
+            const bool exists = !snaps.isEmpty() && snaps.first().exists;
+            fail(Refused, exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
+                                                  "<clientId>:<threadId> -> hold count)")
+                                       .arg(name)
+                                 : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name));
+            return;
+        }
+        then(snaps.first());
+    });
+}
+
+bool CliCommand::confirm(const QString &question, const QString &typedAnswer)
+{
+    if (m_parser.isSet(QStringLiteral("yes")))
+        return true;
+    if (!isatty(fileno(stdin))) {
+        fail(Refused, QStringLiteral("not confirmed: pass --yes to %1 without a terminal. Nothing was changed.")
+                          .arg(m_args.command));
+        return false;
+    }
+    if (typedAnswer.isEmpty())
+        m_err << question << " [y/N] ";
+    else
+        m_err << question << " Type the lock name to confirm: ";
+    m_err.flush();
+    QTextStream in(stdin);
+    InterruptNotifier::beginPrompt(); // nothing was sent yet: Ctrl-C during the prompt exits at once
+    const QString answer = in.readLine().trimmed();
+    InterruptNotifier::endPrompt();
+    const bool ok = typedAnswer.isEmpty() ? (answer.compare(QLatin1String("y"), Qt::CaseInsensitive) == 0 ||
+                                             answer.compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0)
+                                          : (answer == typedAnswer || RedisBytes::fromDisplayed(answer) == typedAnswer);
+    if (!ok)
+        fail(Refused, QStringLiteral("not confirmed: nothing was changed"));
+    return ok;
+}
+
+bool CliCommand::awaitAction()
+{
+    if (m_signal) { // interrupted before the write was sent: send nothing
+        finish(128 + m_signal);
+        return false;
+    }
+    m_writeSent = true; // a signal now waits for the (audited) result, then exits 130 / 143
+    connect(m_session, &LockSession::actionFinished, this,
+            [this](const QString &, const QString &, bool ok, const QString &message, const QString &outcome) {
+                m_writeSent = false;
+                if (ok && m_signal) {
+                    m_out << RedisBytes::displayed(message) << '\n';
+                    finish(128 + m_signal);
+                } else if (ok) {
+                    m_out << RedisBytes::displayed(message) << '\n';
+                    finish(Ok);
+                } else if (outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed")) {
+                    fail(ServerError, message);
+                } else {
+                    fail(Refused, message);
+                }
+            });
+    return true;
+}
+
+} // namespace lockscope

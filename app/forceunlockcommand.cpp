@@ -1,0 +1,33 @@
+#include "forceunlockcommand.h"
+
+#include "protocol/displaytext.h"
+
+namespace lockscope
+{
+
+void ForceUnlockCommand::run()
+{
+    m_session->open();
+    readOne(m_name, [this](const LockSnapshot &s) {
+        m_err << "Force unlock " << DisplayText::escaped(s.name) << " (" << lockKindLabel(s.kind) << "):\n";
+        if (s.holders.isEmpty())
+            m_err << "  holder:  none\n";
+        for (const auto &h : s.holders)
+            m_err << "  holder:  " << DisplayText::escaped(h.field) << "  hold count " << h.holdCount << '\n';
+        m_err << "  TTL:     " << ttlText(s.pttlMs) << '\n';
+        if (s.kind == LockKind::FairLock)
+            m_err << "  waiting: " << s.queueLength << " queued; the head waiter "
+                  << (s.waiters.isEmpty() ? QStringLiteral("(none)") : s.waiters.first().field) << " will be woken\n";
+        else
+            m_err << "  waiting: " << s.subscribers << " client(s) will be woken by the unlock message\n";
+        if (!confirm(QStringLiteral("The holder will not be told and may still think it holds the lock."),
+                     s.isHeld() ? s.name : QString()))
+            return;
+        if (!awaitAction())
+            return;
+        // Deleted only if the lock is still exactly what was shown above.
+        m_session->forceUnlock(m_name, s.stateFingerprint());
+    });
+}
+
+} // namespace lockscope

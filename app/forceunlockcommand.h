@@ -1,0 +1,25 @@
+#pragma once
+
+#include "clicommand.h"
+
+namespace lockscope
+{
+
+/**
+ * `lockscope-cli force-unlock NAME [--yes]`: shows the lock, asks (the lock name typed when it is
+ * held) unless --yes, then deletes it and wakes its waiters through the session's audited write
+ * path, only if it is still exactly what was shown. Exit 3 when refused, not confirmed or changed.
+ */
+class ForceUnlockCommand : public CliCommand
+{
+    Q_OBJECT
+public:
+    using CliCommand::CliCommand;
+
+    bool writes() const override { return true; }
+
+protected:
+    void run() override;
+};
+
+} // namespace lockscope

@@ -1,0 +1,96 @@
+#include "listcommand.h"
+
+#include "locktable.h"
+
+#include "protocol/displaytext.h"
+#include "watch/lockwatcher.h"
+
+#include <QCommandLineParser>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+namespace lockscope
+{
+
+void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
+{
+    // One QJsonDocument per line, built by Qt's writer. Redis is done by now, so the lines of each
+    // block are built on two threads (each snapshot is only read), then written in order.
+    constexpr int kBlock = 4096;
+    auto build = [&locks](int from, int to, QByteArray *out) {
+        for (int i = from; i < to; ++i) {
+            out->append(QJsonDocument(locks.at(i)->toJson()).toJson(QJsonDocument::Compact));
+            out->append('\n');
+        }
+    };
+    for (int begin = 0; begin < locks.size(); begin += kBlock) {
+        const int end = qMin(int(locks.size()), begin + kBlock);
+        const int mid = begin + (end - begin) / 2;
+        QByteArray first;
+        QByteArray second;
+        if (end - begin >= 64) {
+            std::thread helper(build, mid, end, &second);
+            build(begin, mid, &first);
+            helper.join();
+        } else {
+            build(begin, end, &first);
+        }
+        std::fwrite(first.constData(), 1, size_t(first.size()), stdout);
+        std::fwrite(second.constData(), 1, size_t(second.size()), stdout);
+    }
+    std::fflush(stdout);
+}
+
+void ListCommand::run()
+{
+    LockWatcher *watcher = m_session->watcher();
+    auto listed = [this, watcher] {
+        if (m_finished)
+            return;
+        if (m_json) {
+            // Issue 12: no copy of 200k snapshots, lines written as bytes (not through QTextStream).
+            const QHash<QString, LockSnapshot> all = watcher->locks(); // shared, not copied
+            const LockFilter filter = holderFilter();
+            QVector<const LockSnapshot *> sorted;
+            sorted.reserve(all.size());
+            for (auto it = all.cbegin(); it != all.cend(); ++it)
+                if (filter.isEmpty() || filter.matches(it.value()))
+                    sorted << &it.value();
+            std::sort(sorted.begin(), sorted.end(),
+                      [](const LockSnapshot *a, const LockSnapshot *b) { return a->name < b->name; });
+            m_out.flush();
+            writeJsonLines(sorted);
+            finish(Ok);
+            return;
+        }
+        QVector<LockSnapshot> locks = watcher->locks().values().toVector();
+        std::sort(locks.begin(), locks.end(),
+                  [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
+        const qsizetype seen = locks.size();
+        const LockFilter filter = holderFilter();
+        if (!filter.isEmpty())
+            locks.erase(std::remove_if(locks.begin(), locks.end(),
+                                       [&filter](const LockSnapshot &s) { return !filter.matches(s); }),
+                        locks.end());
+        if (!filter.isEmpty())
+            m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
+                  << DisplayText::escaped(filter.holderText()) << '\n';
+        m_out << LockTable::format(locks, LockSnapshot::steadyNowMs(),
+                                   m_parser.isSet(QStringLiteral("wide")) ? 0 : LockTable::terminalColumns());
+        m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
+              << (watcher->serverModes().size() > 1
+                      ? QStringLiteral(" and the other masters of its cluster (%1 in all)")
+                            .arg(watcher->serverModes().size())
+                      : QString())
+              << '\n';
+        finish(Ok);
+    };
+    connect(watcher, &LockWatcher::idle, this, listed);
+    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    m_session->start();
+}
+
+} // namespace lockscope

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "clicommand.h"
+
+#include <QVector>
+
+namespace lockscope
+{
+
+/**
+ * `lockscope-cli list [--pattern GLOB] [--holder ID] [--json] [--wide]`: every lock after one
+ * discovery pass (a cluster: every master), sorted by name, as a table fitted to the terminal
+ * (LockTable) or one JSON object per line. Exit 0, or 2 when the server cannot be read.
+ */
+class ListCommand : public CliCommand
+{
+    Q_OBJECT
+public:
+    using CliCommand::CliCommand;
+
+    bool oneShot() const override { return true; }
+
+protected:
+    void run() override;
+
+private:
+    /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
+    static void writeJsonLines(const QVector<const LockSnapshot *> &locks);
+};
+
+} // namespace lockscope

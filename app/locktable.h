@@ -1,0 +1,28 @@
+#pragma once
+
+#include "protocol/locksnapshot.h"
+
+#include <QString>
+#include <QVector>
+
+namespace lockscope
+{
+
+/**
+ * The human table of locks `lockscope-cli list` prints: NAME, KIND, HOLDER, HOLDS, TTL, WAITING,
+ * PROBLEMS, one line per lock in the order given, names and fields escaped (DisplayText).
+ */
+class LockTable
+{
+public:
+    /** Every column whole. `nowSteadyMs` is the steady clock the TTL countdowns are read at. */
+    static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
+    /** The same fitted to `maxColumns` characters a line (0 = no limit): client ids elided in the
+     *  middle ("b983c153…9a1b:1"), at most two holders then "+N more", and the last columns cut
+     *  with "…"; one line per lock. */
+    static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns);
+    /** Width of the terminal: COLUMNS, else the window size of stdout when it is a terminal, else 0. */
+    static int terminalColumns();
+};
+
+} // namespace lockscope

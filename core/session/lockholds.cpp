@@ -1,0 +1,322 @@
+#include "session/lockholds.h"
+
+#include "lock/fairlock.h"
+#include "lock/fencedlock.h"
+#include "lock/lockclient.h"
+#include "lock/lockwatchdog.h"
+#include "lock/readwritelock.h"
+
+#include <QDateTime>
+#include <QPointer>
+
+namespace lockscope
+{
+
+namespace
+{
+QString heldKey(const QString &name, qint64 threadId)
+{
+    return name + QLatin1Char('\n') + QString::number(threadId);
+}
+
+/** What one acquire attempt or wait should call, for the resolved kind. */
+using AcquireCall = std::function<void(LockClient::AcquireCallback)>;
+} // namespace
+
+LockHolds::LockHolds(const QString &clientId, ClientLookup clientFor, WritePath write, QObject *parent)
+    : QObject(parent), m_clientId(clientId), m_clientFor(std::move(clientFor)), m_write(std::move(write))
+{
+}
+
+LockHolds::~LockHolds() = default;
+
+void LockHolds::watch(LockClient *client)
+{
+    QPointer<LockClient> c(client);
+    connect(
+        client, &LockClient::watchdogRenewalFailed, this, [this, c](const QStringList &names, const QString &error) {
+            if (!c)
+                return;
+            const qint64 now = QDateTime::currentMSecsSinceEpoch();
+            const QHash<QString, LockWatchdog::Risk> risks = c->watchdog()->atRisk();
+            QVector<LockEvent> events;
+            for (const QString &name : names) {
+                const qint64 lastRenewed = risks.value(name).lastRenewedEpochMs;
+                LockEvent e;
+                e.timeMs = now;
+                e.lock = name;
+                e.type = QStringLiteral("renewal_failed");
+                e.holder = c->watchdog()->fieldOf(name);
+                e.detail =
+                    QStringLiteral("LockScope's watchdog could not renew its hold (%1): the hold is at risk and "
+                                   "expires unless a renewal succeeds within the %2 ms lease (last renewed %3 ms ago)")
+                        .arg(error)
+                        .arg(c->watchdogTimeoutMs())
+                        .arg(now - lastRenewed);
+                e.extra = QJsonObject{{QStringLiteral("error"), error},
+                                      {QStringLiteral("at_risk"), true},
+                                      {QStringLiteral("last_renewed_ms"), lastRenewed},
+                                      {QStringLiteral("lease_ms"), c->watchdogTimeoutMs()}};
+                events << e;
+                emit holdAtRisk(name, error, lastRenewed);
+            }
+            emit eventsOccurred(events);
+            QString cause = error.trimmed();
+            while (cause.endsWith(QLatin1Char('.')))
+                cause.chop(1);
+            emit errorOccurred(
+                QStringLiteral("Watchdog renewal of %1 failed: %2. LockScope's hold is at risk: it expires "
+                               "unless a renewal succeeds within %3 ms; retrying every %4 ms.")
+                    .arg(names.join(QStringLiteral(", ")), cause)
+                    .arg(c->watchdogTimeoutMs())
+                    .arg(c->watchdogTimeoutMs() / 3));
+        });
+    connect(client, &LockClient::watchdogRecovered, this, [this, c](const QStringList &names) {
+        QVector<LockEvent> events;
+        for (const QString &name : names) {
+            LockEvent e;
+            e.timeMs = QDateTime::currentMSecsSinceEpoch();
+            e.lock = name;
+            e.type = QStringLiteral("renewal_recovered");
+            e.holder = c ? c->watchdog()->fieldOf(name) : QString();
+            e.detail = QStringLiteral("LockScope's watchdog renewed its hold again: no longer at risk");
+            events << e;
+            emit holdRecovered(name);
+        }
+        emit eventsOccurred(events);
+    });
+}
+
+FairLock *LockHolds::fairLockFor(const QString &name)
+{
+    LockClient *c = m_clientFor(name);
+    FairLock *&f = m_fairLocks[c];
+    if (!f)
+        f = new FairLock(c, c);
+    return f;
+}
+
+ReadWriteLock *LockHolds::readWriteLockFor(const QString &name)
+{
+    LockClient *c = m_clientFor(name);
+    ReadWriteLock *&rw = m_readWriteLocks[c];
+    if (!rw) {
+        rw = new ReadWriteLock(c, c);
+        connect(rw, &ReadWriteLock::readWatchdogLost, this, [this](const QString &lock) {
+            emit errorOccurred(
+                QStringLiteral("Watchdog stopped renewing the read hold of %1: LockScope no longer holds it")
+                    .arg(lock));
+        });
+        connect(rw, &ReadWriteLock::readWatchdogError, this, [this](const QString &message) {
+            emit errorOccurred(QStringLiteral("Read-lock renewal failed: %1").arg(message));
+        });
+    }
+    return rw;
+}
+
+FencedLock *LockHolds::fencedLockFor(const QString &name)
+{
+    LockClient *c = m_clientFor(name);
+    FencedLock *&f = m_fencedLocks[c];
+    if (!f)
+        f = new FencedLock(c, c);
+    return f;
+}
+
+AcquireKind LockHolds::ownHoldKind(const LockSnapshot &before, qint64 threadId) const
+{
+    if (before.exists && (before.rwMode == QLatin1String("read") || before.rwMode == QLatin1String("write"))) {
+        const QString writer = QStringLiteral("%1:%2:write").arg(m_clientId).arg(threadId);
+        for (const auto &h : before.holders)
+            if (h.field == writer)
+                return AcquireKind::Write;
+        return AcquireKind::Read;
+    }
+    const AcquireKind known = m_heldKinds.value(heldKey(before.name, threadId), AcquireKind::Auto);
+    if (known == AcquireKind::Fair || known == AcquireKind::Lock || known == AcquireKind::Fenced)
+        return known;
+    if (before.queueLength > 0 || before.timeoutSetSize > 0)
+        return AcquireKind::Fair;
+    return before.token >= 0 ? AcquireKind::Fenced : AcquireKind::Lock;
+}
+
+void LockHolds::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, AcquireKind kind)
+{
+    const QJsonObject args{{QStringLiteral("thread_id"), threadId},
+                           {QStringLiteral("lease_ms"), leaseMs},
+                           {QStringLiteral("wait_ms"), waitMs},
+                           {QStringLiteral("kind"), AcquirePlan::kindName(kind)}};
+    m_write(
+        QStringLiteral("acquire"), name, args,
+        [this, name, threadId, leaseMs, waitMs, kind](const LockSnapshot &before, Done done) {
+            if (before.name != name) {
+                done(QStringLiteral("error"),
+                     QStringLiteral("Acquire of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                return;
+            }
+            AcquireKind requested = kind;
+            // Re-entering a hold LockScope took itself: the same kind as the first acquire (a fair
+            // lock with an empty queue reads as a plain one).
+            const AcquireKind known = m_heldKinds.value(heldKey(name, threadId), AcquireKind::Auto);
+            if (requested == AcquireKind::Auto && known != AcquireKind::Auto &&
+                !AcquirePlan::decide(before, known).isRefused())
+                requested = known;
+            const AcquirePlan plan = AcquirePlan::decide(before, requested);
+            if (plan.isRefused()) {
+                done(QStringLiteral("refused"), QStringLiteral("Acquire refused: %1").arg(plan.refusal));
+                return;
+            }
+            LockClient *client = m_clientFor(name);
+            const AcquireKind taken = plan.kind;
+            QString field = client->holderField(threadId);
+            AcquireCall call;
+            const bool once = waitMs == 0;
+            switch (taken) {
+            case AcquireKind::Fair: {
+                FairLock *fair = fairLockFor(name);
+                call = [this, fair, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    once ? fair->tryAcquire(name, threadId, leaseMs, this, cb)
+                         : fair->acquire(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
+            }
+            case AcquireKind::Read:
+            case AcquireKind::Write: {
+                ReadWriteLock *rw = readWriteLockFor(name);
+                const bool write = taken == AcquireKind::Write;
+                if (write)
+                    field = rw->writerField(threadId);
+                call = [this, rw, write, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    if (write)
+                        once ? rw->tryAcquireWrite(name, threadId, leaseMs, this, cb)
+                             : rw->acquireWrite(name, threadId, leaseMs, waitMs, this, cb);
+                    else
+                        once ? rw->tryAcquireRead(name, threadId, leaseMs, this, cb)
+                             : rw->acquireRead(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
+            }
+            case AcquireKind::Fenced: {
+                FencedLock *fenced = fencedLockFor(name);
+                call = [this, fenced, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    once ? fenced->tryAcquire(name, threadId, leaseMs, this, cb)
+                         : fenced->acquire(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
+            }
+            case AcquireKind::Auto:
+            case AcquireKind::Lock:
+                call = [this, client, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
+                    once ? client->tryAcquire(name, threadId, leaseMs, this, cb)
+                         : client->acquire(name, threadId, leaseMs, waitMs, this, cb);
+                };
+                break;
+            }
+            const QString kindName = AcquirePlan::kindName(taken);
+            call([this, name, threadId, field, taken, kindName, leaseMs, client, done](const AcquireResult &r) {
+                if (!r.error.isEmpty()) {
+                    done(QStringLiteral("error"),
+                         QStringLiteral("Acquire of %1 (%2) failed: %3").arg(name, kindName, r.error));
+                    return;
+                }
+                if (!r.acquired) {
+                    const QString ttl = r.pttlMs == -1   ? QStringLiteral("no expiry")
+                                        : r.pttlMs == -2 ? QStringLiteral("free, but another waiter is first in line")
+                                                         : QStringLiteral("TTL %1 ms").arg(r.pttlMs);
+                    done(
+                        QStringLiteral("refused"),
+                        QStringLiteral("%1 is held by someone else (%2): not acquired as %3").arg(name, ttl, kindName));
+                    return;
+                }
+                m_heldKinds.insert(heldKey(name, threadId), taken);
+                const QString lease =
+                    leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
+                                : QStringLiteral("watchdog renews every %1 ms").arg(client->watchdogTimeoutMs() / 3);
+                const QString token =
+                    taken == AcquireKind::Fenced ? QStringLiteral(", fencing token %1").arg(r.token) : QString();
+                emit acquired(name, field, kindName, taken == AcquireKind::Fenced ? r.token : -1);
+                done(QStringLiteral("done"),
+                     QStringLiteral("Acquired %1 as %2 (%3 lock, %4%5)").arg(name, field, kindName, lease, token));
+            });
+        });
+}
+
+void LockHolds::renew(const QString &name, qint64 threadId)
+{
+    m_write(
+        QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}},
+        [this, name, threadId](const LockSnapshot &before, Done done) {
+            if (before.name != name) {
+                done(QStringLiteral("error"),
+                     QStringLiteral("Renew of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                return;
+            }
+            const AcquireKind kind = ownHoldKind(before, threadId);
+            auto result = [this, name, done](bool ok, const QString &error) {
+                if (!error.isEmpty())
+                    done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
+                else if (ok)
+                    done(QStringLiteral("done"),
+                         QStringLiteral("Renewed %1 to %2 ms").arg(name).arg(m_clientFor(name)->watchdogTimeoutMs()));
+                else
+                    done(QStringLiteral("refused"),
+                         QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
+            };
+            if (kind == AcquireKind::Write)
+                readWriteLockFor(name)->renewWrite(name, threadId, 0, this, result);
+            else if (kind == AcquireKind::Read)
+                readWriteLockFor(name)->renewRead(name, {threadId}, 0, this, result);
+            else
+                m_clientFor(name)->renew(name, threadId, 0, this, result);
+        });
+}
+
+void LockHolds::release(const QString &name, qint64 threadId)
+{
+    m_write(
+        QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}},
+        [this, name, threadId](const LockSnapshot &before, Done done) {
+            if (before.name != name) {
+                done(QStringLiteral("error"),
+                     QStringLiteral("Release of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                return;
+            }
+            const AcquireKind kind = ownHoldKind(before, threadId);
+            const QString kindName = AcquirePlan::kindName(kind);
+            auto result = [this, name, threadId, kindName, done](const UnlockResult &r) {
+                switch (r.status) {
+                case UnlockResult::Status::Released:
+                    m_heldKinds.remove(heldKey(name, threadId));
+                    done(QStringLiteral("done"), QStringLiteral("Released %1 (%2 unlock)").arg(name, kindName));
+                    break;
+                case UnlockResult::Status::StillHeld:
+                    done(QStringLiteral("done"),
+                         QStringLiteral("Released one hold of %1 (%2 unlock); still held").arg(name, kindName));
+                    break;
+                case UnlockResult::Status::NotHeld:
+                    m_heldKinds.remove(heldKey(name, threadId));
+                    done(QStringLiteral("refused"), QStringLiteral("Release of %1 refused: %2").arg(name, r.error));
+                    break;
+                case UnlockResult::Status::Error:
+                    done(QStringLiteral("error"), QStringLiteral("Release of %1 failed: %2").arg(name, r.error));
+                    break;
+                }
+            };
+            switch (kind) {
+            case AcquireKind::Write:
+                readWriteLockFor(name)->unlockWrite(name, threadId, this, result);
+                break;
+            case AcquireKind::Read:
+                readWriteLockFor(name)->unlockRead(name, threadId, this, result);
+                break;
+            case AcquireKind::Fair:
+                fairLockFor(name)->unlock(name, threadId, this, result);
+                break;
+            default:
+                m_clientFor(name)->unlock(name, threadId, this, result);
+                break;
+            }
+        });
+}
+
+} // namespace lockscope

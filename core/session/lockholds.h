@@ -1,0 +1,80 @@
+#pragma once
+
+#include "protocol/acquireplan.h"
+#include "protocol/lockevent.h"
+#include "protocol/locksnapshot.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+
+#include <functional>
+
+namespace lockscope
+{
+
+class FairLock;
+class FencedLock;
+class LockClient;
+class ReadWriteLock;
+
+/**
+ * LockScope's own holds, for LockSession (split out of it by concern, issue 14): acquire, renew
+ * and release with the client of the lock's kind (protocol §14.1: LockClient, FairLock,
+ * ReadWriteLock read or write half, FencedLock), the kind each hold was taken with (so a renewal
+ * or release uses the same one), and the watchdog reports of LockScope's lock clients.
+ *
+ * It writes nothing by itself: every action goes through the session's one audited write path
+ * (`write`: read-only and audit checks, re-read, perform, audit record, actionFinished), and the
+ * lock client of a name comes from the session (`clientFor`: the master serving it in a
+ * cluster). Its signals are forwarded by the session as its own. See LockSession::acquire(),
+ * renew() and release() for the rules.
+ */
+class LockHolds : public QObject
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(const QString &outcome, const QString &message)>;
+    using Perform = std::function<void(const LockSnapshot &before, Done done)>;
+    using WritePath =
+        std::function<void(const QString &action, const QString &name, const QJsonObject &args, Perform perform)>;
+    using ClientLookup = std::function<LockClient *(const QString &name)>;
+
+    LockHolds(const QString &clientId, ClientLookup clientFor, WritePath write, QObject *parent = nullptr);
+    ~LockHolds() override;
+
+    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, AcquireKind kind);
+    void renew(const QString &name, qint64 threadId);
+    void release(const QString &name, qint64 threadId);
+    /** Reports the watchdog failures and recoveries of one of LockScope's lock clients. */
+    void watch(LockClient *client);
+
+signals:
+    /** See LockSession::acquired(). */
+    void acquired(const QString &lock, const QString &field, const QString &kind, qint64 token);
+    /** See LockSession::holdAtRisk() and holdRecovered(). */
+    void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
+    void holdRecovered(const QString &lock);
+    /** `renewal_failed` / `renewal_recovered` events. */
+    void eventsOccurred(const QVector<lockscope::LockEvent> &events);
+    void errorOccurred(const QString &message);
+
+private:
+    /** The kind clients on clientFor(name), made on first use (children of that client). */
+    FairLock *fairLockFor(const QString &name);
+    ReadWriteLock *readWriteLockFor(const QString &name);
+    FencedLock *fencedLockFor(const QString &name);
+    /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see release()). */
+    AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
+
+    QString m_clientId;
+    ClientLookup m_clientFor;
+    WritePath m_write;
+    QHash<LockClient *, FairLock *> m_fairLocks; ///< by the LockClient they use
+    QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
+    QHash<LockClient *, FencedLock *> m_fencedLocks;
+    /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
+    QHash<QString, AcquireKind> m_heldKinds;
+};
+
+} // namespace lockscope
