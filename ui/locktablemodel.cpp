@@ -108,7 +108,8 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         case KindColumn:
             return tr("Kind");
         case HolderColumn:
-            return tr("Holder (client id : thread id)");
+            // Named actors (workshop): the cells say "A", the header need not explain ids.
+            return m_names.isEmpty() ? tr("Holder (client id : thread id)") : tr("Holder");
         case HoldCountColumn:
             return tr("Hold count");
         case TtlColumn:
@@ -481,6 +482,7 @@ void LockTableModel::rebuildIndex()
 void LockTableModel::setActorNames(const ActorNames &names)
 {
     m_names = names;
+    emit headerDataChanged(Qt::Horizontal, HolderColumn, HolderColumn);
     if (rowCount() > 0)
         emit dataChanged(index(0, HolderColumn), index(rowCount() - 1, HolderColumn));
 }

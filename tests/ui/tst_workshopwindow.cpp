@@ -266,6 +266,25 @@ void TestWorkshopWindow::projectorAt1280x720()
             qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(right).arg(table->viewport()->width())));
     }
     QCOMPARE(table->horizontalScrollBar()->value(), 0);
+    // Headers not clipped: with actor names the holder column is headed "Holder", and it fits.
+    for (int c : {LockTableModel::NameColumn, LockTableModel::HolderColumn, LockTableModel::HoldCountColumn,
+                  LockTableModel::TtlColumn, LockTableModel::WaitingColumn}) {
+        const QString text = table->model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(table->horizontalHeader()->fontMetrics().horizontalAdvance(text) < table->columnWidth(c),
+                 qPrintable(text));
+    }
+    QCOMPARE(table->model()->headerData(LockTableModel::HolderColumn, Qt::Horizontal).toString(),
+             QStringLiteral("Holder"));
+    // The event log fits: at least 6 rows readable in projector mode at 720 px.
+    QTableView *log = nullptr;
+    for (QTableView *v : w.lockViews()->findChildren<QTableView *>())
+        if (v->model() == w.lockViews()->eventModel())
+            log = v;
+    QVERIFY(log);
+    QVERIFY2(log->viewport()->height() >= 6 * log->verticalHeader()->defaultSectionSize(),
+             qPrintable(QStringLiteral("event log %1 px for rows of %2 px")
+                            .arg(log->viewport()->height())
+                            .arg(log->verticalHeader()->defaultSectionSize())));
     const QList<QPair<QString, QString>> keys = w.shortcuts();
     QStringList all;
     for (const auto &k : keys)
