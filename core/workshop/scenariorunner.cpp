@@ -13,12 +13,6 @@
 namespace lockscope
 {
 
-namespace
-{
-constexpr int kSettleTimeoutMs = 1000;
-constexpr int kPollEveryMs = 20;
-} // namespace
-
 ScenarioRunner::ScenarioRunner(const Scenario &scenario, const RedisEndpoint &endpoint, QObject *parent)
     : QObject(parent), m_scenario(scenario), m_cast(new WorkshopCast(scenario, endpoint, this)),
       m_dump(RedisScript::fromResource(QStringLiteral("workshop_dump"))), m_stageClock(new StageClock(this))
@@ -181,36 +175,7 @@ void ScenarioRunner::restoreClients(const Checkpoint &cp, std::function<void()> 
         if (WorkshopActor *a = parts.size() == 3 ? m_cast->actor(parts.at(0)) : nullptr)
             a->client->noteAcquired(parts.at(1), parts.at(2), l.value(), false);
     }
-    awaitSubscriptions(m_cast->control(), QList<QByteArray>(changed.cbegin(), changed.cend()), std::move(then));
-}
-
-void ScenarioRunner::awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels,
-                                        std::function<void()> then)
-{
-    if (channels.isEmpty()) {
-        then();
-        return;
-    }
-    // channel -> how many actors now wait on it (their subscriber is subscribed).
-    QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
-    QVector<qint64> wanted;
-    for (const QByteArray &ch : channels) {
-        qint64 n = 0;
-        for (const WorkshopActor &a : std::as_const(m_cast->actors()))
-            n += a.waitingOn.contains(ch) ? 1 : 0;
-        wanted.append(n);
-        numsub.append(ch);
-    }
-    poll(
-        [this, conn, numsub, wanted](std::function<void(bool)> answer) {
-            conn->send(numsub, this, [answer, wanted](const RedisReply &r) {
-                bool all = r.isArray() && r.size() == 2 * wanted.size();
-                for (int i = 0; all && i < wanted.size(); ++i)
-                    all = r.at(2 * i + 1).toInteger() == wanted.at(i);
-                answer(all);
-            });
-        },
-        kSettleTimeoutMs, [then](bool) { then(); });
+    m_cast->awaitSubscriptions(m_cast->control(), QList<QByteArray>(changed.cbegin(), changed.cend()), std::move(then));
 }
 
 bool ScenarioRunner::allExpectationsHeld() const
@@ -320,27 +285,6 @@ void ScenarioRunner::dump(RedisConnection *connection,
     });
 }
 
-void ScenarioRunner::poll(Poll probe, int timeoutMs, std::function<void(bool)> done)
-{
-    QElapsedTimer t;
-    t.start();
-    auto attempt = std::make_shared<std::function<void()>>();
-    *attempt = [this, probe, timeoutMs, done, t, attempt] {
-        probe([this, timeoutMs, done, t, attempt](bool ok) {
-            if (ok || t.elapsed() >= timeoutMs) {
-                done(ok);
-                *attempt = nullptr; // break the cycle
-                return;
-            }
-            QTimer::singleShot(kPollEveryMs, this, [attempt] {
-                if (*attempt)
-                    (*attempt)();
-            });
-        });
-    };
-    (*attempt)();
-}
-
 void ScenarioRunner::beginStep()
 {
     // Time runs again for the step (it held still since the last one), and the picture before
@@ -366,7 +310,7 @@ ActionContext ScenarioRunner::contextOf(const Scenario::Step &step)
     c.receiver = this;
     c.report = &m_current;
     c.poll = [this](ActionContext::Probe probe, int timeoutMs, std::function<void(bool)> done) {
-        poll(std::move(probe), timeoutMs, std::move(done));
+        m_cast->poll(std::move(probe), timeoutMs, std::move(done));
     };
     return c;
 }
@@ -470,13 +414,13 @@ void ScenarioRunner::settle(const Scenario::Step &step, const StepOutcome &outco
             changed.append(channel);
         }
     }
-    poll([received](std::function<void(bool)> answer) { answer(received()); }, kSettleTimeoutMs,
-         [this, step, outcome, changed, a](bool) {
-             // Wait until the server has applied the (un)subscriptions, so the next step's publish
-             // meets exactly the subscriptions this step made.
-             awaitSubscriptions(a ? a->connection : m_cast->control(), changed,
-                                [this, step, outcome] { finishStep(step, outcome); });
-         });
+    m_cast->poll([received](std::function<void(bool)> answer) { answer(received()); }, WorkshopCast::kSettleTimeoutMs,
+                 [this, step, outcome, changed, a](bool) {
+                     // Wait until the server has applied the (un)subscriptions, so the next step's publish
+                     // meets exactly the subscriptions this step made.
+                     m_cast->awaitSubscriptions(a ? a->connection : m_cast->control(), changed,
+                                                [this, step, outcome] { finishStep(step, outcome); });
+                 });
 }
 
 void ScenarioRunner::finishStep(const Scenario::Step &step, const StepOutcome &outcome)

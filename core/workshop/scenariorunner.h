@@ -150,8 +150,6 @@ private:
         QHash<QString, qint64> lastToken;           ///< actor -> fencing token
         QHash<QString, qint64> leases;              ///< "actor\nlock\nfield" -> unlock lease ms
     };
-    using Poll = ActionContext::Probe;
-
     /** Marks step `index` in flight and begins it (connecting first on the first step). */
     void startStep(int index);
     void connectAll(std::function<void()> then);
@@ -161,9 +159,6 @@ private:
     void holdThen(std::function<void()> then);
     Checkpoint checkpoint(const StageClock::Reading &servers) const;
     void restoreClients(const Checkpoint &cp, std::function<void()> then);
-    /** Polls PUBSUB NUMSUB on `conn` (at most kSettleTimeoutMs) until each of `channels` has as
-     *  many subscribers as actors now wait on it, then `then` (at once when `channels` is empty). */
-    void awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels, std::function<void()> then);
     QVector<RedisConnection *> clockServers() const;
     /** What the step's action sees (WorkshopAction's functions). */
     ActionContext contextOf(const Scenario::Step &step);
@@ -171,7 +166,6 @@ private:
     void settle(const Scenario::Step &step, const StepOutcome &outcome);
     void finishStep(const Scenario::Step &step, const StepOutcome &outcome);
     void dump(RedisConnection *connection, std::function<void(const StepReport::Keys &, const QString &)> then);
-    void poll(Poll probe, int timeoutMs, std::function<void(bool)> done);
     qint64 leaseOf(const Scenario::Step &step) const;
 
     Scenario m_scenario;

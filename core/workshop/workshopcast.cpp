@@ -10,6 +10,7 @@
 #include "redis/redisreply.h"
 #include "redis/redissubscriber.h"
 
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QUuid>
 
@@ -146,6 +147,56 @@ QHash<QString, QString> WorkshopCast::actorOfClientId() const
     for (const WorkshopActor &a : m_actors)
         h.insert(a.clientId, a.def.name);
     return h;
+}
+
+void WorkshopCast::poll(Probe probe, int timeoutMs, std::function<void(bool)> done)
+{
+    QElapsedTimer t;
+    t.start();
+    auto attempt = std::make_shared<std::function<void()>>();
+    *attempt = [this, probe, timeoutMs, done, t, attempt] {
+        probe([this, timeoutMs, done, t, attempt](bool ok) {
+            if (ok || t.elapsed() >= timeoutMs) {
+                done(ok);
+                *attempt = nullptr; // break the cycle
+                return;
+            }
+            QTimer::singleShot(kPollEveryMs, this, [attempt] {
+                if (*attempt)
+                    (*attempt)();
+            });
+        });
+    };
+    (*attempt)();
+}
+
+void WorkshopCast::awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels,
+                                      std::function<void()> then)
+{
+    if (channels.isEmpty()) {
+        then();
+        return;
+    }
+    // channel -> how many actors now wait on it (their subscriber is subscribed).
+    QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
+    QVector<qint64> wanted;
+    for (const QByteArray &ch : channels) {
+        qint64 n = 0;
+        for (const WorkshopActor &a : std::as_const(m_actors))
+            n += a.waitingOn.contains(ch) ? 1 : 0;
+        wanted.append(n);
+        numsub.append(ch);
+    }
+    poll(
+        [this, conn, numsub, wanted](std::function<void(bool)> answer) {
+            conn->send(numsub, this, [answer, wanted](const RedisReply &r) {
+                bool all = r.isArray() && r.size() == 2 * wanted.size();
+                for (int i = 0; all && i < wanted.size(); ++i)
+                    all = r.at(2 * i + 1).toInteger() == wanted.at(i);
+                answer(all);
+            });
+        },
+        kSettleTimeoutMs, [then](bool) { then(); });
 }
 
 } // namespace lockscope

@@ -29,6 +29,11 @@ class WorkshopCast : public QObject
 public:
     /** How long connecting every client may take (ms) before failing. */
     static constexpr int kConnectTimeoutMs = 5000;
+    /** How long a step waits at most (ms) for its message to arrive and its subscriptions to apply. */
+    static constexpr int kSettleTimeoutMs = 1000;
+    /** poll()'s interval (ms). */
+    static constexpr int kPollEveryMs = 20;
+    using Probe = ActionContext::Probe;
 
     WorkshopCast(const Scenario &scenario, const RedisEndpoint &endpoint, QObject *parent = nullptr);
     ~WorkshopCast() override;
@@ -56,6 +61,14 @@ public:
     QString actorOfField(const QString &field) const;
     /** Client id -> actor name. Empty before connectAll(). */
     QHash<QString, QString> actorOfClientId() const;
+
+    /** Asks `probe` every kPollEveryMs until it answers true or `timeoutMs` passed, then
+     *  `done(answered true)`. */
+    void poll(Probe probe, int timeoutMs, std::function<void(bool)> done);
+    /** Polls PUBSUB NUMSUB on `conn` (at most kSettleTimeoutMs) until each of `channels` has as
+     *  many subscribers as actors now wait on it (WorkshopActor::waitingOn), then `then` (at
+     *  once when `channels` is empty). */
+    void awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels, std::function<void()> then);
 
 signals:
     /** A message on `channel` reached `actor`'s subscriber. */
