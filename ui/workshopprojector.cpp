@@ -64,6 +64,7 @@ void WorkshopProjector::arrange(MainWindow *views, bool projector)
     table->horizontalHeader()->setTextElideMode(Qt::ElideRight);
     views->detailPanel()->setCompact(projector);
     views->eventModel()->setOnDark(projector);
+    views->lockModel()->setOnDark(projector);
     views->statusBar()->setVisible(!projector);
 
     QTableView *log = nullptr;

@@ -34,6 +34,7 @@ QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString
     const QString added = projector ? QStringLiteral("#004a20") : QStringLiteral("#d8f5d0");
     const QString removed = projector ? QStringLiteral("#5a1010") : QStringLiteral("#f8d0d0");
     const QString code = projector ? QStringLiteral("#1e1e1e") : QStringLiteral("#f4f4f4");
+    const QString red = projector ? QStringLiteral("#ff7b6b") : QStringLiteral("#c0392b"); // >= 4.5:1 on its background
     QString h;
     const QString who = r.actor.isEmpty() ? tr("time passes")
                                           : tr("<b>%1</b> <span style='color:gray'>(client %2, thread %3)</span>")
@@ -58,7 +59,7 @@ QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString
     for (const QString &f : r.findings)
         h += tr("<p><b>Doctor:</b> %1</p>").arg(t(f));
     if (!r.error.isEmpty())
-        h += tr("<p style='color:#c0392b'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped());
+        h += tr("<p style='color:%2'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped(), red);
     if (!r.narration.isEmpty() && r.ok) {
         h += QStringLiteral("<p style='font-size:large'>%1</p>").arg(r.narration.toHtmlEscaped());
     } else if (!r.narration.isEmpty()) {
@@ -106,7 +107,7 @@ QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString
         h += tr("<p><b>Expectations</b></p><ul>");
         for (const auto &c : r.checks)
             h += QStringLiteral("<li>%1 %2: expected %3, saw %4</li>")
-                     .arg(c.held ? QStringLiteral("✓") : QStringLiteral("<span style='color:#c0392b'>✗</span>"),
+                     .arg(c.held ? QStringLiteral("✓") : QStringLiteral("<span style='color:%1'>✗</span>").arg(red),
                           c.name.toHtmlEscaped(), t(jsonText(c.expected)), t(jsonText(c.actual)));
         h += QStringLiteral("</ul>");
     }

@@ -274,13 +274,15 @@ void WorkshopWindow::startRun()
         m_reports = m_runner->reports();
         refreshSteps();
         refreshScheduler();
-        m_detail->setHtml(
-            tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
-               "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
-               "again, or let another client act (scheduler).</p>")
-                .arg(index + 1) +
-            (error.isEmpty() ? QString() : tr("<p style='color:#c0392b'>%1</p>").arg(error.toHtmlEscaped())) +
-            (m_reports.isEmpty() ? QString() : stepHtml(m_reports.last())));
+        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
+                             "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
+                             "again, or let another client act (scheduler).</p>")
+                              .arg(index + 1) +
+                          (error.isEmpty() ? QString()
+                                           : tr("<p style='color:%2'>%1</p>")
+                                                 .arg(error.toHtmlEscaped(), m_projector ? QStringLiteral("#ff7b6b")
+                                                                                         : QStringLiteral("#c0392b"))) +
+                          (m_reports.isEmpty() ? QString() : stepHtml(m_reports.last())));
         if (m_steps->count() > index)
             m_steps->setCurrentRow(index);
         statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
