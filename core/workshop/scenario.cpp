@@ -376,7 +376,8 @@ QStringList Scenario::lockNames() const
 {
     QStringList names;
     for (const Step &st : steps) {
-        if (!st.lock.isEmpty() && !names.contains(st.lock) && st.action != QLatin1String("pause"))
+        const WorkshopAction *action = WorkshopActions::find(st.action);
+        if (!st.lock.isEmpty() && !names.contains(st.lock) && (!action || action->usesLock))
             names.append(st.lock);
     }
     return names;

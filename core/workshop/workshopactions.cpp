@@ -690,6 +690,7 @@ QVector<WorkshopAction> makeTable()
     pause.name = QStringLiteral("pause");
     pause.needsActor = false;
     pause.needsLock = false;
+    pause.usesLock = false;
     pause.validate = [](const Scenario::Step &st, const Scenario &) {
         return st.ms < 0 ? QStringLiteral("\"pause\" needs \"ms\" (how long time passes)") : QString();
     };

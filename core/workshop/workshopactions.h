@@ -84,6 +84,7 @@ struct WorkshopAction {
     QString name;
     bool needsActor = true; ///< false: the step may have no "actor" (pause, doctor, stopServer)
     bool needsLock = true;  ///< false: no lock name needed
+    bool usesLock = true;   ///< its lock is one of Scenario::lockNames() (a pause's default lock is not)
     /** Parse-time requirements beyond the common ones ("" = fine), e.g. tryLock's waitMs. */
     std::function<QString(const Scenario::Step &, const Scenario &)> validate;
     /** The call in Redisson terms, e.g. "RLock.unlock() on \"orders\"". */
