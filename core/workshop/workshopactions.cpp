@@ -125,22 +125,24 @@ QByteArray rwChannelOf(const ActionContext &c)
     return ReadWriteLock::channel(c.step->lock).toUtf8();
 }
 
+/** Which RLock acquire call ran: one attempt, the whole waiting tryLock, or a fenced acquire. */
+enum class Acquire { Once, Waiting, Fenced };
+
 /** The RLock acquire branch (lock, tryLock, fencedLock). */
-QString lockBranch(const ActionContext &c, const StepOutcome &o)
+QString lockBranch(const ActionContext &c, const StepOutcome &o, Acquire call)
 {
-    const QString &s = c.step->action;
     const QString &name = c.step->lock;
     const Hold h(c);
     const QString channel = LockNames::unlockChannel(name);
     QString prefix;
-    if (s == QLatin1String("tryLock") && o.waitedMs > 0 && h.existedBefore && !h.before.contains(c.field))
+    if (call == Acquire::Waiting && o.waitedMs > 0 && h.existedBefore && !h.before.contains(c.field))
         prefix = QStringLiteral("acquire: held by another (%1) -> PTTL %2 ms = refused; subscribed to %3 and "
                                 "waited %4 ms (woken by an unlock message or at the TTL), then retry: ")
                      .arg(StepReport::fieldsText(h.before))
                      .arg(StepReport::pttlOf(c.report->before, name))
                      .arg(channel)
                      .arg(o.waitedMs);
-    const bool fenced = s == QLatin1String("fencedLock");
+    const bool fenced = call == Acquire::Fenced;
     if (o.result == QLatin1String("acquired")) {
         const QString tok =
             fenced ? QStringLiteral("INCR %1 = %2, ").arg(LockNames::tokenKey(name)).arg(o.token) : QString();
@@ -158,7 +160,7 @@ QString lockBranch(const ActionContext &c, const StepOutcome &o)
                             .arg(c.leaseMs)
                             .arg(rep);
     }
-    if (s == QLatin1String("tryLock"))
+    if (call == Acquire::Waiting)
         return QStringLiteral("acquire: held by another (%1) -> PTTL; subscribed to %2, retried on messages or at "
                               "the TTL for %3 ms -> waitTime used up = false (refused)")
             .arg(StepReport::fieldsText(h.before), channel)
@@ -171,14 +173,13 @@ QString lockBranch(const ActionContext &c, const StepOutcome &o)
 }
 
 /** The read/write acquire branch (readLock, writeLock). */
-QString rwLockBranch(const ActionContext &c, const StepOutcome &o)
+QString rwLockBranch(const ActionContext &c, const StepOutcome &o, bool read)
 {
-    const QString &s = c.step->action;
     const QString &name = c.step->lock;
     const Hold h(c);
     const QString modeBefore = StepReport::hashOf(c.report->before, name).value(QStringLiteral("mode")).toString();
     if (o.result == QLatin1String("acquired")) {
-        if (s == QLatin1String("readLock"))
+        if (read)
             return QStringLiteral("read acquire: %1 -> HSET mode read, HINCRBY %2 1 = %3, SET %4:%3 PX %5, PEXPIRE "
                                   ">= %5 -> nil = acquired")
                 .arg(h.existedBefore ? QStringLiteral("mode %1 (readers share)").arg(modeBefore)
@@ -193,8 +194,7 @@ QString rwLockBranch(const ActionContext &c, const StepOutcome &o)
             .arg(c.leaseMs);
     }
     return QStringLiteral("%1 acquire: mode %2 held by %3 -> return PTTL %4 ms = refused; the caller subscribes to %5")
-        .arg(s == QLatin1String("readLock") ? QStringLiteral("read") : QStringLiteral("write"), modeBefore,
-             StepReport::fieldsText(h.before))
+        .arg(read ? QStringLiteral("read") : QStringLiteral("write"), modeBefore, StepReport::fieldsText(h.before))
         .arg(o.pttlMs)
         .arg(ReadWriteLock::channel(name));
 }
@@ -334,7 +334,7 @@ QVector<WorkshopAction> makeTable()
     lock.run = [](const ActionContext &c, Done done) {
         c.actor->client->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
-    lock.branch = lockBranch;
+    lock.branch = [](const ActionContext &c, const StepOutcome &o) { return lockBranch(c, o, Acquire::Once); };
     lock.waitChannel = unlockChannelOf;
     t << lock;
 
@@ -351,7 +351,7 @@ QVector<WorkshopAction> makeTable()
         c.actor->client->acquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.step->waitMs, c.receiver,
                                  acquired(done));
     };
-    tryLock.branch = lockBranch;
+    tryLock.branch = [](const ActionContext &c, const StepOutcome &o) { return lockBranch(c, o, Acquire::Waiting); };
     tryLock.waitChannel = unlockChannelOf;
     tryLock.subscribesWhenRefused = false; // the whole waiting call: nothing stays subscribed
     t << tryLock;
@@ -525,7 +525,7 @@ QVector<WorkshopAction> makeTable()
     readLock.run = [](const ActionContext &c, Done done) {
         c.actor->rw->tryAcquireRead(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
-    readLock.branch = rwLockBranch;
+    readLock.branch = [](const ActionContext &c, const StepOutcome &o) { return rwLockBranch(c, o, true); };
     readLock.waitChannel = rwChannelOf;
     t << readLock;
 
@@ -568,7 +568,7 @@ QVector<WorkshopAction> makeTable()
     writeLock.run = [](const ActionContext &c, Done done) {
         c.actor->rw->tryAcquireWrite(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
-    writeLock.branch = rwLockBranch;
+    writeLock.branch = [](const ActionContext &c, const StepOutcome &o) { return rwLockBranch(c, o, false); };
     writeLock.waitChannel = rwChannelOf;
     writeLock.holderSuffix = QStringLiteral(":write");
     t << writeLock;
@@ -617,7 +617,7 @@ QVector<WorkshopAction> makeTable()
                                   done(o);
                               }));
     };
-    fencedLock.branch = lockBranch;
+    fencedLock.branch = [](const ActionContext &c, const StepOutcome &o) { return lockBranch(c, o, Acquire::Fenced); };
     fencedLock.waitChannel = unlockChannelOf;
     fencedLock.reportsToken = true;
     t << fencedLock;
