@@ -85,11 +85,11 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         return explain(e.type);
     } else if (role == Qt::ForegroundRole && index.column() == TypeColumn) {
         if (e.type == QLatin1String("expired") || e.type == QLatin1String("force_unlocked"))
-            return QBrush(QColor(0xc0, 0x39, 0x2b));
+            return QBrush(m_onDark ? QColor(0xff, 0x7b, 0x6b) : QColor(0xc0, 0x39, 0x2b));
         if (e.type == QLatin1String("acquired") || e.type == QLatin1String("reentered"))
-            return QBrush(QColor(0x1e, 0x7d, 0x32));
+            return QBrush(m_onDark ? QColor(0x6f, 0xe0, 0x7f) : QColor(0x1e, 0x7d, 0x32));
         if (e.type == QLatin1String("renewed"))
-            return QBrush(QColor(0x15, 0x65, 0xc0));
+            return QBrush(m_onDark ? QColor(0x7f, 0xc8, 0xff) : QColor(0x15, 0x65, 0xc0));
     }
     return {};
 }
@@ -126,6 +126,15 @@ void EventLogModel::setActorNames(const ActorNames &names)
     m_names = names;
     if (rowCount() > 0)
         emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+void EventLogModel::setOnDark(bool dark)
+{
+    if (dark == m_onDark)
+        return;
+    m_onDark = dark;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, TypeColumn), index(rowCount() - 1, TypeColumn), {Qt::ForegroundRole});
 }
 
 } // namespace lockscope

@@ -38,6 +38,7 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_stale);
 
     auto *form = new QFormLayout;
+    m_form = form;
     m_ttl = new QLabel(this);
     m_ttl->setToolTip(tr("PTTL of the lock hash, counted down locally since the last read"));
     m_waiting = new QLabel(this);
@@ -46,7 +47,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Waiting:"), m_waiting);
     layout->addLayout(form);
 
-    layout->addWidget(new QLabel(tr("<b>Holders</b>"), this));
+    m_holdersTitle = new QLabel(tr("<b>Holders</b>"), this);
+    layout->addWidget(m_holdersTitle);
     m_holders = new QTableWidget(0, 5, this);
     m_holders->setHorizontalHeaderLabels(
         {tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs")});
@@ -88,7 +90,7 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
 
     m_problems = new QLabel(this);
     m_problems->setWordWrap(true);
-    m_problems->setStyleSheet(QStringLiteral("color: #b03a00;"));
+    updateProblemColour();
     layout->addWidget(m_problems);
 
     m_keysTitle = new QLabel(tr("<b>Redis keys and channels</b>"), this);
@@ -216,6 +218,7 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     }
     // Names and fields that are not UTF-8 show their bytes as \xNN (issue 13.12).
     m_keys->setPlainText(RedisBytes::displayed(keys.join(QLatin1Char('\n'))));
+    fitTables();
     tick();
 }
 
@@ -256,6 +259,49 @@ void LockDetailPanel::setCompact(bool compact)
     m_keysTitle->setVisible(!compact);
     if (compact)
         m_notes->setVisible(false);
+    m_holdersTitle->setVisible(!compact); // the table's "Holder" header says it
+    for (int row = 0; row < m_form->rowCount(); ++row)
+        m_form->setRowVisible(row, !compact);
+    layout()->setSpacing(compact ? 2 : -1);
+    fitTables();
+}
+
+void LockDetailPanel::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    m_holders->horizontalHeaderItem(0)->setText(names.isEmpty() ? tr("Client id") : tr("Holder"));
+    m_waiters->horizontalHeaderItem(1)->setText(names.isEmpty() ? tr("Waiter (client id:thread id)") : tr("Waiter"));
+}
+
+void LockDetailPanel::fitTables()
+{
+    for (QTableWidget *t : {m_holders, m_waiters}) {
+        if (!m_compact) {
+            t->setMinimumHeight(0);
+            t->setMaximumHeight(t == m_holders ? 110 : 130);
+            continue;
+        }
+        const int rowHeight = qMax(t->verticalHeader()->defaultSectionSize(), t->fontMetrics().height() + 6);
+        int h = t->horizontalHeader()->sizeHint().height() + 2 * t->frameWidth() + 2;
+        for (int r = 0; r < qMax(1, t->rowCount()); ++r)
+            h += r < t->rowCount() ? qMax(t->rowHeight(r), rowHeight) : rowHeight;
+        t->setMinimumHeight(h);
+        t->setMaximumHeight(h);
+    }
+}
+
+void LockDetailPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updateProblemColour();
+}
+
+void LockDetailPanel::updateProblemColour()
+{
+    // The warning colour keeps its contrast on a dark palette (workshop projector mode) too.
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    m_problems->setStyleSheet(dark ? QStringLiteral("color: #ffa060;") : QStringLiteral("color: #b03a00;"));
 }
 
 } // namespace lockscope

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+class QFormLayout;
 class QLabel;
 class QTableWidget;
 class QPlainTextEdit;
@@ -32,18 +33,28 @@ public:
      * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
      */
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
-    /** Workshop mode: holders and waiters shown by name ("A"), the client id in the tooltip. */
-    void setActorNames(const ActorNames &names) { m_names = names; }
+    /** Workshop mode: holders and waiters shown by name ("A"), the client id in the tooltip; the
+     *  columns are then headed "Holder" and "Waiter". */
+    void setActorNames(const ActorNames &names);
     /** Shows `snapshot`; a default-constructed one (empty name) clears the panel. */
     void setSnapshot(const LockSnapshot &snapshot);
     const LockSnapshot &snapshot() const { return m_snapshot; }
     /** Refreshes the countdowns (called by the window's animation timer). */
     void tick();
-    /** Compact (workshop projector mode): leaves out the raw Redis keys and channels and the
-     *  naming notes, so holders and the waiter queue fit a 720-pixel-high screen. */
+    /** Compact (workshop projector mode): leaves out the raw Redis keys and channels, the naming
+     *  notes and the TTL / waiting lines (the table's row shows both), and sizes the holder and
+     *  waiter tables to their rows, so holders and the waiter queue fit a 720-pixel-high screen
+     *  next to the event log. */
     void setCompact(bool compact);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void updateProblemColour();
+    /** Compact: each table as high as its rows (at least one); otherwise the usual maximum. */
+    void fitTables();
+
     ActorNames m_names;
     LockSnapshot m_snapshot;
     QString m_ownClientId;
@@ -59,6 +70,8 @@ private:
     QLabel *m_waitersTitle = nullptr;
     QPlainTextEdit *m_keys = nullptr;
     QLabel *m_keysTitle = nullptr;
+    QLabel *m_holdersTitle = nullptr;
+    QFormLayout *m_form = nullptr; ///< TTL left, Waiting
     bool m_compact = false;
 };
 

@@ -109,7 +109,8 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         case KindColumn:
             return tr("Kind");
         case HolderColumn:
-            return tr("Holder (client id : thread id)");
+            // Named actors (workshop): the cells say "A", the header need not explain ids.
+            return m_names.isEmpty() ? tr("Holder (client id : thread id)") : tr("Holder");
         case HoldCountColumn:
             return tr("Hold count");
         case TtlColumn:
@@ -294,7 +295,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         if (s.stale) // issue 13.9: greyed while LockScope cannot see the server
             return QBrush(QColor(0x90, 0x90, 0x90));
         if (index.column() == NameColumn && !s.problems.isEmpty())
-            return QBrush(QColor(0xb0, 0x3a, 0x00));
+            return QBrush(m_onDark ? QColor(0xff, 0xa0, 0x60) : QColor(0xb0, 0x3a, 0x00));
         return {};
     case Qt::FontRole:
         if (index.column() == HolderColumn && data(index, OwnHoldRole).toBool()) {
@@ -473,8 +474,18 @@ void LockTableModel::rebuildIndex()
 void LockTableModel::setActorNames(const ActorNames &names)
 {
     m_names = names;
+    emit headerDataChanged(Qt::Horizontal, HolderColumn, HolderColumn);
     if (rowCount() > 0)
         emit dataChanged(index(0, HolderColumn), index(rowCount() - 1, HolderColumn));
+}
+
+void LockTableModel::setOnDark(bool dark)
+{
+    if (dark == m_onDark)
+        return;
+    m_onDark = dark;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, NameColumn), index(rowCount() - 1, NameColumn), {Qt::ForegroundRole});
 }
 
 } // namespace lockscope

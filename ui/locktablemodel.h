@@ -58,6 +58,9 @@ public:
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
     /** Workshop mode: holders shown by name ("A"), the client id in the tooltip. */
     void setActorNames(const ActorNames &names);
+    /** Text colours for a dark background (workshop projector mode): a lighter warning colour
+     *  for the names of locks with problems. */
+    void setOnDark(bool dark);
     /**
      * The first discovery is in (issue 15.4, Held for): holders of rows seen before this were
      * already there when LockScope first looked, so their "held for" is a lower bound, shown
@@ -106,6 +109,7 @@ public:
 
 private:
     ActorNames m_names;
+    bool m_onDark = false;
     struct Row {
         LockSnapshot snapshot;
         qint64 ttlScaleMs = 0;

@@ -1,10 +1,15 @@
 #include "workshopwindow.h"
 
-#include "eventlogmodel.h"
+#include "actorlegend.h"
 #include "lockdetailpanel.h"
 #include "locktablemodel.h"
+#include "schedulerbar.h"
 #include "serverview.h"
+#include "stageclockbadge.h"
 #include "ttlbardelegate.h"
+#include "workshopprojector.h"
+#include "workshopstephtml.h"
+#include "workshopsteplist.h"
 
 #include "protocol/locksnapshot.h"
 
@@ -15,16 +20,11 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -40,20 +40,6 @@ namespace lockscope
 namespace
 {
 constexpr int kStepIntervalMs = 2500; ///< between steps when playing at 1x
-
-QString jsonText(const QJsonValue &v)
-{
-    if (v.isString())
-        return v.toString();
-    if (v.isDouble())
-        return QString::number(v.toDouble());
-    if (v.isBool())
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (v.isNull() || v.isUndefined())
-        return QStringLiteral("—");
-    return QString::fromUtf8(QJsonDocument(v.isArray() ? QJsonDocument(v.toArray()) : QJsonDocument(v.toObject()))
-                                 .toJson(QJsonDocument::Compact));
-}
 } // namespace
 
 WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent) : QMainWindow(parent), m_sandbox(sandbox)
@@ -178,26 +164,14 @@ void WorkshopWindow::buildUi()
     m_summary->setWordWrap(true);
     left->addWidget(m_title);
     left->addWidget(m_summary);
-    m_legend = new QLabel(stage);
-    m_legend->setObjectName(QStringLiteral("workshopLegend"));
-    m_legend->setWordWrap(true);
-    m_legend->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_legend = new ActorLegend(stage);
     left->addWidget(m_legend);
-    m_schedulerBar = new QWidget(stage);
-    auto *schedLayout = new QVBoxLayout(m_schedulerBar);
-    schedLayout->setContentsMargins(0, 0, 0, 0);
-    schedLayout->addWidget(new QLabel(tr("<b>You are the scheduler:</b> who acts next?"), m_schedulerBar));
-    auto *buttons = new QWidget(m_schedulerBar);
-    m_schedulerButtons = new QHBoxLayout(buttons);
-    m_schedulerButtons->setContentsMargins(0, 0, 0, 0);
-    schedLayout->addWidget(buttons);
+    m_schedulerBar = new SchedulerBar(stage);
+    connect(m_schedulerBar, &SchedulerBar::chosen, this, [this](const QString &actor) { stepAs(actor); });
     m_schedulerBar->hide();
     left->addWidget(m_schedulerBar);
     auto *split = new QSplitter(Qt::Vertical, stage);
-    m_steps = new QListWidget(split);
-    m_steps->setObjectName(QStringLiteral("workshopSteps"));
-    m_steps->setToolTip(tr("The scenario's steps: ✓ its expectations held, ✗ broken, ▶ next. Click a run step "
-                           "to see it again"));
+    m_steps = new WorkshopStepList(split);
     connect(m_steps, &QListWidget::currentRowChanged, this, [this](int row) {
         for (const StepReport &r : std::as_const(m_reports))
             if (r.index == row)
@@ -239,10 +213,7 @@ void WorkshopWindow::buildUi()
     auto *centralLayout = new QVBoxLayout(central);
     centralLayout->setContentsMargins(0, 0, 0, 0);
     centralLayout->setSpacing(0);
-    m_clockBadge = new QLabel(central);
-    m_clockBadge->setObjectName(QStringLiteral("workshopClock"));
-    m_clockBadge->setTextFormat(Qt::RichText);
-    m_clockBadge->setContentsMargins(8, 3, 8, 3);
+    m_clockBadge = new StageClockBadge(central);
     centralLayout->addWidget(m_clockBadge);
     auto *main = new QSplitter(Qt::Horizontal, central);
     main->setObjectName(QStringLiteral("workshopSplitter"));
@@ -301,13 +272,15 @@ void WorkshopWindow::startRun()
         m_reports = m_runner->reports();
         refreshSteps();
         refreshScheduler();
-        m_detail->setHtml(
-            tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
-               "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
-               "again, or let another client act (scheduler).</p>")
-                .arg(index + 1) +
-            (error.isEmpty() ? QString() : tr("<p style='color:#c0392b'>%1</p>").arg(error.toHtmlEscaped())) +
-            (m_reports.isEmpty() ? QString() : html(m_reports.last())));
+        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
+                             "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
+                             "again, or let another client act (scheduler).</p>")
+                              .arg(index + 1) +
+                          (error.isEmpty() ? QString()
+                                           : tr("<p style='color:%2'>%1</p>")
+                                                 .arg(error.toHtmlEscaped(), m_projector ? QStringLiteral("#ff7b6b")
+                                                                                         : QStringLiteral("#c0392b"))) +
+                          (m_reports.isEmpty() ? QString() : stepHtml(m_reports.last())));
         if (m_steps->count() > index)
             m_steps->setCurrentRow(index);
         statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
@@ -388,27 +361,8 @@ qint64 WorkshopWindow::viewClockMs() const
 
 void WorkshopWindow::refreshClockBadge()
 {
-    if (!m_clockBadge)
-        return;
-    const bool runs = m_timeRunsAction && m_timeRunsAction->isChecked();
-    QString text, bg, fg;
-    if (runs) {
-        text = tr("<b>TIME RUNS</b> between steps: TTLs and waiters' deadlines count down in real time, as in "
-                  "production (T: hold it)");
-        bg = QStringLiteral("#2e7d32");
-        fg = QStringLiteral("white");
-    } else if (isTimeHeld()) {
-        text = tr("<b>TIME PAUSED</b>: TTLs and waiters' deadlines stand still on the workshop server until the next "
-                  "step; take your time (T: let it run)");
-        bg = QStringLiteral("#ffd200");
-        fg = QStringLiteral("black");
-    } else {
-        text = tr("Time runs during a step only; between steps it stands still (T: let it run)");
-        bg = QStringLiteral("#ffe98a");
-        fg = QStringLiteral("black");
-    }
-    m_clockBadge->setText(text);
-    m_clockBadge->setStyleSheet(QStringLiteral("QLabel#workshopClock { background: %1; color: %2; }").arg(bg, fg));
+    if (m_clockBadge)
+        m_clockBadge->show(m_timeRunsAction && m_timeRunsAction->isChecked(), isTimeHeld());
 }
 
 QList<QPair<QString, QString>> WorkshopWindow::shortcuts() const
@@ -442,24 +396,9 @@ void WorkshopWindow::applyActorNames()
 {
     if (!m_legend)
         return;
-    QStringList parts;
     const QHash<QString, QString> ids = m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>();
-    for (const Scenario::Actor &a : std::as_const(m_scenario.actors)) {
-        const QString id = ids.key(a.name);
-        parts << tr("<b>%1</b> = client %2, thread %3")
-                     .arg(a.name.toHtmlEscaped(),
-                          id.isEmpty() ? tr("(a fresh id at the first step)") : id.left(8) + QStringLiteral("…"))
-                     .arg(a.threadId);
-    }
-    m_legend->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+    m_legend->setActors(m_scenario.actors, ids);
     m_views->setActorNames(ActorNames(ids)); // every lock view says "A", the client id in its tooltips
-    m_legend->setToolTip(ids.isEmpty() ? QString() : [&] {
-        QStringList l;
-        for (auto it = ids.cbegin(); it != ids.cend(); ++it)
-            l << QStringLiteral("%1 = %2").arg(it.value(), it.key());
-        l.sort();
-        return l.join(QLatin1Char('\n'));
-    }());
 }
 
 void WorkshopWindow::setPlaying(bool playing)
@@ -508,49 +447,12 @@ void WorkshopWindow::onStep(const StepReport &report)
 
 void WorkshopWindow::refreshSteps()
 {
-    QSignalBlocker block(m_steps);
-    m_steps->clear();
-    QHash<int, bool> done;
-    for (const StepReport &r : std::as_const(m_reports))
-        done.insert(r.index, r.ok);
-    const int next = m_runner ? m_runner->firstPending() : -1;
-    for (const Scenario::Step &s : std::as_const(m_scenario.steps)) {
-        const QString mark = done.contains(s.index) ? (done.value(s.index) ? QStringLiteral("✓") : QStringLiteral("✗"))
-                             : s.index == next      ? QStringLiteral("▶")
-                                                    : QStringLiteral("·");
-        auto *item = new QListWidgetItem(QStringLiteral("%1 %2. %3 %4 %5")
-                                             .arg(mark)
-                                             .arg(s.index + 1)
-                                             .arg(s.actor.isEmpty() ? tr("(time)") : s.actor, s.action, s.lock),
-                                         m_steps);
-        if (done.contains(s.index) && !done.value(s.index))
-            item->setForeground(QColor(0xc0, 0x39, 0x2b));
-        if (s.index == next) {
-            QFont bold = m_steps->font();
-            bold.setBold(true);
-            item->setFont(bold);
-        }
-    }
-    if (!m_reports.isEmpty())
-        m_steps->setCurrentRow(m_reports.last().index);
+    m_steps->showSteps(m_scenario.steps, m_reports, m_runner ? m_runner->firstPending() : -1, m_projector);
 }
 
 void WorkshopWindow::refreshScheduler()
 {
-    while (QLayoutItem *item = m_schedulerButtons->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    if (!m_runner)
-        return;
-    for (const QString &actor : m_runner->pendingActors()) {
-        auto *b = new QPushButton(actor.isEmpty() ? tr("⏱ time passes") : actor, m_schedulerBar);
-        b->setToolTip(actor.isEmpty() ? tr("Run the next step that is not a client's (a pause, the doctor)")
-                                      : tr("Let %1 do its next step").arg(actor));
-        connect(b, &QPushButton::clicked, this, [this, actor] { stepAs(actor); });
-        m_schedulerButtons->addWidget(b);
-    }
-    m_schedulerButtons->addStretch(1);
+    m_schedulerBar->setActors(m_runner ? m_runner->pendingActors() : QStringList());
 }
 
 void WorkshopWindow::setSchedulerMode(bool on)
@@ -572,43 +474,25 @@ void WorkshopWindow::setProjectorMode(bool on)
         m_zoom = 1.0;
     applyLook();
     applyStageLayout();
+    refreshSteps();
     if (!m_reports.isEmpty())
         showReport(m_reports.last());
 }
 
 void WorkshopWindow::applyStageLayout()
 {
-    // For a room (issue 16): at 1280x720 with projector fonts the lock table shows name, holder,
-    // hold count, TTL and waiters without scrolling, the detail (holders, waiter queue with
-    // deadlines) goes under it at full width, and the event log's columns fit their text.
-    QTableView *table = m_views->lockView();
-    auto *top = qobject_cast<QSplitter *>(table->parentWidget());
-    table->setColumnHidden(LockTableModel::KindColumn, m_projector);
-    table->setColumnHidden(LockTableModel::NodeColumn, true);
-    if (top) {
-        top->setOrientation(m_projector ? Qt::Vertical : Qt::Horizontal);
-        top->setSizes(m_projector ? QList<int>{80, 360} : QList<int>{980, 380});
-    }
-    m_summary->setVisible(!m_projector); // it opens the step detail too; the room needs the height
-
+    // For a room (issue 16): the summary opens the step detail too, the room needs the height.
+    m_summary->setVisible(!m_projector);
     if (m_mainSplit)
         m_mainSplit->setSizes(m_projector ? QList<int>{width() * 42 / 100, width() * 58 / 100} : QList<int>{760, 840});
-    for (QTableView *v : m_views->findChildren<QTableView *>()) {
-        if (v->model() != m_views->eventModel())
-            continue;
-        for (int c = 0; c < EventLogModel::DetailColumn; ++c)
-            v->resizeColumnToContents(c);
-        // Holders are actor names here: the header is the widest thing in that column.
-        v->setColumnWidth(EventLogModel::HolderColumn,
-                          v->horizontalHeader()->fontMetrics().horizontalAdvance(tr("Holder / waiter")) + 24);
-    }
-    // Projector: the visible columns share the table's width (headers elide), so none is ever
-    // scrolled off; the detail leaves out the raw keys (the stage shows them, before and after).
-    table->horizontalHeader()->setSectionResizeMode(m_projector ? QHeaderView::Stretch : QHeaderView::Interactive);
-    table->horizontalHeader()->setTextElideMode(Qt::ElideRight);
-    m_views->detailPanel()->setCompact(m_projector);
-    if (QSplitter *views = m_views->mainSplitter(); views && m_projector)
-        views->setSizes({450, 120});
+    WorkshopProjector::arrange(m_views, m_projector);
+}
+
+void WorkshopWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    if (m_projector)
+        applyStageLayout();
 }
 
 void WorkshopWindow::applyLook()
@@ -619,123 +503,17 @@ void WorkshopWindow::applyLook()
     QFont title = f;
     title.setPointSizeF(f.pointSizeF() * (m_projector ? 1.15 : 1.4));
     m_title->setFont(title);
-    if (m_projector) {
-        QPalette p;
-        p.setColor(QPalette::Window, QColor(0x10, 0x10, 0x10));
-        p.setColor(QPalette::WindowText, Qt::white);
-        p.setColor(QPalette::Base, Qt::black);
-        p.setColor(QPalette::AlternateBase, QColor(0x22, 0x22, 0x22));
-        p.setColor(QPalette::Text, Qt::white);
-        p.setColor(QPalette::Button, QColor(0x30, 0x30, 0x30));
-        p.setColor(QPalette::ButtonText, Qt::white);
-        p.setColor(QPalette::Highlight, QColor(0xff, 0xd2, 0x00));
-        p.setColor(QPalette::HighlightedText, Qt::black);
-        p.setColor(QPalette::ToolTipBase, Qt::black);
-        p.setColor(QPalette::ToolTipText, Qt::white);
-        p.setColor(QPalette::PlaceholderText, QColor(0xb0, 0xb0, 0xb0)); // the filter's hint was black on black
-        p.setColor(QPalette::BrightText, QColor(0xff, 0xd2, 0x00));
-        p.setColor(QPalette::Link, QColor(0x7f, 0xc8, 0xff));
-        p.setColor(QPalette::Light, QColor(0x60, 0x60, 0x60));
-        p.setColor(QPalette::Midlight, QColor(0x48, 0x48, 0x48));
-        p.setColor(QPalette::Mid, QColor(0x38, 0x38, 0x38));
-        p.setColor(QPalette::Dark, QColor(0x20, 0x20, 0x20));
-        p.setColor(QPalette::Shadow, Qt::black);
-        for (QPalette::ColorRole r : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText})
-            p.setColor(QPalette::Disabled, r, QColor(0x90, 0x90, 0x90));
-        setPalette(p);
-    } else {
-        setPalette(QApplication::palette());
-    }
+    setPalette(m_projector ? WorkshopProjector::palette() : QApplication::palette());
+}
+
+QString WorkshopWindow::stepHtml(const StepReport &r) const
+{
+    return WorkshopStepHtml::html(r, m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>(), m_projector);
 }
 
 void WorkshopWindow::showReport(const StepReport &r)
 {
-    m_detail->setHtml(html(r));
-}
-
-QString WorkshopWindow::html(const StepReport &r) const
-{
-    const QHash<QString, QString> names = m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>();
-    auto t = [&names](const QString &s) { return StepReport::withActorNames(s, names).toHtmlEscaped(); };
-    const QString changed = m_projector ? QStringLiteral("#5a4a00") : QStringLiteral("#fff3b0");
-    const QString added = m_projector ? QStringLiteral("#004a20") : QStringLiteral("#d8f5d0");
-    const QString removed = m_projector ? QStringLiteral("#5a1010") : QStringLiteral("#f8d0d0");
-    const QString code = m_projector ? QStringLiteral("#1e1e1e") : QStringLiteral("#f4f4f4");
-    QString h;
-    const QString who = r.actor.isEmpty() ? tr("time passes")
-                                          : tr("<b>%1</b> <span style='color:gray'>(client %2, thread %3)</span>")
-                                                .arg(r.actor.toHtmlEscaped(), r.clientId.left(8) + QStringLiteral("…"))
-                                                .arg(r.threadId);
-    h += tr("<h2>Step %1 · %2: <code>%3</code></h2>").arg(r.index + 1).arg(who, r.call.toHtmlEscaped());
-    if (!r.branch.isEmpty())
-        h += tr("<p><b>Script branch</b></p><p style='background:%1; font-family:monospace'>%2</p>")
-                 .arg(code, t(r.branch));
-    h += tr("<p><b>Result:</b> %1%2</p>")
-             .arg(r.result.toHtmlEscaped(),
-                  r.reply.isEmpty() ? QString()
-                                    : tr(" &nbsp;<span style='color:gray'>(Redis answered %1)</span>").arg(t(r.reply)));
-    if (!r.messageChannel.isEmpty())
-        h += tr("<p><b>Message:</b> <code>PUBLISH %1 %2</code> → woke %3</p>")
-                 .arg(t(r.messageChannel), r.messagePayload.toHtmlEscaped(),
-                      r.woke.isEmpty() ? tr("<i>nobody</i>") : r.woke.join(QStringLiteral(", ")).toHtmlEscaped());
-    else if (!r.woke.isEmpty())
-        h += tr("<p><b>Woke:</b> %1</p>").arg(r.woke.join(QStringLiteral(", ")).toHtmlEscaped());
-    for (const QString &f : r.findings)
-        h += tr("<p><b>Doctor:</b> %1</p>").arg(t(f));
-    if (!r.error.isEmpty())
-        h += tr("<p style='color:#c0392b'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped());
-    if (!r.narration.isEmpty() && r.ok) {
-        h += QStringLiteral("<p style='font-size:large'>%1</p>").arg(r.narration.toHtmlEscaped());
-    } else if (!r.narration.isEmpty()) {
-        // The scenario's text tells the branch it expected, not the one that ran: say so.
-        h += tr("<p style='color:gray'><b>Expected:</b> <s>%1</s></p>").arg(r.narration.toHtmlEscaped());
-        h += tr("<p style='color:#e74c3c; font-size:large'><b>Did not hold:</b> %1</p>")
-                 .arg(t(r.failedChecks().join(QStringLiteral("; "))));
-    }
-
-    // Keys before and after, side by side; changed rows highlighted.
-    QStringList keys = r.before.keys();
-    for (const QString &k : r.after.keys())
-        if (!keys.contains(k))
-            keys << k;
-    std::sort(keys.begin(), keys.end());
-    h += tr("<p><b>Redis keys</b></p><table border='1' cellspacing='0' cellpadding='4' width='100%'>"
-            "<tr><th>key</th><th>before</th><th>after</th></tr>");
-    if (keys.isEmpty())
-        h += tr("<tr><td colspan='3'><i>no keys</i></td></tr>");
-    for (const QString &k : keys) {
-        const bool inBefore = r.before.contains(k);
-        const bool inAfter = r.after.contains(k);
-        const QString before = inBefore ? t(StepReport::keyText(r.before.value(k))) : tr("<i>absent</i>");
-        const QString after = inAfter ? t(StepReport::keyText(r.after.value(k))) : tr("<i>absent</i>");
-        QString bg;
-        if (!inBefore && inAfter)
-            bg = added;
-        else if (inBefore && !inAfter)
-            bg = removed;
-        else if (!(r.before.value(k) == r.after.value(k)))
-            bg = changed;
-        else {
-            // Same content: highlight a TTL that was set, removed or pushed back, not one that
-            // merely counted down while the step ran.
-            const qint64 b = r.before.value(k).pttlMs;
-            const qint64 a = r.after.value(k).pttlMs;
-            if ((b < 0) != (a < 0) || a > b + 50)
-                bg = changed;
-        }
-        h += QStringLiteral("<tr%1><td><code>%2</code></td><td><code>%3</code></td><td><code>%4</code></td></tr>")
-                 .arg(bg.isEmpty() ? QString() : QStringLiteral(" style='background:%1'").arg(bg), t(k), before, after);
-    }
-    h += QStringLiteral("</table>");
-    if (!r.checks.isEmpty()) {
-        h += tr("<p><b>Expectations</b></p><ul>");
-        for (const auto &c : r.checks)
-            h += QStringLiteral("<li>%1 %2: expected %3, saw %4</li>")
-                     .arg(c.held ? QStringLiteral("✓") : QStringLiteral("<span style='color:#c0392b'>✗</span>"),
-                          c.name.toHtmlEscaped(), t(jsonText(c.expected)), t(jsonText(c.actual)));
-        h += QStringLiteral("</ul>");
-    }
-    return h;
+    m_detail->setHtml(stepHtml(r));
 }
 
 } // namespace lockscope

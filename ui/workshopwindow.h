@@ -19,8 +19,12 @@ class QTimer;
 namespace lockscope
 {
 
+class ActorLegend;
 class ServerView;
 class ScenarioRunner;
+class SchedulerBar;
+class StageClockBadge;
+class WorkshopStepList;
 
 /**
  * Workshop mode (`lockscope --workshop [SCENARIO]`): stages a Scenario on a private redis-server
@@ -84,6 +88,9 @@ public:
     /** The workshop's keyboard shortcuts, as Help > Keyboard shortcuts lists them: (keys, what). */
     QList<QPair<QString, QString>> shortcuts() const;
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 signals:
     void stepShown(const lockscope::StepReport &report);
     /** After stepBack()/backTo(`index`): the server is as before that step. */
@@ -102,7 +109,7 @@ private:
     void applyActorNames();
     void refreshClockBadge();
     void showShortcuts();
-    QString html(const StepReport &report) const;
+    QString stepHtml(const StepReport &report) const;
     /** The lock views' countdown clock: real time, standing still while the stage clock holds. */
     qint64 viewClockMs() const;
 
@@ -115,15 +122,14 @@ private:
     QComboBox *m_speed = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_summary = nullptr;
-    QListWidget *m_steps = nullptr;
+    WorkshopStepList *m_steps = nullptr;
     QTextBrowser *m_detail = nullptr;
-    QLabel *m_clockBadge = nullptr;
+    StageClockBadge *m_clockBadge = nullptr;
     QSplitter *m_mainSplit = nullptr;
-    QLabel *m_legend = nullptr;
+    ActorLegend *m_legend = nullptr;
     QAction *m_timeRunsAction = nullptr;
     qint64 m_frozenAtMs = 0; ///< steady ms of the stage clock's last re-apply while held
-    QWidget *m_schedulerBar = nullptr;
-    QHBoxLayout *m_schedulerButtons = nullptr;
+    SchedulerBar *m_schedulerBar = nullptr;
     QAction *m_playAction = nullptr;
     QAction *m_schedulerAction = nullptr;
     QAction *m_projectorAction = nullptr;

@@ -70,9 +70,10 @@ bool RedisServerProcess::start(int timeoutMs, QString *error)
         return false;
     }
     QString lastOutput;
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    for (int attempt = 0; attempt < (m_samePort ? 1 : 3); ++attempt) {
         m_dir = std::make_unique<QTemporaryDir>();
-        m_port = freePort();
+        if (!m_samePort)
+            m_port = freePort();
         if (!m_dir->isValid() || m_port == 0) {
             if (error)
                 *error = QStringLiteral("cannot create a temporary directory or find a free port");
@@ -115,6 +116,16 @@ bool RedisServerProcess::start(int timeoutMs, QString *error)
     if (error)
         *error = QStringLiteral("redis-server did not answer PING: %1").arg(lastOutput);
     return false;
+}
+
+bool RedisServerProcess::restart(int timeoutMs, QString *error)
+{
+    if (m_port == 0)
+        return start(timeoutMs, error);
+    m_samePort = true;
+    const bool ok = start(timeoutMs, error);
+    m_samePort = false;
+    return ok;
 }
 
 bool RedisServerProcess::waitForPing(int timeoutMs)

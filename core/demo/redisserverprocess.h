@@ -45,6 +45,10 @@ public:
      * retries with another port if the chosen one was taken meanwhile.
      */
     bool start(int timeoutMs = 10000, QString *error = nullptr);
+    /** Starts a stopped server again on the same port (one attempt: the port must still be free),
+     *  so clients that knew its address reconnect to it; an empty server (no persistence).
+     *  Blocking like start(); false with `*error`. */
+    bool restart(int timeoutMs = 10000, QString *error = nullptr);
     void stop();
     bool isRunning() const;
 
@@ -73,6 +77,7 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
     QProcess m_process;
     quint16 m_port = 0;
+    bool m_samePort = false; ///< restart(): keep m_port, one attempt
 };
 
 } // namespace lockscope

@@ -28,6 +28,7 @@ bool RedLockStage::start(int count, QString *error)
         reader->setClientName("lockscope-workshop-redlock");
         m_readers << reader;
         m_toOpen << reader;
+        m_links.append({reader});
         m_servers.push_back(std::move(server));
         m_stopped << false;
     }
@@ -38,7 +39,8 @@ QVector<QObject *> RedLockStage::addActor(const QString &actor, const QString &c
 {
     QVector<QObject *> created;
     QVector<LockClient *> clients;
-    for (const auto &server : m_servers) {
+    for (int i = 0; i < count(); ++i) {
+        const auto &server = m_servers[i];
         auto *connection = new RedisConnection(server->endpoint(), this);
         connection->setClientName(QStringLiteral("workshop-%1").arg(actor).toUtf8());
         // A stopped server must fail the component at once, not stall the RedLock.
@@ -49,6 +51,7 @@ QVector<QObject *> RedLockStage::addActor(const QString &actor, const QString &c
         clients << client;
         created << connection;
         m_toOpen << connection << subscriber;
+        m_links[i] << connection << subscriber;
     }
     m_clients.insert(actor, clients);
     return created;
@@ -86,6 +89,26 @@ void RedLockStage::stopServer(int index)
         return;
     m_servers[index]->stop();
     m_stopped[index] = true;
+}
+
+bool RedLockStage::restartServer(int index, QString *error)
+{
+    if (index < 0 || index >= count() || !m_stopped.at(index))
+        return true;
+    QString why;
+    if (!m_servers[index]->restart(10000, &why)) {
+        *error = QStringLiteral("cannot start RedLock server %1 again: %2").arg(index + 1).arg(why);
+        return false;
+    }
+    m_stopped[index] = false;
+    const QString reason = QStringLiteral("the workshop restarted server %1").arg(index + 1);
+    for (QObject *o : std::as_const(m_links[index])) {
+        if (auto *c = qobject_cast<RedisConnection *>(o))
+            c->reconnectNow(reason);
+        else if (auto *sub = qobject_cast<RedisSubscriber *>(o))
+            sub->connection()->reconnectNow(reason);
+    }
+    return true;
 }
 
 QString RedLockStage::address(int index) const

@@ -45,6 +45,13 @@ public:
     MultiLock *redLockOf(const QString &actor, const QString &lockName);
     /** Stops server `index` (0-based); its clients then fail fast. */
     void stopServer(int index);
+    /**
+     * Starts stopped server `index` again, empty, on the same address (stepping back before its
+     * stop: the caller then restores its keys), and makes every connection to it reconnect at
+     * once (commands sent meanwhile wait for the connection). Blocking, a few hundred ms at
+     * most. True at once for a running server; false with `*error` when it does not come up.
+     */
+    bool restartServer(int index, QString *error);
     int count() const { return int(m_servers.size()); }
     QString address(int index) const;
     bool isStopped(int index) const;
@@ -62,6 +69,7 @@ private:
     QVector<bool> m_stopped;
     QVector<RedisConnection *> m_readers; ///< one per server, for dump()
     QVector<QObject *> m_toOpen;
+    QVector<QVector<QObject *>> m_links;             ///< per server: every connection and subscriber to it
     QHash<QString, QVector<LockClient *>> m_clients; ///< actor -> one client per server
     QHash<QString, MultiLock *> m_redLocks;          ///< "actor\nlock" -> its RedLock
 };

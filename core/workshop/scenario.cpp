@@ -1,5 +1,7 @@
 #include "scenario.h"
 
+#include "workshopactions.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -126,13 +128,7 @@ qsizetype badValueOffset(const QString &text, const QString &key, qsizetype from
 
 QStringList Scenario::actions()
 {
-    return {QStringLiteral("lock"),          QStringLiteral("tryLock"),          QStringLiteral("unlock"),
-            QStringLiteral("renew"),         QStringLiteral("forceUnlock"),      QStringLiteral("fairLock"),
-            QStringLiteral("fairUnlock"),    QStringLiteral("readLock"),         QStringLiteral("readUnlock"),
-            QStringLiteral("writeLock"),     QStringLiteral("writeUnlock"),      QStringLiteral("fencedLock"),
-            QStringLiteral("fencedWrite"),   QStringLiteral("dropSubscription"), QStringLiteral("pause"),
-            QStringLiteral("expireWait"),    QStringLiteral("doctor"),           QStringLiteral("redlock"),
-            QStringLiteral("redlockUnlock"), QStringLiteral("stopServer")};
+    return WorkshopActions::names();
 }
 
 QStringList Scenario::expectations()
@@ -247,8 +243,6 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
     const QVector<qsizetype> offsets = actionOffsets(text, int(steps.size()));
     const QStringList known = actions();
     const QStringList knownExpect = expectations();
-    static const QStringList actionless{QStringLiteral("pause"), QStringLiteral("doctor"),
-                                        QStringLiteral("stopServer")};
     for (int i = 0; i < steps.size(); ++i) {
         Step st;
         st.index = i;
@@ -270,13 +264,13 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         if (!known.contains(st.action))
             return fail(
                 QStringLiteral("unknown action \"%1\" (known: %2)").arg(st.action, known.join(QStringLiteral(", "))));
-        if (st.actor.isEmpty() && !actionless.contains(st.action))
+        const WorkshopAction *action = WorkshopActions::find(st.action);
+        if (st.actor.isEmpty() && action->needsActor)
             return fail(QStringLiteral("action \"%1\" needs an \"actor\"").arg(st.action));
         if (!st.actor.isEmpty() && !actorNames.contains(st.actor))
             return fail(QStringLiteral("unknown actor \"%1\" (declared: %2)")
                             .arg(st.actor, QStringList(actorNames.values()).join(QStringLiteral(", "))));
-        if (st.lock.isEmpty() && st.action != QLatin1String("pause") && st.action != QLatin1String("doctor") &&
-            st.action != QLatin1String("stopServer"))
+        if (st.lock.isEmpty() && action->needsLock)
             return fail(QStringLiteral("no lock name: give the step a \"lock\" or the scenario a default \"lock\""));
         // Where this step's keys can start: after the previous step's "action" (its own keys that
         // follow it were valid, or it would have been reported).
@@ -304,18 +298,9 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
         st.leaseMs = so.value(QStringLiteral("leaseMs")).toInteger(-1);
         st.waitMs = so.value(QStringLiteral("waitMs")).toInteger(-1);
         st.ms = so.value(QStringLiteral("ms")).toInteger(-1);
-        if (st.action == QLatin1String("pause") && st.ms < 0)
-            return fail(QStringLiteral("\"pause\" needs \"ms\" (how long time passes)"));
-        if ((st.action == QLatin1String("redlock") || st.action == QLatin1String("redlockUnlock") ||
-             st.action == QLatin1String("stopServer")) &&
-            s.servers <= 0)
-            return fail(QStringLiteral("\"%1\" needs the scenario's \"servers\" (how many independent servers)")
-                            .arg(st.action));
         st.server = int(so.value(QStringLiteral("server")).toInteger(0));
-        if (st.action == QLatin1String("stopServer") && (st.server < 1 || st.server > s.servers))
-            return fail(QStringLiteral("\"stopServer\" needs \"server\" from 1 to %1").arg(s.servers));
-        if (st.action == QLatin1String("tryLock") && st.waitMs < 0)
-            return fail(QStringLiteral("\"tryLock\" needs \"waitMs\" (Redisson's waitTime)"));
+        if (const QString missing = action->validate ? action->validate(st, s) : QString(); !missing.isEmpty())
+            return fail(missing); // what this action needs beyond the common keys
         for (const QJsonValue &l : so.value(QStringLiteral("locks")).toArray())
             st.locks.append(l.toString());
         const QJsonValue expect = so.value(QStringLiteral("expect"));
@@ -391,7 +376,8 @@ QStringList Scenario::lockNames() const
 {
     QStringList names;
     for (const Step &st : steps) {
-        if (!st.lock.isEmpty() && !names.contains(st.lock) && st.action != QLatin1String("pause"))
+        const WorkshopAction *action = WorkshopActions::find(st.action);
+        if (!st.lock.isEmpty() && !names.contains(st.lock) && (!action || action->usesLock))
             names.append(st.lock);
     }
     return names;

@@ -3,6 +3,7 @@
 #include "scenario.h"
 #include "stageclock.h"
 #include "stepreport.h"
+#include "workshopactions.h"
 
 #include "redis/redisendpoint.h"
 #include "redis/redisscript.h"
@@ -18,13 +19,8 @@
 namespace lockscope
 {
 
-class FairLock;
-class FencedLock;
-class LockClient;
-class ReadWriteLock;
-class RedLockStage;
 class RedisConnection;
-class RedisSubscriber;
+class WorkshopCast;
 
 /**
  * Runs a workshop Scenario on a private redis-server (the caller starts it, e.g. with
@@ -40,6 +36,11 @@ class RedisSubscriber;
  * the whole waiting call (waitTime in ms). Leases are always explicit (a lock() without lease
  * takes the actor's watchdogTimeoutMs): the watchdog's renewals are `renew` steps, so nothing
  * touches Redis between steps.
+ *
+ * Each action is one record of the WorkshopActions table (its call text, how it runs, the script
+ * branch it reports, the message it publishes, the channel a refused caller waits on), so the
+ * runner itself knows no action by name; the actors' clients are a WorkshopCast and the
+ * expectations are checked by StepExpectations.
  *
  * For every step a StepReport gives the actor, the call in Redisson terms, the script branch
  * (derived from the keys before/after and the reply), the keys before/after (workshop_dump.lua,
@@ -115,8 +116,10 @@ public:
      * as it was then (FLUSH + RESTORE of the DUMP payloads, TTLs and waiters' deadlines as held),
      * the actors their subscriptions (UNSUBSCRIBE/SUBSCRIBE until PUBSUB NUMSUB agrees), fencing
      * tokens and leases; the reports of that step and later ones are dropped. Asynchronous:
-     * rewound(index) when done, failed to start (false, with `*error`) while a step runs, for a
-     * step not run, or when a RedLock server stopped since (a stopped server cannot come back).
+     * RedLock servers stopped since start again on their address (RedLockStage::restartServer)
+     * and get their keys back too. Asynchronous: rewound(index) when done; fails to start (false,
+     * with `*error`) while a step runs, for a step not run, or when a stopped server does not
+     * come up again.
      */
     bool rewindTo(int index, QString *error = nullptr);
     /** rewindTo() the step run last. */
@@ -137,31 +140,6 @@ signals:
     void timeReapplied();
 
 private:
-    struct ActorRuntime {
-        Scenario::Actor def;
-        QString clientId;
-        RedisConnection *connection = nullptr;
-        RedisSubscriber *subscriber = nullptr;
-        LockClient *client = nullptr;
-        FairLock *fair = nullptr;
-        ReadWriteLock *rw = nullptr;
-        FencedLock *fenced = nullptr;
-        qint64 lastToken = -1;
-        QSet<QByteArray> waitingOn; ///< channels subscribed as a waiting Redisson client would
-    };
-    /** What the action itself answered. */
-    struct Outcome {
-        QString result;
-        QString reply;
-        QString error;
-        qint64 pttlMs = -2;
-        qint64 token = -1;
-        qint64 waitedMs = 0;
-        QStringList findings;
-        bool deadlock = false;
-        int granted = -1;   ///< redlock: components granted
-        QString components; ///< redlock: each server's outcome, as text
-    };
     /** The picture taken before a step (for rewindTo). */
     struct Checkpoint {
         StageClock::Reading servers;
@@ -172,9 +150,6 @@ private:
         QHash<QString, qint64> lastToken;           ///< actor -> fencing token
         QHash<QString, qint64> leases;              ///< "actor\nlock\nfield" -> unlock lease ms
     };
-    using Done = std::function<void(const Outcome &)>;
-    using Poll = std::function<void(std::function<void(bool)> answer)>;
-
     /** Marks step `index` in flight and begins it (connecting first on the first step). */
     void startStep(int index);
     void connectAll(std::function<void()> then);
@@ -184,33 +159,18 @@ private:
     void holdThen(std::function<void()> then);
     Checkpoint checkpoint(const StageClock::Reading &servers) const;
     void restoreClients(const Checkpoint &cp, std::function<void()> then);
-    /** Polls PUBSUB NUMSUB on `conn` (at most kSettleTimeoutMs) until each of `channels` has as
-     *  many subscribers as actors now wait on it, then `then` (at once when `channels` is empty). */
-    void awaitSubscriptions(RedisConnection *conn, const QList<QByteArray> &channels, std::function<void()> then);
     QVector<RedisConnection *> clockServers() const;
-    void act(const Scenario::Step &step, Done done);
-    void afterAction(const Scenario::Step &step, const Outcome &outcome);
-    void settle(const Scenario::Step &step, const Outcome &outcome);
-    void finishStep(const Scenario::Step &step, const Outcome &outcome);
+    /** What the step's action sees (WorkshopAction's functions). */
+    ActionContext contextOf(const Scenario::Step &step);
+    void afterAction(const Scenario::Step &step, const StepOutcome &outcome);
+    void settle(const Scenario::Step &step, const StepOutcome &outcome);
+    void finishStep(const Scenario::Step &step, const StepOutcome &outcome);
     void dump(RedisConnection *connection, std::function<void(const StepReport::Keys &, const QString &)> then);
-    void poll(Poll probe, int timeoutMs, std::function<void(bool)> done);
-    QString branchOf(const Scenario::Step &step, const Outcome &outcome) const;
-    QString callOf(const Scenario::Step &step) const;
-    void check(const Scenario::Step &step, const Outcome &outcome);
-    /** Actor name of a holder field "<clientId>:<threadId>[:write]", or the field itself. */
-    QString actorOfField(const QString &field) const;
     qint64 leaseOf(const Scenario::Step &step) const;
-    ActorRuntime *actor(const QString &name);
-    RedisConnection *connectionOf(const Scenario::Step &step) const;
 
     Scenario m_scenario;
-    RedisEndpoint m_endpoint;
-    RedisConnection *m_control = nullptr;
-    RedLockStage *m_stage = nullptr; ///< the independent servers of redlock steps (Scenario::servers)
-    QVector<ActorRuntime> m_actors;
+    WorkshopCast *m_cast = nullptr; ///< the actors' clients, the runner's connection, the RedLock servers
     RedisScript m_dump;
-    RedisScript m_fairAcquire;
-    RedisScript m_fencedWrite;
     QVector<StepReport> m_reports;
     StepReport m_current;
     QElapsedTimer m_clock;

@@ -57,6 +57,43 @@ QString StepReport::withActorNames(const QString &text, const QHash<QString, QSt
     return replaceIds(text, actorOfClientId);
 }
 
+QJsonObject StepReport::hashOf(const Keys &keys, const QString &name)
+{
+    const auto it = keys.constFind(name);
+    if (it == keys.constEnd() || it->type != QLatin1String("hash"))
+        return {};
+    return it->value.toObject();
+}
+
+QStringList StepReport::listOf(const Keys &keys, const QString &name)
+{
+    QStringList l;
+    for (const QJsonValue &v : keys.value(name).value.toArray())
+        l.append(v.toString());
+    return l;
+}
+
+qint64 StepReport::pttlOf(const Keys &keys, const QString &name)
+{
+    const auto it = keys.constFind(name);
+    return it == keys.constEnd() ? -2 : it->pttlMs;
+}
+
+QJsonObject StepReport::holdersOf(const Keys &keys, const QString &name)
+{
+    QJsonObject h = hashOf(keys, name);
+    h.remove(QStringLiteral("mode"));
+    return h;
+}
+
+QString StepReport::fieldsText(const QJsonObject &holders)
+{
+    QStringList parts;
+    for (auto it = holders.begin(); it != holders.end(); ++it)
+        parts.append(QStringLiteral("%1 x%2").arg(it.key()).arg(qint64(it.value().toDouble())));
+    return parts.isEmpty() ? QStringLiteral("nobody") : parts.join(QStringLiteral(", "));
+}
+
 StepReport::Keys StepReport::parseDump(const RedisReply &reply)
 {
     Keys keys;

@@ -63,6 +63,17 @@ struct StepReport {
     qint64 startedUs = 0;  ///< steady clock, µs: the step's first Redis command was sent
     qint64 finishedUs = 0; ///< steady clock, µs: the step's last Redis reply arrived
 
+    /** `keys`' hash `name` (field -> value), empty when absent or not a hash. */
+    static QJsonObject hashOf(const Keys &keys, const QString &name);
+    /** `keys`' list `name`, empty when absent. */
+    static QStringList listOf(const Keys &keys, const QString &name);
+    /** `keys`' PTTL of `name` (ms): -1 = no expiry, -2 = absent. */
+    static qint64 pttlOf(const Keys &keys, const QString &name);
+    /** The holder fields of lock hash `name` (every field but "mode") -> hold count. */
+    static QJsonObject holdersOf(const Keys &keys, const QString &name);
+    /** Holder fields as text, "A:1 x2, B:1 x1", or "nobody". */
+    static QString fieldsText(const QJsonObject &holders);
+
     /** Parses workshop_dump.lua's reply. */
     static Keys parseDump(const RedisReply &reply);
     /** Lines describing what changed between `before` and `after`, e.g.

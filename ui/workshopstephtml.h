@@ -1,0 +1,28 @@
+#pragma once
+
+#include "workshop/stepreport.h"
+
+#include <QCoreApplication>
+#include <QHash>
+#include <QString>
+
+namespace lockscope
+{
+
+/**
+ * The workshop stage's account of one step (WorkshopWindow), as HTML for a QTextBrowser: who
+ * acted and the call in Redisson terms, the script branch, the result and the raw reply, the
+ * unlock message and whom it woke, doctor findings, the narration (or, when an expectation did
+ * not hold, the expected text struck through and what did not hold), the Redis keys before and
+ * after side by side (added, removed and changed rows highlighted) and the expectations.
+ */
+class WorkshopStepHtml
+{
+    Q_DECLARE_TR_FUNCTIONS(WorkshopStepHtml)
+public:
+    /** `names`: client id -> actor name (client ids in texts are shown as names); `projector`:
+     *  the dark projector palette's highlight colours. */
+    static QString html(const StepReport &report, const QHash<QString, QString> &names, bool projector);
+};
+
+} // namespace lockscope
