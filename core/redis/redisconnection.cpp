@@ -1,4 +1,5 @@
 #include "redisconnection.h"
+#include "redis/tlsadvicewords.h"
 
 #include <atomic>
 
@@ -680,6 +681,17 @@ QString RedisConnection::explainProtocolError(const QString &decoderError) const
     return QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), decoderError);
 }
 
+namespace
+{
+/** The front end's "give the client certificate and key" (CLI: "pass --tls-cert and --tls-key"). */
+QString giveClientCertificate()
+{
+    using W = TlsAdviceWords::Word;
+    return TlsAdviceWords::name(W::Give, TlsAdviceWords::name(W::CertFile) + QStringLiteral(" and ") +
+                                             TlsAdviceWords::name(W::KeyFile));
+}
+} // namespace
+
 QString RedisConnection::closedReason() const
 {
     if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tcp)
@@ -689,9 +701,8 @@ QString RedisConnection::closedReason() const
     if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls &&
         m_endpoint.tlsOptions().certFile().isEmpty())
         return QStringLiteral("%1 closed the TLS connection before answering: if it requires client certificates "
-                              "(tls-auth-clients yes), pass --tls-cert and --tls-key; if it is a plain port (not "
-                              "speaking TLS), use redis://.")
-            .arg(m_endpoint.address());
+                              "(tls-auth-clients yes), %2; if it is a plain port (not speaking TLS), use redis://.")
+            .arg(m_endpoint.address(), giveClientCertificate());
     return QStringLiteral("server closed the connection");
 }
 
@@ -701,9 +712,10 @@ QString RedisConnection::explainSocketError(QAbstractSocket *socket) const
     const QString lower = text.toLower();
     if (lower.contains(QLatin1String("key values mismatch")) ||
         lower.contains(QLatin1String("private key does not match")))
-        return QStringLiteral("the client key does not belong to the client certificate (%1): pass the matching "
-                              "--tls-key.")
-            .arg(text);
+        return QStringLiteral("the client key does not belong to the client certificate (%1): %2.")
+            .arg(text, TlsAdviceWords::name(TlsAdviceWords::Word::Give,
+                                            QStringLiteral("the matching ") +
+                                                TlsAdviceWords::name(TlsAdviceWords::Word::KeyFile)));
     if (socket->error() != QAbstractSocket::SslHandshakeFailedError &&
         socket->error() != QAbstractSocket::SslInternalError)
         return text;
@@ -715,8 +727,7 @@ QString RedisConnection::explainSocketError(QAbstractSocket *socket) const
             .arg(text);
     if (lower.contains(QLatin1String("certificate required")) ||
         (m_endpoint.tlsOptions().certFile().isEmpty() && lower.contains(QLatin1String("handshake failure"))))
-        return QStringLiteral("the server requires a client certificate (%1): pass --tls-cert and --tls-key.")
-            .arg(text);
+        return QStringLiteral("the server requires a client certificate (%1): %2.").arg(text, giveClientCertificate());
     if (lower.contains(QLatin1String("unknown ca")) || lower.contains(QLatin1String("bad certificate")) ||
         lower.contains(QLatin1String("certificate unknown")) ||
         lower.contains(QLatin1String("unsupported certificate")))
