@@ -2,6 +2,7 @@
 
 #include "protocol/advicewords.h"
 #include "redis/redisconnection.h"
+#include "redis/tlsadvicewords.h"
 
 #include <QCoreApplication>
 
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
     // Core sentences leave the "how" to the front-end: here, options and the environment.
     lockscope::RedisConnection::setPasswordAdvice(
         QStringLiteral("give it with --ask-password, LOCKSCOPE_PASSWORD or in the URL"));
+    lockscope::TlsAdviceWords::setNamer(&lockscope::TlsAdviceWords::cliName); // "--tls-ca FILE"
     lockscope::AdviceWords::setNamer([](lockscope::AdviceWords::Choice choice, const QString &value) {
         switch (choice) {
         case lockscope::AdviceWords::Choice::LockKind:

@@ -295,6 +295,8 @@ int main(int argc, char **argv)
     }
     QApplication app(argc, argv);
     setApplicationNames();
+    // Core's TLS sentences name the connection dialog's fields (issue 14: no CLI flags).
+    TlsAdviceWords::setNamer(&ConnectDialog::tlsAdviceWord);
     QApplication::setApplicationDisplayName(QStringLiteral("LockScope"));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.lockscope.LockScope"));
     QIcon icon; // PNGs: Qt's SVG plugin is not a dependency

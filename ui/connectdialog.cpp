@@ -477,4 +477,24 @@ bool ConnectDialog::askPassword(QWidget *parent, const QString &question, QStrin
     return true;
 }
 
+QString ConnectDialog::tlsAdviceWord(TlsAdviceWords::Word word, const QString &value)
+{
+    const auto quoted = [](const QString &label) { return QStringLiteral("\"%1\"").arg(label); };
+    switch (word) {
+    case TlsAdviceWords::Word::CaFile:
+        return quoted(tr("TLS CA file"));
+    case TlsAdviceWords::Word::CertFile:
+        return quoted(tr("Client certificate"));
+    case TlsAdviceWords::Word::KeyFile:
+        return quoted(tr("Client key"));
+    case TlsAdviceWords::Word::ServerName:
+        return quoted(tr("TLS server name"));
+    case TlsAdviceWords::Word::Insecure:
+        return quoted(tr("Do not verify the server certificate"));
+    case TlsAdviceWords::Word::Give:
+        break;
+    }
+    return tr("fill in %1 in File > Connect").arg(value);
+}
+
 } // namespace lockscope

@@ -2,6 +2,8 @@
 
 #include "connectionprofile.h"
 
+#include "redis/tlsadvicewords.h"
+
 #include <QDialog>
 
 class QCheckBox;
@@ -48,6 +50,10 @@ public:
     bool deleteProfile();
     /** The last message shown under the form (errors and notes). */
     QString message() const;
+    /** This dialog's words for the TLS settings in core's sentences (TlsAdviceWords, issue 14): the
+     *  labels of its fields in quotes, "fill in …" to give them; `value` (a path) is left out, the
+     *  field shows it. The dashboard's main installs it. */
+    static QString tlsAdviceWord(TlsAdviceWords::Word word, const QString &value);
 
     /** A password prompt for ConnectionOptions / ConnectionLauncher: a modal dialog, echo off. */
     static bool askPassword(QWidget *parent, const QString &question, QString *password, QString *error);

@@ -16,7 +16,7 @@
 #include "sessioncontroller.h"
 #include "ttlbardelegate.h"
 
-#include "diagnose/lockdoctor.h"
+#include "diagnose/doctorloop.h"
 #include "history/replayplayer.h"
 #include "history/sessionrecorder.h"
 #include "protocol/displaytext.h"
@@ -243,6 +243,12 @@ void ServerView::attachReplay(ReplayPlayer *player)
     m_actions->setReplay();
     const Recording &rec = player->recording();
     m_statusBar->showReplay(rec.header.value(QStringLiteral("server")).toString());
+    // The doctor's snapshot rules run on the replayed data too (the probes that ask Redis do not):
+    // the session's DoctorLoop without a probe, over the replayed table, on the replay clock, every
+    // 2 s of wall time as live.
+    m_replayDoctor = new DoctorLoop([this] { return tableLocks(); }, this);
+    m_replayDoctor->setClock(replayClock);
+    connect(m_replayDoctor, &DoctorLoop::findingsUpdated, this, &ServerView::onFindings);
     connect(player, &ReplayPlayer::reset, this, [this] {
         m_tableBuffer.clear(); // batches from before the seek
         m_tableFlush.stop();
@@ -250,15 +256,10 @@ void ServerView::attachReplay(ReplayPlayer *player)
         m_eventModel->clear();
         m_history.clear();
         m_detail->setSnapshot(LockSnapshot());
-        m_replayDoctor = std::make_unique<LockDoctor>(); // duration rules count from the seek
-        QTimer::singleShot(0, this, &ServerView::diagnoseReplay);
+        m_replayDoctor->reset(); // duration rules count from the seek
+        QTimer::singleShot(0, this, [this] { onFindings(m_replayDoctor->diagnose()); });
     });
-    // The doctor's snapshot rules run on the replayed data too (the probes that ask Redis do not):
-    // diagnosed on the replay clock, every 2 s of wall time as live.
-    auto *doctorTimer = new QTimer(this);
-    doctorTimer->setInterval(2000);
-    connect(doctorTimer, &QTimer::timeout, this, &ServerView::diagnoseReplay);
-    doctorTimer->start();
+    m_replayDoctor->start();
     connect(player, &ReplayPlayer::locksUpdated, this, &ServerView::onLocksUpdated);
     connect(player, &ReplayPlayer::eventsOccurred, this, &ServerView::onEvents);
     if (!rec.warning.isEmpty())
@@ -316,12 +317,8 @@ void ServerView::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
         m_history.addRemoval(name, now);
     for (const auto &s : changed)
         m_history.addSnapshot(s, now);
-    if (m_replayDoctor) {
-        for (const auto &name : removed)
-            m_replayDoctor->forget(name);
-        for (const auto &s : changed)
-            m_replayDoctor->observe(s);
-    }
+    if (m_replayDoctor)
+        m_replayDoctor->observe(changed, removed);
     emit historyChanged();
     // A sorted proxy over a big table does O(rows) work per batch: above a few thousand locks the
     // batches are merged and applied at most every 200 ms (the first discovery of 200k locks is
@@ -458,16 +455,14 @@ void ServerView::updateClusterLockCounts()
     m_tabs->clusterPanel()->setLockCounts(counts);
 }
 
-void ServerView::diagnoseReplay()
+QHash<QString, LockSnapshot> ServerView::tableLocks() const
 {
-    if (!m_replayDoctor || !m_player)
-        return;
     QHash<QString, LockSnapshot> locks;
     for (int r = 0; r < m_lockModel->rowCount(); ++r) {
         const auto s = m_lockModel->index(r, 0).data(LockTableModel::SnapshotRole).value<LockSnapshot>();
         locks.insert(s.name, s);
     }
-    onFindings(m_replayDoctor->diagnose(locks, m_player->clockMs()));
+    return locks;
 }
 
 void ServerView::onFindings(const QVector<LockFinding> &findings)

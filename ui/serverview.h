@@ -30,7 +30,7 @@ class EventLogModel;
 class FindingModel;
 class LockActions;
 class LockDetailPanel;
-class LockDoctor;
+class DoctorLoop;
 class LockFilterProxy;
 class LockTableModel;
 class LockTableView;
@@ -120,8 +120,8 @@ private:
     void onFindings(const QVector<LockFinding> &findings);
     void onClusterNodes(const QVector<ClusterNodeStatus> &nodes);
     void updateClusterLockCounts();
-    /** Replay: the doctor's rules over the replayed table, on the replay clock. */
-    void diagnoseReplay();
+    /** Replay: the locks in the table (the replay doctor's locks()). */
+    QHash<QString, LockSnapshot> tableLocks() const;
     void updateDetail();
     void updateCount();
 
@@ -141,8 +141,8 @@ private:
     QSplitter *m_mainSplit = nullptr;
     ServerStatusBar *m_statusBar = nullptr;
     bool m_clusterCountsPending = false;
-    std::unique_ptr<LockDoctor> m_replayDoctor; ///< replay only: findings from the replayed snapshots
-    bool m_userScan = false;                    ///< a Refresh asked for the scan under way: show its progress
+    DoctorLoop *m_replayDoctor = nullptr; ///< replay only: the doctor over the replayed table, replay clock
+    bool m_userScan = false;              ///< a Refresh asked for the scan under way: show its progress
     QTimer m_animation;
     LockMonitor::Mode m_mode = LockMonitor::Mode::Connecting;
     qint64 m_lastDataMs = 0; ///< epoch ms of the last lock data that arrived (the banner's "as of")

@@ -17,10 +17,12 @@ DoctorLoop::~DoctorLoop() = default;
 
 void DoctorLoop::observe(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
-    for (const auto &s : changed)
-        m_doctor.observe(s);
+    // Removals first, as LockTableModel::applyBatch and ReplayPlayer read a batch: a lock both
+    // removed and changed in one batch was deleted and written again (its history restarts).
     for (const auto &n : removed)
         m_doctor.forget(n);
+    for (const auto &s : changed)
+        m_doctor.observe(s);
 }
 
 void DoctorLoop::absorb(const DoctorProbe::Result &result)

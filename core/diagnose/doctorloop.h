@@ -48,7 +48,7 @@ public:
     /** The rules' settings (thresholds, the command connection of the suggested commands). */
     LockDoctor &doctor() { return m_doctor; }
 
-    /** A batch of the watcher: snapshots read, locks gone. */
+    /** A batch of the watcher: snapshots read, locks gone (removals applied first). */
     void observe(const QVector<LockSnapshot> &changed, const QStringList &removed);
     /** A probe's result: orphaned waiters (timed from now) and latches (replacing the last ones). */
     void absorb(const DoctorProbe::Result &result);

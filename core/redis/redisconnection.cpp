@@ -1,4 +1,5 @@
 #include "redisconnection.h"
+#include "redis/connectionerrortext.h"
 
 #include <atomic>
 
@@ -625,105 +626,35 @@ void RedisConnection::failWithoutRetry(const QString &reason)
     emit connectionLost(m_lastError);
 }
 
-namespace
-{
-QString &passwordAdvice()
-{
-    static QString advice;
-    return advice;
-}
-} // namespace
-
+// The sentences live in ConnectionErrorText; these keep RedisConnection's private interface.
 void RedisConnection::setPasswordAdvice(const QString &howToGiveAPassword)
 {
-    passwordAdvice() = howToGiveAPassword;
+    ConnectionErrorText::setPasswordAdvice(howToGiveAPassword);
 }
 
 QString RedisConnection::passwordAdviceSuffix()
 {
-    return passwordAdvice().isEmpty() ? QString() : QStringLiteral(": ") + passwordAdvice();
+    return ConnectionErrorText::passwordAdviceSuffix();
 }
 
 QString RedisConnection::explainAuthError(const QString &serverMessage) const
 {
-    const QString source = RedisEndpoint::describe(m_endpoint.passwordSource());
-    if (serverMessage.contains(QLatin1String("without any password configured")))
-        return QStringLiteral("Redis at %1 has no password set for the default user, but LockScope sent one%2: "
-                              "connect without a password, or name the ACL user (user@ in the URL).")
-            .arg(m_endpoint.address(), source.isEmpty() ? QString() : QStringLiteral(" (from %1)").arg(source));
-    if (m_endpoint.password().isEmpty())
-        return QStringLiteral("Redis at %1 refused the login of ACL user '%2' without a password (%3)%4.")
-            .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed(), passwordAdviceSuffix());
-    return QStringLiteral("Redis at %1 refused the login of ACL user '%2' (%3): check the user name and the "
-                          "password (from %4).")
-        .arg(m_endpoint.address(), m_endpoint.aclUser(), serverMessage.trimmed(), source);
+    return ConnectionErrorText::authError(m_endpoint, serverMessage);
 }
 
 QString RedisConnection::explainProtocolError(const QString &decoderError) const
 {
-    const QByteArray head = m_firstBytes.trimmed();
-    QByteArray firstLine = head.left(head.indexOf('\n') < 0 ? head.size() : head.indexOf('\n')).trimmed();
-    const QByteArray lower = firstLine.toLower();
-    if (firstLine.startsWith("HTTP/") || lower.startsWith("<!doctype html") || lower.startsWith("<html"))
-        return QStringLiteral("%1 is not a Redis server (it answered like HTTP: '%2'): check the host and port of the "
-                              "Redis URL")
-            .arg(m_endpoint.address(), QString::fromLatin1(firstLine.left(60)));
-    if (m_handshaking) {
-        QString shown;
-        for (char c : m_firstBytes.left(24))
-            shown += c >= 0x20 && c < 0x7f ? QString(QLatin1Char(c))
-                                           : QStringLiteral("\\x%1").arg(uchar(c), 2, 16, QLatin1Char('0'));
-        return QStringLiteral("%1 is not a Redis server: it does not answer in the Redis protocol (its first bytes: "
-                              "'%2'; %3): check the host and port of the Redis URL")
-            .arg(m_endpoint.address(), shown, decoderError);
-    }
-    return QStringLiteral("protocol error from %1: %2").arg(m_endpoint.address(), decoderError);
+    return ConnectionErrorText::protocolError(m_endpoint, m_firstBytes, m_handshaking, decoderError);
 }
 
 QString RedisConnection::closedReason() const
 {
-    if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tcp)
-        return QStringLiteral("%1 closed the connection before answering: if it serves TLS on this port, use "
-                              "rediss:// instead of redis://.")
-            .arg(m_endpoint.address());
-    if (m_state == State::Connecting && m_endpoint.transport() == RedisEndpoint::Transport::Tls &&
-        m_endpoint.tlsOptions().certFile().isEmpty())
-        return QStringLiteral("%1 closed the TLS connection before answering: if it requires client certificates "
-                              "(tls-auth-clients yes), pass --tls-cert and --tls-key; if it is a plain port (not "
-                              "speaking TLS), use redis://.")
-            .arg(m_endpoint.address());
-    return QStringLiteral("server closed the connection");
+    return ConnectionErrorText::closedReason(m_endpoint, m_state == State::Connecting);
 }
 
 QString RedisConnection::explainSocketError(QAbstractSocket *socket) const
 {
-    const QString text = socket->errorString();
-    const QString lower = text.toLower();
-    if (lower.contains(QLatin1String("key values mismatch")) ||
-        lower.contains(QLatin1String("private key does not match")))
-        return QStringLiteral("the client key does not belong to the client certificate (%1): pass the matching "
-                              "--tls-key.")
-            .arg(text);
-    if (socket->error() != QAbstractSocket::SslHandshakeFailedError &&
-        socket->error() != QAbstractSocket::SslInternalError)
-        return text;
-    if (lower.contains(QLatin1String("wrong version number")) ||
-        lower.contains(QLatin1String("packet length too long")) ||
-        lower.contains(QLatin1String("record layer failure")) || lower.contains(QLatin1String("unknown protocol")))
-        return QStringLiteral("this port does not speak TLS (%1): use redis:// for a plain port, or the server's "
-                              "tls-port with rediss://.")
-            .arg(text);
-    if (lower.contains(QLatin1String("certificate required")) ||
-        (m_endpoint.tlsOptions().certFile().isEmpty() && lower.contains(QLatin1String("handshake failure"))))
-        return QStringLiteral("the server requires a client certificate (%1): pass --tls-cert and --tls-key.")
-            .arg(text);
-    if (lower.contains(QLatin1String("unknown ca")) || lower.contains(QLatin1String("bad certificate")) ||
-        lower.contains(QLatin1String("certificate unknown")) ||
-        lower.contains(QLatin1String("unsupported certificate")))
-        return QStringLiteral("the server refused LockScope's client certificate (%1): it must be signed by a CA in "
-                              "the server's tls-ca-cert-file and be valid for client authentication.")
-            .arg(text);
-    return QStringLiteral("TLS handshake failed: %1").arg(text);
+    return ConnectionErrorText::socketError(m_endpoint, socket);
 }
 
 void RedisConnection::onTransportError(const QString &message)

@@ -60,6 +60,11 @@ namespace lockscope
  *   resolver fails with a sentence saying so.
  *
  * Lives on one thread (the thread of its QObject); not thread-safe.
+ *
+ * Size (the .cpp is about 750 lines, over issue 14's ~500): connect, TLS, handshake, pipelined
+ * writes, reply dispatch, timeouts, health checks and reconnects are one socket's state machine
+ * over the same members (pending callbacks, output buffer, state); split, they would hand that
+ * state between classes on every reply. Its failure sentences are ConnectionErrorText's.
  */
 class RedisConnection : public QObject
 {

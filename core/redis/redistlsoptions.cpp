@@ -1,4 +1,5 @@
 #include "redistlsoptions.h"
+#include "redis/tlsadvicewords.h"
 
 #include <QFile>
 #include <QMap>
@@ -20,6 +21,14 @@ bool fail(QString *error, const QString &message)
     if (error)
         *error = message;
     return false;
+}
+
+using Word = TlsAdviceWords::Word;
+
+/** The front end's words for a TLS setting (issue 14: core names no CLI flag). */
+QString tlsWord(Word word, const QString &value = QString())
+{
+    return TlsAdviceWords::name(word, value);
 }
 
 bool readFile(const QString &path, const QString &what, QByteArray *data, QString *error)
@@ -96,7 +105,7 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
     QSslConfiguration c = config ? *config : QSslConfiguration::defaultConfiguration();
     if (!m_caFile.isEmpty()) {
         QByteArray data;
-        if (!readFile(m_caFile, QStringLiteral("CA certificate file (--tls-ca)"), &data, error))
+        if (!readFile(m_caFile, QStringLiteral("CA certificate file (%1)").arg(tlsWord(Word::CaFile)), &data, error))
             return false;
         const QList<QSslCertificate> cas = parseCertificates(data);
         if (cas.isEmpty())
@@ -106,12 +115,12 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
         c.setCaCertificates(cas);
     }
     if (!m_keyFile.isEmpty() && m_certFile.isEmpty())
-        return fail(error, QStringLiteral("A client key (--tls-key %1) was given without its certificate: "
-                                          "pass --tls-cert too.")
-                               .arg(m_keyFile));
+        return fail(error, QStringLiteral("A client key (%1) was given without its certificate: %2 too.")
+                               .arg(tlsWord(Word::KeyFile, m_keyFile), tlsWord(Word::Give, tlsWord(Word::CertFile))));
     if (!m_certFile.isEmpty()) {
         QByteArray certData;
-        if (!readFile(m_certFile, QStringLiteral("client certificate file (--tls-cert)"), &certData, error))
+        if (!readFile(m_certFile, QStringLiteral("client certificate file (%1)").arg(tlsWord(Word::CertFile)),
+                      &certData, error))
             return false;
         const QList<QSslCertificate> chain = QSslCertificate::fromData(certData, QSsl::Pem);
         if (chain.isEmpty())
@@ -122,7 +131,8 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
         QString keyPath = m_certFile;
         if (!m_keyFile.isEmpty()) {
             keyPath = m_keyFile;
-            if (!readFile(m_keyFile, QStringLiteral("client key file (--tls-key)"), &keyData, error))
+            if (!readFile(m_keyFile, QStringLiteral("client key file (%1)").arg(tlsWord(Word::KeyFile)), &keyData,
+                          error))
                 return false;
         }
         const QSslKey key = parseKey(keyData);
@@ -133,9 +143,9 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
                                                   "-out KEY.plain; chmod 600 KEY.plain) and pass that.")
                                        .arg(keyPath));
             if (m_keyFile.isEmpty())
-                return fail(error, QStringLiteral("The client certificate '%1' needs its private key: pass "
-                                                  "--tls-key with the key file.")
-                                       .arg(m_certFile));
+                return fail(error, QStringLiteral("The client certificate '%1' needs its private key: %2.")
+                                       .arg(m_certFile, tlsWord(Word::Give, tlsWord(Word::KeyFile) +
+                                                                                QStringLiteral(" with the key file"))));
             return fail(error, QStringLiteral("The client key file '%1' holds no private key LockScope can read "
                                               "(PEM RSA, EC or DSA): check the path.")
                                    .arg(keyPath));
@@ -172,15 +182,16 @@ QString RedisTlsOptions::describeErrors(const QList<QSslError> &errors, const QS
         if (untrusted.contains(e.error())) {
             category = 1;
             sentence = QStringLiteral("The TLS certificate of %1%2 is not trusted: give LockScope the CA certificate "
-                                      "that signed it with --tls-ca FILE (--tls-insecure skips the check; for a "
-                                      "sandbox only).")
-                           .arg(address, describeCertificate(e.certificate()));
+                                      "that signed it with %3 (%4 skips the check; for a sandbox only).")
+                           .arg(address, describeCertificate(e.certificate()),
+                                tlsWord(Word::CaFile, QStringLiteral("FILE")), tlsWord(Word::Insecure));
         } else if (e.error() == QSslError::HostNameMismatch) {
             category = 2;
             sentence = QStringLiteral("The TLS certificate of %1 is for %2, not for '%3': connect with one of those "
-                                      "names, or name the expected one with --tls-server-name (--tls-insecure skips "
-                                      "the check; for a sandbox only).")
-                           .arg(address, certificateNames(e.certificate()), peerName);
+                                      "names, or name the expected one with %4 (%5 skips the check; for a sandbox "
+                                      "only).")
+                           .arg(address, certificateNames(e.certificate()), peerName, tlsWord(Word::ServerName),
+                                tlsWord(Word::Insecure));
         } else if (e.error() == QSslError::CertificateExpired) {
             category = 3;
             sentence = QStringLiteral("The TLS certificate of %1 expired on %2: renew it on the server.")

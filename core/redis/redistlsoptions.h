@@ -17,7 +17,7 @@ namespace lockscope
  * Defaults are the safe ones: the server certificate must chain to a trusted CA (`caFile` when
  * set, else the system's) and must name the host LockScope connects to (or `serverName`).
  * `insecure` turns both checks off; it exists for a sandbox with a throw-away certificate and is
- * never on unless asked for (`--tls-insecure`).
+ * never on unless asked for (the front end's switch, TlsAdviceWords::Word::Insecure).
  *
  * Files are PEM (DER is accepted for certificates). The private key must not be encrypted.
  */

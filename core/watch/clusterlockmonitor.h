@@ -44,6 +44,9 @@ class ShardedSubscriber;
  * - The monitor of a master that no longer serves slots is retired (its connections closed).
  * - Each change is reported as a TopologyEvent (`failover`, `slots_moved`, ...), and
  *   liveMastersChanged() says how many masters are read from.
+ *
+ * Size (the .cpp is about 500 lines): the topology follow-up above (new, failed and retired
+ * masters, slot hand-overs between their monitors) is one algorithm over one per-master map.
  */
 class ClusterLockMonitor : public LockWatcher
 {

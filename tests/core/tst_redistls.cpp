@@ -8,6 +8,7 @@
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
 #include "redis/redistlsoptions.h"
+#include "redis/tlsadvicewords.h"
 #include "session/locksession.h"
 
 #include "testsupport.h"
@@ -139,6 +140,9 @@ RedisEndpoint TestRedisTls::endpointFor(const RedisServerProcess &server, const 
 
 void TestRedisTls::initTestCase()
 {
+    // The sentences checked here on core objects are the CLI's: core names the TLS settings in the
+    // words the front end installs (issue 14), and lockscope-cli installs its flags.
+    lockscope::TlsAdviceWords::setNamer(&lockscope::TlsAdviceWords::cliName);
     qunsetenv("LOCKSCOPE_PASSWORD");
     qunsetenv("LOCKSCOPE_USER");
     if (!QSslSocket::supportsSsl())

@@ -55,6 +55,7 @@ private slots:
     void readOnlyHidesWrites();
     void forceUnlockDialogNamesWhatHappens();
     void recordedDemoReplaysTheSameStates();
+    void replayDiagnosesTheReplayedTable();
     void problemsTabCommandsCarryTheUrl();
     void notConnectedIsNeverMistakenForNoLocks();
     void forceUnlockConfirmationActsOnlyOnTheName();
@@ -385,6 +386,54 @@ void TestMainWindow::recordedDemoReplaysTheSameStates()
 
 // Issue 15.5: the Problems tab's suggested commands carry --url (pasted, they reach this server,
 // not 127.0.0.1:6379).
+void TestMainWindow::replayDiagnosesTheReplayedTable()
+{
+    // Issue 14: a replay diagnoses through the same DoctorLoop as a session (no probe, the replay
+    // clock, reset on seek): a lock without a TTL in the recording is a problem while it is in the
+    // replayed table, and is not one at an instant before it was written.
+    Recording recording;
+    recording.header.insert(QStringLiteral("server"), QStringLiteral("redis://replay.example:6379"));
+    LockSnapshot s;
+    s.name = QStringLiteral("legacy:cron");
+    s.isLock = s.exists = true;
+    s.pttlMs = -1; // no TTL: the doctor's no_ttl rule
+    s.holders << LockHolder{kField, kField.section(QLatin1Char(':'), 0, 0), QStringLiteral("1"), 1, QString(), {}};
+    Recording::Record empty;
+    empty.timeMs = 1000000;
+    Recording::Record written;
+    written.timeMs = 1005000;
+    written.changed << s;
+    Recording::Record later;
+    later.timeMs = 1010000;
+    recording.records << empty << written << later;
+    ReplayPlayer player;
+    player.setRecording(recording);
+    LockSession::Options options;
+    options.readOnly = true;
+    MainWindow replay(options);
+    replay.attachReplay(&player);
+    replay.show();
+    QSignalSpy ready(&replay, &MainWindow::initialDataArrived);
+    QVERIFY(ready.wait(5000));
+    const auto hasNoTtl = [&replay] {
+        for (const auto &f : replay.findingModel()->findings())
+            if (f.code == QLatin1String("no_ttl") && f.lock == QLatin1String("legacy:cron"))
+                return true;
+        return false;
+    };
+    player.seek(1008000);
+    QCOMPARE(replay.lockModel()->rowCount(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(hasNoTtl(), 3000);
+    player.seek(1002000); // before the lock was written: the seek's diagnosis clears it
+    QCOMPARE(replay.lockModel()->rowCount(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(replay.findingModel()->findings().isEmpty(), 3000);
+    // The periodic loop (every 2 s of wall time) keeps diagnosing the replayed table.
+    player.seek(1008000);
+    QTRY_VERIFY_WITH_TIMEOUT(hasNoTtl(), 3000);
+    QTest::qWait(2500);
+    QVERIFY(hasNoTtl());
+}
+
 void TestMainWindow::problemsTabCommandsCarryTheUrl()
 {
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
