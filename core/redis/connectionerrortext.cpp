@@ -40,8 +40,8 @@ QString ConnectionErrorText::authError(const RedisEndpoint &endpoint, const QStr
         .arg(endpoint.address(), endpoint.aclUser(), serverMessage.trimmed(), source);
 }
 
-QString ConnectionErrorText::protocolError(const RedisEndpoint &endpoint, const QByteArray &firstBytes, bool handshaking,
-                                           const QString &decoderError)
+QString ConnectionErrorText::protocolError(const RedisEndpoint &endpoint, const QByteArray &firstBytes,
+                                           bool handshaking, const QString &decoderError)
 {
     const QByteArray head = firstBytes.trimmed();
     QByteArray firstLine = head.left(head.indexOf('\n') < 0 ? head.size() : head.indexOf('\n')).trimmed();
