@@ -1,9 +1,9 @@
 #include "dashboardmenubar.h"
 
-#include "lockactions.h"
-#include "serverview.h"
-#include "sessioncontroller.h"
-#include "shortcutsdialog.h"
+#include "common/shortcutsdialog.h"
+#include "locks/lockactions.h"
+#include "locks/serverview.h"
+#include "locks/sessioncontroller.h"
 
 #include <QAction>
 #include <QApplication>

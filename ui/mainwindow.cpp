@@ -1,11 +1,11 @@
 #include "mainwindow.h"
 
-#include "bottomtabs.h"
+#include "common/windowstatekeeper.h"
 #include "dashboardmenubar.h"
-#include "redlockdialog.h"
-#include "replaybar.h"
-#include "serverstatusbar.h"
-#include "windowstatekeeper.h"
+#include "history/replaybar.h"
+#include "locks/bottomtabs.h"
+#include "locks/serverstatusbar.h"
+#include "redlock/redlockdialog.h"
 
 #include "history/replayplayer.h"
 

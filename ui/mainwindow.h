@@ -1,6 +1,6 @@
 #pragma once
 
-#include "serverview.h"
+#include "locks/serverview.h"
 
 #include <QColor>
 #include <QMainWindow>

@@ -1,10 +1,10 @@
 #include "servertabswindow.h"
 
+#include "common/statuscolours.h"
 #include "dashboardmenubar.h"
+#include "locks/serverview.h"
 #include "mainwindow.h"
-#include "redlockdialog.h"
-#include "serverview.h"
-#include "statuscolours.h"
+#include "redlock/redlockdialog.h"
 
 #include <QAction>
 #include <QLayout>

@@ -2,7 +2,7 @@
 // that contradict it are disabled with a tooltip saying why, a read-write lock needs a choice.
 // Set LOCKSCOPE_SCREENSHOT_DIR to also save PNGs of the dialog.
 
-#include "acquiredialog.h"
+#include "locks/acquiredialog.h"
 
 #include <QDialogButtonBox>
 #include <QDir>

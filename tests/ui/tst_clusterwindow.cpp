@@ -2,9 +2,9 @@
 // loopback): it finds the cluster by itself, lists locks held on every master with their node,
 // shows the topology in the Cluster tab and the masters in the status bar, and keeps watching
 // when a master is killed and its replica takes over (the failover is in the event log).
-#include "clustertopologypanel.h"
-#include "eventlogmodel.h"
-#include "locktablemodel.h"
+#include "cluster/clustertopologypanel.h"
+#include "locks/eventlogmodel.h"
+#include "locks/locktablemodel.h"
 #include "mainwindow.h"
 
 #include "demo/redisserverprocess.h"

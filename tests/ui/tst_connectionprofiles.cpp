@@ -3,14 +3,14 @@
 // Connect dialog adds, edits, deletes and returns what to connect to, the keychain fails
 // gracefully where no secret service runs, and the main window shows a profile's colour band.
 
-#include "connectdialog.h"
-#include "connectionbanner.h"
-#include "connectionlauncher.h"
-#include "connectionprofile.h"
-#include "connectionprofilestore.h"
+#include "connect/connectdialog.h"
+#include "connect/connectionbanner.h"
+#include "connect/connectionlauncher.h"
+#include "connect/connectionprofile.h"
+#include "connect/connectionprofilestore.h"
+#include "connect/passworddialog.h"
+#include "connect/passwordkeychain.h"
 #include "mainwindow.h"
-#include "passworddialog.h"
-#include "passwordkeychain.h"
 
 #include "demo/redisserverprocess.h"
 #include "testsupport.h"

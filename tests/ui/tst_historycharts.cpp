@@ -2,11 +2,11 @@
 // with synthetic data, with the charts' clock set by the test: a watchdog lock renewed every 10 s
 // whose renewals then stop, contended locks with several holders, a fair lock with a queue.
 // Set LOCKSCOPE_CHART_SHOTS=DIR to keep the rendered charts as PNGs for a look.
-#include "contentionview.h"
-#include "holderpalette.h"
-#include "seriesdownsampler.h"
-#include "timelinewidget.h"
-#include "ttlchart.h"
+#include "common/holderpalette.h"
+#include "history/contentionview.h"
+#include "history/seriesdownsampler.h"
+#include "history/timelinewidget.h"
+#include "history/ttlchart.h"
 
 #include "history/historystore.h"
 

@@ -1,9 +1,9 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
-#include "clientsmodel.h"
-#include "eventlogmodel.h"
-#include "lockbatchbuffer.h"
-#include "lockfilterproxy.h"
-#include "locktablemodel.h"
+#include "locks/clientsmodel.h"
+#include "locks/eventlogmodel.h"
+#include "locks/lockbatchbuffer.h"
+#include "locks/lockfilterproxy.h"
+#include "locks/locktablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -1,15 +1,15 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
-#include "clientsmodel.h"
-#include "clientsview.h"
-#include "connectionbanner.h"
-#include "findingmodel.h"
-#include "forceunlockdialog.h"
-#include "lockdetailpanel.h"
-#include "locktablemodel.h"
+#include "common/shortcutsdialog.h"
+#include "common/windowstatekeeper.h"
+#include "connect/connectionbanner.h"
+#include "locks/clientsmodel.h"
+#include "locks/clientsview.h"
+#include "locks/findingmodel.h"
+#include "locks/forceunlockdialog.h"
+#include "locks/lockdetailpanel.h"
+#include "locks/locktablemodel.h"
 #include "mainwindow.h"
-#include "shortcutsdialog.h"
-#include "windowstatekeeper.h"
 
 #include "testsupport.h"
 

@@ -1,7 +1,7 @@
 // Several servers side by side: two real redis-servers with different locks, one tab each.
 #include "servertabswindow.h"
 
-#include "locktablemodel.h"
+#include "locks/locktablemodel.h"
 #include "mainwindow.h"
 
 #include "demo/redisserverprocess.h"

@@ -1,8 +1,8 @@
 // The start screen (issue 15.2): `lockscope` without a connection showed the demo silently, or
 // nothing at all without redis-server. Offscreen, with a temporary settings file.
-#include "connectionprofile.h"
-#include "connectionprofilestore.h"
-#include "startscreen.h"
+#include "connect/connectionprofile.h"
+#include "connect/connectionprofilestore.h"
+#include "connect/startscreen.h"
 
 #include <QDir>
 #include <QLabel>

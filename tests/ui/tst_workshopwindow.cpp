@@ -3,10 +3,10 @@
 // scheduler picks who acts next; projector mode scales and recolours live.
 // Issue 16: 5 s between steps in the window (time stands still), step back (RedLock too), a projector layout
 // at 1280x720 with one unambiguous set of shortcuts.
-#include "workshopwindow.h"
+#include "workshop/workshopwindow.h"
 
-#include "eventlogmodel.h"
-#include "locktablemodel.h"
+#include "locks/eventlogmodel.h"
+#include "locks/locktablemodel.h"
 #include "mainwindow.h"
 
 #include <QMenuBar>

@@ -1,0 +1,21 @@
+#include "common/statuscolours.h"
+
+namespace lockscope
+{
+
+QColor StatusColours::mode(LockMonitor::Mode mode)
+{
+    switch (mode) {
+    case LockMonitor::Mode::Live:
+        return QColor(0x2e, 0x9d, 0x5b);
+    case LockMonitor::Mode::Polling:
+        return QColor(0x1e, 0x88, 0xe5);
+    case LockMonitor::Mode::Disconnected:
+        return QColor(0xc0, 0x39, 0x2b);
+    case LockMonitor::Mode::Connecting:
+        break;
+    }
+    return QColor(0xe6, 0x9b, 0x00);
+}
+
+} // namespace lockscope

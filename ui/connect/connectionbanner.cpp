@@ -1,0 +1,98 @@
+#include "connect/connectionbanner.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace lockscope
+{
+
+ConnectionBanner::ConnectionBanner(QWidget *parent) : QFrame(parent)
+{
+    setObjectName(QStringLiteral("connectionBanner"));
+    setFrameShape(QFrame::StyledPanel);
+    setAutoFillBackground(true);
+    m_text = new QLabel(this);
+    m_text->setWordWrap(true);
+    m_text->setTextFormat(Qt::RichText);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_connect = new QPushButton(tr("Connect…"), this);
+    m_connect->setToolTip(tr("Open another connection (File > Connect…, Ctrl+O)"));
+    m_connect->setAccessibleName(tr("Connect to another server"));
+    connect(m_connect, &QPushButton::clicked, this, &ConnectionBanner::connectRequested);
+    auto *row = new QHBoxLayout(this);
+    row->setContentsMargins(10, 6, 10, 6);
+    row->addWidget(m_text, 1);
+    row->addWidget(m_connect, 0, Qt::AlignVCenter);
+    setAccessibleName(tr("Connection state"));
+    hide();
+}
+
+bool ConnectionBanner::isAuthenticationProblem(const QString &detail)
+{
+    return detail.contains(QLatin1String("NOAUTH")) || detail.contains(QLatin1String("WRONGPASS")) ||
+           detail.contains(QLatin1String("refused the login"), Qt::CaseInsensitive) ||
+           detail.contains(QLatin1String("password"), Qt::CaseInsensitive);
+}
+
+void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, const QString &detail, qint64 lastDataMs)
+{
+    const QString where = server.toHtmlEscaped();
+    const QString why = detail.toHtmlEscaped();
+    const QString asOf =
+        lastDataMs > 0 ? QDateTime::fromMSecsSinceEpoch(lastDataMs).toString(QStringLiteral("HH:mm:ss")) : QString();
+    QString html;
+    QColor tint;
+    switch (mode) {
+    case LockMonitor::Mode::Live:
+        hide();
+        return;
+    case LockMonitor::Mode::Connecting:
+        tint = QColor(0xe6, 0x9b, 0x00);
+        html = tr("<b>Connecting to %1…</b> No data yet: an empty table does not mean there are no locks.").arg(where);
+        break;
+    case LockMonitor::Mode::Disconnected:
+        tint = QColor(0xc0, 0x39, 0x2b);
+        if (isAuthenticationProblem(detail)) {
+            // The monitor's sentence names command-line options; a GUI user gets the button instead.
+            html = tr("<b>Authentication needed on %1.</b> The server wants a password, or refused the user "
+                      "and password given. Nothing can be read until the login works: use <i>Connect…</i> with "
+                      "the right user and password.")
+                       .arg(where);
+        } else {
+            html = tr("<b>Not connected to %1.</b> %2<br>%3 Acquire, release and force unlock are disabled until "
+                      "the connection is back.")
+                       .arg(where, why,
+                            asOf.isEmpty()
+                                ? tr("Nothing was read yet: an empty table does not mean there are no locks.")
+                                : tr("The rows are the last data read, as of %1, and may be out of date.").arg(asOf));
+        }
+        break;
+    case LockMonitor::Mode::Polling:
+        tint = QColor(0x1e, 0x88, 0xe5);
+        html = tr("<b>Polling %1:</b> keyspace notifications are off, so changes show up at the next re-read, "
+                  "and holds shorter than that may not show at all. %2")
+                   .arg(where, why);
+        break;
+    }
+    QPalette p = palette();
+    const QColor base = p.color(QPalette::Window);
+    // A light wash of the state's colour over the window colour: readable in light and dark themes.
+    p.setColor(QPalette::Window,
+               QColor::fromRgbF(base.redF() * 0.8 + tint.redF() * 0.2, base.greenF() * 0.8 + tint.greenF() * 0.2,
+                                base.blueF() * 0.8 + tint.blueF() * 0.2));
+    setPalette(p);
+    setStyleSheet(QStringLiteral("#connectionBanner { border-left: 5px solid %1; }").arg(tint.name()));
+    m_text->setText(html);
+    m_text->setToolTip(detail);
+    m_connect->setVisible(mode != LockMonitor::Mode::Polling);
+    show();
+}
+
+QString ConnectionBanner::text() const
+{
+    return isHidden() ? QString() : m_text->text();
+}
+
+} // namespace lockscope

@@ -1,0 +1,90 @@
+#include "locks/clientsview.h"
+
+#include "locks/clientsmodel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace lockscope
+{
+
+ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QSettings *settings, QWidget *parent)
+    : QWidget(parent), m_labels(connectionKey, settings)
+{
+    m_model = new ClientsModel(locks, this);
+    m_model->setActive(false); // until shown
+    m_model->setLabels(m_labels.all());
+    connect(m_model, &ClientsModel::labelEdited, this, &ClientsView::setLabel);
+
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("clientsTable"));
+    m_view->setAccessibleName(tr("Clients: what each client id holds and waits for"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    m_view->setTabKeyNavigation(false); // Tab leaves the table (issue 15.11)
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setWordWrap(false);
+    m_view->setColumnWidth(ClientsModel::LabelColumn, 150);
+    m_view->setColumnWidth(ClientsModel::ClientIdColumn, 300);
+    m_view->setColumnWidth(ClientsModel::HoldsColumn, 420);
+    connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        if (index.column() != ClientsModel::LabelColumn)
+            activateCurrent();
+    });
+    connect(m_view, &QTableView::activated, this, [this](const QModelIndex &index) {
+        if (index.column() != ClientsModel::LabelColumn)
+            activateCurrent();
+    });
+
+    auto *hint = new QLabel(tr("Each Redisson client (one id per RedissonClient, i.e. per service instance) with the "
+                               "locks it holds and the fair queues it waits in. Give an id a label (F2) to see it "
+                               "everywhere instead of the UUID; labels are kept for this server."),
+                            this);
+    hint->setWordWrap(true);
+    auto *show = new QPushButton(tr("Show its locks"), this);
+    show->setToolTip(tr("Filter the lock table by the selected client id"));
+    show->setAccessibleName(tr("Show the locks of the selected client"));
+    connect(show, &QPushButton::clicked, this, &ClientsView::activateCurrent);
+    auto *top = new QHBoxLayout;
+    top->addWidget(hint, 1);
+    top->addWidget(show, 0, Qt::AlignTop);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_view, 1);
+}
+
+void ClientsView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    m_model->setActive(true);
+}
+
+void ClientsView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_model->setActive(false);
+}
+
+void ClientsView::setLabel(const QString &clientId, const QString &label)
+{
+    m_labels.setLabel(clientId, label);
+    m_model->setLabels(m_labels.all());
+    emit labelsChanged(m_labels.actorNames());
+}
+
+void ClientsView::activateCurrent()
+{
+    const QModelIndex current = m_view->currentIndex();
+    if (current.isValid())
+        emit showLocksOf(current.data(ClientsModel::ClientIdRole).toString());
+}
+
+} // namespace lockscope

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "locks/clientlabels.h"
+#include "workshop/actornames.h"
+
+#include <QWidget>
+
+class QSettings;
+class QTableView;
+
+namespace lockscope
+{
+
+class ClientsModel;
+class LockTableModel;
+
+/**
+ * The Clients tab (issue 15.4): each Redisson client id with what it holds and what it waits
+ * for, and a label the operator can give it ("billing-7f9c"), saved per connection
+ * (ClientLabels) and shown in every lock view through labelsChanged(). Activating a client
+ * (double-click on its id, Enter, or *Show its locks*) asks to filter the lock table by it.
+ */
+class ClientsView : public QWidget
+{
+    Q_OBJECT
+public:
+    /** `connectionKey`: ClientLabels::connectionKey() of the server; `settings`: nullptr = the
+     *  application's QSettings. */
+    ClientsView(LockTableModel *locks, const QString &connectionKey, QSettings *settings = nullptr,
+                QWidget *parent = nullptr);
+
+    ClientsModel *model() const { return m_model; }
+    QTableView *view() const { return m_view; }
+    /** The labels as the lock views' names. */
+    ActorNames actorNames() const { return m_labels.actorNames(); }
+    bool hasLabels() const { return !m_labels.all().isEmpty(); }
+    /** Labels `clientId` (empty removes the label), saves it and tells the lock views. */
+    void setLabel(const QString &clientId, const QString &label);
+
+signals:
+    void labelsChanged(const lockscope::ActorNames &names);
+    /** Filter the lock table by this client id. */
+    void showLocksOf(const QString &clientId);
+
+protected:
+    /** The model follows the lock table only while the tab is shown. */
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    void activateCurrent();
+
+    ClientLabels m_labels;
+    ClientsModel *m_model = nullptr;
+    QTableView *m_view = nullptr;
+};
+
+} // namespace lockscope

@@ -1,0 +1,140 @@
+#include "locks/eventlogmodel.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDateTime>
+
+namespace lockscope
+{
+
+EventLogModel::EventLogModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+int EventLogModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_events.size();
+}
+int EventLogModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString EventLogModel::explain(const QString &type)
+{
+    if (type == QLatin1String("acquired"))
+        return tr("A holder took the free lock (hash field created with hold count 1)");
+    if (type == QLatin1String("reentered"))
+        return tr("The same client id and thread id acquired it again: hold count + 1");
+    if (type == QLatin1String("released"))
+        return tr("The holder unlocked once (hold count - 1); at 0 the hash is deleted and waiters are told");
+    if (type == QLatin1String("renewed"))
+        return tr("The TTL was pushed back: a watchdog renewal (every lease/3) or an explicit renew");
+    if (type == QLatin1String("expired"))
+        return tr("The lease ran out before the holder released it: the holder crashed, stalled or "
+                  "used a lease shorter than its work");
+    if (type == QLatin1String("force_unlocked"))
+        return tr("Deleted by an operator (force unlock) regardless of the holder; waiters were woken");
+    if (type == QLatin1String("unlock_message"))
+        return tr("A message on the unlock channel: Redisson clients waiting for this lock wake up and retry");
+    if (type == QLatin1String("enqueued"))
+        return tr("A thread joined the fair lock's waiter queue");
+    if (type == QLatin1String("dequeued"))
+        return tr("A thread left the fair lock's waiter queue (acquired, gave up or was pruned)");
+    return {};
+}
+
+QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case TimeColumn:
+        return tr("Time");
+    case LockColumn:
+        return tr("Lock");
+    case TypeColumn:
+        return tr("Event");
+    case HolderColumn:
+        return tr("Holder / waiter");
+    case DetailColumn:
+        return tr("Detail");
+    }
+    return {};
+}
+
+QVariant EventLogModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_events.size())
+        return {};
+    const LockEvent &e = m_events[index.row()];
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case TimeColumn:
+            return QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz"));
+        case LockColumn:
+            return e.lock;
+        case TypeColumn:
+            return e.type;
+        case HolderColumn:
+            return m_names.replaceIn(e.holder);
+        case DetailColumn:
+            return m_names.replaceIn(e.detail);
+        }
+    } else if (role == Qt::ToolTipRole) {
+        if (index.column() == HolderColumn && !m_names.isEmpty() && !e.holder.isEmpty())
+            return e.holder;
+        return explain(e.type);
+    } else if (role == Qt::ForegroundRole && index.column() == TypeColumn) {
+        if (e.type == QLatin1String("expired") || e.type == QLatin1String("force_unlocked"))
+            return QBrush(m_onDark ? QColor(0xff, 0x7b, 0x6b) : QColor(0xc0, 0x39, 0x2b));
+        if (e.type == QLatin1String("acquired") || e.type == QLatin1String("reentered"))
+            return QBrush(m_onDark ? QColor(0x6f, 0xe0, 0x7f) : QColor(0x1e, 0x7d, 0x32));
+        if (e.type == QLatin1String("renewed"))
+            return QBrush(m_onDark ? QColor(0x7f, 0xc8, 0xff) : QColor(0x15, 0x65, 0xc0));
+    }
+    return {};
+}
+
+void EventLogModel::append(const QVector<LockEvent> &events)
+{
+    if (events.isEmpty())
+        return;
+    const int n = events.size();
+    beginInsertRows(QModelIndex(), 0, n - 1);
+    QVector<LockEvent> fresh;
+    fresh.reserve(n + m_events.size());
+    for (int i = n - 1; i >= 0; --i)
+        fresh << events[i];
+    fresh += m_events;
+    m_events = std::move(fresh);
+    endInsertRows();
+    if (m_events.size() > m_capacity) {
+        beginRemoveRows(QModelIndex(), m_capacity, m_events.size() - 1);
+        m_events.resize(m_capacity);
+        endRemoveRows();
+    }
+}
+
+void EventLogModel::clear()
+{
+    beginResetModel();
+    m_events.clear();
+    endResetModel();
+}
+
+void EventLogModel::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+void EventLogModel::setOnDark(bool dark)
+{
+    if (dark == m_onDark)
+        return;
+    m_onDark = dark;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, TypeColumn), index(rowCount() - 1, TypeColumn), {Qt::ForegroundRole});
+}
+
+} // namespace lockscope

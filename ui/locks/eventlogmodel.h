@@ -1,0 +1,49 @@
+#pragma once
+
+#include "workshop/actornames.h"
+
+#include "protocol/lockevent.h"
+
+#include <QAbstractTableModel>
+#include <QVector>
+
+namespace lockscope
+{
+
+/** Recent lock events, newest first, capped (default 5000) so a busy server cannot grow it forever. */
+class EventLogModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { TimeColumn, LockColumn, TypeColumn, HolderColumn, DetailColumn, ColumnCount };
+
+    explicit EventLogModel(QObject *parent = nullptr);
+
+    void setCapacity(int rows) { m_capacity = qMax(1, rows); }
+    void append(const QVector<LockEvent> &events);
+    void clear();
+    const LockEvent &event(int row) const { return m_events[row]; }
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /** Tooltip text explaining an event type in Redisson's terms. */
+    static QString explain(const QString &type);
+
+    /** Workshop mode: holders and client ids in the holder and detail columns shown by name
+     *  ("A"); the holder column's tooltip keeps the field. */
+    void setActorNames(const ActorNames &names);
+    /** Event colours for a dark background (workshop projector mode): lighter shades, so each
+     *  keeps a contrast of at least 4.5:1 on black. */
+    void setOnDark(bool dark);
+
+private:
+    ActorNames m_names;
+    bool m_onDark = false;
+    QVector<LockEvent> m_events; // newest first
+    int m_capacity = 5000;
+};
+
+} // namespace lockscope

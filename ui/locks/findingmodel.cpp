@@ -1,0 +1,102 @@
+#include "locks/findingmodel.h"
+
+#include <QApplication>
+#include <QJsonDocument>
+#include <QStyle>
+
+namespace lockscope
+{
+
+FindingModel::FindingModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+QIcon FindingModel::severityIcon(LockFinding::Severity severity)
+{
+    QStyle *style = QApplication::style();
+    switch (severity) {
+    case LockFinding::Severity::Critical:
+        return style->standardIcon(QStyle::SP_MessageBoxCritical);
+    case LockFinding::Severity::Warning:
+        return style->standardIcon(QStyle::SP_MessageBoxWarning);
+    case LockFinding::Severity::Info:
+        return style->standardIcon(QStyle::SP_MessageBoxInformation);
+    }
+    return {};
+}
+
+void FindingModel::setFindings(const QVector<LockFinding> &findings)
+{
+    if (findings == m_findings)
+        return;
+    beginResetModel();
+    m_findings = findings;
+    endResetModel();
+}
+
+int FindingModel::countAtLeast(LockFinding::Severity severity) const
+{
+    int n = 0;
+    for (const auto &f : m_findings)
+        n += int(f.severity) >= int(severity) ? 1 : 0;
+    return n;
+}
+
+int FindingModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_findings.size();
+}
+int FindingModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FindingModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case SeverityColumn:
+        return tr("Severity");
+    case LockColumn:
+        return tr("Lock");
+    case TitleColumn:
+        return tr("Problem");
+    case ActionColumn:
+        return tr("What to do");
+    }
+    return {};
+}
+
+QVariant FindingModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_findings.size())
+        return {};
+    const LockFinding &f = m_findings[index.row()];
+    switch (role) {
+    case FindingRole:
+        return QVariant::fromValue(f);
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case SeverityColumn:
+            return LockFinding::severityName(f.severity);
+        case LockColumn:
+            return f.locks.size() > 1 ? f.locks.join(QStringLiteral(", ")) : f.lock;
+        case TitleColumn:
+            return f.title;
+        case ActionColumn:
+            return f.action;
+        }
+        break;
+    case Qt::DecorationRole:
+        if (index.column() == SeverityColumn)
+            return severityIcon(f.severity);
+        break;
+    case Qt::ToolTipRole:
+        return QStringLiteral("<b>%1</b><p>%2</p><p><i>Evidence:</i> <code>%3</code></p><p><i>What to do:</i> %4</p>")
+            .arg(f.title.toHtmlEscaped(), f.explanation.toHtmlEscaped(),
+                 QString::fromUtf8(QJsonDocument(f.evidence).toJson(QJsonDocument::Compact)).toHtmlEscaped(),
+                 f.action.toHtmlEscaped());
+    }
+    return {};
+}
+
+} // namespace lockscope

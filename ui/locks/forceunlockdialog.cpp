@@ -1,0 +1,128 @@
+#include "locks/forceunlockdialog.h"
+
+#include "protocol/durationtext.h"
+#include "protocol/locknames.h"
+
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace lockscope
+{
+
+ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Force unlock %1?").arg(s.name));
+    QStringList lines;
+    lines
+        << tr("<b>Force unlock deletes <code>%1</code> whatever its holder is doing.</b>").arg(s.name.toHtmlEscaped());
+    if (s.holders.isEmpty())
+        lines << tr("Holder: none (the lock looks free)");
+    for (const auto &h : s.holders)
+        lines << tr("Holder: client <code>%1</code>, thread <code>%2</code>, hold count <b>%3</b>")
+                     .arg(h.clientId, h.threadId.toHtmlEscaped())
+                     .arg(h.holdCount);
+    lines << tr("TTL left: %1").arg(DurationText::ttl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
+    if (s.kind == LockKind::FairLock) {
+        if (s.waiters.isEmpty()) {
+            lines << tr("Waiters: none queued");
+        } else {
+            QStringList queued;
+            for (const auto &w : s.waiters.mid(0, 5))
+                queued << QStringLiteral("%1. <code>%2</code>").arg(w.position).arg(w.field.toHtmlEscaped());
+            lines << tr("Waiters (%1 queued, FIFO):<br>&nbsp;&nbsp;%2%3")
+                         .arg(s.queueLength)
+                         .arg(queued.join(QStringLiteral("<br>&nbsp;&nbsp;")))
+                         .arg(s.queueLength > 5 ? QStringLiteral("<br>&nbsp;&nbsp;…") : QString());
+        }
+        lines << tr("Then LockScope prunes waiters past their deadline and publishes <code>0</code> on the head "
+                    "waiter's own channel <code>%1:&lt;head&gt;</code>, in the same atomic script; the head waiter "
+                    "acquires next.")
+                     .arg(LockNames::unlockChannel(s.name).toHtmlEscaped());
+    } else if (s.kind == LockKind::ReadWriteLock) {
+        lines << tr("Waiters: %n Redisson client(s) subscribed to the read-write channel", nullptr, int(s.subscribers));
+        lines << tr("Then LockScope publishes <code>1</code> on <code>%1</code> in the same atomic script: every "
+                    "waiting reader and writer thread wakes up.")
+                     .arg(LockNames::readWriteChannel(s.name).toHtmlEscaped());
+    } else {
+        lines << tr("Waiters: %n Redisson client(s) subscribed to the unlock channel will be woken at once", nullptr,
+                    int(s.subscribers));
+        lines << tr("Then LockScope publishes <code>0</code> on <code>%1</code> in the same atomic script.")
+                     .arg(LockNames::unlockChannel(s.name).toHtmlEscaped());
+    }
+    lines << tr("<span style='color:#b03a00'>The holder is not told: if it is still working, two processes may "
+                "run the critical section at once. Use this for stuck locks whose holder is gone.</span>");
+    m_summary = lines.join(QStringLiteral("<br>"));
+
+    auto *icon = new QLabel(this);
+    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(48, 48));
+    auto *text = new QLabel(m_summary, this);
+    text->setWordWrap(true);
+    text->setTextFormat(Qt::RichText);
+    text->setMinimumWidth(460);
+
+    auto *buttons = new QDialogButtonBox(this);
+    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    QPushButton *force = buttons->addButton(tr("&Force unlock"), QDialogButtonBox::DestructiveRole);
+    QLineEdit *typed = nullptr;
+    QLabel *hint = nullptr;
+    if (s.isHeld()) {
+        // A held lock: the operator types its name, so a stray Enter never deletes it. Focus starts
+        // in the field; Enter there acts only when the name matches, and never cancels silently
+        // (issue 15.3: focus was on Cancel, and Enter after typing the name cancelled).
+        typed = new QLineEdit(this);
+        typed->setObjectName(QStringLiteral("confirmName"));
+        typed->setPlaceholderText(tr("type %1 to confirm").arg(s.name));
+        typed->setAccessibleName(tr("Lock name to confirm the force unlock"));
+        hint = new QLabel(this);
+        hint->setObjectName(QStringLiteral("confirmHint"));
+        force->setEnabled(false);
+        connect(typed, &QLineEdit::textChanged, this, [force, hint, name = s.name](const QString &t) {
+            force->setEnabled(t == name);
+            hint->setText(t == name ? tr("Enter force-unlocks %1; Escape cancels.").arg(name) : QString());
+        });
+        connect(typed, &QLineEdit::returnPressed, this, [this, typed, hint, name = s.name] {
+            if (typed->text() == name)
+                accept();
+            else
+                hint->setText(tr("The text does not match the lock name yet: nothing was done."));
+        });
+    }
+    force->setStyleSheet(QStringLiteral("QPushButton { color: white; background: #c0392b; padding: 4px 12px; }"
+                                        "QPushButton:disabled { color: #f4f4f4; background: #d9a39c; }"));
+    force->setAutoDefault(false);
+    if (typed) {
+        cancel->setAutoDefault(false); // Enter in the field is handled above, not by a default button
+        cancel->setDefault(false);
+    } else {
+        cancel->setDefault(true); // a lock nobody holds: Enter cancels, the safe side
+    }
+    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+    connect(force, &QPushButton::clicked, this, &QDialog::accept);
+
+    auto *row = new QHBoxLayout;
+    row->addWidget(icon, 0, Qt::AlignTop);
+    row->addWidget(text, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(row);
+    if (typed) {
+        auto *ask = new QLabel(tr("It is held. Type the lock name to confirm:"), this);
+        ask->setBuddy(typed);
+        layout->addWidget(ask);
+        layout->addWidget(typed);
+        layout->addWidget(hint);
+    }
+    layout->addWidget(new QLabel(tr("<small>Deleted only if the lock is still exactly as shown; the action is "
+                                    "recorded in the audit log.</small>"),
+                                 this));
+    layout->addWidget(buttons);
+    if (typed)
+        typed->setFocus();
+    else
+        cancel->setFocus();
+}
+
+} // namespace lockscope

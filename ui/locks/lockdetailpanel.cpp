@@ -1,0 +1,307 @@
+#include "locks/lockdetailpanel.h"
+#include "protocol/displaytext.h"
+#include "protocol/durationtext.h"
+#include "redis/redisbytes.h"
+
+#include "locks/locktablemodel.h"
+
+#include "protocol/locknames.h"
+
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace lockscope
+{
+
+LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    m_title = new QLabel(tr("Select a lock to see its holders, waiters and keys."), this);
+    m_title->setWordWrap(true);
+    QFont f = m_title->font();
+    f.setPointSizeF(f.pointSizeF() * 1.3);
+    f.setBold(true);
+    m_title->setFont(f);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_title);
+
+    // Issue 15.1: a lock read before the connection was lost says so above everything else.
+    m_stale = new QLabel(this);
+    m_stale->setObjectName(QStringLiteral("staleLabel"));
+    m_stale->setWordWrap(true);
+    m_stale->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid #c0392b; padding-left: 6px; }"));
+    m_stale->setVisible(false);
+    layout->addWidget(m_stale);
+
+    auto *form = new QFormLayout;
+    m_form = form;
+    m_ttl = new QLabel(this);
+    m_ttl->setToolTip(tr("PTTL of the lock hash, counted down locally since the last read"));
+    m_waiting = new QLabel(this);
+    m_waiting->setWordWrap(true);
+    form->addRow(tr("TTL left:"), m_ttl);
+    form->addRow(tr("Waiting:"), m_waiting);
+    layout->addLayout(form);
+
+    m_holdersTitle = new QLabel(tr("<b>Holders</b>"), this);
+    layout->addWidget(m_holdersTitle);
+    m_holders = new QTableWidget(0, 5, this);
+    m_holders->setHorizontalHeaderLabels(
+        {tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs")});
+    m_holders->horizontalHeaderItem(4)->setToolTip(
+        tr("Read-write locks: the TTL of each read hold's rwlock_timeout key. A hold whose key is gone belongs "
+           "to a dead reader"));
+    m_holders->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_holders->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_holders->setWordWrap(false);
+    m_holders->setTextElideMode(Qt::ElideMiddle);
+    m_holders->verticalHeader()->hide();
+    m_holders->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_holders->setMaximumHeight(110);
+    m_holders->setTabKeyNavigation(false); // Tab goes on to the next pane (issue 15.11)
+    m_holders->setAccessibleName(tr("Holders"));
+    layout->addWidget(m_holders);
+
+    m_waitersTitle = new QLabel(tr("<b>Waiter queue</b> (FIFO; deadlines from the timeout set)"), this);
+    layout->addWidget(m_waitersTitle);
+    m_waiters = new QTableWidget(0, 3, this);
+    m_waiters->setHorizontalHeaderLabels({tr("#"), tr("Waiter (client id:thread id)"), tr("Deadline in")});
+    m_waiters->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_waiters->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_waiters->setWordWrap(false);
+    m_waiters->setTextElideMode(Qt::ElideMiddle);
+    m_waiters->verticalHeader()->hide();
+    m_waiters->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_waiters->setMaximumHeight(130);
+    m_waiters->setTabKeyNavigation(false);
+    m_waiters->setAccessibleName(tr("Waiter queue"));
+    m_waiters->setToolTip(tr("Threads queued in redisson_lock_queue:{name}, with their deadline from "
+                             "redisson_lock_timeout:{name} relative to the server clock"));
+    layout->addWidget(m_waiters);
+
+    m_notes = new QLabel(this);
+    m_notes->setWordWrap(true);
+    m_notes->setVisible(false);
+    layout->addWidget(m_notes);
+
+    m_problems = new QLabel(this);
+    m_problems->setWordWrap(true);
+    updateProblemColour();
+    layout->addWidget(m_problems);
+
+    m_keysTitle = new QLabel(tr("<b>Redis keys and channels</b>"), this);
+    layout->addWidget(m_keysTitle);
+    m_keys = new QPlainTextEdit(this);
+    m_keys->setReadOnly(true);
+    m_keys->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_keys->setMaximumHeight(120);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::TypeWriter);
+    m_keys->setFont(mono);
+    m_keys->setTabChangesFocus(true);
+    m_keys->setAccessibleName(tr("Redis keys and channels"));
+    layout->addWidget(m_keys);
+    layout->addStretch(1);
+    setSnapshot(LockSnapshot());
+}
+
+void LockDetailPanel::setSnapshot(const LockSnapshot &s)
+{
+    m_snapshot = s;
+    const bool any = !s.name.isEmpty();
+    m_holders->setRowCount(0);
+    m_waiters->setRowCount(0);
+    m_stale->setVisible(any && s.stale);
+    m_stale->setText(any && s.stale ? tr("Not connected: this is the lock %1, the last read before LockScope lost the "
+                                         "connection. It may have been released or taken since.")
+                                          .arg(LockTableModel::staleText(s))
+                                    : QString());
+    // Greyed like its row in the table (enabled again by the next read).
+    m_holders->setEnabled(!s.stale);
+    m_waiters->setEnabled(!s.stale);
+    if (!any) {
+        m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
+        m_ttl->clear();
+        m_waiting->clear();
+        m_notes->clear();
+        m_notes->setVisible(false);
+        m_problems->clear();
+        m_keys->clear();
+        return;
+    }
+    m_title->setText(QStringLiteral("%1  <span style='font-weight:normal'>(%2)</span>")
+                         .arg(DisplayText::escaped(s.name).toHtmlEscaped(), !s.kindCertain && s.kind == LockKind::Lock
+                                                                                ? tr("Lock (fair or plain)")
+                                                                                : lockKindLabel(s.kind)));
+    m_holders->setRowCount(s.holders.size());
+    for (int i = 0; i < s.holders.size(); ++i) {
+        const auto &h = s.holders[i];
+        auto *who = new QTableWidgetItem(m_names.label(h.field, DisplayText::escaped(h.clientId)) +
+                                         (h.clientId == m_ownClientId ? tr(" (LockScope)") : QString()));
+        who->setToolTip(tr("client id %1").arg(DisplayText::escaped(h.clientId)));
+        m_holders->setItem(i, 0, who);
+        m_holders->setItem(i, 1, new QTableWidgetItem(DisplayText::escaped(h.threadId)));
+        m_holders->setItem(i, 2, new QTableWidgetItem(QString::number(h.holdCount)));
+        m_holders->setItem(i, 3, new QTableWidgetItem(h.mode));
+        QStringList ttls;
+        for (qint64 t : h.holdTtlsMs)
+            ttls << (t == -2 ? tr("gone") : DurationText::ttl(t));
+        m_holders->setItem(i, 4, new QTableWidgetItem(ttls.join(QStringLiteral(", "))));
+    }
+    m_holders->setColumnHidden(3, s.kind != LockKind::ReadWriteLock);
+    m_holders->setColumnHidden(4, s.kind != LockKind::ReadWriteLock);
+    m_waiters->setVisible(s.kind == LockKind::FairLock);
+    m_waitersTitle->setVisible(s.kind == LockKind::FairLock);
+    m_waiters->setRowCount(s.waiters.size());
+    for (int i = 0; i < s.waiters.size(); ++i) {
+        const auto &w = s.waiters[i];
+        m_waiters->setItem(i, 0, new QTableWidgetItem(QString::number(w.position)));
+        auto *waiter = new QTableWidgetItem(m_names.label(w.field, DisplayText::escaped(w.field)));
+        waiter->setToolTip(DisplayText::escaped(w.field));
+        m_waiters->setItem(i, 1, waiter);
+        m_waiters->setItem(i, 2, new QTableWidgetItem());
+    }
+    if (s.kind == LockKind::FairLock)
+        m_waiting->setText(tr("%1 thread(s) in the waiter queue").arg(s.queueLength));
+    else if (s.kind == LockKind::ReadWriteLock)
+        m_waiting->setText(
+            tr("mode <b>%1</b>; %2 Redisson client(s) subscribed to redisson_rwlock (clients, not threads)")
+                .arg(s.rwMode.toHtmlEscaped())
+                .arg(s.subscribers));
+    else
+        m_waiting->setText(
+            tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)").arg(s.subscribers));
+    // What the data cannot tell (issue 11 points 4 and 9), in the normal text colour: information,
+    // not a problem. Then the problems, in the warning colour.
+    QStringList notes;
+    if (!s.nameNote().isEmpty())
+        notes << QStringLiteral("ℹ Name: ") + s.nameNote();
+    if (!s.kindCertain && !s.kindNote.isEmpty())
+        notes << QStringLiteral("ℹ Kind: fair or plain: ") + s.kindNote;
+    m_notes->setText(notes.join(QLatin1Char('\n')));
+    m_notes->setVisible(!notes.isEmpty() && !m_compact);
+    QStringList problems;
+    for (const QString &p : s.problems)
+        problems << QStringLiteral("⚠ ") + p;
+    m_problems->setText(problems.join(QLatin1Char('\n')));
+
+    QStringList keys;
+    keys << QStringLiteral("HASH     %1").arg(s.name);
+    keys << QStringLiteral("CHANNEL  %1").arg(LockNames::unlockChannel(s.name));
+    if (s.kind == LockKind::ReadWriteLock)
+        keys[1] = QStringLiteral("CHANNEL  %1").arg(LockNames::readWriteChannel(s.name));
+    if (s.kind == LockKind::FairLock) {
+        keys << QStringLiteral("LIST     %1 (%2 entries)").arg(LockNames::fairQueueKey(s.name)).arg(s.queueLength);
+        keys << QStringLiteral("ZSET     %1 (%2 entries)").arg(LockNames::fairTimeoutKey(s.name)).arg(s.timeoutSetSize);
+        for (const auto &t : s.timeoutSet)
+            keys << QStringLiteral("  member %1 = %2").arg(t.first).arg(t.second);
+    }
+    if (s.token >= 0)
+        keys << QStringLiteral("STRING   %1 = %2").arg(LockNames::tokenKey(s.name)).arg(s.token);
+    if (s.kind == LockKind::FasterMultiLock) {
+        for (const auto &v : s.multiLockValues)
+            keys << QStringLiteral("  value  %1 -> %2, count %3, expires %4 (%5)")
+                        .arg(v.fieldId, v.holder)
+                        .arg(v.holdCount)
+                        .arg(v.expireEpochMs)
+                        .arg(v.expireEpochMs < 0 ? tr("no expiry field")
+                             : v.isLive(s.serverTimeMs)
+                                 ? tr("in %1").arg(DurationText::ttl(v.expireEpochMs - s.serverTimeMs))
+                                 : tr("expired"));
+    } else {
+        for (const auto &h : s.holders)
+            keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
+    }
+    // Names and fields that are not UTF-8 show their bytes as \xNN (issue 13.12).
+    m_keys->setPlainText(RedisBytes::displayed(keys.join(QLatin1Char('\n'))));
+    fitTables();
+    tick();
+}
+
+void LockDetailPanel::tick()
+{
+    if (m_snapshot.name.isEmpty())
+        return;
+    const qint64 now = m_clock();
+    m_ttl->setText(m_snapshot.stale ? tr("unknown (%1)").arg(LockTableModel::staleText(m_snapshot))
+                                    : DurationText::ttl(m_snapshot.remainingTtlMs(now)));
+    const qint64 serverNow = m_snapshot.serverTimeMs + (now - m_snapshot.readAtSteadyMs);
+    for (int i = 0; i < m_snapshot.waiters.size() && i < m_waiters->rowCount(); ++i) {
+        const auto &w = m_snapshot.waiters[i];
+        QTableWidgetItem *item = m_waiters->item(i, 2);
+        if (!item)
+            continue;
+        if (!w.deadlineRaw.isEmpty()) {
+            item->setText(tr("deadline '%1' (not an epoch-ms time)").arg(w.deadlineRaw));
+            continue;
+        }
+        if (w.deadlineEpochMs < 0) {
+            item->setText(tr("no deadline (not in the timeout set)"));
+            continue;
+        }
+        const qint64 left = w.deadlineEpochMs - serverNow;
+        item->setText(left >= 0 ? DurationText::ttl(left) : tr("passed %1 ago").arg(DurationText::ttl(-left)));
+        item->setToolTip(left >= 0 ? tr("The waiter must retry before this or it is considered dead")
+                                   : tr("Past its deadline: this waiter blocks the lock until the next acquire "
+                                        "attempt by anyone prunes it"));
+        item->setForeground(left >= 0 ? palette().color(QPalette::Text) : QColor(0xc0, 0x39, 0x2b));
+    }
+}
+
+void LockDetailPanel::setCompact(bool compact)
+{
+    m_compact = compact;
+    m_keys->setVisible(!compact);
+    m_keysTitle->setVisible(!compact);
+    if (compact)
+        m_notes->setVisible(false);
+    m_holdersTitle->setVisible(!compact); // the table's "Holder" header says it
+    for (int row = 0; row < m_form->rowCount(); ++row)
+        m_form->setRowVisible(row, !compact);
+    layout()->setSpacing(compact ? 2 : -1);
+    fitTables();
+}
+
+void LockDetailPanel::setActorNames(const ActorNames &names)
+{
+    m_names = names;
+    m_holders->horizontalHeaderItem(0)->setText(names.isEmpty() ? tr("Client id") : tr("Holder"));
+    m_waiters->horizontalHeaderItem(1)->setText(names.isEmpty() ? tr("Waiter (client id:thread id)") : tr("Waiter"));
+}
+
+void LockDetailPanel::fitTables()
+{
+    for (QTableWidget *t : {m_holders, m_waiters}) {
+        if (!m_compact) {
+            t->setMinimumHeight(0);
+            t->setMaximumHeight(t == m_holders ? 110 : 130);
+            continue;
+        }
+        const int rowHeight = qMax(t->verticalHeader()->defaultSectionSize(), t->fontMetrics().height() + 6);
+        int h = t->horizontalHeader()->sizeHint().height() + 2 * t->frameWidth() + 2;
+        for (int r = 0; r < qMax(1, t->rowCount()); ++r)
+            h += r < t->rowCount() ? qMax(t->rowHeight(r), rowHeight) : rowHeight;
+        t->setMinimumHeight(h);
+        t->setMaximumHeight(h);
+    }
+}
+
+void LockDetailPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updateProblemColour();
+}
+
+void LockDetailPanel::updateProblemColour()
+{
+    // The warning colour keeps its contrast on a dark palette (workshop projector mode) too.
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    m_problems->setStyleSheet(dark ? QStringLiteral("color: #ffa060;") : QStringLiteral("color: #b03a00;"));
+}
+
+} // namespace lockscope

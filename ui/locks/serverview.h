@@ -1,0 +1,161 @@
+#pragma once
+
+#include "locks/lockbatchbuffer.h"
+#include "workshop/actornames.h"
+
+#include "history/historystore.h"
+#include "protocol/lockevent.h"
+#include "protocol/lockfinding.h"
+#include "protocol/locksnapshot.h"
+#include "session/locksession.h"
+#include "watch/lockmonitor.h"
+
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+
+class QLineEdit;
+class QSplitter;
+class QTableView;
+class QThread;
+class QToolBar;
+
+namespace lockscope
+{
+
+class BottomTabs;
+class ConnectionBanner;
+class EventLogModel;
+class FindingModel;
+class LockActions;
+class LockDetailPanel;
+class DoctorLoop;
+class LockFilterProxy;
+class LockTableModel;
+class LockTableView;
+class ReplayPlayer;
+class ServerStatusBar;
+class SessionController;
+class SessionRecorder;
+
+/**
+ * One server's dashboard as a widget: its toolbar (Refresh, filter, the writes), the connection
+ * band, the lock table beside the selected lock's detail, the bottom tabs (BottomTabs: event log,
+ * problems, charts, clients, cluster) and its status bar (ServerStatusBar). Talks to Redis only
+ * through its SessionController (own `redis-io` thread), acts through its LockActions, keeps the
+ * history the charts draw. Hosted by MainWindow (which moves the toolbar and the status bar into
+ * its frame), by each tab of ServerTabsWindow and by the WorkshopWindow. GUI thread.
+ */
+class ServerView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ServerView(const LockSession::Options &options, QWidget *parent = nullptr);
+    ~ServerView() override;
+
+    /** Starts the session (connect, discover, watch); nothing in a replay. */
+    void start();
+    /** Ends the session for good (its redis-io thread stops; nothing is retried any more). */
+    void stopSession();
+    /** Also writes everything seen to a recording (SessionRecorder); false with `*error`. */
+    bool startRecording(const QString &path, QString *error);
+    /** Replay mode: shows `player`'s recording (not owned) instead of a live server: the session is
+     *  never started, every action is hidden, countdowns and the doctor run on the replay clock. */
+    void attachReplay(ReplayPlayer *player);
+    bool isReplay() const { return m_player != nullptr; }
+
+    QThread *ioThread() const;
+    const LockSession::Options &options() const { return m_options; }
+    SessionController *session() const { return m_session; }
+    LockActions *lockActions() const { return m_actions; }
+    QToolBar *toolBar() const { return m_toolBar; }
+    ServerStatusBar *statusBar() const { return m_statusBar; }
+    /** The vertical splitter: table and detail above, the bottom tabs below. */
+    QSplitter *mainSplitter() const { return m_mainSplit; }
+    LockTableModel *lockModel() const { return m_lockModel; }
+    EventLogModel *eventModel() const { return m_eventModel; }
+    FindingModel *findingModel() const { return m_findingModel; }
+    /** Everything seen since the view opened (bounded), for the charts. */
+    const HistoryStore &history() const { return m_history; }
+    void setHistoryRetention(const HistoryStore::Retention &retention) { m_history.setRetention(retention); }
+    QTableView *lockView() const;
+    QTableView *findingView() const;
+    LockDetailPanel *detailPanel() const { return m_detail; }
+    /** Event log, problems, charts, clients and (Redis Cluster) the topology. */
+    BottomTabs *bottomTabs() const { return m_tabs; }
+    /** The connection band over the table (issue 15.1); hidden while live. */
+    ConnectionBanner *connectionBanner() const { return m_banner; }
+
+    /** Workshop mode and client labels: every lock view names these clients. */
+    void setActorNames(const ActorNames &names);
+    /** Selects the row of `name` (if shown). */
+    void selectLock(const QString &name);
+    QString selectedLockName() const;
+    /** The locks on screen and the selected one, to the session (polling reads them every tick). */
+    void sendPriorityLocks();
+    LockMonitor::Mode mode() const { return m_mode; }
+    bool hasInitialData() const { return m_initialData; }
+
+signals:
+    /** The connection band's "Connect…": the user wants another connection. */
+    void connectRequested();
+    /** The server refused the login or wants a password (issue 15.1), said once per view. */
+    void authenticationNeeded(const QString &detail);
+    /** The first discovery finished and its locks are in the table. */
+    void initialDataArrived();
+    /** New data went into history() (at most once per batch). */
+    void historyChanged();
+    /** The connection state shown in the status bar changed. */
+    void connectionModeChanged(lockscope::LockMonitor::Mode mode);
+
+private:
+    void buildUi();
+    void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    void applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    void flushTableBuffer();
+    void onEvents(const QVector<LockEvent> &events);
+    void onModeChanged(LockMonitor::Mode mode, const QString &detail);
+    void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
+    void onFindings(const QVector<LockFinding> &findings);
+    void onClusterNodes(const QVector<ClusterNodeStatus> &nodes);
+    void updateClusterLockCounts();
+    /** Replay: the locks in the table (the replay doctor's locks()). */
+    QHash<QString, LockSnapshot> tableLocks() const;
+    void updateDetail();
+    void updateCount();
+
+    LockSession::Options m_options;
+    SessionController *m_session = nullptr;
+    LockActions *m_actions = nullptr;
+    LockTableModel *m_lockModel = nullptr;
+    LockFilterProxy *m_proxy = nullptr;
+    EventLogModel *m_eventModel = nullptr;
+    FindingModel *m_findingModel = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    QLineEdit *m_filter = nullptr;
+    LockTableView *m_lockView = nullptr;
+    LockDetailPanel *m_detail = nullptr;
+    ConnectionBanner *m_banner = nullptr;
+    BottomTabs *m_tabs = nullptr;
+    QSplitter *m_mainSplit = nullptr;
+    ServerStatusBar *m_statusBar = nullptr;
+    bool m_clusterCountsPending = false;
+    DoctorLoop *m_replayDoctor = nullptr; ///< replay only: the doctor over the replayed table, replay clock
+    bool m_userScan = false;              ///< a Refresh asked for the scan under way: show its progress
+    QTimer m_animation;
+    LockMonitor::Mode m_mode = LockMonitor::Mode::Connecting;
+    qint64 m_lastDataMs = 0; ///< epoch ms of the last lock data that arrived (the banner's "as of")
+    HistoryStore m_history;
+    std::unique_ptr<SessionRecorder> m_recorder;
+    ReplayPlayer *m_player = nullptr;
+    bool m_initialData = false;
+    bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
+    QTimer m_priorityTimer;
+    /** Big tables take lock changes merged, at most every 200 ms (issue 12). */
+    LockBatchBuffer m_tableBuffer;
+    QTimer m_tableFlush;
+    QStringList m_priorityNames;
+};
+
+} // namespace lockscope

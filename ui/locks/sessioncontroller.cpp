@@ -1,0 +1,125 @@
+#include "locks/sessioncontroller.h"
+
+#include "diagnose/lockdoctor.h"
+
+#include <QThread>
+
+namespace lockscope
+{
+
+SessionController::SessionController(const LockSession::Options &options, QObject *parent) : QObject(parent)
+{
+    m_ioThread = new QThread(this);
+    m_ioThread->setObjectName(QStringLiteral("redis-io"));
+    LockSession::Options sessionOptions = options;
+    sessionOptions.detectCluster = true;            // a Redis Cluster node: watch every master
+    if (sessionOptions.commandConnection.isEmpty()) // the Problems tab's commands reach this server (issue 15.5)
+        sessionOptions.commandConnection =
+            QStringLiteral("--url ") + LockDoctor::shellQuoted(options.endpoint.toString());
+    m_session = new LockSession(sessionOptions); // no parent: it moves to redis-io
+    m_clientId = m_session->clientId();
+    m_session->moveToThread(m_ioThread);
+    connect(m_ioThread, &QThread::finished, m_session, &QObject::deleteLater);
+
+    // Queued (the session is on redis-io): each arrives here on the GUI thread.
+    connect(m_session, &LockSession::locksUpdated, this, &SessionController::locksUpdated);
+    connect(m_session, &LockSession::eventsOccurred, this, &SessionController::eventsOccurred);
+    connect(m_session, &LockSession::modeChanged, this, &SessionController::modeChanged);
+    connect(m_session, &LockSession::discoveryProgress, this, &SessionController::discoveryProgress);
+    connect(m_session, &LockSession::actionFinished, this, &SessionController::actionFinished);
+    connect(m_session, &LockSession::findingsUpdated, this, &SessionController::findingsUpdated);
+    connect(m_session, &LockSession::clusterNodesChanged, this, &SessionController::clusterNodesChanged);
+    connect(m_session, &LockSession::topologyEventsOccurred, this, &SessionController::topologyEventsOccurred);
+    connect(m_session, &LockSession::notificationsChecked, this, &SessionController::notificationsChecked);
+    connect(m_session, &LockSession::errorOccurred, this, &SessionController::errorOccurred);
+    m_ioThread->start();
+}
+
+SessionController::~SessionController()
+{
+    m_ioThread->quit();
+    m_ioThread->wait(); // the session is deleted on redis-io as the thread finishes
+}
+
+template <typename F> void SessionController::post(F call)
+{
+    QMetaObject::invokeMethod(
+        m_session, [session = m_session, call] { call(session); }, Qt::QueuedConnection);
+}
+
+QString SessionController::auditProblem() const
+{
+    return m_session->auditProblem();
+}
+
+void SessionController::start()
+{
+    post([](LockSession *s) { s->start(); });
+}
+
+void SessionController::stop()
+{
+    m_ioThread->quit(); // the session is deleted on redis-io as the thread finishes
+}
+
+void SessionController::refresh()
+{
+    post([](LockSession *s) { s->refresh(); });
+}
+
+void SessionController::cancelScan()
+{
+    post([](LockSession *s) { s->cancelScan(); });
+}
+
+void SessionController::enableNotifications()
+{
+    post([](LockSession *s) { s->enableNotifications(); });
+}
+
+void SessionController::setPriorityLocks(const QStringList &names)
+{
+    post([names](LockSession *s) { s->setPriorityLocks(names); });
+}
+
+void SessionController::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, AcquireKind kind)
+{
+    post([=](LockSession *s) { s->acquire(name, threadId, leaseMs, waitMs, kind); });
+}
+
+void SessionController::renew(const QString &name, qint64 threadId)
+{
+    post([=](LockSession *s) { s->renew(name, threadId); });
+}
+
+void SessionController::release(const QString &name, qint64 threadId)
+{
+    post([=](LockSession *s) { s->release(name, threadId); });
+}
+
+void SessionController::forceUnlock(const QString &name, const QString &confirmedState)
+{
+    post([=](LockSession *s) { s->forceUnlock(name, confirmedState); });
+}
+
+void SessionController::setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState)
+{
+    post([=](LockSession *s) { s->setTtl(name, ttlMs, confirmedState); });
+}
+
+void SessionController::removeWaiter(const QString &name, const QString &field)
+{
+    post([=](LockSession *s) { s->removeWaiter(name, field, 0); });
+}
+
+void SessionController::removeReader(const QString &name, const QString &field)
+{
+    post([=](LockSession *s) { s->removeReader(name, field); });
+}
+
+void SessionController::wake(const QString &name)
+{
+    post([=](LockSession *s) { s->wake(name); });
+}
+
+} // namespace lockscope

@@ -1,0 +1,519 @@
+#include "workshop/workshopwindow.h"
+
+#include "locks/lockdetailpanel.h"
+#include "locks/locktablemodel.h"
+#include "locks/serverview.h"
+#include "locks/ttlbardelegate.h"
+#include "workshop/actorlegend.h"
+#include "workshop/schedulerbar.h"
+#include "workshop/stageclockbadge.h"
+#include "workshop/workshopprojector.h"
+#include "workshop/workshopstephtml.h"
+#include "workshop/workshopsteplist.h"
+
+#include "protocol/locksnapshot.h"
+
+#include "workshop/scenariorunner.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace lockscope
+{
+
+namespace
+{
+constexpr int kStepIntervalMs = 2500; ///< between steps when playing at 1x
+} // namespace
+
+WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent) : QMainWindow(parent), m_sandbox(sandbox)
+{
+    m_baseFont = QApplication::font();
+    m_playTimer = new QTimer(this);
+    m_playTimer->setSingleShot(true);
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_playing && !step() && m_runner && m_runner->atEnd())
+            setPlaying(false);
+    });
+    buildUi();
+}
+
+WorkshopWindow::~WorkshopWindow() = default;
+
+void WorkshopWindow::buildUi()
+{
+    setWindowTitle(tr("LockScope workshop"));
+    resize(1600, 900);
+
+    auto *bar = addToolBar(tr("Workshop"));
+    bar->setObjectName(QStringLiteral("workshopToolBar"));
+    m_picker = new QComboBox(bar);
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setMinimumContentsLength(16);
+    m_picker->setToolTip(tr("The shipped scenarios; Open… loads your own scenario file"));
+    for (const QString &name : Scenario::builtInNames()) {
+        Scenario s;
+        QString error;
+        if (Scenario::loadBuiltIn(name, &s, &error))
+            m_picker->addItem(QStringLiteral("%1 — %2").arg(name, s.title), name);
+    }
+    bar->addWidget(m_picker);
+    connect(m_picker, &QComboBox::activated, this, [this](int i) {
+        QString error;
+        if (!loadScenario(m_picker->itemData(i).toString(), &error))
+            QMessageBox::warning(this, tr("Scenario"), error);
+    });
+    bar->addAction(tr("Open…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a scenario file"), QString(),
+                                                          tr("Scenario files (*.json);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !loadScenario(path, &error))
+            QMessageBox::warning(this, tr("Scenario"), error);
+    });
+    bar->addSeparator();
+    QAction *stepAction = bar->addAction(tr("Step ▶|"), this, [this] { step(); });
+    stepAction->setShortcuts({QKeySequence(Qt::Key_Space), QKeySequence(Qt::Key_Right)});
+    stepAction->setToolTip(tr("Run the next step (Space or →): one client action, one atomic script"));
+    QAction *backAction = bar->addAction(tr("|◀ Step back"), this, [this] { stepBack(); });
+    backAction->setShortcuts({QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_Backspace)});
+    backAction->setToolTip(tr("Go back to before the last step (← or Backspace): the server gets back its keys, TTLs "
+                              "and waiters as they were, the clients their subscriptions"));
+    auto *backToAction = new QAction(tr("Back to the selected step"), this);
+    backToAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Backspace));
+    backToAction->setToolTip(
+        tr("Go back to before the step selected in the list (Ctrl+Backspace, or double-click it)"));
+    connect(backToAction, &QAction::triggered, this, [this] {
+        if (m_steps->currentRow() >= 0)
+            backTo(m_steps->currentRow());
+    });
+    addAction(backToAction);
+    m_playAction = bar->addAction(tr("Play"), this, [this] { setPlaying(!m_playing); });
+    m_playAction->setShortcut(QKeySequence(Qt::Key_P));
+    m_playAction->setToolTip(tr("Play the steps one after another at the chosen speed (P)"));
+    m_speed = new QComboBox(bar);
+    for (double s : {0.1, 0.25, 0.5, 1.0, 2.0, 4.0})
+        m_speed->addItem(QStringLiteral("%1×").arg(s), s);
+    m_speed->setCurrentIndex(3);
+    m_speed->setToolTip(tr("Playing speed: at 1x one step every 2.5 s"));
+    connect(m_speed, &QComboBox::currentIndexChanged, this, [this] { setSpeed(m_speed->currentData().toDouble()); });
+    bar->addWidget(m_speed);
+    QAction *restartAction = bar->addAction(tr("Restart"), this, &WorkshopWindow::restart);
+    restartAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Home));
+    restartAction->setToolTip(tr("Start the scenario again on an emptied server (Ctrl+Home)"));
+    bar->addSeparator();
+    m_timeRunsAction = bar->addAction(tr("Let time run"), this, [this](bool on) { setTimeRuns(on); });
+    m_timeRunsAction->setCheckable(true);
+    m_timeRunsAction->setShortcut(QKeySequence(Qt::Key_T));
+    m_timeRunsAction->setToolTip(tr("Off (default): between steps time stands still on the workshop server, TTLs and "
+                                    "waiters' deadlines are held where the step left them. On: they run down in real "
+                                    "time, as in production (T)"));
+    m_schedulerAction = bar->addAction(tr("You are the scheduler"), this, [this](bool on) { setSchedulerMode(on); });
+    m_schedulerAction->setCheckable(true);
+    m_schedulerAction->setShortcut(QKeySequence(tr("Ctrl+S")));
+    m_schedulerAction->setToolTip(tr("Pick which simulated client acts next (Ctrl+S). Each action is still one "
+                                     "atomic script: Redis never interleaves two"));
+    m_projectorAction = bar->addAction(tr("Projector"), this, [this](bool on) { setProjectorMode(on); });
+    m_projectorAction->setCheckable(true);
+    m_projectorAction->setShortcut(QKeySequence(Qt::Key_F11));
+    m_projectorAction->setToolTip(tr("Large fonts and high contrast for a room (F11); Ctrl+= / Ctrl+- scale"));
+    QMenu *workshopMenu = menuBar()->addMenu(tr("&Workshop"));
+    for (QAction *a : {stepAction, backAction, backToAction, m_playAction, restartAction})
+        workshopMenu->addAction(a);
+    workshopMenu->addSeparator();
+    for (QAction *a : {m_timeRunsAction, m_schedulerAction, m_projectorAction})
+        workshopMenu->addAction(a);
+    QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&Keyboard shortcuts"), this, &WorkshopWindow::showShortcuts);
+    auto *zoomIn = new QAction(this);
+    zoomIn->setShortcuts({QKeySequence(tr("Ctrl+=")), QKeySequence(tr("Ctrl++"))});
+    connect(zoomIn, &QAction::triggered, this, [this] {
+        m_zoom = qMin(3.0, m_zoom * 1.15);
+        applyLook();
+    });
+    auto *zoomOut = new QAction(this);
+    zoomOut->setShortcut(QKeySequence(tr("Ctrl+-")));
+    connect(zoomOut, &QAction::triggered, this, [this] {
+        m_zoom = qMax(0.6, m_zoom / 1.15);
+        applyLook();
+    });
+    addAction(zoomIn);
+    addAction(zoomOut);
+
+    auto *stage = new QWidget(this);
+    auto *left = new QVBoxLayout(stage);
+    m_title = new QLabel(stage);
+    m_title->setObjectName(QStringLiteral("workshopTitle"));
+    m_title->setWordWrap(true);
+    m_summary = new QLabel(stage);
+    m_summary->setWordWrap(true);
+    left->addWidget(m_title);
+    left->addWidget(m_summary);
+    m_legend = new ActorLegend(stage);
+    left->addWidget(m_legend);
+    m_schedulerBar = new SchedulerBar(stage);
+    connect(m_schedulerBar, &SchedulerBar::chosen, this, [this](const QString &actor) { stepAs(actor); });
+    m_schedulerBar->hide();
+    left->addWidget(m_schedulerBar);
+    auto *split = new QSplitter(Qt::Vertical, stage);
+    m_steps = new WorkshopStepList(split);
+    connect(m_steps, &QListWidget::currentRowChanged, this, [this](int row) {
+        for (const StepReport &r : std::as_const(m_reports))
+            if (r.index == row)
+                showReport(r);
+    });
+    connect(m_steps, &QListWidget::itemDoubleClicked, this,
+            [this](QListWidgetItem *item) { backTo(m_steps->row(item)); });
+    m_detail = new QTextBrowser(split);
+    m_detail->setObjectName(QStringLiteral("workshopStepDetail"));
+    m_detail->setOpenLinks(false);
+    split->addWidget(m_steps);
+    split->addWidget(m_detail);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    left->addWidget(split, 1);
+
+    LockSession::Options options;
+    options.endpoint = m_sandbox;
+    options.readOnly = true; // the simulated clients act; the views only watch
+    m_views = new ServerView(options);
+    m_views->setWindowTitle(tr("Lock views"));
+
+    // The lock views (no menu bar of their own: the workshop's is the window's) count TTLs down
+    // on the stage clock.
+    // The views' own minimum sizes (charts, the detail's sections) add up to more than 720 px
+    // in projector fonts: in this window they may shrink, their parts scroll.
+    m_views->setMinimumSize(320, 240);
+    m_views->detailPanel()->setMinimumSize(200, 120);
+    for (QTabWidget *tabs : m_views->findChildren<QTabWidget *>())
+        tabs->setMinimumSize(200, 100);
+    const auto clock = [this] { return viewClockMs(); };
+    m_views->lockModel()->setClock(clock);
+    m_views->detailPanel()->setClock(clock);
+    if (auto *ttl =
+            qobject_cast<TtlBarDelegate *>(m_views->lockView()->itemDelegateForColumn(LockTableModel::TtlColumn)))
+        ttl->setClock(clock);
+
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    m_clockBadge = new StageClockBadge(central);
+    centralLayout->addWidget(m_clockBadge);
+    auto *main = new QSplitter(Qt::Horizontal, central);
+    main->setObjectName(QStringLiteral("workshopSplitter"));
+    main->addWidget(stage);
+    main->addWidget(m_views);
+    main->setStretchFactor(0, 1);
+    main->setStretchFactor(1, 1);
+    main->setSizes({760, 840});
+    m_mainSplit = main;
+    centralLayout->addWidget(main, 1);
+    setCentralWidget(central);
+    m_views->start();
+    statusBar()->showMessage(
+        tr("Private redis-server on %1: nothing here touches any other Redis").arg(m_sandbox.address()));
+    applyLook();
+    refreshClockBadge();
+}
+
+bool WorkshopWindow::loadScenario(const QString &nameOrPath, QString *error)
+{
+    Scenario s;
+    QString err;
+    const bool ok = QFileInfo::exists(nameOrPath) ? Scenario::load(nameOrPath, &s, &err)
+                                                  : Scenario::loadBuiltIn(nameOrPath, &s, &err);
+    if (!ok) {
+        if (error)
+            *error = err;
+        return false;
+    }
+    m_scenario = s;
+    const int i = m_picker->findData(s.name);
+    if (i >= 0)
+        m_picker->setCurrentIndex(i);
+    setWindowTitle(tr("LockScope workshop — %1").arg(s.title));
+    m_title->setText(QStringLiteral("<b>%1</b>").arg(s.title.toHtmlEscaped()));
+    m_summary->setText(s.summary.toHtmlEscaped());
+    startRun();
+    return true;
+}
+
+void WorkshopWindow::startRun()
+{
+    setPlaying(false);
+    delete m_runner;
+    m_reports.clear();
+    m_runner = new ScenarioRunner(m_scenario, m_sandbox, this);
+    m_runner->setTimeRuns(m_timeRunsAction->isChecked());
+    connect(m_runner, &ScenarioRunner::stepFinished, this, &WorkshopWindow::onStep);
+    connect(m_runner, &ScenarioRunner::timeHeldChanged, this, [this](bool held) {
+        m_frozenAtMs = LockSnapshot::steadyNowMs();
+        refreshClockBadge();
+        Q_UNUSED(held);
+    });
+    connect(m_runner, &ScenarioRunner::timeReapplied, this, [this] { m_frozenAtMs = LockSnapshot::steadyNowMs(); });
+    connect(m_runner, &ScenarioRunner::rewound, this, [this](int index, const QString &error) {
+        m_reports = m_runner->reports();
+        refreshSteps();
+        refreshScheduler();
+        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
+                             "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
+                             "again, or let another client act (scheduler).</p>")
+                              .arg(index + 1) +
+                          (error.isEmpty() ? QString()
+                                           : tr("<p style='color:%2'>%1</p>")
+                                                 .arg(error.toHtmlEscaped(), m_projector ? QStringLiteral("#ff7b6b")
+                                                                                         : QStringLiteral("#c0392b"))) +
+                          (m_reports.isEmpty() ? QString() : stepHtml(m_reports.last())));
+        if (m_steps->count() > index)
+            m_steps->setCurrentRow(index);
+        statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
+        emit rewound(index);
+    });
+    connect(m_runner, &ScenarioRunner::failed, this, [this](const QString &error) {
+        setPlaying(false);
+        m_detail->setHtml(tr("<p style='color:#c0392b'><b>The private Redis cannot be reached:</b> %1</p>")
+                              .arg(error.toHtmlEscaped()));
+    });
+    m_detail->setHtml(tr("<p>%1</p><p><i>Press <b>Step</b> (Space) to run the first action, or <b>Play</b>.</i></p>")
+                          .arg(m_scenario.summary.toHtmlEscaped()));
+    refreshSteps();
+    refreshScheduler();
+    applyActorNames();
+    refreshClockBadge();
+}
+
+void WorkshopWindow::restart()
+{
+    if (!m_scenario.name.isEmpty() || !m_scenario.steps.isEmpty())
+        startRun();
+}
+
+bool WorkshopWindow::step()
+{
+    return m_runner && !m_runner->isBusy() && m_runner->next();
+}
+
+bool WorkshopWindow::stepAs(const QString &actor)
+{
+    return m_runner && !m_runner->isBusy() && m_runner->nextFor(actor);
+}
+
+bool WorkshopWindow::stepBack()
+{
+    if (!m_runner || m_runner->isBusy())
+        return false;
+    setPlaying(false);
+    QString error;
+    if (!m_runner->stepBack(&error)) {
+        statusBar()->showMessage(tr("Cannot step back: %1").arg(error));
+        return false;
+    }
+    return true;
+}
+
+bool WorkshopWindow::backTo(int index)
+{
+    if (!m_runner || m_runner->isBusy())
+        return false;
+    setPlaying(false);
+    QString error;
+    if (!m_runner->rewindTo(index, &error)) {
+        statusBar()->showMessage(tr("Cannot go back to step %1: %2").arg(index + 1).arg(error));
+        return false;
+    }
+    return true;
+}
+
+void WorkshopWindow::setTimeRuns(bool runs)
+{
+    m_timeRunsAction->setChecked(runs);
+    if (m_runner)
+        m_runner->setTimeRuns(runs);
+    refreshClockBadge();
+}
+
+bool WorkshopWindow::isTimeHeld() const
+{
+    return m_runner && m_runner->isTimeHeld();
+}
+
+qint64 WorkshopWindow::viewClockMs() const
+{
+    return isTimeHeld() && m_frozenAtMs > 0 ? m_frozenAtMs : LockSnapshot::steadyNowMs();
+}
+
+void WorkshopWindow::refreshClockBadge()
+{
+    if (m_clockBadge)
+        m_clockBadge->show(m_timeRunsAction && m_timeRunsAction->isChecked(), isTimeHeld());
+}
+
+QList<QPair<QString, QString>> WorkshopWindow::shortcuts() const
+{
+    return {
+        {tr("Space, →"), tr("Step: run the next step")},
+        {tr("←, Backspace"), tr("Step back: the server goes back to before the last step")},
+        {tr("Ctrl+Backspace, double-click"), tr("Back to before the selected step")},
+        {tr("P"), tr("Play / Pause")},
+        {tr("Ctrl+Home"), tr("Restart the scenario on an emptied server")},
+        {tr("T"), tr("Let time run between steps (off: time stands still)")},
+        {tr("Ctrl+S"), tr("You are the scheduler: pick who acts next")},
+        {tr("F11"), tr("Projector mode")},
+        {tr("Ctrl+=, Ctrl+-"), tr("Larger / smaller")},
+        {tr("F5"), tr("Lock views: scan the workshop server again")},
+        {tr("Ctrl+F"), tr("Lock views: filter")},
+    };
+}
+
+void WorkshopWindow::showShortcuts()
+{
+    QString h = tr("<table cellpadding='4'>");
+    for (const auto &s : shortcuts())
+        h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                 .arg(s.first.toHtmlEscaped(), s.second.toHtmlEscaped());
+    h += QStringLiteral("</table>");
+    QMessageBox::information(this, tr("Keyboard shortcuts"), h);
+}
+
+void WorkshopWindow::applyActorNames()
+{
+    if (!m_legend)
+        return;
+    const QHash<QString, QString> ids = m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>();
+    m_legend->setActors(m_scenario.actors, ids);
+    m_views->setActorNames(ActorNames(ids)); // every lock view says "A", the client id in its tooltips
+}
+
+void WorkshopWindow::setPlaying(bool playing)
+{
+    m_playing = playing && m_runner && !m_runner->atEnd();
+    m_playAction->setText(m_playing ? tr("Pause") : tr("Play"));
+    if (m_playing && m_runner && !m_runner->isBusy())
+        m_playTimer->start(0);
+    else if (!m_playing)
+        m_playTimer->stop();
+}
+
+void WorkshopWindow::setSpeed(double speed)
+{
+    m_speedFactor = qBound(0.1, speed, 4.0);
+    const int i = m_speed->findData(m_speedFactor);
+    if (i >= 0 && i != m_speed->currentIndex())
+        m_speed->setCurrentIndex(i);
+}
+
+void WorkshopWindow::onStep(const StepReport &report)
+{
+    m_reports << report;
+    if (report.index == 0 || m_reports.size() == 1)
+        applyActorNames();
+    refreshClockBadge();
+    // The lock views follow the lock the step acted on (unless the teacher picked another).
+    if (!report.lock.isEmpty() && m_views->selectedLockName().isEmpty())
+        m_views->selectLock(report.lock);
+    refreshSteps();
+    refreshScheduler();
+    showReport(report);
+    if (m_projector)
+        QTimer::singleShot(300, this, [this] { applyStageLayout(); });
+    emit stepShown(report);
+    if (m_runner->atEnd()) {
+        setPlaying(false);
+        const bool ok = m_runner->allExpectationsHeld();
+        statusBar()->showMessage(ok ? tr("Scenario finished: every expectation held")
+                                    : tr("Scenario finished: some expectations did not hold (✗)"));
+        emit scenarioFinished(ok);
+    } else if (m_playing) {
+        m_playTimer->start(int(kStepIntervalMs / m_speedFactor));
+    }
+}
+
+void WorkshopWindow::refreshSteps()
+{
+    m_steps->showSteps(m_scenario.steps, m_reports, m_runner ? m_runner->firstPending() : -1, m_projector);
+}
+
+void WorkshopWindow::refreshScheduler()
+{
+    m_schedulerBar->setActors(m_runner ? m_runner->pendingActors() : QStringList());
+}
+
+void WorkshopWindow::setSchedulerMode(bool on)
+{
+    m_scheduler = on;
+    m_schedulerAction->setChecked(on);
+    m_schedulerBar->setVisible(on);
+    if (on)
+        setPlaying(false);
+}
+
+void WorkshopWindow::setProjectorMode(bool on)
+{
+    m_projector = on;
+    m_projectorAction->setChecked(on);
+    if (on && m_zoom < 1.4)
+        m_zoom = 1.4;
+    else if (!on)
+        m_zoom = 1.0;
+    applyLook();
+    applyStageLayout();
+    refreshSteps();
+    if (!m_reports.isEmpty())
+        showReport(m_reports.last());
+}
+
+void WorkshopWindow::applyStageLayout()
+{
+    // For a room (issue 16): the summary opens the step detail too, the room needs the height.
+    m_summary->setVisible(!m_projector);
+    if (m_mainSplit)
+        m_mainSplit->setSizes(m_projector ? QList<int>{width() * 42 / 100, width() * 58 / 100} : QList<int>{760, 840});
+    WorkshopProjector::arrange(m_views, m_projector);
+}
+
+void WorkshopWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    if (m_projector)
+        applyStageLayout();
+}
+
+void WorkshopWindow::applyLook()
+{
+    QFont f = m_baseFont;
+    f.setPointSizeF(m_baseFont.pointSizeF() * m_zoom);
+    setFont(f);
+    QFont title = f;
+    title.setPointSizeF(f.pointSizeF() * (m_projector ? 1.15 : 1.4));
+    m_title->setFont(title);
+    setPalette(m_projector ? WorkshopProjector::palette() : QApplication::palette());
+}
+
+QString WorkshopWindow::stepHtml(const StepReport &r) const
+{
+    return WorkshopStepHtml::html(r, m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>(), m_projector);
+}
+
+void WorkshopWindow::showReport(const StepReport &r)
+{
+    m_detail->setHtml(stepHtml(r));
+}
+
+} // namespace lockscope
