@@ -114,11 +114,10 @@ public:
     LockClient *client() const { return m_single.client; }
     RedisConnection *connection() const;
 
-    /** Redis Cluster mode (after enableCluster()): the router, and the monitor of all masters,
-     *  which then replaces monitor() (its signals feed this session's signals). */
+    /** Redis Cluster mode (after enableCluster()): the router (front-ends use watcher(), whichever
+     *  it is; isCluster() only words the CLI's suggested commands with --cluster). */
     bool isCluster() const { return m_router != nullptr; }
     ClusterRouter *router() const { return m_router; }
-    ClusterLockMonitor *clusterMonitor() const { return m_clusterMonitor; }
     /**
      * The doctor's extra reads (DoctorProbe: orphaned waiters, unlock latches), on the server or,
      * in a cluster, on every master (each for the locks it serves), merged. `callback` once;

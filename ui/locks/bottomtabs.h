@@ -1,7 +1,7 @@
 #pragma once
 
+#include "common/actornames.h"
 #include "protocol/lockfinding.h"
-#include "workshop/actornames.h"
 
 #include <QTabWidget>
 

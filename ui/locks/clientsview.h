@@ -1,7 +1,7 @@
 #pragma once
 
+#include "common/actornames.h"
 #include "locks/clientlabels.h"
-#include "workshop/actornames.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workshop/actornames.h"
+#include "common/actornames.h"
 
 #include "protocol/lockevent.h"
 

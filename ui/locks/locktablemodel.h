@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workshop/actornames.h"
+#include "common/actornames.h"
 
 #include "protocol/locksnapshot.h"
 #include "watch/clusternodestatus.h"
@@ -79,7 +79,6 @@ public:
      * empty; the view hides it).
      */
     void setClusterNodes(const QVector<ClusterNodeStatus> &nodes);
-    bool isCluster() const { return !m_slotMaster.isEmpty(); }
     /** Master address serving `name`'s hash slot, empty when unknown or not a cluster. */
     QString nodeOf(const QString &name) const;
 

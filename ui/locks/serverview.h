@@ -1,7 +1,7 @@
 #pragma once
 
+#include "common/actornames.h"
 #include "locks/lockbatchbuffer.h"
-#include "workshop/actornames.h"
 
 #include "history/historystore.h"
 #include "protocol/lockevent.h"

@@ -1,4 +1,4 @@
-#include "workshop/actornames.h"
+#include "common/actornames.h"
 
 #include <QRegularExpression>
 
