@@ -49,6 +49,10 @@ class WorkshopStepList;
  * 0.1x-4x (one step every 2.5 s at 1x), Restart (Ctrl+Home, a fresh run on a flushed server), Let
  * time run (T), "You are the scheduler" (Ctrl+S: one button per actor with steps left), Projector
  * (F11: large fonts, high contrast, live; Ctrl+= / Ctrl+- scale).
+ *
+ * Size (the .cpp is about 520 lines): the parts are classes of their own (WorkshopStepHtml,
+ * WorkshopProjector, WorkshopStepList, SchedulerBar, StageClockBadge, ActorLegend); what is left
+ * is the wiring of those parts to one ScenarioRunner and the handlers of the controls above.
  */
 class WorkshopWindow : public QMainWindow
 {
