@@ -96,10 +96,7 @@ QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs
     for (auto &r : rows) // names and fields are whatever clients wrote: no raw control characters
         for (auto &cell : r)
             cell = DisplayText::escaped(cell);
-    QVector<int> widths(rows.first().size(), 0);
-    for (const auto &r : rows)
-        for (int i = 0; i < r.size() - 1; ++i)
-            widths[i] = qMax(widths[i], int(r[i].size()));
+    QVector<int> widths = columnWidths(rows);
     if (fit) {
         // Too wide: first the holder column gives way (down to 24), then the last column is cut.
         const int last = int(widths.size()) - 1;
@@ -118,11 +115,25 @@ QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs
         for (auto &r : rows)
             r[last] = cut(r[last], qMax(kMinLast, maxColumns - fixed));
     }
+    return columns(rows, widths);
+}
+
+QVector<int> LockTable::columnWidths(const QVector<QStringList> &rows)
+{
+    QVector<int> widths(rows.isEmpty() ? 0 : rows.first().size(), 0);
+    for (const auto &r : rows)
+        for (int i = 0; i + 1 < r.size() && i < widths.size(); ++i)
+            widths[i] = qMax(widths[i], int(r[i].size()));
+    return widths;
+}
+
+QString LockTable::columns(const QVector<QStringList> &rows, const QVector<int> &widths)
+{
     QString out;
     for (const auto &r : rows) {
         QString line;
         for (int i = 0; i < r.size(); ++i)
-            line += i + 1 < r.size() ? r[i].leftJustified(widths[i] + 2) : r[i];
+            line += i + 1 < r.size() ? r[i].leftJustified(widths.value(i) + 2) : r[i];
         out += line.trimmed() + QLatin1Char('\n');
     }
     return out;

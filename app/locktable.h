@@ -23,6 +23,13 @@ public:
     static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns);
     /** Width of the terminal: COLUMNS, else the window size of stdout when it is a terminal, else 0. */
     static int terminalColumns();
+    /** `rows` as left-justified columns two spaces apart, the last one not padded, one line each
+     *  (`widths`: each column but the last, as columnWidths() gives them or narrower). Also the
+     *  layout of `redlock status`'s tables. */
+    static QString columns(const QVector<QStringList> &rows, const QVector<int> &widths);
+    static QString columns(const QVector<QStringList> &rows) { return columns(rows, columnWidths(rows)); }
+    /** The widest cell of each column but the last (0 for the last). */
+    static QVector<int> columnWidths(const QVector<QStringList> &rows);
 };
 
 } // namespace lockscope

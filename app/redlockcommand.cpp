@@ -1,4 +1,5 @@
 #include "redlockcommand.h"
+#include "locktable.h"
 
 #include "clicommand.h"
 
@@ -31,21 +32,10 @@ QString formatTtl(qint64 ttlMs)
     return CliCommand::ttlText(ttlMs);
 }
 
-/** Left-justified columns, two spaces apart, the last one not padded. */
+/** Left-justified columns, two spaces apart, the last one not padded (as `list`'s table). */
 QString table(const QVector<QStringList> &rows)
 {
-    QVector<int> widths(rows.first().size(), 0);
-    for (const auto &r : rows)
-        for (int i = 0; i + 1 < r.size(); ++i)
-            widths[i] = qMax(widths[i], int(r[i].size()));
-    QString out;
-    for (const auto &r : rows) {
-        QString line;
-        for (int i = 0; i < r.size(); ++i)
-            line += i + 1 < r.size() ? r[i].leftJustified(widths[i] + 2) : r[i];
-        out += line.trimmed() + QLatin1Char('\n');
-    }
-    return out;
+    return LockTable::columns(rows);
 }
 
 } // namespace
