@@ -4,6 +4,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 
 #ifdef LOCKSCOPE_HAVE_KEYCHAIN
@@ -16,10 +17,23 @@ namespace lockscope
 namespace
 {
 
-/** Runs `finish` once: from the job, or from the timeout, whichever comes first. */
-struct Once {
-    bool done = false;
-};
+/** `callback` made to run at most once (from the job or from the timeout, whichever comes first)
+ *  and not at all once `context`, when one was given, is gone. */
+template <typename... Args>
+std::function<void(Args...)> runOnce(QObject *context, std::function<void(Args...)> callback)
+{
+    const QPointer<QObject> ctx(context);
+    const bool hasContext = context != nullptr;
+    auto done = std::make_shared<bool>(false);
+    return [done, ctx, hasContext, callback](Args... args) {
+        if (*done)
+            return;
+        *done = true;
+        if ((hasContext && !ctx) || !callback)
+            return;
+        callback(args...);
+    };
+}
 
 #ifdef LOCKSCOPE_HAVE_KEYCHAIN
 QString describe(QKeychain::Error error, const QString &detail)
@@ -63,17 +77,7 @@ bool PasswordKeychain::isCompiledIn()
 
 void PasswordKeychain::read(const QString &key, QObject *context, ReadCallback callback)
 {
-    const QPointer<QObject> ctx(context);
-    const bool hasContext = context != nullptr;
-    auto once = std::make_shared<Once>();
-    auto finish = [once, ctx, hasContext, callback](const QString &password, const QString &error) {
-        if (once->done)
-            return;
-        once->done = true;
-        if ((hasContext && !ctx) || !callback)
-            return;
-        callback(password, error);
-    };
+    const auto finish = runOnce(context, callback);
 #ifdef LOCKSCOPE_HAVE_KEYCHAIN
     auto *job = new QKeychain::ReadPasswordJob(m_service, this);
     job->setAutoDelete(true);
@@ -98,17 +102,7 @@ void PasswordKeychain::read(const QString &key, QObject *context, ReadCallback c
 
 void PasswordKeychain::write(const QString &key, const QString &password, QObject *context, DoneCallback callback)
 {
-    const QPointer<QObject> ctx(context);
-    const bool hasContext = context != nullptr;
-    auto once = std::make_shared<Once>();
-    auto finish = [once, ctx, hasContext, callback](const QString &error) {
-        if (once->done)
-            return;
-        once->done = true;
-        if ((hasContext && !ctx) || !callback)
-            return;
-        callback(error);
-    };
+    const auto finish = runOnce(context, callback);
 #ifdef LOCKSCOPE_HAVE_KEYCHAIN
     auto *job = new QKeychain::WritePasswordJob(m_service, this);
     job->setAutoDelete(true);
@@ -130,17 +124,7 @@ void PasswordKeychain::write(const QString &key, const QString &password, QObjec
 
 void PasswordKeychain::remove(const QString &key, QObject *context, DoneCallback callback)
 {
-    const QPointer<QObject> ctx(context);
-    const bool hasContext = context != nullptr;
-    auto once = std::make_shared<Once>();
-    auto finish = [once, ctx, hasContext, callback](const QString &error) {
-        if (once->done)
-            return;
-        once->done = true;
-        if ((hasContext && !ctx) || !callback)
-            return;
-        callback(error);
-    };
+    const auto finish = runOnce(context, callback);
 #ifdef LOCKSCOPE_HAVE_KEYCHAIN
     auto *job = new QKeychain::DeletePasswordJob(m_service, this);
     job->setAutoDelete(true);
