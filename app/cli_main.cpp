@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 
 int main(int argc, char **argv)
 {
@@ -41,5 +43,14 @@ int main(int argc, char **argv)
         return code;
     QObject::connect(
         &cli, &lockscope::LockScopeCli::finished, &app, [](int c) { QCoreApplication::exit(c); }, Qt::QueuedConnection);
-    return QCoreApplication::exec();
+    const int exitCode = QCoreApplication::exec();
+#ifndef __SANITIZE_ADDRESS__ // sanitizer builds tear down, so that leaks are still reported
+    if (cli.mayLeaveWithoutTeardown()) {
+        // The answer is written and nothing is left to close: leave without freeing what was read
+        // (issue 12: half a second at 200k locks). Redis sees the connection close as on exit.
+        std::fflush(nullptr);
+        std::_Exit(exitCode);
+    }
+#endif
+    return exitCode;
 }

@@ -205,6 +205,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     CliCommand *cmd = createCommand(m_parser, args, this);
     options.oneShot = cmd->oneShot(); // one discovery pass, one read per lock, then the answer
+    m_readOnlyOneShot = cmd->oneShot() && !cmd->writes();
     connect(cmd, &CliCommand::finished, this, &LockScopeCli::finish);
     connect(m_interrupts, &InterruptNotifier::interrupted, cmd, &CliCommand::interrupt);
     if (!cmd->prepare(&options, exitCode))

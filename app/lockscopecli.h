@@ -40,6 +40,10 @@ public:
     /** Parses `arguments` (argv incl. program name) and starts the command; returns false with
      *  the exit code in `*exitCode` if it finished already (usage errors, --help). */
     bool start(const QStringList &arguments, int *exitCode);
+    /** True when the command that ran was a one-shot read (list, doctor): it wrote nothing
+     *  to Redis and holds no file open for writing, so the process may end without destroying
+     *  what it read (issue 12: freeing 200k snapshots took half a second after the answer). */
+    bool mayLeaveWithoutTeardown() const { return m_readOnlyOneShot; }
 
 signals:
     void finished(int exitCode);
@@ -54,6 +58,7 @@ private:
     QTextStream m_err;
     InterruptNotifier *m_interrupts = nullptr;
     bool m_finished = false;
+    bool m_readOnlyOneShot = false;
     int m_signal = 0; ///< redlock: SIGINT or SIGTERM once received
 };
 

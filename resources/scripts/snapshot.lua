@@ -22,7 +22,8 @@
 --          §14.4), else 0. The twin hashes to the same slot (its hash tag is the name).
 --          Last: {serverSeconds, serverMicros} read after all the work, so the reader can tell
 --          how long the call kept Redis busy and size its next batch to stay under its budget.
---          Cost (issue 12): per name HLEN (TYPE only when it is neither a hash nor missing), HGETALL,
+--          Cost (issue 12): per name one HRANDFIELD of 17 fields (before Redis 6.2, or for a hash
+--          of more fields: HLEN, then HGETALL or the sample; TYPE only for another type),
 --          and one EXISTS of the companion keys (fair queue, timeout set, token); each companion is
 --          read only when that EXISTS counts one. A hash that cannot be a lock (no field `mode`, no
 --          field name with a `:`, as every holder field `<uuid>:<thread>` and faster-multilock
@@ -30,7 +31,8 @@
 --          { type } (nothing else: its TTL, token, subscribers and twin are not read, twinHash 0);
 --          it is no lock whatever they are, and the reply stays small. Subscriber counts of the
 --          whole batch come from one PUBSUB NUMSUB and one PUBSUB SHARDNUMSUB at the end, not two
---          calls per lock. A plain lock thus costs HLEN, HGETALL, EXISTS, PTTL and the twin's TYPE.
+--          calls per lock. A plain lock thus costs HRANDFIELD, one EXISTS (its companions and
+--          its twin) and PTTL.
 -- `name` as the hash tag Redisson puts into derived keys: `{name}`, or `name` when it has braces.
 local function tagOf(name)
     if string.find(name, '{', 1, true) then
@@ -38,9 +40,21 @@ local function tagOf(name)
     end
     return '{' .. name .. '}'
 end
+-- The §14.4 twin of `name`: `{x}` for `x` without braces, `x` for `{x}`; nil for any other name.
+local function twinOf(name)
+    if #name > 0 and not string.find(name, '{', 1, true) then
+        return '{' .. name .. '}'
+    elseif #name > 2 and string.sub(name, 1, 1) == '{' and string.sub(name, -1) == '}'
+        and not string.find(string.sub(name, 2, -2), '{', 1, true) then
+        return string.sub(name, 2, -2)
+    end
+    return nil
+end
 local maxQueue = tonumber(ARGV[1]) or 100
 local maxFields = tonumber(ARGV[2]) or 1024
 local sampleFields = tonumber(ARGV[3]) or 16
+local probeFields = 17
+local hasRandField = true
 local out = { redis.call('time') }
 -- Channels whose subscribers are counted at the end: channels[k] goes to entry[slots[k]] of
 -- out[owners[k]].
@@ -48,22 +62,46 @@ local channels, owners, slots = {}, {}, {}
 local skipTwin = {}
 for i = 1, #KEYS do
     local name = KEYS[i]
-    -- HLEN answers for a hash and for a missing key (0: Redis has no empty hash); only another
-    -- type needs TYPE (the WRONGTYPE error of HLEN says so).
-    local fieldCount = redis.pcall('hlen', name)
+    -- HRANDFIELD name 17 WITHVALUES (Redis 6.2+) is the whole hash, in HGETALL's order, when it
+    -- has at most 16 fields (every plain lock), and a bounded sample otherwise; empty for a missing
+    -- key, WRONGTYPE for another type. One command where HLEN and HGETALL were two (issue 12).
     local keyType = 'hash'
-    if type(fieldCount) ~= 'number' then
-        keyType = redis.call('type', name)['ok']
-        fieldCount = 0
-    elseif fieldCount == 0 then
-        keyType = 'none'
+    local fieldCount = -1
+    local whole = nil
+    if hasRandField then
+        local r = redis.pcall('hrandfield', name, probeFields, 'withvalues')
+        if type(r) == 'table' and r['err'] == nil then
+            if #r == 0 then
+                keyType = 'none'
+                fieldCount = 0
+            elseif #r / 2 < probeFields and #r / 2 <= maxFields then
+                whole = r
+                fieldCount = #r / 2
+            end
+        elseif type(r) == 'table' and string.find(r['err'], 'WRONGTYPE', 1, true) then
+            keyType = redis.call('type', name)['ok']
+            fieldCount = 0
+        else
+            hasRandField = false -- before Redis 6.2: HLEN and HGETALL below
+        end
+    end
+    if fieldCount < 0 then
+        -- HLEN answers for a hash and for a missing key (0: Redis has no empty hash); only another
+        -- type needs TYPE (the WRONGTYPE error of HLEN says so).
+        fieldCount = redis.pcall('hlen', name)
+        if type(fieldCount) ~= 'number' then
+            keyType = redis.call('type', name)['ok']
+            fieldCount = 0
+        elseif fieldCount == 0 then
+            keyType = 'none'
+        end
     end
     local fields = {}
     local hasMode = false
     local maybeLock = true
     if keyType == 'hash' then
-        if fieldCount <= maxFields then
-            fields = redis.call('hgetall', name)
+        if whole ~= nil or fieldCount <= maxFields then
+            fields = whole or redis.call('hgetall', name)
             maybeLock = false
             for f = 1, #fields, 2 do
                 local field = fields[f]
@@ -76,7 +114,7 @@ for i = 1, #KEYS do
             end
         else
             fields = redis.pcall('hrandfield', name, sampleFields, 'withvalues')
-            if type(fields) ~= 'table' then
+            if type(fields) ~= 'table' or fields['err'] ~= nil then
                 fields = redis.call('hscan', name, 0, 'count', sampleFields)[2]
             end
             hasMode = redis.call('hexists', name, 'mode') == 1
@@ -88,9 +126,19 @@ for i = 1, #KEYS do
     local tokenKey = 'redisson_lock_token:' .. tag
     -- One EXISTS tells whether any companion key is there (most locks have none); only then are
     -- they read one by one. A hash that cannot be a lock only needs the queue and timeout set.
+    -- A lock's twin (§14.4) is counted by the same EXISTS: when it counts none, the twin is not
+    -- looked at again (issue 12: one TYPE per lock less, 200k commands at 200k locks).
     local companions
     if maybeLock then
-        companions = redis.call('exists', queueKey, timeoutKey, tokenKey)
+        local twin = twinOf(name)
+        if twin ~= nil then
+            companions = redis.call('exists', queueKey, timeoutKey, tokenKey, twin)
+        else
+            companions = redis.call('exists', queueKey, timeoutKey, tokenKey)
+        end
+        if companions == 0 then
+            skipTwin[i] = true
+        end
     else
         companions = redis.call('exists', queueKey, timeoutKey)
     end
@@ -166,13 +214,8 @@ local twins = {}
 for i = 1, #KEYS do
     local name = KEYS[i]
     local twin = nil
-    if skipTwin[i] then
-        twin = nil
-    elseif #name > 0 and not string.find(name, '{', 1, true) then
-        twin = '{' .. name .. '}'
-    elseif #name > 2 and string.sub(name, 1, 1) == '{' and string.sub(name, -1) == '}'
-        and not string.find(string.sub(name, 2, -2), '{', 1, true) then
-        twin = string.sub(name, 2, -2)
+    if not skipTwin[i] then
+        twin = twinOf(name)
     end
     twins[i] = 0
     if twin ~= nil and redis.call('type', twin)['ok'] == 'hash' then

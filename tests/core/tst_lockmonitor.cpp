@@ -144,6 +144,7 @@ private slots:
     void pollingRediscoveryStaysWithinBudget();
     void discoveryScanCountFollowsServerTime();
     void snapshotAnswersNonLockHashesEarly();
+    void readsAlikeWithoutHrandfield();
     void readStreamsBatchesInOrder();
     void sessionActsAsRedissonClient();
     void pollingWhenNotificationsOff();
@@ -894,6 +895,122 @@ void TestLockMonitor::discoveryScanCountFollowsServerTime()
     QCOMPARE(LockDiscovery::nextScanCount(1000, 1000, 250), 200); // 1 us/key -> 200 keys
     QCOMPARE(LockDiscovery::nextScanCount(100, 10, 250), 200);    // cheap: at most double
     QCOMPARE(LockDiscovery::nextScanCount(100, 100000, 250), LockDiscovery::kMinCount);
+}
+
+// Issue 12: the scripts read a hash with one HRANDFIELD of 17 fields where HLEN and HGETALL (or
+// HKEYS) were two. Redis before 6.2 has no HRANDFIELD: a server where it is unknown (renamed away)
+// must give the same discovery and the same snapshots, by the two-command path.
+void TestLockMonitor::readsAlikeWithoutHrandfield()
+{
+    RedisServerProcess old;
+    old.setExtraArguments({QStringLiteral("--rename-command"), QStringLiteral("HRANDFIELD"), QString()});
+    QString error;
+    QVERIFY2(old.start(10000, &error), qPrintable(error));
+    SyncClient oldAdmin(old.endpoint(), "test-admin");
+    QVERIFY(oldAdmin.open());
+    QVERIFY(oldAdmin.cmd({"HRANDFIELD", "x"}).isError());
+    const QByteArray holder = "b983c153-7421-469a-addb-44fb92259a1b:1";
+    QList<QList<QByteArray>> seed{
+        {"HSET", "ra:lock", holder, "2"},
+        {"PEXPIRE", "ra:lock", "30000"},
+        {"HSET", "ra:rw", "mode", "read", holder, "1"},
+        {"SET", "{ra:rw}:" + holder + ":rwlock_timeout:1", "1", "PX", "30000"},
+        {"HSET", "ra:session", "user", "u", "seen", "1700000000"},
+        {"HSET", "ra:fair", holder, "1"},
+        {"RPUSH", "redisson_lock_queue:{ra:fair}", "b983c153-7421-469a-addb-44fb92259a1b:7"},
+        {"ZADD", "redisson_lock_timeout:{ra:fair}", "1800000000000", "b983c153-7421-469a-addb-44fb92259a1b:7"},
+        {"HSET", "ra:twin", holder, "1"},
+        {"HSET", "{ra:twin}", holder, "1"},
+        {"SET", "ra:string", "x"},
+        {"RPUSH", "ra:list", "x"},
+    };
+    QList<QByteArray> sixteen{"HSET", "ra:sixteen"}, seventeen{"HSET", "ra:seventeen"}, huge{"HSET", "ra:huge"};
+    for (int i = 0; i < 17; ++i) {
+        if (i < 16)
+            sixteen << "f" + QByteArray::number(i) << "v";
+        seventeen << "f" + QByteArray::number(i) << "v";
+    }
+    for (int i = 0; i < 3000; ++i)
+        huge << "b983c153-7421-469a-addb-44fb92259a1b:" + QByteArray::number(i + 1) << "1"; // any sample: holders
+    seed << sixteen << seventeen << huge;
+    QCOMPARE(m_admin->pipeline(seed).size(), seed.size());
+    QCOMPARE(oldAdmin.pipeline(seed).size(), seed.size());
+
+    // Discovery with the hash prefilter: the same candidates and the same hashes told apart.
+    auto discover = [this](const RedisEndpoint &endpoint) {
+        RedisConnection conn(endpoint);
+        conn.open();
+        LockDiscovery discovery(&conn);
+        QSet<QString> candidates, notLocks;
+        bool done = false;
+        connect(&discovery, &LockDiscovery::candidatesFound, this, [&](const QStringList &n) {
+            for (const auto &name : n)
+                candidates.insert(name);
+        });
+        connect(&discovery, &LockDiscovery::hashesNotLocksFound, this, [&](const QStringList &n) {
+            for (const auto &name : n)
+                notLocks.insert(name);
+        });
+        connect(&discovery, &LockDiscovery::finished, this, [&] { done = true; });
+        connect(&discovery, &LockDiscovery::failed, this, [&](const QString &e) {
+            candidates.insert(QStringLiteral("failed: ") + e);
+            done = true;
+        });
+        discovery.start(QStringLiteral("*"));
+        waitUntil([&] { return done; }, 20000);
+        return qMakePair(candidates, notLocks);
+    };
+    const auto now = discover(m_server.endpoint());
+    const auto before = discover(old.endpoint());
+    QCOMPARE(before.first, now.first);
+    QCOMPARE(before.second, now.second);
+    QVERIFY(now.first.contains(QStringLiteral("ra:lock")));
+    QVERIFY(now.first.contains(QStringLiteral("ra:seventeen"))); // over 16 fields: read to tell
+    QVERIFY(now.second.contains(QStringLiteral("ra:session")));
+    QVERIFY(now.second.contains(QStringLiteral("ra:sixteen")));
+
+    // Snapshots: every kind of name reads alike on both servers.
+    const QStringList names{"ra:lock",   "ra:rw",   "ra:session", "ra:fair",    "ra:twin",      "{ra:twin}",
+                            "ra:string", "ra:list", "ra:missing", "ra:sixteen", "ra:seventeen", "ra:huge"};
+    auto read = [this, &names](const RedisEndpoint &endpoint) {
+        RedisConnection conn(endpoint);
+        conn.open();
+        SnapshotReader reader(&conn);
+        QStringList out;
+        bool done = false;
+        reader.read(names, this, [&](const QVector<LockSnapshot> &got, const QString &error) {
+            if (!error.isEmpty())
+                out << error;
+            for (const LockSnapshot &s : got) {
+                QStringList holders;
+                for (const auto &h : s.holders)
+                    holders << h.field + QLatin1Char('=') + QString::number(h.holdCount);
+                holders.sort();
+                out << QStringLiteral("%1 exists=%2 lock=%3 kind=%4 fields=%5 sampled=%6 queue=%7 twin=%8 ttl=%9 [%10]")
+                           .arg(s.name)
+                           .arg(s.exists)
+                           .arg(s.isLock)
+                           .arg(s.kindDisplay())
+                           .arg(s.fieldCount)
+                           .arg(s.sampled)
+                           .arg(s.queueLength)
+                           .arg(s.twinExists)
+                           .arg(s.pttlMs > 0 ? QStringLiteral("set") : QString::number(s.pttlMs))
+                           .arg(s.sampled ? QString::number(holders.size()) : holders.join(QLatin1Char(',')));
+            }
+            done = true;
+        });
+        waitUntil([&] { return done; }, 20000);
+        return out;
+    };
+    const QStringList expected = read(m_server.endpoint());
+    QCOMPARE(expected.size(), names.size());
+    QCOMPARE(read(old.endpoint()), expected);
+    QVERIFY2(expected.filter(QStringLiteral("ra:huge exists=1 lock=1")).size() == 1, qPrintable(expected.join('\n')));
+    QVERIFY2(expected.filter(QStringLiteral("sampled=1")).size() == 1, qPrintable(expected.join('\n')));
+    QVERIFY2(expected.filter(QStringLiteral("ra:twin exists=1 lock=1")).first().contains(QStringLiteral("twin=1")),
+             qPrintable(expected.join('\n')));
+    old.stop();
 }
 
 // Issue 12: a streaming read hands each batch over as it arrives, in order, and ends with an
