@@ -39,7 +39,8 @@ local function mayBeLock(key)
     -- HRANDFIELD key 17 (Redis 6.2+): every field of a hash of at most 16, else 17 of them; one
     -- bounded command where HLEN and HKEYS were two (issue 12: 360k hashes at 1M keys).
     if hasRandField then
-        local fields = redis.pcall('hrandfield', key, 17)
+        -- '17' as a string: a number argument is formatted (printf) on every call.
+        local fields = redis.pcall('hrandfield', key, '17')
         if type(fields) == 'table' and fields['err'] == nil then
             return #fields > 16 or isLockLike(fields)
         end

@@ -54,6 +54,7 @@ local maxQueue = tonumber(ARGV[1]) or 100
 local maxFields = tonumber(ARGV[2]) or 1024
 local sampleFields = tonumber(ARGV[3]) or 16
 local probeFields = 17
+local probeArg = '17' -- as a string: a number argument would be formatted (printf) on every call
 local hasRandField = true
 local out = { redis.call('time') }
 -- Channels whose subscribers are counted at the end: channels[k] goes to entry[slots[k]] of
@@ -69,7 +70,7 @@ for i = 1, #KEYS do
     local fieldCount = -1
     local whole = nil
     if hasRandField then
-        local r = redis.pcall('hrandfield', name, probeFields, 'withvalues')
+        local r = redis.pcall('hrandfield', name, probeArg, 'withvalues')
         if type(r) == 'table' and r['err'] == nil then
             if #r == 0 then
                 keyType = 'none'
