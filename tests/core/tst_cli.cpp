@@ -15,6 +15,7 @@
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QSet>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -623,6 +624,20 @@ void TestCli::listIsOnePassAmongManyLocks()
     const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
     QVERIFY(ok);
     QCOMPARE(int(locks.size()), n);
+    // Issue 12: the lines are built while the locks are read (LockJsonLines), and still come
+    // sorted by name, one per lock, each of its own lock.
+    QSet<QString> names;
+    for (int i = 0; i < locks.size(); ++i) {
+        const QString name = locks[i].value(QStringLiteral("name")).toString();
+        if (i > 0)
+            QVERIFY2(locks[i - 1].value(QStringLiteral("name")).toString() < name, qPrintable(name));
+        names.insert(name);
+        const QJsonArray holders = locks[i].value(QStringLiteral("holders")).toArray();
+        QCOMPARE(holders.size(), 1);
+        QCOMPARE(holders.first().toObject().value(QStringLiteral("field")).toString(), kClient + QStringLiteral(":1"));
+    }
+    QCOMPARE(int(names.size()), n);
+    QVERIFY(names.contains(QStringLiteral("many:1")) && names.contains(QStringLiteral("many:%1").arg(n)));
     // Progress on stderr with the keyspace size from DBSIZE.
     QVERIFY2(r.err.contains("keys, ") && r.err.contains(" of ~40k keys"), r.err.constData());
 }
