@@ -12,7 +12,8 @@
 --          fieldCount is HLEN of the hash. A hash of more than ARGV[2] fields (default 1024) is
 --          never read whole (an HGETALL of a million fields blocks Redis for seconds): its
 --          {field, value, ...} is then a bounded sample (HRANDFIELD, or one HSCAN step before
---          Redis 6.2) of at most ARGV[3] fields (default 16), enough to tell whether it is a lock.
+--          Redis 6.2, which may return a few more) of ARGV[3] fields (default 16), enough to tell
+--          whether it is a lock.
 --          Subscriber counts add PUBSUB SHARDNUMSUB to PUBSUB NUMSUB: Redisson 3.22+ waiters on a
 --          Redis 7 cluster SSUBSCRIBE (protocol §1.3, §14.3); servers before 7.0 refuse
 --          SHARDNUMSUB, which then counts 0.
@@ -33,13 +34,6 @@
 --          whole batch come from one PUBSUB NUMSUB and one PUBSUB SHARDNUMSUB at the end, not two
 --          calls per lock. A plain lock thus costs HRANDFIELD, one EXISTS (its companions and
 --          its twin) and PTTL.
--- `name` as the hash tag Redisson puts into derived keys: `{name}`, or `name` when it has braces.
-local function tagOf(name)
-    if string.find(name, '{', 1, true) then
-        return name
-    end
-    return '{' .. name .. '}'
-end
 -- The §14.4 twin of `name`: `{x}` for `x` without braces, `x` for `{x}`; nil for any other name.
 local function twinOf(name)
     if #name > 0 and not string.find(name, '{', 1, true) then
@@ -53,6 +47,9 @@ end
 local maxQueue = tonumber(ARGV[1]) or 100
 local maxFields = tonumber(ARGV[2]) or 1024
 local sampleFields = tonumber(ARGV[3]) or 16
+-- One empty table for every empty part of the reply (a table per lock and part was a tenth of
+-- the script's time in allocations and garbage collection at 200k locks; issue 12).
+local EMPTY = {}
 local probeFields = 17
 local probeArg = '17' -- as a string: a number argument would be formatted (printf) on every call
 local hasRandField = true
@@ -97,7 +94,7 @@ for i = 1, #KEYS do
             keyType = 'none'
         end
     end
-    local fields = {}
+    local fields = EMPTY
     local hasMode = false
     local maybeLock = true
     if keyType == 'hash' then
@@ -121,7 +118,10 @@ for i = 1, #KEYS do
             hasMode = redis.call('hexists', name, 'mode') == 1
         end
     end
-    local tag = tagOf(name)
+    -- `name` as the hash tag Redisson puts into derived keys: `{name}`, or `name` when it has
+    -- braces (§1.2). For a name without braces it is also the name's twin (§14.4).
+    local braced = string.find(name, '{', 1, true)
+    local tag = braced and name or '{' .. name .. '}'
     local queueKey = 'redisson_lock_queue:' .. tag
     local timeoutKey = 'redisson_lock_timeout:' .. tag
     local tokenKey = 'redisson_lock_token:' .. tag
@@ -131,7 +131,12 @@ for i = 1, #KEYS do
     -- looked at again (issue 12: one TYPE per lock less, 200k commands at 200k locks).
     local companions
     if maybeLock then
-        local twin = twinOf(name)
+        local twin = tag
+        if braced then
+            twin = twinOf(name)
+        elseif #name == 0 then
+            twin = nil
+        end
         if twin ~= nil then
             companions = redis.call('exists', queueKey, timeoutKey, tokenKey, twin)
         else
@@ -144,7 +149,7 @@ for i = 1, #KEYS do
         companions = redis.call('exists', queueKey, timeoutKey)
     end
     local queueLength, timeoutSize = 0, 0
-    local queue, timeouts = {}, {}
+    local queue, timeouts = EMPTY, EMPTY
     if companions > 0 then
         queueLength = redis.pcall('llen', queueKey)
         if type(queueLength) ~= 'number' then
@@ -172,7 +177,10 @@ for i = 1, #KEYS do
             end
         end
         -- Read-write lock: the PTTL of every read hold's timeout key (keyPrefix:field:rwlock_timeout:n).
-        local holdTtls = {}
+        local holdTtls = EMPTY
+        if hasMode then
+            holdTtls = {}
+        end
         local entry = { keyType, fields, pttl, queueLength, queue, timeoutSize, timeouts, token, 0, holdTtls, 0,
                         fieldCount }
         out[#out + 1] = entry
