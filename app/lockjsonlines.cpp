@@ -58,7 +58,7 @@ void LockJsonLines::append(const LockSnapshot &snapshot)
     }
     QByteArray &chunk = m_chunks.back();
     m_lines.insert(snapshot.name, {int(m_chunks.size() - 1), int(chunk.size()), int(line.size()), snapshot.serverTimeMs,
-                                   snapshot.readAtSteadyMs});
+                                   snapshot.readAtSteadyMs, snapshot.stale});
     chunk.append(line);
     m_bytes += line.size();
 }
@@ -66,7 +66,8 @@ void LockJsonLines::append(const LockSnapshot &snapshot)
 QByteArrayView LockJsonLines::builtLine(const LockSnapshot &s) const
 {
     const auto it = m_lines.constFind(s.name);
-    if (it == m_lines.cend() || it->serverTimeMs != s.serverTimeMs || it->readAtSteadyMs != s.readAtSteadyMs)
+    if (it == m_lines.cend() || it->serverTimeMs != s.serverTimeMs || it->readAtSteadyMs != s.readAtSteadyMs ||
+        it->stale != s.stale)
         return {};
     return QByteArrayView(m_chunks[size_t(it->chunk)]).sliced(it->offset, it->length);
 }

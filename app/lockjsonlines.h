@@ -45,8 +45,8 @@ public:
 
     /** Stops the worker (updates it has not started are dropped, the one under way stops after its
      *  current line) and writes one line per lock of `locks`, in that order, to `out`: the
-     *  worker's line when it was built from the same read of that lock (same serverTimeMs and
-     *  readAtSteadyMs), else one built now, on two threads, in blocks of 4096 locks. */
+     *  worker's line when it was built from the same read of that lock (same serverTimeMs,
+     *  readAtSteadyMs and stale), else one built now, on two threads, in blocks of 4096 locks. */
     void write(const QVector<const LockSnapshot *> &locks, std::FILE *out);
 
     /** One compact JSON line of `snapshot`, '\n' included (Qt's JSON writer). */
@@ -60,6 +60,7 @@ private:
         int length = 0;
         qint64 serverTimeMs = 0;
         qint64 readAtSteadyMs = 0;
+        bool stale = false; ///< LockMonitor::markStale() changes a snapshot without a read
     };
     void append(const LockSnapshot &snapshot); ///< worker thread
     /** The worker's line of `s`'s read, or an empty view (main thread, after the worker stopped). */

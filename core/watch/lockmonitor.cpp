@@ -59,6 +59,8 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
                 markDirty(n);
                 continue;
             }
+            if (m_oneShot)
+                continue; // read once and done: nothing to skip later (issue 12: 160k names at 1M keys)
             if (m_notLocks.size() >= kNotLockCacheMax)
                 m_notLocks.clear();
             m_notLocks.insert(n);
