@@ -6,26 +6,47 @@
 #include "watch/lockwatcher.h"
 
 #include <QCommandLineParser>
+#include <QJsonDocument>
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 namespace lockscope
 {
 
+void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
+{
+    // One QJsonDocument per line, built by Qt's writer. Redis is done by now, so the lines of each
+    // block are built on two threads (each snapshot is only read), then written in order.
+    constexpr int kBlock = 4096;
+    auto build = [&locks](int from, int to, QByteArray *out) {
+        for (int i = from; i < to; ++i) {
+            out->append(QJsonDocument(locks.at(i)->toJson()).toJson(QJsonDocument::Compact));
+            out->append('\n');
+        }
+    };
+    for (int begin = 0; begin < locks.size(); begin += kBlock) {
+        const int end = qMin(int(locks.size()), begin + kBlock);
+        const int mid = begin + (end - begin) / 2;
+        QByteArray first;
+        QByteArray second;
+        if (end - begin >= 64) {
+            std::thread helper(build, mid, end, &second);
+            build(begin, mid, &first);
+            helper.join();
+        } else {
+            build(begin, end, &first);
+        }
+        std::fwrite(first.constData(), 1, size_t(first.size()), stdout);
+        std::fwrite(second.constData(), 1, size_t(second.size()), stdout);
+    }
+    std::fflush(stdout);
+}
+
 void ListCommand::run()
 {
     LockWatcher *watcher = m_session->watcher();
-    if (m_json) {
-        // Each lock's line is built on a worker as its snapshot arrives (issue 12: built at the
-        // end, the lines of 200k locks took a second and a half more than the reads).
-        m_lines = std::make_unique<LockJsonLines>();
-        connect(watcher, &LockWatcher::locksUpdated, this,
-                [this](const QVector<LockSnapshot> &changed, const QStringList &) {
-                    if (!m_finished)
-                        m_lines->update(changed); // a removed lock is not in the final list
-                });
-    }
     auto listed = [this, watcher] {
         if (m_finished)
             return;
@@ -41,7 +62,7 @@ void ListCommand::run()
             std::sort(sorted.begin(), sorted.end(),
                       [](const LockSnapshot *a, const LockSnapshot *b) { return a->name < b->name; });
             m_out.flush();
-            m_lines->write(sorted, stdout);
+            writeJsonLines(sorted);
             finish(Ok);
             return;
         }

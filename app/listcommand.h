@@ -1,11 +1,8 @@
 #pragma once
 
 #include "clicommand.h"
-#include "lockjsonlines.h"
 
 #include <QVector>
-
-#include <memory>
 
 namespace lockscope
 {
@@ -27,7 +24,8 @@ protected:
     void run() override;
 
 private:
-    std::unique_ptr<LockJsonLines> m_lines; ///< --json: the lines, built as the locks are read
+    /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
+    static void writeJsonLines(const QVector<const LockSnapshot *> &locks);
 };
 
 } // namespace lockscope
