@@ -273,6 +273,32 @@ int controlSlowlogEntries(RedisConnection &admin, int port, qint64 ms)
     return int(r.toInteger(-1));
 }
 
+/** Second control, closer to LockScope's own load: one connection runs a script that works for
+ *  `workUs` (it reads TIME until that much has passed) again and again for `ms`, so redis-server is
+ *  inside a command most of the time, as during a discovery. Entries over 1 ms are then this
+ *  machine stalling redis-server in the middle of a command that does a known amount of work:
+ *  the chance any command of that length has here. -1 when redis-benchmark is missing. */
+int controlBusyScriptEntries(RedisConnection &admin, int port, qint64 ms, int workUs)
+{
+    call(admin, {"SLOWLOG", "RESET"});
+    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+    if (program.isEmpty())
+        return -1;
+    const QString spin =
+        QStringLiteral("local t = redis.call('time') local t0 = t[1] * 1000000 + t[2] "
+                       "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - t0 >= tonumber(ARGV[1]) return 1");
+    const ChildRun run =
+        runChild(program,
+                 {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
+                  QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-q"), QStringLiteral("EVAL"), spin,
+                  QStringLiteral("0"), QString::number(workUs)},
+                 ms);
+    if (!run.started)
+        return -1;
+    const RedisReply r = call(admin, {"SLOWLOG", "LEN"});
+    return int(r.toInteger(-1));
+}
+
 void slowlogRow(const QString &during, const SlowlogSummary &s, const QString &how)
 {
     const QString value = s.entries == 0 ? QStringLiteral("0 entries > 1 ms")
@@ -378,6 +404,17 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
         QStringLiteral("-"), QStringLiteral("-"),
         QStringLiteral("`redis-benchmark -P 16 -r 1000000 hgetall bench:session:__rand_int__` for as long as `list` + "
                        "`doctor` took: commands of a microsecond over 1 ms are the machine's own stalls"));
+    const int busyUs = 250; // about what one step or batch of LockScope works (budgets 250-300 µs)
+    const int busy = controlBusyScriptEntries(admin, server.port(), controlMs, busyUs);
+    addRow(QStringLiteral("control: SLOWLOG entries > 1 ms of a script that works %1 µs per call, no LockScope")
+               .arg(busyUs),
+           busy < 0 ? QStringLiteral("redis-benchmark not found")
+                    : QStringLiteral("%1 entries in %2").arg(busy).arg(secs(controlMs)),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("`redis-benchmark -c 1 EVAL <read TIME until %1 µs have passed> 0 %1` for as long as "
+                          "`list` + `doctor` took: redis-server is inside a command most of the time, as during "
+                          "a discovery; entries are the machine stalling a command of known length")
+               .arg(busyUs));
 }
 
 // ---------------------------------------------------------------------------------------------
