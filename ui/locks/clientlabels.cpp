@@ -11,6 +11,15 @@ namespace lockscope
 ClientLabels::ClientLabels(const QString &connectionKey, QSettings *settings)
     : m_key(connectionKey), m_settings(settings)
 {
+    inGroup([this](QSettings &s) {
+        for (const QString &id : s.childKeys())
+            m_labels.insert(id, s.value(id).toString());
+    });
+}
+
+void ClientLabels::inGroup(const std::function<void(QSettings &)> &work) const
+{
+    // The settings given to the constructor, else the application's own for this call.
     std::unique_ptr<QSettings> own;
     QSettings *s = m_settings;
     if (!s) {
@@ -18,8 +27,7 @@ ClientLabels::ClientLabels(const QString &connectionKey, QSettings *settings)
         s = own.get();
     }
     s->beginGroup(group());
-    for (const QString &id : s->childKeys())
-        m_labels.insert(id, s->value(id).toString());
+    work(*s);
     s->endGroup();
 }
 
@@ -41,19 +49,13 @@ void ClientLabels::setLabel(const QString &clientId, const QString &label)
         m_labels.remove(clientId);
     else
         m_labels.insert(clientId, trimmed);
-    std::unique_ptr<QSettings> own;
-    QSettings *s = m_settings;
-    if (!s) {
-        own = std::make_unique<QSettings>();
-        s = own.get();
-    }
-    s->beginGroup(group());
-    if (trimmed.isEmpty())
-        s->remove(clientId);
-    else
-        s->setValue(clientId, trimmed);
-    s->endGroup();
-    s->sync();
+    inGroup([&](QSettings &s) {
+        if (trimmed.isEmpty())
+            s.remove(clientId);
+        else
+            s.setValue(clientId, trimmed);
+        s.sync();
+    });
 }
 
 } // namespace lockscope

@@ -5,6 +5,8 @@
 #include <QHash>
 #include <QString>
 
+#include <functional>
+
 class QSettings;
 
 namespace lockscope
@@ -35,6 +37,9 @@ public:
 
 private:
     QString group() const;
+    /** Runs `work` inside this connection's group of the settings (m_settings, or a QSettings of
+     *  the application's own when none was given). */
+    void inGroup(const std::function<void(QSettings &)> &work) const;
 
     QString m_key;
     QSettings *m_settings = nullptr;
