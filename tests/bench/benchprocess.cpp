@@ -75,6 +75,8 @@ ChildRun runChild(const QString &program, const QStringList &args, qint64 timeou
     }
     run.wallMs = run.killed ? timeoutMs : elapsedMs();
     run.peakRssKb = usage.ru_maxrss;
+    run.cpuMs = qint64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+                qint64(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
     run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
     QFile out(QString::fromLocal8Bit(outPath));
     if (out.open(QIODevice::ReadOnly))

@@ -17,6 +17,7 @@ struct ChildRun {
     int exitCode = -1;        ///< exit status, or -signal
     qint64 wallMs = 0;        ///< spawn to reap
     qint64 peakRssKb = 0;     ///< wait4()'s ru_maxrss (peak resident set, KiB)
+    qint64 cpuMs = 0;         ///< wait4()'s ru_utime + ru_stime (CPU time of all its threads, ms)
     QByteArray out;           ///< stdout (whole)
     QByteArray err;           ///< stderr (whole)
     QString error;            ///< why it did not start

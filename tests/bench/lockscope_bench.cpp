@@ -34,9 +34,12 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <thread>
 
 using namespace lockscope;
 using namespace lockscope::bench;
@@ -236,7 +239,8 @@ SlowlogSummary slowlogSummary(RedisConnection &c)
     const RedisReply r = call(c, {"SLOWLOG", "GET", "10000"});
     for (const RedisReply &e : r.elements()) {
         // [id, unix time, duration µs, [argv...], client addr, client name]
-        if (e.size() < 6 || e.at(5).toByteArray() != "lockscope")
+        // "lockscope", and "lockscope-scan" of the CLI's discovery connection (RedisConnectionPool).
+        if (e.size() < 6 || !e.at(5).toByteArray().startsWith("lockscope"))
             continue;
         ++s.entries;
         const qint64 us = e.at(2).toInteger();
@@ -249,6 +253,19 @@ SlowlogSummary slowlogSummary(RedisConnection &c)
         }
     }
     return s;
+}
+
+/** SLOWLOG entries whose command is `command` (case-insensitive): a control's own calls, not the
+ *  commands its scripts ran inside them (Redis 7 logs those too, under the script's entry). */
+int slowlogEntriesOf(RedisConnection &admin, const QByteArray &command)
+{
+    const RedisReply r = call(admin, {"SLOWLOG", "GET", "10000"});
+    int n = 0;
+    for (const RedisReply &e : r.elements())
+        if (e.size() >= 4 && e.at(3).size() > 0 &&
+            e.at(3).at(0).toByteArray().compare(command, Qt::CaseInsensitive) == 0)
+            ++n;
+    return n;
 }
 
 /** Control for the SLOWLOG rows: entries over 1 ms of any client while redis-benchmark runs plain
@@ -269,8 +286,7 @@ int controlSlowlogEntries(RedisConnection &admin, int port, qint64 ms)
                  ms);
     if (!run.started)
         return -1;
-    const RedisReply r = call(admin, {"SLOWLOG", "LEN"});
-    return int(r.toInteger(-1));
+    return slowlogEntriesOf(admin, "HGETALL");
 }
 
 /** Second control, closer to LockScope's own load: one connection runs a script that works for
@@ -295,8 +311,35 @@ int controlBusyScriptEntries(RedisConnection &admin, int port, qint64 ms, int wo
                  ms);
     if (!run.started)
         return -1;
-    const RedisReply r = call(admin, {"SLOWLOG", "LEN"});
-    return int(r.toInteger(-1));
+    return slowlogEntriesOf(admin, "EVAL");
+}
+
+/** Third control: the second one while a thread of this process keeps the machine's other core
+ *  busy for `loadShare` (0..1) of the time, in slices of 10 ms, as the CLI's own client work
+ *  does when it runs on the Redis host. On a VM a busy second vCPU makes the host stall the
+ *  first more often (measured here: a script control had 8 entries in 48 s alone and 51 with a
+ *  busy loop beside it), so this is the machine's share of the entries of a run of LockScope's
+ *  CLI on the same host. -1 when redis-benchmark is missing. */
+int controlBusyScriptUnderLoadEntries(RedisConnection &admin, int port, qint64 ms, int workUs, double loadShare)
+{
+    std::atomic<bool> stop{false};
+    std::thread load([&stop, loadShare] {
+        using Clock = std::chrono::steady_clock;
+        const auto busy = std::chrono::microseconds(qint64(10000 * qBound(0.0, loadShare, 1.0)));
+        const auto idle = std::chrono::microseconds(10000) - busy;
+        volatile quint64 sink = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+            const auto until = Clock::now() + busy;
+            while (Clock::now() < until)
+                sink = sink + 1;
+            if (idle.count() > 0)
+                std::this_thread::sleep_for(idle);
+        }
+    });
+    const int entries = controlBusyScriptEntries(admin, port, ms, workUs);
+    stop = true;
+    load.join();
+    return entries;
 }
 
 void slowlogRow(const QString &during, const SlowlogSummary &s, const QString &how)
@@ -360,11 +403,15 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
     // Each command runs `runs` times, one after the other, and the median run by wall time is the
     // answer (this machine's speed changes from minute to minute: one run said little).
     const int runs = s.quick ? 1 : 3;
+    qint64 cliCpuMs = 0; // CPU and wall time of every run, for the third SLOWLOG control
+    qint64 cliWallMs = 0;
     auto repeated = [&](const QStringList &args, QString *spread) {
         QVector<ChildRun> all;
         for (int i = 0; i < runs; ++i) {
             all << runChild(binary(s, QStringLiteral("lockscope-cli")),
                             QStringList{QStringLiteral("--url"), url} + args, s.cliTimeoutMs);
+            cliCpuMs += all.last().cpuMs;
+            cliWallMs += all.last().wallMs;
             if (!all.last().started || all.last().killed)
                 return all.last();
         }
@@ -416,10 +463,11 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
                : QStringLiteral("%1 (%2exit %3)").arg(secs(doctor.wallMs), doctorSpread).arg(doctor.exitCode),
            QStringLiteral("≤ 8 s"), passFail(doctorOk && doctor.wallMs <= 8000),
            QStringLiteral("`lockscope-cli --url URL doctor --json` child process, wall clock, %1 run(s)").arg(runs));
-    slowlogRow(
-        runs > 1 ? QStringLiteral("`list` + `doctor` (%1 runs each)").arg(runs) : QStringLiteral("`list` + `doctor`"),
-        slowlogSummary(admin),
-        QStringLiteral("CONFIG SET slowlog-log-slower-than 1000; SLOWLOG GET, entries of client name lockscope"));
+    slowlogRow(runs > 1 ? QStringLiteral("`list` + `doctor` (%1 runs each)").arg(runs)
+                        : QStringLiteral("`list` + `doctor`"),
+               slowlogSummary(admin),
+               QStringLiteral("CONFIG SET slowlog-log-slower-than 1000; SLOWLOG GET, entries of client names lockscope "
+                              "and lockscope-scan"));
     // The same machine without LockScope: how often does it stall redis-server on its own?
     const qint64 controlMs = qBound(qint64(2000), qint64(runs * (list.wallMs + doctor.wallMs)), qint64(60000));
     const int control = controlSlowlogEntries(admin, server.port(), controlMs);
@@ -441,6 +489,19 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
                           "`list` + `doctor` took: redis-server is inside a command most of the time, as during "
                           "a discovery; entries are the machine stalling a command of known length")
                .arg(busyUs));
+    // The CLI's client work ran on the machine's other core: the same control with that much load.
+    const double cliShare = cliWallMs > 0 ? qMin(1.0, double(cliCpuMs) / double(cliWallMs)) : 0.0;
+    const int loaded = controlBusyScriptUnderLoadEntries(admin, server.port(), controlMs, busyUs, cliShare);
+    addRow(QStringLiteral("control: the same script while the other core is %1 % busy (as the CLI was), no LockScope")
+               .arg(qRound(cliShare * 100)),
+           loaded < 0 ? QStringLiteral("redis-benchmark not found")
+                      : QStringLiteral("%1 entries in %2").arg(loaded).arg(secs(controlMs)),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("the control above while a thread of the bench spins %1 ms of every 10 ms: the CLI's CPU "
+                          "time / wall time over its `list` and `doctor` runs (%2 / %3). On a VM a busy second vCPU "
+                          "makes the host stall the first more often: entries here are the machine's, for a client "
+                          "on the Redis host")
+               .arg(QString::number(cliShare * 10, 'f', 1), secs(cliCpuMs), secs(cliWallMs)));
 }
 
 // ---------------------------------------------------------------------------------------------
