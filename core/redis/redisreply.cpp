@@ -2,46 +2,8 @@
 
 #include <QRegularExpression>
 
-#include <hiredis/hiredis.h>
-
 namespace lockscope
 {
-
-RedisReply RedisReply::fromHiredis(const redisReply *reply)
-{
-    RedisReply r;
-    if (!reply)
-        return r;
-    switch (reply->type) {
-    case REDIS_REPLY_STRING:
-        r.m_type = Type::String;
-        r.m_text = QByteArray(reply->str, static_cast<int>(reply->len));
-        break;
-    case REDIS_REPLY_STATUS:
-        r.m_type = Type::Status;
-        r.m_text = QByteArray(reply->str, static_cast<int>(reply->len));
-        break;
-    case REDIS_REPLY_ERROR:
-        r.m_type = Type::Error;
-        r.m_text = QByteArray(reply->str, static_cast<int>(reply->len));
-        break;
-    case REDIS_REPLY_INTEGER:
-        r.m_type = Type::Integer;
-        r.m_integer = reply->integer;
-        break;
-    case REDIS_REPLY_ARRAY:
-        r.m_type = Type::Array;
-        r.m_elements.reserve(static_cast<int>(reply->elements));
-        for (size_t i = 0; i < reply->elements; ++i)
-            r.m_elements.append(fromHiredis(reply->element[i]));
-        break;
-    case REDIS_REPLY_NIL:
-    default:
-        r.m_type = Type::Nil;
-        break;
-    }
-    return r;
-}
 
 bool RedisReply::isPermissionError(const QString &message)
 {

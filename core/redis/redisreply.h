@@ -4,15 +4,16 @@
 #include <QString>
 #include <QVector>
 
-struct redisReply;
-
 namespace lockscope
 {
+
+struct RespReplyBuilder;
 
 /**
  * A decoded RESP2 reply as a plain value type (copyable, thread-agnostic).
  *
- * Built from hiredis' reader output (RedisReply::fromHiredis); LockScope never parses RESP itself.
+ * Built by hiredis' reader, through RespDecoder's object functions; LockScope never parses RESP
+ * itself.
  * Errors are values: a server error reply ("-ERR ...") and a transport failure (timeout, connection
  * lost) both have type Error, with the message in `text`. `isTransportError()` tells them apart.
  */
@@ -23,8 +24,6 @@ public:
 
     RedisReply() = default;
 
-    /** Deep copy of a hiredis reply tree. The caller still owns (and frees) `reply`. */
-    static RedisReply fromHiredis(const redisReply *reply);
     static RedisReply makeError(const QString &message, bool transport = false);
     static RedisReply makeInteger(qint64 value);
     static RedisReply makeString(const QByteArray &value);
@@ -107,6 +106,8 @@ public:
     bool toScanPage(ScanPage *page, QString *error, const QString &what = QStringLiteral("SCAN")) const;
 
 private:
+    friend struct RespReplyBuilder; // builds replies in place as hiredis parses (respdecoder.cpp)
+
     Type m_type = Type::Nil;
     bool m_transport = false;
     qint64 m_integer = 0;

@@ -7,15 +7,14 @@ namespace lockscope
 
 /**
  * What the reply being decoded has used of the RedisReplyLimits. hiredis calls the object functions
- * below for every array header and every string as soon as it has parsed it, before it allocates
- * the array: returning nullptr there stops it (hiredis then reports "Out of memory", replaced by
+ * below for every array header and every string as soon as it has parsed it, before anything is
+ * allocated for it: returning nullptr there stops it (hiredis then reports "Out of memory", replaced by
  * `violation`). A bulk string is only handed over once it is complete, so its announced length is
  * checked separately, in RespDecoder::checkPartialReply(), while the reader waits for its bytes.
  */
 struct RespDecoder::Budget {
     RedisReplyLimits limits;
     redisReplyObjectFunctions functions{};
-    redisReplyObjectFunctions *defaults = nullptr;
     qint64 bytes = 0;
     qint64 elements = 0;
     QString violation;
@@ -55,13 +54,30 @@ QString overLimit(const QString &what, qint64 limit)
 
 } // namespace
 
-/** Object functions wrapping hiredis' own ones with the budget checks (privdata: Budget). */
-struct BudgetFunctions {
+/**
+ * hiredis' object functions, LockScope's own: each value hiredis has parsed becomes a RedisReply at
+ * once, in its slot of the parent array (a root value: a new RedisReply that next() takes over),
+ * after the budget checks. hiredis still parses every byte; only the objects it builds are ours.
+ * Issue 12: hiredis' own redisReply tree, copied into RedisReply and freed afterwards, cost three
+ * allocations and two frees per string, much of `list`'s client CPU. RESP2 only (LockScope never
+ * sends HELLO 3), the functions hiredis 0.14 has. privdata: Budget.
+ */
+struct RespReplyBuilder {
     static RespDecoder::Budget *budgetOf(const redisReadTask *task)
     {
         while (task->parent)
             task = task->parent;
         return static_cast<RespDecoder::Budget *>(task->privdata);
+    }
+
+    /** Where the value of `task` goes: its slot in the parent array (sized by createArray), or a
+     *  new root, which hiredis hands back from redisReaderGetReply() or to freeObject(). */
+    static RedisReply *place(const redisReadTask *task)
+    {
+        if (!task->parent)
+            return new RedisReply;
+        auto *parent = static_cast<RedisReply *>(task->parent->obj);
+        return &parent->m_elements[task->idx];
     }
 
     static void *createString(const redisReadTask *task, char *str, size_t len)
@@ -78,7 +94,12 @@ struct BudgetFunctions {
             return nullptr;
         }
         b->bytes += n;
-        return b->defaults->createString(task, str, len);
+        RedisReply *r = place(task);
+        r->m_type = task->type == REDIS_REPLY_ERROR    ? RedisReply::Type::Error
+                    : task->type == REDIS_REPLY_STATUS ? RedisReply::Type::Status
+                                                       : RedisReply::Type::String;
+        r->m_text = QByteArray(str, static_cast<qsizetype>(len));
+        return r;
     }
 
     static void *createArray(const redisReadTask *task, int elements)
@@ -94,15 +115,27 @@ struct BudgetFunctions {
             return nullptr;
         }
         b->elements += qMax(0, elements);
-        return b->defaults->createArray(task, elements);
+        RedisReply *r = place(task);
+        r->m_type = RedisReply::Type::Array;
+        r->m_elements.resize(qMax(0, elements)); // the slots of its elements, filled as they come
+        return r;
     }
 
     static void *createInteger(const redisReadTask *task, long long value)
     {
-        return budgetOf(task)->defaults->createInteger(task, value);
+        RedisReply *r = place(task);
+        r->m_type = RedisReply::Type::Integer;
+        r->m_integer = value;
+        return r;
     }
 
-    static void *createNil(const redisReadTask *task) { return budgetOf(task)->defaults->createNil(task); }
+    static void *createNil(const redisReadTask *task)
+    {
+        return place(task); // a RedisReply is Nil until set
+    }
+
+    /** hiredis frees only roots this way (a reply it drops half-read): slots go with their root. */
+    static void freeObject(void *root) { delete static_cast<RedisReply *>(root); }
 };
 
 RespDecoder::RespDecoder(const RedisReplyLimits &limits) : m_budget(std::make_unique<Budget>())
@@ -131,16 +164,13 @@ void RespDecoder::reset()
 {
     if (m_reader)
         redisReaderFree(m_reader);
-    m_reader = redisReaderCreate();
+    m_budget->functions.createString = &RespReplyBuilder::createString;
+    m_budget->functions.createArray = &RespReplyBuilder::createArray;
+    m_budget->functions.createInteger = &RespReplyBuilder::createInteger;
+    m_budget->functions.createNil = &RespReplyBuilder::createNil;
+    m_budget->functions.freeObject = &RespReplyBuilder::freeObject;
+    m_reader = redisReaderCreateWithFunctions(&m_budget->functions);
     m_error.clear();
-    // hiredis' own object functions, each wrapped with a check against the limits.
-    m_budget->defaults = m_reader->fn;
-    m_budget->functions = *m_reader->fn;
-    m_budget->functions.createString = &BudgetFunctions::createString;
-    m_budget->functions.createArray = &BudgetFunctions::createArray;
-    m_budget->functions.createInteger = &BudgetFunctions::createInteger;
-    m_budget->functions.createNil = &BudgetFunctions::createNil;
-    m_reader->fn = &m_budget->functions;
     m_reader->privdata = m_budget.get();
     m_budget->reset();
 }
@@ -183,9 +213,9 @@ RespDecoder::Result RespDecoder::next(RedisReply *reply, QString *error)
         return Result::NeedMore;
     }
     m_budget->reset();
+    std::unique_ptr<RedisReply> root(static_cast<RedisReply *>(raw)); // RespReplyBuilder's
     if (reply)
-        *reply = RedisReply::fromHiredis(static_cast<redisReply *>(raw));
-    freeReplyObject(raw);
+        *reply = std::move(*root);
     return Result::Reply;
 }
 

@@ -124,6 +124,7 @@ private slots:
     void initTestCase();
     void respDecoderSurvivesMutations();
     void respDecoderChunkingDoesNotMatter();
+    void respDecoderBuildsEveryValue();
     void recordingReaderSurvivesMutations();
 };
 
@@ -205,6 +206,52 @@ void TestFuzz::respDecoderSurvivesMutations()
     qInfo("RESP: %d iterations, %d replies decoded, %d streams refused", n, replies, errors);
     QVERIFY(replies > 0);
     QVERIFY(errors > 0);
+}
+
+void TestFuzz::respDecoderBuildsEveryValue()
+{
+    // RespDecoder builds each RedisReply in place as hiredis parses (issue 12): every type, at
+    // every depth, with its value, as the corpus says.
+    RespDecoder d;
+    QString error;
+    QVERIFY(d.feed(respCorpus().join().constData(), respCorpus().join().size(), &error));
+    QStringList got;
+    QList<RedisReply::Type> types;
+    RedisReply r;
+    while (d.next(&r, &error) == RespDecoder::Result::Reply) {
+        got << r.debugString();
+        types << r.type();
+        QVERIFY(!r.isTransportError());
+    }
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QStringList expected{
+        QStringLiteral("OK"),
+        QStringLiteral("(error) ERR unknown command"),
+        QStringLiteral("(integer) 0"),
+        QStringLiteral("(integer) -9223372036854775808"),
+        QStringLiteral("(nil)"),
+        QStringLiteral("\"\""),
+        QStringLiteral("\"hello\""),
+        QStringLiteral("\"%00%0D%0A%FF\""),
+        QStringLiteral("(nil)"),
+        QStringLiteral("[]"),
+        QStringLiteral("[\"17\", [\"k1\", \"k2\", \"k3\"]]"),
+        QStringLiteral("[(integer) 1, [a, (error) b], (nil)]"),
+        QStringLiteral("[[[[[[(integer) 7]]]]]]"),
+        QStringLiteral("[\"message\", \"ch1\", \"hello\", (integer) 3]"),
+    };
+    QCOMPARE(got, expected);
+    using T = RedisReply::Type;
+    const QList<T> expectedTypes{T::Status, T::Error, T::Integer, T::Integer, T::Nil,   T::String, T::String,
+                                 T::String, T::Nil,   T::Array,   T::Array,   T::Array, T::Array,  T::Array};
+    QCOMPARE(types, expectedTypes);
+    // A reply dropped half-read (a lost connection) is freed with the decoder's reset.
+    QVERIFY(d.feed("*3\r\n$2\r\nab\r\n*2\r\n:1\r\n", 20, &error));
+    QCOMPARE(d.next(&r, &error), RespDecoder::Result::NeedMore);
+    d.reset();
+    QVERIFY(d.feed(":5\r\n", 4, &error));
+    QCOMPARE(d.next(&r, &error), RespDecoder::Result::Reply);
+    QCOMPARE(r.debugString(), QStringLiteral("(integer) 5"));
 }
 
 void TestFuzz::respDecoderChunkingDoesNotMatter()
