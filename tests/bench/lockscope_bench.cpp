@@ -314,13 +314,11 @@ int controlBusyScriptEntries(RedisConnection &admin, int port, qint64 ms, int wo
     return slowlogEntriesOf(admin, "EVAL");
 }
 
-/** Third control: the second one while a thread of this process keeps the machine's other core
- *  busy for `loadShare` (0..1) of the time, in slices of 10 ms, as the CLI's own client work
- *  does when it runs on the Redis host. On a VM a busy second vCPU makes the host stall the
- *  first more often (measured here: a script control had 8 entries in 48 s alone and 51 with a
- *  busy loop beside it), so this is the machine's share of the entries of a run of LockScope's
- *  CLI on the same host. -1 when redis-benchmark is missing. */
-int controlBusyScriptUnderLoadEntries(RedisConnection &admin, int port, qint64 ms, int workUs, double loadShare)
+/** Runs `work` while a thread of this process keeps the machine's other core busy for `loadShare`
+ *  (0..1) of the time, in slices of 10 ms, as the CLI's own client work does when it runs on the
+ *  Redis host. On a VM a busy second vCPU makes the host stall the first more often (measured
+ *  here: a script control had 8 entries in 48 s alone and 51 with a busy loop beside it). */
+int underLoad(double loadShare, const std::function<int()> &work)
 {
     std::atomic<bool> stop{false};
     std::thread load([&stop, loadShare] {
@@ -336,10 +334,53 @@ int controlBusyScriptUnderLoadEntries(RedisConnection &admin, int port, qint64 m
                 std::this_thread::sleep_for(idle);
         }
     });
-    const int entries = controlBusyScriptEntries(admin, port, ms, workUs);
+    const int result = work();
     stop = true;
     load.join();
-    return entries;
+    return result;
+}
+
+/** Mean server time per call of `command` (µs) from INFO commandstats since the last CONFIG
+ *  RESETSTAT ("cmdstat_scan:calls=..,usec=..,usec_per_call=.."); -1 when absent. */
+double usecPerCall(RedisConnection &admin, const QByteArray &command)
+{
+    const QByteArray info = call(admin, {"INFO", "commandstats"}).toByteArray();
+    const QByteArray head = "cmdstat_" + command.toLower() + ":";
+    for (const QByteArray &line : info.split('\n')) {
+        if (!line.startsWith(head))
+            continue;
+        for (const QByteArray &part : line.mid(head.size()).trimmed().split(','))
+            if (part.startsWith("usec_per_call="))
+                return part.mid(14).toDouble();
+    }
+    return -1;
+}
+
+/** Fourth control: LockScope's kind of work without LockScope. redis-benchmark runs SCAN steps
+ *  over the bench's keyspace (`SCAN <random cursor> MATCH * COUNT 200 TYPE hash` in a script, as a
+ *  discovery step does), under the same load as the third control, for `ms`. A SCAN step walks
+ *  the hash table and looks up every key it visits: memory-bound where the spin script is not.
+ *  `*meanUs`: the mean server time of one step. -1 when redis-benchmark is missing. */
+int controlScanStepsEntries(RedisConnection &admin, int port, qint64 ms, double *meanUs)
+{
+    call(admin, {"SLOWLOG", "RESET"});
+    call(admin, {"CONFIG", "RESETSTAT"});
+    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+    if (program.isEmpty())
+        return -1;
+    const QString step =
+        QStringLiteral("return #redis.call('scan', ARGV[1], 'MATCH', '*', 'COUNT', ARGV[2], 'TYPE', 'hash')[2]");
+    const ChildRun run =
+        runChild(program,
+                 {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
+                  QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-r"), QStringLiteral("1000000"),
+                  QStringLiteral("-q"), QStringLiteral("EVAL"), step, QStringLiteral("0"),
+                  QStringLiteral("__rand_int__"), QStringLiteral("200")},
+                 ms);
+    if (!run.started)
+        return -1;
+    *meanUs = usecPerCall(admin, "eval");
+    return slowlogEntriesOf(admin, "EVAL");
 }
 
 void slowlogRow(const QString &during, const SlowlogSummary &s, const QString &how)
@@ -491,7 +532,8 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
                .arg(busyUs));
     // The CLI's client work ran on the machine's other core: the same control with that much load.
     const double cliShare = cliWallMs > 0 ? qMin(1.0, double(cliCpuMs) / double(cliWallMs)) : 0.0;
-    const int loaded = controlBusyScriptUnderLoadEntries(admin, server.port(), controlMs, busyUs, cliShare);
+    const int loaded =
+        underLoad(cliShare, [&] { return controlBusyScriptEntries(admin, server.port(), controlMs, busyUs); });
     addRow(QStringLiteral("control: the same script while the other core is %1 % busy (as the CLI was), no LockScope")
                .arg(qRound(cliShare * 100)),
            loaded < 0 ? QStringLiteral("redis-benchmark not found")
@@ -502,6 +544,19 @@ void benchCli(const Settings &s, RedisServerProcess &server, RedisConnection &ad
                           "makes the host stall the first more often: entries here are the machine's, for a client "
                           "on the Redis host")
                .arg(QString::number(cliShare * 10, 'f', 1), secs(cliCpuMs), secs(cliWallMs)));
+    double scanUs = -1;
+    const int scans =
+        underLoad(cliShare, [&] { return controlScanStepsEntries(admin, server.port(), controlMs, &scanUs); });
+    addRow(QStringLiteral("control: SCAN steps of this keyspace under the same load, no LockScope"),
+           scans < 0 ? QStringLiteral("redis-benchmark not found")
+                     : QStringLiteral("%1 entries in %2 (a step took %3 µs on average)")
+                           .arg(scans)
+                           .arg(secs(controlMs))
+                           .arg(qRound(scanUs)),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("`redis-benchmark -c 1 -r 1000000 EVAL <SCAN __rand_int__ MATCH * COUNT 200 TYPE hash> 0` "
+                          "beside the same busy thread: LockScope's kind of work (memory-bound, as a discovery "
+                          "step) run by a light client, for as long as `list` + `doctor` took"));
 }
 
 // ---------------------------------------------------------------------------------------------
