@@ -8,9 +8,10 @@ namespace lockscope
 /**
  * What the reply being decoded has used of the RedisReplyLimits. hiredis calls the object functions
  * below for every array header and every string as soon as it has parsed it, before anything is
- * allocated for it: returning nullptr there stops it (hiredis then reports "Out of memory", replaced by
- * `violation`). A bulk string is only handed over once it is complete, so its announced length is
- * checked separately, in RespDecoder::checkPartialReply(), while the reader waits for its bytes.
+ * allocated for it: returning nullptr there stops it (hiredis then reports "Out of memory",
+ * replaced by `violation`). A bulk string is only handed over once it is complete, so its announced
+ * length is checked separately, in RespDecoder::checkPartialReply(), while the reader waits for its
+ * bytes.
  */
 struct RespDecoder::Budget {
     RedisReplyLimits limits;

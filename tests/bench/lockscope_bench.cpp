@@ -39,6 +39,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 
 using namespace lockscope;
@@ -158,13 +159,20 @@ std::unique_ptr<RedisConnection> connectTo(const RedisServerProcess &server, con
     return c;
 }
 
-qint64 infoField(RedisConnection &c, const QByteArray &section, const QByteArray &field)
+/** The text after `field:` in `INFO section`; nullopt when there is no such line. */
+std::optional<QByteArray> infoText(RedisConnection &c, const QByteArray &section, const QByteArray &field)
 {
     const QByteArray info = call(c, {"INFO", section}).toByteArray();
     for (const QByteArray &line : info.split('\n'))
         if (line.startsWith(field + ':'))
-            return line.mid(field.size() + 1).trimmed().toLongLong();
-    return -1;
+            return line.mid(field.size() + 1).trimmed();
+    return std::nullopt;
+}
+
+qint64 infoField(RedisConnection &c, const QByteArray &section, const QByteArray &field)
+{
+    const std::optional<QByteArray> text = infoText(c, section, field);
+    return text ? text->toLongLong() : -1;
 }
 
 /** Sends `commands` in pipelines of `chunk`, at most 8 in flight. */
@@ -268,25 +276,37 @@ int slowlogEntriesOf(RedisConnection &admin, const QByteArray &command)
     return n;
 }
 
+/** Runs `redis-benchmark -p port -n 100000000 -q args...` for `ms` after a SLOWLOG RESET, and
+ *  counts the entries over 1 ms of its own `command` (slowlogEntriesOf()); -1 when
+ *  redis-benchmark is missing or does not start. What the SLOWLOG controls share. */
+int benchmarkControlEntries(RedisConnection &admin, int port, qint64 ms, const QStringList &args,
+                            const QByteArray &command)
+{
+    call(admin, {"SLOWLOG", "RESET"});
+    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+    if (program.isEmpty())
+        return -1;
+    const ChildRun run = runChild(program,
+                                  QStringList{QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"),
+                                              QStringLiteral("100000000"), QStringLiteral("-q")} +
+                                      args,
+                                  ms);
+    if (!run.started)
+        return -1;
+    return slowlogEntriesOf(admin, command);
+}
+
 /** Control for the SLOWLOG rows: entries over 1 ms of any client while redis-benchmark runs plain
  *  HGETALLs of small hashes (each a microsecond of work) for `ms`. On a machine that stalls
  *  redis-server now and then (a VM, a busy host), these appear without LockScope; -1 when
  *  redis-benchmark is missing. */
 int controlSlowlogEntries(RedisConnection &admin, int port, qint64 ms)
 {
-    call(admin, {"SLOWLOG", "RESET"});
-    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
-    if (program.isEmpty())
-        return -1;
-    const ChildRun run =
-        runChild(program,
-                 {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
-                  QStringLiteral("-P"), QStringLiteral("16"), QStringLiteral("-r"), QStringLiteral("1000000"),
-                  QStringLiteral("-q"), QStringLiteral("hgetall"), QStringLiteral("bench:session:__rand_int__")},
-                 ms);
-    if (!run.started)
-        return -1;
-    return slowlogEntriesOf(admin, "HGETALL");
+    return benchmarkControlEntries(admin, port, ms,
+                                   {QStringLiteral("-P"), QStringLiteral("16"), QStringLiteral("-r"),
+                                    QStringLiteral("1000000"), QStringLiteral("hgetall"),
+                                    QStringLiteral("bench:session:__rand_int__")},
+                                   "HGETALL");
 }
 
 /** Second control, closer to LockScope's own load: one connection runs a script that works for
@@ -296,22 +316,13 @@ int controlSlowlogEntries(RedisConnection &admin, int port, qint64 ms)
  *  the chance any command of that length has here. -1 when redis-benchmark is missing. */
 int controlBusyScriptEntries(RedisConnection &admin, int port, qint64 ms, int workUs)
 {
-    call(admin, {"SLOWLOG", "RESET"});
-    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
-    if (program.isEmpty())
-        return -1;
     const QString spin =
         QStringLiteral("local t = redis.call('time') local t0 = t[1] * 1000000 + t[2] "
                        "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - t0 >= tonumber(ARGV[1]) return 1");
-    const ChildRun run =
-        runChild(program,
-                 {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
-                  QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-q"), QStringLiteral("EVAL"), spin,
-                  QStringLiteral("0"), QString::number(workUs)},
-                 ms);
-    if (!run.started)
-        return -1;
-    return slowlogEntriesOf(admin, "EVAL");
+    return benchmarkControlEntries(admin, port, ms,
+                                   {QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("EVAL"), spin,
+                                    QStringLiteral("0"), QString::number(workUs)},
+                                   "EVAL");
 }
 
 /** Runs `work` while a thread of this process keeps the machine's other core busy for `loadShare`
@@ -344,15 +355,10 @@ int underLoad(double loadShare, const std::function<int()> &work)
  *  RESETSTAT ("cmdstat_scan:calls=..,usec=..,usec_per_call=.."); -1 when absent. */
 double usecPerCall(RedisConnection &admin, const QByteArray &command)
 {
-    const QByteArray info = call(admin, {"INFO", "commandstats"}).toByteArray();
-    const QByteArray head = "cmdstat_" + command.toLower() + ":";
-    for (const QByteArray &line : info.split('\n')) {
-        if (!line.startsWith(head))
-            continue;
-        for (const QByteArray &part : line.mid(head.size()).trimmed().split(','))
-            if (part.startsWith("usec_per_call="))
-                return part.mid(14).toDouble();
-    }
+    const std::optional<QByteArray> stats = infoText(admin, "commandstats", "cmdstat_" + command.toLower());
+    for (const QByteArray &part : stats.value_or(QByteArray()).split(','))
+        if (part.startsWith("usec_per_call="))
+            return part.mid(14).toDouble();
     return -1;
 }
 
@@ -363,24 +369,17 @@ double usecPerCall(RedisConnection &admin, const QByteArray &command)
  *  `*meanUs`: the mean server time of one step. -1 when redis-benchmark is missing. */
 int controlScanStepsEntries(RedisConnection &admin, int port, qint64 ms, double *meanUs)
 {
-    call(admin, {"SLOWLOG", "RESET"});
-    call(admin, {"CONFIG", "RESETSTAT"});
-    const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
-    if (program.isEmpty())
-        return -1;
+    call(admin, {"CONFIG", "RESETSTAT"}); // usecPerCall() of this control's steps only
     const QString step =
         QStringLiteral("return #redis.call('scan', ARGV[1], 'MATCH', '*', 'COUNT', ARGV[2], 'TYPE', 'hash')[2]");
-    const ChildRun run =
-        runChild(program,
-                 {QStringLiteral("-p"), QString::number(port), QStringLiteral("-n"), QStringLiteral("100000000"),
-                  QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-r"), QStringLiteral("1000000"),
-                  QStringLiteral("-q"), QStringLiteral("EVAL"), step, QStringLiteral("0"),
-                  QStringLiteral("__rand_int__"), QStringLiteral("200")},
-                 ms);
-    if (!run.started)
-        return -1;
-    *meanUs = usecPerCall(admin, "eval");
-    return slowlogEntriesOf(admin, "EVAL");
+    const int entries = benchmarkControlEntries(
+        admin, port, ms,
+        {QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-r"), QStringLiteral("1000000"),
+         QStringLiteral("EVAL"), step, QStringLiteral("0"), QStringLiteral("__rand_int__"), QStringLiteral("200")},
+        "EVAL");
+    if (entries >= 0)
+        *meanUs = usecPerCall(admin, "eval");
+    return entries;
 }
 
 void slowlogRow(const QString &during, const SlowlogSummary &s, const QString &how)

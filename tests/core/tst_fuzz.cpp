@@ -214,7 +214,8 @@ void TestFuzz::respDecoderBuildsEveryValue()
     // every depth, with its value, as the corpus says.
     RespDecoder d;
     QString error;
-    QVERIFY(d.feed(respCorpus().join().constData(), respCorpus().join().size(), &error));
+    const QByteArray corpus = respCorpus().join();
+    QVERIFY(d.feed(corpus.constData(), corpus.size(), &error));
     QStringList got;
     QList<RedisReply::Type> types;
     RedisReply r;
