@@ -10,6 +10,8 @@
 
 #include "demo/redisserverprocess.h"
 #include "faultproxy.h"
+#include "localsentinel.h"
+#include "testsupport.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -26,6 +28,8 @@
 
 using namespace lockscope;
 using lockscope::test::FaultProxy;
+using lockscope::test::LocalSentinel;
+using lockscope::test::SyncClient;
 
 namespace
 {
@@ -93,9 +97,10 @@ private slots:
     void killedFixedLeaseHolderLeavesWaitersBehind();
     void normalEndsAreNoLostLease();
     void expiryWhileCutOffCannotBeJudged();
+    void failoverLosesAnUnreplicatedLock();
 
 private:
-    std::unique_ptr<Reader> service(qint64 watchdogMs);
+    std::unique_ptr<Reader> service(qint64 watchdogMs, quint16 port = 0);
     std::unique_ptr<Reader> cli(const QStringList &args, const QString &url = QString());
     /** The holder field a service writes for `thread` on `lock`: read back with list --json. */
     QString holderOf(const QString &lock);
@@ -105,12 +110,12 @@ private:
     QString m_dir;
 };
 
-std::unique_ptr<Reader> TestLeaseSafety::service(qint64 watchdogMs)
+std::unique_ptr<Reader> TestLeaseSafety::service(qint64 watchdogMs, quint16 port)
 {
     auto r = std::make_unique<Reader>();
     r->process.setWorkingDirectory(m_dir);
-    r->process.start(m_node,
-                     {QStringLiteral("service.js"), QString::number(m_server.port()), QString::number(watchdogMs)});
+    r->process.start(m_node, {QStringLiteral("service.js"), QString::number(port ? port : m_server.port()),
+                              QString::number(watchdogMs)});
     if (r->waitForPrefix(QStringLiteral("READY"), 10000).text.isEmpty())
         qWarning("a node-redisson service did not start: %s", r->process.readAllStandardError().constData());
     return r;
@@ -371,6 +376,102 @@ void TestLeaseSafety::expiryWhileCutOffCannotBeJudged()
     ::kill(pid_t(a->process.processId()), SIGCONT);
     a->send("quit");
     a->process.waitForFinished(3000);
+    watch->process.kill();
+    watch->process.waitForFinished(3000);
+}
+
+void TestLeaseSafety::failoverLosesAnUnreplicatedLock()
+{
+    // A master with one replica and three sentinels. The replica stops applying the replication
+    // stream (CLIENT PAUSE WRITE, as a lagging replica would), a service takes a lock on the
+    // master, the master dies before the replica got it, and the sentinels promote the replica:
+    // the lock is gone from the new master although nobody released it.
+    LocalSentinel sentinel;
+    QString error;
+    QVERIFY2(sentinel.start(&error, 3, 1, QStringLiteral("KA")), qPrintable(error));
+    QVERIFY2(sentinel.waitReady(30000, &error), qPrintable(error));
+    const quint16 masterPort = sentinel.masterPort();
+    quint16 replicaPort = 0;
+    for (quint16 p : sentinel.serverPorts())
+        if (p != masterPort)
+            replicaPort = p;
+    QVERIFY(replicaPort != 0);
+
+    // A fenced lock, replicated: held by X with token 5.
+    const QByteArray x = "0b7c1f3e-5a2d-4c8e-9f61-3d2a1b0c9e8f:1";
+    const QByteArray y = "7e6d5c4b-3a29-4817-8f6e-5d4c3b2a1908:2";
+    SyncClient master(sentinel.endpoint(masterPort));
+    QVERIFY(master.open());
+    QVERIFY(!master.cmd({"SET", "redisson_lock_token:{fence:1}", "5"}).isError());
+    QVERIFY(!master.cmd({"HSET", "fence:1", x, "1"}).isError());
+    QVERIFY(!master.cmd({"PEXPIRE", "fence:1", "120000"}).isError());
+    QVERIFY(!master.cmd({"WAIT", "1", "5000"}).isError());
+
+    auto watch = cli(
+        {QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"), QStringLiteral("60000")},
+        sentinel.url());
+    QVERIFY(watch->process.waitForStarted(5000));
+    QTest::qWait(2000); // first scan done
+
+    // The replica stops applying what the master sends.
+    SyncClient replica(sentinel.endpoint(replicaPort));
+    QVERIFY(replica.open());
+    QVERIFY(!replica.cmd({"CLIENT", "PAUSE", "4000", "WRITE"}).isError());
+    // On the master only: a service takes failover:1; the fenced lock goes from X to Y (token 6).
+    auto service1 = service(30000, masterPort);
+    service1->send("hold-lease failover:1 1 120000");
+    QVERIFY(!service1->waitForPrefix(QStringLiteral("OK hold-lease failover:1"), 10000).text.isEmpty());
+    QVERIFY(!master.cmd({"DEL", "fence:1"}).isError());
+    QVERIFY(!master.cmd({"INCR", "redisson_lock_token:{fence:1}"}).isError());
+    QVERIFY(!master.cmd({"HSET", "fence:1", y, "1"}).isError());
+    QVERIFY(!master.cmd({"PEXPIRE", "fence:1", "120000"}).isError());
+    QVERIFY(
+        !watch
+             ->waitFor(
+                 [&](const Line &l) { return isEvent(l, QStringLiteral("failover:1"), QStringLiteral("acquired")); },
+                 5000)
+             .text.isEmpty());
+    QVERIFY(!watch
+                 ->waitFor(
+                     [&](const Line &l) {
+                         return isEvent(l, QStringLiteral("fence:1"), QStringLiteral("acquired")) &&
+                                l.json().value(QStringLiteral("holder")).toString() == QString::fromLatin1(y);
+                     },
+                     5000)
+                 .text.isEmpty());
+    QTest::qWait(300);
+    // The master dies before the replica applied any of it.
+    QVERIFY2(sentinel.killMaster(&error), qPrintable(error));
+    const Line failover = watch->waitFor(
+        [](const Line &l) { return l.json().value(QStringLiteral("type")).toString() == QLatin1String("failover"); },
+        40000);
+    QVERIFY2(!failover.text.isEmpty(), "no failover event");
+    const Line lost = watch->waitFor(
+        [&](const Line &l) { return isEvent(l, QStringLiteral("failover:1"), QStringLiteral("lost_in_failover")); },
+        20000);
+    if (lost.text.isEmpty()) {
+        watch->pump();
+        for (const Line &l : watch->lines)
+            qWarning("watch: %s", qPrintable(l.text));
+    }
+    QVERIFY2(!lost.text.isEmpty(), "no lost_in_failover for failover:1");
+    QVERIFY(lost.json().value(QStringLiteral("holder")).toString().endsWith(QStringLiteral(":1")));
+    QVERIFY(lost.json().value(QStringLiteral("detail")).toString().contains(QStringLiteral("RedLock")));
+    // The fenced lock: Y's hold is lost and the token went back to 5.
+    const Line regressed = watch->waitFor(
+        [&](const Line &l) { return isEvent(l, QStringLiteral("fence:1"), QStringLiteral("token_regressed")); }, 10000);
+    QVERIFY2(!regressed.text.isEmpty(), "no token_regressed for fence:1");
+    QCOMPARE(regressed.json().value(QStringLiteral("token_before")).toInteger(), 6);
+    QCOMPARE(regressed.json().value(QStringLiteral("token_after")).toInteger(), 5);
+    QVERIFY(!watch
+                 ->waitFor(
+                     [&](const Line &l) {
+                         return isEvent(l, QStringLiteral("fence:1"), QStringLiteral("lost_in_failover"));
+                     },
+                     5000)
+                 .text.isEmpty());
+    service1->process.kill();
+    service1->process.waitForFinished(3000);
     watch->process.kill();
     watch->process.waitForFinished(3000);
 }
