@@ -29,6 +29,7 @@ private slots:
     void cleanupTestCase();
     void removingADeadHeadWakesTheLiveWaiter();
     void forceUnlockPreviewOfAFreeFairLockPromisesNoWakeUp();
+    void holderFieldWithoutUuidIsALockShapedHash();
 
 private:
     QStringList cliArgs(const QStringList &args) const
@@ -153,8 +154,43 @@ void TestRepairChain::forceUnlockPreviewOfAFreeFairLockPromisesNoWakeUp()
     QByteArray err;
     runCli({QStringLiteral("force-unlock"), name, QStringLiteral("--yes")}, &out, &err);
     QVERIFY2(!err.contains("will be woken"), err.constData());
+    // `show` says how long ago a past deadline passed, never "deadline in -".
+    QVERIFY(!redis
+                 .cmd({"ZADD", LockNames::fairTimeoutKey(name).toUtf8(),
+                       QByteArray::number(QDateTime::currentMSecsSinceEpoch() - 90000), waiter})
+                 .isError());
+    runCli({QStringLiteral("show"), name}, &out);
+    QVERIFY2(out.contains("deadline passed"), out.constData());
+    QVERIFY2(!out.contains("deadline in -"), out.constData());
     QVERIFY2(err.contains("wakes nobody"), err.constData());
     QVERIFY2(err.contains("lockscope-cli wake jobs:free"), err.constData());
+}
+
+void TestRepairChain::holderFieldWithoutUuidIsALockShapedHash()
+{
+    // Written by an old or hand-written service: Redisson's shape without its UUID, and no TTL.
+    SyncClient redis(m_server.endpoint());
+    QVERIFY(redis.open());
+    QVERIFY(!redis.cmd({"HSET", "legacy:cron", "x:1", "1"}).isError());
+    QVERIFY(!redis.cmd({"HSET", "app:counters", "user:1", "5", "user:2", "7"}).isError()); // no lock
+    QByteArray out;
+    QByteArray err;
+    QCOMPARE(runCli({QStringLiteral("show"), QStringLiteral("legacy:cron")}, &out, &err), 0);
+    QVERIFY2(out.contains("client x  thread 1"), out.constData());
+    QVERIFY2(out.contains("no Redisson client UUID"), out.constData());
+    runCli({QStringLiteral("list"), QStringLiteral("--json")}, &out);
+    QVERIFY2(out.contains("\"name\":\"legacy:cron\""), out.constData());
+    QVERIFY2(!out.contains("app:counters"), out.constData());
+    runCli({QStringLiteral("doctor"), QStringLiteral("--json")}, &out);
+    bool noTtl = false;
+    for (const QByteArray &line : out.split('\n')) {
+        const QJsonObject f = QJsonDocument::fromJson(line).object();
+        if (f.value(QStringLiteral("lock")).toString() == QLatin1String("legacy:cron") &&
+            f.value(QStringLiteral("code")).toString() == QLatin1String("no_ttl"))
+            noTtl = true;
+    }
+    QVERIFY2(noTtl, out.constData());
+    QVERIFY(!redis.cmd({"DEL", "legacy:cron", "app:counters"}).isError());
 }
 
 QTEST_GUILESS_MAIN(TestRepairChain)
