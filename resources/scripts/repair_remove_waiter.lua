@@ -97,7 +97,13 @@ if (fromQueue == 1 or fromSet == 1) and redis.call('exists', KEYS[3]) == 0 then
     local head = redis.call('lindex', KEYS[1], 0)
     if head ~= false then
         channel = KEYS[4] .. ':' .. head
-        receivers = redis.call(ARGV[5], channel, '0')
+        -- Its own subscribers only: PUBLISH also counts pattern subscribers (LockScope itself).
+        local numsub = 'numsub'
+        if ARGV[5] == 'spublish' then
+            numsub = 'shardnumsub'
+        end
+        receivers = tonumber(redis.call('pubsub', numsub, channel)[2])
+        redis.call(ARGV[5], channel, '0')
     end
 end
 return { fromQueue, fromSet, moved, math.floor(wait), source, clamped, channel, receivers }

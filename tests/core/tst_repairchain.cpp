@@ -30,6 +30,7 @@ private slots:
     void removingADeadHeadWakesTheLiveWaiter();
     void forceUnlockPreviewOfAFreeFairLockPromisesNoWakeUp();
     void holderFieldWithoutUuidIsALockShapedHash();
+    void wakeCountsWaitersNotLockScope();
 
 private:
     QStringList cliArgs(const QStringList &args) const
@@ -191,6 +192,37 @@ void TestRepairChain::holderFieldWithoutUuidIsALockShapedHash()
     }
     QVERIFY2(noTtl, out.constData());
     QVERIFY(!redis.cmd({"DEL", "legacy:cron", "app:counters"}).isError());
+}
+
+void TestRepairChain::wakeCountsWaitersNotLockScope()
+{
+    // One waiter subscribed to the unlock channel of a free lock (redis-cli, as a Redisson client
+    // subscribes), and a LockScope watch whose pattern subscription also matches that channel.
+    QProcess waiter;
+    waiter.start(QStringLiteral("redis-cli"),
+                 {QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("SUBSCRIBE"),
+                  QStringLiteral("redisson_lock__channel:{jobs:wake}")});
+    QVERIFY(waiter.waitForStarted(5000));
+    QProcess watch;
+    watch.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                cliArgs({QStringLiteral("watch"), QStringLiteral("--duration-ms"), QStringLiteral("8000")}));
+    QVERIFY(watch.waitForStarted(5000));
+    SyncClient redis(m_server.endpoint());
+    QVERIFY(redis.open());
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return redis.cmd({"PUBSUB", "NUMSUB", "redisson_lock__channel:{jobs:wake}"}).at(1).toInteger() == 1 &&
+                   redis.cmd({"PUBSUB", "NUMPAT"}).toInteger() >= 1;
+        },
+        10000));
+    QByteArray out;
+    QByteArray err;
+    QCOMPARE(runCli({QStringLiteral("wake"), QStringLiteral("jobs:wake"), QStringLiteral("--yes")}, &out, &err), 0);
+    QVERIFY2((out + err).contains("1 receiver(s)"), (out + err).constData());
+    waiter.kill();
+    waiter.waitForFinished(3000);
+    watch.kill();
+    watch.waitForFinished(3000);
 }
 
 QTEST_GUILESS_MAIN(TestRepairChain)
