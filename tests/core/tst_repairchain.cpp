@@ -18,6 +18,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <pwd.h>
+#include <unistd.h>
+
 using namespace lockscope;
 using lockscope::test::SyncClient;
 
@@ -31,6 +34,7 @@ private slots:
     void forceUnlockPreviewOfAFreeFairLockPromisesNoWakeUp();
     void holderFieldWithoutUuidIsALockShapedHash();
     void wakeCountsWaitersNotLockScope();
+    void auditNamesTheAccountWithoutUser();
 
 private:
     QStringList cliArgs(const QStringList &args) const
@@ -223,6 +227,33 @@ void TestRepairChain::wakeCountsWaitersNotLockScope()
     waiter.waitForFinished(3000);
     watch.kill();
     watch.waitForFinished(3000);
+}
+
+void TestRepairChain::auditNamesTheAccountWithoutUser()
+{
+    // cron, systemd units and containers often have no $USER: the audit record names the account.
+    SyncClient redis(m_server.endpoint());
+    QVERIFY(redis.open());
+    QVERIFY(!redis.cmd({"HSET", "audit:who", "0b7c1f3e-5a2d-4c8e-9f61-3d2a1b0c9e8f:1", "1"}).isError());
+    const QString audit = m_tmp.filePath(QStringLiteral("who.jsonl"));
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("USER"));
+    env.remove(QStringLiteral("LOGNAME"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
+            {QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"), audit, QStringLiteral("set-ttl"),
+             QStringLiteral("audit:who"), QStringLiteral("--ttl-ms"), QStringLiteral("30000"),
+             QStringLiteral("--yes")});
+    QVERIFY(p.waitForFinished(20000));
+    QCOMPARE(p.exitCode(), 0);
+    QFile f(audit);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+    const QJsonObject record = QJsonDocument::fromJson(lines.last()).object();
+    const struct passwd *pw = ::getpwuid(::getuid());
+    QVERIFY(pw);
+    QCOMPARE(record.value(QStringLiteral("operator")).toString(), QString::fromLocal8Bit(pw->pw_name));
 }
 
 QTEST_GUILESS_MAIN(TestRepairChain)
