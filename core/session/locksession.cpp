@@ -16,6 +16,7 @@
 #include "redis/clusterrouter.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
+#include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
 #include "redis/sentinelresolver.h"
 #include "redis/shardedsubscriber.h"
@@ -98,6 +99,30 @@ LockSession::LockSession(const Options &options, QObject *parent)
 
 LockSession::~LockSession() = default;
 
+void LockSession::onWatcherError(const QString &message)
+{
+    emit errorOccurred(message);
+    // A read script refused inside ("can't run this command or subcommand") names no command:
+    // ask the server once which of the commands the reads use this user may not run, so the
+    // operator is told what to grant instead of a guess (acl_probe.lua, Redis 7+).
+    if (m_aclProbed || !message.contains(QLatin1String("can't run this command or subcommand")))
+        return;
+    m_aclProbed = true;
+    static const RedisScript probe = RedisScript::fromResource(QStringLiteral("acl_probe"));
+    const QString user =
+        m_options.endpoint.username().isEmpty() ? QStringLiteral("default") : m_options.endpoint.username();
+    probe.eval(connection(), {QByteArrayLiteral("lockscope:acl-probe")}, {}, this, [this, user](const RedisReply &r) {
+        if (r.isError() || r.size() == 0)
+            return; // before Redis 7 (no redis.acl_check_cmd), or nothing refused: the first sentence stands
+        for (const RedisReply &c : r.elements()) {
+            const QString command = RedisBytes::toText(c.toByteArray());
+            emit errorOccurred(QStringLiteral("the ACL user '%1' may not run '%2' (called by LockScope's Lua script, "
+                                              "which every lock read uses): NOPERM grant it with ACL SETUSER %1 +%2")
+                                   .arg(user, command));
+        }
+    });
+}
+
 void LockSession::emitEvents(const QVector<LockEvent> &events)
 {
     // One-shot reads have no doctor loop fed; their events (none in practice) go out as they are.
@@ -135,7 +160,7 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     });
     connect(watcher, &LockWatcher::discoveryProgress, this, &LockSession::discoveryProgress);
     connect(watcher, &LockWatcher::notificationsChecked, this, &LockSession::notificationsChecked);
-    connect(watcher, &LockWatcher::errorOccurred, this, &LockSession::errorOccurred);
+    connect(watcher, &LockWatcher::errorOccurred, this, &LockSession::onWatcherError);
     connect(watcher, &LockWatcher::topologyChanged, this, &LockSession::topologyEventsOccurred);
 }
 

@@ -255,6 +255,10 @@ private:
     /** Emits eventsOccurred() with the watcher's (or Sentinel's) `events` as the lease-safety
      *  rules show them (DoctorLoop::observeEvents: lease_lost, lost_in_failover, ...). */
     void emitEvents(const QVector<lockscope::LockEvent> &events);
+    /** Forwards a watcher error; a read refused inside a script (no command named) is followed,
+     *  once, by one sentence per command the ACL user may not run (acl_probe.lua). */
+    void onWatcherError(const QString &message);
+    bool m_aclProbed = false;
     using Done = std::function<void(const QString &outcome, const QString &message)>;
     /** The one write path: read-only check, re-read, perform, audit, report (LockHolds too). */
     void runWrite(const QString &action, const QString &name, const QJsonObject &args,

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 
 namespace lockscope
 {
@@ -36,8 +37,67 @@ bool ConnectionBanner::isAuthenticationProblem(const QString &detail)
            detail.contains(QLatin1String("password"), Qt::CaseInsensitive);
 }
 
+QString ConnectionBanner::grantFor(const QString &detail)
+{
+    static const QRegularExpression user(QStringLiteral("ACL user '([^']+)'"));
+    static const QRegularExpression command(QStringLiteral("may not run '([^']+)'"));
+    const auto c = command.match(detail);
+    if (!c.hasMatch())
+        return QString();
+    const auto u = user.match(detail);
+    return QStringLiteral("ACL SETUSER %1 +%2")
+        .arg(u.hasMatch() ? u.captured(1) : QStringLiteral("<user>"), c.captured(1).toLower());
+}
+
+void ConnectionBanner::setReadsRefused(const QString &server, const QString &detail)
+{
+    // A sentence that names the refused command beats a later one that does not (every failed
+    // read reports again; only the server's ACL probe names the command).
+    if (!grantFor(m_refusal).isEmpty() && grantFor(detail).isEmpty() && isVisible())
+        return;
+    m_refusal = detail;
+    const QString grant = grantFor(detail);
+    static const QRegularExpression command(QStringLiteral("may not run '([^']+)'"));
+    const auto c = command.match(detail);
+    const QString what = c.hasMatch() ? tr("the command <b>%1</b>").arg(c.captured(1).toUpper().toHtmlEscaped())
+                                      : tr("a command its reads need");
+    m_text->setText(
+        tr("<b>%1 refuses LockScope's reads:</b> the connection's ACL user may not run %2, which every lock read "
+           "uses. Nothing can be read, so the empty table does <b>not</b> mean there are no locks.<br>%3")
+            .arg(server.toHtmlEscaped(), what,
+                 grant.isEmpty() ? tr("Ask for read permissions (%1).").arg(detail.toHtmlEscaped())
+                                 : tr("Grant it (an administrator, on the server): <code>%1</code>, or connect as "
+                                      "another user.")
+                                       .arg(grant.toHtmlEscaped())));
+    m_text->setToolTip(detail);
+    m_connect->setVisible(true);
+    paint(QColor(0xc0, 0x39, 0x2b));
+    show();
+}
+
+void ConnectionBanner::clearReadsRefused()
+{
+    m_refusal.clear();
+}
+
+void ConnectionBanner::paint(const QColor &tint)
+{
+    QPalette p = palette();
+    const QColor base = p.color(QPalette::Window);
+    // A light wash of the state's colour over the window colour: readable in light and dark themes.
+    p.setColor(QPalette::Window,
+               QColor::fromRgbF(base.redF() * 0.8 + tint.redF() * 0.2, base.greenF() * 0.8 + tint.greenF() * 0.2,
+                                base.blueF() * 0.8 + tint.blueF() * 0.2));
+    setPalette(p);
+    setStyleSheet(QStringLiteral("#connectionBanner { border-left: 5px solid %1; }").arg(tint.name()));
+}
+
 void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, const QString &detail, qint64 lastDataMs)
 {
+    if (!m_refusal.isEmpty() && mode != LockMonitor::Mode::Disconnected && mode != LockMonitor::Mode::Connecting) {
+        setReadsRefused(server, m_refusal); // the refusal is what the operator must act on first
+        return;
+    }
     const QString where = server.toHtmlEscaped();
     const QString why = detail.toHtmlEscaped();
     const QString asOf =
@@ -76,14 +136,7 @@ void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, c
                    .arg(where, why);
         break;
     }
-    QPalette p = palette();
-    const QColor base = p.color(QPalette::Window);
-    // A light wash of the state's colour over the window colour: readable in light and dark themes.
-    p.setColor(QPalette::Window,
-               QColor::fromRgbF(base.redF() * 0.8 + tint.redF() * 0.2, base.greenF() * 0.8 + tint.greenF() * 0.2,
-                                base.blueF() * 0.8 + tint.blueF() * 0.2));
-    setPalette(p);
-    setStyleSheet(QStringLiteral("#connectionBanner { border-left: 5px solid %1; }").arg(tint.name()));
+    paint(tint);
     m_text->setText(html);
     m_text->setToolTip(detail);
     m_connect->setVisible(mode != LockMonitor::Mode::Polling);

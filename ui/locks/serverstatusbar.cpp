@@ -76,6 +76,11 @@ void ServerStatusBar::showCount(int shown, int total, const QString &filter)
                                          : tr("%1 of %2 locks match \"%3\"").arg(shown).arg(total).arg(filter));
 }
 
+void ServerStatusBar::showCountUnknown(const QString &why)
+{
+    m_countLabel->setText(why);
+}
+
 void ServerStatusBar::showMasters(int live, int total)
 {
     m_mastersLabel->setText(

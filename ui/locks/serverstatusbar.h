@@ -30,6 +30,8 @@ public:
     void showReplay(const QString &server);
     /** "N lock(s)", or "S of N locks match "filter"" when a filter hides some. */
     void showCount(int shown, int total, const QString &filter);
+    /** The lock count cannot be known (`why`, e.g. reads refused): never "0 locks". */
+    void showCountUnknown(const QString &why);
     /** Redis Cluster: "L of N masters live" (shown from the first call on). */
     void showMasters(int live, int total);
     /** A scan someone waits for: `visible` shows the bar and Stop scan. `approxTotalKeys` <= 0 =

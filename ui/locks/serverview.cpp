@@ -1,5 +1,7 @@
 #include "locks/serverview.h"
 
+#include "redis/redisreply.h"
+
 #include "cluster/clustertopologypanel.h"
 #include "connect/connectionbanner.h"
 #include "history/historychart.h"
@@ -74,8 +76,15 @@ ServerView::ServerView(const LockSession::Options &options, QWidget *parent) : Q
             log << LockEvent{e.timeMs, QString(), e.type, QString(), e.detail};
         onEvents(log);
     });
-    connect(m_session, &SessionController::errorOccurred, this,
-            [this](const QString &msg) { m_statusBar->showMessage(msg, 10000); });
+    connect(m_session, &SessionController::errorOccurred, this, [this](const QString &msg) {
+        m_statusBar->showMessage(msg, 10000);
+        // An ACL that refuses the reads (a viewer user without TIME, say) must not look like an
+        // empty server: the band names the command and the grant, the count says "unknown".
+        if (m_banner && !m_player && RedisReply::isPermissionError(msg) && !msg.contains(QLatin1String("CONFIG"))) {
+            m_banner->setReadsRefused(m_options.endpoint.address(), msg);
+            updateCount();
+        }
+    });
     connect(m_statusBar, &ServerStatusBar::cancelScanRequested, m_session, &SessionController::cancelScan);
 
     m_animation.setInterval(50);
@@ -302,11 +311,19 @@ void ServerView::updateDetail()
 
 void ServerView::updateCount()
 {
+    if (m_banner && m_banner->readsRefused() && m_lockModel->rowCount() == 0) {
+        m_statusBar->showCountUnknown(tr("locks unknown: reads refused"));
+        return;
+    }
     m_statusBar->showCount(m_proxy->rowCount(), m_lockModel->rowCount(), m_proxy->filterText());
 }
 
 void ServerView::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed)
 {
+    if (m_banner && m_banner->readsRefused() && !changed.isEmpty() && !m_player) {
+        m_banner->clearReadsRefused(); // reads work again (a grant, another user)
+        m_banner->setState(m_mode, m_options.endpoint.address(), QString(), m_lastDataMs);
+    }
     const qint64 now = m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch();
     if (!m_player && (!changed.isEmpty() || !removed.isEmpty()))
         m_lastDataMs = QDateTime::currentMSecsSinceEpoch();
