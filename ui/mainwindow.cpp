@@ -18,8 +18,10 @@ namespace lockscope
 
 MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent) : QMainWindow(parent)
 {
+    // Titles end with the application's name: Qt appends the display name to a title that does not
+    // end with it, which made "LockScope — url — LockScope".
     setWindowTitle(
-        tr("LockScope — %1%2").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
+        tr("%1%2 — LockScope").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
     resize(1360, 820);
     m_view = new ServerView(options, this);
     // The view's toolbar and status bar belong to the window's frame here (in a tab or the
@@ -82,7 +84,7 @@ void MainWindow::setConnectionTag(const QString &label, const QColor &color)
 void MainWindow::attachReplay(ReplayPlayer *player)
 {
     const Recording &rec = player->recording();
-    setWindowTitle(tr("LockScope — replay of %1 (recorded from %2)")
+    setWindowTitle(tr("Replay of %1 (recorded from %2) — LockScope")
                        .arg(rec.header.value(QStringLiteral("server")).toString(),
                             QDateTime::fromMSecsSinceEpoch(rec.header.value(QStringLiteral("started_ms")).toInteger())
                                 .toString(Qt::ISODate)));

@@ -33,7 +33,7 @@ QIcon stateDot(LockMonitor::Mode mode)
 
 ServerTabsWindow::ServerTabsWindow(QWidget *parent) : QMainWindow(parent)
 {
-    setWindowTitle(tr("LockScope — several servers"));
+    setWindowTitle(tr("Several servers — LockScope"));
     resize(1400, 860);
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("serverTabs"));
