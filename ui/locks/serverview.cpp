@@ -2,6 +2,8 @@
 
 #include "redis/redisreply.h"
 
+#include <QEvent>
+
 #include "cluster/clustertopologypanel.h"
 #include "connect/connectionbanner.h"
 #include "history/historychart.h"
@@ -110,6 +112,7 @@ void ServerView::buildUi()
     m_proxy->setDynamicSortFilter(true);
 
     m_lockView = new LockTableView(m_lockModel, m_proxy, this);
+    m_lockView->viewport()->installEventFilter(this);
 
     m_detail = new LockDetailPanel(this);
     m_detail->setOwnClientId(m_session->clientId());
@@ -160,7 +163,16 @@ void ServerView::buildUi()
                             "clientId:threadId or thread id"));
     m_filter->setAccessibleName(tr("Filter locks"));
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        const QString selected = selectedLockName();
         m_proxy->setFilterText(text);
+        // Filtering never moves the selection to another lock: the selected lock stays selected
+        // while it matches, and nothing is selected once it does not (the proxy would otherwise
+        // make a neighbouring row current).
+        if (selectedLockName() != selected) {
+            m_lockView->clearLockSelection();
+            if (!selected.isEmpty())
+                m_lockView->selectLock(selected);
+        }
         updateCount();
     });
     m_toolBar = new QToolBar(tr("Main"), this);
@@ -413,6 +425,17 @@ void ServerView::onEvents(const QVector<LockEvent> &events)
     if (m_replayDoctor)
         (void)m_replayDoctor->observeEvents(events);
     emit historyChanged();
+}
+
+bool ServerView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (m_lockView && watched == m_lockView->viewport()) {
+        if (event->type() == QEvent::Enter)
+            m_proxy->setDynamicSortFilter(false); // rows stay where the operator aims
+        else if (event->type() == QEvent::Leave)
+            m_proxy->setDynamicSortFilter(true); // sorted and filtered again, selection kept
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ServerView::onModeChanged(LockMonitor::Mode mode, const QString &detail)

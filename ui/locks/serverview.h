@@ -50,6 +50,11 @@ class SessionRecorder;
 class ServerView : public QWidget
 {
     Q_OBJECT
+protected:
+    /** The table holds still under the pointer: while it is over the rows, changes do not
+     *  re-sort them (the row the operator aims at stays where it is); leaving re-sorts. */
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 public:
     explicit ServerView(const LockSession::Options &options, QWidget *parent = nullptr);
     ~ServerView() override;
