@@ -150,7 +150,7 @@ void TestLockTableModel::kindColumnSaysWhatTheDataCannotTell()
     twin.twinName = QStringLiteral("{x}");
     model.applyBatch({unsure, group, twin}, {});
     const QModelIndex u = model.index(model.rowOf(QStringLiteral("u")), LockTableModel::KindColumn);
-    QCOMPARE(u.data().toString(), QStringLiteral("Lock (fair or plain)"));
+    QCOMPARE(u.data().toString(), QStringLiteral("Reentrant lock")); // the doubt is in the tooltip
     QVERIFY(u.data(Qt::ToolTipRole).toString().contains(QLatin1String("stores exactly")));
     const QModelIndex g = model.index(model.rowOf(QStringLiteral("g")), LockTableModel::KindColumn);
     QCOMPARE(g.data().toString(), QStringLiteral("Multilock (2 value(s))"));

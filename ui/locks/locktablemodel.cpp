@@ -199,8 +199,9 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 return tr("Read-write (%1)").arg(s.rwMode);
             if (s.kind == LockKind::FasterMultiLock)
                 return tr("Multilock (%n value(s))", nullptr, int(s.multiLockValues.size()));
-            if (!s.kindCertain && s.kind == LockKind::Lock)
-                return tr("Lock (fair or plain)");
+            // A plain RLock without waiters reads exactly like an idle fair lock: the table says
+            // "Reentrant lock" (what it almost always is), the tooltip, the detail panel and the
+            // JSON keep the doubt (kind_certain false).
             return lockKindLabel(s.kind);
         case HolderColumn: {
             if (s.holders.isEmpty())
