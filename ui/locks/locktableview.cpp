@@ -24,12 +24,16 @@ LockTableView::LockTableView(LockTableModel *model, LockFilterProxy *proxy, QWid
     verticalHeader()->hide();
     verticalHeader()->setDefaultSectionSize(28);
     horizontalHeader()->setStretchLastSection(true);
+    // Every column, "Held for" included, fits the table's share of the default window (1360 px
+    // wide, the detail panel beside it) without a horizontal scroll: a holder's UUID is elided in
+    // the middle (the thread id stays visible; the tooltip has it whole).
     setColumnWidth(LockTableModel::NameColumn, 140);
-    setColumnWidth(LockTableModel::KindColumn, 150);
-    setColumnWidth(LockTableModel::HolderColumn, 320);
+    setColumnWidth(LockTableModel::KindColumn, 145);
+    setColumnWidth(LockTableModel::HolderColumn, 235);
     setColumnWidth(LockTableModel::HoldCountColumn, 80);
-    setColumnWidth(LockTableModel::TtlColumn, 200);
-    setColumnWidth(LockTableModel::WaitingColumn, 100);
+    setColumnWidth(LockTableModel::TtlColumn, 160);
+    setColumnWidth(LockTableModel::WaitingColumn, 90);
+    setTextElideMode(Qt::ElideMiddle);
     setContextMenuPolicy(Qt::CustomContextMenu);
     setWordWrap(false);
     // Issue 15.11: Tab leaves the table for the next pane (arrows move within it); Tab used to walk
