@@ -200,6 +200,7 @@ void TtlChart::rebuild()
     if (lastSample.pttlMs == -1) {
         m_note->setText(tr("%1 has no expiry (PTTL -1): it never frees itself").arg(lock()));
         m_note->setVisible(true);
+        m_lastPttlMs = -1; // the title says "no expiry", never "free"
     } else if (!m_haveLast) {
         m_lastHolders.clear();
         m_lastPttlMs = lastSample.pttlMs;
