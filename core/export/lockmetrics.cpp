@@ -13,10 +13,14 @@
 namespace lockscope
 {
 
-const std::array<const char *, 6> LockMetrics::kEventTypes = {"acquired",       "released", "expired",
-                                                              "force_unlocked", "renewed",  "renewal_lost"};
+const std::array<const char *, 11> LockMetrics::kEventTypes = {
+    "acquired",     "released",   "expired",         "force_unlocked",   "renewed",        "renewal_lost",
+    "renewal_late", "lease_lost", "holder_returned", "lost_in_failover", "token_regressed"};
+const std::array<const char *, 5> LockMetrics::kLeaseCounters = {"lease_lost", "renewal_late", "holder_returned",
+                                                                 "lost_in_failover", "token_regressed"};
 const QVector<double> LockMetrics::kHoldBuckets = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
 const QVector<double> LockMetrics::kWaitBuckets = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300};
+const QVector<double> LockMetrics::kMarginBuckets = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 30};
 const QStringList LockMetrics::kFindingCodes = {QStringLiteral("no_ttl"),
                                                 QStringLiteral("watchdog_long"),
                                                 QStringLiteral("fair_head_expired"),
@@ -27,19 +31,32 @@ const QStringList LockMetrics::kFindingCodes = {QStringLiteral("no_ttl"),
                                                 QStringLiteral("lingering_latch"),
                                                 QStringLiteral("free_with_queue"),
                                                 QStringLiteral("deadlock"),
-                                                QStringLiteral("malformed_data")};
+                                                QStringLiteral("malformed_data"),
+                                                QStringLiteral("renewal_late"),
+                                                QStringLiteral("lease_lost"),
+                                                QStringLiteral("waiters_behind_silent_holder"),
+                                                QStringLiteral("lost_in_failover"),
+                                                QStringLiteral("token_regressed")};
 
 namespace
 {
 
 constexpr int kTypeRenewalLost = 5;
 
-int eventTypeIndex(const QString &type)
+template <size_t N> int indexIn(const std::array<const char *, N> &names, const QString &type)
 {
-    for (int i = 0; i < int(LockMetrics::kEventTypes.size()); ++i)
-        if (type == QLatin1String(LockMetrics::kEventTypes[size_t(i)]))
-            return i;
+    for (size_t i = 0; i < N; ++i)
+        if (type == QLatin1String(names[i]))
+            return int(i);
     return -1;
+}
+
+/** Events that end a hold (the holder is gone from the lock). */
+bool endsHold(const QString &type)
+{
+    return type == QLatin1String("released") || type == QLatin1String("expired") ||
+           type == QLatin1String("force_unlocked") || type == QLatin1String("lease_lost") ||
+           type == QLatin1String("lost_in_failover");
 }
 
 QString key(const QString &lock, const QString &field)
@@ -135,7 +152,7 @@ void LockMetrics::addEvents(const QVector<LockEvent> &events)
     for (const LockEvent &e : events) {
         if (e.lock.isEmpty())
             continue; // failover: not about one lock
-        const int type = eventTypeIndex(e.type);
+        const int type = indexIn(kEventTypes, e.type);
         const bool waitEvent = e.type == QLatin1String("enqueued") || e.type == QLatin1String("dequeued");
         if (type < 0 && !waitEvent)
             continue;
@@ -155,6 +172,17 @@ void LockMetrics::addEvents(const QVector<LockEvent> &events)
             continue;
         }
         countEvent(group, type);
+        const int lease = indexIn(kLeaseCounters, e.type);
+        if (lease >= 0)
+            ++groupData(group).lease[size_t(lease)];
+        if (e.type == QLatin1String("lease_lost"))
+            countEvent(group, kTypeRenewalLost); // the tracker saw it renewed, whether or not we did
+        if (e.type == QLatin1String("renewed")) {
+            // The TTL left when the renewal came; absent (-1) when the monitor could not tell.
+            const qint64 marginMs = e.extra.value(QStringLiteral("margin_ms")).toInteger(-1);
+            if (marginMs >= 0)
+                groupData(group).margin.observe(kMarginBuckets, marginMs / 1000.0);
+        }
         if (e.holder.isEmpty())
             continue;
         const QString k = key(e.lock, e.holder);
@@ -162,8 +190,7 @@ void LockMetrics::addEvents(const QVector<LockEvent> &events)
             m_holds.insert(k, Start{e.timeMs, false});
         } else if (e.type == QLatin1String("renewed")) {
             m_holds[k].renewed = true;
-        } else if (e.type == QLatin1String("released") || e.type == QLatin1String("expired") ||
-                   e.type == QLatin1String("force_unlocked")) {
+        } else if (endsHold(e.type)) {
             if (e.detail.endsWith(QLatin1String("still held")))
                 continue; // a partial release (hold count down): the hold goes on
             const auto h = m_holds.constFind(k);
@@ -171,6 +198,7 @@ void LockMetrics::addEvents(const QVector<LockEvent> &events)
                 continue;
             if (h.value().startMs >= 0)
                 groupData(group).hold.observe(kHoldBuckets, qMax<qint64>(0, e.timeMs - h.value().startMs) / 1000.0);
+            // An `expired` of a renewed hold that the tracker left as it was: it was blind then.
             if (e.type == QLatin1String("expired") && h.value().renewed)
                 countEvent(group, kTypeRenewalLost);
             m_holds.erase(h);
@@ -207,7 +235,8 @@ void LockMetrics::setDiscoveryProgress(qint64 scannedKeys, qint64 locksFound, bo
 int LockMetrics::seriesBound(int maxGroups, int maxNamedFindings)
 {
     const int groups = maxGroups + 1; // "(other)"
-    const int perGroup = 4 + int(kEventTypes.size()) + (int(kHoldBuckets.size()) + 3) + (int(kWaitBuckets.size()) + 3);
+    const int perGroup = 4 + int(kEventTypes.size()) + int(kLeaseCounters.size()) + (int(kHoldBuckets.size()) + 3) +
+                         (int(kWaitBuckets.size()) + 3) + (int(kMarginBuckets.size()) + 3);
     const int fixed = 1 /*build_info*/ + 1 /*up*/ + 4 /*masters{mode}*/ + 1 /*masters_live*/ + 5 /*locks{kind}*/
                       + int(kFindingCodes.size()) * 3 + 1 /*commands*/ + 5 /*scan*/ + 2 /*groups*/;
     return groups * perGroup + fixed + maxNamedFindings;
@@ -287,7 +316,8 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     const Histogram emptyHold{QVector<quint64>(kHoldBuckets.size() + 1), 0};
     const Histogram emptyWait{QVector<quint64>(kWaitBuckets.size() + 1), 0};
     w.family("lockscope_hold_duration_seconds", Type::Histogram,
-             "Duration of holds that ended (released, expired, force-unlocked) and whose acquire LockScope saw.",
+             "Duration of holds that ended (released, expired, force-unlocked, lease lost, lost in a failover) and "
+             "whose acquire LockScope saw.",
              "seconds");
     for (int i = 0; i < groups.size(); ++i) {
         const Histogram &h =
@@ -301,13 +331,44 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
             i < m_groups.size() && !m_groups.at(i).wait.buckets.isEmpty() ? m_groups.at(i).wait : emptyWait;
         w.histogram({{"group", groups.at(i)}}, kWaitBuckets, h.buckets, h.sum);
     }
-    w.family("lockscope_events_total", Type::Counter,
-             "Lock events seen, by group and type (acquired, released, expired: a lease ran out, force_unlocked, "
-             "renewed: a watchdog or renew pushed the TTL back, renewal_lost: a renewed hold expired after all).");
+    w.family(
+        "lockscope_events_total", Type::Counter,
+        "Lock events seen, by group and type (acquired, released, expired: a lease ran out (a lost one is lease_lost), "
+        "force_unlocked, renewed: a watchdog or renew pushed the TTL back, renewal_lost: a renewed hold ran out "
+        "after all, renewal_late, lease_lost, holder_returned, lost_in_failover, token_regressed: see their own "
+        "counters).");
     for (int i = 0; i < groups.size(); ++i)
         for (size_t t = 0; t < kEventTypes.size(); ++t)
             w.sample({{"group", groups.at(i)}, {"type", QString::fromLatin1(kEventTypes[t])}},
                      i < m_groups.size() ? double(m_groups.at(i).events[t]) : 0);
+
+    // Lease safety: when mutual exclusion was at risk.
+    static const char *const leaseHelp[kLeaseCounters.size()] = {
+        "Leases lost: a lock LockScope saw renewed by a watchdog ran out; its holder stalled (GC pause, frozen "
+        "host, partition) and may still run its critical section, or died.",
+        "Late renewals: a watchdog renewal came with less than half of the lease left (the watchdog renews "
+        "at lease/3).",
+        "Holders of a lost lease seen again (renewing, acquiring, waiting): they were stalled, not dead, and may "
+        "have run their critical section while the next holder ran its own.",
+        "Locks held on a Redis master before a failover (Sentinel, cluster) and missing on the new master with no "
+        "release seen: asynchronous replication lost them.",
+        "Fenced locks whose token went down: a holder can get a token lower than one already handed out."};
+    for (size_t c = 0; c < kLeaseCounters.size(); ++c) {
+        const QByteArray name = QByteArray("lockscope_") + kLeaseCounters[c] + "_total";
+        w.family(name.constData(), Type::Counter, leaseHelp[c]);
+        for (int i = 0; i < groups.size(); ++i)
+            w.sample({{"group", groups.at(i)}}, i < m_groups.size() ? double(m_groups.at(i).lease[c]) : 0);
+    }
+    const Histogram emptyMargin{QVector<quint64>(kMarginBuckets.size() + 1), 0};
+    w.family("lockscope_renewal_margin_seconds", Type::Histogram,
+             "TTL a lock had left when its renewal (watchdog) came: about 2/3 of the lease when on time; near 0, "
+             "the lease almost ran out.",
+             "seconds");
+    for (int i = 0; i < groups.size(); ++i) {
+        const Histogram &h =
+            i < m_groups.size() && !m_groups.at(i).margin.buckets.isEmpty() ? m_groups.at(i).margin : emptyMargin;
+        w.histogram({{"group", groups.at(i)}}, kMarginBuckets, h.buckets, h.sum);
+    }
 
     // Doctor findings: counts for every code and severity, names for the worst few.
     QHash<QString, std::array<int, 3>> findingCounts;

@@ -30,31 +30,51 @@ class LockSession;
  *   lockscope_locks{kind}, lockscope_held_locks{group}, lockscope_waiters{group},
  *   lockscope_oldest_hold_seconds{group}, lockscope_longest_wait_seconds{group},
  *   lockscope_hold_duration_seconds{group} (histogram), lockscope_wait_duration_seconds{group}
- *   (histogram), lockscope_events_total{group,type}, lockscope_findings{code,severity},
+ *   (histogram), lockscope_events_total{group,type}, the lease-safety counters
+ *   lockscope_{lease_lost,renewal_late,holder_returned,lost_in_failover,token_regressed}_total{group}
+ *   and lockscope_renewal_margin_seconds{group} (histogram), lockscope_findings{code,severity},
  *   lockscope_finding_info{lock,group,code,severity}, lockscope_redis_commands_sent_total,
  *   lockscope_scan_*, lockscope_lock_groups.
  *
  * Cardinality: groups come from LockGrouper (at most maxGroups + 1 with "(other)"); per group
- * 4 gauges, 6 event types and two histograms (kHoldBuckets, kWaitBuckets); individual lock names
- * only in lockscope_finding_info, at most maxNamedFindings of them (critical first). seriesBound()
- * gives the exact upper bound.
+ * 4 gauges, kEventTypes.size() event types, kLeaseCounters.size() lease-safety counters and three
+ * histograms (kHoldBuckets, kWaitBuckets, kMarginBuckets); individual lock names only in
+ * lockscope_finding_info, at most maxNamedFindings of them (critical first). seriesBound() gives
+ * the exact upper bound: render() writes that many lines once every group and named finding is
+ * in use.
  *
  * Times: hold and wait ages are measured from when LockScope first saw the current holders (or
  * head waiter / subscribed waiters): a hold older than the exporter counts from its start. The
- * duration histograms observe holds whose `acquired` event LockScope saw (released, expired or
- * force_unlocked after it), and fair-lock waiters from `enqueued` to `dequeued`; plain-lock
- * waiters are only counted (Redis has no per-waiter record of them).
+ * duration histograms observe holds whose `acquired` event LockScope saw (released, expired,
+ * force_unlocked, lease_lost or lost_in_failover after it), and fair-lock waiters from `enqueued`
+ * to `dequeued`; plain-lock waiters are only counted (Redis has no per-waiter record of them).
+ *
+ * Lease safety (the session's LeaseTracker events): each of lease_lost, renewal_late,
+ * holder_returned, lost_in_failover and token_regressed counts in its own counter and in
+ * lockscope_events_total; the margin_ms of every `renewed` event (the TTL left when the renewal
+ * came) is observed by lockscope_renewal_margin_seconds.
  */
 class LockMetrics : public QObject
 {
     Q_OBJECT
 public:
-    /** Event types counted in lockscope_events_total. `renewal_lost`: a hold that LockScope had
-     *  seen renewed (a watchdog) expired after all: its holder died, paused or lost Redis. */
-    static const std::array<const char *, 6> kEventTypes;
-    /** Bucket upper bounds (seconds) of the two histograms. */
+    /** Event types counted in lockscope_events_total: the monitor's (acquired ... renewed), the
+     *  lease-safety events (renewal_late ... token_regressed), and `renewal_lost`, which is no
+     *  event of its own: a hold that LockScope had seen renewed (a watchdog) ran out after all,
+     *  that is every `lease_lost`, plus an `expired` of a renewed hold while LockScope was
+     *  disconnected (the tracker then cannot tell and leaves it `expired`). */
+    static const std::array<const char *, 11> kEventTypes;
+    /** The lease-safety events that also have a counter of their own, lockscope_<type>_total. */
+    static const std::array<const char *, 5> kLeaseCounters;
+    /** Bucket upper bounds (seconds) of the histograms. */
     static const QVector<double> kHoldBuckets;
     static const QVector<double> kWaitBuckets;
+    /** Of lockscope_renewal_margin_seconds, for watchdog leases of 1 to 60 s (the watchdog renews
+     *  at lease/3, so an on-time renewal leaves 2/3 of the lease; the tracker calls it late below
+     *  lease/2 and the doctor warns below lease/3): 0.5, 5, 15, 30 are half of a 1, 10, 30 (Redisson's
+     *  default) and 60 s lease, 0.25, 2.5, 10, 20 about a third of them; 0.1 is a renewal that came
+     *  with almost nothing left whatever the lease. */
+    static const QVector<double> kMarginBuckets;
     /** Finding codes always exported (zero when absent), LockDoctor's list. */
     static const QStringList kFindingCodes;
     static constexpr int kDefaultMaxNamedFindings = 20;
@@ -97,9 +117,11 @@ private:
         void observe(const QVector<double> &bounds, double value);
     };
     struct GroupData {
-        std::array<quint64, 6> events{};
+        std::array<quint64, kEventTypes.size()> events{};
+        std::array<quint64, kLeaseCounters.size()> lease{};
         Histogram hold;
         Histogram wait;
+        Histogram margin;
     };
     struct Start {
         qint64 startMs = -1; ///< wall ms of `acquired` / `enqueued`; -1 unknown
