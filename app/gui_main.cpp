@@ -1,4 +1,5 @@
 // lockscope: the dashboard. Thin main(): options, optional demo server + workload, window.
+#include "common/uitheme.h"
 #include "connect/connectdialog.h"
 #include "connect/connectionlauncher.h"
 #include "connect/connectionprofilestore.h"
@@ -256,6 +257,9 @@ void describeOptions(QCommandLineParser &parser, ConnectionOptions &connection)
          QStringLiteral("Workshop mode: start in projector mode (large fonts, high contrast).")},
         {QStringLiteral("workshop-steps"), QStringLiteral("Workshop mode: run N steps at start (for screenshots)."),
          QStringLiteral("N")},
+        {QStringLiteral("theme"),
+         QStringLiteral("Colours for this run: system, light or dark (View > Theme keeps a choice)."),
+         QStringLiteral("NAME")},
     });
     parser.addPositionalArgument(QStringLiteral("SCENARIO"), QStringLiteral("With --workshop: the scenario to stage."),
                                  QStringLiteral("[SCENARIO]"));
@@ -298,6 +302,7 @@ int main(int argc, char **argv)
     // Core's TLS sentences name the connection dialog's fields (issue 14: no CLI flags).
     TlsAdviceWords::setNamer(&ConnectDialog::tlsAdviceWord);
     QApplication::setApplicationDisplayName(QStringLiteral("LockScope"));
+    UiTheme::applySaved(); // View › Theme: system, light or dark (QSettings)
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.lockscope.LockScope"));
     QIcon icon; // PNGs: Qt's SVG plugin is not a dependency
     for (int size : {32, 48, 64, 128, 256})
@@ -311,6 +316,8 @@ int main(int argc, char **argv)
         return ConnectDialog::askPassword(nullptr, question, password, error);
     });
     parser.process(app);
+    if (parser.isSet(QStringLiteral("theme")))
+        UiTheme::use(UiTheme::fromName(parser.value(QStringLiteral("theme"))));
 
     if (parser.isSet(QStringLiteral("workshop")))
         return runWorkshop(parser);

@@ -1,6 +1,7 @@
 #include "dashboardmenubar.h"
 
 #include "common/shortcutsdialog.h"
+#include "common/uitheme.h"
 #include "locks/lockactions.h"
 #include "locks/serverview.h"
 #include "locks/sessioncontroller.h"
@@ -28,6 +29,8 @@ DashboardMenuBar::DashboardMenuBar(ServerView *view, QWidget *parent) : QMenuBar
     viewMenu->addAction(actions->refreshAction());
     viewMenu->addAction(actions->findAction());
     viewMenu->addAction(actions->enableNotificationsAction());
+    viewMenu->addSeparator();
+    UiTheme::addMenuActions(viewMenu->addMenu(tr("&Theme")));
     viewMenu->addSeparator();
     QAction *redlock = viewMenu->addAction(tr("&RedLock view…"), this, &DashboardMenuBar::redLockViewRequested);
     redlock->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));

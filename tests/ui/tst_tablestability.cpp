@@ -2,6 +2,7 @@
 // lock selected while it matches and selects nothing once it does not (never a neighbour), and
 // rows are not re-sorted while the pointer is over them.
 
+#include "common/uitheme.h"
 #include "locks/locktablemodel.h"
 #include "mainwindow.h"
 
@@ -9,8 +10,11 @@
 
 #include "demo/redisserverprocess.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -23,6 +27,7 @@ class TestTableStability : public QObject
     Q_OBJECT
 private slots:
     void filterNeverMovesTheSelection();
+    void themesSwitchThePalette();
 };
 
 void TestTableStability::filterNeverMovesTheSelection()
@@ -79,6 +84,24 @@ void TestTableStability::filterNeverMovesTheSelection()
     QEvent leave(QEvent::Leave);
     QCoreApplication::sendEvent(view->viewport(), &leave);
     QVERIFY(proxy->dynamicSortFilter());
+}
+
+void TestTableStability::themesSwitchThePalette()
+{
+    // View › Theme: dark and light palettes for the whole application, and back to the desktop's.
+    UiTheme::use(UiTheme::Theme::Dark);
+    QVERIFY(UiTheme::isDark());
+    QVERIFY(QApplication::palette().color(QPalette::Base).lightnessF() < 0.5);
+    UiTheme::use(UiTheme::Theme::Light);
+    QVERIFY(!UiTheme::isDark());
+    QCOMPARE(UiTheme::fromName(QStringLiteral("dark")), UiTheme::Theme::Dark);
+    QCOMPARE(UiTheme::fromName(QStringLiteral("nonsense")), UiTheme::Theme::System);
+    QMenu menu;
+    UiTheme::addMenuActions(&menu);
+    QCOMPARE(menu.actions().size(), 3);
+    QVERIFY(menu.findChild<QAction *>(QStringLiteral("theme_dark")) ||
+            menu.actions().at(2)->objectName() == QStringLiteral("theme_dark"));
+    UiTheme::use(UiTheme::Theme::System);
 }
 
 QTEST_MAIN(TestTableStability)

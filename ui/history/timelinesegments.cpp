@@ -1,5 +1,8 @@
 #include "history/timelinesegments.h"
 
+#include <QApplication>
+#include <QPalette>
+
 #include <algorithm>
 #include <cmath>
 
@@ -68,10 +71,13 @@ void TimelineSegments::draw(QCPPainter *painter)
 
     // Lane backgrounds: zebra stripes, the selected lock's lane highlighted.
     painter->setPen(Qt::NoPen);
+    // From the palette, so a dark theme gets dark stripes (fixed light ones were white lanes).
+    const QPalette palette = QApplication::palette();
+    const bool dark = palette.color(QPalette::Base).lightnessF() < 0.5;
+    const QColor stripe = dark ? palette.color(QPalette::Base).lighter(135) : QColor(0xf4, 0xf6, 0xf8);
+    const QColor highlight = dark ? QColor(0x5a, 0x4a, 0x10) : QColor(0xff, 0xf3, 0xc4);
     for (int lane = firstLane; lane <= lastLane; ++lane) {
-        const QColor bg = lane == m_highlight ? QColor(0xff, 0xf3, 0xc4)
-                          : lane % 2          ? QColor(0xf4, 0xf6, 0xf8)
-                                              : QColor();
+        const QColor bg = lane == m_highlight ? highlight : lane % 2 ? stripe : QColor();
         if (!bg.isValid())
             continue;
         const double y0 = yOf(lane - 0.5);

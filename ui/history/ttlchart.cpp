@@ -76,9 +76,15 @@ TtlChart::TtlChart(QWidget *parent) : HistoryChart(parent)
         QCPGraph *g = m_plot->addGraph();
         g->setName(tr(m.label));
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(m.shape, m.color,
-                                           m.shape == QCPScatterStyle::ssDisc ? m.color : QColor(Qt::white), m.size));
-        QPen pen(m.color, 2);
+        // On a dark palette the markers' dark tones vanish: lighter tones, filled with the
+        // background instead of white.
+        const bool dark = palette().color(QPalette::Base).lightnessF() < 0.5;
+        const QColor color = dark ? m.color.lighter(190) : m.color;
+        const QColor fill = m.shape == QCPScatterStyle::ssDisc ? color
+                            : dark                             ? palette().color(QPalette::Base)
+                                                               : QColor(Qt::white);
+        g->setScatterStyle(QCPScatterStyle(m.shape, color, fill, m.size));
+        QPen pen(color, 2);
         g->setPen(pen);
         m_markers.insert(QString::fromLatin1(m.type), g);
     }

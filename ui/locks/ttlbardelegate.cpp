@@ -45,7 +45,9 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
     painter->setBrush(option.palette.color(QPalette::Midlight));
     painter->drawRoundedRect(bar, 3, 3);
     if (ttl == -1) {
-        painter->setBrush(QBrush(QColor(0xc0, 0x39, 0x2b), Qt::BDiagPattern));
+        // The hatching must stand out on dark bases too: a lighter red there.
+        const bool dark = option.palette.color(QPalette::Base).lightnessF() < 0.5;
+        painter->setBrush(QBrush(dark ? QColor(0xff, 0x7a, 0x6b) : QColor(0xc0, 0x39, 0x2b), Qt::BDiagPattern));
         painter->drawRoundedRect(bar, 3, 3);
     } else if (ttl >= 0) {
         const double fraction = qBound(0.0, double(ttl) / double(scale), 1.0);
