@@ -151,6 +151,7 @@ private slots:
     void chartsRenderAndSave();
     void updatesAreCoalescedIntoFrames();
     void chartsFollowADarkPalette();
+    void leaseSafetyEventsAreMarkedOnTheTtlChartAndTimeline();
 
 private:
     void keepShot(QCustomPlot *plot, const QString &name);
@@ -608,6 +609,111 @@ void TestHistoryCharts::chartsFollowADarkPalette()
     const QString shots = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
     QDir().mkpath(shots);
     QVERIFY(chart.grab().save(QDir(shots).filePath(QStringLiteral("ttl-chart-dark.png"))));
+}
+
+// Lease safety: a late renewal is marked apart from the normal ones on the TTL chart; a lost
+// lease, the old holder's return (with the window in which both may have run) and a failover
+// loss are distinct marks on the timeline, and on the TTL chart.
+void TestHistoryCharts::leaseSafetyEventsAreMarkedOnTheTtlChartAndTimeline()
+{
+    feedWatchdog(m_store); // renewed every 10 s, the last at kT0 + 60 s
+    feedContention(m_store);
+    const auto withExtra = [](LockEvent e, const QJsonObject &extra) {
+        e.extra = extra;
+        return e;
+    };
+    // A renewal 24 s after the previous one, with 6 s of the 30 s lease left.
+    const qint64 late = kT0 + 84050;
+    m_store.addSnapshot(held(kOrders, {kBilling}, 30000, 2), late);
+    m_store.addEvents({lockEvent(late, kOrders, QStringLiteral("renewed"), kBilling),
+                       withExtra(lockEvent(late, kOrders, QStringLiteral("renewal_late"), kBilling),
+                                 {{QStringLiteral("lease_ms"), 30000},
+                                  {QStringLiteral("expected_interval_ms"), 10000},
+                                  {QStringLiteral("actual_interval_ms"), 24000},
+                                  {QStringLiteral("margin_ms"), 6000}})});
+    // Then nothing: the lease runs out and worker A, waiting, takes the lock in the same read.
+    const qint64 lost = late + 30050;
+    m_store.addSnapshot(held(kOrders, {kWorkerA}, 30000), lost);
+    m_store.addEvents(
+        {withExtra(lockEvent(lost, kOrders, QStringLiteral("lease_lost"), kBilling),
+                   {{QStringLiteral("next_holder"), kWorkerA}, {QStringLiteral("overlap_from_ms"), lost}}),
+         withExtra(lockEvent(lost, kOrders, QStringLiteral("acquired"), kWorkerA),
+                   {{QStringLiteral("after_lease_lost"), kBilling}})});
+    // The old holder comes back 20 s later.
+    const qint64 back = lost + 20000;
+    m_store.addEvents({withExtra(lockEvent(back, kOrders, QStringLiteral("holder_returned"), kBilling),
+                                 {{QStringLiteral("next_holder"), kWorkerA},
+                                  {QStringLiteral("overlap_from_ms"), lost},
+                                  {QStringLiteral("overlap_to_ms"), back}})});
+    // payments:batch was lost in a failover while C held it.
+    m_store.addEvents({lockEvent(kT0 + 30000, kPayments, QStringLiteral("lost_in_failover"), kWorkerC)});
+    m_now = back + 5000;
+
+    TtlChart chart;
+    chart.setClock([this] { return m_now; });
+    chart.setHistory(&m_store);
+    chart.setLock(kOrders);
+    chart.resize(1100, 380);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.refreshNow();
+    QCPGraph *lateMarks = chart.markerGraph(QStringLiteral("renewal_late"));
+    QCPGraph *renewed = chart.markerGraph(QStringLiteral("renewed"));
+    QVERIFY(lateMarks && renewed);
+    QCOMPARE(lateMarks->dataCount(), 1);
+    QCOMPARE(lateMarks->data()->constBegin()->key, HistoryChart::keyOf(late));
+    QVERIFY2(lateMarks->data()->constBegin()->value >= 29.9, "on top of the renewal it follows");
+    QVERIFY(lateMarks->scatterStyle().shape() != renewed->scatterStyle().shape());
+    QVERIFY(lateMarks->scatterStyle().pen().color() != renewed->scatterStyle().pen().color());
+    QVERIFY(lateMarks->scatterStyle().size() > renewed->scatterStyle().size()); // a ring around the disc
+    QCOMPARE(chart.markerGraph(QStringLiteral("lease_lost"))->dataCount(), 1);
+    QCOMPARE(chart.markerGraph(QStringLiteral("lease_lost"))->data()->constBegin()->value, 0.0); // gone, as expired
+    QCOMPARE(chart.markerGraph(QStringLiteral("holder_returned"))->dataCount(), 1);
+    QCOMPARE(chart.overlapBandCount(), 1);
+    // In the legend while in view; a failover marker with nothing to show stays out of it.
+    QVERIFY(chart.plot()->legend->hasItemWithPlottable(lateMarks));
+    QVERIFY(chart.plot()->legend->hasItemWithPlottable(chart.markerGraph(QStringLiteral("lease_lost"))));
+    QVERIFY(!chart.plot()->legend->hasItemWithPlottable(chart.markerGraph(QStringLiteral("lost_in_failover"))));
+    keepShot(chart.plot(), QStringLiteral("ttl-lease-lost.png"));
+    // A lock without any of them keeps the usual legend.
+    chart.setLock(kPayments);
+    chart.refreshNow();
+    QVERIFY(!chart.plot()->legend->hasItemWithPlottable(lateMarks));
+
+    TimelineWidget timeline;
+    timeline.setClock([this] { return m_now; });
+    timeline.setHistory(&m_store);
+    timeline.resize(1100, 400);
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    timeline.refreshNow();
+    const auto marks = timeline.leaseMarksOf(kOrders);
+    QCOMPARE(marks.size(), 2);
+    QCOMPARE(int(marks.at(0).kind), int(TimelineSegments::Mark::LeaseLost));
+    QCOMPARE(marks.at(0).key, HistoryChart::keyOf(lost));
+    QCOMPARE(int(marks.at(1).kind), int(TimelineSegments::Mark::HolderReturned));
+    QCOMPARE(marks.at(1).key, HistoryChart::keyOf(back));
+    const auto overlaps = timeline.overlapsOf(kOrders);
+    QCOMPARE(overlaps.size(), 1);
+    QCOMPARE(overlaps.at(0).fromKey, HistoryChart::keyOf(lost));
+    QCOMPARE(overlaps.at(0).toKey, HistoryChart::keyOf(back));
+    const auto failover = timeline.leaseMarksOf(kPayments);
+    QCOMPARE(failover.size(), 1);
+    QCOMPARE(int(failover.at(0).kind), int(TimelineSegments::Mark::LostInFailover));
+
+    // Drawn: the lease-lost disc is red beside its white cross, the failover square purple.
+    timeline.plot()->replot();
+    const QImage image = timeline.plot()->toPixmap().toImage();
+    const auto colourAt = [&](const QString &lock, double key, double dx) {
+        const double x = timeline.plot()->xAxis->coordToPixel(key) + dx;
+        const double y = timeline.plot()->yAxis->coordToPixel(timeline.lanes().indexOf(lock) - 0.16);
+        return image.pixelColor(int(std::lround(x)), int(std::lround(y)));
+    };
+    const QColor disc = colourAt(kOrders, HistoryChart::keyOf(lost), 5);
+    QVERIFY2(disc.red() > 170 && disc.green() < 80 && disc.blue() < 80, qPrintable(disc.name()));
+    const QColor square = colourAt(kPayments, HistoryChart::keyOf(kT0 + 30000), 5);
+    QVERIFY2(square.blue() > 120 && square.green() < 60, qPrintable(square.name()));
+    keepShot(timeline.plot(), QStringLiteral("timeline-lease-lost.png"));
 }
 
 QTEST_MAIN(TestHistoryCharts)

@@ -1,14 +1,20 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
 #include "locks/clientsmodel.h"
 #include "locks/eventlogmodel.h"
+#include "locks/leasebadgedelegate.h"
 #include "locks/lockbatchbuffer.h"
+#include "locks/lockdetailpanel.h"
 #include "locks/lockfilterproxy.h"
 #include "locks/locktablemodel.h"
+
+#include "diagnose/leasetracker.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace lockscope;
 
@@ -43,6 +49,10 @@ private slots:
     void batchBufferKeepsWhatApplyingInOrderLeaves();
     void heldForCountsFromTheFirstSighting();
     void clientsModelFollowsTheTableOnlyWhenActive();
+    void lostLeaseShowsBesideTheHolderAndInTheDetail();
+    void leaseBadgesLastAsLongAsTheirFindings();
+    void lateRenewalAndFailoverBadges();
+    void eventLogExplainsAndColoursLeaseEvents();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -308,6 +318,265 @@ void TestLockTableModel::clientsModelFollowsTheTableOnlyWhenActive()
     QVERIFY(clients.setData(clients.index(0, ClientsModel::LabelColumn), QStringLiteral(" billing ")));
     QCOMPARE(edited.size(), 1);
     QCOMPARE(edited.at(0).at(1).toString(), QStringLiteral("billing"));
+}
+
+namespace
+{
+constexpr qint64 kLostAt = 1764243784000; // epoch ms of the lost lease in these tests
+
+LockEvent leaseEvent(qint64 timeMs, const QString &lock, const QString &type, const QString &holder,
+                     const QJsonObject &extra = {})
+{
+    LockEvent e;
+    e.timeMs = timeMs;
+    e.lock = lock;
+    e.type = type;
+    e.holder = holder;
+    e.extra = extra;
+    return e;
+}
+
+/** The events LeaseTracker gives for orders:42: A's watchdog stopped, the lease ran out at kLostAt
+ *  and B, waiting, took the lock in the same read. */
+QVector<LockEvent> leaseLostToB()
+{
+    return {leaseEvent(kLostAt, QStringLiteral("orders:42"), QStringLiteral("lease_lost"), kA,
+                       {{QStringLiteral("client_id"), kA.section(QLatin1Char(':'), 0, 0)},
+                        {QStringLiteral("thread_id"), QStringLiteral("1")},
+                        {QStringLiteral("lease_ms"), 30000},
+                        {QStringLiteral("renewals"), 4},
+                        {QStringLiteral("last_renewed_ms"), kLostAt - 30000},
+                        {QStringLiteral("silent_ms"), 30000},
+                        {QStringLiteral("next_holder"), kB},
+                        {QStringLiteral("overlap_from_ms"), kLostAt}}),
+            leaseEvent(kLostAt, QStringLiteral("orders:42"), QStringLiteral("acquired"), kB,
+                       {{QStringLiteral("after_lease_lost"), kA}})};
+}
+
+/** Contrast ratio of two colours (WCAG 2). */
+double contrast(const QColor &a, const QColor &b)
+{
+    auto lum = [](const QColor &c) {
+        auto lin = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    };
+    const double la = lum(a);
+    const double lb = lum(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+} // namespace
+
+// Lease safety: a lock whose lease was lost says so beside its holder (badge, tooltip naming the
+// old holder, when and the next holder), and the detail panel says what it means.
+void TestLockTableModel::lostLeaseShowsBesideTheHolderAndInTheDetail()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    qint64 wall = kLostAt + 1000;
+    model.setEventClock([&wall] { return wall; });
+    const QString name = QStringLiteral("orders:42");
+    const qint64 now = LockSnapshot::steadyNowMs();
+    model.applyBatch({lock(name, kA, 1, 12000, now), lock(QStringLiteral("other"), kA, 1, 30000, now)}, {});
+    const QModelIndex holder = model.index(model.rowOf(name), LockTableModel::HolderColumn);
+    QVERIFY(holder.data(LockTableModel::LeaseBadgeRole).toString().isEmpty());
+
+    // The read that shows B: the events come with it, the row changes to B.
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.applyBatch({lock(name, kB, 1, 30000, now + 100)}, {});
+    model.applyEvents(leaseLostToB());
+    QVERIFY(changed.size() >= 2);
+    QCOMPARE(holder.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lease lost"));
+    QCOMPARE(holder.data(LockTableModel::LeaseBadgeColorRole).value<QColor>(), QColor(0xc0, 0x39, 0x2b));
+    QCOMPARE(holder.data().toString(), kB); // the holder text is the current holder's
+    const QString tip = holder.data(Qt::ToolTipRole).toString();
+    const QString at = QDateTime::fromMSecsSinceEpoch(kLostAt).toString(QStringLiteral("HH:mm:ss"));
+    QVERIFY2(tip.contains(QStringLiteral("Lease lost at %1: %2 stopped renewing").arg(at, kA)), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("Next holder: %1, since %2").arg(kB, at)), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("may still be running its critical section")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("silent for 30.0 s")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("Now: client id 0c7931ed")), qPrintable(tip)); // and B's line
+    // Other rows and columns are untouched.
+    QVERIFY(model.index(model.rowOf(QStringLiteral("other")), LockTableModel::HolderColumn)
+                .data(LockTableModel::LeaseBadgeRole)
+                .isNull());
+    QVERIFY(model.index(model.rowOf(name), LockTableModel::NameColumn).data(LockTableModel::LeaseBadgeRole).isNull());
+
+    LockDetailPanel detail;
+    detail.setSnapshot(*model.snapshot(name));
+    detail.setLeaseAlert(model.leaseAlert(name), model.actorNames());
+    QVERIFY(detail.hasLeaseAlert());
+    QVERIFY2(detail.leaseText().contains(QStringLiteral("the old holder may still be running its critical section")),
+             qPrintable(detail.leaseText()));
+    QVERIFY2(detail.leaseText().contains(kB), qPrintable(detail.leaseText()));
+
+    // A comes back 40 s later (it acquired another lock): the overlap window is known.
+    wall = kLostAt + 41000;
+    model.applyEvents({leaseEvent(kLostAt + 40000, QStringLiteral("inventory:7"), QStringLiteral("acquired"), kA),
+                       leaseEvent(kLostAt + 40000, name, QStringLiteral("holder_returned"), kA,
+                                  {{QStringLiteral("returned_on"), QStringLiteral("inventory:7")},
+                                   {QStringLiteral("returned_by"), QStringLiteral("acquired")},
+                                   {QStringLiteral("lost_at_ms"), kLostAt},
+                                   {QStringLiteral("next_holder"), kB},
+                                   {QStringLiteral("overlap_from_ms"), kLostAt},
+                                   {QStringLiteral("overlap_to_ms"), kLostAt + 40000}})});
+    QCOMPARE(holder.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lease lost · holder back"));
+    const QString back = QDateTime::fromMSecsSinceEpoch(kLostAt + 40000).toString(QStringLiteral("HH:mm:ss"));
+    QVERIFY2(holder.data(Qt::ToolTipRole)
+                 .toString()
+                 .contains(QStringLiteral("Both may have run the critical section between %1 and %2").arg(at, back)),
+             qPrintable(holder.data(Qt::ToolTipRole).toString()));
+    detail.setLeaseAlert(model.leaseAlert(name), model.actorNames());
+    QVERIFY2(detail.leaseText().contains(QStringLiteral("between %1 and %2</b> (40.0 s)").arg(at, back)),
+             qPrintable(detail.leaseText()));
+    QVERIFY2(!detail.leaseText().contains(QStringLiteral("may still be running")), qPrintable(detail.leaseText()));
+
+    // The delegate draws the badge before the holder and asks for room for it.
+    LeaseBadgeDelegate delegate;
+    QStyleOptionViewItem option;
+    option.rect = QRect(0, 0, 320, 28);
+    const QRect pill = LeaseBadgeDelegate::badgeRect(option.rect, option.font, QStringLiteral("lease lost"));
+    QVERIFY(pill.width() > 40 && pill.left() < 10 && pill.height() <= 22);
+    QVERIFY(delegate.sizeHint(option, holder).width() >
+            delegate.sizeHint(option, model.index(model.rowOf(QStringLiteral("other")), LockTableModel::HolderColumn))
+                .width());
+
+    // Workshop names reach the tooltip.
+    model.setActorNames(ActorNames({{kA.section(QLatin1Char(':'), 0, 0), QStringLiteral("A")},
+                                    {kB.section(QLatin1Char(':'), 0, 0), QStringLiteral("B")}}));
+    QVERIFY2(holder.data(Qt::ToolTipRole).toString().contains(QStringLiteral("at %1: A stopped renewing").arg(at)),
+             qPrintable(holder.data(Qt::ToolTipRole).toString()));
+
+    // A replay's seek clears the model and its alerts with it.
+    model.clear();
+    QVERIFY(!model.leaseAlert(name));
+}
+
+// A badge lasts as long as the doctor keeps the finding, and also shows on a lock that leaves
+// the table and comes back with its next holder.
+void TestLockTableModel::leaseBadgesLastAsLongAsTheirFindings()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    qint64 wall = kLostAt;
+    model.setEventClock([&wall] { return wall; });
+    const QString name = QStringLiteral("orders:42");
+    // Lost while nobody waited: the lock goes from the table.
+    QVector<LockEvent> lost = leaseLostToB().mid(0, 1);
+    lost[0].extra.remove(QStringLiteral("next_holder"));
+    lost[0].extra.remove(QStringLiteral("overlap_from_ms"));
+    model.applyEvents(lost);
+    QVERIFY(model.leaseAlert(name));
+    QVERIFY2(LeaseAlerts::tooltip(*model.leaseAlert(name)).contains(QStringLiteral("Nobody has taken it since")),
+             qPrintable(LeaseAlerts::tooltip(*model.leaseAlert(name))));
+    // B takes it 5 s later: the acquired event names A.
+    wall = kLostAt + 5000;
+    model.applyBatch({lock(name, kB, 1, 30000, LockSnapshot::steadyNowMs())}, {});
+    model.applyEvents(
+        {leaseEvent(kLostAt + 5000, name, QStringLiteral("acquired"), kB, {{QStringLiteral("after_lease_lost"), kA}})});
+    const QModelIndex holder = model.index(model.rowOf(name), LockTableModel::HolderColumn);
+    QCOMPARE(holder.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lease lost"));
+    QCOMPARE(model.leaseAlert(name)->nextHolder, kB);
+    QCOMPARE(model.leaseAlert(name)->nextFromMs, kLostAt + 5000);
+    // Still there just before the doctor drops its finding, gone after.
+    wall = kLostAt + LeaseTracker::kKeepMs - 1;
+    QVERIFY(!holder.data(LockTableModel::LeaseBadgeRole).toString().isEmpty());
+    wall = kLostAt + LeaseTracker::kKeepMs + 1;
+    QVERIFY(holder.data(LockTableModel::LeaseBadgeRole).toString().isEmpty());
+    QVERIFY(!model.leaseAlert(name));
+    // A replay seeked before the loss does not show it yet.
+    wall = kLostAt - 1000;
+    QVERIFY(!model.leaseAlert(name));
+}
+
+void TestLockTableModel::lateRenewalAndFailoverBadges()
+{
+    LockTableModel model;
+    qint64 wall = kLostAt;
+    model.setEventClock([&wall] { return wall; });
+    const qint64 now = LockSnapshot::steadyNowMs();
+    model.applyBatch(
+        {lock(QStringLiteral("slow"), kA, 1, 30000, now), lock(QStringLiteral("billing:7"), kB, 1, 30000, now)}, {});
+    model.applyEvents(
+        {leaseEvent(kLostAt, QStringLiteral("slow"), QStringLiteral("renewed"), kA),
+         leaseEvent(kLostAt, QStringLiteral("slow"), QStringLiteral("renewal_late"), kA,
+                    {{QStringLiteral("lease_ms"), 30000},
+                     {QStringLiteral("expected_interval_ms"), 10000},
+                     {QStringLiteral("actual_interval_ms"), 24000},
+                     {QStringLiteral("margin_ms"), 6000}}),
+         leaseEvent(kLostAt, QStringLiteral("billing:7"), QStringLiteral("lost_in_failover"), kA,
+                    {{QStringLiteral("failover"), QStringLiteral("mymaster: 127.0.0.1:7001 -> 127.0.0.1:7002")}})});
+    const QModelIndex slow = model.index(model.rowOf(QStringLiteral("slow")), LockTableModel::HolderColumn);
+    QCOMPARE(slow.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("late renewal"));
+    QVERIFY(slow.data(LockTableModel::LeaseBadgeColorRole).value<QColor>() != QColor(0xc0, 0x39, 0x2b));
+    QVERIFY2(slow.data(Qt::ToolTipRole).toString().contains(QStringLiteral("it came 24.0 s after the previous one")),
+             qPrintable(slow.data(Qt::ToolTipRole).toString()));
+    QVERIFY2(slow.data(Qt::ToolTipRole).toString().contains(QStringLiteral("only 6.0 s of the 30.0 s lease left")),
+             qPrintable(slow.data(Qt::ToolTipRole).toString()));
+    // The failover loss names the old holder; B, who has it now, is the next holder.
+    const QModelIndex billing = model.index(model.rowOf(QStringLiteral("billing:7")), LockTableModel::HolderColumn);
+    QCOMPARE(billing.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lost in failover"));
+    model.applyEvents({leaseEvent(kLostAt + 2000, QStringLiteral("billing:7"), QStringLiteral("acquired"), kB)});
+    const QString tip = billing.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("Lost in a failover")) && tip.contains(kA) &&
+                 tip.contains(QStringLiteral("Next holder: %1").arg(kB)) && tip.contains(QStringLiteral("RedLock")),
+             qPrintable(tip));
+    // A late renewal is about its holder: another holder of the lock does not inherit it.
+    model.applyBatch({lock(QStringLiteral("slow"), kB, 1, 30000, now + 10)}, {});
+    QVERIFY(slow.data(LockTableModel::LeaseBadgeRole).toString().isEmpty());
+    // ... and it lasts kLateKeepMs, not kKeepMs.
+    model.applyBatch({lock(QStringLiteral("slow"), kA, 1, 30000, now + 20)}, {});
+    wall = kLostAt + LeaseTracker::kLateKeepMs + 1;
+    QVERIFY(slow.data(LockTableModel::LeaseBadgeRole).toString().isEmpty());
+    QCOMPARE(billing.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lost in failover"));
+}
+
+void TestLockTableModel::eventLogExplainsAndColoursLeaseEvents()
+{
+    EventLogModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const QStringList types{QStringLiteral("renewal_late"), QStringLiteral("lease_lost"),
+                            QStringLiteral("holder_returned"), QStringLiteral("lost_in_failover"),
+                            QStringLiteral("token_regressed")};
+    QVector<LockEvent> events;
+    for (const QString &t : types)
+        events << leaseEvent(kLostAt, QStringLiteral("orders:42"), t, kA);
+    events << leaseEvent(kLostAt, QStringLiteral("orders:42"), QStringLiteral("force_unlocked"), kA);
+    model.append(events);
+    auto rowOf = [&model](const QString &type) {
+        for (int r = 0; r < model.rowCount(); ++r)
+            if (model.event(r).type == type)
+                return r;
+        return -1;
+    };
+    const QColor forced = model.index(rowOf(QStringLiteral("force_unlocked")), EventLogModel::TypeColumn)
+                              .data(Qt::ForegroundRole)
+                              .value<QBrush>()
+                              .color();
+    for (bool dark : {false, true}) {
+        model.setOnDark(dark);
+        const QColor background = dark ? QColor(Qt::black) : QColor(Qt::white);
+        for (const QString &t : types) {
+            const QModelIndex type = model.index(rowOf(t), EventLogModel::TypeColumn);
+            QVERIFY2(type.data(Qt::ToolTipRole).toString().size() > 60, qPrintable(t));
+            const QColor c = type.data(Qt::ForegroundRole).value<QBrush>().color();
+            QVERIFY2(contrast(c, background) >= 4.5,
+                     qPrintable(QStringLiteral("%1 on %2: %3").arg(t, background.name()).arg(contrast(c, background))));
+            const bool critical = t != QLatin1String("renewal_late");
+            QCOMPARE(EventLogModel::isCritical(t), critical);
+            QCOMPARE(type.data(Qt::FontRole).value<QFont>().bold(), critical);
+            if (!dark && critical) // red like force_unlocked
+                QCOMPARE(c, forced);
+        }
+    }
+    QVERIFY(EventLogModel::explain(QStringLiteral("lease_lost")).contains(QStringLiteral("critical section")));
+    QVERIFY(EventLogModel::explain(QStringLiteral("holder_returned")).contains(QStringLiteral("stalled, not dead")));
+    QVERIFY(EventLogModel::explain(QStringLiteral("lost_in_failover")).contains(QStringLiteral("RedLock")));
+    // Contrast of the table badges' white text.
+    LeaseAlerts::Alert lostAlert;
+    LeaseAlerts::Alert late;
+    late.kind = LeaseAlerts::Alert::Kind::RenewalLate;
+    QVERIFY(contrast(LeaseAlerts::badgeColor(lostAlert), Qt::white) >= 4.5);
+    QVERIFY(contrast(LeaseAlerts::badgeColor(late), Qt::white) >= 4.5);
 }
 
 void TestLockTableModel::namesSortNaturally()

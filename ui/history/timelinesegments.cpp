@@ -143,6 +143,62 @@ void TimelineSegments::draw(QCPPainter *painter)
             painter->drawLine(QPointF(p.x() - 4, p.y() + 4), QPointF(p.x() + 4, p.y() - 4));
         }
     }
+    drawLeaseMarks(painter, firstLane, lastLane);
+}
+
+void TimelineSegments::drawLeaseMarks(QCPPainter *painter, int firstLane, int lastLane) const
+{
+    QCPAxis *keyAxis = mKeyAxis.data();
+    QCPAxis *valueAxis = mValueAxis.data();
+    const QRect clip = clipRect();
+    const QCPRange keys = keyAxis->range();
+    const QColor red(0xc6, 0x28, 0x28);
+    // The overlap windows: hatched over the whole lane, framed, behind the marks.
+    for (const Overlap &o : m_overlaps) {
+        if (o.lane < firstLane || o.lane > lastLane || o.toKey < keys.lower || o.fromKey > keys.upper)
+            continue;
+        const double x0 = std::max(keyAxis->coordToPixel(o.fromKey), double(clip.left() - 2));
+        const double x1 = std::max(std::min(keyAxis->coordToPixel(o.toKey), double(clip.right() + 2)), x0 + 2);
+        const double y0 = valueAxis->coordToPixel(o.lane - 0.48);
+        const double y1 = valueAxis->coordToPixel(o.lane + 0.48);
+        const QRectF r(x0, std::min(y0, y1), x1 - x0, std::abs(y1 - y0));
+        painter->setPen(QPen(red, 1.5));
+        painter->setBrush(QBrush(red, Qt::BDiagPattern));
+        painter->drawRect(r);
+    }
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    for (const Mark &m : m_marks) {
+        if (m.lane < firstLane || m.lane > lastLane || m.key < keys.lower || m.key > keys.upper)
+            continue;
+        const QPointF p(keyAxis->coordToPixel(m.key), valueAxis->coordToPixel(m.lane + (-0.42 + 0.10) / 2));
+        const double r = 6.5;
+        painter->setPen(QPen(Qt::white, 1.5));
+        switch (m.kind) {
+        case Mark::LeaseLost:
+            painter->setBrush(red);
+            painter->drawEllipse(p, r, r);
+            break;
+        case Mark::HolderReturned:
+            painter->setBrush(QColor(0xb7, 0x1c, 0x1c));
+            painter->drawRect(QRectF(p.x() - r, p.y() - r, 2 * r, 2 * r));
+            break;
+        case Mark::LostInFailover:
+            painter->setBrush(QColor(0x6a, 0x1b, 0x9a));
+            painter->drawRect(QRectF(p.x() - r, p.y() - r, 2 * r, 2 * r));
+            break;
+        }
+        painter->setPen(QPen(Qt::white, 2));
+        const double d = 3.2;
+        if (m.kind == Mark::HolderReturned) {
+            painter->drawLine(QPointF(p.x() - d, p.y()), QPointF(p.x() + d, p.y()));
+            painter->drawLine(QPointF(p.x(), p.y() - d), QPointF(p.x(), p.y() + d));
+        } else {
+            painter->drawLine(QPointF(p.x() - d, p.y() - d), QPointF(p.x() + d, p.y() + d));
+            painter->drawLine(QPointF(p.x() - d, p.y() + d), QPointF(p.x() + d, p.y() - d));
+        }
+    }
+    painter->restore();
 }
 
 void TimelineSegments::drawLegendIcon(QCPPainter *painter, const QRectF &rect) const

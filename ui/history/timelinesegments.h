@@ -14,7 +14,8 @@ namespace lockscope
  * on value i of the value axis). One plottable draws every bar, instead of one QCPItemRect per
  * hold, so 100 lanes with thousands of holds stay cheap: bars outside the visible key range or
  * lanes are skipped, and per lane row at most one bar per pixel column is painted (a bar fully
- * inside pixels already painted in its row is dropped). Not selectable.
+ * inside pixels already painted in its row is dropped). Over the bars, the lease-safety marks
+ * and overlap windows (setLeaseMarks). Not selectable.
  */
 class TimelineSegments : public QCPAbstractPlottable
 {
@@ -32,12 +33,38 @@ public:
         bool isHold = true; ///< false: a waiter bar
     };
 
+    /** A lease-safety mark on a lane, at an instant. */
+    struct Mark {
+        enum Kind : quint8 {
+            LeaseLost = 1,      ///< red disc with a white cross: the holder stopped renewing, the lease ran out
+            HolderReturned = 2, ///< dark red square with a white plus: the old holder was seen again
+            LostInFailover = 3, ///< purple square with a white cross: a failover lost the lock
+        };
+        int lane = 0;
+        double key = 0;
+        Kind kind = LeaseLost;
+    };
+    /** Where the old and the next holder of a lost lease may both have run (hatched red). */
+    struct Overlap {
+        int lane = 0;
+        double fromKey = 0;
+        double toKey = 0;
+    };
+
     TimelineSegments(QCPAxis *keyAxis, QCPAxis *valueAxis);
 
     /** Replaces the bars (sorted here by lane, row and start). */
     void setSegments(QVector<Segment> segments);
     const QVector<Segment> &segments() const { return m_segments; }
     void setLaneCount(int lanes) { m_lanes = lanes; }
+    /** Lease-safety marks and overlap windows, drawn over the bars. */
+    void setLeaseMarks(QVector<Mark> marks, QVector<Overlap> overlaps)
+    {
+        m_marks = std::move(marks);
+        m_overlaps = std::move(overlaps);
+    }
+    const QVector<Mark> &marks() const { return m_marks; }
+    const QVector<Overlap> &overlaps() const { return m_overlaps; }
     /** Where open bars end (epoch s), moved every frame. */
     void setNowKey(double key) { m_nowKey = key; }
     double nowKey() const { return m_nowKey; }
@@ -54,7 +81,11 @@ protected:
     void drawLegendIcon(QCPPainter *painter, const QRectF &rect) const override;
 
 private:
+    void drawLeaseMarks(QCPPainter *painter, int firstLane, int lastLane) const;
+
     QVector<Segment> m_segments;
+    QVector<Mark> m_marks;
+    QVector<Overlap> m_overlaps;
     int m_lanes = 0;
     int m_highlight = -1;
     double m_nowKey = 0;

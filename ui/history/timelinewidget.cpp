@@ -330,6 +330,33 @@ void TimelineWidget::rebuild()
     m_segments->setLaneCount(m_lanes.size());
     m_segments->setNowKey(keyOf(nowMs()));
 
+    // Lease safety: where a lease was lost, where its old holder came back (and the window in
+    // which both holders may have run the critical section), where a failover lost a lock.
+    QVector<TimelineSegments::Mark> marks;
+    QVector<TimelineSegments::Overlap> overlaps;
+    for (const LockEvent &e : h->events(QString(), drawFromMs, drawToMs)) {
+        TimelineSegments::Mark::Kind kind = TimelineSegments::Mark::LeaseLost;
+        if (e.type == QLatin1String("lease_lost"))
+            kind = TimelineSegments::Mark::LeaseLost;
+        else if (e.type == QLatin1String("holder_returned"))
+            kind = TimelineSegments::Mark::HolderReturned;
+        else if (e.type == QLatin1String("lost_in_failover"))
+            kind = TimelineSegments::Mark::LostInFailover;
+        else
+            continue;
+        const int lane = laneOf.value(e.lock, -1);
+        if (lane < 0)
+            continue;
+        marks << TimelineSegments::Mark{lane, keyOf(e.timeMs), kind};
+        if (kind != TimelineSegments::Mark::HolderReturned)
+            continue;
+        const qint64 from = e.extra.value(QStringLiteral("overlap_from_ms")).toInteger();
+        const qint64 to = e.extra.value(QStringLiteral("overlap_to_ms")).toInteger(e.timeMs);
+        if (from > 0 && to >= from)
+            overlaps << TimelineSegments::Overlap{lane, keyOf(from), keyOf(to)};
+    }
+    m_segments->setLeaseMarks(marks, overlaps);
+
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     for (int lane = 0; lane < m_lanes.size(); ++lane)
         ticker->addTick(lane, elided(m_lanes.at(lane), 26));
@@ -384,6 +411,26 @@ QVector<TimelineSegments::Segment> TimelineWidget::segmentsOf(const QString &loc
     for (const auto &s : m_segments->segments())
         if (s.lane == lane && s.isHold == holds)
             out << s;
+    return out;
+}
+
+QVector<TimelineSegments::Mark> TimelineWidget::leaseMarksOf(const QString &lock) const
+{
+    QVector<TimelineSegments::Mark> out;
+    const int lane = m_lanes.indexOf(lock);
+    for (const auto &m : m_segments->marks())
+        if (m.lane == lane)
+            out << m;
+    return out;
+}
+
+QVector<TimelineSegments::Overlap> TimelineWidget::overlapsOf(const QString &lock) const
+{
+    QVector<TimelineSegments::Overlap> out;
+    const int lane = m_lanes.indexOf(lock);
+    for (const auto &o : m_segments->overlaps())
+        if (o.lane == lane)
+            out << o;
     return out;
 }
 

@@ -21,9 +21,10 @@ namespace lockscope
  * One swimlane per lock, over time: a bar per hold interval in the holder's colour (the same
  * holder has the same colour in every lane and every run, HolderPalette), split in thinner bars
  * when several holders share a lock (read-write readers), with a cross where a hold expired or
- * was force-unlocked; under it, thinner bars for waiters (fair-queue waiters in their own colour,
- * so a waiter that acquires keeps it; other locks' waiting clients, counted from the unlock
- * channel, in grey).
+ * was force-unlocked, and the lease-safety marks (TimelineSegments::Mark: lease lost, old holder
+ * back with the hatched window in which both holders may have run, lost in a failover); under it, thinner bars for
+ * waiters (fair-queue waiters in their own colour, so a waiter that acquires keeps it; other locks' waiting clients,
+ * counted from the unlock channel, in grey).
  *
  * Lanes are the locks of the history whose names pass the dashboard's filter, most active first
  * (most holds and waits), at most maxLanes() (100). Mouse: wheel zooms time, drag pans time
@@ -46,6 +47,10 @@ public:
     QStringList lanes() const { return m_lanes; }
     /** The bars drawn for `lock`: holds (one per holder per hold interval) or waiters. */
     QVector<TimelineSegments::Segment> segmentsOf(const QString &lock, bool holds = true) const;
+    /** The lease-safety marks on `lock`'s lane (lease lost, old holder back, lost in failover). */
+    QVector<TimelineSegments::Mark> leaseMarksOf(const QString &lock) const;
+    /** The hatched windows on `lock`'s lane where an old and a next holder may both have run. */
+    QVector<TimelineSegments::Overlap> overlapsOf(const QString &lock) const;
     /** What `lock` looked like at `timeMs`: holders and hold count, TTL then, waiters. */
     QString stateAt(const QString &lock, qint64 timeMs) const;
     /** Puts the cursor at `timeMs` on the lane of `lock` (as the mouse does); returns its text. */

@@ -41,7 +41,31 @@ const MarkerStyle kMarkers[] = {
     {"expired", QT_TRANSLATE_NOOP("TtlChart", "expired"), QCPScatterStyle::ssCross, QColor(0xc6, 0x28, 0x28), 12},
     {"force_unlocked", QT_TRANSLATE_NOOP("TtlChart", "force-unlocked"), QCPScatterStyle::ssStar,
      QColor(0x88, 0x0e, 0x4f), 13},
+    // Lease safety: in the legend only while one is in view.
+    {"renewal_late", QT_TRANSLATE_NOOP("TtlChart", "late renewal"), QCPScatterStyle::ssCircle, QColor(0xef, 0x6c, 0x00),
+     17},
+    {"lease_lost", QT_TRANSLATE_NOOP("TtlChart", "lease lost"), QCPScatterStyle::ssCrossCircle,
+     QColor(0xc6, 0x28, 0x28), 17},
+    {"holder_returned", QT_TRANSLATE_NOOP("TtlChart", "old holder back"), QCPScatterStyle::ssPlusSquare,
+     QColor(0xb7, 0x1c, 0x1c), 15},
+    {"lost_in_failover", QT_TRANSLATE_NOOP("TtlChart", "lost in failover"), QCPScatterStyle::ssCrossSquare,
+     QColor(0x6a, 0x1b, 0x9a), 15},
 };
+
+/** Marker types shown in the legend only while the chart has one in view. */
+bool rareMarker(const QString &type)
+{
+    return type == QLatin1String("renewal_late") || type == QLatin1String("lease_lost") ||
+           type == QLatin1String("holder_returned") || type == QLatin1String("lost_in_failover");
+}
+
+/** Events after which the lock is gone (marked at TTL 0). */
+bool goneAt(const QString &type)
+{
+    return type == QLatin1String("released") || type == QLatin1String("expired") ||
+           type == QLatin1String("force_unlocked") || type == QLatin1String("lease_lost") ||
+           type == QLatin1String("lost_in_failover");
+}
 
 const QColor kTtlColor(0x1e, 0x88, 0xe5);
 const QColor kWarnColor(0xc6, 0x28, 0x28);
@@ -86,6 +110,10 @@ TtlChart::TtlChart(QWidget *parent) : HistoryChart(parent)
         g->setScatterStyle(QCPScatterStyle(m.shape, color, fill, m.size));
         QPen pen(color, 2);
         g->setPen(pen);
+        if (m.shape == QCPScatterStyle::ssCircle) // a ring around the renewal's own disc
+            g->setScatterStyle(QCPScatterStyle(m.shape, QPen(m.color, 2.5), Qt::NoBrush, m.size));
+        if (rareMarker(QString::fromLatin1(m.type)))
+            g->removeFromLegend();
         m_markers.insert(QString::fromLatin1(m.type), g);
     }
 
@@ -148,6 +176,7 @@ void TtlChart::clearItems()
     for (QCPItemRect *band : std::as_const(m_bands))
         m_plot->removeItem(band);
     m_bands.clear();
+    m_overlapBands = 0;
     if (m_liveBand)
         m_plot->removeItem(m_liveBand);
     m_liveBand = nullptr;
@@ -243,8 +272,7 @@ void TtlChart::rebuild()
             continue;
         lastKey.insert(e.type, key);
         double value = 0;
-        if (e.type != QLatin1String("released") && e.type != QLatin1String("expired") &&
-            e.type != QLatin1String("force_unlocked")) {
+        if (!goneAt(e.type)) {
             const auto after = std::upper_bound(samples.cbegin(), samples.cend(), e.timeMs + TtlSeries::kEventSlackMs,
                                                 [](qint64 t, const HistoryStore::Sample &s) { return t < s.timeMs; });
             if (after != samples.cbegin()) {
@@ -257,6 +285,35 @@ void TtlChart::rebuild()
     }
     for (auto it = markerData.begin(); it != markerData.end(); ++it)
         m_markers.value(it.key())->data()->set(it.value(), false);
+    for (auto it = m_markers.cbegin(); it != m_markers.cend(); ++it) {
+        if (!rareMarker(it.key()))
+            continue;
+        if (markerData.contains(it.key()))
+            it.value()->addToLegend();
+        else
+            it.value()->removeFromLegend();
+    }
+
+    // After a lost lease whose holder came back: the window in which both holders may have run
+    // the critical section, hatched red over the whole height.
+    for (const LockEvent &e : events) {
+        if (e.type != QLatin1String("holder_returned"))
+            continue;
+        const qint64 from = e.extra.value(QStringLiteral("overlap_from_ms")).toInteger();
+        const qint64 to = e.extra.value(QStringLiteral("overlap_to_ms")).toInteger(e.timeMs);
+        if (from <= 0 || to < from || keyOf(to) < fromKey || keyOf(from) > toKey)
+            continue;
+        auto *band = new QCPItemRect(m_plot);
+        band->setLayer(QStringLiteral("grid"));
+        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->topLeft->setCoords(keyOf(from), 0);
+        band->bottomRight->setCoords(keyOf(to), 1);
+        band->setPen(QPen(kWarnColor, 1, Qt::DotLine));
+        band->setBrush(QBrush(QColor(kWarnColor.red(), kWarnColor.green(), kWarnColor.blue(), 110), Qt::BDiagPattern));
+        m_bands << band;
+        ++m_overlapBands;
+    }
 
     // Where the TTL fell below the renewal level: orange when the renewal came late, red when the
     // lock expired instead. The newest 50 in view.

@@ -21,7 +21,12 @@ namespace lockscope
  * end from the last reading to now is extrapolated live at every frame.
  *
  * Markers (from the lock's events): acquired, reentered, renewed, released, expired,
- * force_unlocked. A lock without expiry (PTTL -1) and an absent lock (PTTL -2) leave gaps.
+ * force_unlocked, and the lease-safety ones (in the legend only while one is in view): an orange
+ * ring around a late renewal (renewal_late), a red crossed circle where a lease was lost
+ * (lease_lost, at 0 like an expiry), a red plus-square where its old holder came back
+ * (holder_returned) and a purple crossed square for a lock lost in a failover. The window in which
+ * the old and the next holder may both have run the critical section (holder_returned's overlap)
+ * is hatched red. A lock without expiry (PTTL -1) and an absent lock (PTTL -2) leave gaps.
  *
  * Missing-renewal warning: once a hold has been seen renewed (a TTL jump with the same holders
  * and hold count, or a `renewed` event), a renewal every lease/3 keeps its TTL above 2/3 of the
@@ -51,7 +56,9 @@ public:
     /** The warning's sentence, empty when there is none. */
     QString warningText() const;
     /** Bands drawn where the TTL fell below the renewal level (late renewals, expiries, live). */
-    int overdueBandCount() const { return int(m_bands.size()) + (m_liveBand ? 1 : 0); }
+    int overdueBandCount() const { return int(m_bands.size()) - m_overlapBands + (m_liveBand ? 1 : 0); }
+    /** Hatched bands drawn where an old and a next holder may both have run (holder_returned). */
+    int overlapBandCount() const { return m_overlapBands; }
     /** Level a renewal every lease/3 keeps the TTL above, minus the margin, ms; -1 when the
      *  current hold has not been seen renewed. */
     qint64 renewalLevelMs() const { return m_levelMs; }
@@ -71,6 +78,7 @@ private:
     QHash<QString, QCPGraph *> m_markers;
     QVector<QCPItemRect *> m_bands;
     QCPItemRect *m_liveBand = nullptr;
+    int m_overlapBands = 0; ///< of m_bands, the overlap windows (drawn after the overdue bands)
     QCPItemStraightLine *m_levelLine = nullptr;
     QCPItemText *m_levelText = nullptr;
     QCPItemText *m_warning = nullptr;

@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
 
 namespace lockscope
 {
@@ -16,6 +17,12 @@ int EventLogModel::rowCount(const QModelIndex &parent) const
 int EventLogModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
+}
+
+bool EventLogModel::isCritical(const QString &type)
+{
+    return type == QLatin1String("lease_lost") || type == QLatin1String("holder_returned") ||
+           type == QLatin1String("lost_in_failover") || type == QLatin1String("token_regressed");
 }
 
 QString EventLogModel::explain(const QString &type)
@@ -39,6 +46,34 @@ QString EventLogModel::explain(const QString &type)
         return tr("A thread joined the fair lock's waiter queue");
     if (type == QLatin1String("dequeued"))
         return tr("A thread left the fair lock's waiter queue (acquired, gave up or was pruned)");
+    if (type == QLatin1String("renewal_late"))
+        return tr("The watchdog renewed late: it renews every lease/3, and this renewal came with less than half "
+                  "the lease left. The holder's process is struggling (GC pauses, CPU starvation, a slow link to "
+                  "Redis); a little more and its lease runs out while it still works");
+    if (type == QLatin1String("lease_lost"))
+        return tr("Lease lost: a watchdog had been renewing this lock, then the renewals stopped and the lease ran "
+                  "out while the holder still held it. Its client is stalled (GC pause, frozen host, network) or "
+                  "dead; if stalled, it may still be running its critical section without the lock. The next "
+                  "acquire of this lock names it");
+    if (type == QLatin1String("holder_returned"))
+        return tr("The holder of a lost lease did something again (renewed, acquired or waited on a lock): it was "
+                  "stalled, not dead. It and the next holder may both have run the critical section; the detail "
+                  "gives the window");
+    if (type == QLatin1String("lost_in_failover"))
+        return tr("Redis failed over before this lock reached the replica: the new master does not have it and no "
+                  "release was seen. Its holder may still believe it holds it while another client acquires it. "
+                  "RedLock, WAIT after acquiring, or a fenced lock guard against this");
+    if (type == QLatin1String("token_regressed"))
+        return tr("A fenced lock's token went down (it only ever grows): its key lost writes, in a failover, a "
+                  "restore or by hand. A resource that checks tokens may now accept a stale holder");
+    if (type == QLatin1String("renewal_failed"))
+        return tr("LockScope's own watchdog could not renew its hold: the lease runs out unless the next renewal "
+                  "succeeds");
+    if (type == QLatin1String("renewal_recovered"))
+        return tr("LockScope's own watchdog renewed its hold again after failing");
+    if (type == QLatin1String("failover"))
+        return tr("Redis Sentinel named a new master and LockScope moved to it; locks held on the old master that "
+                  "the new one lacks are reported as lost_in_failover");
     return {};
 }
 
@@ -83,9 +118,18 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         if (index.column() == HolderColumn && !m_names.isEmpty() && !e.holder.isEmpty())
             return e.holder;
         return explain(e.type);
+    } else if (role == Qt::FontRole && (index.column() == TypeColumn || index.column() == DetailColumn)) {
+        // Mutual exclusion was at risk: the rows an operator must not miss in a busy log.
+        if (isCritical(e.type)) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
     } else if (role == Qt::ForegroundRole && index.column() == TypeColumn) {
-        if (e.type == QLatin1String("expired") || e.type == QLatin1String("force_unlocked"))
+        if (e.type == QLatin1String("expired") || e.type == QLatin1String("force_unlocked") || isCritical(e.type))
             return QBrush(m_onDark ? QColor(0xff, 0x7b, 0x6b) : QColor(0xc0, 0x39, 0x2b));
+        if (e.type == QLatin1String("renewal_late"))
+            return QBrush(m_onDark ? QColor(0xff, 0xb0, 0x4c) : QColor(0xa8, 0x4c, 0x00));
         if (e.type == QLatin1String("acquired") || e.type == QLatin1String("reentered"))
             return QBrush(m_onDark ? QColor(0x6f, 0xe0, 0x7f) : QColor(0x1e, 0x7d, 0x32));
         if (e.type == QLatin1String("renewed"))

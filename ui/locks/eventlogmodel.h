@@ -31,6 +31,9 @@ public:
 
     /** Tooltip text explaining an event type in Redisson's terms. */
     static QString explain(const QString &type);
+    /** Lease-safety events that mean mutual exclusion was at risk (lease_lost, holder_returned,
+     *  lost_in_failover, token_regressed): red and bold in the log. renewal_late is orange. */
+    static bool isCritical(const QString &type);
 
     /** Workshop mode: holders and client ids in the holder and detail columns shown by name
      *  ("A"); the holder column's tooltip keeps the field. */

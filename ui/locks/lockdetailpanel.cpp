@@ -37,6 +37,15 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_stale->setVisible(false);
     layout->addWidget(m_stale);
 
+    // A lost lease: under the title, before the countdown, in the problems' colour.
+    m_lease = new QLabel(this);
+    m_lease->setObjectName(QStringLiteral("leaseLabel"));
+    m_lease->setWordWrap(true);
+    m_lease->setTextFormat(Qt::RichText);
+    m_lease->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_lease->setVisible(false);
+    layout->addWidget(m_lease);
+
     auto *form = new QFormLayout;
     m_form = form;
     m_ttl = new QLabel(this);
@@ -124,6 +133,8 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     m_holders->setEnabled(!s.stale);
     m_waiters->setEnabled(!s.stale);
     if (!any) {
+        m_lease->clear();
+        m_lease->setVisible(false);
         m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
         m_ttl->clear();
         m_waiting->clear();
@@ -220,6 +231,27 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     m_keys->setPlainText(RedisBytes::displayed(keys.join(QLatin1Char('\n'))));
     fitTables();
     tick();
+}
+
+void LockDetailPanel::setLeaseAlert(const LeaseAlerts::Alert *alert, const ActorNames &names)
+{
+    const QString text = alert && !m_snapshot.name.isEmpty() ? LeaseAlerts::detailHtml(*alert, names) : QString();
+    if (text == m_lease->text() && m_lease->isVisible() == !text.isEmpty())
+        return;
+    m_lease->setText(text);
+    const QString colour = alert ? LeaseAlerts::badgeColor(*alert).name() : QStringLiteral("#c0392b");
+    m_lease->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid %1; padding-left: 6px; }").arg(colour));
+    m_lease->setVisible(!text.isEmpty());
+}
+
+bool LockDetailPanel::hasLeaseAlert() const
+{
+    return !m_lease->text().isEmpty();
+}
+
+QString LockDetailPanel::leaseText() const
+{
+    return m_lease->text();
 }
 
 void LockDetailPanel::tick()

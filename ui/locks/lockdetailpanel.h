@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/actornames.h"
+#include "locks/leasealerts.h"
 
 #include "protocol/locksnapshot.h"
 
@@ -39,6 +40,16 @@ public:
     /** Shows `snapshot`; a default-constructed one (empty name) clears the panel. */
     void setSnapshot(const LockSnapshot &snapshot);
     const LockSnapshot &snapshot() const { return m_snapshot; }
+    /**
+     * The lock's lease alert (LockTableModel::leaseAlert), nullptr for none: a paragraph under the
+     * title saying who lost the lease and when, that the old holder may still be running its
+     * critical section, the next holder and, once the old holder came back, the window in which
+     * both may have run it. Set after setSnapshot() (which keeps it).
+     */
+    void setLeaseAlert(const LeaseAlerts::Alert *alert, const ActorNames &names);
+    bool hasLeaseAlert() const;
+    /** The paragraph shown (rich text), empty when none. */
+    QString leaseText() const;
     /** Refreshes the countdowns (called by the window's animation timer). */
     void tick();
     /** Compact (workshop projector mode): leaves out the raw Redis keys and channels, the naming
@@ -61,6 +72,7 @@ private:
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
     QLabel *m_title = nullptr;
     QLabel *m_stale = nullptr; ///< "Not connected: … as of hh:mm:ss" (issue 15.1), hidden for fresh data
+    QLabel *m_lease = nullptr; ///< the lease alert's paragraph, hidden when there is none
     QLabel *m_ttl = nullptr;
     QLabel *m_waiting = nullptr;
     QLabel *m_notes = nullptr; ///< what the data cannot tell (name, kind)

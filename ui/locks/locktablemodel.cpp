@@ -237,11 +237,28 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
         }
         break;
+    case LeaseBadgeRole:
+    case LeaseBadgeColorRole: {
+        if (index.column() != HolderColumn)
+            return {};
+        const LeaseAlerts::Alert *a = leaseAlert(s.name);
+        if (!a)
+            return {};
+        return role == LeaseBadgeRole ? QVariant(LeaseAlerts::badgeText(*a))
+                                      : QVariant::fromValue(LeaseAlerts::badgeColor(*a));
+    }
     case Qt::ToolTipRole:
         // Issue 13.9: stale data says so before anything else.
         if (s.stale)
             return tr("Stale: LockScope lost its connection; this is the lock as of %1 and may have changed since.")
                 .arg(QDateTime::fromMSecsSinceEpoch(s.staleAsOfMs).toString(QStringLiteral("HH:mm:ss")));
+        // A lost lease concerns the holder column first: who lost it, when, who holds it now.
+        if (index.column() == HolderColumn) {
+            if (const LeaseAlerts::Alert *a = leaseAlert(s.name)) {
+                const QString holders = holderTooltip(s);
+                return LeaseAlerts::tooltip(*a, m_names) + (holders.isEmpty() ? QString() : tr("\n\nNow: ") + holders);
+            }
+        }
         // What the data cannot tell comes first (issue 11 points 4 and 9).
         if (index.column() == KindColumn && !s.kindCertain && s.kind == LockKind::Lock)
             return tr("Fair or plain reentrant lock: %1.").arg(s.kindNote);
@@ -276,15 +293,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                        ? tr("Already held when LockScope first read it at %1: held at least this long").arg(since)
                        : tr("Held since %1 (first seen by LockScope)").arg(since);
         }
-        if (index.column() == HolderColumn && !s.holders.isEmpty()) {
-            QStringList lines;
-            for (const auto &h : s.holders)
-                lines
-                    << (m_names.nameOfField(h.field).isEmpty() ? QString()
-                                                               : m_names.nameOfField(h.field) + QStringLiteral(": ")) +
-                           tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
-            return lines.join(QLatin1Char('\n'));
-        }
+        if (index.column() == HolderColumn && !s.holders.isEmpty())
+            return holderTooltip(s);
         return {};
     case Qt::DecorationRole:
         if (index.column() == KindColumn)
@@ -311,6 +321,38 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         return {};
     }
     return {};
+}
+
+QString LockTableModel::holderTooltip(const LockSnapshot &s) const
+{
+    QStringList lines;
+    for (const auto &h : s.holders)
+        lines << (m_names.nameOfField(h.field).isEmpty() ? QString()
+                                                         : m_names.nameOfField(h.field) + QStringLiteral(": ")) +
+                     tr("client id %1, thread id %2, hold count %3").arg(h.clientId, h.threadId).arg(h.holdCount);
+    return lines.join(QLatin1Char('\n'));
+}
+
+void LockTableModel::applyEvents(const QVector<LockEvent> &events)
+{
+    m_lease.prune(m_eventClock());
+    const QStringList changed = m_lease.apply(events);
+    for (const QString &name : changed) {
+        const int row = m_index.value(name, -1);
+        if (row >= 0)
+            emit dataChanged(index(row, HolderColumn), index(row, HolderColumn),
+                             {LeaseBadgeRole, LeaseBadgeColorRole, Qt::ToolTipRole});
+    }
+}
+
+const LeaseAlerts::Alert *LockTableModel::leaseAlert(const QString &name) const
+{
+    const int row = m_index.value(name, -1);
+    QStringList holders;
+    if (row >= 0)
+        for (const auto &h : m_rows[row].snapshot.holders)
+            holders << h.field;
+    return m_lease.current(name, m_eventClock(), holders);
 }
 
 void LockTableModel::setClusterNodes(const QVector<ClusterNodeStatus> &nodes)
@@ -461,6 +503,7 @@ void LockTableModel::clear()
     beginResetModel();
     m_rows.clear();
     m_index.clear();
+    m_lease.clear();
     endResetModel();
 }
 

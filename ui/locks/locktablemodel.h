@@ -1,11 +1,13 @@
 #pragma once
 
 #include "common/actornames.h"
+#include "locks/leasealerts.h"
 
 #include "protocol/locksnapshot.h"
 #include "watch/clusternodestatus.h"
 
 #include <QAbstractTableModel>
+#include <QDateTime>
 #include <QHash>
 #include <QIcon>
 #include <QVector>
@@ -44,7 +46,9 @@ public:
         LastRenewalRole,                 ///< qint64 steady ms of the last watchdog renewal seen, 0 = none
         SortRole,                        ///< value used by the proxy to sort each column
         OwnHoldRole,                     ///< bool: LockScope's own client holds it
-        HeldSinceRole, ///< qint64 model-clock ms of the first sighting of the current holders, 0 = free
+        HeldSinceRole,       ///< qint64 model-clock ms of the first sighting of the current holders, 0 = free
+        LeaseBadgeRole,      ///< QString: the lease-safety badge beside the holder ("lease lost"), empty = none
+        LeaseBadgeColorRole, ///< QColor: its fill (LeaseAlerts::badgeColor)
     };
 
     explicit LockTableModel(QObject *parent = nullptr);
@@ -58,6 +62,19 @@ public:
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
     /** Workshop mode: holders shown by name ("A"), the client id in the tooltip. */
     void setActorNames(const ActorNames &names);
+    /** The clock of events' times, epoch ms: the wall clock by default, the replay position in a
+     *  replay. Lease badges last as long as the doctor's findings on this clock. */
+    void setEventClock(std::function<qint64()> clock) { m_eventClock = std::move(clock); }
+    /**
+     * One batch of events (LockSession::eventsOccurred or a replay's): lease_lost, holder_returned,
+     * lost_in_failover, token_regressed and renewal_late give the lock's row a badge beside its
+     * holder (LeaseBadgeRole) and a tooltip naming the old holder, when and the next holder. Kept by
+     * name, so a lock that comes back with its next holder shows it. No I/O.
+     */
+    void applyEvents(const QVector<LockEvent> &events);
+    /** The lease alert shown for `name` now, nullptr for none (the detail panel's paragraph). */
+    const LeaseAlerts::Alert *leaseAlert(const QString &name) const;
+    const ActorNames &actorNames() const { return m_names; }
     /** Text colours for a dark background (workshop projector mode): a lighter warning colour
      *  for the names of locks with problems. */
     void setOnDark(bool dark);
@@ -90,6 +107,7 @@ public:
     void applyBatch(const QVector<LockSnapshot> &changed, const QStringList &removed);
     /** Worst doctor severity per lock (LockFinding::Severity as int), shown on the name column. */
     void setSeverities(const QHash<QString, int> &severityByLock);
+    /** No rows and no lease alerts (a replay's seek: the events up to the new position follow). */
     void clear();
 
     /** "as of hh:mm:ss" (local time of staleAsOfMs) for a stale snapshot (LockScope lost the
@@ -117,6 +135,8 @@ private:
         bool heldSinceAtLeast = false; ///< they were there at LockScope's first read: held at least that long
     };
     void rebuildIndex();
+    /** One line per holder: name (workshop), client id, thread id, hold count. */
+    QString holderTooltip(const LockSnapshot &s) const;
 
     QVector<Row> m_rows;
     QHash<QString, int> m_index;
@@ -124,6 +144,8 @@ private:
     QHash<QString, int> m_severity;
     QVector<QString> m_slotMaster; ///< cluster: master address per hash slot (16384), else empty
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
+    std::function<qint64()> m_eventClock = &QDateTime::currentMSecsSinceEpoch;
+    LeaseAlerts m_lease;
     bool m_initialReadDone = false;
 };
 

@@ -1,5 +1,6 @@
 #include "locks/locktableview.h"
 
+#include "locks/leasebadgedelegate.h"
 #include "locks/lockfilterproxy.h"
 #include "locks/locktablemodel.h"
 #include "locks/ttlbardelegate.h"
@@ -15,6 +16,8 @@ LockTableView::LockTableView(LockTableModel *model, LockFilterProxy *proxy, QWid
     setModel(proxy);
     m_ttlDelegate = new TtlBarDelegate(this);
     setItemDelegateForColumn(LockTableModel::TtlColumn, m_ttlDelegate);
+    // A lost lease shows as a badge before the holder (LockTableModel::LeaseBadgeRole).
+    setItemDelegateForColumn(LockTableModel::HolderColumn, new LeaseBadgeDelegate(this));
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);
     setSortingEnabled(true);

@@ -94,7 +94,10 @@ ServerView::ServerView(const LockSession::Options &options, QWidget *parent) : Q
     connect(&m_animation, &QTimer::timeout, this, [this] {
         m_lockView->viewport()->update();
         m_detail->tick();
+        if (m_detail->hasLeaseAlert() && !m_lockModel->leaseAlert(selectedLockName()))
+            m_detail->setLeaseAlert(nullptr, m_lockModel->actorNames()); // its time is over
     });
+    followPalette();
     m_animation.start();
 }
 
@@ -260,6 +263,7 @@ void ServerView::attachReplay(ReplayPlayer *player)
     // Countdowns run on the replay clock: at the replay speed, frozen on pause, right after a seek.
     const auto replayClock = [player] { return player->clockMs(); };
     m_lockModel->setClock(replayClock);
+    m_lockModel->setEventClock([player] { return player->positionMs(); });
     m_lockView->ttlDelegate()->setClock(replayClock);
     m_detail->setClock(replayClock);
     m_actions->setReplay();
@@ -318,8 +322,10 @@ void ServerView::selectLock(const QString &name)
 
 void ServerView::updateDetail()
 {
-    const LockSnapshot *s = m_lockModel->snapshot(selectedLockName());
+    const QString name = selectedLockName();
+    const LockSnapshot *s = m_lockModel->snapshot(name);
     m_detail->setSnapshot(s ? *s : LockSnapshot());
+    m_detail->setLeaseAlert(s ? m_lockModel->leaseAlert(name) : nullptr, m_lockModel->actorNames());
 }
 
 void ServerView::updateCount()
@@ -419,6 +425,12 @@ void ServerView::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
 void ServerView::onEvents(const QVector<LockEvent> &events)
 {
     m_eventModel->append(events);
+    m_lockModel->applyEvents(events); // lease badges beside the holder
+    if (m_replayDoctor)               // the lease-safety findings of a replay (its events are already the session's)
+        (void)m_replayDoctor->observeEvents(events);
+    const QString selected = selectedLockName();
+    if (!selected.isEmpty())
+        m_detail->setLeaseAlert(m_lockModel->leaseAlert(selected), m_lockModel->actorNames());
     m_history.addEvents(events);
     if (m_recorder)
         m_recorder->recordEvents(events);
@@ -532,6 +544,22 @@ void ServerView::onFindings(const QVector<LockFinding> &findings)
             severity[lock] = qMax(severity.value(lock, -1), int(f.severity));
     m_lockModel->setSeverities(severity);
     m_tabs->showFindingCount(findings);
+}
+
+void ServerView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        followPalette();
+}
+
+void ServerView::followPalette()
+{
+    // Event and warning colours with enough contrast on a dark desktop theme too (the workshop's
+    // projector mode sets the same through its dark palette).
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    m_eventModel->setOnDark(dark);
+    m_lockModel->setOnDark(dark);
 }
 
 void ServerView::setActorNames(const ActorNames &names)

@@ -119,8 +119,13 @@ signals:
     /** The connection state shown in the status bar changed. */
     void connectionModeChanged(lockscope::LockMonitor::Mode mode);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void buildUi();
+    /** Event-log and table colours for the palette's background (light or dark). */
+    void followPalette();
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void flushTableBuffer();
