@@ -2,7 +2,8 @@
 // Prometheus (Debian's `prometheus`, started here on loopback with a generated config and a
 // scratch TSDB): after a hand-over, a renewal and an expired lease, Prometheus's HTTP API returns
 // the right held locks, events and findings; the shipped alert for a lock without TTL fires (its
-// `for:` shortened); promtool accepts /metrics and the shipped rules; MONITOR shows no write
+// `for:` shortened); promtool accepts /metrics and the shipped rules, whose unit tests
+// (lockscope-alerts.test.yml) pass; MONITOR shows no write
 // command from serve's connections; bad options exit 1 naming the option with nothing written;
 // TLS and basic auth from --web-config; SIGTERM ends it at once.
 
@@ -39,6 +40,7 @@ namespace
 
 const QString kCli = QStringLiteral(LOCKSCOPE_CLI_PATH);
 const QString kAlerts = QStringLiteral(LOCKSCOPE_SOURCE_DIR "/packaging/prometheus/lockscope-alerts.yml");
+const QString kAlertTests = QStringLiteral(LOCKSCOPE_SOURCE_DIR "/packaging/prometheus/lockscope-alerts.test.yml");
 
 /** A running `lockscope-cli serve`; port() once it said where it serves. */
 class Serve
@@ -215,6 +217,7 @@ private slots:
     void initTestCase();
     void prometheusSeesHandOverExpiryAndFindings();
     void promtoolAcceptsTheRules();
+    void alertRulesPassTheirUnitTests();
     void clusterEveryMaster();
     void badOptionsExitWithoutWriting();
     void tlsAndBasicAuth();
@@ -395,6 +398,18 @@ void TestExporter::promtoolAcceptsTheRules()
         QSKIP("promtool is not installed (Debian: apt-get install prometheus)");
     const ProcessResult r =
         runProcess(QStringLiteral("promtool"), {QStringLiteral("check"), QStringLiteral("rules"), kAlerts});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    QVERIFY2(r.out.contains("SUCCESS"), qPrintable(r.describe()));
+}
+
+void TestExporter::alertRulesPassTheirUnitTests()
+{
+    // lockscope-alerts.test.yml: series as serve exposes them and the alerts (labels and
+    // annotations) each rule must give at given times, the lease-safety rules included.
+    if (QStandardPaths::findExecutable(QStringLiteral("promtool")).isEmpty())
+        QSKIP("promtool is not installed (Debian: apt-get install prometheus)");
+    const ProcessResult r =
+        runProcess(QStringLiteral("promtool"), {QStringLiteral("test"), QStringLiteral("rules"), kAlertTests});
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
     QVERIFY2(r.out.contains("SUCCESS"), qPrintable(r.describe()));
 }

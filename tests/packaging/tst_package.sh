@@ -84,11 +84,13 @@ fi
 
 echo "== exporter files (lockscope-cli serve)"
 for f in lib/systemd/system/lockscope-exporter.service usr/share/lockscope/prometheus/lockscope-alerts.yml \
+         usr/share/lockscope/prometheus/lockscope-alerts.test.yml \
          usr/share/lockscope/grafana/lockscope-dashboard.json usr/share/doc/lockscope/examples/lockscope-exporter.env; do
     [ -e "$root/$f" ] || fail "$f is not in the package"
 done
 if command -v promtool >/dev/null; then
     promtool check rules "$root/usr/share/lockscope/prometheus/lockscope-alerts.yml" || fail "promtool check rules"
+    promtool test rules "$root/usr/share/lockscope/prometheus/lockscope-alerts.test.yml" || fail "promtool test rules"
 fi
 python3 -m json.tool "$root/usr/share/lockscope/grafana/lockscope-dashboard.json" >/dev/null || fail "dashboard JSON"
 if command -v systemd-analyze >/dev/null; then
