@@ -51,7 +51,6 @@ ServerView::ServerView(const LockSession::Options &options, QWidget *parent) : Q
     m_lockModel = new LockTableModel(this);
     m_lockModel->setOwnClientId(m_session->clientId());
     m_eventModel = new EventLogModel(this);
-    followPalette(); // a dark theme gets the models' light text colours
     m_findingModel = new FindingModel(this);
     buildUi();
 
@@ -438,20 +437,6 @@ void ServerView::onEvents(const QVector<LockEvent> &events)
     if (m_replayDoctor)
         (void)m_replayDoctor->observeEvents(events);
     emit historyChanged();
-}
-
-void ServerView::followPalette()
-{
-    const bool dark = palette().color(QPalette::Base).lightnessF() < 0.5;
-    m_lockModel->setOnDark(dark);
-    m_eventModel->setOnDark(dark);
-}
-
-void ServerView::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::PaletteChange && m_lockModel && m_eventModel)
-        followPalette(); // View › Theme
-    QWidget::changeEvent(event);
 }
 
 bool ServerView::eventFilter(QObject *watched, QEvent *event)

@@ -54,11 +54,6 @@ protected:
     /** The table holds still under the pointer: while it is over the rows, changes do not
      *  re-sort them (the row the operator aims at stays where it is); leaving re-sorts. */
     bool eventFilter(QObject *watched, QEvent *event) override;
-    /** A palette change (View › Theme) re-colours the models' text for a dark or light base. */
-    void changeEvent(QEvent *event) override;
-
-private:
-    void followPalette();
 
 public:
     explicit ServerView(const LockSession::Options &options, QWidget *parent = nullptr);
