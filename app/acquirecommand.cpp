@@ -35,7 +35,7 @@ void AcquireCommand::run()
         QString field;
         QString kind;
         qint64 token = -1;
-        int exitCode = Ok; ///< after the release: ServerError when an audit record was not written
+        int exitCode = Ok;   ///< after the release: ServerError when an audit record was not written
         QString exitMessage; ///< with exitCode: what to say after the release
         bool releasing = false;
     };
@@ -92,7 +92,8 @@ void AcquireCommand::run()
                     m_err << "lockscope-cli: " << RedisBytes::displayed(message) << '\n';
                     m_err.flush();
                     hold->exitCode = ServerError;
-                    hold->exitMessage = QStringLiteral("the acquire of %1 had no reply; its hold was released").arg(m_name);
+                    hold->exitMessage =
+                        QStringLiteral("the acquire of %1 had no reply; its hold was released").arg(m_name);
                     hold->releasing = true;
                     m_writeSent = true;
                     return;

@@ -82,8 +82,7 @@ MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *pa
 }
 
 MetricsServer::MetricsServer(const WebConfig &config, Render render, const Limits &limits, QObject *parent)
-    : QObject(parent), m_config(config), m_render(std::move(render)), m_server(new QHttpServer(this)),
-      m_limits(limits)
+    : QObject(parent), m_config(config), m_render(std::move(render)), m_server(new QHttpServer(this)), m_limits(limits)
 {
     m_clock.start();
     auto *sweeper = new QTimer(this);
@@ -295,8 +294,8 @@ QHttpServerResponse MetricsServer::refusal() const
 {
     using Status = QHttpServerResponse::StatusCode;
     if (m_rateLimited) {
-        QHttpServerResponse r = textResponse("Too many password checks: try again in a second\n",
-                                             Status::TooManyRequests);
+        QHttpServerResponse r =
+            textResponse("Too many password checks: try again in a second\n", Status::TooManyRequests);
         r.setHeader("Retry-After", "1");
         return r;
     }

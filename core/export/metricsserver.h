@@ -83,7 +83,7 @@ private:
     bool takeBcrypt();
 
     struct Connection {
-        qint64 requestBytes = 0;  ///< since the last answer
+        qint64 requestBytes = 0;    ///< since the last answer
         qint64 requestStartMs = -1; ///< m_clock time of the current request's first byte
         qint64 lastActiveMs = 0;
         qint64 rejectedMs = -1; ///< m_clock time of a 431 answer (closed a second later)
@@ -94,7 +94,7 @@ private:
     quint16 m_port = 0;
     qint64 m_scrapes = 0;
     QSet<QByteArray> m_verified; ///< SHA-256 of "user:password" that passed bcrypt
-    QSslConfiguration m_ssl; ///< with TLS: what GuardedSslServer is set up with
+    QSslConfiguration m_ssl;     ///< with TLS: what GuardedSslServer is set up with
     QSet<QByteArray> m_failed;   ///< ... and that failed it (at most 1000, then forgotten)
     Limits m_limits;
     QHash<QTcpSocket *, Connection> m_connections;
@@ -103,6 +103,7 @@ private:
     int m_bcryptSpent = 0;
     bool m_rateLimited = false; ///< the last authorized() said no for want of budget
     friend class GuardedTcpServer;
-    friend class GuardedSslServer;};
+    friend class GuardedSslServer;
+};
 
 } // namespace lockscope

@@ -84,8 +84,8 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
 {
     // A FIFO (or socket, device) would block open() until a writer came, deaf to SIGTERM.
     if (const QFileInfo info(path); info.exists() && !info.isFile()) {
-        *error = QStringLiteral("--web-config %1: it is not a regular file (a directory, FIFO, socket or device)")
-                     .arg(path);
+        *error =
+            QStringLiteral("--web-config %1: it is not a regular file (a directory, FIFO, socket or device)").arg(path);
         return false;
     }
     QFile file(path);

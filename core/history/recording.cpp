@@ -243,9 +243,8 @@ bool Recording::read(const QString &path, const Visitor &visitor, Recording *out
                     continue; // not a snapshot of any lock (`{}`): nothing to show or count
                 if (!count())
                     return false;
-                if (visitor.snapshot &&
-                    !visitor.snapshot(
-                        LockSnapshot::fromJson(so, timeMs - so.value(QStringLiteral("read_ms_ago")).toInteger())))
+                if (visitor.snapshot && !visitor.snapshot(LockSnapshot::fromJson(
+                                            so, timeMs - so.value(QStringLiteral("read_ms_ago")).toInteger())))
                     return false;
             }
             for (const auto &v : o.value(QStringLiteral("removed")).toArray()) {

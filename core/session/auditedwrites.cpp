@@ -79,7 +79,7 @@ void AuditedWrites::run(const QString &action, const QString &name, const QJsonO
             }
             QPointer<RedisConnection> conn = m_setup.connectionFor(name);
             perform(before, [this, action, name, args, before, reservation, conn](const QString &outcome,
-                                                                                   const QString &message) {
+                                                                                  const QString &message) {
                 // An error because the connection went away: the write may have reached Redis
                 // before it did (a server that stalls, then runs it). Unknown, never "error".
                 if (outcome == QLatin1String("error") && conn && conn->lostSinceEpochMs() != 0) {
@@ -124,7 +124,7 @@ void AuditedWrites::settleUnknown(const QString &action, const QString &name, co
     auto *waiter = new QObject(this);
     auto settled = std::make_shared<bool>(false);
     auto give = [this, action, name, args, before, reservation, waiter, settled](const QString &text,
-                                                                                  const LockSnapshot *after) {
+                                                                                 const LockSnapshot *after) {
         if (*settled)
             return;
         *settled = true;
@@ -193,8 +193,11 @@ void AuditedWrites::finish(const QString &action, const QString &name, const QJs
                            AuditLog::Reservation *reservation, const LockSnapshot *after)
 {
     QJsonObject entry = record(action, name, args, before, outcome, message);
-    if (after)
-        entry.insert(QStringLiteral("after"), after->toJson());
+    if (after) {
+        QJsonObject state = after->toJson();
+        state.insert(QStringLiteral("exists"), after->exists); // free or not, said plainly
+        entry.insert(QStringLiteral("after"), state);
+    }
     QString auditError;
     if (reservation ? !AuditLog::complete(*reservation, entry, &auditError) : !m_audit.append(entry, &auditError)) {
         emit actionFinished(

@@ -23,9 +23,9 @@ class SnapshotReader;
  * lock is re-read (the audit record shows the state just before), the record is written with the
  * result "sending" (AuditLog::reserve(): refused when the log cannot take it, nothing sent),
  * `perform` writes, and finish() completes the audit record (a write whose connection was lost
- * before its reply came finishes "unknown" after a re-read, see settleUnknown()) (AuditLog: time, operator, host, server, Sentinel master, client id,
- * action, lock, args, before, result, message) and emits actionFinished(). An action that
- * worked but could not be audited finishes "audit_failed".
+ * before its reply came finishes "unknown" after a re-read, see settleUnknown()) (AuditLog: time, operator, host,
+ * server, Sentinel master, client id, action, lock, args, before, result, message) and emits actionFinished(). An
+ * action that worked but could not be audited finishes "audit_failed".
  */
 class AuditedWrites : public QObject
 {
@@ -76,12 +76,12 @@ private:
     /** A write whose reply never came (its connection was lost): waits for the server to come
      *  back (at most 20 s), re-reads the lock, asks unknownSettled, and finishes "unknown" with
      *  the state found ("after" in the record). */
-    void settleUnknown(const QString &action, const QString &name, const QJsonObject &args,
-                       const LockSnapshot &before, const QString &message,
-                       std::shared_ptr<AuditLog::Reservation> reservation, QPointer<RedisConnection> conn);
+    void settleUnknown(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
+                       const QString &message, std::shared_ptr<AuditLog::Reservation> reservation,
+                       QPointer<RedisConnection> conn);
     /** The audit record of one action (see the class comment for its fields). */
-    QJsonObject record(const QString &action, const QString &name, const QJsonObject &args,
-                       const LockSnapshot &before, const QString &outcome, const QString &message) const;
+    QJsonObject record(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
+                       const QString &outcome, const QString &message) const;
 
     Setup m_setup;
     AuditLog m_audit;

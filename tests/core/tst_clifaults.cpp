@@ -44,8 +44,8 @@ public:
     explicit Monitor(quint16 port)
     {
         m_process.start(lockscope::test::redisCliPath(),
-                        {QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
-                         QString::number(port), QStringLiteral("monitor")});
+                        {QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(port),
+                         QStringLiteral("monitor")});
     }
     ~Monitor()
     {
@@ -153,10 +153,11 @@ void TestCliFaults::auditLogThatCannotGrowRefusesAndSendsNothing()
     }
     m_admin->cmd({"HSET", "full:1", kHolder, "1"});
     m_admin->cmd({"PEXPIRE", "full:1", "60000"});
+    m_admin->cmd({"HSET", "full:3", kHolder, "1"}); // no TTL: set-ttl would repair it
     const QStringList base{QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"), audit};
     const QList<QStringList> writes{
         {"force-unlock", "full:1", "--yes"},
-        {"set-ttl", "full:1", "--ttl-ms", "5000", "--yes"},
+        {"set-ttl", "full:3", "--ttl-ms", "5000", "--yes"},
         {"acquire", "full:2", "--hold-ms", "100"},
     };
     for (const QStringList &write : writes) {
@@ -171,6 +172,7 @@ void TestCliFaults::auditLogThatCannotGrowRefusesAndSendsNothing()
     QVERIFY(m_admin->exists("full:1"));
     QVERIFY(m_admin->pttl("full:1") > 50000);
     QVERIFY(!m_admin->exists("full:2"));
+    QCOMPARE(m_admin->pttl("full:3"), -1);
     QCOMPARE(QFileInfo(audit).size(), 1024);
 }
 
@@ -187,9 +189,10 @@ void TestCliFaults::auditRecordIsWrittenBeforeTheWrite()
     }
     m_admin->cmd({"HSET", "almost:1", kHolder, "1"});
     m_admin->cmd({"PEXPIRE", "almost:1", "60000"});
+    m_admin->cmd({"HSET", "almost:3", kHolder, "1"}); // no TTL: set-ttl would repair it
     const QStringList base{QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"), audit};
     for (const QStringList &write : QList<QStringList>{{"force-unlock", "almost:1", "--yes"},
-                                                       {"set-ttl", "almost:1", "--ttl-ms", "5000", "--yes"},
+                                                       {"set-ttl", "almost:3", "--ttl-ms", "5000", "--yes"},
                                                        {"acquire", "almost:2", "--hold-ms", "100"}}) {
         const ProcessResult r = cliWithFileLimit(1, base + write);
         QVERIFY2(r.exitCode == 3, qPrintable(write.join(' ') + QLatin1Char('\n') + r.describe()));
@@ -199,10 +202,11 @@ void TestCliFaults::auditRecordIsWrittenBeforeTheWrite()
     QVERIFY(m_admin->exists("almost:1"));
     QVERIFY(m_admin->pttl("almost:1") > 50000);
     QVERIFY(!m_admin->exists("almost:2"));
+    QCOMPARE(m_admin->pttl("almost:3"), -1);
 
     // With room, one line per write as before: the outcome completes the reserved record.
     const QString roomy = m_tmp.filePath(QStringLiteral("roomy.jsonl"));
-    const ProcessResult ok = cli({"--audit-log", roomy, "set-ttl", "almost:1", "--ttl-ms", "40000", "--yes"});
+    const ProcessResult ok = cli({"--audit-log", roomy, "set-ttl", "almost:3", "--ttl-ms", "40000", "--yes"});
     QVERIFY2(ok.exitCode == 0, qPrintable(ok.describe()));
     QFile f(roomy);
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -211,6 +215,7 @@ void TestCliFaults::auditRecordIsWrittenBeforeTheWrite()
     const QJsonObject record = QJsonDocument::fromJson(lines.first()).object();
     QCOMPARE(record.value(QStringLiteral("result")).toString(), QStringLiteral("done"));
     QCOMPARE(record.value(QStringLiteral("action")).toString(), QStringLiteral("set_ttl"));
+    QVERIFY(m_admin->pttl("almost:3") > 30000);
 }
 
 // Closing the terminal (SIGHUP) releases the hold and audits the release, as Ctrl-C does: exit 129.
@@ -218,7 +223,8 @@ void TestCliFaults::hangupReleasesTheHold()
 {
     const QString audit = m_tmp.filePath(QStringLiteral("hup.jsonl"));
     QProcess holder;
-    holder.start(cliPath(), {"--url", m_server.url(), "--audit-log", audit, "acquire", "hup:1", "--lease-ms", "600000"});
+    holder.start(cliPath(),
+                 {"--url", m_server.url(), "--audit-log", audit, "acquire", "hup:1", "--lease-ms", "600000"});
     QVERIFY(holder.waitForStarted(10000));
     auto stop = qScopeGuard([&] {
         if (holder.state() != QProcess::NotRunning) {
@@ -251,9 +257,9 @@ void TestCliFaults::hangupReleasesTheHold()
 void TestCliFaults::watchEndsWhenItsOutputCloses()
 {
     QProcess pipeline;
-    pipeline.start(QStringLiteral("/bin/bash"),
-                   {QStringLiteral("-c"), QStringLiteral("\"$0\" --url \"$1\" watch | head -1"), cliPath(),
-                    m_server.url()});
+    pipeline.start(
+        QStringLiteral("/bin/bash"),
+        {QStringLiteral("-c"), QStringLiteral("\"$0\" --url \"$1\" watch | head -1"), cliPath(), m_server.url()});
     QVERIFY(pipeline.waitForStarted(10000));
     auto stop = qScopeGuard([&] {
         if (pipeline.state() != QProcess::NotRunning) {
@@ -284,17 +290,17 @@ void TestCliFaults::watchEndsWhenItsOutputCloses()
     m_admin->cmd({"DEL", "pipe:1"});
     QVERIFY2(waitUntil([&] { return pipeline.state() == QProcess::NotRunning; }, 3000),
              "watch | head -1 still running 3 s after the first line");
-    QVERIFY2(sinceLine.elapsed() < 1000, qPrintable(QStringLiteral("ended %1 ms after the first line")
-                                                        .arg(sinceLine.elapsed())));
+    QVERIFY2(sinceLine.elapsed() < 1000,
+             qPrintable(QStringLiteral("ended %1 ms after the first line").arg(sinceLine.elapsed())));
 }
 
 // A user whose ACL forbids scripting: watch exits 3 like list, show and doctor (before: exit 0,
 // "watching 0 lock(s)", every acquire and release missed).
 void TestCliFaults::watchWithoutScriptingExits3()
 {
-    QVERIFY(!m_admin->cmd({"ACL", "SETUSER", "noscript", "reset", "on", ">n0-scr1pt", "~*", "&*", "+@all",
-                           "-@scripting"})
-                 .isError());
+    QVERIFY(
+        !m_admin->cmd({"ACL", "SETUSER", "noscript", "reset", "on", ">n0-scr1pt", "~*", "&*", "+@all", "-@scripting"})
+             .isError());
     auto dropUser = qScopeGuard([&] { m_admin->cmd({"ACL", "DELUSER", "noscript"}); });
     m_admin->cmd({"HSET", "acl:1", kHolder, "1"});
     const QString url = QStringLiteral("redis://noscript:n0-scr1pt@127.0.0.1:%1").arg(m_server.port());

@@ -140,8 +140,8 @@ quint16 TestExporterLimits::startServe()
     waitUntil(
         [&] {
             m_serveErr += m_serve.readAllStandardError();
-            const QRegularExpressionMatch m =
-                QRegularExpression(QStringLiteral("http://127\\.0\\.0\\.1:(\\d+)")).match(QString::fromUtf8(m_serveErr));
+            const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("http://127\\.0\\.0\\.1:(\\d+)"))
+                                                  .match(QString::fromUtf8(m_serveErr));
             port = m.hasMatch() ? quint16(m.captured(1).toUInt()) : 0;
             return port != 0;
         },
@@ -247,8 +247,8 @@ void TestExporterLimits::hugeHeaderGets431()
     s.connectToHost(QHostAddress::LocalHost, port);
     QVERIFY(s.waitForConnected(5000));
     // One 10 MB header (before: answered 200 after buffering all of it).
-    s.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + kGoodAuth + "\r\nX-Big: " +
-            QByteArray(10 * 1000 * 1000, 'b') + "\r\n\r\n");
+    s.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + kGoodAuth +
+            "\r\nX-Big: " + QByteArray(10 * 1000 * 1000, 'b') + "\r\n\r\n");
     QByteArray data;
     waitUntil(
         [&] {

@@ -138,16 +138,16 @@ void TestRecordingBombs::oneLineRepeated()
         e.detail = QStringLiteral("held by a client of the test");
         events << e.toJson();
     }
-    const QByteArray locksLine =
-        QJsonDocument(QJsonObject{{QStringLiteral("t"), 2000}, {QStringLiteral("k"), QStringLiteral("locks")},
-                                  {QStringLiteral("changed"), changed}})
-            .toJson(QJsonDocument::Compact) +
-        '\n';
-    const QByteArray eventsLine =
-        QJsonDocument(QJsonObject{{QStringLiteral("t"), 2000}, {QStringLiteral("k"), QStringLiteral("events")},
-                                  {QStringLiteral("events"), events}})
-            .toJson(QJsonDocument::Compact) +
-        '\n';
+    const QByteArray locksLine = QJsonDocument(QJsonObject{{QStringLiteral("t"), 2000},
+                                                           {QStringLiteral("k"), QStringLiteral("locks")},
+                                                           {QStringLiteral("changed"), changed}})
+                                     .toJson(QJsonDocument::Compact) +
+                                 '\n';
+    const QByteArray eventsLine = QJsonDocument(QJsonObject{{QStringLiteral("t"), 2000},
+                                                            {QStringLiteral("k"), QStringLiteral("events")},
+                                                            {QStringLiteral("events"), events}})
+                                      .toJson(QJsonDocument::Compact) +
+                                  '\n';
     const QString path = m_tmp.filePath(QStringLiteral("repeated.jsonl"));
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -157,8 +157,8 @@ void TestRecordingBombs::oneLineRepeated()
         f.write(eventsLine);
     }
     f.close();
-    qInfo("repeated: %lld bytes, lines of %lld and %lld bytes", QFileInfo(path).size(),
-          qint64(locksLine.size()), qint64(eventsLine.size()));
+    qInfo("repeated: %lld bytes, lines of %lld and %lld bytes", QFileInfo(path).size(), qint64(locksLine.size()),
+          qint64(eventsLine.size()));
     const lockscope::test::ProcessResult r = exportCsv(path);
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
     const qint64 peak = childrenPeakRssMiB();
