@@ -167,6 +167,7 @@ bool Recording::read(const QString &path, const Visitor &visitor, Recording *out
     qint64 items = 0;   // snapshots, removals and events handed to the visitor
     qint64 records = 0; // "locks" and "events" records
     bool capped = false;
+    bool stoppedEarly = false; // the visitor asked to stop
     const QFileInfo info(path);
     if (!info.exists()) {
         *error = info.isSymLink()
@@ -234,8 +235,10 @@ bool Recording::read(const QString &path, const Visitor &visitor, Recording *out
         if (kind == QLatin1String("locks") || kind == QLatin1String("events"))
             ++records;
         if (kind == QLatin1String("locks")) {
-            if (visitor.record && !visitor.record(timeMs))
+            if (visitor.record && !visitor.record(timeMs)) {
+                stoppedEarly = true;
                 return false;
+            }
             for (const auto &v : o.value(QStringLiteral("changed")).toArray()) {
                 // Read `read_ms_ago` before the record was written (absent in older files: 0).
                 const QJsonObject so = v.toObject();
@@ -250,17 +253,23 @@ bool Recording::read(const QString &path, const Visitor &visitor, Recording *out
             for (const auto &v : o.value(QStringLiteral("removed")).toArray()) {
                 if (!count())
                     return false;
-                if (visitor.removed && !visitor.removed(v.toString()))
+                if (visitor.removed && !visitor.removed(v.toString())) {
+                    stoppedEarly = true;
                     return false;
+                }
             }
         } else if (kind == QLatin1String("events")) {
-            if (visitor.record && !visitor.record(timeMs))
+            if (visitor.record && !visitor.record(timeMs)) {
+                stoppedEarly = true;
                 return false;
+            }
             for (const auto &v : o.value(QStringLiteral("events")).toArray()) {
                 if (!count())
                     return false;
-                if (visitor.event && !visitor.event(LockEvent::fromJson(v.toObject())))
+                if (visitor.event && !visitor.event(LockEvent::fromJson(v.toObject()))) {
+                    stoppedEarly = true;
                     return false;
+                }
             }
         } else if (kind == QLatin1String("end")) {
             out->stoppedMs = timeMs;
@@ -282,6 +291,10 @@ bool Recording::read(const QString &path, const Visitor &visitor, Recording *out
                         .arg(kMaxTotalBytes >> 20);
     if (capped)
         problems << QStringLiteral("more than %1 snapshots and events: only that many were kept").arg(visitor.maxItems);
+    // Every recording LockScope closes ends with an "end" record: without it, the file was cut
+    // (exactly at a line end, so nothing above noticed) or is still being written.
+    if (problems.isEmpty() && !stoppedEarly && out->stoppedMs == 0 && !out->header.isEmpty())
+        problems << QStringLiteral("it has no closing record (cut short at a line end, or still being written)");
     if (reader.skippedLong > 0)
         problems << QStringLiteral("%1 line(s) longer than %2 MiB skipped, the first at line %3")
                         .arg(reader.skippedLong)

@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
@@ -103,6 +104,7 @@ private slots:
     void fifoPathsAreRefused();
     void longNameDoesNotWidenEveryRow();
     void passwordLeavesTheCommandLine();
+    void maxClientsIsSaidInTheServersWords();
 
 private:
     ProcessResult cli(const QStringList &args, int timeoutMs = 30000);
@@ -401,6 +403,21 @@ void TestCliFaults::passwordLeavesTheCommandLine()
     ::kill(pid_t(watch.processId()), SIGTERM);
     QVERIFY(watch.waitForFinished(5000));
     QVERIFY2(!seen.contains("s3cret-pw") && seen.contains("redis://scrub:*********@127.0.0.1"), seen.constData());
+}
+
+// A server at maxclients answers "-ERR max number of clients reached" and closes: that is what
+// the CLI says (before: "if it serves TLS on this port, use rediss://").
+void TestCliFaults::maxClientsIsSaidInTheServersWords()
+{
+    const RedisReply info = m_admin->cmd({"INFO", "clients"});
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("connected_clients:(\\d+)")).match(QString::fromUtf8(info.toByteArray()));
+    QVERIFY(m.hasMatch());
+    QVERIFY(!m_admin->cmd({"CONFIG", "SET", "maxclients", m.captured(1).toUtf8()}).isError());
+    auto restore = qScopeGuard([&] { m_admin->cmd({"CONFIG", "SET", "maxclients", "10000"}); });
+    const ProcessResult r = cli({"list"});
+    QVERIFY2(r.exitCode == 2 && r.err.contains("max number of clients") && !r.err.contains("rediss://"),
+             qPrintable(r.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestCliFaults)
