@@ -35,7 +35,8 @@ void AcquireCommand::run()
         QString field;
         QString kind;
         qint64 token = -1;
-        int exitCode = Ok; ///< after the release: ServerError when an audit record was not written
+        int exitCode = Ok;   ///< after the release: ServerError when an audit record was not written
+        QString exitMessage; ///< with exitCode: what to say after the release
         bool releasing = false;
     };
     auto hold = std::make_shared<Hold>();
@@ -82,12 +83,26 @@ void AcquireCommand::run()
                     m_err << "lockscope-cli: " << RedisBytes::displayed(message) << "; releasing it again\n";
                     m_err.flush();
                     hold->exitCode = ServerError;
+                    hold->exitMessage = QStringLiteral("the acquire of %1 has no audit record").arg(m_name);
                     release();
                     return;
                 }
+                if (outcome == QLatin1String("unknown") && !hold->field.isEmpty()) {
+                    // The reply never came, but the re-read found the hold: the session releases it.
+                    m_err << "lockscope-cli: " << RedisBytes::displayed(message) << '\n';
+                    m_err.flush();
+                    hold->exitCode = ServerError;
+                    hold->exitMessage =
+                        QStringLiteral("the acquire of %1 had no reply; its hold was released").arg(m_name);
+                    hold->releasing = true;
+                    m_writeSent = true;
+                    return;
+                }
                 if (!ok) {
-                    fail(outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ? ServerError
-                                                                                                       : Refused,
+                    fail(outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ||
+                                 outcome == QLatin1String("unknown")
+                             ? ServerError
+                             : Refused,
                          message);
                     return;
                 }
@@ -110,7 +125,7 @@ void AcquireCommand::run()
                     m_out << "released " << DisplayText::escaped(m_name) << '\n';
                     m_out.flush();
                     if (hold->exitCode != Ok)
-                        fail(hold->exitCode, QStringLiteral("the acquire of %1 has no audit record").arg(m_name));
+                        fail(hold->exitCode, hold->exitMessage);
                     else
                         finish(m_signal ? 128 + m_signal : Ok);
                 } else {

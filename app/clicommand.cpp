@@ -80,6 +80,13 @@ bool CliCommand::start(const LockSession::Options &options, int delayMs, int *ex
         case ConnectionLoss::Fail:
             break;
         }
+        if (m_writeSent) {
+            // A write is under way: its outcome is settled (re-read once the server is back) and
+            // audited before the process ends.
+            m_err << "lockscope-cli: " << reason << " (reconnecting to settle the write under way)\n";
+            m_err.flush();
+            return;
+        }
         fail(ServerError, QStringLiteral("cannot reach Redis: %1").arg(reason));
     });
     connect(m_session, &LockSession::errorOccurred, this, [this, notifications](const QString &msg) {
@@ -128,7 +135,7 @@ void CliCommand::interrupt(int sig)
         return;
     if (m_signal == 0) {
         m_signal = sig;
-        m_err << "lockscope-cli: " << (sig == SIGINT ? "interrupted" : "terminated") << '\n';
+        m_err << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';
         m_err.flush();
     }
     if (m_writeSent)
@@ -265,7 +272,8 @@ bool CliCommand::awaitAction()
                 } else if (ok) {
                     m_out << RedisBytes::displayed(message) << '\n';
                     finish(Ok);
-                } else if (outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed")) {
+                } else if (outcome == QLatin1String("error") || outcome == QLatin1String("audit_failed") ||
+                           outcome == QLatin1String("unknown")) {
                     fail(ServerError, message);
                 } else {
                     fail(Refused, message);

@@ -36,23 +36,12 @@ int ExportCommand::run()
 {
     Recording rec;
     QString error;
-    if (!Recording::load(m_recordingPath, &rec, &error)) {
+    // First the header only: a file that is no recording is refused before any CSV is made.
+    Recording::Visitor headerOnly;
+    headerOnly.record = [](qint64) { return false; };
+    if (!Recording::read(m_recordingPath, headerOnly, &rec, &error)) {
         m_err << "lockscope-cli: " << error << '\n';
         return CliCommand::Refused;
-    }
-    if (!rec.warning.isEmpty())
-        m_err << "lockscope-cli: " << rec.warning << '\n';
-    HistoryStore::Retention keepAll;
-    keepAll.maxAgeMs = std::numeric_limits<qint64>::max() / 4;
-    keepAll.maxSamplesPerLock = keepAll.maxIntervalsPerLock = keepAll.maxEvents = std::numeric_limits<int>::max();
-    keepAll.maxLocks = std::numeric_limits<int>::max();
-    HistoryStore history(keepAll);
-    for (const auto &r : rec.records) {
-        for (const auto &s : r.changed)
-            history.addSnapshot(s, r.timeMs);
-        for (const auto &n : r.removed)
-            history.addRemoval(n, r.timeMs);
-        history.addEvents(r.events);
     }
     const QFileInfo info(m_recordingPath);
     const QString dir =
@@ -71,12 +60,43 @@ int ExportCommand::run()
     }
     QTextStream ev(&events);
     ev << "time_ms,lock,type,holder,detail\n";
+    // Streamed: each event is written as it is read (in file order) and the hold intervals are
+    // derived on the way, samples and events kept only as far as that needs: memory does not grow
+    // with the file (a gzip bomb of `{}` snapshots, one line repeated a million times).
+    HistoryStore::Retention bounded;
+    bounded.maxAgeMs = std::numeric_limits<qint64>::max() / 4;
+    bounded.maxSamplesPerLock = 2;
+    bounded.maxEvents = 1000;
+    bounded.maxIntervalsPerLock = bounded.maxLocks = std::numeric_limits<int>::max();
+    HistoryStore history(bounded);
     int nEvents = 0;
-    for (const auto &e : history.events()) {
+    qint64 timeMs = 0;
+    Recording::Visitor visitor;
+    visitor.record = [&timeMs](qint64 t) {
+        timeMs = t;
+        return true;
+    };
+    visitor.snapshot = [&](const LockSnapshot &s) {
+        history.addSnapshot(s, timeMs);
+        return true;
+    };
+    visitor.removed = [&](const QString &name) {
+        history.addRemoval(name, timeMs);
+        return true;
+    };
+    visitor.event = [&](const LockEvent &e) {
         ev << e.timeMs << ',' << csvField(e.lock) << ',' << e.type << ',' << csvField(e.holder) << ','
            << csvField(e.detail) << '\n';
         ++nEvents;
+        history.addEvents({e});
+        return true;
+    };
+    if (!Recording::read(m_recordingPath, visitor, &rec, &error)) {
+        m_err << "lockscope-cli: " << error << '\n';
+        return CliCommand::Refused; // the CSV files are not committed
     }
+    if (!rec.warning.isEmpty())
+        m_err << "lockscope-cli: " << rec.warning << '\n';
     QTextStream ho(&holds);
     ho << "lock,holder,start_ms,end_ms,duration_ms,end_reason\n";
     int nHolds = 0;

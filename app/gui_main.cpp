@@ -30,6 +30,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <csignal>
 #include <cstdio>
 
 using namespace lockscope;
@@ -297,6 +298,9 @@ int main(int argc, char **argv)
         parser.process(app); // prints and exits
         return 0;
     }
+    // A file size limit (ulimit -f) makes a write fail (EFBIG) instead of killing the dashboard:
+    // the audit log then refuses the write it would have recorded.
+    std::signal(SIGXFSZ, SIG_IGN);
     QApplication app(argc, argv);
     setApplicationNames();
     // Core's TLS sentences name the connection dialog's fields (issue 14: no CLI flags).

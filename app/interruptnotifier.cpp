@@ -1,9 +1,11 @@
 #include "interruptnotifier.h"
 
 #include <QSocketNotifier>
+#include <QTimer>
 
 #include <csignal>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 namespace lockscope
@@ -47,6 +49,46 @@ InterruptNotifier::InterruptNotifier(QObject *parent) : QObject(parent)
     sa.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
+    // A closed terminal or a lost ssh session: a hold is released as on Ctrl-C.
+    ::sigaction(SIGHUP, &sa, nullptr);
+}
+
+void InterruptNotifier::watchOutput()
+{
+    auto *timer = new QTimer(this);
+    connect(timer, &QTimer::timeout, this, [this, timer] {
+        if (!outputClosed())
+            return;
+        timer->stop();
+        if (g_interrupted == 0)
+            g_interrupted = SIGPIPE;
+        emit interrupted(SIGPIPE);
+    });
+    timer->start(200);
+}
+
+bool InterruptNotifier::outputClosed()
+{
+    struct pollfd p = {};
+    p.fd = STDOUT_FILENO;
+    p.events = 0; // only the conditions always reported: POLLERR (pipe without reader), POLLHUP
+    if (::poll(&p, 1, 0) != 1)
+        return false;
+    return (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+const char *InterruptNotifier::describe(int sig)
+{
+    switch (sig) {
+    case SIGINT:
+        return "interrupted";
+    case SIGHUP:
+        return "hangup (the terminal closed)";
+    case SIGPIPE:
+        return "output closed";
+    default:
+        return "terminated";
+    }
 }
 
 InterruptNotifier::~InterruptNotifier() = default;

@@ -165,7 +165,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     if (m_parser.isSet(QStringLiteral("holder")) && m_parser.value(QStringLiteral("holder")).trimmed().isEmpty())
         return usage(QStringLiteral("--holder needs a client id, <clientId>:<threadId> or thread id"));
 
-    m_interrupts = new InterruptNotifier(this); // SIGINT / SIGTERM: 130 / 143 (every command below)
+    m_interrupts = new InterruptNotifier(this); // SIGINT / SIGTERM / SIGHUP: 130 / 143 / 129 (every command below)
+    // A closed output ends every command (141), but the exporter: its output is a log, not its answer.
+    if (command != QLatin1String("serve"))
+        m_interrupts->watchOutput();
     if (command == QLatin1String("redlock")) {
         // RedLock / MultiLock over independent servers (--servers): its own connections, no LockSession.
         // It polls the flag while holding and releases first.
@@ -220,7 +223,7 @@ void LockScopeCli::onRedLockInterrupted(int sig)
         return;
     if (m_signal == 0) {
         m_signal = sig;
-        m_err << "lockscope-cli: " << (sig == SIGINT ? "interrupted" : "terminated") << '\n';
+        m_err << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';
         m_err.flush();
     }
     // RedLockCommand polls InterruptNotifier::received(), releases and finishes; a second at most.

@@ -42,6 +42,18 @@ QString elidedField(const QString &field)
     return client.left(8) + QStringLiteral("…") + client.right(4) + (colon >= 0 ? field.mid(colon) : QString());
 }
 
+/** The widest a cell gets, --wide or not: one lock with a 1 MiB name must not make every row of
+ *  the table 1 MiB wide. Longer cells keep their start and end ("orders:eu-west…:shard-17"). */
+constexpr int kMaxCell = 200;
+
+QString elidedMiddle(const QString &text)
+{
+    if (text.size() <= kMaxCell)
+        return text;
+    constexpr int kEnd = 60;
+    return text.left(kMaxCell - kEnd - 1) + QStringLiteral("…") + text.right(kEnd);
+}
+
 QString cut(const QString &text, int width)
 {
     return text.size() <= width ? text : text.left(qMax(0, width - 1)) + QStringLiteral("…");
@@ -95,7 +107,7 @@ QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs
     }
     for (auto &r : rows) // names and fields are whatever clients wrote: no raw control characters
         for (auto &cell : r)
-            cell = DisplayText::escaped(cell);
+            cell = elidedMiddle(DisplayText::escaped(cell));
     QVector<int> widths = columnWidths(rows);
     if (fit) {
         // Too wide: first the holder column gives way (down to 24), then the last column is cut.

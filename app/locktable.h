@@ -15,7 +15,9 @@ namespace lockscope
 class LockTable
 {
 public:
-    /** Every column whole. `nowSteadyMs` is the steady clock the TTL countdowns are read at. */
+    /** Every column whole up to 200 characters a cell (a longer name or field keeps its first 139
+     *  and last 60 characters around "…"; --json keeps them whole). `nowSteadyMs` is the steady
+     *  clock the TTL countdowns are read at. */
     static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs);
     /** The same fitted to `maxColumns` characters a line (0 = no limit): client ids elided in the
      *  middle ("b983c153…9a1b:1"), at most two holders then "+N more", and the last columns cut

@@ -2,6 +2,7 @@
 
 #include "protocol/displaytext.h"
 #include "protocol/topologyevent.h"
+#include "redis/redisreply.h"
 #include "watch/lockmonitor.h"
 #include "watch/lockwatcher.h"
 
@@ -27,6 +28,16 @@ bool WatchCommand::wantEvent(const LockEvent &e) const
 void WatchCommand::run()
 {
     LockWatcher *watcher = m_session->watcher();
+    // An ACL that forbids LockScope's scripts (or SCAN) leaves nothing to watch: refused, exit 3,
+    // as list, show and doctor do (the cause was just said on stderr), not "watching 0 locks".
+    auto refused = [this](const QString &message) {
+        if (m_finished || !RedisReply::isPermissionError(message))
+            return;
+        m_err << "lockscope-cli: watch stops: this user may not read the locks, so nothing would be seen\n";
+        finish(Refused);
+    };
+    connect(m_session, &LockSession::errorOccurred, this, refused);
+    connect(watcher, &LockWatcher::errorOccurred, this, refused);
     connect(m_session, &LockSession::eventsOccurred, this, [this](const QVector<LockEvent> &events) {
         for (const auto &e : events) {
             if (!wantEvent(e))

@@ -6,6 +6,12 @@
 #include <QJsonDocument>
 #include <QStandardPaths>
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -59,14 +65,51 @@ bool openForAppend(const QString &path, QFile *file, QString *why)
     return true;
 }
 
+/** The room reserve() leaves after the pending record for the outcome's message. */
+constexpr int kOutcomeRoom = 1536;
+
+/** Why the open file `fd` (of `size` bytes) cannot take another record, or empty. */
+QString cannotGrow(int fd, qint64 size)
+{
+    constexpr qint64 kSmallestRecord = 512;
+    struct rlimit limit = {};
+    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        size + kSmallestRecord > qint64(limit.rlim_cur))
+        return QStringLiteral("it cannot grow: it has %1 bytes and this process may not write files beyond %2 "
+                              "bytes (ulimit -f)")
+            .arg(size)
+            .arg(qint64(limit.rlim_cur));
+    struct statvfs fs = {};
+    if (::fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0) {
+        const unsigned long long freeBlocks = ::geteuid() == 0 ? fs.f_bfree : fs.f_bavail;
+        if (freeBlocks == 0)
+            return QStringLiteral("its file system is full");
+    }
+    return QString();
+}
+
+QString errnoText(int err)
+{
+    return QString::fromLocal8Bit(std::strerror(err));
+}
+
 } // namespace
+
+AuditLog::Reservation::~Reservation()
+{
+    if (fd >= 0)
+        ::close(fd);
+}
 
 bool AuditLog::check(QString *error) const
 {
     QFile file;
     QString why;
-    if (openForAppend(m_path, &file, &why) && ::fsync(file.handle()) == 0)
-        return true;
+    if (openForAppend(m_path, &file, &why)) {
+        why = cannotGrow(file.handle(), file.size());
+        if (why.isEmpty() && ::fsync(file.handle()) == 0)
+            return true;
+    }
     if (why.isEmpty())
         why = QStringLiteral("fsync failed");
     if (error)
@@ -93,6 +136,98 @@ bool AuditLog::append(const QJsonObject &record, QString *error) const
     if (::fsync(file.handle()) != 0)
         return fail(QStringLiteral("fsync failed"));
     file.close();
+    return true;
+}
+
+std::shared_ptr<AuditLog::Reservation> AuditLog::reserve(const QJsonObject &pending, QString *error) const
+{
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = QStringLiteral("cannot write the audit log %1: %2").arg(m_path, why);
+        return std::shared_ptr<Reservation>();
+    };
+    {
+        QFile probe;
+        QString why;
+        if (!openForAppend(m_path, &probe, &why)) // the directory, the file type, mode 0600
+            return fail(why);
+    }
+    std::shared_ptr<Reservation> r(new Reservation);
+    r->path = m_path;
+    r->fd = ::open(QFile::encodeName(m_path).constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (r->fd < 0)
+        return fail(errnoText(errno));
+    QByteArray line = QJsonDocument(pending).toJson(QJsonDocument::Compact);
+    line.append(kOutcomeRoom, ' ');
+    line.append('\n');
+    qint64 written = 0;
+    int err = 0;
+    while (written < line.size()) {
+        const ssize_t n = ::write(r->fd, line.constData() + written, size_t(line.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : ENOSPC;
+            break;
+        }
+        written += n;
+    }
+    if (written < line.size()) {
+        // A cut line is no record: take it back unless another writer appended after it.
+        const off_t end = ::lseek(r->fd, 0, SEEK_CUR);
+        struct stat st = {};
+        if (written > 0 && end >= written && ::fstat(r->fd, &st) == 0 && st.st_size == end)
+            (void)!::ftruncate(r->fd, end - written);
+        return fail(errnoText(err));
+    }
+    if (::fsync(r->fd) != 0)
+        return fail(QStringLiteral("fsync failed: %1").arg(errnoText(errno)));
+    const off_t end = ::lseek(r->fd, 0, SEEK_CUR); // O_APPEND: just past this line
+    if (end < line.size())
+        return fail(QStringLiteral("cannot tell where the record was written"));
+    r->offset = end - line.size();
+    r->length = line.size();
+    return r;
+}
+
+bool AuditLog::complete(Reservation &r, QJsonObject record, QString *error)
+{
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = QStringLiteral("cannot write the audit log %1: %2").arg(r.path, why);
+        return false;
+    };
+    if (r.fd < 0)
+        return fail(QStringLiteral("the reserved record is gone"));
+    const qint64 room = r.length - 1;
+    QByteArray json = QJsonDocument(record).toJson(QJsonDocument::Compact);
+    QString message = record.value(QStringLiteral("message")).toString();
+    while (json.size() > room && !message.isEmpty()) {
+        message.chop(qBound(qint64(1), json.size() - room + 1, qint64(message.size())));
+        record.insert(QStringLiteral("message"), message + QStringLiteral("\u2026"));
+        json = QJsonDocument(record).toJson(QJsonDocument::Compact);
+    }
+    if (json.size() > room)
+        return fail(QStringLiteral("the outcome does not fit the reserved record"));
+    json.append(room - json.size(), ' ');
+    json.append('\n');
+    // pwrite() on an O_APPEND descriptor appends on Linux: this one is ours alone, clear the flag.
+    const int flags = ::fcntl(r.fd, F_GETFL);
+    if (flags < 0 || ::fcntl(r.fd, F_SETFL, flags & ~O_APPEND) != 0)
+        return fail(errnoText(errno));
+    qint64 written = 0;
+    while (written < json.size()) {
+        const ssize_t n = ::pwrite(r.fd, json.constData() + written, size_t(json.size() - written), r.offset + written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return fail(errnoText(n < 0 ? errno : ENOSPC));
+        written += n;
+    }
+    if (::fsync(r.fd) != 0)
+        return fail(QStringLiteral("fsync failed: %1").arg(errnoText(errno)));
+    ::close(r.fd);
+    r.fd = -1;
     return true;
 }
 

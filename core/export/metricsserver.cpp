@@ -8,7 +8,11 @@
 #include <QSslCertificate>
 #include <QSslConfiguration>
 #include <QSslKey>
+#include <QSslServer>
+#include <QSslSocket>
 #include <QTcpServer>
+#include <QTcpSocket>
+#include <QTimer>
 
 namespace lockscope
 {
@@ -29,16 +33,65 @@ QHttpServerResponse textResponse(const QByteArray &body, QHttpServerResponse::St
 
 } // namespace
 
-MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *parent)
-    : QObject(parent), m_config(config), m_render(std::move(render)), m_server(new QHttpServer(this))
+/** Plain HTTP: each accepted socket is made here and bounded by the server before QHttpServer
+ *  sees it (its readyRead slot runs first). */
+class GuardedTcpServer : public QTcpServer
 {
+public:
+    GuardedTcpServer(MetricsServer *server) : QTcpServer(server), m_server(server) {}
+
+protected:
+    void incomingConnection(qintptr descriptor) override
+    {
+        auto *socket = new QTcpSocket(this);
+        if (!socket->setSocketDescriptor(descriptor)) {
+            delete socket;
+            return;
+        }
+        m_server->adopt(socket);
+        addPendingConnection(socket);
+    }
+
+private:
+    MetricsServer *m_server;
+};
+
+/** TLS: QSslServer makes the socket (its newest child) and hands it on once encrypted; the
+ *  bounds start at accept, so a handshake that never ends is closed too. */
+class GuardedSslServer : public QSslServer
+{
+public:
+    GuardedSslServer(MetricsServer *server) : QSslServer(server), m_server(server) {}
+
+protected:
+    void incomingConnection(qintptr descriptor) override
+    {
+        QSslServer::incomingConnection(descriptor);
+        const QList<QSslSocket *> sockets = findChildren<QSslSocket *>(Qt::FindDirectChildrenOnly);
+        if (!sockets.isEmpty() && !m_server->m_connections.contains(sockets.last()))
+            m_server->adopt(sockets.last());
+    }
+
+private:
+    MetricsServer *m_server;
+};
+
+MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *parent)
+    : MetricsServer(config, std::move(render), Limits(), parent)
+{
+}
+
+MetricsServer::MetricsServer(const WebConfig &config, Render render, const Limits &limits, QObject *parent)
+    : QObject(parent), m_config(config), m_render(std::move(render)), m_server(new QHttpServer(this)), m_limits(limits)
+{
+    m_clock.start();
+    auto *sweeper = new QTimer(this);
+    connect(sweeper, &QTimer::timeout, this, &MetricsServer::sweep);
+    sweeper->start(qBound(100, qMin(m_limits.requestTimeoutMs, m_limits.idleTimeoutMs) / 4, 1000));
     using Status = QHttpServerResponse::StatusCode;
     m_server->route(QStringLiteral("/metrics"), [this](const QHttpServerRequest &request) {
-        if (!authorized(request)) {
-            QHttpServerResponse r = textResponse("Unauthorized\n", Status::Unauthorized);
-            r.setHeader("WWW-Authenticate", "Basic realm=\"lockscope\", charset=\"UTF-8\"");
-            return r;
-        }
+        if (!authorized(request))
+            return refusal();
         if (request.method() != QHttpServerRequest::Method::Get && request.method() != QHttpServerRequest::Method::Head)
             return textResponse("Method Not Allowed\n", Status::MethodNotAllowed);
         ++m_scrapes;
@@ -46,19 +99,13 @@ MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *pa
         return QHttpServerResponse(PrometheusWriter::contentType(format), m_render(format));
     });
     m_server->route(QStringLiteral("/healthz"), [this](const QHttpServerRequest &request) {
-        if (!authorized(request)) {
-            QHttpServerResponse r = textResponse("Unauthorized\n", Status::Unauthorized);
-            r.setHeader("WWW-Authenticate", "Basic realm=\"lockscope\", charset=\"UTF-8\"");
-            return r;
-        }
+        if (!authorized(request))
+            return refusal();
         return textResponse("ok\n", Status::Ok);
     });
     m_server->route(QStringLiteral("/"), [this](const QHttpServerRequest &request) {
-        if (!authorized(request)) {
-            QHttpServerResponse r = textResponse("Unauthorized\n", Status::Unauthorized);
-            r.setHeader("WWW-Authenticate", "Basic realm=\"lockscope\", charset=\"UTF-8\"");
-            return r;
-        }
+        if (!authorized(request))
+            return refusal();
         return QHttpServerResponse(
             QByteArrayLiteral("text/html; charset=utf-8"),
             QByteArrayLiteral(
@@ -85,7 +132,7 @@ MetricsServer::MetricsServer(const WebConfig &config, Render render, QObject *pa
         } else {
             ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
         }
-        m_server->sslSetup(ssl);
+        m_ssl = ssl;
     }
 }
 
@@ -124,18 +171,16 @@ bool MetricsServer::parseListen(const QString &text, QHostAddress *address, quin
 
 bool MetricsServer::listen(const QHostAddress &address, quint16 port, QString *error)
 {
-    // Our own QTcpServer, so a failure to bind can be told (QHttpServer::listen only returns 0).
+    // Our own QTcpServer, so a failure to bind can be told (QHttpServer::listen only returns 0),
+    // and so each connection is bounded from its accept (see adopt()).
+    QTcpServer *tcp = nullptr;
     if (m_config.hasTls()) {
-        m_port = m_server->listen(address, port);
-        if (m_port == 0) {
-            *error = QStringLiteral("--listen %1:%2: cannot listen there (address in use, or not this host's)")
-                         .arg(address.toString())
-                         .arg(port);
-            return false;
-        }
-        return true;
+        auto *ssl = new GuardedSslServer(this);
+        ssl->setSslConfiguration(m_ssl);
+        tcp = ssl;
+    } else {
+        tcp = new GuardedTcpServer(this);
     }
-    auto *tcp = new QTcpServer(this);
     if (!tcp->listen(address, port)) {
         *error = QStringLiteral("--listen %1:%2: %3").arg(address.toString()).arg(port).arg(tcp->errorString());
         delete tcp;
@@ -146,8 +191,122 @@ bool MetricsServer::listen(const QHostAddress &address, quint16 port, QString *e
     return true;
 }
 
+void MetricsServer::adopt(QTcpSocket *socket)
+{
+    if (int(m_connections.size()) >= m_limits.maxConnections) {
+        // Full: close the connection idle longest (one with a request under way only if none is idle).
+        QTcpSocket *victim = nullptr;
+        bool victimIdle = false;
+        qint64 victimActive = 0;
+        for (auto it = m_connections.cbegin(); it != m_connections.cend(); ++it) {
+            const bool idle = it->requestBytes == 0;
+            if (!victim || (idle && !victimIdle) || (idle == victimIdle && it->lastActiveMs < victimActive)) {
+                victim = it.key();
+                victimIdle = idle;
+                victimActive = it->lastActiveMs;
+            }
+        }
+        if (victim) {
+            m_connections.remove(victim);
+            victim->abort();
+            victim->deleteLater();
+        }
+    }
+    // Qt reads whatever the kernel has: bound what one read may hold.
+    socket->setReadBufferSize(64 * 1024);
+    Connection c;
+    c.lastActiveMs = m_clock.elapsed();
+    m_connections.insert(socket, c);
+    connect(socket, &QObject::destroyed, this, [this, socket] { m_connections.remove(socket); });
+    connect(socket, &QAbstractSocket::disconnected, this, [this, socket] { m_connections.remove(socket); });
+    connect(socket, &QIODevice::readyRead, this, [this, socket] { onReadyRead(socket); });
+    connect(socket, &QIODevice::bytesWritten, this, [this, socket] {
+        // An answer went out: the next request starts from nothing.
+        const auto it = m_connections.find(socket);
+        if (it == m_connections.end() || it->rejectedMs >= 0)
+            return;
+        it->requestBytes = 0;
+        it->requestStartMs = -1;
+        it->lastActiveMs = m_clock.elapsed();
+    });
+}
+
+void MetricsServer::onReadyRead(QTcpSocket *socket)
+{
+    const auto it = m_connections.find(socket);
+    if (it == m_connections.end())
+        return;
+    const qint64 now = m_clock.elapsed();
+    if (it->rejectedMs >= 0) {
+        socket->readAll(); // answered 431: what still comes is read and dropped, never kept
+        return;
+    }
+    if (it->requestBytes == 0)
+        it->requestStartMs = now;
+    it->requestBytes += socket->bytesAvailable(); // QHttpServer reads all of it after this slot
+    it->lastActiveMs = now;
+    if (it->requestBytes <= m_limits.maxRequestBytes)
+        return;
+    // Never buffered further: say why, then drop what still comes for a second before closing
+    // (closing with unread bytes would reset the connection, and the client might lose the 431).
+    it->rejectedMs = now;
+    socket->readAll();
+    socket->write("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                  "Content-Length: 32\r\nConnection: close\r\n\r\nRequest header fields too large\n");
+}
+
+void MetricsServer::sweep()
+{
+    const qint64 now = m_clock.elapsed();
+    QList<QTcpSocket *> late;
+    for (auto it = m_connections.cbegin(); it != m_connections.cend(); ++it) {
+        if (it->rejectedMs >= 0) {
+            if (now - it->rejectedMs > 1000)
+                late << it.key();
+            continue;
+        }
+        const bool slowRequest = it->requestStartMs >= 0 && now - it->requestStartMs > m_limits.requestTimeoutMs;
+        const bool idle = it->requestBytes == 0 && now - it->lastActiveMs > m_limits.idleTimeoutMs;
+        if (slowRequest || idle)
+            late << it.key();
+    }
+    for (QTcpSocket *socket : late) {
+        m_connections.remove(socket);
+        socket->abort();
+        socket->deleteLater();
+    }
+}
+
+bool MetricsServer::takeBcrypt()
+{
+    const qint64 second = m_clock.elapsed() / 1000;
+    if (second != m_bcryptSecond) {
+        m_bcryptSecond = second;
+        m_bcryptSpent = 0;
+    }
+    if (m_bcryptSpent >= m_limits.bcryptPerSecond)
+        return false;
+    ++m_bcryptSpent;
+    return true;
+}
+
+QHttpServerResponse MetricsServer::refusal() const
+{
+    using Status = QHttpServerResponse::StatusCode;
+    if (m_rateLimited) {
+        QHttpServerResponse r =
+            textResponse("Too many password checks: try again in a second\n", Status::TooManyRequests);
+        r.setHeader("Retry-After", "1");
+        return r;
+    }
+    QHttpServerResponse r = textResponse("Unauthorized\n", Status::Unauthorized);
+    r.setHeader("WWW-Authenticate", "Basic realm=\"lockscope\", charset=\"UTF-8\"");
+    return r;
+}
+
 bool MetricsServer::authorized(const QHttpServerRequest &request)
 {
+    m_rateLimited = false;
     if (!m_config.hasBasicAuth())
         return true;
     const QByteArray header = request.value("Authorization");
@@ -160,16 +319,26 @@ bool MetricsServer::authorized(const QHttpServerRequest &request)
     const QString user = QString::fromUtf8(decoded.left(colon));
     const QByteArray password = decoded.mid(colon + 1);
     const auto it = m_config.basicAuthUsers.constFind(user);
-    if (it == m_config.basicAuthUsers.cend())
-        return false;
-    const QByteArray digest = QCryptographicHash::hash(it.value() + '\n' + decoded, QCryptographicHash::Sha256);
+    const bool known = it != m_config.basicAuthUsers.cend();
+    const QByteArray hash = known ? it.value() : m_config.basicAuthUsers.cbegin().value();
+    const QByteArray digest =
+        QCryptographicHash::hash(user.toUtf8() + '\n' + hash + '\n' + decoded, QCryptographicHash::Sha256);
     if (m_verified.contains(digest))
         return true;
-    if (!WebConfig::verifyBcrypt(password, it.value()))
+    if (m_failed.contains(digest))
         return false;
-    if (m_verified.size() < 1000)
-        m_verified.insert(digest);
-    return true;
+    // bcrypt takes ~80 ms on this thread, which also serves scrapes and watches Redis: a budget.
+    if (!takeBcrypt()) {
+        m_rateLimited = true;
+        return false;
+    }
+    // An unknown user pays the same bcrypt (against a real hash), so the time tells no user names.
+    const bool ok = WebConfig::verifyBcrypt(password, hash) && known;
+    QSet<QByteArray> &memory = ok ? m_verified : m_failed;
+    if (memory.size() >= 1000)
+        memory.clear();
+    memory.insert(digest);
+    return ok;
 }
 
 } // namespace lockscope

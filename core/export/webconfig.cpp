@@ -82,6 +82,12 @@ QByteArray WebConfig::hashBcrypt(const QByteArray &password, int cost)
 
 bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
 {
+    // A FIFO (or socket, device) would block open() until a writer came, deaf to SIGTERM.
+    if (const QFileInfo info(path); info.exists() && !info.isFile()) {
+        *error =
+            QStringLiteral("--web-config %1: it is not a regular file (a directory, FIFO, socket or device)").arg(path);
+        return false;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
         *error = QStringLiteral("--web-config %1: cannot read it: %2").arg(path, file.errorString());
@@ -202,6 +208,10 @@ bool WebConfig::load(const QString &path, WebConfig *config, QString *error)
     if (c.clientAuth != ClientAuth::None && c.clientCaFile.isEmpty())
         return failFile(QStringLiteral("client_auth_type %1 needs client_ca_file").arg(clientAuthText));
     auto readFile = [&](const QString &p, const char *what, QByteArray *data) {
+        if (const QFileInfo info(p); info.exists() && !info.isFile()) {
+            *error = QStringLiteral("--web-config %1: %2 %3 is not a regular file").arg(path, QLatin1String(what), p);
+            return false;
+        }
         QFile f(p);
         if (!f.open(QIODevice::ReadOnly)) {
             *error = QStringLiteral("--web-config %1: cannot read %2 %3: %4")

@@ -3,6 +3,7 @@
 #include "history/sessionrecorder.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -160,11 +161,26 @@ private:
 
 } // namespace
 
-bool Recording::load(const QString &path, Recording *out, QString *error)
+bool Recording::read(const QString &path, const Visitor &visitor, Recording *out, QString *error, qint64 *kept)
 {
     *out = Recording();
-    if (!QFile::exists(path)) {
-        *error = QStringLiteral("%1 does not exist").arg(path);
+    qint64 items = 0;   // snapshots, removals and events handed to the visitor
+    qint64 records = 0; // "locks" and "events" records
+    bool capped = false;
+    bool stoppedEarly = false; // the visitor asked to stop
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        *error = info.isSymLink()
+                     ? QStringLiteral("%1 is a symbolic link that leads nowhere (a loop, or its target is missing)")
+                           .arg(path)
+                     : QStringLiteral("%1 does not exist").arg(path);
+        return false;
+    }
+    // A FIFO, socket or device would block open() or never end: a recording is a regular file.
+    if (!info.isFile()) {
+        *error = QStringLiteral("%1 is not a regular file (a directory, FIFO, socket or device): a recording is a "
+                                "file written by lockscope-cli record or the dashboard")
+                     .arg(path);
         return false;
     }
     QFile file(path);
@@ -206,27 +222,59 @@ bool Recording::load(const QString &path, Recording *out, QString *error)
             out->header = o;
             return true;
         }
-        Record r;
-        r.timeMs = o.value(QStringLiteral("t")).toInteger();
+        const qint64 timeMs = o.value(QStringLiteral("t")).toInteger();
         const QString kind = o.value(QStringLiteral("k")).toString();
+        // Each item goes to the visitor as it is parsed: nothing of the file is kept here.
+        auto count = [&] {
+            if (visitor.maxItems > 0 && ++items > visitor.maxItems) {
+                capped = true;
+                return false;
+            }
+            return true;
+        };
+        if (kind == QLatin1String("locks") || kind == QLatin1String("events"))
+            ++records;
         if (kind == QLatin1String("locks")) {
+            if (visitor.record && !visitor.record(timeMs)) {
+                stoppedEarly = true;
+                return false;
+            }
             for (const auto &v : o.value(QStringLiteral("changed")).toArray()) {
                 // Read `read_ms_ago` before the record was written (absent in older files: 0).
                 const QJsonObject so = v.toObject();
-                r.changed << LockSnapshot::fromJson(so, r.timeMs - so.value(QStringLiteral("read_ms_ago")).toInteger());
+                if (so.value(QStringLiteral("name")).toString().isEmpty())
+                    continue; // not a snapshot of any lock (`{}`): nothing to show or count
+                if (!count())
+                    return false;
+                if (visitor.snapshot && !visitor.snapshot(LockSnapshot::fromJson(
+                                            so, timeMs - so.value(QStringLiteral("read_ms_ago")).toInteger())))
+                    return false;
             }
-            for (const auto &v : o.value(QStringLiteral("removed")).toArray())
-                r.removed << v.toString();
+            for (const auto &v : o.value(QStringLiteral("removed")).toArray()) {
+                if (!count())
+                    return false;
+                if (visitor.removed && !visitor.removed(v.toString())) {
+                    stoppedEarly = true;
+                    return false;
+                }
+            }
         } else if (kind == QLatin1String("events")) {
-            for (const auto &v : o.value(QStringLiteral("events")).toArray())
-                r.events << LockEvent::fromJson(v.toObject());
+            if (visitor.record && !visitor.record(timeMs)) {
+                stoppedEarly = true;
+                return false;
+            }
+            for (const auto &v : o.value(QStringLiteral("events")).toArray()) {
+                if (!count())
+                    return false;
+                if (visitor.event && !visitor.event(LockEvent::fromJson(v.toObject()))) {
+                    stoppedEarly = true;
+                    return false;
+                }
+            }
         } else if (kind == QLatin1String("end")) {
-            out->stoppedMs = r.timeMs;
-            return true;
-        } else {
-            return true; // a record kind from a newer writer: skip it
+            out->stoppedMs = timeMs;
         }
-        out->records << r;
+        // Any other kind: a record from a newer writer, skipped.
         return true;
     });
     if (!failure.isEmpty()) {
@@ -241,6 +289,12 @@ bool Recording::load(const QString &path, Recording *out, QString *error)
     if (reader.tooBig)
         problems << QStringLiteral("longer than %1 MiB once decompressed: only that much was read")
                         .arg(kMaxTotalBytes >> 20);
+    if (capped)
+        problems << QStringLiteral("more than %1 snapshots and events: only that many were kept").arg(visitor.maxItems);
+    // Every recording LockScope closes ends with an "end" record: without it, the file was cut
+    // (exactly at a line end, so nothing above noticed) or is still being written.
+    if (problems.isEmpty() && !stoppedEarly && out->stoppedMs == 0 && !out->header.isEmpty())
+        problems << QStringLiteral("it has no closing record (cut short at a line end, or still being written)");
     if (reader.skippedLong > 0)
         problems << QStringLiteral("%1 line(s) longer than %2 MiB skipped, the first at line %3")
                         .arg(reader.skippedLong)
@@ -255,7 +309,38 @@ bool Recording::load(const QString &path, Recording *out, QString *error)
     if (!problems.isEmpty())
         out->warning = QStringLiteral("%1 is cut short or damaged: %2. Opened up to there, %3 record(s).")
                            .arg(path, problems.join(QStringLiteral("; ")))
-                           .arg(out->records.size());
+                           .arg(records);
+    if (kept)
+        *kept = items;
+    return true;
+}
+
+bool Recording::load(const QString &path, Recording *out, QString *error)
+{
+    QVector<Record> records;
+    Visitor keep;
+    keep.maxItems = kMaxKeptItems;
+    keep.record = [&records](qint64 timeMs) {
+        Record r;
+        r.timeMs = timeMs;
+        records << r;
+        return true;
+    };
+    keep.snapshot = [&records](const LockSnapshot &s) {
+        records.last().changed << s;
+        return true;
+    };
+    keep.removed = [&records](const QString &name) {
+        records.last().removed << name;
+        return true;
+    };
+    keep.event = [&records](const LockEvent &e) {
+        records.last().events << e;
+        return true;
+    };
+    if (!read(path, keep, out, error))
+        return false;
+    out->records = std::move(records);
     // Event records carry the time the change was seen (I/O thread), snapshot records the time
     // the view applied them: a few ms apart, so the file is not strictly in time order. Replay
     // and seek need it to be.

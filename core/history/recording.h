@@ -7,6 +7,8 @@
 #include <QString>
 #include <QVector>
 
+#include <functional>
+
 namespace lockscope
 {
 
@@ -31,6 +33,10 @@ struct Recording {
     /** Reading stops (with a warning) after this much decompressed text: a gzip bomb ends here. */
     static constexpr qint64 kMaxTotalBytes = qint64(1) << 30;
 
+    /** What load() keeps at most (snapshots, removals and events): a replay's memory is bounded
+     *  by it (a few hundred MB), whatever the file holds. Beyond it, `warning` says so. */
+    static constexpr qint64 kMaxKeptItems = 1000000;
+
     QJsonObject header;
     QVector<Record> records;
     QString warning;      ///< non-empty when the file was cut short or had a bad line
@@ -49,6 +55,25 @@ struct Recording {
      * so do skipped long lines (kMaxLineBytes) and the size cap (kMaxTotalBytes).
      */
     static bool load(const QString &path, Recording *out, QString *error);
+
+    /** What read() hands over, item by item, in file order; a function returning false stops
+     *  reading. Snapshots without a name (`{}`) are not snapshots of anything: skipped. */
+    struct Visitor {
+        std::function<bool(qint64 timeMs)> record; ///< a "locks" or "events" record starts
+        std::function<bool(const LockSnapshot &snapshot)> snapshot;
+        std::function<bool(const QString &name)> removed;
+        std::function<bool(const LockEvent &event)> event;
+        qint64 maxItems = 0; ///< stop (with a warning) after this many items; 0 = no limit
+    };
+
+    /**
+     * load() without keeping anything: reads `path` as load() does and hands every item to
+     * `visitor` as it is parsed, so memory stays that of one line whatever the file's size (for
+     * `lockscope-cli export`). `out` gets the header, `warning` and `stoppedMs`, no records;
+     * `*kept` (optional) the number of items handed over. Same errors as load().
+     */
+    static bool read(const QString &path, const Visitor &visitor, Recording *out, QString *error,
+                     qint64 *kept = nullptr);
 };
 
 } // namespace lockscope

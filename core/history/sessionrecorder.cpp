@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -55,6 +56,15 @@ bool SessionRecorder::open(const QString &path, const QJsonObject &header, QStri
     m_records = 0;
     m_sink = std::make_unique<Sink>();
     const bool gzip = path.endsWith(QLatin1String(".gz"));
+    // A FIFO (or socket, device) would block open() until a reader came, deaf to SIGTERM.
+    if (const QFileInfo info(path); info.exists() && !info.isFile()) {
+        if (error)
+            *error = QStringLiteral("cannot record to %1: it is not a regular file (a directory, FIFO, socket or "
+                                    "device); a recording is written to a file")
+                         .arg(path);
+        m_sink.reset();
+        return false;
+    }
     // Owner-only (0600) like the audit log: lock names, holders and hosts are not for every
     // local user. Created so before a byte is written; an existing file is narrowed too.
     {

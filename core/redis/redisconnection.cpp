@@ -649,6 +649,18 @@ QString RedisConnection::explainProtocolError(const QString &decoderError) const
 
 QString RedisConnection::closedReason() const
 {
+    // A server that refuses with an error line and then closes (maxclients reached, protected
+    // mode) said why: its words, not a guess about TLS.
+    QByteArray said = m_firstBytes;
+    if (said.isEmpty() && m_device)
+        said = m_device->peek(64);
+    if (said.startsWith('-')) {
+        QString line = QString::fromUtf8(said.mid(1).split('\r').first());
+        for (QChar &c : line)
+            if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+                c = QLatin1Char('?');
+        return QStringLiteral("%1 refused the connection: %2").arg(m_endpoint.address(), line);
+    }
     return ConnectionErrorText::closedReason(m_endpoint, m_state == State::Connecting);
 }
 

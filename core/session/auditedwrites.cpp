@@ -5,7 +5,9 @@
 #include "watch/snapshotreader.h"
 
 #include <QDateTime>
+#include <QPointer>
 #include <QSysInfo>
+#include <QTimer>
 
 namespace lockscope
 {
@@ -44,18 +46,119 @@ void AuditedWrites::run(const QString &action, const QString &name, const QJsonO
     }
     // Re-read the lock first: the audit record shows the state just before the change.
     m_setup.readerFor(name)->read(
-        {name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &) {
+        {name}, this, [this, action, name, args, perform](const QVector<LockSnapshot> &snaps, const QString &error) {
+            // No write on a lock that could not be re-read (the state before is unknown); the
+            // refusal is recorded like every other.
+            if (!error.isEmpty()) {
+                finish(action, name, args, LockSnapshot(), QStringLiteral("refused"),
+                       QStringLiteral("Refused: %1 could not be re-read before the write (%2). Nothing was sent.")
+                           .arg(name, error));
+                return;
+            }
             const LockSnapshot before = snaps.value(0);
             // §14.4: never aim a repair at `x` when the keys it touches are `{x}`'s (or the reverse).
             if (const QString refusal = LockRepairs::targetRefusal(action, before); !refusal.isEmpty()) {
                 finish(action, name, args, before, QStringLiteral("refused"), refusal);
                 return;
             }
-            perform(before, [this, action, name, args, before](const QString &outcome, const QString &message) {
-                finish(action, name, args, before, outcome, message);
+            // The record itself goes in first (result "sending"): a write is sent only once the log
+            // took its record, so a full disk refuses here instead of failing after the write.
+            QString reserveError;
+            std::shared_ptr<AuditLog::Reservation> reservation =
+                m_audit.reserve(record(action, name, args, before, QStringLiteral("sending"),
+                                       QStringLiteral("Sent to Redis; LockScope stopped before it could record the "
+                                                      "outcome, so the outcome is unknown.")),
+                                &reserveError);
+            if (!reservation) {
+                emit actionFinished(action, name, false,
+                                    QStringLiteral("Refused: %1. Nothing was sent to Redis: every write is recorded in "
+                                                   "the audit log first; make it writable or choose another one.")
+                                        .arg(reserveError),
+                                    QStringLiteral("refused"));
+                return;
+            }
+            QPointer<RedisConnection> conn = m_setup.connectionFor(name);
+            perform(before, [this, action, name, args, before, reservation, conn](const QString &outcome,
+                                                                                  const QString &message) {
+                // An error because the connection went away: the write may have reached Redis
+                // before it did (a server that stalls, then runs it). Unknown, never "error".
+                if (outcome == QLatin1String("error") && conn && conn->lostSinceEpochMs() != 0) {
+                    settleUnknown(action, name, args, before, message, reservation, conn);
+                    return;
+                }
+                finish(action, name, args, before, outcome, message, reservation.get());
                 m_setup.written(name);
             });
         });
+}
+
+namespace
+{
+/** How long a write of unknown outcome waits for its server to come back before the re-read. */
+constexpr int kSettleWaitMs = 20000;
+
+/** The lock as a re-read found it, in a few words. */
+QString stateText(const LockSnapshot &after)
+{
+    if (!after.exists)
+        return QStringLiteral("%1 is free (its hash does not exist)").arg(after.name);
+    QStringList holders;
+    for (const LockHolder &h : after.holders)
+        holders << QStringLiteral("%1 x%2").arg(h.field).arg(h.holdCount);
+    return QStringLiteral("%1 is held by %2, TTL %3 ms")
+        .arg(after.name, holders.isEmpty() ? QStringLiteral("no holder") : holders.join(QStringLiteral(", ")))
+        .arg(after.pttlMs);
+}
+} // namespace
+
+void AuditedWrites::settleUnknown(const QString &action, const QString &name, const QJsonObject &args,
+                                  const LockSnapshot &before, const QString &message,
+                                  std::shared_ptr<AuditLog::Reservation> reservation, QPointer<RedisConnection> conn)
+{
+    Q_UNUSED(message) // "failed: <transport error>": not what happened, which is unknown
+    const QString unknown =
+        QStringLiteral("Outcome unknown: the %1 of %2 was sent, but the connection was lost before its reply came "
+                       "(%3), so Redis may have run it or not.")
+            .arg(action, name, conn->lastError());
+    // One of: the connection is back (re-read), or the wait ended (say so). Whichever is first.
+    auto *waiter = new QObject(this);
+    auto settled = std::make_shared<bool>(false);
+    auto give = [this, action, name, args, before, reservation, waiter, settled](const QString &text,
+                                                                                 const LockSnapshot *after) {
+        if (*settled)
+            return;
+        *settled = true;
+        waiter->deleteLater();
+        finish(action, name, args, before, QStringLiteral("unknown"), text, reservation.get(), after);
+        m_setup.written(name);
+    };
+    auto reread = [this, name, args, action, unknown, waiter, settled, give] {
+        if (*settled)
+            return;
+        m_setup.readerFor(name)->read(
+            {name}, waiter,
+            [this, name, args, action, unknown, give](const QVector<LockSnapshot> &snaps, const QString &error) {
+                if (!error.isEmpty() || snaps.isEmpty()) {
+                    give(QStringLiteral("%1 Re-read after reconnecting failed: %2").arg(unknown, error), nullptr);
+                    return;
+                }
+                const LockSnapshot after = snaps.first();
+                QString text = QStringLiteral("%1 Re-read after reconnecting: %2.").arg(unknown, stateText(after));
+                if (m_setup.unknownSettled)
+                    if (const QString note = m_setup.unknownSettled(action, name, args, after); !note.isEmpty())
+                        text += QLatin1Char(' ') + note;
+                give(text, &after);
+            });
+    };
+    connect(conn, &RedisConnection::ready, waiter, reread);
+    QTimer::singleShot(kSettleWaitMs, waiter, [unknown, give] {
+        give(QStringLiteral("%1 The server did not come back within %2 s, so the lock was not re-read.")
+                 .arg(unknown)
+                 .arg(kSettleWaitMs / 1000),
+             nullptr);
+    });
+    if (conn->isReady())
+        QTimer::singleShot(0, waiter, reread);
 }
 
 QString AuditedWrites::auditProblem() const
@@ -64,8 +167,8 @@ QString AuditedWrites::auditProblem() const
     return m_audit.check(&error) ? QString() : error;
 }
 
-void AuditedWrites::finish(const QString &action, const QString &name, const QJsonObject &args,
-                           const LockSnapshot &before, const QString &outcome, const QString &message)
+QJsonObject AuditedWrites::record(const QString &action, const QString &name, const QJsonObject &args,
+                                  const LockSnapshot &before, const QString &outcome, const QString &message) const
 {
     QJsonObject record;
     record.insert(QStringLiteral("time_ms"), QDateTime::currentMSecsSinceEpoch());
@@ -82,8 +185,21 @@ void AuditedWrites::finish(const QString &action, const QString &name, const QJs
     record.insert(QStringLiteral("before"), before.name.isEmpty() ? QJsonValue() : QJsonValue(before.toJson()));
     record.insert(QStringLiteral("result"), outcome);
     record.insert(QStringLiteral("message"), message);
+    return record;
+}
+
+void AuditedWrites::finish(const QString &action, const QString &name, const QJsonObject &args,
+                           const LockSnapshot &before, const QString &outcome, const QString &message,
+                           AuditLog::Reservation *reservation, const LockSnapshot *after)
+{
+    QJsonObject entry = record(action, name, args, before, outcome, message);
+    if (after) {
+        QJsonObject state = after->toJson();
+        state.insert(QStringLiteral("exists"), after->exists); // free or not, said plainly
+        entry.insert(QStringLiteral("after"), state);
+    }
     QString auditError;
-    if (!m_audit.append(record, &auditError)) {
+    if (reservation ? !AuditLog::complete(*reservation, entry, &auditError) : !m_audit.append(entry, &auditError)) {
         emit actionFinished(
             action, name, false,
             QStringLiteral("%1. BUT the audit record could not be written: %2").arg(message, auditError),

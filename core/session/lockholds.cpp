@@ -8,6 +8,7 @@
 
 #include <QDateTime>
 #include <QPointer>
+#include <QTimer>
 
 namespace lockscope
 {
@@ -239,6 +240,27 @@ void LockHolds::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qi
                      QStringLiteral("Acquired %1 as %2 (%3 lock, %4%5)").arg(name, field, kindName, lease, token));
             });
         });
+}
+
+QString LockHolds::settleUnknown(const QString &action, const QString &name, const QJsonObject &args,
+                                 const LockSnapshot &after)
+{
+    if (action != QLatin1String("acquire") || !after.exists)
+        return QString();
+    const qint64 threadId = args.value(QStringLiteral("thread_id")).toInteger();
+    if (m_heldKinds.contains(heldKey(name, threadId)))
+        return QString(); // a hold LockScope knows (a re-entry): released as usual
+    const QString base = QStringLiteral("%1:%2").arg(m_clientId).arg(threadId);
+    QString field;
+    for (const LockHolder &h : after.holders)
+        if (h.field == base || h.field.startsWith(base + QLatin1Char(':')))
+            field = h.field;
+    if (field.isEmpty())
+        return QString();
+    const AcquireKind kind = ownHoldKind(after, threadId);
+    emit acquired(name, field, AcquirePlan::kindName(kind), kind == AcquireKind::Fenced ? after.token : -1);
+    QTimer::singleShot(0, this, [this, name, threadId] { release(name, threadId); });
+    return QStringLiteral("LockScope holds it after all (%1) but did not know it had: releasing that hold.").arg(field);
 }
 
 void LockHolds::renew(const QString &name, qint64 threadId)

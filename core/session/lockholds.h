@@ -46,6 +46,15 @@ public:
     void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, AcquireKind kind);
     void renew(const QString &name, qint64 threadId);
     void release(const QString &name, qint64 threadId);
+    /**
+     * A write of unknown outcome (its reply never came) was re-read after reconnecting: when it was
+     * an acquire and `after` shows a hold of LockScope's that it did not know it had (a ghost: the
+     * server ran the script after the connection was lost), reports it as acquired() and releases
+     * it through the audited write path (on the next event-loop turn, after the acquire's own
+     * outcome). Returns a sentence for the acquire's record, empty when nothing was found.
+     */
+    QString settleUnknown(const QString &action, const QString &name, const QJsonObject &args,
+                          const LockSnapshot &after);
     /** Reports the watchdog failures and recoveries of one of LockScope's lock clients. */
     void watch(LockClient *client);
 

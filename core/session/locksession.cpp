@@ -44,6 +44,10 @@ LockSession::LockSession(const Options &options, QObject *parent)
     setup.readerFor = [this](const QString &name) { return readerFor(name); };
     setup.masterAddress = [this] { return m_sentinel ? connection()->endpoint().address() : QString(); };
     setup.written = [this](const QString &name) { m_watcher->markDirty(name); };
+    setup.unknownSettled = [this](const QString &action, const QString &name, const QJsonObject &args,
+                                  const LockSnapshot &after) {
+        return m_holds->settleUnknown(action, name, args, after);
+    };
     m_writes = new AuditedWrites(setup, this);
     connect(m_writes, &AuditedWrites::actionFinished, this, &LockSession::actionFinished);
     // LockScope's own holds (acquire, renew, release by kind) through the one audited write path.
