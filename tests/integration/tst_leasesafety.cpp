@@ -3,7 +3,8 @@
 // watches. A service frozen with SIGSTOP past its watchdog lease loses the lock to a waiting
 // service: `watch --json` says lease_lost within 2 s of the expiry and holder_returned within 2 s
 // of the frozen service's first lock operation after SIGCONT; `doctor --json` has a critical
-// lease_lost finding naming its holder field. A fixed-lease holder killed with SIGKILL while
+// lease_lost finding naming its holder field; `serve`'s /metrics counts the lost lease and the
+// return (lockscope_lease_lost_total, lockscope_holder_returned_total). A fixed-lease holder killed with SIGKILL while
 // another service waits gives waiters_behind_silent_holder. A normal release and a fixed lease
 // that simply ends give no lease_lost; an expiry while LockScope was cut off from the server is
 // "cannot tell". The rules themselves: tst_leasetracker.
@@ -19,7 +20,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -173,6 +177,7 @@ void TestLeaseSafety::frozenServiceLosesItsLease()
         {QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"), QStringLiteral("40000")});
     auto doctor = cli(
         {QStringLiteral("doctor"), QStringLiteral("--json"), QStringLiteral("--observe-ms"), QStringLiteral("22000")});
+    auto serve = cli({QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
     QVERIFY(watch->process.waitForStarted(5000));
     QTest::qWait(1500); // the watchers' first scan
 
@@ -253,6 +258,37 @@ void TestLeaseSafety::frozenServiceLosesItsLease()
     }
     QVERIFY2(found, qPrintable(QStringLiteral("doctor output: ") + doctor->process.readAllStandardError()));
     QCOMPARE(doctor->process.exitCode(), 4); // problems found
+
+    // The exporter, watching all along, counts the lost lease and the return (the alerts' input).
+    static const QRegularExpression servedAt(QStringLiteral("(127\\.0\\.0\\.1:\\d+)/metrics"));
+    const QRegularExpressionMatch served = servedAt.match(QString::fromUtf8(serve->process.readAllStandardError()));
+    QVERIFY2(served.hasMatch(), "lockscope-cli serve did not say where it serves");
+    QNetworkAccessManager nam;
+    QByteArray metrics;
+    auto sample = [&metrics](const QByteArray &series) {
+        for (const QByteArray &line : metrics.split('\n'))
+            if (line.startsWith(series + ' '))
+                return line.mid(series.size() + 1).toDouble();
+        return -1.0;
+    };
+    const QByteArray lostSeries = "lockscope_lease_lost_total{group=\"orders:*\"}";
+    const QByteArray backSeries = "lockscope_holder_returned_total{group=\"orders:*\"}";
+    (void)QTest::qWaitFor(
+        [&] {
+            QNetworkReply *reply =
+                nam.get(QNetworkRequest(QUrl(QStringLiteral("http://%1/metrics").arg(served.captured(1)))));
+            (void)QTest::qWaitFor([reply] { return reply->isFinished(); }, 5000);
+            metrics = reply->readAll();
+            reply->deleteLater();
+            return sample(lostSeries) >= 1 && sample(backSeries) >= 1;
+        },
+        5000);
+    qInfo("/metrics: %s %g, %s %g", lostSeries.constData(), sample(lostSeries), backSeries.constData(),
+          sample(backSeries));
+    QVERIFY2(sample(lostSeries) >= 1, metrics.constData());
+    QVERIFY2(sample(backSeries) >= 1, metrics.constData());
+    serve->process.kill();
+    serve->process.waitForFinished(3000);
 
     a->send("quit");
     b->send("quit");
