@@ -314,9 +314,11 @@ void ServerView::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
         m_recorder->recordLocks(changed, removed, now);
     // Removals before changes, as LockTableModel::applyBatch applies a batch.
     for (const auto &name : removed)
-        m_history.addRemoval(name, now);
+        if (!m_historyMuted)
+            m_history.addRemoval(name, now);
     for (const auto &s : changed)
-        m_history.addSnapshot(s, now);
+        if (!m_historyMuted)
+            m_history.addSnapshot(s, now);
     if (m_replayDoctor)
         m_replayDoctor->observe(changed, removed);
     emit historyChanged();
@@ -388,10 +390,26 @@ void ServerView::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
 
 void ServerView::onEvents(const QVector<LockEvent> &events)
 {
+    if (m_historyMuted)
+        return;
     m_eventModel->append(events);
     m_history.addEvents(events);
     if (m_recorder)
         m_recorder->recordEvents(events);
+    emit historyChanged();
+}
+
+ServerView::Shown ServerView::shown() const
+{
+    return Shown{m_eventModel->events(), m_history};
+}
+
+void ServerView::restoreShown(const Shown &shown)
+{
+    m_eventModel->setEvents(shown.events);
+    const HistoryStore::Retention retention = m_history.retention();
+    m_history = shown.history;
+    m_history.setRetention(retention);
     emit historyChanged();
 }
 
