@@ -432,11 +432,12 @@ void TestWorkshopWindow::projectorAtLaunch()
     QTest::qWait(300);
     // Headers in the projector's fonts too (set before the window was shown).
     for (QTableView *v : w.lockViews()->findChildren<QTableView *>())
-        QVERIFY2(v->horizontalHeader()->font().pointSizeF() >= w.font().pointSizeF() - 0.01,
-                 qPrintable(QStringLiteral("%1: header %2 pt, window %3 pt")
-                                .arg(v->objectName())
-                                .arg(v->horizontalHeader()->font().pointSizeF())
-                                .arg(w.font().pointSizeF())));
+        for (const QWidget *part : {static_cast<QWidget *>(v), static_cast<QWidget *>(v->horizontalHeader())})
+            QVERIFY2(part->font().pointSizeF() >= w.font().pointSizeF() - 0.01,
+                     qPrintable(QStringLiteral("%1 (%2): %3 pt, window %4 pt")
+                                    .arg(v->objectName(), QString::fromLatin1(part->metaObject()->className()))
+                                    .arg(part->font().pointSizeF())
+                                    .arg(w.font().pointSizeF())));
     shot(w, QStringLiteral("workshop-projector-launch-%1x%2-start.png").arg(size.width()).arg(size.height()));
     for (int i = 0; i < 3; ++i)
         QVERIFY(stepAndWait(w));

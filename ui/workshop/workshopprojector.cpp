@@ -67,6 +67,14 @@ void WorkshopProjector::arrange(ServerView *views, bool projector)
     views->eventModel()->setOnDark(projector);
     views->lockModel()->setOnDark(projector);
     views->statusBar()->setVisible(!projector);
+    // Every table and its headers in the room's font. Set before the window was first shown
+    // (--projector at launch), the headers kept the platform's header font (9 pt offscreen).
+    for (QTableView *v : views->findChildren<QTableView *>()) {
+        const QFont f = projector ? views->font() : QFont(); // QFont(): inherit again
+        v->setFont(f);
+        v->horizontalHeader()->setFont(f);
+        v->verticalHeader()->setFont(f);
+    }
 
     QTableView *log = nullptr;
     for (QTableView *v : views->findChildren<QTableView *>())

@@ -164,12 +164,14 @@ void WorkshopWindow::buildUi()
     connect(zoomIn, &QAction::triggered, this, [this] {
         m_zoom = qMin(3.0, m_zoom * 1.15);
         applyLook();
+        applyStageLayout();
     });
     auto *zoomOut = new QAction(tr("Smaller (projector)"), this);
     zoomOut->setShortcut(QKeySequence(tr("Ctrl+-")));
     connect(zoomOut, &QAction::triggered, this, [this] {
         m_zoom = qMax(0.6, m_zoom / 1.15);
         applyLook();
+        applyStageLayout();
     });
     addAction(zoomIn);
     addAction(zoomOut);
