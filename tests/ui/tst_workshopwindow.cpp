@@ -455,6 +455,8 @@ void TestWorkshopWindow::projectorAtLaunch()
     QVERIFY2(table->viewport()->height() >= table->verticalHeader()->defaultSectionSize(),
              qPrintable(QStringLiteral("table viewport %1 px").arg(table->viewport()->height())));
     QVERIFY(table->horizontalHeader()->height() >= table->horizontalHeader()->fontMetrics().height());
+    QCOMPARE(table->horizontalScrollBar()->value(), 0);
+    QVERIFY(!table->horizontalScrollBar()->isVisible());
     for (int c : {LockTableModel::NameColumn, LockTableModel::HolderColumn, LockTableModel::HoldCountColumn,
                   LockTableModel::TtlColumn, LockTableModel::WaitingColumn}) {
         const int right = table->columnViewportPosition(c) + table->columnWidth(c);

@@ -611,8 +611,11 @@ void WorkshopWindow::applyStageLayout()
 {
     // For a room (issue 16): the summary opens the step detail too, the room needs the height.
     m_summary->setVisible(!m_projector);
-    if (m_mainSplit)
-        m_mainSplit->setSizes(m_projector ? QList<int>{width() * 42 / 100, width() * 58 / 100} : QList<int>{760, 840});
+    if (m_mainSplit) {
+        // On a narrow screen (1024 px) the lock table needs the larger share for its six columns.
+        const int stage = width() * (width() < 1200 ? 36 : 42) / 100;
+        m_mainSplit->setSizes(m_projector ? QList<int>{stage, width() - stage} : QList<int>{760, 840});
+    }
     WorkshopProjector::arrange(m_views, m_projector);
 }
 
