@@ -52,12 +52,15 @@ DashboardMenuBar::DashboardMenuBar(ServerView *view, QWidget *parent) : QMenuBar
     keys->setShortcut(QKeySequence::HelpContents);
     keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
     const QString clientId = view->session()->clientId();
-    help->addAction(tr("&About LockScope"), this, [this, clientId] {
-        QMessageBox::about(window(), tr("About LockScope"),
-                           tr("<b>LockScope %1</b><br>See and act on Redisson distributed locks in Redis.<br>"
-                              "Your client id in this session: <code>%2</code><br>GPL-3.0-or-later.")
-                               .arg(QApplication::applicationVersion(), clientId));
-    });
+    help->addAction(tr("&About LockScope"), this, [this, clientId] { showAbout(window(), clientId); });
+}
+
+void DashboardMenuBar::showAbout(QWidget *window, const QString &clientId)
+{
+    QMessageBox::about(window, tr("About LockScope"),
+                       tr("<b>LockScope %1</b><br>See and act on Redisson distributed locks in Redis.<br>"
+                          "Your client id in this session: <code>%2</code><br>GPL-3.0-or-later.")
+                           .arg(QApplication::applicationVersion(), clientId));
 }
 
 } // namespace lockscope

@@ -21,6 +21,9 @@ public:
     /** `view`'s actions (LockActions) fill the menus; `parent` is the window or the view. */
     DashboardMenuBar(ServerView *view, QWidget *parent);
 
+    /** Help > About LockScope over `window` (the workshop window shows the same). */
+    static void showAbout(QWidget *window, const QString &clientId);
+
 signals:
     /** File > Connect… (Ctrl+O). */
     void connectRequested();

@@ -14,19 +14,26 @@ namespace lockscope
 {
 
 ScenarioRunner::ScenarioRunner(const Scenario &scenario, const RedisEndpoint &endpoint, QObject *parent)
-    : QObject(parent), m_scenario(scenario), m_cast(new WorkshopCast(scenario, endpoint, this)),
-      m_dump(RedisScript::fromResource(QStringLiteral("workshop_dump"))), m_stageClock(new StageClock(this))
+    : QObject(parent), m_scenario(scenario), m_dump(RedisScript::fromResource(QStringLiteral("workshop_dump"))),
+      m_cast(std::make_unique<WorkshopCast>(scenario, endpoint)), m_stageClock(std::make_unique<StageClock>())
 {
     m_clock.start();
     m_stageClock->setServers([this] { return clockServers(); });
-    connect(m_stageClock, &StageClock::holdingChanged, this, &ScenarioRunner::timeHeldChanged);
-    connect(m_stageClock, &StageClock::applied, this, &ScenarioRunner::timeReapplied);
-    connect(m_cast, &WorkshopCast::received, this, [this](const QString &actor, const QByteArray &channel) {
+    connect(m_stageClock.get(), &StageClock::holdingChanged, this, &ScenarioRunner::timeHeldChanged);
+    connect(m_stageClock.get(), &StageClock::applied, this, &ScenarioRunner::timeReapplied);
+    connect(m_cast.get(), &WorkshopCast::received, this, [this](const QString &actor, const QByteArray &channel) {
         m_received.append({actor, channel});
     });
 }
 
-ScenarioRunner::~ScenarioRunner() = default;
+ScenarioRunner::~ScenarioRunner()
+{
+    // The clock first (its timer and provider use the cast), then the cast; the callbacks they
+    // still hold (replies, polls, the rewind's closures with their checkpoint copies) are
+    // dropped unrun while every member of the runner is still alive.
+    m_stageClock.reset();
+    m_cast.reset();
+}
 
 QHash<QString, QString> ScenarioRunner::actorOfClientId() const
 {
@@ -160,11 +167,17 @@ void ScenarioRunner::restoreClients(const Checkpoint &cp, std::function<void()> 
     for (WorkshopActor &a : m_cast->actors()) {
         a.lastToken = cp.lastToken.value(a.def.name, -1);
         const QSet<QByteArray> want = cp.waitingOn.value(a.def.name);
-        for (const QByteArray &ch : QSet<QByteArray>(a.waitingOn).subtract(want)) {
+        // Named sets, not `for (ch : QSet(x).subtract(y))`: subtract() returns a reference to the
+        // temporary copy, which dies before the loop runs (a range-for keeps only the reference),
+        // so the loop read freed memory and took references to its channel names. That corrupted
+        // the heap after a step back (the crash in ~WorkshopActor on the next restart or switch).
+        const QSet<QByteArray> drop = QSet<QByteArray>(a.waitingOn).subtract(want);
+        const QSet<QByteArray> take = QSet<QByteArray>(want).subtract(a.waitingOn);
+        for (const QByteArray &ch : drop) {
             a.client->releaseChannel(ch);
             changed.insert(ch);
         }
-        for (const QByteArray &ch : QSet<QByteArray>(want).subtract(a.waitingOn)) {
+        for (const QByteArray &ch : take) {
             a.client->retainChannel(ch);
             changed.insert(ch);
         }
@@ -234,14 +247,26 @@ bool ScenarioRunner::next()
     return true;
 }
 
+void ScenarioRunner::prepare()
+{
+    if (m_started || m_connecting || m_failed)
+        return;
+    connectAll([this] {
+        if (m_busy)
+            beginStep(); // a step asked for meanwhile
+    });
+}
+
 void ScenarioRunner::startStep(int index)
 {
     m_nextIndex = index;
     m_busy = true;
-    if (!m_started)
-        connectAll([this] { beginStep(); }); // the first step connects every actor first
-    else
+    emit stepStarting(index);
+    if (m_started)
         beginStep();
+    else if (!m_connecting)
+        connectAll([this] { beginStep(); }); // the first step connects every actor first
+    // else: prepare()'s connecting; it begins the step when connected
 }
 
 void ScenarioRunner::run()
@@ -253,12 +278,16 @@ void ScenarioRunner::run()
 
 void ScenarioRunner::connectAll(std::function<void()> then)
 {
+    m_connecting = true;
     m_cast->connectAll(
         [this, then] {
+            m_connecting = false;
             m_started = true;
+            emit prepared();
             then();
         },
         [this](const QString &error) {
+            m_connecting = false;
             m_failed = true;
             m_busy = false;
             emit failed(error);

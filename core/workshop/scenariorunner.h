@@ -15,6 +15,7 @@
 #include <QVector>
 
 #include <functional>
+#include <memory>
 
 namespace lockscope
 {
@@ -61,6 +62,12 @@ class WorkshopCast;
  * server(s) (DUMP payload, TTL left, waiters' time left) and its own client state (the steps
  * done, the reports, each actor's subscriptions as a waiting client, fencing token and leases).
  * rewindTo() puts all of it back; the steps then go on in any order.
+ *
+ * Ownership: the runner owns its cast (the actors' clients and connections) and its stage clock
+ * outright and destroys them first, so no reply, timer or subscription of theirs can reach a
+ * runner whose members are gone; the checkpoints are plain values (no pointer into an actor or a
+ * connection). Deleting a runner at any moment, a step or a rewind in flight, is safe: what was
+ * in flight is dropped, nothing of it is reported.
  */
 class ScenarioRunner : public QObject
 {
@@ -70,6 +77,11 @@ public:
     ~ScenarioRunner() override;
 
     const Scenario &scenario() const { return m_scenario; }
+
+    /** Connects every client and empties the server(s) now rather than at the first step:
+     *  prepared() when done, failed() when not. A next() meanwhile starts once connected. */
+    void prepare();
+    bool isPrepared() const { return m_started; }
 
     /** Runs the next step (connecting first if needed). Returns false, doing nothing, while a step
      *  is in flight or when every step has run. */
@@ -104,7 +116,7 @@ public:
     void setTimeRuns(bool runs);
     bool timeRuns() const { return m_timeRuns; }
     /** True while time stands still on the server(s): between steps, with time not let run. */
-    bool isTimeHeld() const { return m_stageClock->isHolding(); }
+    bool isTimeHeld() const { return m_stageClock && m_stageClock->isHolding(); }
     /** run(): wall time (ms) between one step's end and the next one's start, as a teacher
      *  talking; 0 (default) = none. The clock stands still meanwhile unless time runs. */
     void setPaceMs(int ms) { m_paceMs = qMax(0, ms); }
@@ -126,7 +138,12 @@ public:
     bool stepBack(QString *error = nullptr);
 
 signals:
+    /** Step `index` begins (emitted from next()/nextFor() themselves): nothing of it has reached
+     *  the server yet. */
+    void stepStarting(int index);
     void stepFinished(const lockscope::StepReport &report);
+    /** After prepare(): every client is connected and the server is empty. */
+    void prepared();
     /** After the last step. */
     void finished(bool allExpectationsHeld);
     /** The sandbox could not be reached (no step can run). */
@@ -169,7 +186,6 @@ private:
     qint64 leaseOf(const Scenario::Step &step) const;
 
     Scenario m_scenario;
-    WorkshopCast *m_cast = nullptr; ///< the actors' clients, the runner's connection, the RedLock servers
     RedisScript m_dump;
     QVector<StepReport> m_reports;
     StepReport m_current;
@@ -182,10 +198,13 @@ private:
     bool m_busy = false;
     bool m_running = false;
     bool m_failed = false;
-    StageClock *m_stageClock = nullptr;
     bool m_timeRuns = false;
     int m_paceMs = 0;
     QHash<int, Checkpoint> m_checkpoints; ///< step index -> before its latest run
+    // Declared last, destroyed first (see the ownership note above): everything that can call
+    // back into the runner goes while all of the runner is still there.
+    std::unique_ptr<WorkshopCast> m_cast; ///< the actors' clients, the runner's connection, the RedLock servers
+    std::unique_ptr<StageClock> m_stageClock;
 };
 
 } // namespace lockscope

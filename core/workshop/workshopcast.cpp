@@ -78,12 +78,21 @@ void WorkshopCast::connectAll(std::function<void()> ready, std::function<void(co
             return;
         *done = true;
         timer->deleteLater();
-        m_control->send({"FLUSHALL"}, this, [ready, failed](const RedisReply &r) {
-            if (r.isError())
-                failed(QStringLiteral("cannot reset the workshop server: %1").arg(r.errorMessage()));
-            else
+        // Each key of an earlier run is deleted on its own first, so that a watch of this server
+        // (the workshop window's lock views) sees every lock go (FLUSHALL sends no keyspace
+        // event); FLUSHALL then empties the other databases too.
+        static const QByteArray kDeleteEach =
+            "for _, k in ipairs(redis.call('keys', '*')) do redis.call('del', k) end return 0";
+        m_control->pipeline(
+            {{"EVAL", kDeleteEach, "0"}, {"FLUSHALL"}}, this, [ready, failed](const QVector<RedisReply> &replies) {
+                for (const RedisReply &r : replies) {
+                    if (r.isError()) {
+                        failed(QStringLiteral("cannot reset the workshop server: %1").arg(r.errorMessage()));
+                        return;
+                    }
+                }
                 ready();
-        });
+            });
     };
     connect(timer, &QTimer::timeout, this, [this, done, failed] {
         if (*done)

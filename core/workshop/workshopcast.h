@@ -40,7 +40,8 @@ public:
 
     /**
      * Creates and opens every connection (starting the RedLock servers first, blocking), waits
-     * until all are ready and FLUSHALLs the private server, then `ready()`. On any failure (a
+     * until all are ready and empties the private server (each key deleted, so a watch sees
+     * them go, then FLUSHALL), then `ready()`. On any failure (a
      * RedLock server does not start, no answer within kConnectTimeoutMs, FLUSHALL refused)
      * `failed(sentence)` instead, asynchronously.
      */

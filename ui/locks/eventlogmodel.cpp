@@ -165,6 +165,13 @@ void EventLogModel::clear()
     endResetModel();
 }
 
+void EventLogModel::setEvents(const QVector<LockEvent> &newestFirst)
+{
+    beginResetModel();
+    m_events = newestFirst.mid(0, m_capacity);
+    endResetModel();
+}
+
 void EventLogModel::setActorNames(const ActorNames &names)
 {
     m_names = names;

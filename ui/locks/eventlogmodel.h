@@ -23,6 +23,10 @@ public:
     void append(const QVector<LockEvent> &events);
     void clear();
     const LockEvent &event(int row) const { return m_events[row]; }
+    /** Every row, newest first (as shown). */
+    const QVector<LockEvent> &events() const { return m_events; }
+    /** Shows `newestFirst` instead of what it showed (one model reset): an earlier events(). */
+    void setEvents(const QVector<LockEvent> &newestFirst);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;

@@ -184,7 +184,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         case WaitingColumn:
             return s.kind == LockKind::FairLock ? s.queueLength : s.subscribers;
         case HeldForColumn:
-            return row.heldSinceMs > 0 ? m_clock() - row.heldSinceMs : qint64(-1);
+            return row.heldSinceMs > 0 ? heldForMs(row.heldSinceMs) : qint64(-1);
         default:
             return data(index, Qt::DisplayRole);
         }
@@ -227,7 +227,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             if (row.heldSinceMs <= 0)
                 return {};
             return (row.heldSinceAtLeast ? QStringLiteral("≥ ") : QString()) +
-                   DurationText::duration(qMax<qint64>(0, m_clock() - row.heldSinceMs), DurationText::Style::Hours);
+                   DurationText::duration(qMax<qint64>(0, heldForMs(row.heldSinceMs)), DurationText::Style::Hours);
         case NodeColumn: {
             if (m_slotMaster.isEmpty())
                 return {};
@@ -287,7 +287,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
         if (index.column() == HeldForColumn && row.heldSinceMs > 0) {
             const QString since =
-                QDateTime::fromMSecsSinceEpoch(QDateTime::currentMSecsSinceEpoch() - (m_clock() - row.heldSinceMs))
+                QDateTime::fromMSecsSinceEpoch(QDateTime::currentMSecsSinceEpoch() - heldForMs(row.heldSinceMs))
                     .toString(QStringLiteral("HH:mm:ss"));
             return row.heldSinceAtLeast
                        ? tr("Already held when LockScope first read it at %1: held at least this long").arg(since)

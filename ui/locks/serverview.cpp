@@ -349,9 +349,11 @@ void ServerView::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
         m_recorder->recordLocks(changed, removed, now);
     // Removals before changes, as LockTableModel::applyBatch applies a batch.
     for (const auto &name : removed)
-        m_history.addRemoval(name, now);
+        if (!m_historyMuted)
+            m_history.addRemoval(name, now);
     for (const auto &s : changed)
-        m_history.addSnapshot(s, now);
+        if (!m_historyMuted)
+            m_history.addSnapshot(s, now);
     if (m_replayDoctor)
         m_replayDoctor->observe(changed, removed);
     emit historyChanged();
@@ -423,6 +425,8 @@ void ServerView::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
 
 void ServerView::onEvents(const QVector<LockEvent> &events)
 {
+    if (m_historyMuted)
+        return;
     m_eventModel->append(events);
     m_lockModel->applyEvents(events); // lease badges beside the holder
     if (m_replayDoctor)               // the lease-safety findings of a replay (its events are already the session's)
@@ -433,9 +437,6 @@ void ServerView::onEvents(const QVector<LockEvent> &events)
     m_history.addEvents(events);
     if (m_recorder)
         m_recorder->recordEvents(events);
-    // A replay's doctor learns the lease-safety verdicts (lease_lost, ...) from the recorded events.
-    if (m_replayDoctor)
-        (void)m_replayDoctor->observeEvents(events);
     emit historyChanged();
 }
 
@@ -448,6 +449,20 @@ bool ServerView::eventFilter(QObject *watched, QEvent *event)
             m_proxy->setDynamicSortFilter(true); // sorted and filtered again, selection kept
     }
     return QWidget::eventFilter(watched, event);
+}
+
+ServerView::Shown ServerView::shown() const
+{
+    return Shown{m_eventModel->events(), m_history};
+}
+
+void ServerView::restoreShown(const Shown &shown)
+{
+    m_eventModel->setEvents(shown.events);
+    const HistoryStore::Retention retention = m_history.retention();
+    m_history = shown.history;
+    m_history.setRetention(retention);
+    emit historyChanged();
 }
 
 void ServerView::onModeChanged(LockMonitor::Mode mode, const QString &detail)

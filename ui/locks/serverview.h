@@ -102,6 +102,20 @@ public:
     LockMonitor::Mode mode() const { return m_mode; }
     bool hasInitialData() const { return m_initialData; }
 
+    /** What the event log and the charts show: their events and history. */
+    struct Shown {
+        QVector<LockEvent> events; ///< newest first
+        HistoryStore history;
+    };
+    Shown shown() const;
+    /** Shows an earlier shown() again (workshop step back: the views go back with the server). */
+    void restoreShown(const Shown &shown);
+    /** While muted, what the session reports still updates the lock table and detail, but neither
+     *  the event log nor the charts' history (nor a recording's events): the workshop's step back
+     *  rewrites the server, and those writes are no client's doing. */
+    void setHistoryMuted(bool muted) { m_historyMuted = muted; }
+    bool isHistoryMuted() const { return m_historyMuted; }
+
 signals:
     /** The connection band's "Connect…": the user wants another connection. */
     void connectRequested();
@@ -161,6 +175,7 @@ private:
     ReplayPlayer *m_player = nullptr;
     bool m_initialData = false;
     bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
+    bool m_historyMuted = false;        ///< setHistoryMuted()
     QTimer m_priorityTimer;
     /** Big tables take lock changes merged, at most every 200 ms (issue 12). */
     LockBatchBuffer m_tableBuffer;

@@ -67,6 +67,14 @@ void WorkshopProjector::arrange(ServerView *views, bool projector)
     views->eventModel()->setOnDark(projector);
     views->lockModel()->setOnDark(projector);
     views->statusBar()->setVisible(!projector);
+    // Every table and its headers in the room's font. Set before the window was first shown
+    // (--projector at launch), the headers kept the platform's header font (9 pt offscreen).
+    for (QTableView *v : views->findChildren<QTableView *>()) {
+        const QFont f = projector ? views->font() : QFont(); // QFont(): inherit again
+        v->setFont(f);
+        v->horizontalHeader()->setFont(f);
+        v->verticalHeader()->setFont(f);
+    }
 
     QTableView *log = nullptr;
     for (QTableView *v : views->findChildren<QTableView *>())
@@ -90,6 +98,10 @@ void WorkshopProjector::arrange(ServerView *views, bool projector)
         top->setSizes({980, 380});
         return;
     }
+    // Not shown yet (--projector at launch): the splitters have no height to share, and sizes
+    // computed from it would collapse the table. The window arranges again once shown.
+    if (!views->isVisible())
+        return;
     // The event log keeps kEventRows rows; above it the table as high as its rows (1-3) and the
     // compact detail (holders, waiter queue with deadlines) the rest.
     const int rows = qBound(1, table->model() ? table->model()->rowCount() : 1, 3);
