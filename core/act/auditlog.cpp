@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <pwd.h>
 #include <unistd.h>
 
 namespace lockscope
