@@ -1,6 +1,8 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
+#include "common/holderpalette.h"
 #include "locks/clientsmodel.h"
 #include "locks/eventlogmodel.h"
+#include "locks/findingmodel.h"
 #include "locks/leasebadgedelegate.h"
 #include "locks/lockbatchbuffer.h"
 #include "locks/lockdetailpanel.h"
@@ -10,6 +12,7 @@
 #include "diagnose/leasetracker.h"
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
@@ -53,6 +56,7 @@ private slots:
     void leaseBadgesLastAsLongAsTheirFindings();
     void lateRenewalAndFailoverBadges();
     void eventLogExplainsAndColoursLeaseEvents();
+    void problemsTooltipGivesEvidenceTimesAsClockTimes();
 };
 
 static const QString kA = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
@@ -407,7 +411,10 @@ void TestLockTableModel::lostLeaseShowsBesideTheHolderAndInTheDetail()
     QVERIFY(detail.hasLeaseAlert());
     QVERIFY2(detail.leaseText().contains(QStringLiteral("the old holder may still be running its critical section")),
              qPrintable(detail.leaseText()));
-    QVERIFY2(detail.leaseText().contains(kB), qPrintable(detail.leaseText()));
+    QVERIFY2(detail.leaseText().contains(HolderPalette::shortLabel(kB)), qPrintable(detail.leaseText()));
+    QVERIFY2(detail.toolTip().isEmpty() &&
+                 detail.findChild<QLabel *>(QStringLiteral("leaseLabel"))->toolTip().contains(kB),
+             "the paragraph's tooltip has the full holder field");
 
     // A comes back 40 s later (it acquired another lock): the overlap window is known.
     wall = kLostAt + 41000;
@@ -577,6 +584,31 @@ void TestLockTableModel::eventLogExplainsAndColoursLeaseEvents()
     late.kind = LeaseAlerts::Alert::Kind::RenewalLate;
     QVERIFY(contrast(LeaseAlerts::badgeColor(lostAlert), Qt::white) >= 4.5);
     QVERIFY(contrast(LeaseAlerts::badgeColor(late), Qt::white) >= 4.5);
+}
+
+// The lease findings' evidence carries epoch ms (lost_at_ms, last_renewed_ms): the Problems tab's
+// tooltip also says them as clock times; durations (silent_ms) stay as they are.
+void TestLockTableModel::problemsTooltipGivesEvidenceTimesAsClockTimes()
+{
+    FindingModel model;
+    LockFinding f;
+    f.severity = LockFinding::Severity::Critical;
+    f.code = QStringLiteral("lease_lost");
+    f.lock = QStringLiteral("orders:42");
+    f.title = QStringLiteral("orders:42: lease lost by %1 (it stopped renewing)").arg(kA);
+    f.evidence = {{QStringLiteral("holder"), kA},
+                  {QStringLiteral("lost_at_ms"), kLostAt},
+                  {QStringLiteral("last_renewed_ms"), kLostAt - 30000},
+                  {QStringLiteral("silent_ms"), 30000}};
+    model.setFindings({f});
+    const QString tip = model.index(0, FindingModel::TitleColumn).data(Qt::ToolTipRole).toString();
+    const auto clock = [](qint64 ms) {
+        return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
+    };
+    QVERIFY2(tip.contains(QStringLiteral("lost_at ") + clock(kLostAt)), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("last_renewed ") + clock(kLostAt - 30000)), qPrintable(tip));
+    QVERIFY2(!tip.contains(QStringLiteral("silent ")), qPrintable(tip));
+    QCOMPARE(model.index(0, FindingModel::SeverityColumn).data().toString(), QStringLiteral("critical"));
 }
 
 void TestLockTableModel::namesSortNaturally()

@@ -17,6 +17,10 @@
 #include "demo/redisserverprocess.h"
 #include "history/recording.h"
 #include "history/replayplayer.h"
+#include "history/sessionrecorder.h"
+#include "history/timelinewidget.h"
+#include "history/ttlchart.h"
+#include "locks/eventlogmodel.h"
 
 #include <QAction>
 #include <QDateTime>
@@ -38,6 +42,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -56,6 +62,8 @@ private slots:
     void forceUnlockDialogNamesWhatHappens();
     void recordedDemoReplaysTheSameStates();
     void replayDiagnosesTheReplayedTable();
+    void recordedLostLeaseReplaysWithTheSameMarks();
+    void frozenServiceShowsALostLease();
     void problemsTabCommandsCarryTheUrl();
     void notConnectedIsNeverMistakenForNoLocks();
     void forceUnlockConfirmationActsOnlyOnTheName();
@@ -432,6 +440,281 @@ void TestMainWindow::replayDiagnosesTheReplayedTable()
     QTRY_VERIFY_WITH_TIMEOUT(hasNoTtl(), 3000);
     QTest::qWait(2500);
     QVERIFY(hasNoTtl());
+}
+
+// Lease safety in a recording: the events are written as JSON (LockEvent::toJson) and replayed
+// through ReplayPlayer::eventsOccurred into the same views, so a lost lease shows in a replay as
+// it did live: the badge beside the holder, the detail's overlap window, the timeline's marks and
+// the Problems tab's finding; and a seek to before the loss shows none of it.
+void TestMainWindow::recordedLostLeaseReplaysWithTheSameMarks()
+{
+    const QString a = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
+    const QString b = QStringLiteral("0c7931ed-77b4-4eba-8af7-706668f329e6:7");
+    const QString name = QStringLiteral("orders:42");
+    const qint64 t0 = QDateTime::currentMSecsSinceEpoch() - 600000;
+    auto snapshot = [&name](const QString &field, qint64 pttl) {
+        LockSnapshot s;
+        s.name = name;
+        s.isLock = s.exists = true;
+        s.pttlMs = pttl;
+        s.holders << LockHolder{
+            field, field.section(QLatin1Char(':'), 0, 0), field.section(QLatin1Char(':'), 1), 1, QString(), {}};
+        return s;
+    };
+    auto event = [&name](qint64 t, const QString &type, const QString &holder, const QJsonObject &extra = {}) {
+        LockEvent e{t, name, type, holder, QString()};
+        e.extra = extra;
+        return e;
+    };
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("lease-lost.jsonl"));
+    {
+        SessionRecorder recorder;
+        QString error;
+        QVERIFY2(recorder.open(path,
+                               SessionRecorder::header(QStringLiteral("redis://127.0.0.1:6379"), QString(),
+                                                       QStringLiteral("test")),
+                               &error),
+                 qPrintable(error));
+        recorder.recordLocks({snapshot(a, 30000)}, {}, t0);
+        recorder.recordEvents({event(t0, QStringLiteral("acquired"), a)});
+        for (int k = 1; k <= 2; ++k) {
+            recorder.recordLocks({snapshot(a, 30000)}, {}, t0 + k * 10000);
+            recorder.recordEvents({event(t0 + k * 10000, QStringLiteral("renewed"), a,
+                                         {{QStringLiteral("margin_ms"), 20000}, {QStringLiteral("pttl_ms"), 30000}})});
+        }
+        // A stops; its lease runs out at +50 s and B, waiting, takes the lock in the same read.
+        recorder.recordLocks({snapshot(b, 30000)}, {}, t0 + 50000);
+        recorder.recordEvents(
+            {event(t0 + 50000, QStringLiteral("lease_lost"), a,
+                   {{QStringLiteral("client_id"), a.section(QLatin1Char(':'), 0, 0)},
+                    {QStringLiteral("thread_id"), QStringLiteral("1")},
+                    {QStringLiteral("lease_ms"), 30000},
+                    {QStringLiteral("renewals"), 2},
+                    {QStringLiteral("last_renewed_ms"), t0 + 20000},
+                    {QStringLiteral("silent_ms"), 30000},
+                    {QStringLiteral("next_holder"), b},
+                    {QStringLiteral("overlap_from_ms"), t0 + 50000}}),
+             event(t0 + 50000, QStringLiteral("acquired"), b, {{QStringLiteral("after_lease_lost"), a}})});
+        // A comes back at +70 s.
+        recorder.recordEvents({event(t0 + 70000, QStringLiteral("holder_returned"), a,
+                                     {{QStringLiteral("returned_on"), QStringLiteral("inventory:7")},
+                                      {QStringLiteral("returned_by"), QStringLiteral("acquired")},
+                                      {QStringLiteral("lost_at_ms"), t0 + 50000},
+                                      {QStringLiteral("next_holder"), b},
+                                      {QStringLiteral("overlap_from_ms"), t0 + 50000},
+                                      {QStringLiteral("overlap_to_ms"), t0 + 70000}})});
+        recorder.recordLocks({snapshot(b, 30000)}, {}, t0 + 75000);
+        recorder.close();
+    }
+    Recording recording;
+    QString error;
+    QVERIFY2(Recording::load(path, &recording, &error), qPrintable(error));
+    ReplayPlayer player;
+    player.setRecording(recording);
+    LockSession::Options options;
+    options.readOnly = true;
+    MainWindow replay(options);
+    replay.resize(1400, 900);
+    replay.attachReplay(&player);
+    replay.show();
+    QSignalSpy ready(&replay, &MainWindow::initialDataArrived);
+    QVERIFY(ready.wait(5000));
+
+    player.seek(t0 + 72000);
+    QCOMPARE(replay.lockModel()->rowCount(), 1);
+    const QModelIndex holder = replay.lockModel()->index(replay.lockModel()->rowOf(name), LockTableModel::HolderColumn);
+    QCOMPARE(holder.data().toString(), b);
+    QCOMPARE(holder.data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lease lost · holder back"));
+    QVERIFY2(holder.data(Qt::ToolTipRole).toString().contains(QStringLiteral("%1 stopped renewing").arg(a)),
+             qPrintable(holder.data(Qt::ToolTipRole).toString()));
+    replay.serverView()->selectLock(name);
+    QVERIFY2(replay.detailPanel()->leaseText().contains(QStringLiteral("Both may have run the critical section")),
+             qPrintable(replay.detailPanel()->leaseText()));
+    // The events as recorded, extras included, in the log and the history.
+    const QVector<LockEvent> lostEvents = replay.history().events(name);
+    const auto lostIt = std::find_if(lostEvents.cbegin(), lostEvents.cend(),
+                                     [](const LockEvent &e) { return e.type == QLatin1String("lease_lost"); });
+    QVERIFY(lostIt != lostEvents.cend());
+    QCOMPARE(lostIt->extra.value(QStringLiteral("next_holder")).toString(), b);
+    bool logged = false;
+    for (int r = 0; r < replay.eventModel()->rowCount(); ++r)
+        logged = logged || replay.eventModel()->event(r).type == QLatin1String("holder_returned");
+    QVERIFY(logged);
+    replay.timeline()->refreshNow();
+    QCOMPARE(replay.timeline()->leaseMarksOf(name).size(), 2);
+    QCOMPARE(replay.timeline()->overlapsOf(name).size(), 1);
+    replay.ttlChart()->refreshNow();
+    QCOMPARE(replay.ttlChart()->markerGraph(QStringLiteral("lease_lost"))->dataCount(), 1);
+    // The Problems tab: the replay's doctor records the recorded lease_lost as a finding.
+    const auto hasFinding = [&replay, &name] {
+        for (const auto &f : replay.findingModel()->findings())
+            if (f.code == QLatin1String("lease_lost") && f.lock == name)
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(hasFinding(), 5000);
+    const QString png = QDir::temp().filePath(QStringLiteral("replay-lease-lost.png"));
+    replay.grab().save(png);
+    qInfo("replayed lost lease: %s", qPrintable(png));
+
+    // Before the loss: no badge, no marks.
+    player.seek(t0 + 30000);
+    QCOMPARE(replay.lockModel()->rowCount(), 1);
+    QVERIFY(replay.lockModel()
+                ->index(replay.lockModel()->rowOf(name), LockTableModel::HolderColumn)
+                .data(LockTableModel::LeaseBadgeRole)
+                .toString()
+                .isEmpty());
+    QVERIFY(!replay.detailPanel()->hasLeaseAlert());
+    replay.timeline()->refreshNow();
+    QVERIFY(replay.timeline()->leaseMarksOf(name).isEmpty());
+}
+
+namespace
+{
+/** A node-redisson service (tests/integration/node-redisson/service.js): one Redisson client in
+ *  its own process, driven by lines on stdin, answering one line each. */
+class NodeService
+{
+public:
+    NodeService(const QString &node, const QString &dir, quint16 port, qint64 watchdogMs)
+    {
+        m_process.setWorkingDirectory(dir);
+        m_process.start(node, {QStringLiteral("service.js"), QString::number(port), QString::number(watchdogMs)});
+    }
+    ~NodeService()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        ::kill(pid_t(m_process.processId()), SIGCONT);
+        m_process.kill();
+        m_process.waitForFinished(3000);
+    }
+    void send(const QByteArray &line) { m_process.write(line + '\n'); }
+    /** Waits up to `timeoutMs` for an answer line starting with `prefix`. */
+    bool waitFor(const QString &prefix, int timeoutMs)
+    {
+        return QTest::qWaitFor(
+            [&] {
+                while (m_process.canReadLine())
+                    if (QString::fromUtf8(m_process.readLine()).startsWith(prefix))
+                        return true;
+                return false;
+            },
+            timeoutMs);
+    }
+    bool signal(int sig) { return ::kill(pid_t(m_process.processId()), sig) == 0; }
+
+private:
+    QProcess m_process;
+};
+} // namespace
+
+// Lease safety end to end, as an operator meets it: a real node-redisson service holds orders:42
+// with its watchdog, another waits; the first is frozen with SIGSTOP past its lease and resumed.
+// The dashboard shows "lease lost" beside the new holder, the detail panel the overlap window once
+// the old holder is back, the timeline its marks and the Problems tab the finding.
+// LOCKSCOPE_LEASE_SHOT=FILE also saves the window (the README's lease-lost.png), with a 10 s lease.
+void TestMainWindow::frozenServiceShowsALostLease()
+{
+    const QString dir = qEnvironmentVariable("LOCKSCOPE_NODE_DRIVER_DIR", QStringLiteral(LOCKSCOPE_NODE_DRIVER_DIR));
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    if (node.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/node_modules/node-redisson/package.json")))
+        QSKIP("node-redisson is not installed: run 'npm ci' in tests/integration/node-redisson (run.sh test does)");
+    const QString shot = qEnvironmentVariable("LOCKSCOPE_LEASE_SHOT");
+    const qint64 leaseMs = shot.isEmpty() ? 4500 : 10000;
+    const QString name = QStringLiteral("orders:42");
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    window.resize(1360, 820);
+    window.show();
+    window.start();
+    QTRY_VERIFY_WITH_TIMEOUT(window.hasInitialData(), 10000);
+
+    NodeService a(node, dir, m_server.port(), leaseMs);
+    NodeService b(node, dir, m_server.port(), leaseMs);
+    NodeService c(node, dir, m_server.port(), 30000);
+    QVERIFY(a.waitFor(QStringLiteral("READY"), 10000) && b.waitFor(QStringLiteral("READY"), 10000) &&
+            c.waitFor(QStringLiteral("READY"), 10000));
+    c.send("hold payments:batch 3"); // locks that stay well, for the picture
+    c.send("hold-lease reports:daily 4 600000");
+    a.send("hold orders:42 1");
+    QVERIFY(a.waitFor(QStringLiteral("OK hold orders:42"), 10000));
+    const auto count = [&window, &name](const QString &type) {
+        const auto events = window.history().events(name);
+        return std::count_if(events.cbegin(), events.cend(), [&type](const LockEvent &e) { return e.type == type; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(count(QStringLiteral("renewed")) >= 2, int(leaseMs) + 5000);
+    b.send("wait orders:42 7");
+    QVERIFY(b.waitFor(QStringLiteral("WAITING orders:42"), 10000));
+    QTest::qWait(500);
+
+    // A freezes: its watchdog stops, the lease runs out, B takes the lock.
+    QVERIFY(a.signal(SIGSTOP));
+    const auto row = [&window, &name] {
+        return window.lockModel()->index(window.lockModel()->rowOf(name), LockTableModel::HolderColumn);
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(count(QStringLiteral("lease_lost")) == 1, int(leaseMs) + 5000);
+    QVERIFY(b.waitFor(QStringLiteral("ACQUIRED orders:42"), 10000));
+    QTRY_COMPARE_WITH_TIMEOUT(row().data(LockTableModel::LeaseBadgeRole).toString(), QStringLiteral("lease lost"),
+                              3000);
+    const auto events = window.history().events(name);
+    const auto lost = std::find_if(events.cbegin(), events.cend(),
+                                   [](const LockEvent &e) { return e.type == QLatin1String("lease_lost"); });
+    const QString holderA = lost->holder;
+    QVERIFY(holderA.endsWith(QStringLiteral(":1")));
+    QTRY_VERIFY_WITH_TIMEOUT(row().data().toString().endsWith(QStringLiteral(":7")), 3000); // B holds it now
+    QVERIFY2(row().data(Qt::ToolTipRole).toString().contains(holderA + QStringLiteral(" stopped renewing")),
+             qPrintable(row().data(Qt::ToolTipRole).toString()));
+    QVERIFY2(row().data(Qt::ToolTipRole).toString().contains(QStringLiteral("Next holder: ") + row().data().toString()),
+             qPrintable(row().data(Qt::ToolTipRole).toString()));
+    window.serverView()->selectLock(name);
+    QVERIFY2(window.detailPanel()->leaseText().contains(QStringLiteral("may still be running its critical section")),
+             qPrintable(window.detailPanel()->leaseText()));
+
+    // A resumes and takes another lock: it was stalled, not dead.
+    QTest::qWait(shot.isEmpty() ? 1000 : 6000);
+    QVERIFY(a.signal(SIGCONT));
+    a.send("hold inventory:7 1");
+    QVERIFY(a.waitFor(QStringLiteral("OK hold inventory:7"), 10000));
+    QTRY_COMPARE_WITH_TIMEOUT(row().data(LockTableModel::LeaseBadgeRole).toString(),
+                              QStringLiteral("lease lost · holder back"), 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.detailPanel()->leaseText().contains(QStringLiteral("Both may have run")), 3000);
+    window.timeline()->refreshNow();
+    QCOMPARE(window.timeline()->leaseMarksOf(name).size(), 2);
+    QCOMPARE(window.timeline()->overlapsOf(name).size(), 1);
+    const auto hasFinding = [&window, &name] {
+        for (const auto &f : window.findingModel()->findings())
+            if (f.code == QLatin1String("lease_lost") && f.lock == name)
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(hasFinding(), 5000);
+
+    if (!shot.isEmpty()) {
+        QTest::qWait(4000); // B's bar grows past the overlap window
+        // FILE with the timeline below; FILE-ttl.png and FILE-events.png with the other tabs, to compare.
+        const QString base = shot.endsWith(QLatin1String(".png")) ? shot.chopped(4) : shot;
+        const QVector<QPair<QString, QWidget *>> pages{{shot, window.timeline()},
+                                                       {base + QStringLiteral("-ttl.png"), window.ttlChart()},
+                                                       {base + QStringLiteral("-events.png"), nullptr}};
+        for (const auto &[path, page] : pages) {
+            for (QTabWidget *tabs : window.findChildren<QTabWidget *>())
+                for (int i = 0; i < tabs->count(); ++i)
+                    if (page ? tabs->widget(i) == page || tabs->widget(i)->isAncestorOf(page)
+                             : tabs->tabText(i).contains(QStringLiteral("Event")))
+                        tabs->setCurrentIndex(i);
+            QTest::qWait(800);
+            QVERIFY(window.grab().save(path));
+            qInfo("lost lease: %s", qPrintable(path));
+        }
+    }
+    a.send("quit");
+    b.send("quit");
+    c.send("quit");
 }
 
 void TestMainWindow::problemsTabCommandsCarryTheUrl()

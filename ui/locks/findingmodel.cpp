@@ -1,11 +1,18 @@
 #include "locks/findingmodel.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QStyle>
 
 namespace lockscope
 {
+
+namespace
+{
+/** Evidence values above this (2001-09-09 in epoch ms) are times, not durations. */
+constexpr qint64 kEpochMsFloor = 1000000000000;
+} // namespace
 
 FindingModel::FindingModel(QObject *parent) : QAbstractTableModel(parent) {}
 
@@ -90,11 +97,21 @@ QVariant FindingModel::data(const QModelIndex &index, int role) const
         if (index.column() == SeverityColumn)
             return severityIcon(f.severity);
         break;
-    case Qt::ToolTipRole:
-        return QStringLiteral("<b>%1</b><p>%2</p><p><i>Evidence:</i> <code>%3</code></p><p><i>What to do:</i> %4</p>")
+    case Qt::ToolTipRole: {
+        // Evidence times are epoch ms (lost_at_ms, last_renewed_ms, frees_at_ms): also as clock times.
+        QStringList times;
+        for (auto it = f.evidence.constBegin(); it != f.evidence.constEnd(); ++it)
+            if (it.key().endsWith(QLatin1String("_ms")) && it.value().toInteger() > kEpochMsFloor)
+                times << QStringLiteral("%1 %2").arg(
+                    it.key().chopped(3),
+                    QDateTime::fromMSecsSinceEpoch(it.value().toInteger()).toString(QStringLiteral("HH:mm:ss")));
+        return QStringLiteral("<b>%1</b><p>%2</p><p><i>Evidence:</i> <code>%3</code>%5</p><p><i>What to do:</i> %4</p>")
             .arg(f.title.toHtmlEscaped(), f.explanation.toHtmlEscaped(),
                  QString::fromUtf8(QJsonDocument(f.evidence).toJson(QJsonDocument::Compact)).toHtmlEscaped(),
-                 f.action.toHtmlEscaped());
+                 f.action.toHtmlEscaped(),
+                 times.isEmpty() ? QString()
+                                 : QStringLiteral("<br><i>Times:</i> ") + times.join(QStringLiteral(" · ")));
+    }
     }
     return {};
 }

@@ -60,6 +60,8 @@ public:
     /** One batch, in order. Returns the locks whose alert changed. */
     QStringList apply(const QVector<LockEvent> &events);
     void clear() { m_alerts.clear(); }
+    bool isEmpty() const { return m_alerts.isEmpty(); }
+    bool contains(const QString &lock) const { return m_alerts.contains(lock); }
     /** Forgets alerts older than they are shown, as of `nowMs` (epoch). */
     void prune(qint64 nowMs);
 

@@ -135,6 +135,7 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     if (!any) {
         m_lease->clear();
         m_lease->setVisible(false);
+        fitLease();
         m_title->setText(tr("Select a lock to see its holders, waiters and keys."));
         m_ttl->clear();
         m_waiting->clear();
@@ -239,9 +240,29 @@ void LockDetailPanel::setLeaseAlert(const LeaseAlerts::Alert *alert, const Actor
     if (text == m_lease->text() && m_lease->isVisible() == !text.isEmpty())
         return;
     m_lease->setText(text);
+    m_lease->setToolTip(alert ? LeaseAlerts::tooltip(*alert, names) : QString()); // the full holder fields
     const QString colour = alert ? LeaseAlerts::badgeColor(*alert).name() : QStringLiteral("#c0392b");
     m_lease->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid %1; padding-left: 6px; }").arg(colour));
     m_lease->setVisible(!text.isEmpty());
+    fitLease();
+}
+
+void LockDetailPanel::fitLease()
+{
+    // A wrapped label in a crowded panel gets squeezed below its text (the holder ids do not
+    // break): it keeps the height its text needs at its width, and the keys box gives way.
+    if (m_lease->text().isEmpty()) {
+        m_lease->setMinimumHeight(0);
+        return;
+    }
+    const int width = m_lease->width() > 50 ? m_lease->width() : contentsRect().width() - 20;
+    m_lease->setMinimumHeight(m_lease->heightForWidth(qMax(100, width)));
+}
+
+void LockDetailPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitLease();
 }
 
 bool LockDetailPanel::hasLeaseAlert() const

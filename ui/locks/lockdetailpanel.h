@@ -60,9 +60,12 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void updateProblemColour();
+    /** The lease paragraph as high as its wrapped text. */
+    void fitLease();
     /** Compact: each table as high as its rows (at least one); otherwise the usual maximum. */
     void fitTables();
 

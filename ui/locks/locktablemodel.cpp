@@ -347,6 +347,8 @@ void LockTableModel::applyEvents(const QVector<LockEvent> &events)
 
 const LeaseAlerts::Alert *LockTableModel::leaseAlert(const QString &name) const
 {
+    if (!m_lease.contains(name)) // every holder cell asks at every frame: most locks have none
+        return nullptr;
     const int row = m_index.value(name, -1);
     QStringList holders;
     if (row >= 0)
