@@ -38,7 +38,7 @@ const CommandHelp kCommands[] = {
     {"force-unlock", "force-unlock NAME [--yes]", "Delete the lock and wake its waiters."},
     {"doctor",
      "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] "
-     "[--waiter-threshold-ms N]",
+     "[--waiter-threshold-ms N] [--silent-holder-threshold-ms N]",
      "Find stuck locks, dead waiters and readers, deadlocks. Exit 4 when a problem of severity warning or worse "
      "is found."},
     {"set-ttl", "set-ttl NAME --ttl-ms N [--yes]", "Repair: give a lock without TTL one (N >= 1)."},
@@ -183,6 +183,10 @@ QList<QCommandLineOption> CliOptions::commandOptions()
         {QStringLiteral("waiter-threshold-ms"),
          QStringLiteral("doctor: report waiters with no holder after N ms (default 30000, one lease)."),
          QStringLiteral("N"), QStringLiteral("30000")},
+        {QStringLiteral("silent-holder-threshold-ms"),
+         QStringLiteral("doctor: report waiters behind a holder that renews nothing and does nothing after N ms "
+                        "(default 60000)."),
+         QStringLiteral("N"), QStringLiteral("60000")},
         {QStringLiteral("demo"),
          QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
                         "instead of --url.")},
@@ -245,6 +249,7 @@ QStringList CliOptions::optionCommands(const QString &option)
         {QStringLiteral("observe-ms"), {QStringLiteral("doctor")}},
         {QStringLiteral("watchdog-threshold-ms"), {QStringLiteral("doctor")}},
         {QStringLiteral("waiter-threshold-ms"), {QStringLiteral("doctor")}},
+        {QStringLiteral("silent-holder-threshold-ms"), {QStringLiteral("doctor")}},
         {QStringLiteral("servers"), {QStringLiteral("redlock")}},
         {QStringLiteral("multi"), {QStringLiteral("redlock")}},
         {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
@@ -294,14 +299,14 @@ QString CliOptions::rangeError(const QCommandLineParser &parser)
         qint64 max;
         const char *why;
     };
-    for (const Range &r :
-         {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
-          Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
-          Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""}, Range{"observe-ms", 0, kTimer, ""},
-          Range{"watchdog-threshold-ms", 0, kAny, ""}, Range{"waiter-threshold-ms", 0, kAny, ""},
-          Range{"ttl-ms", 1, kAny,
-                ": a TTL of 0 or less would delete the lock without waking its "
-                "waiters; force-unlock does that properly"}}) {
+    for (const Range &r : {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
+                           Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
+                           Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""},
+                           Range{"observe-ms", 0, kTimer, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
+                           Range{"waiter-threshold-ms", 0, kAny, ""}, Range{"silent-holder-threshold-ms", 0, kAny, ""},
+                           Range{"ttl-ms", 1, kAny,
+                                 ": a TTL of 0 or less would delete the lock without waking its "
+                                 "waiters; force-unlock does that properly"}}) {
         const QString opt = QString::fromLatin1(r.name);
         if (parser.isSet(opt)) {
             bool ok = false;

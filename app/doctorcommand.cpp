@@ -31,6 +31,7 @@ void DoctorCommand::run()
     LockDoctor::Thresholds t;
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
+    t.silentHolderWaitMs = m_parser.value(QStringLiteral("silent-holder-threshold-ms")).toLongLong();
     loop->doctor().setThresholds(t);
     // Its "do:" commands reach this server when pasted (issue 15.5).
     loop->doctor().setCommandConnection(
@@ -39,7 +40,11 @@ void DoctorCommand::run()
     loop->setProbe([this](DoctorLoop::ProbeDone done) { m_session->probeForDoctor(std::move(done)); });
     const qint64 observeMs = m_parser.value(QStringLiteral("observe-ms")).toLongLong();
 
-    connect(watcher, &LockWatcher::locksUpdated, loop, &DoctorLoop::observe);
+    // The session's batches: its events carry the lease-safety verdicts (lease_lost, ...), which
+    // this loop's own LeaseTracker records for its findings.
+    connect(m_session, &LockSession::locksUpdated, loop, &DoctorLoop::observe);
+    connect(m_session, &LockSession::eventsOccurred, loop,
+            [loop](const QVector<LockEvent> &events) { (void)loop->observeEvents(events); });
     connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
     auto reportWith = [this](const QVector<LockFinding> &findings, const DoctorProbe::Result &r) {
         report(findings, r);

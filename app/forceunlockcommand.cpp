@@ -15,7 +15,15 @@ void ForceUnlockCommand::run()
         for (const auto &h : s.holders)
             m_err << "  holder:  " << DisplayText::escaped(h.field) << "  hold count " << h.holdCount << '\n';
         m_err << "  TTL:     " << ttlText(s.pttlMs) << '\n';
-        if (s.kind == LockKind::FairLock)
+        if (!s.exists) {
+            // A free lock: the force-unlock script deletes nothing and so publishes nothing.
+            const qint64 waiting = s.kind == LockKind::FairLock ? s.queueLength : s.subscribers;
+            m_err << "  waiting: " << waiting
+                  << " waiting; the lock is not held, so force unlock deletes nothing and wakes nobody";
+            if (waiting > 0)
+                m_err << " (to wake them: lockscope-cli wake " << DisplayText::escaped(s.name) << ")";
+            m_err << '\n';
+        } else if (s.kind == LockKind::FairLock)
             m_err << "  waiting: " << s.queueLength << " queued; the head waiter "
                   << (s.waiters.isEmpty() ? QStringLiteral("(none)") : s.waiters.first().field) << " will be woken\n";
         else

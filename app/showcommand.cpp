@@ -57,15 +57,20 @@ void ShowCommand::run()
                                                                             : LockNames::unlockChannel(s.name))
                   << '\n';
             for (const auto &w : s.waiters)
-                m_out << "Queued #" << w.position << ":   " << DisplayText::escaped(w.field) << "  deadline in "
+                m_out << "Queued #" << w.position << ":   " << DisplayText::escaped(w.field) << "  deadline "
                       << (!w.deadlineRaw.isEmpty() ? QStringLiteral("'%1' (not an epoch-ms time)").arg(w.deadlineRaw)
-                          : w.deadlineEpochMs >= 0 ? ttlText(w.deadlineEpochMs - s.serverTimeMs)
-                                                   : QStringLiteral("?"))
+                          : w.deadlineEpochMs < 0  ? QStringLiteral("?")
+                          // A deadline in the past is no countdown: say how long ago it passed.
+                          : w.deadlineEpochMs < s.serverTimeMs
+                              ? QStringLiteral("passed %1 ago").arg(ttlText(s.serverTimeMs - w.deadlineEpochMs))
+                              : QStringLiteral("in ") + ttlText(w.deadlineEpochMs - s.serverTimeMs))
                       << '\n';
             if (s.token >= 0)
                 m_out << "Token:       " << s.token << '\n';
             for (const auto &p : s.problems)
                 m_out << "Problem:     " << DisplayText::escaped(p) << '\n';
+            for (const auto &a : s.anomalies)
+                m_out << "Not Redisson-like: " << DisplayText::escaped(a) << '\n';
         }
         finish(Ok);
     });

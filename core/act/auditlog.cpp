@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QStandardPaths>
 
+#include <pwd.h>
 #include <unistd.h>
 
 namespace lockscope
@@ -26,6 +27,9 @@ QString AuditLog::operatorName()
         if (!v.isEmpty())
             return v;
     }
+    // No $USER (cron, systemd units, containers): the account name of the uid, as `id -un` says.
+    if (const struct passwd *pw = ::getpwuid(::getuid()); pw && pw->pw_name && *pw->pw_name)
+        return QString::fromLocal8Bit(pw->pw_name);
     return QStringLiteral("uid %1").arg(::getuid());
 }
 

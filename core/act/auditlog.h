@@ -32,7 +32,8 @@ public:
     /** Appends `record` as one line. Returns false with a sentence in `*error` on failure. */
     bool append(const QJsonObject &record, QString *error = nullptr) const;
 
-    /** Who is acting: $USER, else $LOGNAME, else the uid. */
+    /** Who is acting: $USER, else $LOGNAME, else the account name of the uid (getpwuid), else
+     *  "uid N". */
     static QString operatorName();
 
 private:

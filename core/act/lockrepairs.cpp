@@ -59,9 +59,11 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
 {
     m_removeWaiter.eval(
         m_connection,
-        {RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name))},
+        {RedisBytes::toBytes(LockNames::fairQueueKey(name)), RedisBytes::toBytes(LockNames::fairTimeoutKey(name)),
+         RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name))},
         {RedisBytes::toBytes(field), QByteArray::number(qMax<qint64>(0, waitMs)),
-         QByteArray::number(kDefaultFairWaitMs)},
+         QByteArray::number(kDefaultFairWaitMs), QByteArray::number(QDateTime::currentMSecsSinceEpoch()),
+         m_publishCommand, QByteArray::number(kDeadlineFloorMs)},
         context, [name, field, callback](const RedisReply &r) {
             RepairResult res;
             if (r.isError()) {
@@ -86,16 +88,32 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
                     how = QStringLiteral("Redisson's default fairLockWaitTimeout, as the timeout set did not tell; "
                                          "clients of 3.13.2 and older wait 5000 ms: %1 if so")
                               .arg(AdviceWords::name(AdviceWords::Choice::WaiterWait));
-                res = {QStringLiteral("done"),
-                       QStringLiteral("Removed waiter %1 from %2 (queue: %3, timeout set: %4); %5 later waiter(s) "
-                                      "moved up by its wait of %6 ms (%7)")
-                           .arg(field, name)
-                           .arg(r.at(0).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
-                           .arg(r.at(1).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
-                           .arg(r.at(2).toInteger())
-                           .arg(wait)
-                           .arg(how),
-                       {}};
+                QString message = QStringLiteral("Removed waiter %1 from %2 (queue: %3, timeout set: %4); %5 later "
+                                                 "waiter(s) moved up by its wait of %6 ms (%7)")
+                                      .arg(field, name)
+                                      .arg(r.at(0).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
+                                      .arg(r.at(1).toInteger() ? QStringLiteral("yes") : QStringLiteral("no"))
+                                      .arg(r.at(2).toInteger())
+                                      .arg(wait)
+                                      .arg(how);
+                if (r.at(5).toInteger() > 0)
+                    message += QStringLiteral("; %1 of them only as far as %2 s from now, so that no live waiter's "
+                                              "deadline falls into the past")
+                                   .arg(r.at(5).toInteger())
+                                   .arg(kDeadlineFloorMs / 1000);
+                const QString channel = RedisBytes::toText(r.at(6).toByteArray());
+                if (!channel.isEmpty()) {
+                    const QString head = channel.mid(LockNames::unlockChannel(name).size() + 1);
+                    message += r.at(7).toInteger() > 0
+                                   ? QStringLiteral("; the lock is free, so the new head %1 was woken on its channel "
+                                                    "(%2 receiver(s)) and takes it now")
+                                         .arg(head)
+                                         .arg(r.at(7).toInteger())
+                                   : QStringLiteral("; the lock is free and the new head %1 was told on its channel, "
+                                                    "but nobody listens there: if it is gone, remove it too")
+                                         .arg(head);
+                }
+                res = {QStringLiteral("done"), message, {}};
             }
             callback(res);
         });

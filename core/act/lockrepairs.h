@@ -42,12 +42,18 @@ public:
     void setTtl(const QString &name, qint64 ttlMs, const QString &confirmedState, QObject *context, Callback callback);
     /** Redisson's fairLockWaitTimeout default (§1.6); 5000 ms in 3.13.2 and older. */
     static constexpr qint64 kDefaultFairWaitMs = 300000;
+    /** A waiter moved up by removeWaiter() keeps at least this long (or the lock's PTTL, if longer)
+     *  before its deadline: a repair never moves a live waiter's deadline into the past. */
+    static constexpr qint64 kDeadlineFloorMs = 30000;
 
     /** Removes `field` from the fair queue and timeout set of `name` (repair_remove_waiter.lua);
      *  waiters behind it move up by its wait. `waitMs` > 0: that wait. `waitMs` <= 0: derived
      *  from the timeout set (§14.8: the gap to the waiter queued before it; for the head, the
-     *  gaps behind it when they are all equal), else kDefaultFairWaitMs. The result message says
-     *  which wait was used and where it came from. Absent field: outcome "changed". */
+     *  gaps behind it when they are all equal), else kDefaultFairWaitMs. No deadline is moved
+     *  closer than kDeadlineFloorMs (or the lock's PTTL) to now, nor later than it was. When the
+     *  lock is free the new head is woken on its own channel ("0", as Redisson's unlock, §3.5).
+     *  The result message says which wait was used, where it came from, and whom it woke.
+     *  Absent field: outcome "changed". */
     void removeWaiter(const QString &name, const QString &field, qint64 waitMs, QObject *context, Callback callback);
     void removeReader(const QString &name, const QString &field, QObject *context, Callback callback);
     /**

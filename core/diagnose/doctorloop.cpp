@@ -8,6 +8,7 @@ namespace lockscope
 DoctorLoop::DoctorLoop(Locks locks, QObject *parent)
     : QObject(parent), m_locks(std::move(locks)), m_clock([] { return LockSnapshot::steadyNowMs(); })
 {
+    m_doctor.leases().setLocks(m_locks);
     m_timer = new QTimer(this);
     m_timer->setInterval(kIntervalMs);
     connect(m_timer, &QTimer::timeout, this, &DoctorLoop::tick);
@@ -25,9 +26,15 @@ void DoctorLoop::observe(const QVector<LockSnapshot> &changed, const QStringList
         m_doctor.observe(s);
 }
 
+QVector<LockEvent> DoctorLoop::observeEvents(const QVector<LockEvent> &events)
+{
+    return m_doctor.leases().process(events, m_clock());
+}
+
 void DoctorLoop::absorb(const DoctorProbe::Result &result)
 {
     m_doctor.observeOrphanWaiters(result.orphanSubscribers, m_clock());
+    m_doctor.leases().observeSubscribers(result.heldSubscribers, m_clock());
     m_doctor.observeLatches(result.latches, result.latchCount);
 }
 
@@ -41,6 +48,7 @@ void DoctorLoop::reset()
     LockDoctor fresh;
     fresh.setThresholds(m_doctor.thresholds());
     fresh.setCommandConnection(m_doctor.commandConnection());
+    fresh.leases().setLocks(m_locks);
     m_doctor = fresh;
 }
 

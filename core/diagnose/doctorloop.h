@@ -50,6 +50,10 @@ public:
 
     /** A batch of the watcher: snapshots read, locks gone (removals applied first). */
     void observe(const QVector<LockSnapshot> &changed, const QStringList &removed);
+    /** A batch of events (after the observe() of the same read): the lease-safety rules
+     *  (LeaseTracker::process) record them and return the batch as it should be shown, with
+     *  lease_lost, lost_in_failover, renewal_late and holder_returned where they apply. */
+    QVector<LockEvent> observeEvents(const QVector<LockEvent> &events);
     /** A probe's result: orphaned waiters (timed from now) and latches (replacing the last ones). */
     void absorb(const DoctorProbe::Result &result);
     /** Every finding now (LockDoctor::diagnose over locks() at clock()). */

@@ -109,6 +109,7 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                         continue;
                     bool known = true;
                     bool anyExists = false;
+                    QString existing; // the first of the names whose hash exists
                     for (int k = 0; k < names.size(); ++k) {
                         const int idx = first + k;
                         if (idx >= r.size() || r.at(idx).isError()) {
@@ -118,8 +119,12 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
                             known = false;
                             break;
                         }
+                        if (r.at(idx).toInteger() == 1 && existing.isEmpty())
+                            existing = names.at(k);
                         anyExists = anyExists || r.at(idx).toInteger() == 1;
                     }
+                    if (known && n > 0 && anyExists)
+                        m_result.heldSubscribers[existing] += n;
                     // Orphaned only when no lock the channel may belong to exists: a client waiting
                     // on `{x}`'s channel while `{x}` is held is not waiting on a missing `x`.
                     if (known && n > 0 && !anyExists)

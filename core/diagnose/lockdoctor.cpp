@@ -51,6 +51,7 @@ LockSnapshot LockDoctor::History::previous() const
 
 void LockDoctor::observe(const LockSnapshot &s)
 {
+    m_leases.observe(s);
     History &h = m_history[s.name];
     if (!s.isHeld()) {
         h.holdersHash = 0;
@@ -80,6 +81,7 @@ void LockDoctor::observe(const LockSnapshot &s)
 
 void LockDoctor::forget(const QString &name)
 {
+    m_leases.forget(name);
     m_history.remove(name);
 }
 
@@ -475,6 +477,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         out << f;
     }
     out += deadlocks(locks, m_commandConnection);
+    out += m_leases.findings(locks, nowSteadyMs, m_commandConnection);
     std::stable_sort(out.begin(), out.end(), [](const LockFinding &a, const LockFinding &b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "diagnose/leasetracker.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
 
@@ -29,6 +30,9 @@ namespace lockscope
  *  - free_with_queue (info): a free fair lock with queued waiters, right now (normal for a moment).
  *  - deadlock (critical): a cycle in the wait-for graph (a thread queued on a fair lock held by a
  *    thread that is queued on a lock the first one holds), with every lock and holder on it.
+ *  - Lease safety (LeaseTracker, fed with observe() and the events through leases().process()):
+ *    renewal_late, lease_lost, waiters_behind_silent_holder (after silentHolderWaitMs, default
+ *    60 s), lost_in_failover, token_regressed.
  * Times are monotonic ms (LockSnapshot::steadyNowMs()).
  */
 class LockDoctor
@@ -37,13 +41,24 @@ public:
     struct Thresholds {
         qint64 watchdogHeldMs = 10 * 60 * 1000;
         qint64 waitersWithoutHolderMs = 30000;
+        /** Waiters behind a holder that renews nothing and shows no activity this long give
+         *  waiters_behind_silent_holder (LeaseTracker::setSilentHolderWaitMs). */
+        qint64 silentHolderWaitMs = 60000;
     };
 
     /** How long after its deadline a fair head waiter may still be alive at least: a live
      *  waiter polls again within its last PTTL, the watchdog lease (30000 ms) by default. */
     static constexpr qint64 kFairHeadGraceMs = 30000;
 
-    void setThresholds(const Thresholds &t) { m_thresholds = t; }
+    void setThresholds(const Thresholds &t)
+    {
+        m_thresholds = t;
+        m_leases.setSilentHolderWaitMs(t.silentHolderWaitMs);
+    }
+    /** The lease-safety rules and the events they add (LeaseTracker); observe() and forget() feed
+     *  it the snapshots, the owner feeds it the events (process()). */
+    LeaseTracker &leases() { return m_leases; }
+    const LeaseTracker &leases() const { return m_leases; }
     /**
      * The connection arguments every command a finding's `action` suggests ends with, as the
      * front end that shows it wants them pasted (issue 15.5), e.g. "--url redis://10.0.0.5:6380"
@@ -103,6 +118,7 @@ private:
     };
 
     Thresholds m_thresholds;
+    LeaseTracker m_leases;
     QString m_commandConnection;
     QHash<QString, History> m_history;
     QHash<QString, qint64> m_orphanSubscribers;

@@ -132,9 +132,28 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
     }
 
     // Renewal: same holders, and the TTL is clearly above what the countdown predicts.
-    if (before && after.isRenewalOf(*before))
+    // `margin_ms` is the TTL the countdown had left when the renewal was read (what the holder
+    // still had in hand), `pttl_ms` the TTL it was pushed back to (the lease, minus the read's
+    // delay), `read_gap_ms` the time between the two reads: the renewal came somewhere in it.
+    if (before && after.isRenewalOf(*before)) {
+        const qint64 margin = before->remainingTtlMs(after.readAtSteadyMs);
         add(QStringLiteral("renewed"), after.holders.first().field,
-            QStringLiteral("TTL %1 ms -> %2 ms").arg(before->remainingTtlMs(after.readAtSteadyMs)).arg(after.pttlMs));
+            QStringLiteral("TTL %1 ms -> %2 ms").arg(margin).arg(after.pttlMs),
+            QJsonObject{
+                {QStringLiteral("margin_ms"), margin},
+                {QStringLiteral("pttl_ms"), after.pttlMs},
+                {QStringLiteral("read_gap_ms"), qMax<qint64>(0, after.readAtSteadyMs - before->readAtSteadyMs)}});
+    }
+    // A fencing token only ever grows (INCR): a lower one means the token key was lost, e.g. a
+    // failover to a replica that had not received the last INCRs. A stale holder's token may
+    // then be accepted again by the protected resource.
+    if (before && before->token >= 0 && after.token >= 0 && after.token < before->token)
+        add(QStringLiteral("token_regressed"), after.holders.isEmpty() ? QString() : after.holders.first().field,
+            QStringLiteral("fencing token went down from %1 to %2: the token key lost writes (a failover?); a "
+                           "resource that compares tokens may accept a stale holder again")
+                .arg(before->token)
+                .arg(after.token),
+            QJsonObject{{QStringLiteral("token_before"), before->token}, {QStringLiteral("token_after"), after.token}});
 
     QSet<QString> oldWaiters;
     if (before) {
@@ -165,7 +184,8 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
 int LockEvent::causalRank(const QString &type)
 {
     if (type == QLatin1String("released") || type == QLatin1String("expired") ||
-        type == QLatin1String("force_unlocked"))
+        type == QLatin1String("force_unlocked") || type == QLatin1String("lease_lost") ||
+        type == QLatin1String("lost_in_failover"))
         return 0;
     if (type == QLatin1String("unlock_message"))
         return 1;

@@ -15,6 +15,10 @@ namespace lockscope
  * doc's event names: acquired, reentered, released, renewed, expired, force_unlocked, enqueued,
  * dequeued, unlock_message; `renewal_failed` / `renewal_recovered` for LockScope's own watchdog
  * holds (LockSession::holdAtRisk(); `extra`: error, at_risk, last_renewed_ms, lease_ms); or
+ * `renewed` carries `extra` margin_ms (TTL left when the renewal was read), pttl_ms (the TTL it
+ * was pushed back to) and read_gap_ms (time since the previous read); `token_regressed` (a fenced
+ * lock's token went down: `extra` token_before, token_after). The lease-safety events
+ * (renewal_late, lease_lost, holder_returned, lost_in_failover) come from LeaseTracker. Or
  * `failover`, which concerns no one lock (`lock` empty): Redis
  * Sentinel named a new master and LockScope moved to it (`extra`: master_name, old_master,
  * new_master, source).
@@ -62,8 +66,8 @@ struct LockEvent {
      * reentered, then renewed and enqueued (issue 15.7).
      */
     /** Where an event of `type` stands among those of one read of one lock: 0 a holder gone
-     *  (released, expired, force_unlocked), 1 unlock_message, 2 dequeued, 3 acquired/reentered,
-     *  4 anything else (renewed, enqueued). */
+     *  (released, expired, force_unlocked, lease_lost, lost_in_failover), 1 unlock_message, 2 dequeued, 3
+     * acquired/reentered, 4 anything else (renewed, enqueued). */
     static int causalRank(const QString &type);
     static QVector<LockEvent> diff(const LockSnapshot *before, const LockSnapshot &after, const QString &keyspaceHint,
                                    bool forceUnlocked, Removal removal = Removal::Unclassified);

@@ -61,7 +61,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
         auto *follower = new SentinelFollower(options.endpoint, m_pool, this);
         m_sentinel = follower->resolver();
         connect(follower, &SentinelFollower::masterChanged, this, &LockSession::masterChanged);
-        connect(follower, &SentinelFollower::eventsOccurred, this, &LockSession::eventsOccurred);
+        connect(follower, &SentinelFollower::eventsOccurred, this, &LockSession::emitEvents);
         connect(follower, &SentinelFollower::errorOccurred, this, &LockSession::errorOccurred);
     }
     RedisConnection *conn = m_pool->connection();
@@ -98,6 +98,12 @@ LockSession::LockSession(const Options &options, QObject *parent)
 
 LockSession::~LockSession() = default;
 
+void LockSession::emitEvents(const QVector<LockEvent> &events)
+{
+    // One-shot reads have no doctor loop fed; their events (none in practice) go out as they are.
+    emit eventsOccurred(m_options.oneShot ? events : m_doctorLoop->observeEvents(events));
+}
+
 void LockSession::attachWatcher(LockWatcher *watcher)
 {
     if (m_watcher)
@@ -114,9 +120,19 @@ void LockSession::attachWatcher(LockWatcher *watcher)
                     return; // no doctor loop: `doctor` keeps its own DoctorLoop, `list` needs none (issue 12)
                 m_doctorLoop->observe(changed, removed);
             });
+    connect(watcher, &LockWatcher::modeChanged, this, [this](LockWatcher::Mode mode, const QString &) {
+        // Lease safety: an expiry while LockScope could not see the server is not a lost lease it
+        // can vouch for, and a polled renewal may have come up to a poll interval before its read.
+        LeaseTracker &leases = m_doctorLoop->doctor().leases();
+        leases.setBlind(mode == LockWatcher::Mode::Disconnected, LockSnapshot::steadyNowMs());
+        leases.setReadLagMs(mode == LockWatcher::Mode::Polling ? m_options.pollIntervalMs : 50);
+    });
     connect(watcher, &LockWatcher::modeChanged, this, &LockSession::modeChanged);
     connect(watcher, &LockWatcher::locksUpdated, this, &LockSession::locksUpdated);
-    connect(watcher, &LockWatcher::eventsOccurred, this, &LockSession::eventsOccurred);
+    connect(watcher, &LockWatcher::eventsOccurred, this, &LockSession::emitEvents);
+    connect(watcher, &LockWatcher::topologyChanged, this, [this](const QVector<TopologyEvent> &events) {
+        m_doctorLoop->doctor().leases().observeTopology(events, LockSnapshot::steadyNowMs());
+    });
     connect(watcher, &LockWatcher::discoveryProgress, this, &LockSession::discoveryProgress);
     connect(watcher, &LockWatcher::notificationsChecked, this, &LockSession::notificationsChecked);
     connect(watcher, &LockWatcher::errorOccurred, this, &LockSession::errorOccurred);

@@ -252,6 +252,9 @@ signals:
 
 private:
     void startWatching();
+    /** Emits eventsOccurred() with the watcher's (or Sentinel's) `events` as the lease-safety
+     *  rules show them (DoctorLoop::observeEvents: lease_lost, lost_in_failover, ...). */
+    void emitEvents(const QVector<lockscope::LockEvent> &events);
     using Done = std::function<void(const QString &outcome, const QString &message)>;
     /** The one write path: read-only check, re-read, perform, audit, report (LockHolds too). */
     void runWrite(const QString &action, const QString &name, const QJsonObject &args,

@@ -1,5 +1,7 @@
 #include "watch/snapshotreader.h"
+
 #include "redis/redisbytes.h"
+#include <QRegularExpression>
 
 #include "diagnose/lockdoctor.h"
 #include "protocol/locknames.h"
@@ -11,6 +13,7 @@
 
 #include <QMap>
 #include <QPointer>
+#include <QRegularExpression>
 #include <cmath>
 
 #include <algorithm>
@@ -261,6 +264,21 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
         bool numeric = false;
         h.holdCount = value.toLongLong(&numeric);
         if (!LockNames::parseHolderField(field, &h.clientId, &h.threadId, &write)) {
+            // Old or hand-written clients write lock-shaped hashes without Redisson's UUID
+            // (`HSET legacy:cron x:1 1`): one field `<id>:<decimal thread>` with a positive hold
+            // count is shown as a lock, with a note on what is not Redisson-like. Anything
+            // looser stays "no lock" (an application's hash of counters is not one).
+            static const QRegularExpression legacy(QStringLiteral("^([^\\s:]+):([0-9]{1,19})$"));
+            const auto m = legacy.match(RedisBytes::matchable(field));
+            if (fields.size() == 2 && m.hasMatch() && numeric && h.holdCount >= 1) {
+                h.clientId = field.left(m.capturedLength(1));
+                h.threadId = m.captured(2);
+                s.anomalies << QStringLiteral("holder field '%1' has no Redisson client UUID before the thread id "
+                                              "(written by an old or hand-written client, not by Redisson)")
+                                   .arg(field.left(80));
+                s.holders.append(h);
+                continue;
+            }
             holderShaped = false;
             continue;
         }

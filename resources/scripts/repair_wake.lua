@@ -17,9 +17,21 @@
 -- ARGV[1] "publish" or "spublish", ARGV[2] now in epoch ms (this client's clock, as Redisson's)
 -- Reply: -1 when the lock exists (refused), else
 --   { kind ("fair", "fair_empty", "read_write", "lock", "both", "none"), waiters pruned,
---     channel, message, receivers, [channel, message, receivers] }
+--     channel, message, receivers, [channel, message, receivers] }; receivers are the channel's
+--     subscribers (PUBSUB NUMSUB / SHARDNUMSUB), not pattern subscribers such as LockScope itself
 if redis.call('exists', KEYS[1]) == 1 then
     return -1
+end
+local numsub = 'numsub'
+if ARGV[1] == 'spublish' then
+    numsub = 'shardnumsub'
+end
+-- Receivers are the channel's own subscribers (PUBSUB NUMSUB): PUBLISH's reply also counts pattern
+-- subscribers, such as LockScope's own monitors, which are no waiters.
+local function publish(channel, message)
+    local count = tonumber(redis.call('pubsub', numsub, channel)[2])
+    redis.call(ARGV[1], channel, message)
+    return count
 end
 if redis.call('exists', KEYS[4]) == 1 or redis.call('exists', KEYS[5]) == 1 then
     local pruned = 0
@@ -41,11 +53,7 @@ if redis.call('exists', KEYS[4]) == 1 or redis.call('exists', KEYS[5]) == 1 then
         return { 'fair_empty', pruned }
     end
     local channel = KEYS[2] .. ':' .. head
-    return { 'fair', pruned, channel, '0', redis.call(ARGV[1], channel, '0') }
-end
-local numsub = 'numsub'
-if ARGV[1] == 'spublish' then
-    numsub = 'shardnumsub'
+    return { 'fair', pruned, channel, '0', publish(channel, '0') }
 end
 local counts = redis.call('pubsub', numsub, KEYS[2], KEYS[3])
 local onUnlock = tonumber(counts[2])
@@ -61,11 +69,13 @@ end
 if onReadWrite > 0 then
     table.insert(reply, KEYS[3])
     table.insert(reply, '1')
-    table.insert(reply, redis.call(ARGV[1], KEYS[3], '1'))
+    redis.call(ARGV[1], KEYS[3], '1')
+    table.insert(reply, onReadWrite)
 end
 if onUnlock > 0 then
     table.insert(reply, KEYS[2])
     table.insert(reply, '0')
-    table.insert(reply, redis.call(ARGV[1], KEYS[2], '0'))
+    redis.call(ARGV[1], KEYS[2], '0')
+    table.insert(reply, onUnlock)
 end
 return reply

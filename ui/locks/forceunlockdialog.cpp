@@ -26,7 +26,17 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
                      .arg(h.clientId, h.threadId.toHtmlEscaped())
                      .arg(h.holdCount);
     lines << tr("TTL left: %1").arg(DurationText::ttl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
-    if (s.kind == LockKind::FairLock) {
+    if (!s.exists) {
+        // The force-unlock script deletes nothing here, and so publishes nothing: promise no wake-up.
+        const qint64 waiting = s.kind == LockKind::FairLock ? s.queueLength : s.subscribers;
+        lines << tr("The lock is not held: force unlock deletes nothing and wakes nobody.");
+        if (waiting > 0)
+            lines << tr("%n client(s) wait for it. To wake them use the doctor's <b>Wake the waiting clients</b> "
+                        "repair (<code>lockscope-cli wake "
+                        "%1</code>) instead.",
+                        nullptr, int(waiting))
+                         .arg(s.name.toHtmlEscaped());
+    } else if (s.kind == LockKind::FairLock) {
         if (s.waiters.isEmpty()) {
             lines << tr("Waiters: none queued");
         } else {

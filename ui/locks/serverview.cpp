@@ -396,6 +396,9 @@ void ServerView::onEvents(const QVector<LockEvent> &events)
     m_history.addEvents(events);
     if (m_recorder)
         m_recorder->recordEvents(events);
+    // A replay's doctor learns the lease-safety verdicts (lease_lost, ...) from the recorded events.
+    if (m_replayDoctor)
+        (void)m_replayDoctor->observeEvents(events);
     emit historyChanged();
 }
 
