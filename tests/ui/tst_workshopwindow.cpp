@@ -14,13 +14,19 @@
 #include "demo/redisserverprocess.h"
 #include "workshop/scenariorunner.h"
 
+#include "common/shortcutsdialog.h"
+
 #include <QDir>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QScrollBar>
+#include <QStatusBar>
 #include <QTableView>
+#include <QTemporaryFile>
 #include <QTextBrowser>
 #include <QtTest>
 
@@ -38,10 +44,16 @@ private slots:
     void everyShippedScenarioAtATeachersPace();
     void stepBackAndStepOn_data();
     void stepBackAndStepOn();
+    void everyScenarioBackRestartAndSwitch();
     void projectorAt1280x720();
+    void projectorAtLaunch_data();
+    void projectorAtLaunch();
+    void helpLikeTheDashboard();
 
 private:
     bool stepAndWait(WorkshopWindow &w);
+    /** The event log as shown: one line per row, every column. */
+    static QStringList eventLog(const WorkshopWindow &w);
     void shot(QWidget &w, const QString &name);
     RedisServerProcess m_server;
 };
@@ -58,6 +70,19 @@ bool TestWorkshopWindow::stepAndWait(WorkshopWindow &w)
 {
     QSignalSpy shown(&w, &WorkshopWindow::stepShown);
     return w.step() && shown.wait(15000);
+}
+
+QStringList TestWorkshopWindow::eventLog(const WorkshopWindow &w)
+{
+    const QAbstractItemModel *m = w.lockViews()->eventModel();
+    QStringList rows;
+    for (int r = 0; r < m->rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < m->columnCount(); ++c)
+            cells << m->index(r, c).data().toString();
+        rows << cells.join(QLatin1String(" | "));
+    }
+    return rows;
 }
 
 void TestWorkshopWindow::shot(QWidget &w, const QString &name)
@@ -235,6 +260,82 @@ void TestWorkshopWindow::stepBackAndStepOn()
     QCOMPARE(w.reports().size(), first.size() - 1);
 }
 
+void TestWorkshopWindow::everyScenarioBackRestartAndSwitch()
+{
+    // A class is not a straight line. For every shipped scenario, in one window (as a teacher
+    // picks them one after another): step to the end, step back to each earlier step (the views
+    // show again what they showed then: the restore's own writes are not events), forward
+    // again, restart, one step and back, then switch to the next scenario (empty views). Run
+    // under ASan/UBSan by the asan_tst_workshopwindow test.
+    const QRegularExpression uuid(QStringLiteral("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+    const QStringList names = Scenario::builtInNames();
+    WorkshopWindow w(m_server.endpoint());
+    w.show();
+    QVERIFY(w.loadScenario(names.first()));
+    auto noRawClientIds = [&](const QString &where) {
+        const QString log = eventLog(w).join(QLatin1Char('\n'));
+        return !log.contains(uuid) ? QString() : where + QLatin1Char('\n') + log;
+    };
+    for (int s = 0; s < names.size(); ++s) {
+        const QString name = names.at(s);
+        QCOMPARE(w.scenario().name, name);
+        QSignalSpy rewound(&w, &WorkshopWindow::rewound);
+        const int n = int(w.scenario().steps.size());
+        // A new scenario starts with empty views (nothing of the one before).
+        QVERIFY2(eventLog(w).isEmpty(), qPrintable(name + QLatin1Char('\n') + eventLog(w).join(QLatin1Char('\n'))));
+        QVector<QStringList> logBefore(n); // the event log shown just before each step ran
+        QVector<StepReport> first;
+        for (int i = 0; i < n; ++i) {
+            logBefore[i] = eventLog(w);
+            QVERIFY2(stepAndWait(w), qPrintable(QStringLiteral("%1 step %2").arg(name).arg(i + 1)));
+        }
+        first = w.reports();
+        QTest::qWait(300); // the last step's events reach the views
+        QString raw = noRawClientIds(name);
+        QVERIFY2(raw.isEmpty(), qPrintable(raw));
+        // Back one step at a time, to before the first.
+        for (int i = n - 1; i >= 0; --i) {
+            const QString where = QStringLiteral("%1: back before step %2").arg(name).arg(i + 1);
+            rewound.clear();
+            QVERIFY2(w.backTo(i), qPrintable(where));
+            QVERIFY2(rewound.wait(15000), qPrintable(where));
+            QCOMPARE(w.reports().size(), i);
+            QCOMPARE(eventLog(w), logBefore.at(i));
+            QTest::qWait(200); // and nothing the restore wrote arrives later
+            QCOMPARE(eventLog(w), logBefore.at(i));
+        }
+        // Forward again: the same outcomes.
+        for (int i = 0; i < n; ++i)
+            QVERIFY2(stepAndWait(w), qPrintable(QStringLiteral("%1 again, step %2").arg(name).arg(i + 1)));
+        for (int i = 0; i < n; ++i) {
+            QVERIFY2(w.reports().at(i).ok, qPrintable(w.reports().at(i).toText({})));
+            QCOMPARE(w.reports().at(i).result, first.at(i).result);
+        }
+        // Restart while a step back is under way (← then Ctrl+Home at once): a fresh run, empty views.
+        QVERIFY(w.stepBack());
+        w.restart();
+        QVERIFY(w.reports().isEmpty());
+        QVERIFY(eventLog(w).isEmpty());
+        QVERIFY2(stepAndWait(w), qPrintable(name + QLatin1String(" after restart")));
+        rewound.clear();
+        QVERIFY(w.stepBack());
+        QVERIFY(rewound.wait(15000));
+        QVERIFY(eventLog(w).isEmpty());
+        // Switch (the next scenario; after the last, the first again) after a step back, while a
+        // step runs.
+        QVERIFY(w.step());
+        QVERIFY(w.loadScenario(names.at((s + 1) % names.size())));
+        QVERIFY(w.reports().isEmpty());
+        raw = noRawClientIds(name + QLatin1String(" -> next"));
+        QVERIFY2(raw.isEmpty(), qPrintable(raw));
+    }
+    // The first scenario again, after all that: its first step runs and the views show only it.
+    QVERIFY(stepAndWait(w));
+    QTest::qWait(300);
+    QString raw = noRawClientIds(QStringLiteral("again"));
+    QVERIFY2(raw.isEmpty(), qPrintable(raw));
+}
+
 void TestWorkshopWindow::projectorAt1280x720()
 {
     // One set of shortcuts: none shared with the embedded lock views (F5 is their Refresh).
@@ -302,5 +403,156 @@ void TestWorkshopWindow::projectorAt1280x720()
     QVERIFY(!all.join(QLatin1Char(',')).contains(QLatin1String("Ctrl+R")));
 }
 
-QTEST_MAIN(TestWorkshopWindow)
+void TestWorkshopWindow::projectorAtLaunch_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x720") << QSize(1280, 720);
+    QTest::newRow("1024x768") << QSize(1024, 768);
+}
+
+void TestWorkshopWindow::projectorAtLaunch()
+{
+    // As `lockscope --workshop fair-handoff --projector` on a projector's screen: projector mode is
+    // set before the window is shown, and the window is larger than the screen by default.
+    QFETCH(QSize, size);
+    QScreen *room = nullptr;
+    for (QScreen *s : QGuiApplication::screens())
+        if (s->availableGeometry().size() == size)
+            room = s;
+    if (!room)
+        QSKIP("needs the offscreen platform with this test's two screens");
+    WorkshopWindow w(m_server.endpoint());
+    w.setScreen(room);
+    w.move(room->availableGeometry().topLeft());
+    QVERIFY(w.loadScenario(QStringLiteral("fair-handoff")));
+    w.setProjectorMode(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_COMPARE(w.size(), size); // fits the screen, nothing cut off
+    QTest::qWait(300);
+    // Headers in the projector's fonts too (set before the window was shown).
+    for (QTableView *v : w.lockViews()->findChildren<QTableView *>())
+        QVERIFY2(v->horizontalHeader()->font().pointSizeF() >= w.font().pointSizeF() - 0.01,
+                 qPrintable(QStringLiteral("%1: header %2 pt, window %3 pt")
+                                .arg(v->objectName())
+                                .arg(v->horizontalHeader()->font().pointSizeF())
+                                .arg(w.font().pointSizeF())));
+    shot(w, QStringLiteral("workshop-projector-launch-%1x%2-start.png").arg(size.width()).arg(size.height()));
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(stepAndWait(w));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lockViews()->lockModel()->rowCount() >= 1, 10000);
+    w.lockViews()->selectLock(QStringLiteral("payments"));
+    // The teacher talks: time stands still, and so does "Held for" (stage time, not wall time).
+    QTest::qWait(2000);
+    const QModelIndex heldFor = w.lockViews()->lockModel()->index(0, LockTableModel::HeldForColumn);
+    QVERIFY2(heldFor.data(LockTableModel::SortRole).toLongLong() < 1000, qPrintable(heldFor.data().toString()));
+    QCOMPARE(w.size(), size);
+    shot(w, QStringLiteral("workshop-projector-launch-%1x%2.png").arg(size.width()).arg(size.height()));
+
+    // The lock table is not collapsed: a header and its row, every main column whole.
+    QTableView *table = w.lockViews()->lockView();
+    QVERIFY2(table->viewport()->height() >= table->verticalHeader()->defaultSectionSize(),
+             qPrintable(QStringLiteral("table viewport %1 px").arg(table->viewport()->height())));
+    QVERIFY(table->horizontalHeader()->height() >= table->horizontalHeader()->fontMetrics().height());
+    for (int c : {LockTableModel::NameColumn, LockTableModel::HolderColumn, LockTableModel::HoldCountColumn,
+                  LockTableModel::TtlColumn, LockTableModel::WaitingColumn}) {
+        const int right = table->columnViewportPosition(c) + table->columnWidth(c);
+        QVERIFY2(
+            !table->isColumnHidden(c) && table->columnViewportPosition(c) >= 0 && right <= table->viewport()->width(),
+            qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(right).arg(table->viewport()->width())));
+        const QString text = table->model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(table->horizontalHeader()->fontMetrics().horizontalAdvance(text) < table->columnWidth(c),
+                 qPrintable(text));
+    }
+    // The event log keeps its rows.
+    QTableView *log = nullptr;
+    for (QTableView *v : w.lockViews()->findChildren<QTableView *>())
+        if (v->model() == w.lockViews()->eventModel())
+            log = v;
+    QVERIFY(log);
+    QVERIFY2(log->viewport()->height() >= 5 * log->verticalHeader()->defaultSectionSize(),
+             qPrintable(QStringLiteral("event log %1 px").arg(log->viewport()->height())));
+    // The band, the status line and the warnings at least as large as the narration.
+    const qreal narration = w.narrationPointSize();
+    QVERIFY(narration >= w.font().pointSizeF());
+    auto *band = w.findChild<QLabel *>(QStringLiteral("workshopClock"));
+    QVERIFY(band && band->text().contains(QLatin1String("TIME PAUSED")));
+    QVERIFY2(
+        QFontInfo(band->font()).pointSizeF() >= narration - 0.5,
+        qPrintable(
+            QStringLiteral("band %1 pt, narration %2 pt").arg(QFontInfo(band->font()).pointSizeF()).arg(narration)));
+    QVERIFY2(QFontInfo(w.statusBar()->font()).pointSizeF() >= narration - 0.5,
+             qPrintable(QStringLiteral("status %1 pt").arg(QFontInfo(w.statusBar()->font()).pointSizeF())));
+    // The narration of the step shown, without scrolling.
+    auto *detail = w.findChild<QTextBrowser *>(QStringLiteral("workshopStepDetail"));
+    const QString narrationText = w.reports().last().narration;
+    QVERIFY(!narrationText.isEmpty());
+    QTextCursor found = detail->document()->find(narrationText.left(30));
+    QVERIFY2(!found.isNull(), qPrintable(detail->toPlainText()));
+    QCOMPARE(detail->verticalScrollBar()->value(), 0);
+    QVERIFY2(detail->cursorRect(found).bottom() <= detail->viewport()->height(),
+             qPrintable(QStringLiteral("narration at %1 px of %2")
+                            .arg(detail->cursorRect(found).bottom())
+                            .arg(detail->viewport()->height())));
+    const QTextCharFormat format = found.charFormat();
+    QVERIFY2(format.fontPointSize() >= narration - 0.5, qPrintable(QString::number(format.fontPointSize())));
+}
+
+void TestWorkshopWindow::helpLikeTheDashboard()
+{
+    // F1 lists the shortcuts as the dashboard's does (from the actions: the workshop's and the
+    // lock views'), and Help has About.
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("reentrancy")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *keys = w.findChild<QAction *>(QStringLiteral("keyboardShortcutsAction"));
+    QVERIFY(keys);
+    QCOMPARE(keys->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    QStringList missing{QStringLiteral("Step"), QStringLiteral("Restart"), QStringLiteral("Projector"),
+                        QStringLiteral("Refresh")};
+    bool shown = false;
+    QTimer::singleShot(500, &w, [&] {
+        auto *dialog = w.findChild<ShortcutsDialog *>();
+        if (!dialog)
+            return;
+        shown = true;
+        for (const auto &row : dialog->rows())
+            for (const QString &what : QStringList(missing))
+                if (row.first.startsWith(what) && !row.second.isEmpty())
+                    missing.removeAll(what);
+        dialog->reject();
+    });
+    QTest::keyClick(&w, Qt::Key_F1);
+    QVERIFY(shown);
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1String(", "))));
+    bool about = false;
+    for (QAction *a : w.menuBar()->actions())
+        if (a->menu())
+            for (QAction *item : a->menu()->actions())
+                about = about || item->text().contains(QLatin1String("About LockScope"));
+    QVERIFY(about);
+}
+
+int main(int argc, char *argv[])
+{
+    // Two screens, as the rooms' projectors: 1280x720 and 1024x768, through the
+    // offscreen platform's configuration file (with another platform the launch tests skip).
+    QTemporaryFile screens(QDir::temp().filePath(QStringLiteral("lockscope-screens-XXXXXX.json")));
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen" && screens.open()) {
+        screens.write(R"({"synchronousWindowSystemEvents": false, "windowFrameMargins": false, "screens": [
+            {"name": "a-projector-1280", "x": 0, "y": 0, "width": 1280, "height": 720,
+             "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+            {"name": "b-projector-1024", "x": 1280, "y": 0, "width": 1024, "height": 768,
+             "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+        screens.close();
+        qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + QFile::encodeName(screens.fileName()));
+    }
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    TestWorkshopWindow test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+
 #include "tst_workshopwindow.moc"

@@ -7,6 +7,7 @@ StageClockBadge::StageClockBadge(QWidget *parent) : QLabel(parent)
 {
     setObjectName(QStringLiteral("workshopClock"));
     setTextFormat(Qt::RichText);
+    setWordWrap(true); // at projector sizes the sentence is wider than a 1024 or 1280 px screen
     setContentsMargins(8, 3, 8, 3);
 }
 
@@ -29,7 +30,23 @@ void StageClockBadge::show(bool timeRuns, bool held)
         fg = QStringLiteral("black");
     }
     setText(text);
-    setStyleSheet(QStringLiteral("QLabel#workshopClock { background: %1; color: %2; }").arg(bg, fg));
+    m_background = bg;
+    m_foreground = fg;
+    restyle();
+}
+
+void StageClockBadge::setPointSize(qreal pt)
+{
+    m_pt = pt;
+    restyle();
+}
+
+void StageClockBadge::restyle()
+{
+    // The size goes into the style sheet: a widget with a style sheet takes its font from it.
+    setStyleSheet(QStringLiteral("QLabel#workshopClock { background: %1; color: %2;%3 }")
+                      .arg(m_background, m_foreground,
+                           m_pt > 0 ? QStringLiteral(" font-size: %1pt;").arg(m_pt, 0, 'f', 1) : QString()));
 }
 
 } // namespace lockscope

@@ -17,6 +17,13 @@ public:
     explicit StageClockBadge(QWidget *parent = nullptr);
     /** `timeRuns`: "Let time run" is on; `held`: time stands still on the server now. */
     void show(bool timeRuns, bool held);
+    /** The band's text size (pt; 0 = the window's): the workshop keeps it at the narration's. */
+    void setPointSize(qreal pt);
+
+private:
+    void restyle();
+    qreal m_pt = 0;
+    QString m_background, m_foreground;
 };
 
 } // namespace lockscope

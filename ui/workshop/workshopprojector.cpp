@@ -90,6 +90,10 @@ void WorkshopProjector::arrange(ServerView *views, bool projector)
         top->setSizes({980, 380});
         return;
     }
+    // Not shown yet (--projector at launch): the splitters have no height to share, and sizes
+    // computed from it would collapse the table. The window arranges again once shown.
+    if (!views->isVisible())
+        return;
     // The event log keeps kEventRows rows; above it the table as high as its rows (1-3) and the
     // compact detail (holders, waiter queue with deadlines) the rest.
     const int rows = qBound(1, table->model() ? table->model()->rowCount() : 1, 3);

@@ -29,8 +29,11 @@ QString jsonText(const QJsonValue &v)
 }
 } // namespace
 
-QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString> &names, bool projector)
+QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString> &names, bool projector,
+                               qreal narrationPt)
 {
+    const QString size = narrationPt > 0 ? QStringLiteral("font-size:%1pt").arg(narrationPt, 0, 'f', 1)
+                                         : QStringLiteral("font-size:large");
     auto t = [&names](const QString &s) { return StepReport::withActorNames(s, names).toHtmlEscaped(); };
     const QString changed = projector ? QStringLiteral("#5a4a00") : QStringLiteral("#fff3b0");
     const QString added = projector ? QStringLiteral("#004a20") : QStringLiteral("#d8f5d0");
@@ -45,6 +48,20 @@ QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString
     // Projector fonts are large already: a smaller heading leaves the room for the branch and keys.
     const QString heading = projector ? QStringLiteral("h3") : QStringLiteral("h2");
     h += tr("<%4>Step %1 · %2: <code>%3</code></%4>").arg(r.index + 1).arg(who, r.call.toHtmlEscaped(), heading);
+    // What the step means (or what did not hold), and errors: the narration's size.
+    QString told;
+    if (!r.error.isEmpty())
+        told += tr("<p style='color:%2; %3'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped(), red, size);
+    if (!r.narration.isEmpty() && r.ok) {
+        told += QStringLiteral("<p style='%2'>%1</p>").arg(r.narration.toHtmlEscaped(), size);
+    } else if (!r.narration.isEmpty()) {
+        // The scenario's text tells the branch it expected, not the one that ran: say so.
+        told += tr("<p style='color:gray'><b>Expected:</b> <s>%1</s></p>").arg(r.narration.toHtmlEscaped());
+        told += tr("<p style='color:%2; %3'><b>Did not hold:</b> %1</p>")
+                    .arg(t(r.failedChecks().join(QStringLiteral("; "))), red, size);
+    }
+    if (projector)
+        h += told;
     if (!r.branch.isEmpty())
         h += tr("<p><b>Script branch</b></p><p style='background:%1; font-family:monospace'>%2</p>")
                  .arg(code, t(r.branch));
@@ -65,16 +82,8 @@ QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString
     for (const LockEvent &e : r.events)
         if (StageLeaseWatch::safetyTypes().contains(e.type))
             h += tr("<p style='color:%3'><b>LockScope: %1</b> %2</p>").arg(e.type.toHtmlEscaped(), t(e.detail), red);
-    if (!r.error.isEmpty())
-        h += tr("<p style='color:%2'><b>Error:</b> %1</p>").arg(r.error.toHtmlEscaped(), red);
-    if (!r.narration.isEmpty() && r.ok) {
-        h += QStringLiteral("<p style='font-size:large'>%1</p>").arg(r.narration.toHtmlEscaped());
-    } else if (!r.narration.isEmpty()) {
-        // The scenario's text tells the branch it expected, not the one that ran: say so.
-        h += tr("<p style='color:gray'><b>Expected:</b> <s>%1</s></p>").arg(r.narration.toHtmlEscaped());
-        h += tr("<p style='color:#e74c3c; font-size:large'><b>Did not hold:</b> %1</p>")
-                 .arg(t(r.failedChecks().join(QStringLiteral("; "))));
-    }
+    if (!projector)
+        h += told;
 
     // Keys before and after, side by side; changed rows highlighted.
     QStringList keys = r.before.keys();

@@ -21,8 +21,11 @@ class WorkshopStepHtml
     Q_DECLARE_TR_FUNCTIONS(WorkshopStepHtml)
 public:
     /** `names`: client id -> actor name (client ids in texts are shown as names); `projector`:
-     *  the dark projector palette's highlight colours. */
-    static QString html(const StepReport &report, const QHash<QString, QString> &names, bool projector);
+     *  the dark projector palette's highlight colours, and the narration right under the call
+     *  (a room reads it without scrolling); `narrationPt`: the narration's and the warnings'
+     *  size in pt (0 = "large"). */
+    static QString html(const StepReport &report, const QHash<QString, QString> &names, bool projector,
+                        qreal narrationPt = 0);
 };
 
 } // namespace lockscope

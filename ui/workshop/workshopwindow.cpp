@@ -1,8 +1,11 @@
 #include "workshop/workshopwindow.h"
 
+#include "common/shortcutsdialog.h"
+#include "dashboardmenubar.h"
 #include "locks/lockdetailpanel.h"
 #include "locks/locktablemodel.h"
 #include "locks/serverview.h"
+#include "locks/sessioncontroller.h"
 #include "locks/ttlbardelegate.h"
 #include "workshop/actorlegend.h"
 #include "workshop/schedulerbar.h"
@@ -25,6 +28,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -33,6 +37,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace lockscope
 {
@@ -45,6 +51,12 @@ constexpr int kStepIntervalMs = 2500; ///< between steps when playing at 1x
 WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent) : QMainWindow(parent), m_sandbox(sandbox)
 {
     m_baseFont = QApplication::font();
+    m_quiet = new QTimer(this);
+    m_quiet->setSingleShot(true);
+    connect(m_quiet, &QTimer::timeout, this, [this] {
+        if (auto then = std::exchange(m_afterSettle, nullptr))
+            then();
+    });
     m_playTimer = new QTimer(this);
     m_playTimer->setSingleShot(true);
     connect(m_playTimer, &QTimer::timeout, this, [this] {
@@ -54,7 +66,10 @@ WorkshopWindow::WorkshopWindow(const RedisEndpoint &sandbox, QWidget *parent) : 
     buildUi();
 }
 
-WorkshopWindow::~WorkshopWindow() = default;
+WorkshopWindow::~WorkshopWindow()
+{
+    m_runner.reset(); // before the views and everything its signals reach
+}
 
 void WorkshopWindow::buildUi()
 {
@@ -139,14 +154,18 @@ void WorkshopWindow::buildUi()
     for (QAction *a : {m_timeRunsAction, m_schedulerAction, m_projectorAction})
         workshopMenu->addAction(a);
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
-    helpMenu->addAction(tr("&Keyboard shortcuts"), this, &WorkshopWindow::showShortcuts);
-    auto *zoomIn = new QAction(this);
+    QAction *keys = helpMenu->addAction(tr("&Keyboard shortcuts"), this, &WorkshopWindow::showShortcuts);
+    keys->setShortcut(QKeySequence::HelpContents);
+    keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
+    helpMenu->addAction(tr("&About LockScope"), this,
+                        [this] { DashboardMenuBar::showAbout(this, m_views->session()->clientId()); });
+    auto *zoomIn = new QAction(tr("Larger (projector)"), this);
     zoomIn->setShortcuts({QKeySequence(tr("Ctrl+=")), QKeySequence(tr("Ctrl++"))});
     connect(zoomIn, &QAction::triggered, this, [this] {
         m_zoom = qMin(3.0, m_zoom * 1.15);
         applyLook();
     });
-    auto *zoomOut = new QAction(this);
+    auto *zoomOut = new QAction(tr("Smaller (projector)"), this);
     zoomOut->setShortcut(QKeySequence(tr("Ctrl+-")));
     connect(zoomOut, &QAction::triggered, this, [this] {
         m_zoom = qMax(0.6, m_zoom / 1.15);
@@ -204,6 +223,7 @@ void WorkshopWindow::buildUi()
         tabs->setMinimumSize(200, 100);
     const auto clock = [this] { return viewClockMs(); };
     m_views->lockModel()->setClock(clock);
+    m_views->lockModel()->setHeldForClock([this](qint64 sinceMs) { return stageElapsedMs(sinceMs); });
     m_views->detailPanel()->setClock(clock);
     if (auto *ttl =
             qobject_cast<TtlBarDelegate *>(m_views->lockView()->itemDelegateForColumn(LockTableModel::TtlColumn)))
@@ -225,6 +245,7 @@ void WorkshopWindow::buildUi()
     m_mainSplit = main;
     centralLayout->addWidget(main, 1);
     setCentralWidget(central);
+    connect(m_views->session(), &SessionController::eventsOccurred, this, &WorkshopWindow::onViewEvents);
     m_views->start();
     statusBar()->showMessage(
         tr("Private redis-server on %1: nothing here touches any other Redis").arg(m_sandbox.address()));
@@ -257,39 +278,51 @@ bool WorkshopWindow::loadScenario(const QString &nameOrPath, QString *error)
 void WorkshopWindow::startRun()
 {
     setPlaying(false);
-    delete m_runner;
+    // The old run goes first, whatever it was doing (a step, a rewind, connecting): the runner
+    // drops what it had in flight, nothing of it reaches this window any more.
+    m_runner.reset();
+    m_queuedStep = nullptr;
+    m_afterSettle = nullptr;
+    m_quiet->stop();
     m_reports.clear();
-    m_runner = new ScenarioRunner(m_scenario, m_sandbox, this);
-    m_runner->setTimeRuns(m_timeRunsAction->isChecked());
-    connect(m_runner, &ScenarioRunner::stepFinished, this, &WorkshopWindow::onStep);
-    connect(m_runner, &ScenarioRunner::timeHeldChanged, this, [this](bool held) {
+    m_shownBefore.clear();
+    // Empty views at once; what the reset of the server makes the watch report is not shown.
+    muteViews();
+    m_views->restoreShown({});
+    m_runner = std::make_unique<ScenarioRunner>(m_scenario, m_sandbox);
+    ScenarioRunner *runner = m_runner.get();
+    runner->setTimeRuns(m_timeRunsAction->isChecked());
+    connect(runner, &ScenarioRunner::stepStarting, this,
+            [this](int index) { m_shownBefore.insert(index, m_views->shown()); });
+    connect(runner, &ScenarioRunner::stepFinished, this, &WorkshopWindow::onStep);
+    m_heldSpans.clear();
+    connect(runner, &ScenarioRunner::timeHeldChanged, this, [this](bool held) {
         m_frozenAtMs = LockSnapshot::steadyNowMs();
+        if (held)
+            m_heldSpans.append({m_frozenAtMs, -1});
+        else if (!m_heldSpans.isEmpty() && m_heldSpans.last().second < 0)
+            m_heldSpans.last().second = m_frozenAtMs;
         refreshClockBadge();
-        Q_UNUSED(held);
     });
-    connect(m_runner, &ScenarioRunner::timeReapplied, this, [this] { m_frozenAtMs = LockSnapshot::steadyNowMs(); });
-    connect(m_runner, &ScenarioRunner::rewound, this, [this](int index, const QString &error) {
-        m_reports = m_runner->reports();
-        refreshSteps();
-        refreshScheduler();
-        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px'><b>Back before step %1.</b> The "
-                             "server holds the keys, TTLs and waiters as they were before it; press Step to run it "
-                             "again, or let another client act (scheduler).</p>")
-                              .arg(index + 1) +
-                          (error.isEmpty() ? QString()
-                                           : tr("<p style='color:%2'>%1</p>")
-                                                 .arg(error.toHtmlEscaped(), m_projector ? QStringLiteral("#ff7b6b")
-                                                                                         : QStringLiteral("#c0392b"))) +
-                          (m_reports.isEmpty() ? QString() : stepHtml(m_reports.last())));
-        if (m_steps->count() > index)
-            m_steps->setCurrentRow(index);
-        statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
-        emit rewound(index);
+    connect(runner, &ScenarioRunner::timeReapplied, this, [this] { m_frozenAtMs = LockSnapshot::steadyNowMs(); });
+    connect(runner, &ScenarioRunner::rewound, this, &WorkshopWindow::onRewound);
+    connect(runner, &ScenarioRunner::prepared, this, [this] {
+        applyActorNames();
+        settleViews([this] {
+            m_views->restoreShown({});
+            m_views->setHistoryMuted(false);
+            if (auto queued = std::exchange(m_queuedStep, nullptr))
+                queued();
+        });
     });
-    connect(m_runner, &ScenarioRunner::failed, this, [this](const QString &error) {
+    connect(runner, &ScenarioRunner::failed, this, [this](const QString &error) {
         setPlaying(false);
-        m_detail->setHtml(tr("<p style='color:#c0392b'><b>The private Redis cannot be reached:</b> %1</p>")
-                              .arg(error.toHtmlEscaped()));
+        m_queuedStep = nullptr;
+        m_views->setHistoryMuted(false);
+        m_detail->setHtml(
+            tr("<p style='color:%2; font-size:%3pt'><b>The private Redis cannot be reached:</b> %1</p>")
+                .arg(error.toHtmlEscaped(), m_projector ? QStringLiteral("#ff7b6b") : QStringLiteral("#c0392b"))
+                .arg(narrationPointSize(), 0, 'f', 1));
     });
     m_detail->setHtml(tr("<p>%1</p><p><i>Press <b>Step</b> (Space) to run the first action, or <b>Play</b>.</i></p>")
                           .arg(m_scenario.summary.toHtmlEscaped()));
@@ -297,6 +330,69 @@ void WorkshopWindow::startRun()
     refreshScheduler();
     applyActorNames();
     refreshClockBadge();
+    runner->prepare();
+}
+
+void WorkshopWindow::muteViews()
+{
+    m_views->setHistoryMuted(true);
+    m_mutedSince.start();
+}
+
+void WorkshopWindow::settleViews(std::function<void()> then)
+{
+    m_afterSettle = std::move(then);
+    restartQuiet();
+}
+
+void WorkshopWindow::restartQuiet()
+{
+    const qint64 muted = m_mutedSince.isValid() ? m_mutedSince.elapsed() : kMinMutedMs;
+    m_quiet->start(int(qMax<qint64>(kQuietMs, kMinMutedMs - muted)));
+}
+
+void WorkshopWindow::onViewEvents()
+{
+    // Still settling: the writes are still being reported; wait on (at most kSettleMaxMs).
+    if (m_afterSettle && m_mutedSince.isValid() && m_mutedSince.elapsed() < kSettleMaxMs)
+        restartQuiet();
+}
+
+bool WorkshopWindow::viewsReady() const
+{
+    return m_runner && m_runner->isPrepared() && !m_afterSettle && !m_views->isHistoryMuted();
+}
+
+void WorkshopWindow::onRewound(int index, const QString &error)
+{
+    // The server is back; the views too, once the watch has reported the restore's writes
+    // (dropped: no client did them).
+    settleViews([this, index, error] {
+        m_views->restoreShown(m_shownBefore.value(index));
+        m_views->setHistoryMuted(false);
+        m_reports = m_runner->reports();
+        refreshSteps();
+        refreshScheduler();
+        const QString size = QStringLiteral("font-size:%1pt").arg(narrationPointSize(), 0, 'f', 1);
+        m_detail->setHtml(tr("<p style='background:#2d6cdf; color:white; padding:4px; %2'><b>Back before step %1.</b> "
+                             "The server holds the keys, TTLs and waiters as they were before it, and the lock views "
+                             "show what they showed then; press Step to run it again, or let another client act "
+                             "(scheduler).</p>")
+                              .arg(index + 1)
+                              .arg(size) +
+                          (error.isEmpty()
+                               ? QString()
+                               : tr("<p style='color:%2; %3'>%1</p>")
+                                     .arg(error.toHtmlEscaped(),
+                                          m_projector ? QStringLiteral("#ff7b6b") : QStringLiteral("#c0392b"), size)) +
+                          (m_reports.isEmpty() ? QString() : stepHtml(m_reports.last())));
+        if (m_steps->count() > index)
+            m_steps->setCurrentRow(index);
+        statusBar()->showMessage(tr("Back before step %1").arg(index + 1));
+        emit rewound(index);
+        if (auto queued = std::exchange(m_queuedStep, nullptr))
+            queued();
+    });
 }
 
 void WorkshopWindow::restart()
@@ -307,21 +403,39 @@ void WorkshopWindow::restart()
 
 bool WorkshopWindow::step()
 {
-    return m_runner && !m_runner->isBusy() && m_runner->next();
+    if (!m_runner || m_runner->isBusy() || m_runner->atEnd())
+        return false;
+    if (!viewsReady()) {
+        if (m_queuedStep || (!m_afterSettle && m_runner->isPrepared()))
+            return false;
+        m_queuedStep = [this] { return m_runner && m_runner->next(); };
+        return true;
+    }
+    return m_runner->next();
 }
 
 bool WorkshopWindow::stepAs(const QString &actor)
 {
-    return m_runner && !m_runner->isBusy() && m_runner->nextFor(actor);
+    if (!m_runner || m_runner->isBusy() || !m_runner->pendingActors().contains(actor))
+        return false;
+    if (!viewsReady()) {
+        if (m_queuedStep || (!m_afterSettle && m_runner->isPrepared()))
+            return false;
+        m_queuedStep = [this, actor] { return m_runner && m_runner->nextFor(actor); };
+        return true;
+    }
+    return m_runner->nextFor(actor);
 }
 
 bool WorkshopWindow::stepBack()
 {
-    if (!m_runner || m_runner->isBusy())
+    if (!m_runner || m_runner->isBusy() || !viewsReady())
         return false;
     setPlaying(false);
     QString error;
+    muteViews(); // before the first write of the restore
     if (!m_runner->stepBack(&error)) {
+        m_views->setHistoryMuted(false);
         statusBar()->showMessage(tr("Cannot step back: %1").arg(error));
         return false;
     }
@@ -330,11 +444,13 @@ bool WorkshopWindow::stepBack()
 
 bool WorkshopWindow::backTo(int index)
 {
-    if (!m_runner || m_runner->isBusy())
+    if (!m_runner || m_runner->isBusy() || !viewsReady())
         return false;
     setPlaying(false);
     QString error;
+    muteViews();
     if (!m_runner->rewindTo(index, &error)) {
+        m_views->setHistoryMuted(false);
         statusBar()->showMessage(tr("Cannot go back to step %1: %2").arg(index + 1).arg(error));
         return false;
     }
@@ -357,6 +473,18 @@ bool WorkshopWindow::isTimeHeld() const
 qint64 WorkshopWindow::viewClockMs() const
 {
     return isTimeHeld() && m_frozenAtMs > 0 ? m_frozenAtMs : LockSnapshot::steadyNowMs();
+}
+
+qint64 WorkshopWindow::stageElapsedMs(qint64 sinceMs) const
+{
+    const qint64 now = viewClockMs();
+    qint64 held = 0;
+    for (const auto &span : m_heldSpans) {
+        const qint64 from = qMax(span.first, sinceMs);
+        const qint64 to = qMin(span.second < 0 ? now : span.second, now);
+        held += qMax<qint64>(0, to - from);
+    }
+    return qMax<qint64>(0, now - sinceMs - held);
 }
 
 void WorkshopWindow::refreshClockBadge()
@@ -384,12 +512,10 @@ QList<QPair<QString, QString>> WorkshopWindow::shortcuts() const
 
 void WorkshopWindow::showShortcuts()
 {
-    QString h = tr("<table cellpadding='4'>");
-    for (const auto &s : shortcuts())
-        h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                 .arg(s.first.toHtmlEscaped(), s.second.toHtmlEscaped());
-    h += QStringLiteral("</table>");
-    QMessageBox::information(this, tr("Keyboard shortcuts"), h);
+    // As the dashboard's F1: generated from the actions (the workshop's and the lock views').
+    ShortcutsDialog dialog(ShortcutsDialog::actionsWithShortcuts(this), this);
+    dialog.setObjectName(QStringLiteral("workshopShortcuts"));
+    dialog.exec();
 }
 
 void WorkshopWindow::applyActorNames()
@@ -488,6 +614,33 @@ void WorkshopWindow::applyStageLayout()
     WorkshopProjector::arrange(m_views, m_projector);
 }
 
+void WorkshopWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_fitted) {
+        m_fitted = true;
+        fitToScreen();
+    }
+    // Arranged before the window was shown (--projector at launch), the views had no height yet:
+    // arrange them again once every layout has its real size.
+    if (m_projector)
+        QTimer::singleShot(0, this, [this] { applyStageLayout(); });
+}
+
+void WorkshopWindow::fitToScreen()
+{
+    const QScreen *s = screen();
+    if (!s)
+        return;
+    const QRect free = s->availableGeometry();
+    if (width() <= free.width() && height() <= free.height())
+        return;
+    // A projector's 1280x720 or 1024x768: the whole screen rather than a window cut off.
+    resize(size().boundedTo(free.size()));
+    move(free.topLeft());
+    setWindowState(windowState() | Qt::WindowMaximized);
+}
+
 void WorkshopWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
@@ -503,12 +656,24 @@ void WorkshopWindow::applyLook()
     QFont title = f;
     title.setPointSizeF(f.pointSizeF() * (m_projector ? 1.15 : 1.4));
     m_title->setFont(title);
+    // The band, the status line and the warnings in the step detail: as large as the narration,
+    // readable from the back of the room.
+    QFont large = f;
+    large.setPointSizeF(narrationPointSize());
+    m_clockBadge->setPointSize(large.pointSizeF());
+    statusBar()->setFont(large);
     setPalette(m_projector ? WorkshopProjector::palette() : QApplication::palette());
+}
+
+qreal WorkshopWindow::narrationPointSize() const
+{
+    return font().pointSizeF() * (m_projector ? 1.2 : 1.15);
 }
 
 QString WorkshopWindow::stepHtml(const StepReport &r) const
 {
-    return WorkshopStepHtml::html(r, m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>(), m_projector);
+    return WorkshopStepHtml::html(r, m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>(), m_projector,
+                                  narrationPointSize());
 }
 
 void WorkshopWindow::showReport(const StepReport &r)

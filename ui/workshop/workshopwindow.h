@@ -3,9 +3,16 @@
 #include "workshop/scenario.h"
 #include "workshop/stepreport.h"
 
+#include "locks/serverview.h"
+
 #include "redis/redisendpoint.h"
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QMainWindow>
+
+#include <functional>
+#include <memory>
 
 class QAction;
 class QComboBox;
@@ -20,7 +27,6 @@ namespace lockscope
 {
 
 class ActorLegend;
-class ServerView;
 class ScenarioRunner;
 class SchedulerBar;
 class StageClockBadge;
@@ -50,6 +56,12 @@ class WorkshopStepList;
  * time run (T), "You are the scheduler" (Ctrl+S: one button per actor with steps left), Projector
  * (F11: large fonts, high contrast, live; Ctrl+= / Ctrl+- scale).
  *
+ * The views follow the run: each run (a scenario picked, Restart) starts with empty views, and a
+ * step back puts back what the event log, timeline and charts showed before that step (taken as
+ * the step began). The writes of a reset or a restore are not events: the views take no history
+ * while they land, until the watch has reported nothing for kQuietMs (and kMinMutedMs); a Step pressed meanwhile
+ * runs right after.
+ *
  * Size (the .cpp is about 520 lines): the parts are classes of their own (WorkshopStepHtml,
  * WorkshopProjector, WorkshopStepList, SchedulerBar, StageClockBadge, ActorLegend); what is left
  * is the wiring of those parts to one ScenarioRunner and the handlers of the controls above.
@@ -66,7 +78,17 @@ public:
     bool loadScenario(const QString &nameOrPath, QString *error = nullptr);
     const Scenario &scenario() const { return m_scenario; }
 
-    /** Runs the next step (as the Step button). False while a step runs or at the end. */
+    /** How long (ms) the lock views must report no event before the writes of a reset or a
+     *  restore count as landed (the watch reads a changed key within a few tens of ms)... */
+    static constexpr int kQuietMs = 300;
+    /** ...and at least this long (ms) after the views were muted: the watch holds an unlock
+     *  message up to 500 ms for a read of its lock to take it. */
+    static constexpr int kMinMutedMs = 700;
+    /** The most a reset or restore waits for that quiet (ms, from the mute). */
+    static constexpr int kSettleMaxMs = 3000;
+
+    /** Runs the next step (as the Step button). False while a step runs or at the end. While the
+     *  views settle after a (re)start it is queued and runs right after (true). */
     bool step();
     /** Runs `actor`'s next step (scheduler mode's buttons; "" = a time step). */
     bool stepAs(const QString &actor);
@@ -89,11 +111,18 @@ public:
     /** The embedded lock views. */
     ServerView *lockViews() const { return m_views; }
 
-    /** The workshop's keyboard shortcuts, as Help > Keyboard shortcuts lists them: (keys, what). */
+    /** The workshop's own keys, mouse gestures included: (keys, what). Help > Keyboard shortcuts
+     *  (F1) lists every action's, as the dashboard's does. */
     QList<QPair<QString, QString>> shortcuts() const;
+
+    /** The narration's font size (pt); the clock band, warnings and the status line are at least
+     *  this large. */
+    qreal narrationPointSize() const;
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    /** The first show fits the window to its screen; projector mode is arranged once shown. */
+    void showEvent(QShowEvent *event) override;
 
 signals:
     void stepShown(const lockscope::StepReport &report);
@@ -113,14 +142,33 @@ private:
     void applyActorNames();
     void refreshClockBadge();
     void showShortcuts();
+    /** Before a reset or a restore writes: the views take no history from now on. */
+    void muteViews();
+    /** Once the watch has been quiet (kQuietMs, kMinMutedMs after muteViews()): `then`. */
+    void settleViews(std::function<void()> then);
+    void restartQuiet();
+    void onViewEvents();
+    bool viewsReady() const;
+    void onRewound(int index, const QString &error);
     QString stepHtml(const StepReport &report) const;
     /** The lock views' countdown clock: real time, standing still while the stage clock holds. */
     qint64 viewClockMs() const;
+    /** Stage time (ms) from `sinceMs` (viewClockMs() unit) to now: what ran on the server, the
+     *  spans the stage clock held left out ("Held for" beside a TTL that stood still). */
+    qint64 stageElapsedMs(qint64 sinceMs) const;
+    /** At the first show: a window larger than its screen's free area is maximised instead. */
+    void fitToScreen();
 
     RedisEndpoint m_sandbox;
     Scenario m_scenario;
-    ScenarioRunner *m_runner = nullptr;
+    std::unique_ptr<ScenarioRunner> m_runner;
     QVector<StepReport> m_reports;
+    /** Step index -> what the views showed just before its latest run (for a step back). */
+    QHash<int, ServerView::Shown> m_shownBefore;
+    QTimer *m_quiet = nullptr;           ///< settleViews(): kQuietMs without events
+    QElapsedTimer m_mutedSince;          ///< muteViews()
+    std::function<void()> m_afterSettle; ///< what settleViews() runs once quiet
+    std::function<bool()> m_queuedStep;  ///< a Step pressed while the views settled
     ServerView *m_views = nullptr;
     QComboBox *m_picker = nullptr;
     QComboBox *m_speed = nullptr;
@@ -133,6 +181,9 @@ private:
     ActorLegend *m_legend = nullptr;
     QAction *m_timeRunsAction = nullptr;
     qint64 m_frozenAtMs = 0; ///< steady ms of the stage clock's last re-apply while held
+    /** Steady ms: the stage clock held from .first to .second (-1 = still holding). */
+    QVector<QPair<qint64, qint64>> m_heldSpans;
+    bool m_fitted = false; ///< fitToScreen() ran
     SchedulerBar *m_schedulerBar = nullptr;
     QAction *m_playAction = nullptr;
     QAction *m_schedulerAction = nullptr;
