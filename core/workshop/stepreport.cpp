@@ -294,8 +294,8 @@ QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
         out.append(QStringLiteral("  doctor:  %1").arg(replaceIds(f, actorOfClientId)));
     for (const LockEvent &e : events)
         out.append(
-            QStringLiteral("  LockScope: %1 %2%3: %4")
-                .arg(e.type, e.lock,
+            QStringLiteral("  LockScope: %1%2%3: %4")
+                .arg(e.type, e.lock.isEmpty() ? QString() : QStringLiteral(" ") + e.lock,
                      e.holder.isEmpty() ? QString() : QStringLiteral(" ") + replaceIds(e.holder, actorOfClientId),
                      replaceIds(e.detail, actorOfClientId)));
     auto keysLines = [&](const Keys &keys) {

@@ -349,7 +349,11 @@ QString serverNeedsServers(const Scenario::Step &st, const Scenario &s)
 QString serverBranch(const ActionContext &c, const StepOutcome &o)
 {
     const QString key = c.stage ? c.stage->keyName(c.step->server - 1, c.step->lock) : c.step->lock;
-    const QJsonObject before = StepReport::holdersOf(c.report->before, key);
+    // A server's copy is read with HGETALL: the hold counts are strings there.
+    QJsonObject before = StepReport::holdersOf(c.report->before, key);
+    for (auto it = before.begin(); it != before.end(); ++it)
+        if (it.value().isString())
+            it.value() = it.value().toString().toDouble();
     return QStringLiteral("the RLock script%1: the lock there was held by %2 -> %3")
         .arg(onServer(c), StepReport::fieldsText(before), o.result);
 }
