@@ -926,6 +926,9 @@ QVector<WorkshopAction> makeTable()
         const QStringList master = c.stage->address(0).split(QLatin1Char(':'));
         c.stage->setReplicaOf(index, 0);
         QObject *receiver = c.receiver;
+        // The master sends its data at once rather than after the default 5 s wait for more replicas.
+        c.stage->reader(0)->send({"CONFIG", "SET", "repl-diskless-sync-delay", "0"}, receiver,
+                                 [](const RedisReply &) {});
         const auto poll = c.poll;
         replica->send({"REPLICAOF", master.value(0).toUtf8(), master.value(1).toUtf8()}, receiver,
                       [replica, receiver, poll, done](const RedisReply &r) {
