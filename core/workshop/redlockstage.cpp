@@ -31,8 +31,26 @@ bool RedLockStage::start(int count, QString *error)
         m_links.append({reader});
         m_servers.push_back(std::move(server));
         m_stopped << false;
+        m_replicaOf << -1;
     }
     return true;
+}
+
+LockClient *RedLockStage::clientOf(const QString &actor, int index) const
+{
+    const auto clients = m_clients.constFind(actor);
+    return clients != m_clients.cend() && index >= 0 && index < clients->size() ? clients->at(index) : nullptr;
+}
+
+void RedLockStage::setReplicaOf(int index, int master)
+{
+    if (index >= 0 && index < count())
+        m_replicaOf[index] = master;
+}
+
+int RedLockStage::replicaOf(int index) const
+{
+    return index >= 0 && index < count() ? m_replicaOf.at(index) : -1;
 }
 
 QVector<QObject *> RedLockStage::addActor(const QString &actor, const QString &clientId, qint64 watchdogTimeoutMs)
@@ -116,6 +134,11 @@ QString RedLockStage::address(int index) const
     return index >= 0 && index < count() ? m_servers[index]->endpoint().address() : QString();
 }
 
+QString RedLockStage::keyName(int index, const QString &lockName) const
+{
+    return QStringLiteral("server %1 (%2) · %3").arg(index + 1).arg(address(index), lockName);
+}
+
 bool RedLockStage::isStopped(int index) const
 {
     return index >= 0 && index < count() && m_stopped.at(index);
@@ -145,7 +168,7 @@ void RedLockStage::dump(const QString &lockName, std::function<void(const StepRe
         return;
     }
     for (int i = 0; i < count(); ++i) {
-        const QString key = QStringLiteral("server %1 (%2) · %3").arg(i + 1).arg(address(i), lockName);
+        const QString key = keyName(i, lockName);
         if (m_stopped.at(i)) {
             acc->keys.insert(key, StepReport::Key{QStringLiteral("down"), -1, QStringLiteral("stopped")});
             one();

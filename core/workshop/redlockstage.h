@@ -43,6 +43,14 @@ public:
     /** The actor's RedLock on `lockName` over every server (RedLock rules: N/2 + 1), created on
      *  first use; nullptr for an actor never added. */
     MultiLock *redLockOf(const QString &actor, const QString &lockName);
+    /** The actor's own LockClient on server `index` (0-based): a plain RLock there, for the
+     *  replication scenarios; nullptr for an actor never added. */
+    LockClient *clientOf(const QString &actor, int index) const;
+    /** Server `index` replicates server `master` (0-based; -1 = it is a master). Only recorded
+     *  here: the REPLICAOF itself is the `replicate` action's. A replica is left out of the stage
+     *  clock (it refuses writes, and a paused one would hold them). */
+    void setReplicaOf(int index, int master);
+    int replicaOf(int index) const;
     /** Stops server `index` (0-based); its clients then fail fast. */
     void stopServer(int index);
     /**
@@ -52,6 +60,8 @@ public:
      * most. True at once for a running server; false with `*error` when it does not come up.
      */
     bool restartServer(int index, QString *error);
+    /** The name dump() gives server `index`'s copy of `lockName`. */
+    QString keyName(int index, const QString &lockName) const;
     int count() const { return int(m_servers.size()); }
     QString address(int index) const;
     bool isStopped(int index) const;
@@ -67,6 +77,7 @@ public:
 private:
     std::vector<std::unique_ptr<RedisServerProcess>> m_servers;
     QVector<bool> m_stopped;
+    QVector<int> m_replicaOf;             ///< per server: the server it replicates, -1 none
     QVector<RedisConnection *> m_readers; ///< one per server, for dump()
     QVector<QObject *> m_toOpen;
     QVector<QVector<QObject *>> m_links;             ///< per server: every connection and subscriber to it

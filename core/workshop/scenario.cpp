@@ -11,6 +11,8 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
+
 #include <cmath>
 #include <functional>
 
@@ -137,7 +139,7 @@ QStringList Scenario::expectations()
             QStringLiteral("queue"),         QStringLiteral("token"),        QStringLiteral("tokenGreaterThan"),
             QStringLiteral("pttlAtLeastMs"), QStringLiteral("pttlAtMostMs"), QStringLiteral("woke"),
             QStringLiteral("mode"),          QStringLiteral("deadlock"),     QStringLiteral("exists"),
-            QStringLiteral("granted")};
+            QStringLiteral("granted"),       QStringLiteral("events")};
 }
 
 bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
@@ -325,6 +327,12 @@ bool Scenario::parse(const QByteArray &json, Scenario *out, QString *error)
                 return failValue(it.key(), badCount,
                                  QStringLiteral("expectation \"%1\" must be a whole number >= 0, not %2")
                                      .arg(it.key(), valueText(it.value())));
+            if (it.key() == QLatin1String("events")) {
+                const QJsonArray types = it.value().toArray();
+                if (!it.value().isArray() ||
+                    std::any_of(types.begin(), types.end(), [](const QJsonValue &v) { return !v.isString(); }))
+                    return fail(QStringLiteral("\"events\" must be a list of event types such as [\"lease_lost\"]"));
+            }
             if (it.key() == QLatin1String("queue") || it.key() == QLatin1String("woke")) {
                 for (const QJsonValue &n : it.value().toArray())
                     if (!actorNames.contains(n.toString()))

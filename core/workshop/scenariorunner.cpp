@@ -10,6 +10,8 @@
 
 #include <QTimer>
 
+#include <algorithm>
+
 namespace lockscope
 {
 
@@ -18,6 +20,10 @@ ScenarioRunner::ScenarioRunner(const Scenario &scenario, const RedisEndpoint &en
       m_cast(std::make_unique<WorkshopCast>(scenario, endpoint)), m_stageClock(std::make_unique<StageClock>())
 {
     m_clock.start();
+    // Replication scenarios write their locks on stage server 1, the master, until a failover.
+    for (const Scenario::Step &st : m_scenario.steps)
+        if (st.action == QLatin1String("replicate"))
+            m_primary = 0;
     m_stageClock->setServers([this] { return clockServers(); });
     connect(m_stageClock.get(), &StageClock::holdingChanged, this, &ScenarioRunner::timeHeldChanged);
     connect(m_stageClock.get(), &StageClock::applied, this, &ScenarioRunner::timeReapplied);
@@ -45,7 +51,8 @@ QVector<RedisConnection *> ScenarioRunner::clockServers() const
     QVector<RedisConnection *> servers{m_cast->control()};
     if (m_cast->stage())
         for (int i = 0; i < m_cast->stage()->count(); ++i)
-            servers << m_cast->stage()->reader(i);
+            // A replica refuses the clock's writes (and a paused one would hold them): skipped.
+            servers << (m_cast->stage()->replicaOf(i) >= 0 ? nullptr : m_cast->stage()->reader(i));
     return servers;
 }
 
@@ -80,6 +87,9 @@ ScenarioRunner::Checkpoint ScenarioRunner::checkpoint(const StageClock::Reading 
     cp.servers = servers;
     cp.done = m_done;
     cp.reports = int(m_reports.size());
+    cp.leaseWatch = m_leaseWatch;
+    cp.stageMs = m_stageMs;
+    cp.primary = m_primary;
     if (m_cast->stage())
         for (int i = 0; i < m_cast->stage()->count(); ++i)
             cp.stopped << m_cast->stage()->isStopped(i);
@@ -95,9 +105,17 @@ ScenarioRunner::Checkpoint ScenarioRunner::checkpoint(const StageClock::Reading 
     return cp;
 }
 
+bool ScenarioRunner::replicates() const
+{
+    return std::any_of(m_scenario.steps.cbegin(), m_scenario.steps.cend(),
+                       [](const Scenario::Step &st) { return st.action == QLatin1String("replicate"); });
+}
+
 QList<int> ScenarioRunner::rewindableSteps() const
 {
     QList<int> out;
+    if (replicates())
+        return out;
     for (auto it = m_checkpoints.cbegin(); it != m_checkpoints.cend(); ++it)
         if (it->reports < m_reports.size())
             out << it.key();
@@ -124,6 +142,9 @@ bool ScenarioRunner::rewindTo(int index, QString *error)
     };
     if (m_busy)
         return refuse(tr("a step is running: go back when it has finished"));
+    if (replicates())
+        return refuse(tr("this scenario cannot step back: a replica's link, its paused stream and a killed master "
+                         "cannot be put back as they were; restart the scenario instead"));
     const auto it = m_checkpoints.constFind(index);
     if (it == m_checkpoints.cend() || it->reports >= m_reports.size())
         return refuse(tr("step %1 has not run: there is nothing to go back to").arg(index + 1));
@@ -162,6 +183,10 @@ void ScenarioRunner::restoreClients(const Checkpoint &cp, std::function<void()> 
 {
     m_done = cp.done;
     m_reports.resize(cp.reports);
+    m_leaseWatch = cp.leaseWatch;
+    m_stageMs = cp.stageMs;
+    m_primary = cp.primary;
+    m_lastAfterUs = -1;
     m_received.clear();
     QSet<QByteArray> changed;
     for (WorkshopActor &a : m_cast->actors()) {
@@ -207,6 +232,13 @@ qint64 ScenarioRunner::leaseOf(const Scenario::Step &step) const
         return step.leaseMs;
     const Scenario::Actor *a = m_scenario.actor(step.actor);
     return a ? a->watchdogTimeoutMs : LockClient::kDefaultWatchdogTimeoutMs;
+}
+
+QString ScenarioRunner::watchedKey(const QString &lock) const
+{
+    if (m_primary >= 0 && m_cast->stage())
+        return m_cast->stage()->keyName(m_primary, lock);
+    return lock;
 }
 
 int ScenarioRunner::firstPending() const
@@ -364,6 +396,9 @@ void ScenarioRunner::runStep()
     m_current.startedUs = m_clock.nsecsElapsed() / 1000;
     dump(m_cast->connectionOf(step.actor), [this, step, action](const StepReport::Keys &keys, const QString &error) {
         m_current.before = keys;
+        m_beforeUs = m_clock.nsecsElapsed() / 1000;
+        if (m_timeRuns && m_lastAfterUs >= 0) // time ran on the stage since the last step
+            m_stageMs += (m_beforeUs - m_lastAfterUs) / 1000;
         StepOutcome o;
         if (!error.isEmpty() || !action) {
             o.result = QStringLiteral("error");
@@ -385,6 +420,14 @@ void ScenarioRunner::afterAction(const Scenario::Step &step, const StepOutcome &
         const WorkshopAction *action = WorkshopActions::find(step.action);
         if (action && action->refine)
             action->refine(contextOf(step), o);
+        const qint64 nowUs = m_clock.nsecsElapsed() / 1000;
+        m_stageMs += qMax<qint64>(0, nowUs - m_beforeUs) / 1000;
+        m_lastAfterUs = nowUs;
+        if (!o.failover.isEmpty() && step.server > 0)
+            m_primary = step.server - 1; // LockScope follows the new master, as it does after Sentinel
+        m_current.events = m_leaseWatch.observe(
+            keys, m_scenario.lockNames(), [this](const QString &lock) { return watchedKey(lock); }, m_stageMs,
+            o.failover);
         o.waitedMs = (m_clock.nsecsElapsed() / 1000 - m_current.startedUs) / 1000;
         settle(step, o);
     });

@@ -2,6 +2,7 @@
 
 #include "scenario.h"
 #include "stageclock.h"
+#include "stageleasewatch.h"
 #include "stepreport.h"
 #include "workshopactions.h"
 
@@ -134,6 +135,9 @@ public:
      * come up again.
      */
     bool rewindTo(int index, QString *error = nullptr);
+    /** True for replication scenarios (a `replicate` step): they cannot step back (rewindTo()
+     *  refuses, rewindableSteps() is empty). */
+    bool replicates() const;
     /** rewindTo() the step run last. */
     bool stepBack(QString *error = nullptr);
 
@@ -166,6 +170,9 @@ private:
         QHash<QString, QSet<QByteArray>> waitingOn; ///< actor -> channels
         QHash<QString, qint64> lastToken;           ///< actor -> fencing token
         QHash<QString, qint64> leases;              ///< "actor\nlock\nfield" -> unlock lease ms
+        StageLeaseWatch leaseWatch;                 ///< LockScope's verdicts so far
+        qint64 stageMs = 0;
+        int primary = -1;
     };
     /** Marks step `index` in flight and begins it (connecting first on the first step). */
     void startStep(int index);
@@ -184,6 +191,9 @@ private:
     void finishStep(const Scenario::Step &step, const StepOutcome &outcome);
     void dump(RedisConnection *connection, std::function<void(const StepReport::Keys &, const QString &)> then);
     qint64 leaseOf(const Scenario::Step &step) const;
+    /** The key that holds lock `lock` on the server LockScope watches (the main one, or the
+     *  current master of a replication scenario). */
+    QString watchedKey(const QString &lock) const;
 
     Scenario m_scenario;
     RedisScript m_dump;
@@ -201,6 +211,13 @@ private:
     bool m_timeRuns = false;
     int m_paceMs = 0;
     QHash<int, Checkpoint> m_checkpoints; ///< step index -> before its latest run
+    // Lease-safety verdicts (StepReport::events) on the stage clock: time runs on the stage during
+    // a step (between its two dumps) and between steps only when time is let run.
+    StageLeaseWatch m_leaseWatch;
+    qint64 m_stageMs = 0;      ///< stage time run so far (ms)
+    qint64 m_beforeUs = -1;    ///< the current step's keys-before read arrived (steady µs)
+    qint64 m_lastAfterUs = -1; ///< the last step's keys-after read arrived
+    int m_primary = -1;        ///< the stage server LockScope watches as the master, -1 = the main server
     // Declared last, destroyed first (see the ownership note above): everything that can call
     // back into the runner goes while all of the runner is still there.
     std::unique_ptr<WorkshopCast> m_cast; ///< the actors' clients, the runner's connection, the RedLock servers

@@ -1,10 +1,13 @@
 #include "stepexpectations.h"
 
+#include "stageleasewatch.h"
 #include "workshopcast.h"
 
 #include "protocol/locknames.h"
 
 #include <QJsonArray>
+
+#include <algorithm>
 
 namespace lockscope
 {
@@ -71,10 +74,22 @@ void StepExpectations::check(const Scenario::Step &step, const StepOutcome &o, c
             c.actual = report->after.contains(name);
         } else if (c.name == QLatin1String("granted")) {
             c.actual = double(o.granted);
+        } else if (c.name == QLatin1String("events")) {
+            // Every type listed was derived, and no lease-safety verdict came that was not listed
+            // (so `[]` also says LockScope raised no false alarm).
+            const QStringList seen = report->eventTypes();
+            c.actual = QJsonArray::fromStringList(seen);
+            QStringList want;
+            for (const QJsonValue &v : it.value().toArray())
+                want << v.toString();
+            c.held = std::all_of(want.cbegin(), want.cend(), [&seen](const QString &t) { return seen.contains(t); }) &&
+                     std::none_of(seen.cbegin(), seen.cend(), [&want](const QString &t) {
+                         return StageLeaseWatch::safetyTypes().contains(t) && !want.contains(t);
+                     });
         }
-        static const QStringList custom{QStringLiteral("holder"), QStringLiteral("tokenGreaterThan"),
+        static const QStringList custom{QStringLiteral("holder"),        QStringLiteral("tokenGreaterThan"),
                                         QStringLiteral("pttlAtLeastMs"), QStringLiteral("pttlAtMostMs"),
-                                        QStringLiteral("woke")};
+                                        QStringLiteral("woke"),          QStringLiteral("events")};
         if (!custom.contains(c.name))
             c.held = c.actual == c.expected;
         ok = ok && c.held;

@@ -217,6 +217,10 @@ QJsonObject StepReport::toJson() const
                  QJsonObject{{QStringLiteral("channel"), messageChannel}, {QStringLiteral("payload"), messagePayload}});
     if (!findings.isEmpty())
         o.insert(QStringLiteral("findings"), QJsonArray::fromStringList(findings));
+    QJsonArray eventsJson;
+    for (const LockEvent &e : events)
+        eventsJson.append(e.toJson());
+    o.insert(QStringLiteral("events"), eventsJson);
     if (!error.isEmpty())
         o.insert(QStringLiteral("error"), error);
     if (!ok)
@@ -261,6 +265,14 @@ QString StepReport::narrationText() const
         .arg(narration, failed.isEmpty() ? QStringLiteral("the step failed") : failed.join(QStringLiteral("; ")));
 }
 
+QStringList StepReport::eventTypes() const
+{
+    QStringList out;
+    for (const LockEvent &e : events)
+        out << e.type;
+    return out;
+}
+
 QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
 {
     QStringList out;
@@ -280,6 +292,12 @@ QString StepReport::toText(const QHash<QString, QString> &actorOfClientId) const
         out.append(QStringLiteral("  woke:    %1").arg(woke.join(QStringLiteral(", "))));
     for (const QString &f : findings)
         out.append(QStringLiteral("  doctor:  %1").arg(replaceIds(f, actorOfClientId)));
+    for (const LockEvent &e : events)
+        out.append(
+            QStringLiteral("  LockScope: %1%2%3: %4")
+                .arg(e.type, e.lock.isEmpty() ? QString() : QStringLiteral(" ") + e.lock,
+                     e.holder.isEmpty() ? QString() : QStringLiteral(" ") + replaceIds(e.holder, actorOfClientId),
+                     replaceIds(e.detail, actorOfClientId)));
     auto keysLines = [&](const Keys &keys) {
         QStringList l;
         for (auto it = keys.begin(); it != keys.end(); ++it)

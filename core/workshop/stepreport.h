@@ -1,5 +1,7 @@
 #pragma once
 
+#include "protocol/lockevent.h"
+
 #include <QHash>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -55,6 +57,12 @@ struct StepReport {
     QStringList woke; ///< actors whose subscriber received a message during the step
     QString narration;
     QStringList findings; ///< doctor: titles of the deadlock findings
+    /** What LockScope's lease-safety engine made of the step (StageLeaseWatch): the events of the
+     *  locks' change (acquired, expired, ...) after LeaseTracker (lease_lost, holder_returned,
+     *  lost_in_failover, ...), timed on the stage clock. */
+    QVector<LockEvent> events;
+    /** The types of `events`, in order. */
+    QStringList eventTypes() const;
     Keys before;
     Keys after;
     QVector<Check> checks;
@@ -83,8 +91,8 @@ struct StepReport {
     /** The JSON line of `workshop run --json`: index, actor, client_id, thread_id, action, call,
      *  lock, branch, result, reply, token, message {channel, payload}, woke, narration,
      *  keys_before, keys_after ({key: {type, pttl_ms, value}}), changes, checks
-     *  [{name, expected, actual, held}], did_not_hold (failedChecks(), only when not ok), ok, error,
-     *  started_us, finished_us. */
+     *  [{name, expected, actual, held}], did_not_hold (failedChecks(), only when not ok), events (LockEvent::toJson()),
+     * ok, error, started_us, finished_us. */
     QJsonObject toJson() const;
     /** One key's content as text: "hash A:1=2 PTTL 2900 ms", "list [B:1, C:1]", ... */
     static QString keyText(const Key &key);

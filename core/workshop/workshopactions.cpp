@@ -322,20 +322,73 @@ QString needsServers(const Scenario::Step &st, const Scenario &s)
                : QString();
 }
 
+/** The client a step acts with: the actor's own on the main server, or with "server" its client
+ *  on that stage server (replication scenarios). */
+LockClient *clientFor(const ActionContext &c)
+{
+    if (c.step->server > 0 && c.stage)
+        return c.stage->clientOf(c.actor->def.name, c.step->server - 1);
+    return c.actor->client;
+}
+
+/** " on server N (host:port)" for a step with "server", empty otherwise. */
+QString onServer(const ActionContext &c)
+{
+    return c.step->server > 0 && c.stage
+               ? QStringLiteral(" on server %1 (%2)").arg(c.step->server).arg(c.stage->address(c.step->server - 1))
+               : QString();
+}
+
+/** "server" on a lock step needs the scenario's servers. */
+QString serverNeedsServers(const Scenario::Step &st, const Scenario &s)
+{
+    return st.server > 0 ? needsServers(st, s) : QString();
+}
+
+/** The branch of a lock step run on a stage server: what that server's copy shows. */
+QString serverBranch(const ActionContext &c, const StepOutcome &o)
+{
+    const QString key = c.stage ? c.stage->keyName(c.step->server - 1, c.step->lock) : c.step->lock;
+    // A server's copy is read with HGETALL: the hold counts are strings there.
+    QJsonObject before = StepReport::holdersOf(c.report->before, key);
+    for (auto it = before.begin(); it != before.end(); ++it)
+        if (it.value().isString())
+            it.value() = it.value().toString().toDouble();
+    return QStringLiteral("the RLock script%1: the lock there was held by %2 -> %3")
+        .arg(onServer(c), StepReport::fieldsText(before), o.result);
+}
+
+/** Server `index`'s INFO replication, field `name`, from `reply` (empty when missing). */
+QString infoField(const RedisReply &reply, const QString &name)
+{
+    const QString text = QString::fromUtf8(reply.toByteArray());
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        const QString l = line.trimmed();
+        if (l.startsWith(name + QLatin1Char(':')))
+            return l.mid(name.size() + 1);
+    }
+    return QString();
+}
+
 QVector<WorkshopAction> makeTable()
 {
     QVector<WorkshopAction> t;
 
     WorkshopAction lock;
     lock.name = QStringLiteral("lock");
+    lock.validate = serverNeedsServers;
     lock.call = [](const ActionContext &c) {
-        return QStringLiteral("RLock.lock(%1), one attempt").arg(leaseText(c)) + on(c);
+        return QStringLiteral("RLock.lock(%1), one attempt").arg(leaseText(c)) + on(c) + onServer(c);
     };
     lock.run = [](const ActionContext &c, Done done) {
-        c.actor->client->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
+        clientFor(c)->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
-    lock.branch = [](const ActionContext &c, const StepOutcome &o) { return lockBranch(c, o, Acquire::Once); };
-    lock.waitChannel = unlockChannelOf;
+    lock.branch = [](const ActionContext &c, const StepOutcome &o) {
+        return c.step->server > 0 ? serverBranch(c, o) : lockBranch(c, o, Acquire::Once);
+    };
+    lock.waitChannel = [](const ActionContext &c) {
+        return c.step->server > 0 ? QByteArray() : unlockChannelOf(c); // waiters listen on the main server only
+    };
     t << lock;
 
     WorkshopAction tryLock;
@@ -358,12 +411,15 @@ QVector<WorkshopAction> makeTable()
 
     WorkshopAction unlock;
     unlock.name = QStringLiteral("unlock");
-    unlock.call = [](const ActionContext &c) { return QStringLiteral("RLock.unlock()") + on(c); };
+    unlock.validate = serverNeedsServers;
+    unlock.call = [](const ActionContext &c) { return QStringLiteral("RLock.unlock()") + on(c) + onServer(c); };
     unlock.run = [](const ActionContext &c, Done done) {
-        c.actor->client->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
+        clientFor(c)->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
     };
     unlock.message = [](const ActionContext &c, const StepOutcome &o) { return unlockMessageWhen(c, o, "released"); };
     unlock.branch = [](const ActionContext &c, const StepOutcome &o) {
+        if (c.step->server > 0)
+            return serverBranch(c, o);
         const QString &name = c.step->lock;
         const Hold h(c);
         if (o.result == QLatin1String("not_held"))
@@ -840,6 +896,171 @@ QVector<WorkshopAction> makeTable()
                               "clients' calls to it fail at once");
     };
     t << stopServer;
+
+    WorkshopAction replicate;
+    replicate.name = QStringLiteral("replicate");
+    replicate.needsActor = false;
+    replicate.needsLock = false;
+    replicate.usesLock = false;
+    replicate.validate = [](const Scenario::Step &st, const Scenario &s) {
+        return s.servers < 2 || st.server < 2
+                   ? QStringLiteral("\"replicate\" needs \"servers\" of 2 or more and \"server\" from 2: the replica "
+                                    "of server 1")
+                   : QString();
+    };
+    replicate.call = [](const ActionContext &c) {
+        return QStringLiteral("server %1 (%2) becomes a replica of server 1 (%3): REPLICAOF")
+            .arg(c.step->server)
+            .arg(c.stage ? c.stage->address(c.step->server - 1) : QString(), c.stage ? c.stage->address(0) : QString());
+    };
+    replicate.run = [](const ActionContext &c, Done done) {
+        const int index = c.step->server - 1;
+        RedisConnection *replica = c.stage ? c.stage->reader(index) : nullptr;
+        if (!replica || !c.stage->reader(0)) {
+            StepOutcome o;
+            o.result = QStringLiteral("error");
+            o.error = QStringLiteral("server 1 or server %1 is not running").arg(c.step->server);
+            done(o);
+            return;
+        }
+        const QStringList master = c.stage->address(0).split(QLatin1Char(':'));
+        c.stage->setReplicaOf(index, 0);
+        QObject *receiver = c.receiver;
+        // The master sends its data at once rather than after the default 5 s wait for more replicas.
+        c.stage->reader(0)->send({"CONFIG", "SET", "repl-diskless-sync-delay", "0"}, receiver,
+                                 [](const RedisReply &) {});
+        const auto poll = c.poll;
+        replica->send({"REPLICAOF", master.value(0).toUtf8(), master.value(1).toUtf8()}, receiver,
+                      [replica, receiver, poll, done](const RedisReply &r) {
+                          if (r.isError()) {
+                              StepOutcome o;
+                              o.result = QStringLiteral("error");
+                              o.error = r.errorMessage();
+                              done(o);
+                              return;
+                          }
+                          // Linked once the full synchronisation is done: the replica has the master's data.
+                          poll(
+                              [replica, receiver](std::function<void(bool)> answer) {
+                                  replica->send({"INFO", "replication"}, receiver, [answer](const RedisReply &info) {
+                                      answer(infoField(info, QStringLiteral("master_link_status")) ==
+                                             QLatin1String("up"));
+                                  });
+                              },
+                              10000,
+                              [done](bool up) {
+                                  StepOutcome o;
+                                  o.result = up ? QStringLiteral("replicating") : QStringLiteral("error");
+                                  o.error = up ? QString() : QStringLiteral("the replica did not link within 10 s");
+                                  o.reply = up ? QStringLiteral("master_link_status:up") : QString();
+                                  done(o);
+                              });
+                      });
+    };
+    replicate.branch = [](const ActionContext &c, const StepOutcome &) {
+        return QStringLiteral("REPLICAOF: server %1 copies server 1's data, then receives every write of it "
+                              "asynchronously; the master does not wait for it")
+            .arg(c.step->server);
+    };
+    t << replicate;
+
+    WorkshopAction pauseReplication;
+    pauseReplication.name = QStringLiteral("pauseReplication");
+    pauseReplication.needsActor = false;
+    pauseReplication.needsLock = false;
+    pauseReplication.usesLock = false;
+    pauseReplication.validate = [](const Scenario::Step &st, const Scenario &s) {
+        return s.servers < 2 || st.server < 2
+                   ? QStringLiteral("\"pauseReplication\" needs \"server\": the replica (2 or more)")
+                   : QString();
+    };
+    pauseReplication.call = [](const ActionContext &c) {
+        return QStringLiteral("server %1 stops applying the replication stream for %2 ms (CLIENT PAUSE %2 WRITE)")
+            .arg(c.step->server)
+            .arg(c.step->ms > 0 ? c.step->ms : 60000);
+    };
+    pauseReplication.run = [](const ActionContext &c, Done done) {
+        RedisConnection *replica = c.stage ? c.stage->reader(c.step->server - 1) : nullptr;
+        const QByteArray ms = QByteArray::number(c.step->ms > 0 ? c.step->ms : 60000);
+        if (!replica) {
+            StepOutcome o;
+            o.result = QStringLiteral("error");
+            o.error = QStringLiteral("server %1 is not running").arg(c.step->server);
+            done(o);
+            return;
+        }
+        replica->send({"CLIENT", "PAUSE", ms, "WRITE"}, c.receiver, [done](const RedisReply &r) {
+            StepOutcome o;
+            o.result = r.isError() ? QStringLiteral("error") : QStringLiteral("paused");
+            o.error = r.isError() ? r.errorMessage() : QString();
+            o.reply = r.isError() ? QString() : QStringLiteral("OK");
+            done(o);
+        });
+    };
+    pauseReplication.branch = [](const ActionContext &c, const StepOutcome &) {
+        return QStringLiteral("CLIENT PAUSE WRITE on server %1: it still answers reads, but the master's writes wait "
+                              "in its buffer, unapplied (a slow or partitioned replica)")
+            .arg(c.step->server);
+    };
+    t << pauseReplication;
+
+    WorkshopAction failover;
+    failover.name = QStringLiteral("failover");
+    failover.needsActor = false;
+    failover.needsLock = false;
+    failover.usesLock = false;
+    failover.validate = [](const Scenario::Step &st, const Scenario &s) {
+        return s.servers < 2 || st.server < 2
+                   ? QStringLiteral("\"failover\" needs \"server\": the replica to promote (2 or more)")
+                   : QString();
+    };
+    failover.call = [](const ActionContext &c) {
+        return QStringLiteral("the master (server 1) dies; server %1 is promoted (REPLICAOF NO ONE)")
+            .arg(c.step->server);
+    };
+    failover.run = [](const ActionContext &c, Done done) {
+        const int index = c.step->server - 1;
+        RedisConnection *replica = c.stage ? c.stage->reader(index) : nullptr;
+        if (!replica) {
+            StepOutcome o;
+            o.result = QStringLiteral("error");
+            o.error = QStringLiteral("server %1 is not running").arg(c.step->server);
+            done(o);
+            return;
+        }
+        const int master = qMax(0, c.stage->replicaOf(index));
+        const QString detail = QStringLiteral("master %1 (server %2) died, replica %3 (server %4) promoted")
+                                   .arg(c.stage->address(master))
+                                   .arg(master + 1)
+                                   .arg(c.stage->address(index))
+                                   .arg(index + 1);
+        c.stage->stopServer(master); // killed: what it had not sent yet is lost with it
+        RedLockStage *stage = c.stage;
+        // Promoted first, then unpaused: the writes still waiting in its buffer came from a master
+        // it no longer follows, and are dropped.
+        replica->pipeline(
+            {{"REPLICAOF", "NO", "ONE"}, {"CLIENT", "UNPAUSE"}}, c.receiver,
+            [done, detail, stage, index](const QVector<RedisReply> &r) {
+                StepOutcome o;
+                const bool ok = r.size() == 2 && !r[0].isError() && !r[1].isError();
+                o.result = ok ? QStringLiteral("promoted") : QStringLiteral("error");
+                o.error =
+                    ok ? QString()
+                       : QStringLiteral("promotion refused: %1").arg(r.isEmpty() ? QString() : r[0].errorMessage());
+                o.reply = ok ? QStringLiteral("OK") : QString();
+                if (ok) {
+                    stage->setReplicaOf(index, -1);
+                    o.failover = detail;
+                }
+                done(o);
+            });
+    };
+    failover.branch = [](const ActionContext &c, const StepOutcome &) {
+        return QStringLiteral("no lock script: server 1 is killed, server %1 becomes the master with the data it "
+                              "had applied; clients now write there")
+            .arg(c.step->server);
+    };
+    t << failover;
 
     return t;
 }

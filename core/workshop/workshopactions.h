@@ -55,6 +55,7 @@ struct StepOutcome {
     int granted = -1;               ///< redlock: components granted
     QString components;             ///< redlock: each server's outcome, as text
     QList<QByteArray> unsubscribed; ///< channels the action made the actor drop
+    QString failover;               ///< failover: a replica became the master (what happened, in words)
 };
 
 /** What an action's functions see of the running scenario (built by ScenarioRunner per step). */

@@ -1,5 +1,7 @@
 #include "workshop/workshopstephtml.h"
 
+#include "workshop/stageleasewatch.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -75,6 +77,11 @@ QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString
         h += tr("<p><b>Woke:</b> %1</p>").arg(r.woke.join(QStringLiteral(", ")).toHtmlEscaped());
     for (const QString &f : r.findings)
         h += tr("<p><b>Doctor:</b> %1</p>").arg(t(f));
+    // LockScope's lease-safety verdicts on the step (the dashboard's and `watch`'s): the alarms only,
+    // the plain acquired/released events are in the keys below.
+    for (const LockEvent &e : r.events)
+        if (StageLeaseWatch::safetyTypes().contains(e.type))
+            h += tr("<p style='color:%3'><b>LockScope: %1</b> %2</p>").arg(e.type.toHtmlEscaped(), t(e.detail), red);
     if (!projector)
         h += told;
 
