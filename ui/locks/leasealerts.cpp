@@ -1,5 +1,7 @@
 #include "locks/leasealerts.h"
 
+#include "common/holderpalette.h"
+
 #include "diagnose/leasetracker.h"
 #include "protocol/displaytext.h"
 #include "protocol/durationtext.h"
