@@ -410,11 +410,11 @@ private slots:
     {
         Scenario s;
         QString error;
-        QVERIFY2(Scenario::parse(R"({"name": "t", "lock": "l", "actors": [{"name": "A", "watchdogTimeoutMs": 600}],
+        QVERIFY2(Scenario::parse(R"({"name": "t", "lock": "l", "actors": [{"name": "A", "watchdogTimeoutMs": 3000}],
             "steps": [{"actor": "A", "action": "lock", "expect": {"events": ["acquired"]}},
-                      {"action": "pause", "ms": 300, "expect": {"events": []}},
+                      {"action": "pause", "ms": 500, "expect": {"events": []}},
                       {"actor": "A", "action": "renew", "expect": {"events": ["renewed"]}},
-                      {"action": "pause", "ms": 900, "expect": {"events": []}}]})",
+                      {"action": "pause", "ms": 3600, "expect": {"events": []}}]})",
                                  &s, &error),
                  qPrintable(error));
         ScenarioRunner runner(s, m_server.endpoint());
