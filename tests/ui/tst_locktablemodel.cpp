@@ -1,4 +1,5 @@
 // LockTableModel and EventLogModel alone (no I/O), under QAbstractItemModelTester.
+#include "common/holderpalette.h"
 #include "locks/clientsmodel.h"
 #include "locks/eventlogmodel.h"
 #include "locks/findingmodel.h"
@@ -11,6 +12,7 @@
 #include "diagnose/leasetracker.h"
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
@@ -409,7 +411,10 @@ void TestLockTableModel::lostLeaseShowsBesideTheHolderAndInTheDetail()
     QVERIFY(detail.hasLeaseAlert());
     QVERIFY2(detail.leaseText().contains(QStringLiteral("the old holder may still be running its critical section")),
              qPrintable(detail.leaseText()));
-    QVERIFY2(detail.leaseText().contains(kB), qPrintable(detail.leaseText()));
+    QVERIFY2(detail.leaseText().contains(HolderPalette::shortLabel(kB)), qPrintable(detail.leaseText()));
+    QVERIFY2(detail.toolTip().isEmpty() &&
+                 detail.findChild<QLabel *>(QStringLiteral("leaseLabel"))->toolTip().contains(kB),
+             "the paragraph's tooltip has the full holder field");
 
     // A comes back 40 s later (it acquired another lock): the overlap window is known.
     wall = kLostAt + 41000;

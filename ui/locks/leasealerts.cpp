@@ -1,5 +1,7 @@
 #include "locks/leasealerts.h"
 
+#include "common/holderpalette.h"
+
 #include "diagnose/leasetracker.h"
 #include "protocol/displaytext.h"
 #include "protocol/durationtext.h"
@@ -257,17 +259,20 @@ QString LeaseAlerts::tooltip(const Alert &a, const ActorNames &names)
 
 QString LeaseAlerts::detailHtml(const Alert &a, const ActorNames &names)
 {
+    // Short holder labels ("b983c153…:1", as the timeline's): the paragraph fits a narrow panel;
+    // the full fields are in the table's tooltip, the event log and the holders table.
     const auto b = [&names](const QString &field) {
-        return QStringLiteral("<b>%1</b>").arg(who(field, names).toHtmlEscaped());
+        return QStringLiteral("<b>%1</b>")
+            .arg(names.label(field, DisplayText::escaped(HolderPalette::shortLabel(field))).toHtmlEscaped());
     };
     QString html;
     switch (a.kind) {
     case Alert::Kind::LeaseLost:
         html = tr("<b>⚠ Lease lost</b> at %1: %2 stopped renewing").arg(clockText(a.atMs), b(a.oldHolder));
         if (a.lastRenewedMs > 0)
-            html += tr(" (last renewal %1, %2 renewal(s) seen").arg(clockText(a.lastRenewedMs)).arg(a.renewals) +
-                    (a.silentMs >= 0 ? tr(", silent for %1)").arg(DurationText::duration(a.silentMs))
-                                     : QStringLiteral(")"));
+            html +=
+                tr(" (last renewal %1").arg(clockText(a.lastRenewedMs)) +
+                (a.silentMs >= 0 ? tr(", silent %1)").arg(DurationText::duration(a.silentMs)) : QStringLiteral(")"));
         html += QStringLiteral(". ");
         if (!a.returned)
             html += tr("It may be stalled, not dead: <b>the old holder may still be running its critical "

@@ -240,6 +240,7 @@ void LockDetailPanel::setLeaseAlert(const LeaseAlerts::Alert *alert, const Actor
     if (text == m_lease->text() && m_lease->isVisible() == !text.isEmpty())
         return;
     m_lease->setText(text);
+    m_lease->setToolTip(alert ? LeaseAlerts::tooltip(*alert, names) : QString()); // the full holder fields
     const QString colour = alert ? LeaseAlerts::badgeColor(*alert).name() : QStringLiteral("#c0392b");
     m_lease->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid %1; padding-left: 6px; }").arg(colour));
     m_lease->setVisible(!text.isEmpty());
