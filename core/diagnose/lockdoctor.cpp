@@ -160,7 +160,9 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
         f.severity = LockFinding::Severity::Critical;
         f.code = QStringLiteral("several_holders");
         f.lock = s.name;
-        f.title = QStringLiteral("%1 has %2 holder fields").arg(s.name).arg(s.holders.size());
+        // A hash too big to read whole is a sample: the title counts the hash (HLEN), not the sample.
+        f.title =
+            QStringLiteral("%1 has %2 holder fields").arg(s.name).arg(s.sampled ? s.fieldCount : s.holders.size());
         f.explanation = QStringLiteral("A Redisson lock has exactly one holder field. Several mean corruption or "
                                        "a foreign writer: mutual exclusion is not guaranteed for this lock.");
         f.evidence = {{QStringLiteral("holders"), s.holderSummary()}};
