@@ -237,6 +237,9 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
 void LockDetailPanel::setLeaseAlert(const LeaseAlerts::Alert *alert, const ActorNames &names)
 {
     const QString text = alert && !m_snapshot.name.isEmpty() ? LeaseAlerts::detailHtml(*alert, names) : QString();
+    // The lease paragraph takes the place of the naming notes (what the data cannot tell): both
+    // do not fit beside the holders in a dashboard-sized panel.
+    m_notes->setVisible(text.isEmpty() && !m_notes->text().isEmpty() && !m_compact);
     if (text == m_lease->text() && m_lease->isVisible() == !text.isEmpty())
         return;
     m_lease->setText(text);
