@@ -46,7 +46,7 @@ lockscope::test::ProcessResult exportCsv(const QString &file)
     return lockscope::test::runProcess(QStringLiteral("/bin/bash"),
                                        {QStringLiteral("-c"), QStringLiteral("ulimit -v 3000000; exec \"$0\" \"$@\""),
                                         cliPath(), QStringLiteral("export"), file, QStringLiteral("--csv")},
-                                       90000);
+                                       240000);
 }
 
 LockSnapshot realSnapshot(int i)
