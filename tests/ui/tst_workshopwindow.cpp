@@ -293,6 +293,19 @@ void TestWorkshopWindow::everyScenarioBackRestartAndSwitch()
         QTest::qWait(300); // the last step's events reach the views
         QString raw = noRawClientIds(name);
         QVERIFY2(raw.isEmpty(), qPrintable(raw));
+        // A scenario with a replica (failover-loss) cannot step back: a killed master and a paused
+        // replica cannot be put back, and the window says so instead. Restart and switch still work.
+        if (!w.backTo(n - 1)) {
+            w.restart();
+            QVERIFY(w.reports().isEmpty());
+            QVERIFY(eventLog(w).isEmpty());
+            QVERIFY(w.loadScenario(names.at((s + 1) % names.size())));
+            QVERIFY(w.reports().isEmpty());
+            continue;
+        }
+        QVERIFY2(rewound.wait(15000), qPrintable(name + QLatin1String(": first back")));
+        QVERIFY2(stepAndWait(w), qPrintable(name + QLatin1String(": forward after the first back")));
+        rewound.clear();
         // Back one step at a time, to before the first.
         for (int i = n - 1; i >= 0; --i) {
             const QString where = QStringLiteral("%1: back before step %2").arg(name).arg(i + 1);
