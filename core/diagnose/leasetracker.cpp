@@ -97,7 +97,6 @@ void LeaseTracker::observe(const LockSnapshot &s)
     if (w.holdersHash != holders || w.sinceMs < 0) {
         w.holdersHash = holders;
         w.sinceMs = s.readAtSteadyMs;
-        w.heldSinceMs = s.readAtSteadyMs;
     }
 }
 

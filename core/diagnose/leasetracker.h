@@ -151,7 +151,6 @@ private:
     struct Waiting { ///< a held lock with waiters, and since when
         size_t holdersHash = 0;
         qint64 sinceMs = -1;
-        qint64 heldSinceMs = -1;
     };
     struct Regressed {
         QString lock;

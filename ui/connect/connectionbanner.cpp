@@ -37,16 +37,22 @@ bool ConnectionBanner::isAuthenticationProblem(const QString &detail)
            detail.contains(QLatin1String("password"), Qt::CaseInsensitive);
 }
 
+/** The command a permission sentence says the user may not run ("time"), empty when it names none. */
+static QString refusedCommand(const QString &detail)
+{
+    static const QRegularExpression command(QStringLiteral("may not run '([^']+)'"));
+    return command.match(detail).captured(1);
+}
+
 QString ConnectionBanner::grantFor(const QString &detail)
 {
     static const QRegularExpression user(QStringLiteral("ACL user '([^']+)'"));
-    static const QRegularExpression command(QStringLiteral("may not run '([^']+)'"));
-    const auto c = command.match(detail);
-    if (!c.hasMatch())
+    const QString command = refusedCommand(detail);
+    if (command.isEmpty())
         return QString();
     const auto u = user.match(detail);
     return QStringLiteral("ACL SETUSER %1 +%2")
-        .arg(u.hasMatch() ? u.captured(1) : QStringLiteral("<user>"), c.captured(1).toLower());
+        .arg(u.hasMatch() ? u.captured(1) : QStringLiteral("<user>"), command.toLower());
 }
 
 void ConnectionBanner::setReadsRefused(const QString &server, const QString &detail)
@@ -57,10 +63,9 @@ void ConnectionBanner::setReadsRefused(const QString &server, const QString &det
         return;
     m_refusal = detail;
     const QString grant = grantFor(detail);
-    static const QRegularExpression command(QStringLiteral("may not run '([^']+)'"));
-    const auto c = command.match(detail);
-    const QString what = c.hasMatch() ? tr("the command <b>%1</b>").arg(c.captured(1).toUpper().toHtmlEscaped())
-                                      : tr("a command its reads need");
+    const QString command = refusedCommand(detail);
+    const QString what = !command.isEmpty() ? tr("the command <b>%1</b>").arg(command.toUpper().toHtmlEscaped())
+                                            : tr("a command its reads need");
     m_text->setText(
         tr("<b>%1 refuses LockScope's reads:</b> the connection's ACL user may not run %2, which every lock read "
            "uses. Nothing can be read, so the empty table does <b>not</b> mean there are no locks.<br>%3")
