@@ -127,6 +127,33 @@ void LockSession::onWatcherError(const QString &message)
     });
 }
 
+void LockSession::probeWrites()
+{
+    if (m_writesProbed || m_options.oneShot || m_options.readOnly)
+        return;
+    m_writesProbed = true;
+    static const RedisScript probe = RedisScript::fromResource(QStringLiteral("acl_write_probe"));
+    const QString user =
+        m_options.endpoint.username().isEmpty() ? QStringLiteral("default") : m_options.endpoint.username();
+    // Key and channel of the pattern's own namespace would be better; any name shows the
+    // command permissions, which is what a viewer account lacks.
+    probe.eval(
+        connection(),
+        {QByteArrayLiteral("lockscope:acl-probe"), QByteArrayLiteral("redisson_lock__channel:{lockscope:acl-probe}")},
+        {}, this, [this, user](const RedisReply &r) {
+            if (r.isError()) {
+                // A user that may not run scripts at all can perform no write.
+                if (r.isPermissionError())
+                    emit writesChecked(user, {QStringLiteral("evalsha")});
+                return; // before Redis 7 (no redis.acl_check_cmd), or MOVED in a cluster: nothing known
+            }
+            QStringList refused;
+            for (const RedisReply &c : r.elements())
+                refused << RedisBytes::toText(c.toByteArray());
+            emit writesChecked(user, refused);
+        });
+}
+
 void LockSession::emitEvents(const QVector<LockEvent> &events)
 {
     // One-shot reads have no doctor loop fed; their events (none in practice) go out as they are.
@@ -155,6 +182,12 @@ void LockSession::attachWatcher(LockWatcher *watcher)
         LeaseTracker &leases = m_doctorLoop->doctor().leases();
         leases.setBlind(mode == LockWatcher::Mode::Disconnected, LockSnapshot::steadyNowMs());
         leases.setReadLagMs(mode == LockWatcher::Mode::Polling ? m_options.pollIntervalMs : 50);
+        // Which writes this user may perform, asked again after each reconnection (an ACL can
+        // change meanwhile), so the dashboard disables what Redis would refuse.
+        if (mode == LockWatcher::Mode::Disconnected)
+            m_writesProbed = false;
+        else if (mode == LockWatcher::Mode::Live || mode == LockWatcher::Mode::Polling)
+            probeWrites();
     });
     connect(watcher, &LockWatcher::modeChanged, this, &LockSession::modeChanged);
     connect(watcher, &LockWatcher::locksUpdated, this, &LockSession::locksUpdated);

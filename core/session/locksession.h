@@ -249,6 +249,11 @@ signals:
     void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
     /** A hold reported by holdAtRisk() was renewed again (also a `renewal_recovered` LockEvent). */
     void holdRecovered(const QString &lock);
+    /** Once per connection (dashboard sessions that may write): the write commands the server
+     *  refuses the ACL user `user` (acl_write_probe.lua; lower case, "config|set"). An empty
+     *  list: every write allowed. Not emitted when the server cannot say (before Redis 7). Feed
+     *  to WritePermissions. */
+    void writesChecked(const QString &user, const QStringList &refused);
 
 private:
     void startWatching();
@@ -259,6 +264,9 @@ private:
      *  once, by one sentence per command the ACL user may not run (acl_probe.lua). */
     void onWatcherError(const QString &message);
     bool m_aclProbed = false;
+    /** Asks the server which write commands the ACL user may not run (writesChecked()). */
+    void probeWrites();
+    bool m_writesProbed = false;
     using Done = std::function<void(const QString &outcome, const QString &message)>;
     /** The one write path: read-only check, re-read, perform, audit, report (LockHolds too). */
     void runWrite(const QString &action, const QString &name, const QJsonObject &args,

@@ -69,6 +69,31 @@ LockActions::LockActions(ServerView *view, SessionController *session, const Loc
     connect(session, &SessionController::actionFinished, this, &LockActions::onActionFinished);
     connect(session, &SessionController::notificationsChecked, this,
             [this](bool enabled, const QString &) { onNotificationsChecked(enabled); });
+    connect(session, &SessionController::writesChecked, this, &LockActions::onWritesChecked);
+}
+
+void LockActions::onWritesChecked(const QString &user, const QStringList &refused)
+{
+    m_writes = WritePermissions(user, refused);
+    updateActions();
+    onNotificationsChecked(m_notificationsOn);
+    if (!m_replay && !refused.isEmpty() && !m_writes.allows(QStringLiteral("force_unlock")))
+        m_view->statusBar()->showMessage(
+            tr("The ACL user '%1' may read but not write (no %2): the write actions are off; their tooltips say "
+               "what to grant")
+                .arg(user, refused.first().toUpper()),
+            30000);
+}
+
+void LockActions::enableWrite(QAction *a, const QString &action, bool enabled, const QString &tip)
+{
+    // The action's own tooltip comes back once the user may write again (a reconnection).
+    if (!a->property("lockscopeToolTip").isValid())
+        a->setProperty("lockscopeToolTip", a->toolTip());
+    const QString why = m_writes.whyNot(action);
+    a->setEnabled(enabled && why.isEmpty());
+    a->setStatusTip(why.isEmpty() ? tip : why);
+    a->setToolTip(why.isEmpty() ? a->property("lockscopeToolTip").toString() : why);
 }
 
 void LockActions::fillToolBar(QToolBar *bar, QWidget *filter)
@@ -99,9 +124,13 @@ void LockActions::setReplay()
 
 void LockActions::onNotificationsChecked(bool enabled)
 {
-    const bool offer = !enabled && !m_options.readOnly && !m_options.forcePolling;
+    m_notificationsOn = enabled;
+    // Not offered to a user who may not run CONFIG SET: the click would only be refused.
+    const bool offer = !enabled && !m_options.readOnly && !m_options.forcePolling &&
+                       m_writes.allows(QStringLiteral("enable_notifications"));
     m_view->statusBar()->setNotificationsOffered(offer);
     m_enableNotifications->setEnabled(offer);
+    m_enableNotifications->setStatusTip(m_writes.whyNot(QStringLiteral("enable_notifications")));
 }
 
 void LockActions::confirmEnableNotifications()
@@ -140,8 +169,11 @@ void LockActions::showFindingMenu(const QPoint &pos)
             QString::fromUtf8(QJsonDocument(f.toJson()).toJson(QJsonDocument::Indented)));
     });
     if (!m_options.readOnly && f.code == QLatin1String("waiters_without_holder") &&
-        !m_view->lockModel()->snapshot(f.lock))
-        menu.addAction(tr("Wake the waiting clients…"), this, [this, f] { wakeRepair(f.lock); });
+        !m_view->lockModel()->snapshot(f.lock)) {
+        QAction *wake = menu.addAction(tr("Wake the waiting clients…"), this, [this, f] { wakeRepair(f.lock); });
+        enableWrite(wake, QStringLiteral("wake"), true);
+        menu.setToolTipsVisible(true);
+    }
     menu.exec(findings->viewport()->mapToGlobal(pos));
 }
 
@@ -159,12 +191,12 @@ void LockActions::showLockMenu(const QPoint &pos)
         if (s) {
             QMenu *repair = menu.addMenu(tr("Repair"));
             QAction *ttl = repair->addAction(tr("Set a TTL…"), this, &LockActions::setTtlRepair);
-            ttl->setEnabled(s->exists && s->pttlMs == -1);
             ttl->setToolTip(tr("Lets the holder finish, but a dead holder no longer blocks the lock forever"));
+            enableWrite(ttl, QStringLiteral("set_ttl"), s->exists && s->pttlMs == -1);
             QAction *waiter = repair->addAction(tr("Remove a waiter…"), this, &LockActions::removeWaiterRepair);
-            waiter->setEnabled(!s->waiters.isEmpty() || !s->timeoutSet.isEmpty());
+            enableWrite(waiter, QStringLiteral("remove_waiter"), !s->waiters.isEmpty() || !s->timeoutSet.isEmpty());
             QAction *reader = repair->addAction(tr("Remove a dead reader…"), this, &LockActions::removeReaderRepair);
-            reader->setEnabled(s->kind == LockKind::ReadWriteLock);
+            enableWrite(reader, QStringLiteral("remove_reader"), s->kind == LockKind::ReadWriteLock);
             repair->setToolTipsVisible(true);
         }
         menu.addSeparator();
@@ -194,14 +226,15 @@ void LockActions::updateActions()
     const LockMonitor::Mode mode = m_view->mode();
     const bool connected = mode == LockMonitor::Mode::Live || mode == LockMonitor::Mode::Polling;
     const bool own = ownThreadOfSelected() >= 0;
-    m_renew->setEnabled(connected && own);
-    m_release->setEnabled(connected && own);
-    m_forceUnlock->setEnabled(connected && !name.isEmpty());
-    m_acquire->setEnabled(connected);
-    const QString offline = tr("Not connected: LockScope writes to Redis only while it can reach it");
-    for (QAction *a : {m_acquire, m_forceUnlock})
-        a->setStatusTip(connected ? QString() : offline);
-    m_renew->setStatusTip(own ? QString() : tr("Only locks LockScope itself holds can be renewed"));
+    const QString offline =
+        connected ? QString() : tr("Not connected: LockScope writes to Redis only while it can reach it");
+    // An action the ACL user cannot perform is off before any confirmation, its tooltip saying
+    // which command to grant (WritePermissions).
+    enableWrite(m_renew, QStringLiteral("renew"), connected && own,
+                own ? offline : tr("Only locks LockScope itself holds can be renewed"));
+    enableWrite(m_release, QStringLiteral("release"), connected && own, offline);
+    enableWrite(m_forceUnlock, QStringLiteral("force_unlock"), connected && !name.isEmpty(), offline);
+    enableWrite(m_acquire, QStringLiteral("acquire"), connected, offline);
 }
 
 void LockActions::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message,

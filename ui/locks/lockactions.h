@@ -1,5 +1,6 @@
 #pragma once
 
+#include "act/writepermissions.h"
 #include "locks/actionoutcome.h"
 #include "session/locksession.h"
 
@@ -75,6 +76,10 @@ private:
     bool auditLogWritable();
     /** Asks the operator to confirm a repair; true when confirmed. */
     bool confirmRepair(const QString &title, const QString &text);
+    /** The ACL user's write permissions arrived: actions it cannot perform go off, saying why. */
+    void onWritesChecked(const QString &user, const QStringList &refused);
+    /** Enables `a` when `enabled` and the ACL user may perform `action`; the tooltip says why not. */
+    void enableWrite(QAction *a, const QString &action, bool enabled, const QString &tip = {});
     /** LockScope's own thread holding the selected lock, or -1. */
     qint64 ownThreadOfSelected() const;
 
@@ -83,6 +88,8 @@ private:
     LockSession::Options m_options;
     ActionOutcome m_outcome; ///< the sentence said after a write action
     bool m_replay = false;
+    WritePermissions m_writes;     ///< what the ACL user may write (unknown until the probe answered)
+    bool m_notificationsOn = true; ///< as last checked (the offer to enable them depends on it)
     QAction *m_refresh = nullptr;
     QAction *m_find = nullptr;
     QAction *m_acquire = nullptr;

@@ -31,6 +31,7 @@ SessionController::SessionController(const LockSession::Options &options, QObjec
     connect(m_session, &LockSession::clusterNodesChanged, this, &SessionController::clusterNodesChanged);
     connect(m_session, &LockSession::topologyEventsOccurred, this, &SessionController::topologyEventsOccurred);
     connect(m_session, &LockSession::notificationsChecked, this, &SessionController::notificationsChecked);
+    connect(m_session, &LockSession::writesChecked, this, &SessionController::writesChecked);
     connect(m_session, &LockSession::errorOccurred, this, &SessionController::errorOccurred);
     m_ioThread->start();
 }

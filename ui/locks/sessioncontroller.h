@@ -70,6 +70,8 @@ signals:
     void clusterNodesChanged(const QVector<lockscope::ClusterNodeStatus> &nodes);
     void topologyEventsOccurred(const QVector<lockscope::TopologyEvent> &events);
     void notificationsChecked(bool enabled, const QString &detail);
+    /** LockSession::writesChecked: the write commands the ACL user may not run. */
+    void writesChecked(const QString &user, const QStringList &refused);
     void errorOccurred(const QString &message);
 
 private:
