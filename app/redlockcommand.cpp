@@ -3,18 +3,13 @@
 
 #include "clicommand.h"
 
-#include "act/auditlog.h"
 #include "lock/lockclient.h"
-#include "redis/redisconnection.h"
-#include "redis/redissubscriber.h"
+#include "session/redlocksession.h"
 
 #include <QCommandLineParser>
-#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSysInfo>
 #include <QTimer>
-#include <QUuid>
 
 #include <cstdio>
 
@@ -106,17 +101,18 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
         *exitCode = CliCommand::Refused;
         return false;
     }
+    RedLockSession::Options options;
+    options.servers = m_endpoints;
+    options.name = m_name;
+    options.multi = m_parser.isSet(QStringLiteral("multi"));
+    options.readOnly = m_parser.isSet(QStringLiteral("read-only"));
+    options.auditLogPath = m_parser.value(QStringLiteral("audit-log"));
+    options.connectTimeoutMs = kConnectTimeoutMs;
+    options.commandTimeoutMs = kCommandTimeoutMs;
+    m_session = new RedLockSession(options, this);
     QTimer::singleShot(0, this,
                        action == QLatin1String("show") ? &RedLockCommand::runShow : &RedLockCommand::runAcquire);
     return true;
-}
-
-QString RedLockCommand::serverList() const
-{
-    QStringList list;
-    for (const auto &e : m_endpoints)
-        list << e.address();
-    return list.join(QStringLiteral(", "));
 }
 
 void RedLockCommand::finish(int code)
@@ -137,12 +133,7 @@ void RedLockCommand::fail(int code, const QString &message)
 
 void RedLockCommand::runShow()
 {
-    QVector<RedLockReader::Target> targets;
-    for (const auto &e : m_endpoints)
-        targets << RedLockReader::Target{e, m_name};
-    auto *reader = new RedLockReader(targets, this);
-    reader->setTimeoutsMs(kConnectTimeoutMs, kCommandTimeoutMs);
-    reader->read(this, [this](const RedLockStatus &st) {
+    m_session->read(this, [this](const RedLockStatus &st) {
         if (m_json) {
             m_out << QJsonDocument(st.toJson()).toJson(QJsonDocument::Compact) << '\n';
         } else {
@@ -200,39 +191,21 @@ void RedLockCommand::runShow()
 
 void RedLockCommand::runAcquire()
 {
-    const QString clientId = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    QVector<MultiLockComponent> components;
-    for (const auto &e : m_endpoints) {
-        auto *conn = new RedisConnection(e, this);
-        conn->setClientName("lockscope-redlock");
-        conn->setConnectTimeoutMs(kConnectTimeoutMs);
-        conn->setCommandTimeoutMs(kCommandTimeoutMs);
-        auto *sub = new RedisSubscriber(e, this);
-        sub->connection()->setConnectTimeoutMs(kConnectTimeoutMs);
-        auto *client = new LockClient(conn, sub, this, clientId);
-        conn->open();
-        sub->open();
-        m_connections << conn;
-        m_subscribers << sub;
-        m_clients << client;
-        components << MultiLockComponent{client, m_name, e.address()};
-    }
-    const bool multi = m_parser.isSet(QStringLiteral("multi"));
-    m_lock = new MultiLock(multi ? MultiLock::Mode::MultiLock : MultiLock::Mode::RedLock, components, this);
     const qint64 lease = m_parser.value(QStringLiteral("lease-ms")).toLongLong();
     const qint64 wait = m_parser.value(QStringLiteral("wait-ms")).toLongLong();
-    const QString holder = m_clients.first()->holderField(m_threadId);
-    const QJsonObject args{{QStringLiteral("servers"), serverList()},
-                           {QStringLiteral("mode"), multi ? QStringLiteral("multilock") : QStringLiteral("redlock")},
-                           {QStringLiteral("lease_ms"), lease},
-                           {QStringLiteral("wait_ms"), wait},
-                           {QStringLiteral("holder"), holder}};
-    m_lock->acquire(m_threadId, lease, wait, this, [this, holder, args, lease](const MultiLockResult &r) {
+    const QString holder = m_session->holderField(m_threadId);
+    m_session->acquire(m_threadId, lease, wait, this, [this, holder, lease](const RedLockSession::WriteResult &w) {
+        if (!w.sent) { // refused before any server was touched (audit log, read-only)
+            fail(CliCommand::Refused, w.message);
+            return;
+        }
+        warnIfNotAudited(QStringLiteral("redlock_acquire"), w);
+        const MultiLockResult &r = w.result;
         QJsonObject json = r.toJson();
         json.insert(QStringLiteral("action"), QStringLiteral("acquire"));
         json.insert(QStringLiteral("lock"), m_name);
         json.insert(QStringLiteral("holder"), holder);
-        audit(QStringLiteral("redlock_acquire"), args, json);
+        json.insert(QStringLiteral("outcome"), w.outcome);
         const QString kind = r.redLock ? QStringLiteral("RedLock") : QStringLiteral("MultiLock");
         if (m_json) {
             m_out << QJsonDocument(json).toJson(QJsonDocument::Compact) << '\n';
@@ -287,7 +260,14 @@ void RedLockCommand::runAcquire()
 
 void RedLockCommand::release(const MultiLockResult &acquired)
 {
-    m_lock->unlock(m_threadId, this, [this, acquired](const MultiLockResult &u) {
+    m_session->release(m_threadId, this, [this, acquired](const RedLockSession::WriteResult &w) {
+        if (!w.sent) {
+            fail(CliCommand::Refused,
+                 QStringLiteral("%1 is still held: the release was refused: %2").arg(m_name, w.message));
+            return;
+        }
+        warnIfNotAudited(QStringLiteral("redlock_release"), w);
+        const MultiLockResult &u = w.result;
         // A component that was not granted answers NotHeld or fails: that is expected. A granted
         // one that could not be released keeps its lease (or dies with its watchdog).
         QStringList stuck;
@@ -304,7 +284,6 @@ void RedLockCommand::release(const MultiLockResult &acquired)
         json.remove(QStringLiteral("granted"));
         json.remove(QStringLiteral("rounds"));
         json.remove(QStringLiteral("lease_ms"));
-        audit(QStringLiteral("redlock_release"), QJsonObject{{QStringLiteral("servers"), serverList()}}, json);
         if (m_json)
             m_out << QJsonDocument(json).toJson(QJsonDocument::Compact) << '\n';
         else
@@ -319,28 +298,13 @@ void RedLockCommand::release(const MultiLockResult &acquired)
     });
 }
 
-void RedLockCommand::audit(const QString &action, const QJsonObject &args, const QJsonObject &result)
+void RedLockCommand::warnIfNotAudited(const QString &action, const RedLockSession::WriteResult &w)
 {
-    const AuditLog log(m_parser.value(QStringLiteral("audit-log")));
-    QJsonObject record{{QStringLiteral("time_ms"), QDateTime::currentMSecsSinceEpoch()},
-                       {QStringLiteral("operator"), AuditLog::operatorName()},
-                       {QStringLiteral("host"), QSysInfo::machineHostName()},
-                       {QStringLiteral("server"), serverList()},
-                       {QStringLiteral("client_id"), m_clients.isEmpty() ? QString() : m_clients.first()->clientId()},
-                       {QStringLiteral("action"), action},
-                       {QStringLiteral("lock"), m_name},
-                       {QStringLiteral("args"), args},
-                       {QStringLiteral("result"), result.value(QStringLiteral("acquired")).toBool() ||
-                                                          result.value(QStringLiteral("released")).toBool()
-                                                      ? QStringLiteral("done")
-                                                      : QStringLiteral("refused")},
-                       {QStringLiteral("message"), result.value(QStringLiteral("error")).toString()},
-                       {QStringLiteral("detail"), result}};
-    QString error;
-    if (!log.append(record, &error)) {
-        m_err << "lockscope-cli: WARNING: the audit record of " << action << " could not be written: " << error << '\n';
-        m_err.flush();
-    }
+    if (w.auditError.isEmpty())
+        return;
+    m_err << "lockscope-cli: WARNING: the outcome of " << action
+          << " could not be recorded (its record says \"sending\"): " << w.auditError << '\n';
+    m_err.flush();
 }
 
 } // namespace lockscope

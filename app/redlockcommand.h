@@ -3,7 +3,7 @@
 #include "connectionoptions.h"
 
 #include "lock/multilock.h"
-#include "redlock/redlockreader.h"
+#include "session/redlocksession.h"
 
 #include <QCommandLineOption>
 #include <QList>
@@ -18,14 +18,11 @@ class QCommandLineParser;
 namespace lockscope
 {
 
-class LockClient;
-class RedisConnection;
-class RedisSubscriber;
-
 /**
  * `lockscope-cli redlock show|acquire NAME --servers URL1,URL2,...`: the RedLock / MultiLock
- * commands over N independent servers (protocol §5.3, §5.4), kept apart from CliCommand, whose commands
- * talk to one server (or one cluster) through a LockSession.
+ * commands over N independent servers (protocol §5.3, §5.4) through a RedLockSession (reads, and
+ * writes on the audited path: the record is written before any server is touched, and a write
+ * is refused when it cannot be).
  *
  *   redlock show NAME --servers ... [--json]
  *       each server's holder, hold count, TTL and state (held, free, not_a_lock, unreachable)
@@ -39,7 +36,8 @@ class RedisSubscriber;
  *       on every server. One client id for all components, so `show` finds one holder.
  *       Exit 0: acquired and released; 3: not acquired (held elsewhere) or refused (--read-only);
  *       2: not acquired and a server was unreachable or failed, or a granted component could not
- *       be released. Acquire and release are recorded in the audit log (--audit-log).
+ *       be released. Acquire and release are recorded in the audit log (--audit-log) before they
+ *       are sent; an audit log that cannot take the record refuses them (exit 3, nothing sent).
  *
  * Every URL takes the shared connection options (--user, --ask-password, --tls-*). Each server
  * gets a connect timeout of 1000 ms and a command timeout of 2000 ms, so a stopped server is
@@ -68,11 +66,10 @@ private:
     void runShow();
     void runAcquire();
     void release(const MultiLockResult &acquired);
-    void audit(const QString &action, const QJsonObject &args, const QJsonObject &result);
+    /** Says on stderr when a write's outcome could not be completed in the audit log. */
+    void warnIfNotAudited(const QString &action, const RedLockSession::WriteResult &w);
     void finish(int code);
     void fail(int code, const QString &message);
-    /** "host:port, host:port" of every server. */
-    QString serverList() const;
 
     const QCommandLineParser &m_parser;
     ConnectionOptions m_connection;
@@ -81,10 +78,7 @@ private:
     bool m_json = false;
     qint64 m_threadId = 1;
     QVector<RedisEndpoint> m_endpoints;
-    QVector<RedisConnection *> m_connections;
-    QVector<RedisSubscriber *> m_subscribers;
-    QVector<LockClient *> m_clients;
-    MultiLock *m_lock = nullptr;
+    RedLockSession *m_session = nullptr; ///< reads and audited writes on every server
     QTextStream m_out;
     QTextStream m_err;
     bool m_finished = false;

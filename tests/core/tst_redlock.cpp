@@ -8,6 +8,7 @@
 #include "lock/multilock.h"
 #include "protocol/redlockstatus.h"
 #include "redlock/redlockreader.h"
+#include "session/redlocksession.h"
 
 #include "lockfixture.h"
 #include "testsupport.h"
@@ -18,6 +19,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -61,6 +63,8 @@ private slots:
     void viewWithoutQuorum();
     void verdictValidityAndQuorumLoss();
     void cliShowAndAcquire();
+    void unwritableAuditLogTouchesNoServer();
+    void acquireAndReleaseAreRecordedBeforeTheyAreSent();
 
 private:
     /** A RedLock (or MultiLock) over the five servers, one LockClient per server, one client id. */
@@ -501,6 +505,122 @@ void TestRedLock::cliShowAndAcquire()
     QCOMPARE(cli({"redlock", "acquire", "x", "--servers", servers, "--read-only"}).exitCode, 3);
     for (int i = 1; i < kServers; ++i) // neither the refusals nor the usage errors wrote anything
         QCOMPARE(existsViaCli(i, QStringLiteral("x")), QByteArray("0"));
+}
+
+namespace
+{
+/** Connections each server has accepted so far (INFO stats). */
+QList<qint64> connectionsReceived(const std::vector<std::unique_ptr<RedisServerProcess>> &servers)
+{
+    QList<qint64> out;
+    for (const auto &s : servers) {
+        const QByteArray info = test::redisCli(s->port(), {"INFO", "stats"}).out;
+        const int at = info.indexOf("total_connections_received:");
+        out << (at < 0 ? -1 : info.mid(at + 27, info.indexOf('\r', at) - at - 27).toLongLong());
+    }
+    return out;
+}
+} // namespace
+
+void TestRedLock::unwritableAuditLogTouchesNoServer()
+{
+    // A RedLock write is refused before any server is touched when the audit log cannot take its
+    // record: no connection is opened, nothing is written (a file where the log's directory
+    // should be: unwritable even for root).
+    QTemporaryDir dir;
+    QFile blocker(dir.filePath(QStringLiteral("not-a-dir")));
+    QVERIFY(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    const QString log = dir.filePath(QStringLiteral("not-a-dir/audit.jsonl"));
+    const QList<qint64> before = connectionsReceived(m_servers);
+
+    // The session itself, as the dashboard would use it.
+    RedLockSession::Options options;
+    for (const auto &s : m_servers)
+        options.servers << s->endpoint();
+    options.name = QStringLiteral("rl:unaudited");
+    options.auditLogPath = log;
+    RedLockSession session(options);
+    QVERIFY(!session.auditProblem().isEmpty());
+    bool called = false;
+    RedLockSession::WriteResult result;
+    session.acquire(1, 5000, 0, this, [&](const RedLockSession::WriteResult &w) {
+        called = true;
+        result = w;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(called, 5000);
+    QCOMPARE(result.outcome, QStringLiteral("refused"));
+    QVERIFY(!result.sent);
+    QVERIFY2(result.message.contains(QStringLiteral("Nothing was sent")), qPrintable(result.message));
+
+    // The CLI: exit 3, the reason, nothing written.
+    if (QFile::exists(cliPath())) {
+        const ProcessResult r =
+            cli({"redlock", "acquire", "rl:unaudited", "--servers", serverUrls().join(QLatin1Char(',')), "--lease-ms",
+                 "5000", "--hold-ms", "100", "--audit-log", log});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("audit log"), qPrintable(r.describe()));
+        QVERIFY2(r.out.isEmpty(), qPrintable(r.describe()));
+    }
+    QTest::qWait(200);
+    // The only connection each server saw since is the one of this INFO itself.
+    QList<qint64> expected;
+    for (qint64 n : before)
+        expected << n + 1;
+    QCOMPARE(connectionsReceived(m_servers), expected);
+    for (int i = 0; i < kServers; ++i)
+        QCOMPARE(existsViaCli(i, QStringLiteral("rl:unaudited")), QByteArray("0"));
+}
+
+void TestRedLock::acquireAndReleaseAreRecordedBeforeTheyAreSent()
+{
+    // Each write has one record, written before it was sent and completed with its outcome.
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("audit.jsonl"));
+    RedLockSession::Options options;
+    for (const auto &s : m_servers)
+        options.servers << s->endpoint();
+    options.name = QStringLiteral("rl:audited");
+    options.auditLogPath = log;
+    RedLockSession session(options);
+    auto lines = [&log] {
+        QFile f(log);
+        QList<QJsonObject> out;
+        if (f.open(QIODevice::ReadOnly))
+            for (const QByteArray &l : f.readAll().split('\n'))
+                if (!l.trimmed().isEmpty())
+                    out << QJsonDocument::fromJson(l).object();
+        return out;
+    };
+    bool called = false;
+    session.acquire(7, 5000, 1000, this, [&](const RedLockSession::WriteResult &w) {
+        // The record was in the log, "sending", before the servers answered: it is completed now.
+        QCOMPARE(w.outcome, QStringLiteral("done"));
+        QVERIFY(w.result.acquired);
+        QVERIFY(w.auditError.isEmpty());
+        called = true;
+    });
+    // Right after the call, before any reply: the record is already there.
+    QCOMPARE(lines().size(), 1);
+    QCOMPARE(lines().first().value("result").toString(), QStringLiteral("sending"));
+    QTRY_VERIFY_WITH_TIMEOUT(called, 10000);
+    QCOMPARE(lines().size(), 1);
+    QCOMPARE(lines().first().value("result").toString(), QStringLiteral("done"));
+    QCOMPARE(lines().first().value("action").toString(), QStringLiteral("redlock_acquire"));
+    QCOMPARE(lines().first().value("args").toObject().value("holder").toString(), session.holderField(7));
+    for (int i = 0; i < kServers; ++i)
+        QCOMPARE(existsViaCli(i, QStringLiteral("rl:audited")), QByteArray("1"));
+    called = false;
+    session.release(7, this, [&](const RedLockSession::WriteResult &w) {
+        QCOMPARE(w.outcome, QStringLiteral("done"));
+        called = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(called, 10000);
+    QCOMPARE(lines().size(), 2);
+    QCOMPARE(lines().at(1).value("action").toString(), QStringLiteral("redlock_release"));
+    QCOMPARE(lines().at(1).value("result").toString(), QStringLiteral("done"));
+    for (int i = 0; i < kServers; ++i)
+        QCOMPARE(existsViaCli(i, QStringLiteral("rl:audited")), QByteArray("0"));
 }
 
 QTEST_GUILESS_MAIN(TestRedLock)

@@ -1,7 +1,7 @@
 #include "redlock/redlockdialog.h"
 
 #include "protocol/durationtext.h"
-#include "redlock/redlockreader.h"
+#include "session/redlocksession.h"
 
 #include <QFormLayout>
 #include <QHeaderView>
@@ -10,7 +10,6 @@
 #include <QPushButton>
 #include <QSet>
 #include <QTableWidget>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -65,8 +64,8 @@ RedLockDialog::RedLockDialog(QWidget *parent) : QDialog(parent)
     m_refresh = new QTimer(this);
     m_refresh->setInterval(1000);
     connect(m_refresh, &QTimer::timeout, this, [this] {
-        if (m_reader)
-            QMetaObject::invokeMethod(m_reader, &RedLockReader::refresh, Qt::QueuedConnection);
+        if (m_session)
+            m_session->refresh();
     });
     m_countdown = new QTimer(this);
     m_countdown->setInterval(100);
@@ -84,20 +83,15 @@ bool RedLockDialog::watch(const QString &servers, const QString &name)
     m_servers->setText(servers);
     m_name->setText(name);
     start();
-    return m_reader != nullptr;
+    return m_session != nullptr;
 }
 
 void RedLockDialog::stop()
 {
     m_refresh->stop();
     m_countdown->stop();
-    if (m_thread) {
-        m_thread->quit();
-        m_thread->wait(); // joins the reader's thread (its event loop ends at once): not a Redis wait
-        delete m_thread;
-        m_thread = nullptr;
-        m_reader = nullptr; // deleted by the thread's finished signal
-    }
+    delete m_session; // its connections close; replies still in flight are dropped with it
+    m_session = nullptr;
 }
 
 void RedLockDialog::start()
@@ -105,7 +99,7 @@ void RedLockDialog::start()
     stop();
     const QString name = m_name->text().trimmed();
     const QStringList urls = m_servers->text().split(QLatin1Char(','), Qt::SkipEmptyParts);
-    QVector<RedLockReader::Target> targets;
+    QVector<RedisEndpoint> targets;
     QSet<QString> seen;
     for (const QString &raw : urls) {
         QString error;
@@ -123,21 +117,22 @@ void RedLockDialog::start()
             return;
         }
         seen.insert(ep.address());
-        targets << RedLockReader::Target{ep, name};
+        targets << ep;
     }
     if (targets.isEmpty() || name.isEmpty()) {
         m_verdict->setText(tr("Give at least one server URL and the lock name."));
         return;
     }
-    m_thread = new QThread;
-    m_thread->setObjectName(QStringLiteral("redlock-io"));
-    m_reader = new RedLockReader(targets);
-    m_reader->moveToThread(m_thread);
-    connect(m_thread, &QThread::finished, m_reader, &QObject::deleteLater);
-    connect(m_reader, &RedLockReader::statusRead, this, &RedLockDialog::showStatus);
-    m_thread->start();
+    // Read only, on the GUI thread: every read is asynchronous (the GUI never waits on a server;
+    // a stopped one answers within the connect timeout) and one per second is little work.
+    RedLockSession::Options options;
+    options.servers = targets;
+    options.name = name;
+    options.readOnly = true;
+    m_session = new RedLockSession(options, this);
+    connect(m_session, &RedLockSession::statusRead, this, &RedLockDialog::showStatus);
     m_verdict->setText(tr("Reading %n server(s)…", nullptr, int(targets.size())));
-    QMetaObject::invokeMethod(m_reader, &RedLockReader::refresh, Qt::QueuedConnection);
+    m_session->refresh();
     m_refresh->start();
     m_countdown->start();
 }

@@ -8,21 +8,20 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableWidget;
-class QThread;
 class QTimer;
 
 namespace lockscope
 {
 
-class RedLockReader;
+class RedLockSession;
 
 /**
  * The RedLock / MultiLock view (protocol §5.3, §5.4): for one lock name on N independent Redis
  * servers, each server's holder, hold count and TTL (counting down), and the verdict: whether a
  * quorum of N/2 + 1 servers agrees on one holder, which one, and for how long that holds. It
- * reads only (RedLockReader, one atomic read-only script per server, every second) on its own
- * thread, so the GUI never waits on a server; a stopped server shows as unreachable with the
- * reason. Acquiring a RedLock is `lockscope-cli redlock acquire` (audited).
+ * reads only (a read-only RedLockSession: one atomic read-only script per server, every second,
+ * asynchronous, so the GUI never waits on a server); a stopped server shows as unreachable with
+ * the reason. Acquiring a RedLock is `lockscope-cli redlock acquire` (audited).
  */
 class RedLockDialog : public QDialog
 {
@@ -51,8 +50,7 @@ private:
     QPushButton *m_watch = nullptr;
     QLabel *m_verdict = nullptr;
     QTableWidget *m_table = nullptr;
-    QThread *m_thread = nullptr;
-    RedLockReader *m_reader = nullptr;
+    RedLockSession *m_session = nullptr; ///< read-only: the dialog never writes
     QTimer *m_refresh = nullptr;
     QTimer *m_countdown = nullptr;
     RedLockStatus m_status;
