@@ -1,6 +1,5 @@
 #include "acquirecommand.h"
 
-#include "lock/lockclient.h"
 #include "protocol/acquireplan.h"
 #include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
@@ -106,7 +105,7 @@ void AcquireCommand::run()
                          message);
                     return;
                 }
-                const qint64 watchdogMs = m_session->clientFor(m_name)->watchdogTimeoutMs();
+                const qint64 watchdogMs = m_session->watchdogTimeoutMs(m_name);
                 QString how =
                     lease > 0
                         ? QStringLiteral("lease %1 ms").arg(lease)

@@ -1,7 +1,7 @@
 #include "lockscopecli.h"
 
 #include "protocol/advicewords.h"
-#include "redis/redisconnection.h"
+#include "redis/connectionerrortext.h"
 #include "redis/tlsadvicewords.h"
 
 #include <QCoreApplication>
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationName(QStringLiteral("lockscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
     // Core sentences leave the "how" to the front-end: here, options and the environment.
-    lockscope::RedisConnection::setPasswordAdvice(
+    lockscope::ConnectionErrorText::setPasswordAdvice(
         QStringLiteral("give it with --ask-password, LOCKSCOPE_PASSWORD or in the URL"));
     lockscope::TlsAdviceWords::setNamer(&lockscope::TlsAdviceWords::cliName); // "--tls-ca FILE"
     lockscope::AdviceWords::setNamer([](lockscope::AdviceWords::Choice choice, const QString &value) {

@@ -7,9 +7,7 @@
 #include "protocol/durationtext.h"
 #include "protocol/locknames.h"
 #include "redis/redisbytes.h"
-#include "redis/redisconnection.h"
 #include "redis/redisreply.h"
-#include "watch/snapshotreader.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -60,9 +58,8 @@ bool CliCommand::start(const LockSession::Options &options, int delayMs, int *ex
     }
 
     m_session = new LockSession(options, this);
-    RedisConnection *conn = m_session->connection();
-    connect(conn, &RedisConnection::ready, this, [this] { m_everReady = true; });
-    connect(conn, &RedisConnection::connectionLost, this, [this](const QString &reason) {
+    connect(m_session, &LockSession::connectionReady, this, [this] { m_everReady = true; });
+    connect(m_session, &LockSession::connectionLost, this, [this](const QString &reason) {
         switch (connectionLoss()) {
         case ConnectionLoss::KeepServing:
             // The exporter keeps serving (lockscope_up 0) until Redis is back, reached once or not.
@@ -154,12 +151,11 @@ void CliCommand::interrupt(int sig)
 
 bool CliCommand::connectedAtDurationEnd()
 {
-    RedisConnection *conn = m_session ? m_session->connection() : nullptr;
-    if (!conn || conn->isReady())
+    if (!m_session || m_session->isConnected())
         return true;
     m_durationEndedDisconnected = true;
     m_err << "lockscope-cli: --duration-ms ended while not connected to " << m_session->options().endpoint.address()
-          << " (" << conn->lastError() << "): what was seen is incomplete\n";
+          << " (" << m_session->lastConnectionError() << "): what was seen is incomplete\n";
     m_err.flush();
     return false;
 }
@@ -197,36 +193,32 @@ LockFilter CliCommand::holderFilter() const
 
 void CliCommand::readOne(const QString &name, std::function<void(const LockSnapshot &)> then)
 {
-    auto *reader = new SnapshotReader(m_session->connectionFor(name), this);
-    reader->read({name}, this, [this, reader, name, then](const QVector<LockSnapshot> &snaps, const QString &error) {
-        reader->deleteLater();
+    m_session->readLock(name, this, [this, name, then](const LockSnapshot &s, const QString &error) {
         if (!error.isEmpty()) {
             fail(ServerError, QStringLiteral("reading %1 failed: %2").arg(name, error));
             return;
         }
-        if (!snaps.isEmpty() && snaps.first().companionsOfTwin()) {
-            const LockSnapshot &s = snaps.first();
+        if (s.companionsOfTwin()) {
             fail(Refused, QStringLiteral("no lock named '%1': the keys Redisson derives for it (%2, %3) belong to lock "
                                          "'%4', whose hash exists (protocol §14.4)")
                               .arg(name, LockNames::fairQueueKey(name), LockNames::unlockChannel(name), s.twinName));
             return;
         }
-        if ((snaps.isEmpty() || !snaps.first().exists) && name == m_name && m_args.nameTyped != m_name) {
+        if (!s.exists && name == m_name && m_args.nameTyped != m_name) {
             // `lock:\xff` typed, but no key with that byte: the name may hold those characters
             // literally (RedisBytes::fromDisplayed is a guess for text with backslashes).
             m_name = m_args.nameTyped;
             readOne(m_name, then);
             return;
         }
-        if (snaps.isEmpty() || !snaps.first().isLock) {
-            const bool exists = !snaps.isEmpty() && snaps.first().exists;
-            fail(Refused, exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
-                                                  "<clientId>:<threadId> -> hold count)")
-                                       .arg(name)
-                                 : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name));
+        if (!s.isLock) {
+            fail(Refused, s.exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
+                                                    "<clientId>:<threadId> -> hold count)")
+                                         .arg(name)
+                                   : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name));
             return;
         }
-        then(snaps.first());
+        then(s);
     });
 }
 

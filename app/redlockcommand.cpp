@@ -3,7 +3,6 @@
 
 #include "clicommand.h"
 
-#include "lock/lockclient.h"
 #include "session/redlocksession.h"
 
 #include <QCommandLineParser>
@@ -216,8 +215,8 @@ void RedLockCommand::runAcquire()
                 m_out << " as " << holder << ' '
                       << (lease > 0 ? QStringLiteral("(lease %1 ms)").arg(lease)
                                     : QStringLiteral("(watchdog: %1 ms, renewed every %2 ms)")
-                                          .arg(LockClient::kDefaultWatchdogTimeoutMs)
-                                          .arg(LockClient::kDefaultWatchdogTimeoutMs / 3));
+                                          .arg(RedLockSession::watchdogTimeoutMs())
+                                          .arg(RedLockSession::watchdogTimeoutMs() / 3));
             if (r.rounds > 1)
                 m_out << " after " << r.rounds << " rounds in " << r.elapsedMs << " ms";
             m_out << '\n';

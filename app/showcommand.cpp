@@ -10,7 +10,7 @@ namespace lockscope
 
 void ShowCommand::run()
 {
-    m_session->connection()->open();
+    m_session->openConnection();
     readOne(m_name, [this](const LockSnapshot &s) {
         if (!holderFilter().matches(s)) {
             fail(Refused,

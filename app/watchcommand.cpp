@@ -3,7 +3,6 @@
 #include "protocol/displaytext.h"
 #include "protocol/topologyevent.h"
 #include "redis/redisreply.h"
-#include "watch/lockmonitor.h"
 #include "watch/lockwatcher.h"
 
 #include <QCommandLineParser>
@@ -55,10 +54,10 @@ void WatchCommand::run()
         }
         m_out.flush();
     });
-    connect(m_session, &LockSession::modeChanged, this, [this](LockMonitor::Mode mode, const QString &detail) {
+    connect(m_session, &LockSession::modeChanged, this, [this](WatchMode mode, const QString &detail) {
         if (m_finished)
             return; // e.g. never reached: no "reconnecting" after the exit-2 message
-        m_err << "lockscope-cli: " << LockMonitor::modeName(mode) << ": " << detail << '\n';
+        m_err << "lockscope-cli: " << watchModeName(mode) << ": " << detail << '\n';
         m_err.flush();
     });
     bool first = true;

@@ -80,7 +80,7 @@ public:
     QString selectedLockName() const { return m_view->selectedLockName(); }
     /** The locks on screen and the selected one, to LockSession::setPriorityLocks (polling reads them every tick). */
     void sendPriorityLocks() { m_view->sendPriorityLocks(); }
-    LockMonitor::Mode mode() const { return m_view->mode(); }
+    WatchMode mode() const { return m_view->mode(); }
     /** The connection band over the table (issue 15.1); hidden while live. */
     ConnectionBanner *connectionBanner() const { return m_view->connectionBanner(); }
     bool hasInitialData() const { return m_view->hasInitialData(); }
@@ -100,7 +100,7 @@ signals:
     /** New data went into history() (at most once per batch). */
     void historyChanged();
     /** The connection state shown in the status bar changed (a tab host shows it on the tab). */
-    void connectionModeChanged(lockscope::LockMonitor::Mode mode);
+    void connectionModeChanged(lockscope::WatchMode mode);
 
 private:
     ServerView *m_view = nullptr;

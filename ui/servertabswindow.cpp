@@ -17,7 +17,7 @@ namespace lockscope
 
 namespace
 {
-QIcon stateDot(LockMonitor::Mode mode)
+QIcon stateDot(WatchMode mode)
 {
     const QColor color = StatusColours::mode(mode);
     QPixmap p(12, 12);
@@ -80,17 +80,17 @@ ServerView *ServerTabsWindow::addServer(const LockSession::Options &options, con
         m_redLock->show();
         m_redLock->raise();
     });
-    const int i = m_tabs->addTab(window, stateDot(LockMonitor::Mode::Connecting),
-                                 label.isEmpty() ? options.endpoint.address() : label);
+    const int i =
+        m_tabs->addTab(window, stateDot(WatchMode::Connecting), label.isEmpty() ? options.endpoint.address() : label);
     m_tabs->setTabToolTip(
         i, tr("%1%2").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
     connect(window, &ServerView::connectionModeChanged, this,
-            [this, window](LockMonitor::Mode mode) { updateTab(window, mode); });
+            [this, window](WatchMode mode) { updateTab(window, mode); });
     window->start();
     return window;
 }
 
-void ServerTabsWindow::updateTab(ServerView *window, LockMonitor::Mode mode)
+void ServerTabsWindow::updateTab(ServerView *window, WatchMode mode)
 {
     const int i = m_tabs->indexOf(window);
     if (i >= 0)

@@ -33,7 +33,7 @@ public:
     ServerView *server(int index) const;
 
 private:
-    void updateTab(ServerView *window, LockMonitor::Mode mode);
+    void updateTab(ServerView *window, WatchMode mode);
 
     QTabWidget *m_tabs = nullptr;
     RedLockDialog *m_redLock = nullptr; ///< View > RedLock view… of any tab

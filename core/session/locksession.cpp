@@ -34,6 +34,8 @@ LockSession::LockSession(const Options &options, QObject *parent)
     : QObject(parent), m_options(options), m_clientId(QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
+    connect(m_pool->connection(), &RedisConnection::ready, this, &LockSession::connectionReady);
+    connect(m_pool->connection(), &RedisConnection::connectionLost, this, &LockSession::connectionLost);
     // Every write: read-only and audit checks, re-read, perform, audit record, actionFinished.
     AuditedWrites::Setup setup;
     setup.readOnly = options.readOnly;
@@ -102,6 +104,37 @@ LockSession::LockSession(const Options &options, QObject *parent)
 }
 
 LockSession::~LockSession() = default;
+
+void LockSession::openConnection()
+{
+    connection()->open();
+}
+
+bool LockSession::isConnected() const
+{
+    return connection()->isReady();
+}
+
+QString LockSession::lastConnectionError() const
+{
+    return connection()->lastError();
+}
+
+void LockSession::readLock(const QString &name, QObject *context,
+                           std::function<void(const LockSnapshot &, const QString &)> callback)
+{
+    readerFor(name)->read({name}, context, [name, callback](const QVector<LockSnapshot> &snaps, const QString &error) {
+        LockSnapshot s = snaps.value(0);
+        if (s.name.isEmpty())
+            s.name = name;
+        callback(s, error);
+    });
+}
+
+qint64 LockSession::watchdogTimeoutMs(const QString &name)
+{
+    return clientFor(name)->watchdogTimeoutMs();
+}
 
 void LockSession::onWatcherError(const QString &message)
 {

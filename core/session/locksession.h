@@ -109,6 +109,31 @@ public:
     /** What watches the locks: the single server's LockMonitor, or after enableCluster() the
      *  ClusterLockMonitor of every master (its signals feed this session's signals). */
     LockWatcher *watcher() const { return m_watcher; }
+
+    // --- Intents: what the CLI and the dashboard ask of a session (they hold no connection,
+    // --- lock client or monitor of their own).
+
+    /** Opens the command connection without watching (`show`: one read, no discovery);
+     *  connectionReady() / connectionLost() follow. start() opens it too. */
+    void openConnection();
+    /** True while the command connection is ready for commands. */
+    bool isConnected() const;
+    /** The last connection error as a sentence (empty when none). */
+    QString lastConnectionError() const;
+    /**
+     * Reads lock `name` once, atomically (SnapshotReader, the snapshot script), from the node
+     * serving it. `callback(snapshot, error)` once, on this session's thread, not at all when
+     * `context` is destroyed first: `error` is empty on success; an absent lock is a snapshot
+     * with `exists` false (and its companions, if any, described in it).
+     */
+    void readLock(const QString &name, QObject *context,
+                  std::function<void(const LockSnapshot &snapshot, const QString &error)> callback);
+    /** The watchdog timeout of LockScope's own client for `name`, ms (Redisson's
+     *  lockWatchdogTimeout, 30000 by default; renewed every third of it). */
+    qint64 watchdogTimeoutMs(const QString &name);
+
+    // --- Inside core/session and tests only: the parts behind the intents.
+
     /** The single server's monitor; nullptr once the session found a Redis Cluster. */
     LockMonitor *monitor() const { return m_monitor; }
     LockClient *client() const { return m_single.client; }
@@ -249,6 +274,10 @@ signals:
     void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
     /** A hold reported by holdAtRisk() was renewed again (also a `renewal_recovered` LockEvent). */
     void holdRecovered(const QString &lock);
+    /** The command connection is ready (after each connect and reconnect). */
+    void connectionReady();
+    /** The command connection was lost: `reason` as a sentence; it reconnects by itself. */
+    void connectionLost(const QString &reason);
     /** Once per connection (dashboard sessions that may write): the write commands the server
      *  refuses the ACL user `user` (acl_write_probe.lua; lower case, "config|set"). An empty
      *  list: every write allowed. Not emitted when the server cannot say (before Redis 7). Feed

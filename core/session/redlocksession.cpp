@@ -40,6 +40,11 @@ QString RedLockSession::holderField(qint64 threadId) const
     return QStringLiteral("%1:%2").arg(m_clientId).arg(threadId);
 }
 
+qint64 RedLockSession::watchdogTimeoutMs()
+{
+    return LockClient::kDefaultWatchdogTimeoutMs;
+}
+
 QString RedLockSession::auditProblem() const
 {
     QString error;

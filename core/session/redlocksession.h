@@ -73,6 +73,9 @@ public:
     QString clientId() const { return m_clientId; }
     /** "<clientId>:<threadId>". */
     QString holderField(qint64 threadId) const;
+    /** The watchdog timeout of the component clients, ms (Redisson's lockWatchdogTimeout,
+     *  30000; renewed every third of it): the lease of an acquire with leaseMs <= 0. */
+    static qint64 watchdogTimeoutMs();
     /** Why the audit log cannot take a record (file system only), empty when it can. */
     QString auditProblem() const;
 

@@ -114,17 +114,7 @@ LockMonitor::~LockMonitor() = default;
 
 QString LockMonitor::modeName(Mode mode)
 {
-    switch (mode) {
-    case Mode::Connecting:
-        return QStringLiteral("connecting");
-    case Mode::Live:
-        return QStringLiteral("live");
-    case Mode::Polling:
-        return QStringLiteral("polling");
-    case Mode::Disconnected:
-        return QStringLiteral("disconnected");
-    }
-    return {};
+    return watchModeName(mode);
 }
 
 void LockMonitor::setPattern(const QString &glob)

@@ -3,6 +3,7 @@
 #include "protocol/lockevent.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/topologyevent.h"
+#include "protocol/watchmode.h"
 
 #include <QHash>
 #include <QObject>
@@ -26,10 +27,8 @@ class LockWatcher : public QObject
 {
     Q_OBJECT
 public:
-    /** How a server (or, in a cluster, each master) is read: connecting; live (keyspace
-     *  notifications); polling (re-reads within a budget); disconnected (last data kept, stale). */
-    enum class Mode { Connecting, Live, Polling, Disconnected };
-    Q_ENUM(Mode)
+    /** How a server (or, in a cluster, each master) is read (WatchMode, a plain value header). */
+    using Mode = WatchMode;
 
     using QObject::QObject;
 

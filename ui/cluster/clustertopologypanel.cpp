@@ -20,7 +20,7 @@ enum Column { NodeCol, RoleCol, SlotsCol, StateCol, LocksCol, ScanCol, ColumnCou
 
 QColor stateColor(const ClusterNodeStatus &n)
 {
-    return n.down ? StatusColours::mode(LockMonitor::Mode::Disconnected) : StatusColours::mode(n.mode);
+    return n.down ? StatusColours::mode(WatchMode::Disconnected) : StatusColours::mode(n.mode);
 }
 } // namespace
 
@@ -56,7 +56,7 @@ int ClusterTopologyPanel::liveMasters() const
 {
     int live = 0;
     for (const auto &n : m_nodes)
-        live += (!n.down && (n.mode == LockMonitor::Mode::Live || n.mode == LockMonitor::Mode::Polling)) ? 1 : 0;
+        live += (!n.down && (n.mode == WatchMode::Live || n.mode == WatchMode::Polling)) ? 1 : 0;
     return live;
 }
 
@@ -89,8 +89,8 @@ void ClusterTopologyPanel::rebuild()
     }
     const int live = liveMasters();
     const QString color =
-        StatusColours::mode(live == masters && covered == HashSlot::kSlotCount ? LockMonitor::Mode::Live
-                                                                               : LockMonitor::Mode::Disconnected)
+        StatusColours::mode(live == masters && covered == HashSlot::kSlotCount ? WatchMode::Live
+                                                                               : WatchMode::Disconnected)
             .name();
     m_summary->setText(m_nodes.isEmpty()
                            ? tr("Not a Redis Cluster: this view fills in when LockScope watches a cluster node.")
@@ -112,7 +112,7 @@ void ClusterTopologyPanel::rebuild()
                       n.slotRanges.isEmpty()
                           ? tr("none")
                           : tr("%1 (%2 slots)").arg(ClusterTopology::describeSlots(n.slotRanges)).arg(n.slotCount()));
-        item->setText(StateCol, n.down ? tr("down: no master serves its slots yet") : LockMonitor::modeName(n.mode));
+        item->setText(StateCol, n.down ? tr("down: no master serves its slots yet") : watchModeName(n.mode));
         item->setToolTip(StateCol, n.detail);
         item->setForeground(StateCol, QBrush(stateColor(n)));
         if (n.down)

@@ -3,16 +3,16 @@
 namespace lockscope
 {
 
-QColor StatusColours::mode(LockMonitor::Mode mode)
+QColor StatusColours::mode(WatchMode mode)
 {
     switch (mode) {
-    case LockMonitor::Mode::Live:
+    case WatchMode::Live:
         return QColor(0x2e, 0x9d, 0x5b);
-    case LockMonitor::Mode::Polling:
+    case WatchMode::Polling:
         return QColor(0x1e, 0x88, 0xe5);
-    case LockMonitor::Mode::Disconnected:
+    case WatchMode::Disconnected:
         return QColor(0xc0, 0x39, 0x2b);
-    case LockMonitor::Mode::Connecting:
+    case WatchMode::Connecting:
         break;
     }
     return QColor(0xe6, 0x9b, 0x00);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "watch/lockmonitor.h"
+#include "protocol/watchmode.h"
 
 #include <QColor>
 
@@ -16,7 +16,7 @@ class StatusColours
 {
 public:
     /** The colour of connection state `mode`. */
-    static QColor mode(LockMonitor::Mode mode);
+    static QColor mode(WatchMode mode);
 };
 
 } // namespace lockscope

@@ -97,9 +97,9 @@ void ConnectionBanner::paint(const QColor &tint)
     setStyleSheet(QStringLiteral("#connectionBanner { border-left: 5px solid %1; }").arg(tint.name()));
 }
 
-void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, const QString &detail, qint64 lastDataMs)
+void ConnectionBanner::setState(WatchMode mode, const QString &server, const QString &detail, qint64 lastDataMs)
 {
-    if (!m_refusal.isEmpty() && mode != LockMonitor::Mode::Disconnected && mode != LockMonitor::Mode::Connecting) {
+    if (!m_refusal.isEmpty() && mode != WatchMode::Disconnected && mode != WatchMode::Connecting) {
         setReadsRefused(server, m_refusal); // the refusal is what the operator must act on first
         return;
     }
@@ -110,14 +110,14 @@ void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, c
     QString html;
     QColor tint;
     switch (mode) {
-    case LockMonitor::Mode::Live:
+    case WatchMode::Live:
         hide();
         return;
-    case LockMonitor::Mode::Connecting:
+    case WatchMode::Connecting:
         tint = QColor(0xe6, 0x9b, 0x00);
         html = tr("<b>Connecting to %1…</b> No data yet: an empty table does not mean there are no locks.").arg(where);
         break;
-    case LockMonitor::Mode::Disconnected:
+    case WatchMode::Disconnected:
         tint = QColor(0xc0, 0x39, 0x2b);
         if (isAuthenticationProblem(detail)) {
             // The monitor's sentence names command-line options; a GUI user gets the button instead.
@@ -134,7 +134,7 @@ void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, c
                                 : tr("The rows are the last data read, as of %1, and may be out of date.").arg(asOf));
         }
         break;
-    case LockMonitor::Mode::Polling:
+    case WatchMode::Polling:
         tint = QColor(0x1e, 0x88, 0xe5);
         html = tr("<b>Polling %1:</b> keyspace notifications are off, so changes show up at the next re-read, "
                   "and holds shorter than that may not show at all. %2")
@@ -144,7 +144,7 @@ void ConnectionBanner::setState(LockMonitor::Mode mode, const QString &server, c
     paint(tint);
     m_text->setText(html);
     m_text->setToolTip(detail);
-    m_connect->setVisible(mode != LockMonitor::Mode::Polling);
+    m_connect->setVisible(mode != WatchMode::Polling);
     show();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "watch/lockmonitor.h"
+#include "protocol/watchmode.h"
 
 #include <QFrame>
 
@@ -30,7 +30,7 @@ public:
 
     /** Shows the band for `mode` on `server` (an address, no password); `detail` is the
      *  monitor's sentence (cause, retry). `lastDataMs` = epoch ms of the last read (0 = none). */
-    void setState(LockMonitor::Mode mode, const QString &server, const QString &detail, qint64 lastDataMs);
+    void setState(WatchMode mode, const QString &server, const QString &detail, qint64 lastDataMs);
     /**
      * An ACL refuses LockScope's reads on `server` (`detail`: RedisReply::explainPermissionError's
      * sentence, e.g. "the ACL user 'viewer' may not run 'time' (called by LockScope's Lua script

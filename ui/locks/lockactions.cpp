@@ -223,8 +223,8 @@ void LockActions::updateActions()
         return; // a replay writes nothing: its actions stay off
     const QString name = m_view->selectedLockName();
     // Writes need a server that answers (issue 15.1: they stayed enabled after it died).
-    const LockMonitor::Mode mode = m_view->mode();
-    const bool connected = mode == LockMonitor::Mode::Live || mode == LockMonitor::Mode::Polling;
+    const WatchMode mode = m_view->mode();
+    const bool connected = mode == WatchMode::Live || mode == WatchMode::Polling;
     const bool own = ownThreadOfSelected() >= 0;
     const QString offline =
         connected ? QString() : tr("Not connected: LockScope writes to Redis only while it can reach it");

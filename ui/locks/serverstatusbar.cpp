@@ -54,12 +54,12 @@ ServerStatusBar::ServerStatusBar(const QString &address, bool readOnly, QWidget 
     }
 }
 
-void ServerStatusBar::showMode(LockMonitor::Mode mode, const QString &detail)
+void ServerStatusBar::showMode(WatchMode mode, const QString &detail)
 {
     m_modeLabel->setText(QStringLiteral("<span style='color:%1'>●</span> %2")
-                             .arg(StatusColours::mode(mode).name(), LockMonitor::modeName(mode)));
+                             .arg(StatusColours::mode(mode).name(), watchModeName(mode)));
     m_modeLabel->setToolTip(detail);
-    if (mode == LockMonitor::Mode::Disconnected || mode == LockMonitor::Mode::Polling)
+    if (mode == WatchMode::Disconnected || mode == WatchMode::Polling)
         showMessage(detail, 15000);
 }
 
@@ -85,8 +85,7 @@ void ServerStatusBar::showMasters(int live, int total)
 {
     m_mastersLabel->setText(
         QStringLiteral("<span style='color:%1'>●</span> ")
-            .arg(
-                StatusColours::mode(live == total ? LockMonitor::Mode::Live : LockMonitor::Mode::Disconnected).name()) +
+            .arg(StatusColours::mode(live == total ? WatchMode::Live : WatchMode::Disconnected).name()) +
         tr("%1 of %2 masters live").arg(live).arg(total));
     if (m_mastersLabel->isHidden())
         m_mastersLabel->show();

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "watch/lockmonitor.h"
+#include "protocol/watchmode.h"
 
 #include <QStatusBar>
 
@@ -25,7 +25,7 @@ public:
     ServerStatusBar(const QString &address, bool readOnly, QWidget *parent = nullptr);
 
     /** The state dot and its tooltip; a polling or disconnected state also said for 15 s. */
-    void showMode(LockMonitor::Mode mode, const QString &detail);
+    void showMode(WatchMode mode, const QString &detail);
     /** Replay instead of a connection: a purple dot and the recorded server. */
     void showReplay(const QString &server);
     /** "N lock(s)", or "S of N locks match "filter"" when a filter hides some. */

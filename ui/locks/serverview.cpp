@@ -190,7 +190,7 @@ void ServerView::buildUi()
     layout->addWidget(m_toolBar);
     layout->addWidget(m_mainSplit, 1);
     layout->addWidget(m_statusBar);
-    onModeChanged(LockMonitor::Mode::Connecting, tr("connecting to %1").arg(m_options.endpoint.address()));
+    onModeChanged(WatchMode::Connecting, tr("connecting to %1").arg(m_options.endpoint.address()));
     updateCount();
 
     // Issue 12: polling re-reads what is on screen and selected every tick, the rest in turn.
@@ -465,7 +465,7 @@ void ServerView::restoreShown(const Shown &shown)
     emit historyChanged();
 }
 
-void ServerView::onModeChanged(LockMonitor::Mode mode, const QString &detail)
+void ServerView::onModeChanged(WatchMode mode, const QString &detail)
 {
     m_mode = mode;
     emit connectionModeChanged(mode);
@@ -474,7 +474,7 @@ void ServerView::onModeChanged(LockMonitor::Mode mode, const QString &detail)
         m_banner->setState(mode, m_options.endpoint.address(), detail, m_lastDataMs);
     if (m_actions)
         m_actions->updateActions(); // write actions wait for a connection
-    if (mode == LockMonitor::Mode::Disconnected && !m_player && !m_authenticationAsked &&
+    if (mode == WatchMode::Disconnected && !m_player && !m_authenticationAsked &&
         ConnectionBanner::isAuthenticationProblem(detail)) {
         m_authenticationAsked = true;
         emit authenticationNeeded(detail);

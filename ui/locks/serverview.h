@@ -7,8 +7,8 @@
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
+#include "protocol/watchmode.h"
 #include "session/locksession.h"
-#include "watch/lockmonitor.h"
 
 #include <QTimer>
 #include <QWidget>
@@ -99,7 +99,7 @@ public:
     QString selectedLockName() const;
     /** The locks on screen and the selected one, to the session (polling reads them every tick). */
     void sendPriorityLocks();
-    LockMonitor::Mode mode() const { return m_mode; }
+    WatchMode mode() const { return m_mode; }
     bool hasInitialData() const { return m_initialData; }
 
     /** What the event log and the charts show: their events and history. */
@@ -126,7 +126,7 @@ signals:
     /** New data went into history() (at most once per batch). */
     void historyChanged();
     /** The connection state shown in the status bar changed. */
-    void connectionModeChanged(lockscope::LockMonitor::Mode mode);
+    void connectionModeChanged(lockscope::WatchMode mode);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -139,7 +139,7 @@ private:
     void applyToTable(const QVector<LockSnapshot> &changed, const QStringList &removed);
     void flushTableBuffer();
     void onEvents(const QVector<LockEvent> &events);
-    void onModeChanged(LockMonitor::Mode mode, const QString &detail);
+    void onModeChanged(WatchMode mode, const QString &detail);
     void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
     void onFindings(const QVector<LockFinding> &findings);
     void onClusterNodes(const QVector<ClusterNodeStatus> &nodes);
@@ -168,7 +168,7 @@ private:
     DoctorLoop *m_replayDoctor = nullptr; ///< replay only: the doctor over the replayed table, replay clock
     bool m_userScan = false;              ///< a Refresh asked for the scan under way: show its progress
     QTimer m_animation;
-    LockMonitor::Mode m_mode = LockMonitor::Mode::Connecting;
+    WatchMode m_mode = WatchMode::Connecting;
     qint64 m_lastDataMs = 0; ///< epoch ms of the last lock data that arrived (the banner's "as of")
     HistoryStore m_history;
     std::unique_ptr<SessionRecorder> m_recorder;

@@ -3,8 +3,8 @@
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
+#include "protocol/watchmode.h"
 #include "session/locksession.h"
-#include "watch/lockmonitor.h"
 
 #include <QObject>
 #include <QStringList>
@@ -62,7 +62,7 @@ public:
 signals:
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
-    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
+    void modeChanged(lockscope::WatchMode mode, const QString &detail);
     void discoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
     void actionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
                         const QString &outcome);
