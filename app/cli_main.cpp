@@ -48,8 +48,8 @@ void scrubPasswords(int argc, char **argv)
 int main(int argc, char **argv)
 {
     // Below a Redis on the same host in CPU priority (nice +10): on a busy box the scheduler then
-    // never stops redis-server in the middle of one of our scripts to run us (issue 12: SLOWLOG
-    // entries of `list` on a 2-core machine came from that, not from the scripts' own cost).
+    // never stops redis-server in the middle of one of our scripts to run us (SLOWLOG entries
+    // of `list` on a 2-core machine came from that, not from the scripts' own cost).
     errno = 0;
     const int nice = getpriority(PRIO_PROCESS, 0);
     if (errno == 0 && nice < 10)
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 #ifndef __SANITIZE_ADDRESS__ // sanitizer builds tear down, so that leaks are still reported
     if (cli.mayLeaveWithoutTeardown()) {
         // The answer is written and nothing is left to close: leave without freeing what was read
-        // (issue 12: half a second at 200k locks). Redis sees the connection close as on exit.
+        // (freeing it costs half a second at 200k locks). Redis sees the connection close as on exit.
         std::fflush(nullptr);
         std::_Exit(exitCode);
     }

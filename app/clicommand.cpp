@@ -67,7 +67,8 @@ bool CliCommand::start(const LockSession::Options &options, int delayMs, int *ex
             m_err.flush();
             return;
         case ConnectionLoss::ReconnectOnceReached:
-            // Reconnect only to a server that was reached once: never reached is exit 2 (issue 15.6).
+            // Reconnect only to a server that was reached once: never reached is exit 2, so a
+            // wrong address fails at once instead of retrying forever.
             if (m_everReady) {
                 m_err << "lockscope-cli: " << reason << " (reconnecting)\n";
                 m_err.flush();
@@ -176,7 +177,7 @@ void CliCommand::fail(int code, const QString &message)
     if (code == ServerError && RedisReply::isPermissionError(message))
         code = Refused; // an ACL refused it (NOPERM): a refusal, not a failure
     else if (code == Refused && m_session && !m_everReady)
-        code = ServerError; // "not connected": the server was never reached (issue 15.6)
+        code = ServerError; // "not connected": the server was never reached, a wrong address
     m_err << "lockscope-cli: " << RedisBytes::displayed(message) << '\n';
     finish(code);
 }

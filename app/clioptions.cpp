@@ -17,8 +17,8 @@ namespace lockscope
 namespace
 {
 
-// Command-line conventions (issue 15.6, 15.8): per-command help, "did you mean", options that do
-// not apply refused, Usage with the program name. Parsing itself stays QCommandLineParser's.
+// Command-line conventions, so a mistake is explained before anything is sent: per-command help, "did you mean",
+// options that do not apply refused, Usage with the program name. Parsing itself stays QCommandLineParser's.
 struct CommandHelp {
     const char *name;
     const char *synopsis; ///< after "lockscope-cli [options] "
@@ -289,7 +289,7 @@ QStringList CliOptions::positionalArguments(const QString &command)
 
 QString CliOptions::rangeError(const QCommandLineParser &parser)
 {
-    // Every number in range (issue 15.6): a TTL of 0 or less would delete the lock, a negative
+    // Every number in range before anything is sent: a TTL of 0 or less would delete the lock, a negative
     // duration would never end, a timer takes at most 2^31-1 ms.
     constexpr qint64 kAny = std::numeric_limits<qint64>::max();
     constexpr qint64 kTimer = std::numeric_limits<int>::max();

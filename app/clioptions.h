@@ -11,7 +11,8 @@ namespace lockscope
 {
 
 /**
- * lockscope-cli's command table and options, and its command-line conventions (issue 15.6, 15.8):
+ * lockscope-cli's command table and options, and its command-line conventions, so a
+ * mistyped command is explained before anything reaches Redis:
  * per-command help, "did you mean", options that do not apply to the command refused, every
  * number range-checked, Usage with the program name. Parsing itself stays QCommandLineParser's;
  * LockScopeCli dispatches with what this says.

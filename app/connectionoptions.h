@@ -45,7 +45,8 @@ public:
     /** LOCKSCOPE_URL (trimmed; empty when unset): the URL when --url is not given, before the default. */
     static QString urlFromEnvironment();
     /**
-     * The arguments that make a pasted lockscope-cli command reach `endpoint` (issue 15.5), quoted
+     * The arguments that make a pasted lockscope-cli command reach `endpoint` (not the default
+     * server), quoted
      * for a POSIX shell: "--url redis://ops@10.0.0.5:6380/2", the TLS options, --ask-password when
      * the password came from the URL, a prompt or the keychain (it is never shown), --cluster.
      */

@@ -33,7 +33,7 @@ void DoctorCommand::run()
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
     t.silentHolderWaitMs = m_parser.value(QStringLiteral("silent-holder-threshold-ms")).toLongLong();
     loop->doctor().setThresholds(t);
-    // Its "do:" commands reach this server when pasted (issue 15.5).
+    // Its "do:" commands reach this server when pasted, not the default one.
     loop->doctor().setCommandConnection(
         ConnectionOptions::commandArguments(m_session->options().endpoint, m_session->isCluster()));
     // On every master in a cluster, each for the locks it serves.
@@ -50,7 +50,8 @@ void DoctorCommand::run()
         report(findings, r);
     };
     // One pass (no --observe-ms): the probe (channels, latch SCAN) does not depend on the locks, so
-    // it runs beside the discovery instead of after it (issue 12); the report waits for both.
+    // it runs beside the discovery instead of after it, so on a big
+    // keyspace it costs the slower of the two, not their sum; the report waits for both.
     struct EarlyProbe {
         bool started = false;
         bool done = false;

@@ -38,7 +38,7 @@ using namespace lockscope;
 namespace
 {
 /**
- * A start-up error (issue 15.2: from the desktop entry, stderr is seen by nobody): on stderr, and
+ * A start-up error (started from the desktop entry, stderr is seen by nobody): on stderr, and
  * in a dialog when there is a screen to show it on (not offscreen, where no one could close it).
  * Returns `code`, the exit code.
  */
@@ -152,7 +152,8 @@ QStringList passedOn(const QCommandLineParser &parser)
 }
 
 /**
- * `lockscope` without a connection (the desktop entry, issue 15.2): the start screen. A saved or
+ * `lockscope` without a connection (the desktop entry): the start screen, so a menu
+ * user always sees a window and a choice. A saved or
  * recent connection and Connect… open a dashboard in this process; the demo, a recording and the
  * workshop start `lockscope --demo|--replay FILE|--workshop` (each has its own server or file and
  * its own start-up errors, shown in a dialog by that process), and the start screen closes.
@@ -303,7 +304,7 @@ int main(int argc, char **argv)
     std::signal(SIGXFSZ, SIG_IGN);
     QApplication app(argc, argv);
     setApplicationNames();
-    // Core's TLS sentences name the connection dialog's fields (issue 14: no CLI flags).
+    // Core's TLS sentences name the connection dialog's fields (core names no CLI flags).
     TlsAdviceWords::setNamer(&ConnectDialog::tlsAdviceWord);
     QApplication::setApplicationDisplayName(QStringLiteral("LockScope"));
     UiTheme::applySaved(); // View › Theme: system, light or dark (QSettings)

@@ -136,7 +136,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     if (pos.size() - 1 > wanted.size())
         return usage(QStringLiteral("unexpected argument '%1'").arg(pos.last()));
     // Names and fields as LockScope displays them: `lock:\xff` is a key whose bytes are not UTF-8
-    // (issue 13.12, RedisBytes::fromDisplayed).
+    // (RedisBytes::fromDisplayed), so such a lock can still be named on the command line.
     if (wanted.size() >= 1) {
         args.nameTyped = pos.at(1);
         args.name = wanted.first() == QLatin1String("lock name") ? RedisBytes::fromDisplayed(pos.at(1)) : pos.at(1);

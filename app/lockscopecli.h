@@ -42,7 +42,7 @@ public:
     bool start(const QStringList &arguments, int *exitCode);
     /** True when the command that ran was a one-shot read (list, doctor): it wrote nothing
      *  to Redis and holds no file open for writing, so the process may end without destroying
-     *  what it read (issue 12: freeing 200k snapshots took half a second after the answer). */
+     *  what it read (freeing 200k snapshots took half a second after the answer). */
     bool mayLeaveWithoutTeardown() const { return m_readOnlyOneShot; }
 
 signals:

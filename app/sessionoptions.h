@@ -9,10 +9,10 @@ namespace lockscope
 
 /**
  * LockSession::Options from the command line, built in this one place for lockscope and
- * lockscope-cli (issue 14): --pattern, --read-only, --poll and --poll-budget (at least 100
- * commands/s) for both; for the CLI also --audit-log, --cluster and cluster detection. The
- * endpoint is left to the caller (a URL, the demo server, a saved connection or a recording), as
- * is what only one command decides (oneShot, a forced read-only).
+ * lockscope-cli, so both read the same flags the same way: --pattern, --read-only, --poll and --poll-budget (at least
+ * 100 commands/s) for both; for the CLI also --audit-log, --cluster and cluster detection. The endpoint is left to the
+ * caller (a URL, the demo server, a saved connection or a recording), as is what only one command decides (oneShot, a
+ * forced read-only).
  */
 class SessionOptions
 {

@@ -93,7 +93,7 @@ void WatchCommand::onFinishing()
 {
     if (!m_everReady)
         return;
-    // Issue 13.11: what the event stream could not show is said, not silently lost.
+    // What the event stream could not show is said, not silently lost.
     m_err << "lockscope-cli: watch ended: " << m_events << " event(s) reported; ";
     if (m_coalesced > 0)
         m_err << m_coalesced << " release(s) happened between two reads and were too short to see "

@@ -12,7 +12,8 @@ namespace lockscope
  * they happen (acquired, released, expired, ...; in a cluster also failovers and slot moves), one
  * line each, until --duration-ms ends or Ctrl-C (130 / 143). Reconnects to a server that was
  * reached once; exit 2 when it never was, or is not reachable when --duration-ms ends. The
- * summary on stderr says how many releases were too short to see (issue 13.11).
+ * summary on stderr says how many releases were too short to see, rather than
+ * lose them silently.
  */
 class WatchCommand : public CliCommand
 {
@@ -30,7 +31,7 @@ private:
     bool wantEvent(const LockEvent &event) const;
 
     qint64 m_events = 0;    ///< events printed
-    qint64 m_coalesced = 0; ///< releases too short to see (issue 13.11)
+    qint64 m_coalesced = 0; ///< releases too short to see, counted so the summary can say so
 };
 
 } // namespace lockscope

@@ -70,10 +70,10 @@ public:
     TtlChart *ttlChart() const;
     TimelineWidget *timeline() const;
     ContentionView *contentionView() const;
-    /** The Clients tab (issue 15.4). */
+    /** The Clients tab: what each Redisson client holds and waits for. */
     ClientsView *clientsView() const;
-    /** Workshop mode (issue 16): every lock view names these clients ("A", client id in a
-     *  tooltip): table, detail, event log, timeline, TTL chart. */
+    /** Workshop mode, so a room follows actors rather than UUIDs: every lock view names these clients ("A", client id
+     * in a tooltip): table, detail, event log, timeline, TTL chart. */
     void setActorNames(const ActorNames &names) { m_view->setActorNames(names); }
     /** Selects the row of `name` (if shown). */
     void selectLock(const QString &name) { m_view->selectLock(name); }
@@ -81,7 +81,8 @@ public:
     /** The locks on screen and the selected one, to LockSession::setPriorityLocks (polling reads them every tick). */
     void sendPriorityLocks() { m_view->sendPriorityLocks(); }
     WatchMode mode() const { return m_view->mode(); }
-    /** The connection band over the table (issue 15.1); hidden while live. */
+    /** The connection band over the table, so an empty or stale table is never read as live;
+     *  hidden while live. */
     ConnectionBanner *connectionBanner() const { return m_view->connectionBanner(); }
     bool hasInitialData() const { return m_view->hasInitialData(); }
     /** Shows a coloured band with `label` above the toolbar, so this connection is recognised at a
@@ -92,7 +93,8 @@ public:
 signals:
     /** File > Connect… (Ctrl+O): the user wants another connection (ConnectionLauncher opens it). */
     void connectRequested();
-    /** The server refused the login or wants a password (issue 15.1), said once per window:
+    /** The server refused the login or wants a password, said once per window (retrying would
+     *  never succeed):
      *  ConnectionLauncher asks for it and reopens the connection. `detail` is the cause. */
     void authenticationNeeded(const QString &detail);
     /** The first discovery finished and its locks are in the table. */

@@ -13,7 +13,8 @@ namespace lockscope
 {
 
 /**
- * The doctor's loop, one component for every place that diagnoses (issue 14): LockSession (the
+ * The doctor's loop, one component for every place that diagnoses, so
+ * they cannot drift apart: LockSession (the
  * dashboard, `serve`, `doctor --observe-ms`), the CLI's one-pass doctor and a replay. It owns a
  * LockDoctor and its timer, is fed with observe() (the watcher's batches), asks the probe
  * (DoctorProbe through LockSession::probeForDoctor: orphaned waiters, unlock latches) and

@@ -139,7 +139,8 @@ void DoctorProbe::run(std::function<void(const Result &)> callback)
 void DoctorProbe::scanLatches(const QByteArray &cursor)
 {
     // SCAN ... MATCH redisson_unlock_latch:* COUNT n in scan_step.lua: n adapts to the server's
-    // time for each step, as discovery's (issue 12: COUNT 1000 took 1-2 ms on 1M keys).
+    // time for each step, as discovery's (a fixed COUNT 1000 took
+    // 1-2 ms of server time per step on 1M keys).
     const int count = m_scanCount;
     RedisConnection *connection =
         m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data() : m_connection.data();
@@ -152,7 +153,7 @@ void DoctorProbe::scanLatches(const QByteArray &cursor)
                             return;
                         }
                         // { page, server µs, PTTLs of the page's keys }. A reply of another shape ends the scan
-                        // with an error, never a loop (issue 13.5).
+                        // with an error, never a loop: a hostile or broken server must not make LockScope scan forever.
                         RedisReply::ScanPage page;
                         QString shapeError;
                         const bool shaped = r.isArray() && r.size() == 3;

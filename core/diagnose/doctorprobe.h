@@ -25,7 +25,7 @@ class RedisConnection;
  *    are then reported under the plain name `x`;
  *  - unlock latch keys: `SCAN MATCH redisson_unlock_latch:* COUNT n` in steps, with the PTTL of
  *    each key found read in the same step (scan_step.lua "withpttl"); n adapts to its server time
- *    (ScanBudget::nextCount, kScanBudgetUs per step; issue 12: a pipeline of 40k PTTLs
+ *    (ScanBudget::nextCount, kScanBudgetUs per step: a pipeline of 40k PTTLs
  *    after the scan held up the snapshot reads of a busy server for a second).
  */
 class DoctorProbe : public QObject
@@ -55,7 +55,8 @@ public:
     void setServesLock(std::function<bool(const QString &lockName)> serves) { m_serves = std::move(serves); }
 
     /** A connection of its own for the latch SCAN steps (RedisConnectionPool::scanConnection(),
-     *  opened by its owner): used while it is ready, else the command connection (issue 12). */
+     *  opened by its owner): used while it is ready, else the command connection, so the
+     *  scan steps do not queue behind the snapshot reads. */
     void setScanConnection(RedisConnection *connection) { m_scanConnection = connection; }
 
     /** Runs all reads; `callback` once. A run already in progress is not restarted. */

@@ -61,7 +61,7 @@ public:
     const LeaseTracker &leases() const { return m_leases; }
     /**
      * The connection arguments every command a finding's `action` suggests ends with, as the
-     * front end that shows it wants them pasted (issue 15.5), e.g. "--url redis://10.0.0.5:6380"
+     * front end that shows it wants them pasted against the same server, e.g. "--url redis://10.0.0.5:6380"
      * (never a password; the front end quotes them for the shell). Empty (default): none, so the
      * command runs against lockscope-cli's default server or LOCKSCOPE_URL. Commands read
      * "lockscope-cli <command> <shell-quoted arguments> <connection>".
@@ -99,9 +99,9 @@ public:
     static int worstSeverity(const QVector<LockFinding> &findings);
 
 private:
-    /** What the doctor remembers of one lock between reads. Kept small on purpose (issue 12:
-     *  200k locks): a hash of the holder summary instead of the text, and of the previous snapshot
-     *  only what LockSnapshot::isRenewalOf() reads (the holder list is shared with the snapshot,
+    /** What the doctor remembers of one lock between reads. Kept small on purpose, since it is
+     *  kept for every lock (200k of them on a big keyspace): a hash of the holder summary instead of the text, and of
+     * the previous snapshot only what LockSnapshot::isRenewalOf() reads (the holder list is shared with the snapshot,
      *  not copied). */
     struct History {
         size_t holdersHash = 0;  ///< qHash(holderSummary()) when first seen held this way

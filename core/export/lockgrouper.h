@@ -10,7 +10,8 @@ namespace lockscope
 
 /**
  * Maps lock names to *lock groups*, the `group` label of LockScope's metrics, so that the number
- * of series stays bounded however many locks there are (issue 17).
+ * of series stays bounded however many locks there are: one series per lock
+ * name would grow Prometheus without bound.
  *
  * - Rules (`--group 'REGEX=NAME'`, in the order given): the first whose REGEX matches the whole
  *   lock name gives NAME, in which `$1`..`$9` stand for REGEX's capture groups.

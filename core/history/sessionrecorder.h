@@ -31,7 +31,8 @@ public:
     SessionRecorder();
     ~SessionRecorder();
 
-    /** The header fields of a recording of a session (the one place they are built, issue 14):
+    /** The header fields of a recording of a session (the one place they are built, so the
+     *  dashboard and the CLI write the same header):
      *  "server" (`serverUrl`, the URL without its password, as RedisEndpoint::toString gives it;
      *  a replay reconnects nowhere but shows it), "pattern" (the glob watched) and "writer" (the
      *  program and version, e.g. "lockscope-cli 0.9.0"). open() adds format, version, started_ms. */

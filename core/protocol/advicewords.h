@@ -9,7 +9,7 @@ namespace lockscope
 
 /**
  * How the front end names what the user can choose, for the advice at the end of core's
- * sentences (issue 14: core names no command-line flag). Core asks for a choice (a lock kind, the
+ * sentences (core names no command-line flag). Core asks for a choice (a lock kind, the
  * wait of a fair-lock waiter) and gets the front end's words for it: lockscope-cli installs its
  * flags ("--kind fair", "pass --wait-ms"); the dashboard keeps the defaults, which name the
  * choice as its dialogs do ("\"fair\"", "give the waiter's wait"). Set once at start-up, before

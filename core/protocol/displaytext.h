@@ -7,7 +7,7 @@ namespace lockscope
 {
 
 /**
- * Text from Redis made safe for a terminal or a label (issue 13.12): key names, holder fields and
+ * Text from Redis made safe for a terminal or a label: key names, holder fields and
  * values are whatever a client wrote, and raw control characters in them would reach the
  * operator's terminal as escape sequences. JSON output needs none of this (QJsonDocument escapes).
  */
@@ -20,7 +20,7 @@ public:
     static QString escaped(const QString &text);
     /** Puts a key name or field into JSON under `key`: as it is when valid UTF-8; otherwise its
      *  escaped form (`lock:\xff`, which the CLI accepts as a name) plus `<key>_hex` with the exact
-     *  bytes (issue 13.12). */
+     *  bytes, so nothing is lost. */
     static void insertJson(QJsonObject &o, const QString &key, const QString &text);
     /** Inverse of insertJson(): the exact text from `<key>_hex` when present, else `key`'s string. */
     static QString fromJson(const QJsonObject &o, const QString &key);

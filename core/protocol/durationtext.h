@@ -6,7 +6,8 @@ namespace lockscope
 {
 
 /**
- * Durations and TTLs as text, the one formatter of the CLI and the dashboard (issue 14). Input in
+ * Durations and TTLs as text, the one formatter of the CLI and the dashboard, so both say a
+ * duration alike. Input in
  * milliseconds; tenths of a second are cut, not rounded ("1.09 s" reads "1.0 s"). The styles keep
  * the texts each front end has always shown:
  *

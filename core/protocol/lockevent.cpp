@@ -16,7 +16,7 @@ QJsonObject LockEvent::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("time_ms"), timeMs);
-    // A name or holder field that is not UTF-8 (issue 13.12): DisplayText::insertJson.
+    // A name or holder field that is not UTF-8 keeps its exact bytes: DisplayText::insertJson.
     auto text = [&o](const QString &key, const QString &value) {
         if (value.isEmpty())
             o.insert(key, QJsonValue());
@@ -174,8 +174,9 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
             acquired ? QStringLiteral("left the queue and acquired the lock")
                      : QStringLiteral("left the queue (gave up or pruned)"));
     }
-    // Causal order (issue 15.7): a hand-over is the old holder's release, then the waiter's
-    // leaving the queue, then its acquire; a release never comes after the acquire it allowed.
+    // Causal order, so a reader never sees a lock acquired before it was released: a hand-over is the old holder's
+    // release, then the waiter's leaving the queue, then its acquire; a release never comes after the acquire it
+    // allowed.
     std::stable_sort(out.begin(), out.end(),
                      [](const LockEvent &a, const LockEvent &b) { return causalRank(a.type) < causalRank(b.type); });
     return out;

@@ -63,7 +63,7 @@ struct LockEvent {
      * victim; NoLatchSeen, Polling, Unknown -> released with "released or force-unlocked" and why
      * it cannot tell (a holder field gone while others of the same hash stay is released).
      * Returned in causal order (causalRank()): holders gone, then dequeued, then acquired and
-     * reentered, then renewed and enqueued (issue 15.7).
+     * reentered, then renewed and enqueued, so a hand-over reads as it happened.
      */
     /** Where an event of `type` stands among those of one read of one lock: 0 a holder gone
      *  (released, expired, force_unlocked, lease_lost, lost_in_failover), 1 unlock_message, 2 dequeued, 3

@@ -11,7 +11,7 @@ namespace lockscope
 /**
  * Which locks an operator is looking for: a lock-name glob and/or the text of a holder, thread or
  * waiter they arrived with (a client id from a stack trace, `<clientId>:<threadId>`, a thread id).
- * No I/O; shared by `lockscope-cli ... --holder ID` and the dashboard's filter (issue 15.4).
+ * No I/O; shared by `lockscope-cli ... --holder ID` and the dashboard's filter, so both find the same locks.
  *
  *  - name pattern: a Redis glob as SCAN MATCH takes it (`*`, `?`, `[abc]`, `[^a]`, `[a-z]`,
  *    `\x` = x literally), matched against the whole name, case-sensitive; empty or `*` = every name.

@@ -119,7 +119,7 @@ bool LockNames::parseHolderField(const QString &field, QString *clientId, QStrin
 {
     static const QRegularExpression re(
         QStringLiteral("^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):(.+)$"));
-    // Matched on the matchable copy (a field may hold bytes that are not UTF-8, issue 13.12),
+    // Matched on the matchable copy (a field may hold bytes that are not UTF-8),
     // captured from the field itself (same length, same positions).
     const auto m = re.match(RedisBytes::matchable(field));
     if (!m.hasMatch())

@@ -164,7 +164,7 @@ bool LockSnapshot::isRenewalOf(const LockSnapshot &before) const
         return false;
     // What `before`'s countdown predicts for this read. The server's TIME, read in the same atomic
     // script as the PTTL, places both readings on the server's clock, so a round trip that grew
-    // (network latency, a busy client) is not mistaken for a renewal (issue 13.10); the local
+    // (network latency, a busy client) is not mistaken for a renewal; the local
     // arrival times are only the fallback for snapshots without a server time.
     const qint64 predicted = serverTimeMs > 0 && before.serverTimeMs > 0
                                  ? before.pttlMs - (serverTimeMs - before.serverTimeMs)
@@ -183,7 +183,7 @@ QJsonObject LockSnapshot::toJson() const
     DisplayText::insertJson(o, QStringLiteral("name"), name);
     o.insert(QStringLiteral("kind"), lockKindName(kind));
     o.insert(QStringLiteral("pttl_ms"), pttlMs);
-    if (stale) { // issue 13.9: the last read before LockScope lost sight of the lock
+    if (stale) { // the last read before LockScope lost sight of the lock: say so
         o.insert(QStringLiteral("stale"), true);
         o.insert(QStringLiteral("stale_as_of_ms"), staleAsOfMs);
     }

@@ -88,14 +88,14 @@ struct LockSnapshot {
     qint64 serverTimeMs = 0;
     qint64 readAtSteadyMs = 0;
     QStringList problems; ///< readable findings ("no TTL: never expires on its own")
-    /** Values Redisson never writes, as read (issue 13.13): an infinite or non-numeric deadline, a
+    /** Values Redisson never writes, as read, not silently repaired: an infinite or non-numeric deadline, a
      *  `mode` other than read/write, a non-numeric hold count or fencing token. One sentence each;
      *  the doctor raises `malformed_data` for them. */
     QStringList anomalies;
     /** HLEN of the lock hash (0 when absent). */
     qint64 fieldCount = 0;
     /** The hash had more fields than the snapshot reads whole (1024; an HGETALL of a million
-     *  fields blocks Redis for seconds, issue 13.2): `holders` is a bounded sample of it. */
+     *  fields blocks Redis for seconds): `holders` is a bounded sample of it. */
     bool sampled = false;
 
     /** Faster multilock groups: every value of the hash (holders then lists each live owner
@@ -105,7 +105,7 @@ struct LockSnapshot {
     QVector<QPair<QString, QString>> rawFields;
 
     /**
-     * Whether the data proves `kind` (issue 11 point 9, README "kind_certain"): a fair queue or
+     * Whether the data proves `kind` (README "kind_certain"; some kinds store the same data): a fair queue or
      * timeout set -> fair; `mode` -> read-write; a fence token -> fenced; multilock fields ->
      * faster multilock; a hash of holder fields with clients subscribed to the shared unlock
      * channel -> plain (fair waiters listen on per-waiter channels, §3.1). A held hash with none
@@ -114,7 +114,7 @@ struct LockSnapshot {
      * saw a queue for the name earlier in the session.
      */
     bool kindCertain = true;
-    /** Issue 13.9: LockScope lost sight of this lock (connection lost) and this is the last read;
+    /** LockScope lost sight of this lock (connection lost) and this is the last read;
      *  staleAsOfMs is when (wall clock, ms since the epoch). Cleared by the next read. */
     bool stale = false;
     qint64 staleAsOfMs = 0;

@@ -11,9 +11,9 @@ namespace lockscope
 {
 
 /**
- * The sentences RedisConnection fails with (issue 14: its own concern, out of the socket's state
+ * The sentences RedisConnection fails with (their own concern, kept out of the socket's state
  * machine): a refused login (naming the ACL user and where the password came from, never the
- * password), bytes that are not RESP (an HTTP server, issue 15.8), a server that closed the
+ * password), bytes that are not RESP (say an HTTP server, not a bare protocol error), a server that closed the
  * connection before answering (plain vs TLS port, client certificates) and TLS handshake alerts.
  * Each says what to do, in the front end's words: the password advice (setPasswordAdvice()) and
  * the TLS settings (TlsAdviceWords). Pure functions of their arguments; any thread.

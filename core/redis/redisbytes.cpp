@@ -52,7 +52,7 @@ QString RedisBytes::toText(const QByteArray &bytes)
 
 bool RedisBytes::hasEscapedBytes(const QString &text)
 {
-    // Called for every name shown or written (issue 12: 5 % of `list --json`): one pass over the
+    // Called for every name shown or written (5 % of `list --json`'s time): one pass over the
     // UTF-16 units, the surrogate test only for units in U+DC80..U+DCFF.
     const QChar *u = text.constData(); // not utf16(): that may copy to add a terminator
     const qsizetype n = text.size();

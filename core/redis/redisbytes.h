@@ -8,11 +8,11 @@ namespace lockscope
 
 /**
  * Redis keys, hash fields, list and zset members are bytes, not text: a lock may be named with
- * bytes that are not valid UTF-8, and a holder field may carry such bytes (issue 13.12). LockScope
- * keeps them in QString losslessly with the "surrogate escape" of PEP 383: every byte that is not
- * part of a valid UTF-8 sequence becomes the lone low surrogate U+DC80..U+DCFF (0xDC00 + byte),
- * which valid UTF-8 can never produce, and toBytes() turns it back into that byte. For valid UTF-8
- * both functions are exactly QString::fromUtf8 / QString::toUtf8.
+ * bytes that are not valid UTF-8, and a holder field may carry such bytes; such a lock must still be listed and named.
+ * LockScope keeps them in QString losslessly with the "surrogate escape" of PEP 383: every byte that is not part of a
+ * valid UTF-8 sequence becomes the lone low surrogate U+DC80..U+DCFF (0xDC00 + byte), which valid UTF-8 can never
+ * produce, and toBytes() turns it back into that byte. For valid UTF-8 both functions are exactly QString::fromUtf8 /
+ * QString::toUtf8.
  *
  * Use toText() for every name, field or member read from Redis and toBytes() for every one sent
  * back (KEYS, ARGV, channels, the hash slot); DisplayText::escaped() shows an escaped byte as \xNN.

@@ -36,7 +36,8 @@ RedisConnection::RedisConnection(const RedisEndpoint &endpoint, QObject *parent)
         auto *ssl = qobject_cast<QSslSocket *>(m_device);
         if (ssl && ssl->state() == QAbstractSocket::ConnectedState && !ssl->isEncrypted()) {
             // TCP is up but the TLS handshake got no answer: a plain Redis reads the ClientHello as
-            // the start of an inline command and waits for the rest of the line (issue 15.8).
+            // the start of an inline command and waits for the rest of the line, so say
+            // that rather than time out without a cause.
             handleDisconnect(QStringLiteral("TLS handshake with %1 failed: no TLS answer within %2 ms, so the server "
                                             "is not speaking TLS on this port (a plain Redis port?): use redis:// "
                                             "for a plain port, or the server's tls-port with rediss://.")

@@ -61,7 +61,7 @@ namespace lockscope
  *
  * Lives on one thread (the thread of its QObject); not thread-safe.
  *
- * Size (the .cpp is about 750 lines, over issue 14's ~500): connect, TLS, handshake, pipelined
+ * Size (the .cpp is about 750 lines, over the ~500 the project aims at): connect, TLS, handshake, pipelined
  * writes, reply dispatch, timeouts, health checks and reconnects are one socket's state machine
  * over the same members (pending callbacks, output buffer, state); split, they would hand that
  * state between classes on every reply. Its failure sentences are ConnectionErrorText's.
@@ -94,8 +94,8 @@ public:
     void setReconnectDelaysMs(int initialMs, int maxMs);
     void setPushMode(bool on) { m_pushMode = on; }
     /**
-     * Health check (off by default; issue 13.3): while ready, a PING is sent when nothing was
-     * received for `intervalMs`, and the connection is declared dead (reconnectNow(), so
+     * Health check (off by default; on for connections that must never be deaf for long): while ready, a PING is sent
+     * when nothing was received for `intervalMs`, and the connection is declared dead (reconnectNow(), so
      * connectionLost() with a sentence, then the usual reconnect) when the oldest outstanding
      * command or health PING got no byte back for `timeoutMs`. This catches a network that
      * silently drops everything (NAT or firewall state loss: no FIN, no RST), which otherwise
@@ -157,8 +157,8 @@ public:
      * "refused the login ... without a password" sentences (after ": "), e.g. the CLI's "give it
      * with --ask-password, LOCKSCOPE_PASSWORD or in the URL". Empty (the default): the sentence
      * ends with the cause, and the front-end says what to do itself (the GUI asks in a dialog).
-     * Set once at start-up, before any connection (issue 15.1: the GUI told users to pass
-     * command-line flags).
+     * Set once at start-up, before any connection (without it a GUI user would be told to
+     * pass command-line flags).
      */
     static void setPasswordAdvice(const QString &howToGiveAPassword);
 
@@ -208,7 +208,8 @@ private:
     static QString passwordAdviceSuffix();
     QString explainSocketError(QAbstractSocket *socket) const;
     QString closedReason() const;
-    /** Why the bytes from the server are not RESP: an HTTP server, or something else (issue 15.8). */
+    /** Why the bytes from the server are not RESP: an HTTP server, or something else, rather than a bare protocol
+     * error. */
     QString explainProtocolError(const QString &decoderError) const;
     void checkHealth();
 

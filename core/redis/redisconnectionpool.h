@@ -30,8 +30,8 @@ public:
     RedisConnection *connection(const RedisEndpoint &endpoint = RedisEndpoint());
     /** A second command connection for `endpoint` (the seed when invalid/default), named
      *  "lockscope-scan", for long read-only chains of scan steps: on its own socket a discovery
-     *  step does not wait behind the snapshot reads queued on connection() (issue 12: 200k locks
-     *  among 1M keys, `list` 9 s with one connection, 7 s with two). Created on first use, not opened. */
+     *  step does not wait behind the snapshot reads queued on connection() (200k locks among 1M
+     *  keys: `list` 9 s with one connection, 7 s with two). Created on first use, not opened. */
     RedisConnection *scanConnection(const RedisEndpoint &endpoint = RedisEndpoint());
     /** The pub/sub connection for `endpoint` (the seed when invalid/default). */
     RedisSubscriber *subscriber(const RedisEndpoint &endpoint = RedisEndpoint());

@@ -51,7 +51,8 @@ RedisEndpoint RedisEndpoint::parse(const QString &rawText, QString *error)
     if (trimmed.startsWith(QLatin1String("rediss-sentinel://"), Qt::CaseInsensitive))
         return parseSentinel(trimmed, true, error);
     if (!trimmed.contains(QLatin1String("://")) && !trimmed.startsWith(QLatin1String("unix:"), Qt::CaseInsensitive)) {
-        // "127.0.0.1:6379", "localhost:6379", "cache-1": a host without the scheme (issue 15.8).
+        // "127.0.0.1:6379", "localhost:6379", "cache-1": a host without the scheme, taken
+        // as redis:// rather than refused.
         const QUrl guess(QStringLiteral("redis://") + trimmed, QUrl::StrictMode);
         bool dbOk = true;
         if (guess.path().size() > 1)

@@ -11,9 +11,9 @@ RedisSubscriber::RedisSubscriber(const RedisEndpoint &endpoint, QObject *parent)
     m_connection->setPushMode(true);
     m_connection->setClientName("lockscope-sub");
     m_connection->setCommandTimeoutMs(0); // a subscriber waits for pushes indefinitely...
-    // ...but not deaf (issue 13.3): PING when idle for 1 s, dead after 1.5 s without an answer,
-    // then reconnect quickly (attempts of 1 s, at most 1 s apart) so it is back within 2 s of
-    // the network's return.
+    // ...but never deaf for long, since a dead subscriber silently misses unlock messages: PING
+    // when idle for 1 s, dead after 1.5 s without an answer, then reconnect quickly (attempts of
+    // 1 s, at most 1 s apart) so it is back within 2 s of the network's return.
     m_connection->setHealthCheckMs(kHealthIntervalMs, kHealthTimeoutMs);
     m_connection->setConnectTimeoutMs(1000);
     m_connection->setReconnectDelaysMs(100, 800);

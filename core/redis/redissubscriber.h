@@ -18,9 +18,9 @@ class RedisReply;
  * reconnect, so a dropped connection loses messages sent while it was down but never a
  * subscription. Messages arrive as `message()` signals on the object's thread.
  *
- * Never deaf for long (issue 13.3): the connection is health-checked (a PING when idle for
- * kHealthIntervalMs, declared dead after kHealthTimeoutMs without an answer, then
- * connectionLost() and a reconnect with short attempts) and has TCP keep-alive.
+ * Never deaf for long, since a dead subscriber silently misses every message: the connection is health-checked (a PING
+ * when idle for kHealthIntervalMs, declared dead after kHealthTimeoutMs without an answer, then connectionLost() and a
+ * reconnect with short attempts) and has TCP keep-alive.
  */
 class RedisSubscriber : public QObject
 {

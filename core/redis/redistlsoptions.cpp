@@ -25,7 +25,7 @@ bool fail(QString *error, const QString &message)
 
 using Word = TlsAdviceWords::Word;
 
-/** The front end's words for a TLS setting (issue 14: core names no CLI flag). */
+/** The front end's words for a TLS setting (core names no CLI flag). */
 QString tlsWord(Word word, const QString &value = QString())
 {
     return TlsAdviceWords::name(word, value);

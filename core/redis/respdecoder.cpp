@@ -59,7 +59,7 @@ QString overLimit(const QString &what, qint64 limit)
  * hiredis' object functions, LockScope's own: each value hiredis has parsed becomes a RedisReply at
  * once, in its slot of the parent array (a root value: a new RedisReply that next() takes over),
  * after the budget checks. hiredis still parses every byte; only the objects it builds are ours.
- * Issue 12: hiredis' own redisReply tree, copied into RedisReply and freed afterwards, cost three
+ * Why: hiredis' own redisReply tree, copied into RedisReply and freed afterwards, cost three
  * allocations and two frees per string, much of `list`'s client CPU. RESP2 only (LockScope never
  * sends HELLO 3), the functions hiredis 0.14 has. privdata: Budget.
  */

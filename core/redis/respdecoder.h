@@ -27,7 +27,8 @@ struct RedisReplyLimits {
  * The RESP2 decoder of a RedisConnection: hiredis' redisReader (LockScope never parses RESP
  * itself) with RedisReplyLimits enforced before anything is allocated:
  * - hiredis' object functions are LockScope's own: each value hiredis parses becomes a RedisReply
- *   in place (one allocation per string, none per integer or nil; issue 12), and an array over
+ *   in place (one allocation per string, none per integer or nil, since
+ *   decoding was much of `list`'s client CPU), and an array over
  *   the element budget is refused at its header, before anything is allocated for it;
  * - a bulk string is only handed over once complete, so while the reader waits for its bytes the
  *   length line it announced (the next bytes of the buffer, after the '$' hiredis consumed) is

@@ -8,7 +8,7 @@ namespace lockscope
 {
 
 /**
- * How the front end names the TLS settings in the advice of core's TLS sentences (issue 14: core
+ * How the front end names the TLS settings in the advice of core's TLS sentences (core
  * names no command-line flag), as AdviceWords does above this floor and
  * RedisConnection::setPasswordAdvice() for the password. RedisTlsOptions (unreadable files,
  * certificate checks) and RedisConnection (closed connections, handshake alerts) ask for a

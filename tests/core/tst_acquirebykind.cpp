@@ -1,4 +1,5 @@
-// Acquire follows the kind of the lock that is there (protocol §14.1; issue 11 point 1): with a
+// Acquire follows the kind of the lock that is there (protocol §14.1: another kind's script corrupts
+// the lock): with a
 // "Java" client running Redisson's own scripts (redis-cli EVAL with Redisson's KEYS/ARGV) holding a
 // read-write, fair or fenced lock, lockscope-cli's acquire and LockSession::acquire/renew/release
 // use the client of that kind or refuse, never overlap a Java hold, and audit every acquire and

@@ -1,6 +1,6 @@
-// Issue 11 points 4, 8 and 9 against a real redis-server, with data written the way Redisson's
-// own scripts write it (the Lua below follows RedissonFairLock / RedissonFasterMultiLock 4.7.0
-// step by step, with the KEYS/ARGV Redisson passes; see protocol §3.2, §3.5, §5.5, §14.10):
+// Three things the data alone makes ambiguous or unusual, against a real redis-server, with data written the way
+// Redisson's own scripts write it (the Lua below follows RedissonFairLock / RedissonFasterMultiLock 4.7.0 step by step,
+// with the KEYS/ARGV Redisson passes; see protocol §3.2, §3.5, §5.5, §14.10):
 //  - names that are exactly `{x}` share every derived key with `x` (§14.4): discovery, the
 //    monitor (watch events), the doctor, list/show and every repair name only the lock that
 //    exists, never a phantom twin;

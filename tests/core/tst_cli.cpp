@@ -426,8 +426,8 @@ void TestCli::forceUnlockWithYesDeletes()
 
 void TestCli::writesWithAnUnwritableAuditLogAreRefused()
 {
-    // Issue 13.1: force-unlock, set-ttl and wake changed Redis and only then reported that the
-    // audit record could not be written (exit 2). Now: checked first, refused (exit 3), nothing sent.
+    // No write without its audit record: force-unlock, set-ttl and wake check the audit log first
+    // and refuse (exit 3) with nothing sent, rather than change Redis and report the failure after.
     seed();
     QTemporaryDir dir;
     QFile notADirectory(dir.filePath(QStringLiteral("file")));
@@ -449,7 +449,7 @@ void TestCli::writesWithAnUnwritableAuditLogAreRefused()
 
 void TestCli::textOutputEscapesControlCharacters()
 {
-    // Issue 13.12: a key name with an escape sequence must not reach the terminal raw.
+    // A key name with an escape sequence must not reach the terminal raw.
     const QByteArray evil = QByteArray("evil\x1b[2J\x1b]0;pwned\x07:lock");
     m_admin->cmd({"HSET", evil, (kClient + ":1").toUtf8(), "1"});
     m_admin->cmd({"PEXPIRE", evil, "30000"});
@@ -466,8 +466,8 @@ void TestCli::textOutputEscapesControlCharacters()
 
 void TestCli::bigHashesAreSampledNotReadWhole()
 {
-    // Issue 13.2: the snapshot HGETALLed every hash SCAN found; one of a million fields blocked
-    // Redis for seconds. Now a hash over 1024 fields is only sampled (HRANDFIELD), whatever it is.
+    // An HGETALL of a hash with a million fields blocks Redis for seconds, so a hash over 1024
+    // fields is only sampled (HRANDFIELD), whatever it is.
     for (int chunk = 0; chunk < 20; ++chunk) {
         QList<QByteArray> lockArgs{"HSET", "huge:lock"};
         QList<QByteArray> dataArgs{"HSET", "huge:data"};
@@ -609,7 +609,7 @@ void TestCli::watchPrintsEvents()
     QVERIFY2(sawAcquired && sawReleased, out.constData());
 }
 
-// Issue 12: `list` is one discovery pass and one read per lock, even when polling would never be
+// `list` is one discovery pass and one read per lock, even when polling would never be
 // done (every poll re-marks all locks; with many locks a read never catches up). Here: 20k locks
 // among 30k keys, --poll, and the answer has every lock once; no subscription was made.
 void TestCli::listIsOnePassAmongManyLocks()
@@ -624,7 +624,7 @@ void TestCli::listIsOnePassAmongManyLocks()
     const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
     QVERIFY(ok);
     QCOMPARE(int(locks.size()), n);
-    // Issue 12: the lines are built while the locks are read (LockJsonLines), and still come
+    // The lines are built while the locks are read (LockJsonLines, no copy of them all), and still come
     // sorted by name, one per lock, each of its own lock.
     QSet<QString> names;
     for (int i = 0; i < locks.size(); ++i) {
@@ -642,7 +642,7 @@ void TestCli::listIsOnePassAmongManyLocks()
     QVERIFY2(r.err.contains("keys, ") && r.err.contains(" of ~40k keys"), r.err.constData());
 }
 
-// Issue 12: SIGINT / SIGTERM end every command within a second, 130 / 143 (here while the
+// SIGINT / SIGTERM end every command within a second (only SIGKILL used to stop some), 130 / 143 (here while the
 // server never answers, so nothing is done yet; and while watching / observing).
 void TestCli::signalsEndEveryCommand_data()
 {
@@ -703,7 +703,8 @@ void TestCli::signalsEndEveryCommand()
     qDeleteAll(accepted);
 }
 
-// Issue 12: a signal while acquire holds the lock releases it first (audited), then exits 143.
+// A signal while acquire holds the lock releases it first (audited), so no hold is left to expire,
+// then exits 143.
 void TestCli::acquireReleasesOnSignal()
 {
     const QString audit =
@@ -739,7 +740,8 @@ void TestCli::acquireReleasesOnSignal()
     QVERIFY2(log.contains("\"release\""), log.constData());
 }
 
-// Issue 14: `acquire` takes the session's audited write path, as the dashboard does: one record
+// `acquire` takes the session's audited write path, as the dashboard does (one write path, one
+// audit rule): one record
 // for the acquire and one for the release, each with its outcome and the state before.
 void TestCli::acquireAndReleaseAreAudited()
 {
@@ -767,9 +769,9 @@ void TestCli::acquireAndReleaseAreAudited()
              qPrintable(actions.join(QLatin1Char(' '))));
 }
 
-// Issue 15.6: every number is range-checked before anything is sent. `set-ttl --ttl-ms 0` (or
-// negative) used to DELETE the lock (PEXPIRE 0) with exit 0, without the unlock message;
-// `watch --duration-ms -1` printed a Qt warning and ran forever.
+// Every number is range-checked before anything is sent: unchecked, `set-ttl --ttl-ms 0` (or
+// negative) would DELETE the lock (PEXPIRE 0) with exit 0, without the unlock message;
+// `watch --duration-ms -1` would print a Qt warning and run forever.
 void TestCli::numericOptionsAreValidated()
 {
     seed();
@@ -796,8 +798,8 @@ void TestCli::numericOptionsAreValidated()
     QVERIFY(!m_admin->exists("x"));
 }
 
-// Issue 15.8: per-command help, "did you mean", options that do not apply refused, messages
-// prefixed with the program name, Usage without the build path.
+// Command-line conventions that explain a mistake: per-command help, "did you mean", options that do not apply refused,
+// messages prefixed with the program name, Usage without the build path.
 void TestCli::commandLineConventions()
 {
     const ProcessResult help = lockscope::test::runProcess(cliPath(), {"list", "--help"});
@@ -826,8 +828,8 @@ void TestCli::commandLineConventions()
     }
 }
 
-// Issue 15.6: `watch` on a server that was never reached retried forever (and exited 0 with
-// --duration-ms). Now exit 2 at once, like every other command.
+// `watch` on a server that was never reached exits 2 at once, like every other command: a wrong
+// address must not be retried forever (nor end with exit 0 under --duration-ms).
 void TestCli::watchOnAnUnreachableServerExits2()
 {
     const quint16 closed = RedisServerProcess::freePort();
@@ -842,7 +844,7 @@ void TestCli::watchOnAnUnreachableServerExits2()
     }
 }
 
-// Issue 15.6: `watch --duration-ms` that ends while the server is gone exits 2, not 0.
+// `watch --duration-ms` that ends while the server is gone exits 2, not 0.
 void TestCli::watchDurationEndingDisconnectedExits2()
 {
     RedisServerProcess server;
@@ -861,7 +863,7 @@ void TestCli::watchDurationEndingDisconnectedExits2()
     QVERIFY2(err.contains("--duration-ms ended while not connected"), err.constData());
 }
 
-// Issue 15.4: an operator arrives with a client id (or its first 8 characters, or a thread id)
+// An operator arrives with a client id (or its first 8 characters, or a thread id)
 // and finds what it holds or waits for; "N of M locks match" says the filter is on.
 void TestCli::locksAreFoundByHolder()
 {
@@ -892,7 +894,7 @@ void TestCli::locksAreFoundByHolder()
     QVERIFY2(r.exitCode == 4 && r.out.contains("no_ttl"), qPrintable(r.describe()));
 }
 
-// Issue 15.4: `watch --holder` prints the events of that client only.
+// `watch --holder` prints the events of that client only, for an operator following one service.
 void TestCli::watchFiltersByHolder()
 {
     WatchChild child;
@@ -918,8 +920,8 @@ void TestCli::watchFiltersByHolder()
     QVERIFY2(!locks.contains(QStringLiteral("w:mine")), out.constData());
 }
 
-// Issue 15.5 and 15.10: the doctor's "do:" commands carry the connection, never the password;
-// its text names each lock once, not on every line.
+// The doctor's "do:" commands carry the connection (pasted, they reach this server), never the
+// password; its text names each lock once, not on every line, so it stays readable.
 void TestCli::doctorCommandsCarryTheConnection()
 {
     seed();
@@ -948,7 +950,7 @@ void TestCli::doctorCommandsCarryTheConnection()
     QVERIFY2(!r.out.contains("[CRITICAL] inventory:7"), r.out.constData());
 }
 
-// Issue 15.5: LOCKSCOPE_URL is --url's default for every command; --url still wins.
+// LOCKSCOPE_URL is --url's default for every command; --url still wins.
 void TestCli::lockscopeUrlIsHonoured()
 {
     seed();
@@ -967,7 +969,7 @@ void TestCli::lockscopeUrlIsHonoured()
     QVERIFY2(r.exitCode == 1 && r.err.contains("LOCKSCOPE_URL: "), qPrintable(r.describe()));
 }
 
-// Issue 15.8: errors that point at the cause.
+// Errors that point at the cause, not at the parser.
 void TestCli::urlMistakesAreExplained()
 {
     const quint16 port = m_server.endpoint().port();
@@ -1010,7 +1012,7 @@ void TestCli::urlMistakesAreExplained()
              r.err.constData());
 }
 
-// Issue 15.10: the table fits a 120-column terminal, one line per lock; --wide shows everything.
+// The table fits a 120-column terminal, one line per lock; --wide shows everything.
 void TestCli::tableFitsTheTerminal()
 {
     seed();
@@ -1032,9 +1034,9 @@ void TestCli::tableFitsTheTerminal()
     QVERIFY2(r.out.contains((kOther + QStringLiteral(":13")).toUtf8()), r.out.constData());
 }
 
-// Issue 13.12: a lock whose name is not valid UTF-8 was silently absent, and one whose holder
-// field is not valid UTF-8 could never be force-unlocked ("changed since you confirmed it"). Names
-// and fields are now bytes end to end (RedisBytes), shown as \xNN and accepted back in that form.
+// Decoded as text, a lock whose name is not valid UTF-8 would be silently absent, and one whose
+// holder field is not valid UTF-8 could never be force-unlocked ("changed since you confirmed
+// it"). Names and fields are bytes end to end (RedisBytes), shown as \xNN and accepted back in that form.
 void TestCli::namesAndFieldsThatAreNotUtf8()
 {
     const QByteArray name("bytes:\xff\xfe");
@@ -1085,7 +1087,8 @@ void TestCli::namesAndFieldsThatAreNotUtf8()
     QVERIFY2(literal.finished && literal.exitCode == 0, qPrintable(literal.describe()));
 }
 
-// Issue 13.11: `watch` ends with a line that says how many releases were too short to see.
+// `watch` ends with a line that says how many releases were too short to see, rather than
+// lose them silently.
 void TestCli::watchSaysWhatWasTooShortToSee()
 {
     WatchChild child;
@@ -1120,9 +1123,9 @@ void TestCli::watchSaysWhatWasTooShortToSee()
     }
 }
 
-// Issue 13.2: force-unlock and set-ttl compared the confirmed state by HGETALL inside their script
-// (a 1M-field hash blocks Redis for seconds), and a sampled snapshot's state never matched, so such
-// a lock could not be force-unlocked at all. Now its state is its field count and it is UNLINKed.
+// Comparing the confirmed state by HGETALL inside the script would block Redis for seconds on a
+// 1M-field hash, and a sampled snapshot's state would never match, so such a lock could not be
+// force-unlocked at all: its state is its field count, and it is UNLINKed.
 void TestCli::bigLockIsForceUnlockedWithoutReadingItWhole()
 {
     for (const QByteArray &key : {QByteArray("huge:a"), QByteArray("huge:b")}) {

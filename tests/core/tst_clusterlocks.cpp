@@ -182,7 +182,7 @@ void TestClusterLocks::detectsShardedPubSub()
 void TestClusterLocks::watchdogRenewsLocksOfDifferentSlotsOnOneMaster()
 {
     // Two watchdog holds on one master, in two slots: one renewal EVAL with both names fails
-    // with CROSSSLOT, and the holds silently expired (issue 11 point 2).
+    // with CROSSSLOT, and the holds silently expired.
     const QStringList names = twoSlotsOnNode(QStringLiteral("wd-slots"), 1);
     QCOMPARE(names.size(), 2);
     QVERIFY(HashSlot::of(names[0].toUtf8()) != HashSlot::of(names[1].toUtf8()));

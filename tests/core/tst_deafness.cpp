@@ -1,4 +1,4 @@
-// Issue 13.3 and 13.9: never "live" while deaf, never act on stale data. A real redis-server
+// Never "live" while deaf, never act on stale data: an operator trusts what is shown as live. A real redis-server
 // behind a FaultProxy: the network black-holes (no FIN, no RST), notifications are turned off
 // mid-watch, and writes are tried while LockScope cannot see the server.
 //
@@ -138,7 +138,7 @@ void TestDeafness::blackHoleLeavesLiveAndRecovers()
     QVERIFY2(waitUntil([&] { return monitor->mode() != LockMonitor::Mode::Live; }, 10000), qPrintable(log.dump()));
     QVERIFY(log.modes.size() > modesBefore);
     QVERIFY2(!log.details.last().isEmpty(), qPrintable(log.dump()));
-    // ... and the data connection is noticed dead too: rows go stale (issue 13.9).
+    // ... and the data connection is noticed dead too: rows go stale.
     QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Disconnected; }, 10000),
              qPrintable(log.dump()));
     QVERIFY(monitor->locks().value(QStringLiteral("deaf:before")).stale);

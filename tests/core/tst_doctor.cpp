@@ -434,7 +434,7 @@ void TestDoctor::headJustPastItsDeadlineIsNotWarnedYet()
 
 void TestDoctor::oddValuesAreShownAndFound()
 {
-    // Issue 13.13: values Redisson never writes are shown as they are, with a malformed_data finding.
+    // Values Redisson never writes are shown as they are (not silently repaired), with a malformed_data finding.
     const QString a1 = m_a + QStringLiteral(":1");
     // +inf / -inf deadlines (were shown as INT64_MIN)
     cli({QStringLiteral("HSET"), QStringLiteral("odd:fair"), a1, QStringLiteral("1")});
@@ -491,7 +491,7 @@ void TestDoctor::oddValuesAreShownAndFound()
                                        QStringLiteral("odd:writer"), QStringLiteral("odd:fenced")}));
 }
 
-// Issue 12: thousands of unlock latches (a busy Redisson service keeps some for a moment) are read
+// Thousands of unlock latches (a busy Redisson service keeps some for a moment) are read
 // in the latch SCAN's own steps, PTTL included (scan_step.lua "withpttl"), not by a pipeline of
 // thousands of PTTLs that held up the reads behind it (bench: 12 % of 5k events/s coalesced). The
 // finding counts them all, lists every one without a TTL and at most kMaxLatchesKept others.

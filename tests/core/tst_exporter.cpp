@@ -1,4 +1,4 @@
-// Issue 17: `lockscope-cli serve` against real redis-servers (single, 3-master cluster) and a real
+// The metrics exporter: `lockscope-cli serve` against real redis-servers (single, 3-master cluster) and a real
 // Prometheus (Debian's `prometheus`, started here on loopback with a generated config and a
 // scratch TSDB): after a hand-over, a renewal and an expired lease, Prometheus's HTTP API returns
 // the right held locks, events and findings; the shipped alert for a lock without TTL fires (its

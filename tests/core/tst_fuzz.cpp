@@ -1,8 +1,8 @@
-// Issue 13: seeded random-mutation fuzzing of the two decoders that read untrusted bytes: the
-// RESP decoder every RedisConnection uses (RespDecoder: hiredis' reader under RedisReplyLimits)
-// and the recording reader (Recording::load, plain and gzip). Deterministic: the seed is printed
-// and can be replayed with LOCKSCOPE_FUZZ_SEED=<n>; LOCKSCOPE_FUZZ_ITERATIONS changes the count
-// (default 20000 per target). Run it under ASan/UBSan too (-DLOCKSCOPE_SANITIZE=ON).
+// Bad input must never crash LockScope: seeded random-mutation fuzzing of the two decoders that read untrusted bytes:
+// the RESP decoder every RedisConnection uses (RespDecoder: hiredis' reader under RedisReplyLimits) and the recording
+// reader (Recording::load, plain and gzip). Deterministic: the seed is printed and can be replayed with
+// LOCKSCOPE_FUZZ_SEED=<n>; LOCKSCOPE_FUZZ_ITERATIONS changes the count (default 20000 per target). Run it under
+// ASan/UBSan too (-DLOCKSCOPE_SANITIZE=ON).
 
 #include "history/recording.h"
 #include "history/sessionrecorder.h"
@@ -210,7 +210,7 @@ void TestFuzz::respDecoderSurvivesMutations()
 
 void TestFuzz::respDecoderBuildsEveryValue()
 {
-    // RespDecoder builds each RedisReply in place as hiredis parses (issue 12): every type, at
+    // RespDecoder builds each RedisReply in place as hiredis parses (no copy of hiredis' own tree): every type, at
     // every depth, with its value, as the corpus says.
     RespDecoder d;
     QString error;

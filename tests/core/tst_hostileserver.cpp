@@ -1,4 +1,5 @@
-// Issue 13, failures 4 and 5 at the transport level: a "Redis" that announces replies too big to
+// A hostile or broken server must not exhaust LockScope's memory or loop it, at the transport
+// level: a "Redis" that announces replies too big to
 // hold, or answers with the wrong shape. FakeRedisServer (tests/support) plays the hostile server;
 // a real redis-server checks that the limits also hold (and stay out of the way) on real data.
 
@@ -310,8 +311,8 @@ void TestHostileServer::proxyPassesDelaysTricklesAndBlackHoles()
 
 void TestHostileServer::cliScanEndsOnIntegerReplies()
 {
-    // Issue 13.5: a server answering `:1` to every command made `list` send up to 1.8M SCANs a
-    // minute and never end. Now the first SCAN reply of the wrong shape ends it: exit 2, a sentence.
+    // A server answering `:1` to every command could make `list` send up to 1.8M SCANs a minute and
+    // never end: the first SCAN reply of the wrong shape ends it, exit 2, with a sentence.
     FakeRedisServer fake;
     fake.setResponder([](const QList<QByteArray> &) { return QByteArray(":1\r\n"); });
     QVERIFY(fake.start());
@@ -328,8 +329,8 @@ void TestHostileServer::cliScanEndsOnIntegerReplies()
     }
 }
 
-// Issue 15.8: an HTTP server (or SSH, or anything) on the port gave "protocol error ... got 'H' as
-// reply type byte". Now the message says what answered and what to check.
+// An HTTP server (or SSH, or anything) on the port is named: "protocol error ... got 'H' as reply
+// type byte" would leave the operator guessing. The message says what answered and what to check.
 void TestHostileServer::nonRedisServersAreNamed_data()
 {
     QTest::addColumn<QByteArray>("answer");

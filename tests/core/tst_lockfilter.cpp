@@ -1,6 +1,7 @@
-// Issue 15.4: one matcher for "find a lock by anything" (lockscope-cli --holder, the dashboard's
-// filter): a Redis glob on the name and the text of a holder, thread or waiter an operator arrives
-// with. And issue 15.5: the doctor's suggested commands end with the connection the front end gives.
+// One matcher for "find a lock by anything", so the CLI and the dashboard find the same locks (lockscope-cli --holder,
+// the dashboard's filter): a Redis glob on the name and the text of a holder, thread or waiter an operator arrives
+// with. And the doctor's suggested commands end with the connection the front end gives, so
+// pasted they reach the same server.
 
 #include "diagnose/lockdoctor.h"
 #include "protocol/lockfilter.h"

@@ -472,8 +472,8 @@ void TestLockNames::diffRules()
     for (const auto &e : takeover)
         dequeuedAcquired |= e.type == QLatin1String("dequeued") && e.detail.contains(QLatin1String("acquired"));
     QVERIFY(dequeuedAcquired);
-    // Issue 15.7: in causal order, the old holder's release, the waiter leaving the queue, then its
-    // acquire (the acquire came first before).
+    // In causal order, so a hand-over reads as it happened: the old holder's release, the waiter
+    // leaving the queue, then its acquire.
     QCOMPARE(types(takeover), (QStringList{"released", "dequeued", "acquired"}));
     // A plain hand-over (no queue) as well.
     QCOMPARE(types(LockEvent::diff(&one, held(QStringLiteral("l"), b, 1, 30000, 50), QStringLiteral("hset"), false)),
@@ -489,9 +489,9 @@ void TestLockNames::diffRules()
 
 void TestLockNames::renewalIsJudgedOnTheServerClock()
 {
-    // Issue 13.10: when the round trip grows by 500 ms, a PTTL read earlier on the server than the
-    // reply's arrival suggests looked "pushed back": a false `renewed`. The server's TIME, read in
-    // the same script, decides now.
+    // When the round trip grows by 500 ms, a PTTL read earlier on the server than the reply's
+    // arrival suggests would look "pushed back", a false `renewed`; the server's TIME, read in the
+    // same script, decides.
     LockSnapshot before;
     before.name = QStringLiteral("x");
     before.isLock = before.exists = true;

@@ -1,4 +1,4 @@
-// Issue 13, failure 7: damaged and hostile recordings. One flipped bit in a .gz, a cut .gz, a
+// Damaged and hostile recordings must never crash or exhaust LockScope. One flipped bit in a .gz, a cut .gz, a
 // gzip bomb (300 MB of newlines in ~300 KB) and a 50 MB line must open what can be opened, say
 // where the damage is, and never inflate the whole file at once. Recordings are created 0600.
 

@@ -1,4 +1,5 @@
-// RedisBytes: names and fields as bytes end to end (issue 13.12), and the displayed form the CLI
+// RedisBytes: names and fields as bytes end to end (a lock named with bytes that are
+// not UTF-8 must still be listed and acted on), and the displayed form the CLI
 // accepts back.
 #include "protocol/displaytext.h"
 #include "redis/redisbytes.h"

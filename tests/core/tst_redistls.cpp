@@ -141,7 +141,7 @@ RedisEndpoint TestRedisTls::endpointFor(const RedisServerProcess &server, const 
 void TestRedisTls::initTestCase()
 {
     // The sentences checked here on core objects are the CLI's: core names the TLS settings in the
-    // words the front end installs (issue 14), and lockscope-cli installs its flags.
+    // words the front end installs (core names no flags), and lockscope-cli installs its flags.
     lockscope::TlsAdviceWords::setNamer(&lockscope::TlsAdviceWords::cliName);
     qunsetenv("LOCKSCOPE_PASSWORD");
     qunsetenv("LOCKSCOPE_USER");

@@ -195,7 +195,7 @@ void TestSafeActions::unwritableAuditLogIsReported()
 {
     cli({QStringLiteral("HSET"), QStringLiteral("held"), m_a + QStringLiteral(":1"), QStringLiteral("1")});
     // A directory where the log file should be: no record can be written, so nothing may be done
-    // (issue 13.1: the write used to happen first and the failure was reported after).
+    // (no write without its audit record: never write first and report the failure after).
     const QString badPath = m_dir.filePath(QStringLiteral("is-a-directory"));
     QVERIFY(QDir().mkpath(badPath));
     auto s = session(false, badPath);

@@ -1,7 +1,7 @@
-// Redis Sentinel (issue 6): redis-sentinel:// URLs, resolving the master through real sentinels,
-// and following a failover without a restart, in the LockSession (what the dashboard runs) and
-// in `lockscope-cli watch --json` run as a process. A master, a replica and three sentinels on
-// loopback (tests/support/localsentinel).
+// Redis Sentinel, as production Redisson often runs: redis-sentinel:// URLs, resolving the master through real
+// sentinels, and following a failover without a restart, in the LockSession (what the dashboard runs) and in
+// `lockscope-cli watch --json` run as a process. A master, a replica and three sentinels on loopback
+// (tests/support/localsentinel).
 #include "localsentinel.h"
 #include "lockfixture.h"
 #include "testsupport.h"

@@ -1,4 +1,4 @@
-// Issue 13, failure 6: a URL's password must never reach stderr, a dialog or a log, whatever the
+// A URL's password must never reach stderr, a dialog or a log, whatever the
 // typo in it (port, db, scheme, sentinel list), in lockscope-cli, `redlock --servers` and the
 // parser every front end shares. And `--help` says why a URL password is the weakest choice.
 
@@ -101,7 +101,7 @@ void TestUrlRedaction::parseErrorsNeverShowThePassword_data()
     QTest::newRow("sentinel no master") << QStringLiteral("redis-sentinel://ops:%1@10.0.0.5").arg(s);
     QTest::newRow("sentinel db") << QStringLiteral("redis-sentinel://ops:%1@10.0.0.5/x#m").arg(s);
     QTest::newRow("sentinel bad host") << QStringLiteral("redis-sentinel://ops:%1@a b#m").arg(s);
-    // Issue 15.8: the new messages (no scheme: "did you mean redis://...", ?db=) keep it hidden too.
+    // The messages that explain a URL (no scheme: "did you mean redis://...", ?db=) keep it hidden too.
     QTest::newRow("no scheme") << QStringLiteral("ops:%1@127.0.0.1:6379").arg(s);
     QTest::newRow("two databases") << QStringLiteral("redis://ops:%1@127.0.0.1:6379/2?db=1").arg(s);
     QTest::newRow("query db not a number") << QStringLiteral("redis://ops:%1@127.0.0.1:6379?db=x").arg(s);
@@ -155,7 +155,7 @@ void TestUrlRedaction::helpRanksTheUrlPasswordLast()
              text.constData());
 }
 
-// Issue 15.8: ?db=N is honoured (it was ignored: db 0), and a host without a scheme is answered
+// ?db=N is honoured (ignored, it would silently watch db 0), and a host without a scheme is answered
 // with the URL it probably meant.
 void TestUrlRedaction::queryDbAndMissingScheme()
 {

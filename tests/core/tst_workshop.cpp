@@ -1,8 +1,9 @@
-// Workshop mode (issue 7): every shipped scenario runs to completion on a private redis-server
+// Workshop mode: every shipped scenario runs to completion on a private redis-server
 // with its expectations met; malformed scenario files are rejected with the line and the reason;
 // steps never overlap (one action in flight); `lockscope-cli workshop list|run` end to end.
-// Issue 16: time stands still between steps (a teacher's pace: 5 s between steps, every shipped
-// scenario), narration of a step whose expectations failed says so, step back and fork.
+// Time stands still between steps, since a teacher talks for a minute per step while the leases
+// are seconds (tested at 5 s between steps, every shipped scenario); narration of a step whose expectations failed says
+// so, step back and fork.
 
 #include "demo/redisserverprocess.h"
 #include "workshop/scenario.h"
@@ -288,7 +289,7 @@ private slots:
         QVERIFY2(error.contains(why), qPrintable(error));
     }
 
-    // Issue 13, failure 8: every duration and count is checked, and the error points at the value.
+    // A scenario file is input like any other: every duration and count is checked, and the error points at the value.
     void badNumbersAreRejectedWithLineAndColumn_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -460,7 +461,7 @@ private slots:
         QVERIFY2(r.finished && r.exitCode == 1, qPrintable(r.describe()));
     }
 
-    // Issue 16: the teacher talks 4 s between steps; with the stage clock every shipped scenario's
+    // A teacher talks between steps (here 4 s); with the stage clock every shipped scenario's
     // expectations hold. All scenarios run at once (each CLI has its own redis-server), so the
     // test takes as long as the longest scenario (12 steps: about a minute).
     void cliHoldsEveryScenarioAtATeachersPace()

@@ -3,8 +3,8 @@
 // KEYS/ARGV, watchdog and waiting loop Redisson uses (protocol doc §1.5, §2-§5, §14). For every kind
 // (reentrant with watchdog, fair with queued lock() waiters, read-write with two readers and a
 // queued writer, fenced, a `{x}` name) lockscope-cli must show what is there and act on it as
-// Redisson would; then the issue-11 cross-products: acquire by kind on a read-write lock, wake per
-// kind, and forced deletes that are not releases.
+// Redisson would; then the cross-products of those kinds with LockScope's own actions: acquire by
+// kind on a read-write lock, wake per kind, and forced deletes that are not releases.
 #include "demo/redisserverprocess.h"
 #include "testsupport.h"
 
@@ -154,8 +154,8 @@ private slots:
     void fencedLockShowsIncrementingToken();
     void braceNameIsListedShownWatchedAndDiagnosedOnlyAsItself();
 
-    // Issue 11 "Done when" cross-products (need the acquire-by-kind, wake-per-kind and
-    // forced-delete work of the other issue-11 branches)
+    // Cross-products with LockScope's actions (acquire by kind, wake per kind, forced deletes that
+    // are not releases)
     void acquireOnJavaReadLockWithoutKindIsRefused();
     void acquireKindReadJoinsJavaReaderAndLeavesItHolding();
     void acquireKindWriteIsRefusedWhileJavaReaderReads();
@@ -526,7 +526,7 @@ void TestRedissonLua::braceNameIsListedShownWatchedAndDiagnosedOnlyAsItself()
     QVERIFY2(types.contains(QStringLiteral("released")), qPrintable(types.join(QLatin1Char(','))));
 }
 
-// --- issue 11 cross-products -----------------------------------------------------------------------
+// --- cross-products with LockScope's actions -------------------------------------------------------
 
 void TestRedissonLua::acquireOnJavaReadLockWithoutKindIsRefused()
 {

@@ -1,4 +1,5 @@
-// The Acquire… dialog's kind choice (issue 11.1): the kind the data says is preselected, kinds
+// The Acquire… dialog's kind choice (an acquire with another kind's script corrupts a
+// Redisson lock): the kind the data says is preselected, kinds
 // that contradict it are disabled with a tooltip saying why, a read-write lock needs a choice.
 // Set LOCKSCOPE_SCREENSHOT_DIR to also save PNGs of the dialog.
 

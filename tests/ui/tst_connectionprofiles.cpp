@@ -465,8 +465,8 @@ void TestConnectionProfiles::mainWindowShowsColourBand()
     }
 }
 
-// Issue 15.1: a server that wants a password was retried forever while the GUI told the user to
-// pass command-line options. Now the window asks in a dialog and reconnects with the answer.
+// A server that wants a password must not be retried forever, and a GUI user cannot act on
+// advice about command-line options: the window asks in a dialog and reconnects with the answer.
 void TestConnectionProfiles::refusedLoginAsksForThePassword()
 {
     RedisServerProcess server;

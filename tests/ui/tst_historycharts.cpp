@@ -572,8 +572,8 @@ void TestHistoryCharts::updatesAreCoalescedIntoFrames()
     QCOMPARE(chart.rebuildCount(), hidden); // a hidden chart costs nothing
 }
 
-// Issue 15.11: the charts stayed white in a dark theme. They take the palette's colours, and
-// follow a palette change.
+// Charts that stay white glare in a dark theme: they take the palette's colours, and follow a
+// palette change.
 void TestHistoryCharts::chartsFollowADarkPalette()
 {
     feedWatchdog(m_store);

@@ -175,8 +175,9 @@ void TestLockTableModel::kindColumnSaysWhatTheDataCannotTell()
                 .contains(QLatin1String("{x}")));
 }
 
-// Issue 12: thousands of new rows at once reset the model (a sorting proxy then sorts once instead
-// of doing O(rows) work per insertion); smaller batches stay row insertions.
+// Thousands of new rows at once reset the model (a sorting proxy then sorts once instead
+// of doing O(rows) work per insertion, which froze the window for 25 s at 200k locks); smaller batches stay row
+// insertions.
 void TestLockTableModel::bulkInsertIsOneResetAndSortsOnce()
 {
     LockTableModel model;
@@ -216,7 +217,8 @@ void TestLockTableModel::bulkInsertIsOneResetAndSortsOnce()
     QCOMPARE(inserts.size(), 2);
 }
 
-// The dashboard merges batches for big tables (MainWindow, issue 12): the merge must leave what
+// The dashboard merges batches for big tables (MainWindow, so a big first discovery does not
+// freeze it): the merge must leave what
 // applying the batches one by one would.
 void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
 {
@@ -257,8 +259,8 @@ void TestLockTableModel::batchBufferKeepsWhatApplyingInOrderLeaves()
     QVERIFY(!merged.snapshot(d));
 }
 
-// Issue 15.11: orders:2 comes before orders:10 (it sorted after it, by code unit).
-// Issue 15.4: no "held for" column, the one pg_activity users sort by. Redis keeps no acquire
+// Names sort as people number things: orders:2 before orders:10 (by code unit it came after).
+// "Held for" is the column operators sort by (as in pg_activity). Redis keeps no acquire
 // time, so it counts from the first sighting, marked "≥" for holders already there at the first read.
 void TestLockTableModel::heldForCountsFromTheFirstSighting()
 {
@@ -298,7 +300,7 @@ void TestLockTableModel::heldForCountsFromTheFirstSighting()
     QCOMPARE(oldHeld.data(LockTableModel::SortRole).toLongLong(), -1);
 }
 
-// The Clients tab's model (issue 15.4): one row per client id, rebuilt from the lock table, and
+// The Clients tab's model: one row per client id, rebuilt from the lock table, and
 // only while someone looks at it (a rebuild walks every lock).
 void TestLockTableModel::clientsModelFollowsTheTableOnlyWhenActive()
 {

@@ -392,11 +392,11 @@ void TestMainWindow::recordedDemoReplaysTheSameStates()
     QVERIFY2(holds.isEmpty(), qPrintable(holds));
 }
 
-// Issue 15.5: the Problems tab's suggested commands carry --url (pasted, they reach this server,
+// The Problems tab's suggested commands carry --url (pasted, they reach this server,
 // not 127.0.0.1:6379).
 void TestMainWindow::replayDiagnosesTheReplayedTable()
 {
-    // Issue 14: a replay diagnoses through the same DoctorLoop as a session (no probe, the replay
+    // A replay diagnoses through the same DoctorLoop as a session, so the two cannot disagree (no probe, the replay
     // clock, reset on seek): a lock without a TTL in the recording is a problem while it is in the
     // replayed table, and is not one at an instant before it was written.
     Recording recording;
@@ -748,9 +748,9 @@ void TestMainWindow::problemsTabCommandsCarryTheUrl()
     qInfo("Problems tab: %s", qPrintable(png));
 }
 
-// Issue 15.1: a wrong port showed an empty table ("no locks") with Acquire enabled; after the
-// server died the rows stayed "held" with Force unlock enabled. Now a band over the table says
-// what the table is, and writes wait for a connection.
+// A wrong port must not read as an empty table ("no locks") with Acquire enabled, nor rows of a
+// dead server as "held" with Force unlock enabled: a band over the table says what the table is,
+// and writes wait for a connection.
 void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
 {
     const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
@@ -814,7 +814,7 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         QVERIFY(!findAction(window, QStringLiteral("Acquire"))->isEnabled());
         QVERIFY(!findAction(window, QStringLiteral("Force unlock"))->isEnabled());
         // The row itself says it is the last read (greyed, "as of hh:mm:ss" where its TTL was),
-        // and so does the detail panel (issue 15.1).
+        // and so does the detail panel.
         const QModelIndex ttl = window.lockModel()->index(window.lockModel()->rowOf(QStringLiteral("orders:42")),
                                                           LockTableModel::TtlColumn);
         QTRY_VERIFY_WITH_TIMEOUT(ttl.data().toString().startsWith(QStringLiteral("as of ")), 5000);
@@ -828,8 +828,8 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
     }
 }
 
-// Issue 15.3: focus started on Cancel, so typing went nowhere, and Enter after typing the exact
-// name cancelled silently. Now focus is in the field, Enter acts only on a match and says so
+// With focus on Cancel, typing would go nowhere and Enter after typing the exact name would
+// cancel silently: focus is in the field, Enter acts only on a match and says so
 // otherwise, Escape cancels.
 void TestMainWindow::forceUnlockConfirmationActsOnlyOnTheName()
 {
@@ -869,8 +869,8 @@ void TestMainWindow::forceUnlockConfirmationActsOnlyOnTheName()
     }
 }
 
-// Issue 15.3: after the selected lock was released the selection jumped to the next lock, whose
-// Force unlock… was then one click away; the first lock was selected at start.
+// A selection that jumps to the next lock when its own goes away (or a first lock selected at
+// start) puts another lock's Force unlock… one click away.
 void TestMainWindow::selectionNeverMovesToAnotherLock()
 {
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
@@ -892,7 +892,7 @@ void TestMainWindow::selectionNeverMovesToAnotherLock()
     QVERIFY(window.detailPanel()->snapshot().name != QStringLiteral("sel:a"));
 }
 
-// Issue 15.9: "Enable keyspace notifications" changed a server-wide setting in one click. Now it
+// "Enable keyspace notifications" changes a server-wide setting, so it is never one click: it
 // asks (naming the server and the cost), Cancel changes nothing, and Enable goes live.
 void TestMainWindow::enablingNotificationsAsksFirst()
 {
@@ -943,8 +943,8 @@ void TestMainWindow::enablingNotificationsAsksFirst()
                 .contains(QLatin1Char('K')));
 }
 
-// Issue 15.4: the filter matched lock names only; an operator with a client id from a stack
-// trace got an empty table and no count. Now it matches holders, readers and waiters too.
+// An operator often arrives with a client id from a stack trace, so the filter matches holders,
+// readers and waiters too, not only lock names (which would give an empty table).
 void TestMainWindow::filterFindsLocksByHolder()
 {
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
@@ -996,8 +996,8 @@ void TestMainWindow::filterFindsLocksByHolder()
     QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("filter-by-holder.png"))));
 }
 
-// Issue 15.4: no view per holder ("everything client 8743c9c0 holds or waits for"), and no way to
-// give a client id a name. The Clients tab lists both; a label is shown wherever the id was.
+// A view per holder ("everything client 8743c9c0 holds or waits for") and names for client ids:
+// the Clients tab lists both; a label is shown wherever the id was.
 void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
 {
     const QString holder = QStringLiteral("8743c9c0-1111-4a2b-9c3d-0123456789ab");
@@ -1081,8 +1081,8 @@ void TestMainWindow::clientsViewListsHoldersAndWaitersWithLabels()
     }
 }
 
-// Issue 15.3: after a force unlock the status bar showed the session's technical message. Now it
-// says what was released and who was woken.
+// After a force unlock the status bar says what was released and who was woken, not the
+// session's technical message.
 void TestMainWindow::forceUnlockSaysWhatHappened()
 {
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
@@ -1131,8 +1131,8 @@ void TestMainWindow::forceUnlockSaysWhatHappened()
     waiter.waitForFinished();
 }
 
-// Issue 15.11: Tab walked cell by cell inside the lock table (changing the selected lock, the
-// force-unlock target) and never reached the detail panel; Help had no list of shortcuts.
+// Tab must not walk cell by cell inside the lock table (that changes the selected lock, the
+// force-unlock target) but reach the detail panel; Help lists the shortcuts.
 void TestMainWindow::tabMovesBetweenPanesAndShortcutsAreListed()
 {
     QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
@@ -1183,7 +1183,7 @@ void TestMainWindow::tabMovesBetweenPanesAndShortcutsAreListed()
     QVERIFY(window.findChild<QAction *>(QStringLiteral("keyboardShortcutsAction")));
 }
 
-// Issue 15.11: geometry, column widths and splitters were not remembered.
+// Geometry, column widths and splitters are remembered, so an operator arranges a window once.
 void TestMainWindow::windowLayoutIsRemembered()
 {
     QTemporaryDir dir;

@@ -1,5 +1,5 @@
-// The start screen (issue 15.2): `lockscope` without a connection showed the demo silently, or
-// nothing at all without redis-server. Offscreen, with a temporary settings file.
+// The start screen: `lockscope` without a connection (the desktop entry) must neither start the
+// demo unasked nor show nothing at all when redis-server is missing. Offscreen, with a temporary settings file.
 #include "connect/connectionprofile.h"
 #include "connect/connectionprofilestore.h"
 #include "connect/startscreen.h"

@@ -1,7 +1,7 @@
 // Workshop mode's window on a private redis-server: stepping a shipped scenario shows the call,
 // the script branch, the keys before/after and the narration, next to the lock views; the
 // scheduler picks who acts next; projector mode scales and recolours live.
-// Issue 16: 5 s between steps in the window (time stands still), step back (RedLock too), a projector layout
+// A teacher's pace: 5 s between steps in the window (time stands still), step back (RedLock too), a projector layout
 // at 1280x720 with one unambiguous set of shortcuts.
 #include "workshop/workshopwindow.h"
 

@@ -8,7 +8,8 @@ namespace lockscope
 {
 
 /**
- * Colours a QCustomPlot from a QPalette (issue 15.11: the charts stayed white in a dark theme):
+ * Colours a QCustomPlot from a QPalette (so the charts follow a dark theme
+ * instead of staying white):
  * background from Base, axes, ticks and labels from Text, grid lines from Mid, the legend from
  * Base and Text. Series colours are left alone (they mean something: holder, TTL, warning).
  * HistoryChart applies it to every plot it registers and again on a palette change.

@@ -10,7 +10,7 @@ namespace lockscope
 {
 
 /**
- * Help > Keyboard shortcuts (issue 15.11): every shortcut of a window, generated from its actions
+ * Help > Keyboard shortcuts, so keyboard users can find them: every shortcut of a window, generated from its actions
  * (so a new action with a shortcut is listed without editing this dialog), then the keys that are
  * not actions (Tab between panes, arrows in the table, Enter and Escape in confirmations).
  * Hidden actions (read-only mode) are left out.

@@ -10,7 +10,8 @@ namespace lockscope
 {
 
 /**
- * Remembers a window's layout in QSettings (issue 15.11): geometry, the sizes of its named
+ * Remembers a window's layout in QSettings, so an operator's
+ * arrangement survives a restart: geometry, the sizes of its named
  * splitters, and the column widths and sort column of its named table views, under
  * "windowState/<key>". Restores at construction, saves when the window closes. Column order and
  * hidden columns are not kept (a cluster window shows a node column others must not inherit).

@@ -50,7 +50,8 @@ public:
     bool deleteProfile();
     /** The last message shown under the form (errors and notes). */
     QString message() const;
-    /** This dialog's words for the TLS settings in core's sentences (TlsAdviceWords, issue 14): the
+    /** This dialog's words for the TLS settings in core's sentences (TlsAdviceWords: core itself
+     *  names no field or flag): the
      *  labels of its fields in quotes, "fill in …" to give them; `value` (a path) is left out, the
      *  field shows it. The dashboard's main installs it. */
     static QString tlsAdviceWord(TlsAdviceWords::Word word, const QString &value);

@@ -11,8 +11,8 @@ namespace lockscope
 {
 
 /**
- * The band over the lock table that says what the table is (issue 15.1: a wrong port showed an
- * empty table that read as "no locks", and rows of a dead server stayed "held"):
+ * The band over the lock table that says what the table is (without it, a wrong port shows an
+ * empty table that reads as "no locks", and rows of a dead server still look "held"):
  *  - connecting: no data yet, so an empty table means nothing;
  *  - not connected: the cause, that the rows are the last data read (as of when), that write
  *    actions wait for the connection, and that it retries by itself;

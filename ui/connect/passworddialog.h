@@ -10,8 +10,8 @@ namespace lockscope
 {
 
 /**
- * Asks for the password a server wants (issue 15.1: a server that answered NOAUTH or WRONGPASS was
- * retried forever while the status bar told a GUI user to pass command-line options). Says which
+ * Asks for the password a server wants (retrying a server that answers NOAUTH or WRONGPASS gets
+ * nowhere, and a GUI user cannot act on advice about command-line options). Says which
  * server and ACL user, why it asks (the server's refusal, as a sentence), and offers to keep the
  * password in the system keychain when LockScope was built with one (PasswordKeychain).
  * Non-modal use: open() and the accepted() signal; the GUI thread never waits for it.

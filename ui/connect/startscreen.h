@@ -15,8 +15,9 @@ namespace lockscope
 class ConnectionProfileStore;
 
 /**
- * What `lockscope` shows when started without a connection (the desktop entry; issue 15.2: it
- * silently started the demo, and without redis-server nothing appeared at all). Lists the saved
+ * What `lockscope` shows when started without a connection (the desktop entry: starting
+ * the demo unasked, or showing nothing at all when redis-server is missing, leaves a menu user
+ * with no idea what happened). Lists the saved
  * connections and the recent ones (ConnectionProfileStore), and offers Connect… (the Connect
  * dialog), Try the demo, Open a recording and Workshop. Says nothing to Redis itself: each choice
  * is a signal, the application opens the window. showError() puts a start-up error on it (as

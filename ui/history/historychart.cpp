@@ -196,7 +196,7 @@ void HistoryChart::changeEvent(QEvent *event)
 void HistoryChart::registerPlot(QCustomPlot *plot, const QString &title, bool timeAxis)
 {
     m_plots.append(Plot{plot, title, timeAxis});
-    PlotTheme::apply(plot, palette()); // follows the window's palette (dark themes, issue 15.11)
+    PlotTheme::apply(plot, palette()); // follows the window's palette (so the charts do not stay white in a dark theme)
     plot->setNoAntialiasingOnDrag(true);
     plot->setPlottingHint(QCP::phFastPolylines, true); // lines as polylines, not segment by segment
     plot->setContextMenuPolicy(Qt::CustomContextMenu);

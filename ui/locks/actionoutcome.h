@@ -11,8 +11,8 @@ namespace lockscope
 {
 
 /**
- * The sentence an operator reads after a write action (issue 15.3: after a force unlock the status
- * bar showed the session's technical message, e.g. the channel and message published). Remembers
+ * The sentence an operator reads after a write action (the session's own message, such as the
+ * channel and message published, tells an operator nothing about the lock). Remembers
  * what the operator confirmed (expect()) and, when the action finishes, says what happened to
  * whom: "orders:42 was force-unlocked (held by billing-7f9c:1, hold count 2); 1 waiter woken".
  * A plain value type; GUI thread.

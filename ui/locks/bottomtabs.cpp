@@ -61,7 +61,8 @@ BottomTabs::BottomTabs(LockTableModel *locks, LockFilterProxy *proxy, EventLogMo
                         "readers, waiters without holder, deadlocks. Double-click to select the lock."));
     addCharts(history, clock, proxy);
 
-    // Issue 15.4: who holds and waits for what, per client id, with the operator's labels.
+    // Who holds and waits for what, per client id, with the operator's labels: an operator often
+    // starts from a client (a stack trace), not from a lock.
     m_clients = new ClientsView(locks, clientsKey, nullptr, this);
     setTabToolTip(addTab(m_clients, tr("Clients")),
                   tr("Each client id with what it holds and waits for; labels you give ids are shown everywhere"));

@@ -28,8 +28,8 @@ class TtlChart;
  * The bottom half of a server's dashboard (ServerView), one tab each: the event log (newest
  * first), the doctor's Problems (count and worst severity on the tab), the history charts (TTL
  * chart, timeline, contention: they draw the view's HistoryStore and follow the selected lock),
- * the Clients (issue 15.4) and, in Redis Cluster mode, the Cluster topology. Holds no data of its
- * own: the models and the history belong to the ServerView. GUI thread.
+ * the Clients (per client id, for an operator who starts from a client) and, in Redis Cluster mode, the Cluster
+ * topology. Holds no data of its own: the models and the history belong to the ServerView. GUI thread.
  */
 class BottomTabs : public QTabWidget
 {

@@ -15,8 +15,8 @@ namespace lockscope
 /**
  * Names an operator gives Redisson client ids ("billing-7f9c" for 8743c9c0-…), kept per
  * connection in QSettings (group "clientLabels/<connection>"), so they come back the next time
- * the same server is opened (issue 15.4). A client id is a UUID per RedissonClient: the same
- * service keeps it until it restarts. Not thread-safe; GUI thread.
+ * the same server is opened (an operator names a service once, not every session). A client id is a UUID per
+ * RedissonClient: the same service keeps it until it restarts. Not thread-safe; GUI thread.
  */
 class ClientLabels
 {

@@ -12,8 +12,8 @@ namespace lockscope
 class LockTableModel;
 
 /**
- * One row per Redisson client id seen in the lock table (issue 15.4: "everything client 8743c9c0
- * holds or waits for"): its label, the locks it holds (with thread and hold count), and the fair
+ * One row per Redisson client id seen in the lock table (so an operator can ask for "everything
+ * client 8743c9c0 holds or waits for"): its label, the locks it holds (with thread and hold count), and the fair
  * locks it queues for (with its place). Non-fair waiters are not named by Redis (only a count of
  * unlock-channel subscribers), so they cannot be listed per client. No I/O: rebuilt from the
  * LockTableModel, at most every rebuildDelayMs(), and only reset when something changed.

@@ -27,7 +27,7 @@ ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QS
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    m_view->setTabKeyNavigation(false); // Tab leaves the table (issue 15.11)
+    m_view->setTabKeyNavigation(false); // Tab leaves the table, as in every pane
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setWordWrap(false);

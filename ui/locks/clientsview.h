@@ -15,8 +15,8 @@ class ClientsModel;
 class LockTableModel;
 
 /**
- * The Clients tab (issue 15.4): each Redisson client id with what it holds and what it waits
- * for, and a label the operator can give it ("billing-7f9c"), saved per connection
+ * The Clients tab, for an operator who starts from a client rather than a lock: each Redisson client id with what it
+ * holds and what it waits for, and a label the operator can give it ("billing-7f9c"), saved per connection
  * (ClientLabels) and shown in every lock view through labelsChanged(). Activating a client
  * (double-click on its id, Enter, or *Show its locks*) asks to filter the lock table by it.
  */

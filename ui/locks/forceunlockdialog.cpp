@@ -82,7 +82,7 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
     if (s.isHeld()) {
         // A held lock: the operator types its name, so a stray Enter never deletes it. Focus starts
         // in the field; Enter there acts only when the name matches, and never cancels silently
-        // (issue 15.3: focus was on Cancel, and Enter after typing the name cancelled).
+        // (with focus on Cancel, Enter after typing the name would cancel).
         typed = new QLineEdit(this);
         typed->setObjectName(QStringLiteral("confirmName"));
         typed->setPlaceholderText(tr("type %1 to confirm").arg(s.name));

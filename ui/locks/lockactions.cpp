@@ -135,7 +135,8 @@ void LockActions::onNotificationsChecked(bool enabled)
 
 void LockActions::confirmEnableNotifications()
 {
-    // A server-wide setting, for every client of this Redis: asked, then audited (issue 15.9).
+    // A server-wide setting, for every client of this Redis: asked, then audited, never changed
+    // in one click.
     QMessageBox box(QMessageBox::Question, tr("Enable keyspace notifications"),
                     tr("Turn on keyspace notifications on %1?").arg(m_options.endpoint.address()),
                     QMessageBox::NoButton, m_view);
@@ -222,7 +223,8 @@ void LockActions::updateActions()
     if (m_replay)
         return; // a replay writes nothing: its actions stay off
     const QString name = m_view->selectedLockName();
-    // Writes need a server that answers (issue 15.1: they stayed enabled after it died).
+    // Writes need a server that answers: offered after it died, they could only fail or act on
+    // stale rows.
     const WatchMode mode = m_view->mode();
     const bool connected = mode == WatchMode::Live || mode == WatchMode::Polling;
     const bool own = ownThreadOfSelected() >= 0;
@@ -240,7 +242,7 @@ void LockActions::updateActions()
 void LockActions::onActionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
                                    const QString &outcome)
 {
-    // What happened, to whom (issue 15.3): "orders:42 was force-unlocked (…); 1 waiter woken".
+    // What happened, to whom, in the operator's terms: "orders:42 was force-unlocked (…); 1 waiter woken".
     const QString said = m_outcome.sentence(action, lock, ok, outcome, message);
     m_view->statusBar()->showMessage((ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + said, 30000);
     if (!ok && action == QLatin1String("force_unlock"))

@@ -12,8 +12,8 @@ namespace lockscope
 
 /**
  * Batches of lock changes merged into one, for a lock table that is too big to be updated batch
- * by batch (issue 12: at 200k locks the sorted proxy does O(rows) work per batch, so the first
- * discovery's ~1000 batches froze the window for 25 s).
+ * by batch (at 200k locks the sorted proxy does O(rows) work per batch, so the first
+ * discovery's ~1000 batches, taken one by one, froze the window for 25 s).
  *
  * merge() keeps, per lock name, only what applying all batches in order would leave: the latest
  * snapshot of a changed lock, and a removal unless the lock came back after it. take() returns the

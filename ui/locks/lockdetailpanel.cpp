@@ -29,7 +29,8 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_title);
 
-    // Issue 15.1: a lock read before the connection was lost says so above everything else.
+    // A lock read before the connection was lost says so above everything else: old data must
+    // not pass for live.
     m_stale = new QLabel(this);
     m_stale->setObjectName(QStringLiteral("staleLabel"));
     m_stale->setWordWrap(true);
@@ -71,7 +72,7 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     m_holders->verticalHeader()->hide();
     m_holders->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_holders->setMaximumHeight(110);
-    m_holders->setTabKeyNavigation(false); // Tab goes on to the next pane (issue 15.11)
+    m_holders->setTabKeyNavigation(false); // Tab goes on to the next pane, as in every pane
     m_holders->setAccessibleName(tr("Holders"));
     layout->addWidget(m_holders);
 
@@ -187,8 +188,8 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     else
         m_waiting->setText(
             tr("%1 Redisson client(s) subscribed to the unlock channel (clients, not threads)").arg(s.subscribers));
-    // What the data cannot tell (issue 11 points 4 and 9), in the normal text colour: information,
-    // not a problem. Then the problems, in the warning colour.
+    // What the data cannot tell (fair or plain, whose keys `x` and `{x}` share), in the normal text colour:
+    // information, not a problem. Then the problems, in the warning colour.
     QStringList notes;
     if (!s.nameNote().isEmpty())
         notes << QStringLiteral("ℹ Name: ") + s.nameNote();
@@ -228,7 +229,8 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         for (const auto &h : s.holders)
             keys << QStringLiteral("  field  %1 = %2").arg(h.field).arg(h.holdCount);
     }
-    // Names and fields that are not UTF-8 show their bytes as \xNN (issue 13.12).
+    // Names and fields that are not UTF-8 show their bytes as \xNN, so they are shown, not dropped
+    // or garbled.
     m_keys->setPlainText(RedisBytes::displayed(keys.join(QLatin1Char('\n'))));
     fitTables();
     tick();

@@ -74,7 +74,7 @@ private:
     QString m_ownClientId;
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
     QLabel *m_title = nullptr;
-    QLabel *m_stale = nullptr; ///< "Not connected: … as of hh:mm:ss" (issue 15.1), hidden for fresh data
+    QLabel *m_stale = nullptr; ///< "Not connected: … as of hh:mm:ss" (never pass old data off as live)
     QLabel *m_lease = nullptr; ///< the lease alert's paragraph, hidden when there is none
     QLabel *m_ttl = nullptr;
     QLabel *m_waiting = nullptr;

@@ -12,8 +12,8 @@ namespace lockscope
 class LockTableModel;
 
 /**
- * The lock table's sorting and filtering (issue 15.4: the filter matched names only, so an
- * operator who arrived with a client id from a stack trace saw an empty table). What is typed
+ * The lock table's sorting and filtering (matching names only would leave an operator
+ * who arrives with a client id from a stack trace with an empty table). What is typed
  * matches a lock when:
  *  - it is a Redis glob (`*`, `?`, `[`): the whole name matches it (as SCAN MATCH reads it);
  *  - else the name contains it, or it names a holder, reader or waiter as LockFilter's holder text
@@ -36,7 +36,7 @@ public:
      *  of a holder's or waiter's client id ("billing" finds the locks of "billing-7f9c"). */
     void setActorNames(const ActorNames &names);
 
-    /** Natural order of names (issue 15.11): runs of digits compare as numbers, so orders:2 comes
+    /** Natural order of names, as people number things: runs of digits compare as numbers, so orders:2 comes
      *  before orders:10; otherwise by UTF-16 code unit, as before. */
     static bool naturalLess(const QString &a, const QString &b);
 

@@ -190,7 +190,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         }
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: // a name that is not valid UTF-8 shows its bytes as \xNN (issue 13.12)
+        case NameColumn: // a name that is not valid UTF-8 shows its bytes as \xNN rather than vanish
             return RedisBytes::hasEscapedBytes(s.name) ? DisplayText::escaped(s.name) : s.name;
         case KindColumn:
             if (s.kind == LockKind::FencedLock && s.token >= 0)
@@ -217,7 +217,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             return s.holders.isEmpty() ? QVariant() : QVariant(s.totalHoldCount());
         case TtlColumn:
             // Painted by TtlBarDelegate; a stale row's countdown means nothing, so it says from when
-            // the row is instead (issue 15.1).
+            // the row is instead.
             return s.stale ? staleText(s) : QVariant();
         case WaitingColumn:
             if (s.kind == LockKind::FairLock)
@@ -248,7 +248,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                                       : QVariant::fromValue(LeaseAlerts::badgeColor(*a));
     }
     case Qt::ToolTipRole:
-        // Issue 13.9: stale data says so before anything else.
+        // Stale data says so before anything else: it must never be taken for live data.
         if (s.stale)
             return tr("Stale: LockScope lost its connection; this is the lock as of %1 and may have changed since.")
                 .arg(QDateTime::fromMSecsSinceEpoch(s.staleAsOfMs).toString(QStringLiteral("HH:mm:ss")));
@@ -259,7 +259,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 return LeaseAlerts::tooltip(*a, m_names) + (holders.isEmpty() ? QString() : tr("\n\nNow: ") + holders);
             }
         }
-        // What the data cannot tell comes first (issue 11 points 4 and 9).
+        // What the data cannot tell (fair or plain, whose keys `x` and `{x}` share) comes first.
         if (index.column() == KindColumn && !s.kindCertain && s.kind == LockKind::Lock)
             return tr("Fair or plain reentrant lock: %1.").arg(s.kindNote);
         if (index.column() == NameColumn && !s.nameNote().isEmpty())
@@ -303,7 +303,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             return FindingModel::severityIcon(LockFinding::Severity(m_severity.value(s.name)));
         return {};
     case Qt::ForegroundRole:
-        if (s.stale) // issue 13.9: greyed while LockScope cannot see the server
+        if (s.stale) // greyed while LockScope cannot see the server
             return QBrush(QColor(0x90, 0x90, 0x90));
         if (index.column() == NameColumn && !s.problems.isEmpty())
             return QBrush(m_onDark ? QColor(0xff, 0xa0, 0x60) : QColor(0xb0, 0x3a, 0x00));
@@ -470,7 +470,7 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
     if (!appended.isEmpty()) {
         const int first = m_rows.size();
         // Many new rows at once (a discovery of thousands of locks): a reset lets a sorting proxy
-        // sort once, where row insertions cost it O(rows) each time (issue 12: 25 s of frozen
+        // sort once, where row insertions cost it O(rows) each time (25 s of frozen
         // window for 200k locks). Views lose their selection; MainWindow restores it by name.
         const bool bulk = appended.size() >= kBulkInsertRows && appended.size() * 8 >= first;
         if (bulk)
@@ -478,7 +478,7 @@ void LockTableModel::applyBatch(const QVector<LockSnapshot> &changed, const QStr
         else
             beginInsertRows(QModelIndex(), first, first + appended.size() - 1);
         // Grow by a quarter, not QList's doubling: a row is a whole LockSnapshot (~400 bytes),
-        // and at 200k locks a doubled buffer is ~80 MB of nothing (issue 12, memory).
+        // and at 200k locks a doubled buffer is ~80 MB of nothing.
         if (m_rows.capacity() < first + appended.size())
             m_rows.reserve(qMax<qsizetype>(first + appended.size(), first + first / 4));
         m_rows += appended;

@@ -83,7 +83,7 @@ public:
      *  for the names of locks with problems. */
     void setOnDark(bool dark);
     /**
-     * The first discovery is in (issue 15.4, Held for): holders of rows seen before this were
+     * The first discovery is in (for the Held for column): holders of rows seen before this were
      * already there when LockScope first looked, so their "held for" is a lower bound, shown
      * "≥ 4 min 03 s". Holders that appear later are timed from when they were first seen.
      */
@@ -116,7 +116,7 @@ public:
 
     /** "as of hh:mm:ss" (local time of staleAsOfMs) for a stale snapshot (LockScope lost the
      *  connection: the row is the last read), empty for a fresh one. Shown in the TTL column and
-     *  the detail panel instead of a countdown (issue 15.1). */
+     *  the detail panel instead of a countdown, which would be a guess. */
     static QString staleText(const LockSnapshot &s);
 
     /** A small badge for each lock kind (drawn, so it scales for a projector). */

@@ -39,7 +39,7 @@ LockTableView::LockTableView(LockTableModel *model, LockFilterProxy *proxy, QWid
     setTextElideMode(Qt::ElideMiddle);
     setContextMenuPolicy(Qt::CustomContextMenu);
     setWordWrap(false);
-    // Issue 15.11: Tab leaves the table for the next pane (arrows move within it); Tab used to walk
+    // Tab leaves the table for the next pane (arrows move within it); Tab used to walk
     // cell by cell and change the selected lock, the force-unlock target.
     setTabKeyNavigation(false);
     setObjectName(QStringLiteral("lockTable"));

@@ -13,8 +13,8 @@ class TtlBarDelegate;
 /**
  * The lock table of a ServerView: one row per lock through the view's filter proxy, sorted by
  * name, the TTL column drawn by a TtlBarDelegate, single-row selection, Tab leaving the table
- * (issue 15.11), the node column shown only in Redis Cluster mode. Selection by lock name (the
- * snapshot's name, not the displayed, possibly escaped text). GUI thread.
+ * (so Tab never changes the selected lock), the node column shown only in Redis Cluster mode. Selection by lock name
+ * (the snapshot's name, not the displayed, possibly escaped text). GUI thread.
  */
 class LockTableView : public QTableView
 {

@@ -128,7 +128,8 @@ void ServerView::buildUi()
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 1);
     top->setSizes({980, 380});
-    // The band over the table says what the table is when it is not live data (issue 15.1).
+    // The band over the table says what the table is when it is not live data, so an
+    // empty table is not read as "no locks".
     m_banner = new ConnectionBanner(this);
     connect(m_banner, &ConnectionBanner::connectRequested, this, &ServerView::connectRequested);
     auto *upper = new QWidget(this);
@@ -193,7 +194,8 @@ void ServerView::buildUi()
     onModeChanged(WatchMode::Connecting, tr("connecting to %1").arg(m_options.endpoint.address()));
     updateCount();
 
-    // Issue 12: polling re-reads what is on screen and selected every tick, the rest in turn.
+    // Polling re-reads what is on screen and selected every tick, the rest in turn: on a big
+    // keyspace re-reading everything each tick would load Redis with commands nobody looks at.
     m_priorityTimer.setSingleShot(true);
     m_priorityTimer.setInterval(200);
     m_tableFlush.setSingleShot(true);
@@ -380,7 +382,7 @@ void ServerView::flushTableBuffer()
     applyToTable(changed, removed);
 #ifdef __GLIBC__
     // A big merged batch leaves megabytes of freed snapshot copies in malloc's free lists; give
-    // them back so the resident size follows what is kept (issue 12: flat memory).
+    // them back so the resident size follows what is kept.
     if (changed.size() + removed.size() >= LockTableModel::kBulkInsertRows)
         QTimer::singleShot(0, this, [] { malloc_trim(0); });
 #endif
@@ -393,7 +395,7 @@ void ServerView::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
     if (!selected.isEmpty() && selectedLockName().isEmpty() && !removed.contains(selected))
         selectLock(selected); // a bulk insert resets the model, which drops the selection
     if (!selected.isEmpty() && removed.contains(selected)) {
-        // Issue 15.3: the selection goes with its lock (released, expired, force-unlocked). The
+        // The selection goes with its lock (released, expired, force-unlocked). The
         // view would move it to the next row, whose Force unlock… would then be one click away
         // while the operator still reads the first lock.
         m_lockView->clearLockSelection();
@@ -496,7 +498,8 @@ void ServerView::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
                 return;
             m_initialData = true;
             m_lockModel->setInitialReadDone(); // holders seen from now on are timed from their arrival
-            // Nothing is pre-selected (issue 15.3): a selection is always the operator's own.
+            // Nothing is pre-selected: a selection, the target of Force unlock…, is always the
+            // operator's own.
             emit initialDataArrived();
         });
     }

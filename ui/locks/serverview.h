@@ -89,7 +89,8 @@ public:
     LockDetailPanel *detailPanel() const { return m_detail; }
     /** Event log, problems, charts, clients and (Redis Cluster) the topology. */
     BottomTabs *bottomTabs() const { return m_tabs; }
-    /** The connection band over the table (issue 15.1); hidden while live. */
+    /** The connection band over the table, so an empty or stale table is never read as live;
+     *  hidden while live. */
     ConnectionBanner *connectionBanner() const { return m_banner; }
 
     /** Workshop mode and client labels: every lock view names these clients. */
@@ -119,7 +120,8 @@ public:
 signals:
     /** The connection band's "Connect…": the user wants another connection. */
     void connectRequested();
-    /** The server refused the login or wants a password (issue 15.1), said once per view. */
+    /** The server refused the login or wants a password, said once per view (retrying would never
+     *  succeed). */
     void authenticationNeeded(const QString &detail);
     /** The first discovery finished and its locks are in the table. */
     void initialDataArrived();
@@ -177,7 +179,8 @@ private:
     bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
     bool m_historyMuted = false;        ///< setHistoryMuted()
     QTimer m_priorityTimer;
-    /** Big tables take lock changes merged, at most every 200 ms (issue 12). */
+    /** Big tables take lock changes merged, at most every 200 ms (one by one, a
+     *  first discovery of 200k locks froze the window). */
     LockBatchBuffer m_tableBuffer;
     QTimer m_tableFlush;
     QStringList m_priorityNames;

@@ -13,7 +13,7 @@ SessionController::SessionController(const LockSession::Options &options, QObjec
     m_ioThread->setObjectName(QStringLiteral("redis-io"));
     LockSession::Options sessionOptions = options;
     sessionOptions.detectCluster = true;            // a Redis Cluster node: watch every master
-    if (sessionOptions.commandConnection.isEmpty()) // the Problems tab's commands reach this server (issue 15.5)
+    if (sessionOptions.commandConnection.isEmpty()) // the Problems tab's commands reach this server when pasted
         sessionOptions.commandConnection =
             QStringLiteral("--url ") + LockDoctor::shellQuoted(options.endpoint.toString());
     m_session = new LockSession(sessionOptions); // no parent: it moves to redis-io

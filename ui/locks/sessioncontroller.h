@@ -26,7 +26,8 @@ class SessionController : public QObject
     Q_OBJECT
 public:
     /** `options` as the user gave them; the dashboard adds cluster detection and, unless given,
-     *  the doctor's command connection (`--url <endpoint>`, issue 15.5). */
+     *  the doctor's command connection (`--url <endpoint>`, so a pasted suggestion reaches this
+     *  server). */
     explicit SessionController(const LockSession::Options &options, QObject *parent = nullptr);
     /** Stops the thread and waits for it (the session is deleted on redis-io as it finishes). */
     ~SessionController() override;

@@ -25,7 +25,7 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
     const qint64 scale = qMax<qint64>(1, index.data(LockTableModel::TtlScaleRole).toLongLong());
     const qint64 renewedAt = index.data(LockTableModel::LastRenewalRole).toLongLong();
     if (snap.stale) {
-        // Issue 15.1: the countdown of a lock LockScope cannot see is a guess; say from when the row is.
+        // The countdown of a lock LockScope cannot see is a guess; say from when the row is.
         painter->save();
         painter->setPen(option.palette.color(QPalette::Disabled, QPalette::Text));
         painter->drawText(option.rect.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,

@@ -8,7 +8,8 @@ namespace lockscope
 class ServerView;
 
 /**
- * Workshop projector mode (issue 16: "a stage layout for a room"): the high-contrast dark
+ * Workshop projector mode (a stage layout for a room, read from
+ * the back row): the high-contrast dark
  * palette, and the lock views arranged so that at 1280x720 in projector fonts the lock table
  * shows name, holder, hold count, TTL and waiters without scrolling, the detail shows the holders
  * and the waiter queue with deadlines, and the event log keeps at least kEventRows readable rows.

@@ -609,7 +609,7 @@ void WorkshopWindow::setProjectorMode(bool on)
 
 void WorkshopWindow::applyStageLayout()
 {
-    // For a room (issue 16): the summary opens the step detail too, the room needs the height.
+    // For a room, which reads the step from afar: the summary opens the step detail too, the room needs the height.
     m_summary->setVisible(!m_projector);
     if (m_mainSplit) {
         // On a narrow screen (1024 px) the lock table needs the larger share for its six columns.
