@@ -1,20 +1,12 @@
 #include "lockscopecli.h"
 
-#include "acquirecommand.h"
+#include "clicommandtable.h"
 #include "clioptions.h"
 #include "connectionoptions.h"
-#include "doctorcommand.h"
-#include "exportcommand.h"
-#include "forceunlockcommand.h"
 #include "interruptnotifier.h"
-#include "listcommand.h"
-#include "recordcommand.h"
 #include "redlockcommand.h"
-#include "repaircommand.h"
 #include "servecommand.h"
 #include "sessionoptions.h"
-#include "showcommand.h"
-#include "watchcommand.h"
 #include "workshopcommand.h"
 
 #include "demo/demoworkload.h"
@@ -23,40 +15,9 @@
 #include "redis/redisbytes.h"
 
 #include <QCoreApplication>
-#include <QTimer>
-
-#include <csignal>
 
 namespace lockscope
 {
-
-namespace
-{
-
-/** The command object for `command` (one that talks to one server through a LockSession). */
-CliCommand *createCommand(const QCommandLineParser &parser, const CliCommand::Arguments &args, QObject *parent)
-{
-    const QString &c = args.command;
-    if (c == QLatin1String("list"))
-        return new ListCommand(parser, args, parent);
-    if (c == QLatin1String("show"))
-        return new ShowCommand(parser, args, parent);
-    if (c == QLatin1String("watch"))
-        return new WatchCommand(parser, args, parent);
-    if (c == QLatin1String("acquire"))
-        return new AcquireCommand(parser, args, parent);
-    if (c == QLatin1String("doctor"))
-        return new DoctorCommand(parser, args, parent);
-    if (c == QLatin1String("force-unlock"))
-        return new ForceUnlockCommand(parser, args, parent);
-    if (c == QLatin1String("record"))
-        return new RecordCommand(parser, args, parent);
-    if (c == QLatin1String("serve"))
-        return new ServeCommand(parser, args, parent);
-    return new RepairCommand(parser, args, parent); // set-ttl, remove-waiter, remove-reader, wake
-}
-
-} // namespace
 
 LockScopeCli::LockScopeCli(QObject *parent) : QObject(parent), m_out(stdout), m_err(stderr) {}
 
@@ -124,12 +85,16 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             return usage(QStringLiteral("--%1 does not apply to '%2' (it is for %3)")
                              .arg(option, command, only.join(QStringLiteral(", "))));
     }
-    if (command == QLatin1String("workshop")) {
-        // Workshop scenarios on their own private redis-server: no --url, no LockSession.
-        auto *workshop = new WorkshopCommand(m_parser, this);
-        connect(workshop, &WorkshopCommand::finished, this, &LockScopeCli::finish);
-        return workshop->start(pos.mid(1), exitCode);
-    }
+    const CliCommandTable::Entry *entry = CliCommandTable::find(command);
+    if (!entry)
+        return usage(QStringLiteral("'%1' has no entry in the command table").arg(command));
+    auto launch = [&](InterruptNotifier *interrupts) {
+        const CliCommandTable::Launch l{
+            m_parser, connection, args, pos.mid(1), this, interrupts, [this](int code) { finish(code); }};
+        return entry->launch(l, exitCode);
+    };
+    if (entry->ownOperands)
+        return launch(nullptr);
     const QStringList wanted = CliOptions::positionalArguments(command);
     if (pos.size() - 1 < wanted.size())
         return usage(QStringLiteral("'%1' needs a %2").arg(command, wanted.at(pos.size() - 1)));
@@ -143,16 +108,9 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     }
     if (wanted.size() >= 2)
         args.field = RedisBytes::fromDisplayed(pos.at(2));
-    if (command == QLatin1String("set-ttl") && !m_parser.isSet(QStringLiteral("ttl-ms")))
-        return usage(QStringLiteral("'set-ttl' needs --ttl-ms N"));
-    if (command == QLatin1String("record") && !m_parser.isSet(QStringLiteral("out")))
-        return usage(QStringLiteral("'record' needs --out FILE"));
-    if (command == QLatin1String("export")) {
-        if (!m_parser.isSet(QStringLiteral("csv")))
-            return usage(QStringLiteral("'export' needs --csv (the only format so far)"));
-        *exitCode = ExportCommand(m_parser, args.name).run();
-        return false; // offline: no Redis needed
-    }
+    if (entry->check)
+        if (const QString missing = entry->check(m_parser); !missing.isEmpty())
+            return usage(missing);
     if (m_parser.isSet(QStringLiteral("kind"))) {
         const auto kind = AcquirePlan::parseKind(m_parser.value(QStringLiteral("kind")));
         if (!kind || *kind == AcquireKind::Auto)
@@ -167,17 +125,10 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
 
     m_interrupts = new InterruptNotifier(this); // SIGINT / SIGTERM / SIGHUP: 130 / 143 / 129 (every command below)
     // A closed output ends every command (141), but the exporter: its output is a log, not its answer.
-    if (command != QLatin1String("serve"))
+    if (!entry->outputIsLog)
         m_interrupts->watchOutput();
-    if (command == QLatin1String("redlock")) {
-        // RedLock / MultiLock over independent servers (--servers): its own connections, no LockSession.
-        // It polls the flag while holding and releases first.
-        auto *redlock = new RedLockCommand(
-            m_parser, connection, [] { return InterruptNotifier::received() != 0; }, this);
-        connect(redlock, &RedLockCommand::finished, this, &LockScopeCli::finish);
-        connect(m_interrupts, &InterruptNotifier::interrupted, this, &LockScopeCli::onRedLockInterrupted);
-        return redlock->start(args.name, args.field, exitCode);
-    }
+    if (entry->launch)
+        return launch(m_interrupts);
 
     // The server: --demo (a private redis-server with simulated clients), else --url / LOCKSCOPE_URL.
     LockSession::Options options = SessionOptions::fromCommandLine(m_parser, SessionOptions::Front::Cli);
@@ -206,7 +157,7 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return usage(QStringLiteral("--cluster and a redis-sentinel:// URL exclude each other: Sentinel names one "
                                     "master, a cluster has many"));
 
-    CliCommand *cmd = createCommand(m_parser, args, this);
+    CliCommand *cmd = entry->create(m_parser, args, this);
     options.oneShot = cmd->oneShot(); // one discovery pass, one read per lock, then the answer
     m_readOnlyOneShot = cmd->oneShot() && !cmd->writes();
     connect(cmd, &CliCommand::finished, this, &LockScopeCli::finish);
@@ -215,19 +166,6 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
         return false;
     // With --demo, give the simulated clients a moment to take their locks first.
     return cmd->start(options, demoServer ? 1500 : 0, exitCode);
-}
-
-void LockScopeCli::onRedLockInterrupted(int sig)
-{
-    if (m_finished || sig <= 0)
-        return;
-    if (m_signal == 0) {
-        m_signal = sig;
-        m_err << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';
-        m_err.flush();
-    }
-    // RedLockCommand polls InterruptNotifier::received(), releases and finishes; a second at most.
-    QTimer::singleShot(1000, this, [this] { finish(128 + m_signal); });
 }
 
 void LockScopeCli::finish(int code)

@@ -15,15 +15,8 @@ class InterruptNotifier;
  * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only. This class is
  * the dispatcher: it parses the command line (CliOptions: help, "did you mean", options that do
  * not apply, ranges), resolves the server (--url, LOCKSCOPE_URL or --demo) and the session
- * options (SessionOptions), and hands over to one command class:
- *
- *   list          ListCommand          show          ShowCommand
- *   watch         WatchCommand         acquire       AcquireCommand
- *   force-unlock  ForceUnlockCommand   doctor        DoctorCommand
- *   set-ttl, remove-waiter, remove-reader, wake     RepairCommand
- *   record        RecordCommand        export        ExportCommand (offline)
- *   serve         ServeCommand         redlock       RedLockCommand (its own servers)
- *   workshop      WorkshopCommand (its own private redis-server)
+ * options (SessionOptions), and hands over to the command's entry in CliCommandTable (one row
+ * per command: a CliCommand on one server, or a launcher for redlock, workshop and export).
  *
  * The commands on one server derive from CliCommand (exit codes, SIGINT / SIGTERM, session set-up).
  * Exit codes (CliCommand::ExitCode): 0 ok, 1 usage, 2 connection/server error, 3 refused
@@ -50,8 +43,6 @@ signals:
 
 private:
     void finish(int code);
-    /** `redlock`: a signal; RedLockCommand releases and finishes by itself, within a second. */
-    void onRedLockInterrupted(int sig);
 
     QCommandLineParser m_parser;
     QTextStream m_out;
@@ -59,7 +50,6 @@ private:
     InterruptNotifier *m_interrupts = nullptr;
     bool m_finished = false;
     bool m_readOnlyOneShot = false;
-    int m_signal = 0; ///< redlock: SIGINT or SIGTERM once received
 };
 
 } // namespace lockscope
