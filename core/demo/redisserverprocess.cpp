@@ -182,6 +182,15 @@ void RedisServerProcess::stop()
     m_dir.reset();
 }
 
+void RedisServerProcess::kill()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.kill();
+        m_process.waitForFinished(3000);
+    }
+    m_dir.reset();
+}
+
 bool RedisServerProcess::isRunning() const
 {
     return m_process.state() == QProcess::Running;

@@ -49,7 +49,12 @@ public:
      *  so clients that knew its address reconnect to it; an empty server (no persistence).
      *  Blocking like start(); false with `*error`. */
     bool restart(int timeoutMs = 10000, QString *error = nullptr);
+    /** SIGTERM, then SIGKILL after 3 s: a clean shutdown (Redis 7 waits up to its
+     *  shutdown-timeout for lagging replicas first, so this can block for those 3 s). */
     void stop();
+    /** SIGKILL (`kill -9`): the server dies at once, losing what it had not sent to its replicas.
+     *  Blocks only until the process is reaped (milliseconds). */
+    void kill();
     bool isRunning() const;
 
     quint16 port() const { return m_port; }

@@ -105,7 +105,9 @@ void RedLockStage::stopServer(int index)
 {
     if (index < 0 || index >= count() || m_stopped.at(index))
         return;
-    m_servers[index]->stop();
+    // Killed, as a crashed server is: a clean SIGTERM shutdown waits for lagging replicas (a
+    // paused one never catches up), and that wait would freeze the workshop's GUI thread.
+    m_servers[index]->kill();
     m_stopped[index] = true;
 }
 

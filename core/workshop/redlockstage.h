@@ -51,7 +51,7 @@ public:
      *  clock (it refuses writes, and a paused one would hold them). */
     void setReplicaOf(int index, int master);
     int replicaOf(int index) const;
-    /** Stops server `index` (0-based); its clients then fail fast. */
+    /** Kills server `index` (0-based, SIGKILL: at once, as a crash); its clients then fail fast. */
     void stopServer(int index);
     /**
      * Starts stopped server `index` again, empty, on the same address (stepping back before its

@@ -348,13 +348,12 @@ void ScenarioRunner::dump(RedisConnection *connection,
 
 void ScenarioRunner::beginStep()
 {
-    // Time runs again for the step (it held still since the last one), and the picture before
-    // the step is kept for rewindTo().
-    m_stageClock->release([this] {
-        m_stageClock->read(true, [this](const StageClock::Reading &reading) {
-            m_checkpoints.insert(m_nextIndex, checkpoint(reading));
-            runStep();
-        });
+    // The picture before the step is kept for rewindTo(). Time still stands while it is taken:
+    // it runs again only for the action itself (runStep), so the runner's own reads and
+    // bookkeeping never eat a lease or a waiter's deadline, however slow the machine is.
+    m_stageClock->read(true, [this](const StageClock::Reading &reading) {
+        m_checkpoints.insert(m_nextIndex, checkpoint(reading));
+        runStep();
     });
 }
 
@@ -396,41 +395,52 @@ void ScenarioRunner::runStep()
     m_current.startedUs = m_clock.nsecsElapsed() / 1000;
     dump(m_cast->connectionOf(step.actor), [this, step, action](const StepReport::Keys &keys, const QString &error) {
         m_current.before = keys;
-        m_beforeUs = m_clock.nsecsElapsed() / 1000;
-        if (m_timeRuns && m_lastAfterUs >= 0) // time ran on the stage since the last step
-            m_stageMs += (m_beforeUs - m_lastAfterUs) / 1000;
-        StepOutcome o;
         if (!error.isEmpty() || !action) {
+            m_beforeUs = m_clock.nsecsElapsed() / 1000;
+            StepOutcome o;
             o.result = QStringLiteral("error");
             o.error = !error.isEmpty() ? error : QStringLiteral("action \"%1\" is not implemented").arg(step.action);
             afterAction(step, o);
             return;
         }
-        action->run(contextOf(step), [this, step](const StepOutcome &o) { afterAction(step, o); });
+        // Time runs for the action only, and stands again as soon as it has answered (before the
+        // keys after it are read and the wake-ups settle).
+        m_stageClock->release([this, step, action] {
+            m_beforeUs = m_clock.nsecsElapsed() / 1000;
+            if (m_timeRuns && m_lastAfterUs >= 0) // time ran on the stage since the last step
+                m_stageMs += (m_beforeUs - m_lastAfterUs) / 1000;
+            action->run(contextOf(step), [this, step](const StepOutcome &o) {
+                const qint64 endUs = m_clock.nsecsElapsed() / 1000;
+                holdThen([this, step, o, endUs] { afterAction(step, o, endUs); });
+            });
+        });
     });
 }
 
-void ScenarioRunner::afterAction(const Scenario::Step &step, const StepOutcome &outcome)
+void ScenarioRunner::afterAction(const Scenario::Step &step, const StepOutcome &outcome, qint64 actionEndUs)
 {
-    dump(m_cast->connectionOf(step.actor), [this, step, outcome](const StepReport::Keys &keys, const QString &error) {
-        m_current.after = keys;
-        StepOutcome o = outcome;
-        if (o.error.isEmpty() && !error.isEmpty())
-            o.error = error;
-        const WorkshopAction *action = WorkshopActions::find(step.action);
-        if (action && action->refine)
-            action->refine(contextOf(step), o);
-        const qint64 nowUs = m_clock.nsecsElapsed() / 1000;
-        m_stageMs += qMax<qint64>(0, nowUs - m_beforeUs) / 1000;
-        m_lastAfterUs = nowUs;
-        if (!o.failover.isEmpty() && step.server > 0)
-            m_primary = step.server - 1; // LockScope follows the new master, as it does after Sentinel
-        m_current.events = m_leaseWatch.observe(
-            keys, m_scenario.lockNames(), [this](const QString &lock) { return watchedKey(lock); }, m_stageMs,
-            o.failover);
-        o.waitedMs = (m_clock.nsecsElapsed() / 1000 - m_current.startedUs) / 1000;
-        settle(step, o);
-    });
+    dump(m_cast->connectionOf(step.actor),
+         [this, step, outcome, actionEndUs](const StepReport::Keys &keys, const QString &error) {
+             m_current.after = keys;
+             StepOutcome o = outcome;
+             if (o.error.isEmpty() && !error.isEmpty())
+                 o.error = error;
+             const WorkshopAction *action = WorkshopActions::find(step.action);
+             if (action && action->refine)
+                 action->refine(contextOf(step), o);
+             // Stage time ran from the release to the action's answer (to now when time is not held).
+             const qint64 nowUs = m_clock.nsecsElapsed() / 1000;
+             const qint64 ranUntilUs = m_timeRuns || actionEndUs < 0 ? nowUs : actionEndUs;
+             m_stageMs += qMax<qint64>(0, ranUntilUs - m_beforeUs) / 1000;
+             m_lastAfterUs = nowUs;
+             if (!o.failover.isEmpty() && step.server > 0)
+                 m_primary = step.server - 1; // LockScope follows the new master, as it does after Sentinel
+             m_current.events = m_leaseWatch.observe(
+                 keys, m_scenario.lockNames(), [this](const QString &lock) { return watchedKey(lock); }, m_stageMs,
+                 o.failover);
+             o.waitedMs = (m_clock.nsecsElapsed() / 1000 - m_current.startedUs) / 1000;
+             settle(step, o);
+         });
 }
 
 void ScenarioRunner::settle(const Scenario::Step &step, const StepOutcome &outcome)

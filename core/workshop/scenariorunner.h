@@ -186,7 +186,9 @@ private:
     QVector<RedisConnection *> clockServers() const;
     /** What the step's action sees (WorkshopAction's functions). */
     ActionContext contextOf(const Scenario::Step &step);
-    void afterAction(const Scenario::Step &step, const StepOutcome &outcome);
+    /** After the action answered (at `actionEndUs` on m_clock, -1 = not run): keys after, lease
+     *  watch, then settle(). */
+    void afterAction(const Scenario::Step &step, const StepOutcome &outcome, qint64 actionEndUs = -1);
     void settle(const Scenario::Step &step, const StepOutcome &outcome);
     void finishStep(const Scenario::Step &step, const StepOutcome &outcome);
     void dump(RedisConnection *connection, std::function<void(const StepReport::Keys &, const QString &)> then);
