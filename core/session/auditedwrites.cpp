@@ -34,7 +34,8 @@ void AuditedWrites::run(const QString &action, const QString &name, const QJsonO
                             QStringLiteral("refused"));
         return;
     }
-    // Issue 13.9: no write while LockScope cannot see the lock's server (its data is stale).
+    // No write while LockScope cannot see the lock's server: its data is stale, and a write
+    // confirmed against stale rows could hit a lock that changed meanwhile.
     if (RedisConnection *conn = m_setup.connectionFor(name); conn && conn->lostSinceEpochMs() != 0) {
         finish(action, name, args, LockSnapshot(), QStringLiteral("refused"),
                QStringLiteral("Refused: not connected to %1 since %2 (%3): LockScope writes nothing while it "

@@ -17,9 +17,9 @@ class RedisConnection;
 class SnapshotReader;
 
 /**
- * LockSession's one write path (split out of it by concern, issue 14). Every write, from the
+ * LockSession's one write path (split out of it so every write reads in one file). Every write, from the
  * dashboard or the CLI, goes through run(): refused in read-only mode, while the audit log
- * cannot take a record, or while the lock's server is not reachable (issue 13.9); otherwise the
+ * cannot take a record, or while the lock's server is not reachable (its rows are stale); otherwise the
  * lock is re-read (the audit record shows the state just before), the record is written with the
  * result "sending" (AuditLog::reserve(): refused when the log cannot take it, nothing sent),
  * `perform` writes, and finish() completes the audit record (a write whose connection was lost

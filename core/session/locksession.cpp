@@ -72,7 +72,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
         connect(follower, &SentinelFollower::errorOccurred, this, &LockSession::errorOccurred);
     }
     RedisConnection *conn = m_pool->connection();
-    // Issue 13.3: a network that drops everything silently is noticed in ~3 s, not never.
+    // A network that drops everything silently (no RST, no FIN) is noticed in ~3 s, not never.
     conn->setHealthCheckMs(1000, 3000);
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
     m_single.probe = new DoctorProbe(conn, this);
@@ -206,7 +206,8 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     connect(watcher, &LockWatcher::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
                 if (m_options.oneShot)
-                    return; // no doctor loop: `doctor` keeps its own DoctorLoop, `list` needs none (issue 12)
+                    return; // no doctor loop: `doctor` keeps its own DoctorLoop, `list` needs none (200k snapshots
+                            // would pass through it for nothing)
                 m_doctorLoop->observe(changed, removed);
             });
     connect(watcher, &LockWatcher::modeChanged, this, [this](LockWatcher::Mode mode, const QString &) {
@@ -499,7 +500,7 @@ void LockSession::enableNotifications()
                             QStringLiteral("refused"));
         return;
     }
-    // A server-wide configuration change is an action like the others (issue 15.9): its outcome
+    // A server-wide configuration change is an action like the others (confirmed, audited): its outcome
     // is audited and reported, whichever comes first of the check that follows the CONFIG SET
     // and a refusal.
     auto done = std::make_shared<bool>(false);

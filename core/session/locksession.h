@@ -62,10 +62,10 @@ class ShardedSubscriber;
  * `watch --json` show it) and as masterChanged(); the LockMonitor then re-reads everything on the
  * new master (and turns keyspace notifications on there too if enableNotifications() was asked).
  *
- * Parts, by concern (issue 14): AuditedWrites (the write path and audit records), LockHolds
- * (LockScope's own holds: acquire, renew, release with the client of each kind), SentinelFollower
- * (Sentinel), DoctorLoop (the doctor every 2 s), NodeTools (the per-master tools of a cluster).
- * This class composes them, routes a lock to its master and is the one API of both front ends.
+ * Parts, by concern (one class each, so a change to writes or holds reads in one file): AuditedWrites (the write path
+ * and audit records), LockHolds (LockScope's own holds: acquire, renew, release with the client of each kind),
+ * SentinelFollower (Sentinel), DoctorLoop (the doctor every 2 s), NodeTools (the per-master tools of a cluster). This
+ * class composes them, routes a lock to its master and is the one API of both front ends.
  */
 class LockSession : public QObject
 {
@@ -90,7 +90,8 @@ public:
         /** Polling load budget, Redis commands/s (LockMonitor::setPollBudget). */
         int pollBudget = 2000;
         /** The connection arguments the doctor's suggested commands end with, as the front end
-         *  wants them pasted (LockDoctor::setCommandConnection, issue 15.5), e.g. "--url redis://h:6380". */
+         *  wants them pasted (LockDoctor::setCommandConnection: advice an operator pastes must reach this server), e.g.
+         * "--url redis://h:6380". */
         QString commandConnection;
     };
 
@@ -165,7 +166,7 @@ public:
     SentinelResolver *sentinel() const { return m_sentinel; }
 
     /**
-     * Finds out what the server is, once (issue 14: the CLI and the session each had their own
+     * Finds out what the server is, once (the CLI and the session each had their own
      * cluster detection): with Options::detectCluster asks the first node (INFO cluster; a
      * refused or failed INFO means a single server), with forceCluster does not ask; for a cluster
      * node loads the topology and calls enableCluster(). Opens the command connection only.
@@ -315,7 +316,7 @@ private:
     void attachWatcher(LockWatcher *watcher);
     bool m_detecting = false; ///< prepare() is asking whether the server is a cluster node
     bool m_prepared = false;  ///< prepare() finished
-    /** What LockScope reads and writes one server with (issue 14: five per-master caches). The
+    /** What LockScope reads and writes one server with (one record instead of five per-master caches). The
      *  single server's are made at construction; a cluster master's on first use, each tool
      *  on the master's own command connection. */
     struct NodeTools {

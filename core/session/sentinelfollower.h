@@ -12,7 +12,7 @@ class RedisConnectionPool;
 class SentinelResolver;
 
 /**
- * Redis Sentinel for LockSession (split out of it by concern, issue 14): the command and pub/sub
+ * Redis Sentinel for LockSession (split out of it so the session reads as its concerns): the command and pub/sub
  * connections of `pool` ask the sentinels of a `redis-sentinel://` endpoint for the master at
  * each connect (SentinelResolver), follow a `+switch-master` at once (a `failover` LockEvent and
  * masterChanged()), and check with ROLE after each connect and on a READONLY or LOADING reply

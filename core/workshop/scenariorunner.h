@@ -52,14 +52,14 @@ class WorkshopCast;
  *
  * Transport and server errors do not stop the run: the step reports `error` and fails.
  *
- * Stage clock (issue 16): between two steps time on the private server(s) stands still
+ * Stage clock: between two steps time on the private server(s) stands still
  * (StageClock): each key's TTL and each fair waiter's time to its deadline are held where the
  * step left them, however long the teacher talks, so a scenario's expectations hold at any pace.
  * Time runs only inside a step (a `pause`, an `expireWait`, a `tryLock`'s wait, and the few ms any
  * step takes), or between steps when setTimeRuns(true) ("Let time run"). The simulated clients
  * take explicit leases (see above), so no watchdog timer of theirs runs in a pause.
  *
- * Step back (issue 16): before each step the runner keeps a checkpoint: every key of the
+ * Step back: before each step the runner keeps a checkpoint: every key of the
  * server(s) (DUMP payload, TTL left, waiters' time left) and its own client state (the steps
  * done, the reports, each actor's subscriptions as a waiting client, fencing token and leases).
  * rewindTo() puts all of it back; the steps then go on in any order.

@@ -17,7 +17,7 @@ class RedisConnection;
 class RedisReply;
 
 /**
- * The workshop's stage clock (issue 16): while the teacher talks between two steps, time on the
+ * The workshop's stage clock: while the teacher talks between two steps, time on the
  * private redis-server(s) stands still. Time lives in two places there: the keys' TTLs (lock
  * hashes, rwlock_timeout keys, unlock latches) and the fair waiters' deadlines, the scores of the
  * timeout sets `redisson_lock_timeout:{name}`, absolute epoch-ms (protocol §3.1, §3.7). hold()

@@ -23,7 +23,7 @@
 -- A hash of more than 1024 fields (snapshot.lua's sampling limit) is never read whole: its state
 -- is "#fields=<HLEN>", as LockSnapshot::stateFingerprint() gives for a sampled snapshot, and it is
 -- deleted with UNLINK (freed in the background; the same `del` keyspace event), so no force unlock
--- blocks Redis for the length of the hash (issue 13.2).
+-- blocks Redis for the length of the hash (a 1M-field hash would stall every client).
 local fieldCount = redis.call('hlen', KEYS[1])
 local big = fieldCount > 1024
 local delete = big and 'unlink' or 'del'

@@ -5,7 +5,7 @@
 -- ARGV[2] the lock state the operator confirmed: its "field=value" pairs, sorted, newline-joined
 -- Reply: { 1 } TTL set; { -1, current state } refused: the lock changed since it was confirmed;
 --        { 0, "has a TTL" } refused: it already expires (nothing to repair)
--- A hash of more than 1024 fields is never read whole (issue 13.2): its state is "#fields=<HLEN>",
+-- A hash of more than 1024 fields is never read whole (reading it would stall Redis): its state is "#fields=<HLEN>",
 -- as LockSnapshot::stateFingerprint() gives for a sampled snapshot.
 local fieldCount = redis.call('hlen', KEYS[1])
 local state

@@ -1,4 +1,4 @@
--- Workshop stage clock (issue 16): makes time on the private workshop redis-server stand still
+-- Workshop stage clock: makes time on the private workshop redis-server stand still
 -- between steps, and rewinds it to an earlier step. Not a Redisson script. It uses KEYS and
 -- FLUSHes, which is acceptable only because the workshop server is private and holds a handful
 -- of keys; never run it against a shared server.
