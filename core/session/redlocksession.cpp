@@ -146,7 +146,7 @@ void RedLockSession::acquire(qint64 threadId, qint64 leaseMs, qint64 waitMs, QOb
     ensureClients();
     QPointer<QObject> ctx(context);
     m_lock->acquire(threadId, leaseMs, waitMs, this,
-                    [this, action, args, reservation, ctx, context, callback](const MultiLockResult &r) {
+                    [this, action, args, reservation, ctx, callback](const MultiLockResult &r) {
                         WriteResult w;
                         w.sent = true;
                         w.result = r;
@@ -157,8 +157,7 @@ void RedLockSession::acquire(qint64 threadId, qint64 leaseMs, qint64 waitMs, QOb
                                     : failed   ? QStringLiteral("unknown")
                                                : QStringLiteral("refused");
                         w.message = r.error;
-                        if (ctx)
-                            complete(action, args, reservation, w, context, callback);
+                        complete(action, args, reservation, w, ctx, callback);
                     });
 }
 
@@ -176,7 +175,7 @@ void RedLockSession::release(qint64 threadId, QObject *context, WriteCallback ca
     }
     ensureClients();
     QPointer<QObject> ctx(context);
-    m_lock->unlock(threadId, this, [this, action, args, reservation, ctx, context, callback](const MultiLockResult &u) {
+    m_lock->unlock(threadId, this, [this, action, args, reservation, ctx, callback](const MultiLockResult &u) {
         WriteResult w;
         w.sent = true;
         w.result = u;
@@ -186,22 +185,24 @@ void RedLockSession::release(qint64 threadId, QObject *context, WriteCallback ca
         // A component not held by this holder answers NotHeld: nothing to release there.
         w.outcome = failed ? QStringLiteral("unknown") : QStringLiteral("done");
         w.message = u.error;
-        if (ctx)
-            complete(action, args, reservation, w, context, callback);
+        complete(action, args, reservation, w, ctx, callback);
     });
 }
 
 void RedLockSession::complete(const QString &action, const QJsonObject &args,
-                              std::shared_ptr<AuditLog::Reservation> reservation, WriteResult r, QObject *context,
-                              WriteCallback callback)
+                              std::shared_ptr<AuditLog::Reservation> reservation, WriteResult r,
+                              QPointer<QObject> context, WriteCallback callback)
 {
+    // The record is completed even when the caller has gone: the log never keeps a "sending"
+    // line for a write whose outcome LockScope knew.
     QJsonObject entry = record(action, args, r.outcome, r.message);
     entry.insert(QStringLiteral("detail"), r.result.toJson());
-    auto finishWith = [reservation, callback](QJsonObject entry, WriteResult r) {
+    auto finishWith = [reservation, callback, context](QJsonObject entry, WriteResult r) {
         QString error;
         if (!AuditLog::complete(*reservation, entry, &error))
             r.auditError = error;
-        callback(r);
+        if (context)
+            callback(r);
     };
     if (r.outcome != QLatin1String("unknown")) {
         finishWith(entry, r);
@@ -209,7 +210,7 @@ void RedLockSession::complete(const QString &action, const QJsonObject &args,
     }
     // A server did not answer: the script may have run there. Read every server again and keep
     // what they show in the record, so the log says what is known rather than "failed".
-    m_reader->read(context, [entry, r, finishWith](const RedLockStatus &after) mutable {
+    m_reader->read(this, [entry, r, finishWith](const RedLockStatus &after) mutable {
         entry.insert(QStringLiteral("after"), after.toJson());
         if (r.message.isEmpty())
             r.message = QStringLiteral("a server did not answer; the servers were read again (see \"after\")");

@@ -7,6 +7,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QPointer>
 #include <QVector>
 
 #include <functional>
@@ -106,7 +107,7 @@ private:
     void ensureClients();
     /** Completes `reservation` with `r`, after a re-read when the outcome is unknown. */
     void complete(const QString &action, const QJsonObject &args, std::shared_ptr<AuditLog::Reservation> reservation,
-                  WriteResult r, QObject *context, WriteCallback callback);
+                  WriteResult r, QPointer<QObject> context, WriteCallback callback);
 
     Options m_options;
     QString m_clientId;
