@@ -90,7 +90,7 @@ void LockDiscovery::step()
             args << p.cursor << RedisBytes::toBytes(m_glob) << QByteArray::number(p.count)
                  << (m_prefilterRun ? QByteArrayLiteral("lockhash") : QByteArrayLiteral("hash"));
         else
-            args << p.cursor << "redisson_lock_queue:*" << QByteArray::number(p.count) << "list";
+            args << p.cursor << "redisson_lock_*" << QByteArray::number(p.count) << "";
     }
     if (sent.isEmpty())
         return;
@@ -119,6 +119,7 @@ void LockDiscovery::step()
         const bool shaped = r.isArray() && r.size() == per * sent.size();
         const qint64 budgetEach = sent.size() > 1 ? m_budgetUs / 2 : m_budgetUs;
         QStringList names;
+        QStringList byCompanion; // names derived from the companion keys of the second pass
         QStringList notLocks;
         for (int k = 0; k < sent.size(); ++k) {
             const int pass = sent[k];
@@ -148,22 +149,25 @@ void LockDiscovery::step()
                     if (!LockNames::isTransientHelperKey(key))
                         names << key;
                 } else {
-                    // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
-                    // snapshot tells whose it is, and the monitor lists only one of them.
+                    // The queue, timeout set or token of `x` is also that of `{x}` (§14.4): both
+                    // are candidates; the snapshot tells whose it is, and the monitor lists only
+                    // one of them. Other `redisson_lock_*` keys name no lock.
                     for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
                         if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
-                            names << name;
+                            byCompanion << name;
                 }
             }
             m_scanned += page.items.size();
             if (pass == 0)
                 m_examined += count; // SCAN visits about COUNT keys per step
         }
-        m_candidates += names.size();
+        m_candidates += names.size() + byCompanion.size();
         if (!notLocks.isEmpty())
             emit hashesNotLocksFound(notLocks);
         if (!names.isEmpty())
-            emit candidatesFound(names);
+            emit candidatesFound(names, false);
+        if (!byCompanion.isEmpty())
+            emit candidatesFound(byCompanion, true);
         emit progress(!m_passes[0].done ? m_examined : -1, m_candidates);
         if (m_passes[0].done && m_passes[1].done) {
             m_running = false;
