@@ -707,11 +707,13 @@ void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
     session.start();
     QVERIFY(waitUntil([&] { return log.idleCount > 0; }, 60000));
     QCOMPARE(session.monitor()->locks().size(), n);
+    // Reads: snapshot scripts, plain reads (HRANDFIELD) and SCAN steps.
     auto scriptCalls = [&] {
         const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
         qint64 calls = 0;
         for (const QByteArray &line : stats.split('\n'))
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:") ||
+                line.startsWith("cmdstat_hrandfield:") || line.startsWith("cmdstat_scan:"))
                 calls += line.mid(line.indexOf("calls=") + 6).split(',').first().toLongLong();
         return calls;
     };
