@@ -90,7 +90,7 @@ void LockDiscovery::step()
             args << p.cursor << RedisBytes::toBytes(m_glob) << QByteArray::number(p.count)
                  << (m_prefilterRun ? QByteArrayLiteral("lockhash") : QByteArrayLiteral("hash"));
         else
-            args << p.cursor << "redisson_lock_queue:*" << QByteArray::number(p.count) << "list";
+            args << p.cursor << "redisson_lock_*" << QByteArray::number(p.count) << "";
     }
     if (sent.isEmpty())
         return;
@@ -99,7 +99,7 @@ void LockDiscovery::step()
     const int count1 = m_passes[1].count;
     RedisConnection *connection =
         m_scanConnection && m_scanConnection->isReady() ? m_scanConnection.data() : m_connection.data();
-    m_script.eval(connection, {}, args, this, [this, generation, sent, count0, count1](const RedisReply &r) {
+    auto onReply = [this, generation, sent, count0, count1](const RedisReply &r) {
         if (generation != m_generation)
             return; // cancelled or restarted meanwhile
         if (r.isError()) {
@@ -119,6 +119,7 @@ void LockDiscovery::step()
         const bool shaped = r.isArray() && r.size() == per * sent.size();
         const qint64 budgetEach = sent.size() > 1 ? m_budgetUs / 2 : m_budgetUs;
         QStringList names;
+        QStringList byCompanion; // names derived from the companion keys of the second pass
         QStringList notLocks;
         for (int k = 0; k < sent.size(); ++k) {
             const int pass = sent[k];
@@ -148,22 +149,25 @@ void LockDiscovery::step()
                     if (!LockNames::isTransientHelperKey(key))
                         names << key;
                 } else {
-                    // The queue of `x` is also the queue of `{x}` (§14.4): both are candidates; the
-                    // snapshot tells whose it is, and the monitor lists only one of them.
+                    // The queue, timeout set or token of `x` is also that of `{x}` (§14.4): both
+                    // are candidates; the snapshot tells whose it is, and the monitor lists only
+                    // one of them. Other `redisson_lock_*` keys name no lock.
                     for (const QString &name : LockNames::withTwin(LockNames::lockNameFromCompanionKey(key)))
                         if (m_regex.match(RedisBytes::matchable(name)).hasMatch())
-                            names << name;
+                            byCompanion << name;
                 }
             }
             m_scanned += page.items.size();
             if (pass == 0)
                 m_examined += count; // SCAN visits about COUNT keys per step
         }
-        m_candidates += names.size();
+        m_candidates += names.size() + byCompanion.size();
         if (!notLocks.isEmpty())
             emit hashesNotLocksFound(notLocks);
         if (!names.isEmpty())
-            emit candidatesFound(names);
+            emit candidatesFound(names, false);
+        if (!byCompanion.isEmpty())
+            emit candidatesFound(byCompanion, true);
         emit progress(!m_passes[0].done ? m_examined : -1, m_candidates);
         if (m_passes[0].done && m_passes[1].done) {
             m_running = false;
@@ -171,6 +175,39 @@ void LockDiscovery::step()
             return;
         }
         step();
+    };
+    if (m_prefilterRun) {
+        m_script.eval(connection, {}, args, this, onReply);
+        return;
+    }
+    // Without the prefilter nothing needs Lua: TIME, SCAN, TIME[, SCAN, TIME] pipelined, which
+    // Redis runs back to back (one read of the socket), so the TIMEs still time each SCAN on the
+    // server. The script's own run (its call, the copy of each page into Lua and back) cost as
+    // much Redis CPU again as a fifth of the SCANs. The replies are put into scan_step.lua's shape.
+    QList<QList<QByteArray>> commands{{"TIME"}};
+    for (int k = 0; k < sent.size(); ++k) {
+        QList<QByteArray> scan{"SCAN", args.at(4 * k), "MATCH", args.at(4 * k + 1), "COUNT", args.at(4 * k + 2)};
+        if (!args.at(4 * k + 3).isEmpty())
+            scan << "TYPE" << args.at(4 * k + 3);
+        commands << scan << QList<QByteArray>{"TIME"};
+    }
+    const int steps = int(sent.size());
+    connection->pipeline(commands, this, [onReply, steps](const QVector<RedisReply> &replies) {
+        for (const RedisReply &r : replies)
+            if (r.isError())
+                return onReply(r);
+        if (replies.size() != 2 * steps + 1)
+            return onReply(RedisReply::makeError(
+                QStringLiteral("a pipeline of %1 commands got %2 replies").arg(2 * steps + 1).arg(replies.size())));
+        auto micros = [](const RedisReply &t) { return t.at(0).toInteger() * 1000000 + t.at(1).toInteger(); };
+        QVector<RedisReply> shaped;
+        for (int k = 0; k < steps; ++k) {
+            shaped << replies.at(2 * k + 1)
+                   << RedisReply::makeInteger(micros(replies.at(2 * k + 2)) - micros(replies.at(2 * k)));
+            if (steps > 1)
+                shaped << RedisReply::makeArray({});
+        }
+        onReply(RedisReply::makeArray(shaped));
     });
 }
 

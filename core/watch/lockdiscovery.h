@@ -21,11 +21,14 @@ class RedisConnection;
  * or more than 16 fields: scan_step.lua's "lockhash"; setPrefilterHashes()); the others are named
  * by hashesNotLocksFound().
  *
- * A second pass (`MATCH redisson_lock_queue:* TYPE list`) finds fair locks whose hash is gone but
- * whose waiter queue remains (protocol §3.1, §9). It runs alongside the first: one call of
- * scan_step.lua advances both, each with half the step budget, until one is done. A queue
- * `redisson_lock_queue:{x}` yields both `x` and `{x}` (each when it matches the glob), since
- * Redisson derives it for both names (§14.4). Needs Redis >= 6.0 (SCAN ... TYPE).
+ * A second pass (`MATCH redisson_lock_*`, no TYPE) finds the companion keys of locks: fair queues
+ * and timeout sets (also of fair locks whose hash is gone but whose waiters remain, protocol §3.1,
+ * §9) and fencing tokens. It runs alongside the first: one call of scan_step.lua advances both,
+ * each with half the step budget, until one is done. A companion key `redisson_lock_queue:{x}`
+ * yields both `x` and `{x}` (each when it matches the glob), since Redisson derives it for both
+ * names (§14.4); these names come with `fromCompanionKeys` set, so the monitor knows which locks
+ * need the atomic snapshot script (the others are read with plain commands). Needs Redis >= 6.0
+ * (SCAN ... TYPE).
  *
  * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
  * time for the step is known (the round trip also counts the network and the client's work).
@@ -90,8 +93,10 @@ signals:
     /** Hashes one step found that cannot be locks (no field `mode`, none with `:`, at most 16
      *  fields): known as no locks without a snapshot read (issue 12). */
     void hashesNotLocksFound(const QStringList &names);
-    /** Candidate lock names found by one step (no duplicates within one scan of a pass). */
-    void candidatesFound(const QStringList &names);
+    /** Candidate lock names found by one step (no duplicates within one scan of a pass).
+     *  `fromCompanionKeys`: named by a queue, timeout set or token found by the second pass (the
+     *  lock has companions, or its hash is gone), not by a hash of the first. */
+    void candidatesFound(const QStringList &names, bool fromCompanionKeys = false);
     /** `scannedKeys`: keys the first pass visited so far (about the sum of its COUNTs; -1 once
      *  it is done and the fair-queue pass runs), `candidates` names passed on so far. */
     void progress(qint64 scannedKeys, qint64 candidates);

@@ -66,10 +66,17 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
             m_notLocks.insert(n);
         }
     });
-    connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names) {
+    connect(m_discovery, &LockDiscovery::candidatesFound, this, [this](const QStringList &names, bool byCompanion) {
         for (const auto &n : names) {
             if (m_trackSeenInScan)
                 m_seenInScan.insert(n);
+            if (byCompanion) {
+                // Its queue, timeout set or token exists: whatever its hash said, the script reads it.
+                m_notLocks.remove(n);
+                ++m_discoveryNewReads;
+                markDirty(n);
+                continue;
+            }
             if (m_notLocks.contains(n))
                 continue;
             // Polling: a rediscovery reads only the names it finds new; known locks are re-read by
@@ -77,7 +84,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
             if (m_pollDiscovery && m_locks.contains(n))
                 continue;
             ++m_discoveryNewReads;
-            markDirty(n);
+            markFoundHash(n);
         }
     });
     connect(m_discovery, &LockDiscovery::progress, this, [this](qint64 scanned, qint64) {
@@ -414,7 +421,7 @@ void LockMonitor::rediscover()
     }
     // The first pass leaves out, on the server, the hashes that cannot be locks (issue 12); later
     // polling rediscoveries skip them by m_notLocks, without spending commands on them again.
-    m_discovery->setPrefilterHashes(!m_baselineDone || m_oneShot);
+    m_discovery->setPrefilterHashes(!m_plainReads && (!m_baselineDone || m_oneShot));
     m_discovery->start(m_pattern);
 }
 
@@ -441,6 +448,8 @@ void LockMonitor::markDirty(const QString &name, const QString &hint)
 {
     if (m_ownsName && !m_ownsName(name))
         return; // another master serves it (cluster)
+    if (!m_dirtyPlain.isEmpty())
+        m_dirtyPlain.remove(name); // whatever made it dirty again may need the script
     auto it = m_dirty.find(name);
     if (it == m_dirty.end()) {
         m_dirty.insert(name, hint);
@@ -448,6 +457,35 @@ void LockMonitor::markDirty(const QString &name, const QString &hint)
     } else if (!hint.isEmpty() && it.value() != QLatin1String("expired")) {
         it.value() = hint;
     }
+    scheduleFlush();
+}
+
+void LockMonitor::markFoundHash(const QString &name)
+{
+    // A plain read suits a hash with no companion key and no twin hash (§14.4). Companion keys
+    // come as candidates of their own (LockDiscovery's second pass), which marks the name for the
+    // script even after a plain read. Of twins `x` and `{x}`, the hash pass returns `{x}` when it
+    // exists and matches the pattern: then both are read by the script. A name whose twin is
+    // outside the pattern cannot be told so: the script reads it.
+    const QString twin = LockNames::twinName(name);
+    const bool twinVisible =
+        twin.isEmpty() || m_matchAll || m_patternRegex.match(RedisBytes::matchable(twin)).hasMatch();
+    if (!twin.isEmpty() && name.startsWith(QLatin1Char('{'))) {
+        markDirty(name);
+        markDirty(twin);
+        return;
+    }
+    if (!m_plainReads || m_locks.contains(name) || !twinVisible) {
+        markDirty(name);
+        return;
+    }
+    if (m_ownsName && !m_ownsName(name))
+        return; // another master serves it (cluster)
+    if (m_dirty.contains(name))
+        return; // dirty already, for a reason of its own
+    m_dirty.insert(name, QString());
+    m_dirtyOrder.push_back(name);
+    m_dirtyPlain.insert(name);
     scheduleFlush();
 }
 
@@ -462,6 +500,7 @@ QVector<LockSnapshot> LockMonitor::takeLocks(const QStringList &names)
             m_locks.erase(it);
         }
         m_dirty.remove(name);
+        m_dirtyPlain.remove(name);
         m_forceUnlockExpected.remove(name);
         m_removals.remove(name);
     }
@@ -492,15 +531,19 @@ void LockMonitor::flush()
     if (m_readInFlight || m_dirty.isEmpty() || !m_connection || !m_connection->isReady())
         return;
     QStringList names;
+    QStringList plainNames; // read with plain commands (markFoundHash())
     QHash<QString, QString> hints;
     names.reserve(qMin(m_dirty.size(), kMaxNamesPerRead));
-    while (!m_dirtyOrder.empty() && names.size() < kMaxNamesPerRead) {
+    while (!m_dirtyOrder.empty() && names.size() + plainNames.size() < kMaxNamesPerRead) {
         QString name = std::move(m_dirtyOrder.front());
         m_dirtyOrder.pop_front();
         const QString hint = m_dirty.take(name);
         if (!hint.isEmpty())
             hints.insert(name, hint);
-        names << std::move(name);
+        if (!m_dirtyPlain.isEmpty() && m_dirtyPlain.remove(name))
+            plainNames << std::move(name);
+        else
+            names << std::move(name);
     }
     m_readInFlight = true;
     // Each batch is applied as it arrives, while the next one is at the server (issue 12: applying
@@ -508,7 +551,7 @@ void LockMonitor::flush()
     // for a third of a big discovery).
     auto sharedHints = std::make_shared<const QHash<QString, QString>>(std::move(hints));
     m_reader->read(
-        names, this,
+        names, plainNames, this,
         [this](const QVector<LockSnapshot> &, const QString &error) {
             m_readInFlight = false;
             if (!error.isEmpty())

@@ -90,6 +90,15 @@ public:
      * check. Call before start().
      */
     void setOneShot(bool on) override { m_oneShot = on; }
+    /**
+     * Plain reads (default on): names discovery finds as hashes, not known yet, with no companion
+     * key (LockDiscovery's second pass names those) and no twin hash, are read with pipelined
+     * plain commands (SnapshotReader::read() with plainNames), the rest with the snapshot script;
+     * discovery then returns every hash (no "lockhash" prefilter: the plain read tells locks apart
+     * for less). Off: every read is the script's, discovery prefilters as before. Before start().
+     */
+    void setPlainReads(bool on) { m_plainReads = on; }
+    bool plainReads() const { return m_plainReads; }
     /** A connection of its own for discovery's SCAN steps (RedisConnectionPool::scanConnection()),
      *  opened with the command connection; while it is not ready the steps go on the command
      *  connection. Set before start(). Issue 12: on one socket each step waited behind the reads. */
@@ -207,6 +216,8 @@ private:
     void setMode(Mode mode, const QString &detail);
     void onMessage(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
     void scheduleFlush();
+    /** A name of discovery's hash pass: read plainly when nothing says it needs the script. */
+    void markFoundHash(const QString &name);
     void flush();
     void flushPendingMessages();
     /** Puts the unlock messages held for `name` into `events` (this read's start at `first`),
@@ -252,7 +263,9 @@ private:
     QByteArray m_keyspacePattern;
 
     QHash<QString, LockSnapshot> m_locks;
-    QHash<QString, QString> m_dirty;  // name -> strongest keyspace hint
+    QHash<QString, QString> m_dirty; // name -> strongest keyspace hint
+    QSet<QString> m_dirtyPlain;      // of m_dirty: names a plain read may read (setPlainReads())
+    bool m_plainReads = true;
     std::deque<QString> m_dirtyOrder; // FIFO of the keys of m_dirty (QHash::erase while iterating is slow)
     QSet<QString> m_notLocks;         // hashes read and found not to be locks
     QSet<QString> m_seenInScan;

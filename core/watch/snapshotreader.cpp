@@ -38,29 +38,47 @@ struct SnapshotReader::ReadState {
     int nextPart = 0;
     int inFlight = 0;
     QMap<int, QVector<LockSnapshot>> parts; ///< by send order
+    QStringList plain;                      ///< names for plain reads: plain[plainOffset...] not sent yet
+    int plainOffset = 0;
     QString error;
     QPointer<QObject> context;
     Callback callback;
     Callback onBatch; ///< streaming: each batch as it arrives (parts then stay empty)
-    bool more() const { return group < groups.size(); }
+    bool scriptMore() const { return group < groups.size(); }
+    bool more() const { return scriptMore() || plainOffset < plain.size(); }
+    /** Adds names for the script: one group, or one per hash slot. */
+    void addScriptNames(const QStringList &names, bool oneSlotPerBatch)
+    {
+        if (oneSlotPerBatch) {
+            QMap<int, QStringList> bySlot;
+            for (const auto &n : names)
+                bySlot[HashSlot::of(RedisBytes::toBytes(n))] << n;
+            for (const auto &g : std::as_const(bySlot))
+                groups << g;
+        } else if (!names.isEmpty()) {
+            groups << names;
+        }
+    }
 };
 
 void SnapshotReader::read(const QStringList &names, QObject *context, Callback callback, Callback onBatch)
+{
+    read(names, {}, context, std::move(callback), std::move(onBatch));
+}
+
+void SnapshotReader::read(const QStringList &names, const QStringList &plainNames, QObject *context, Callback callback,
+                          Callback onBatch)
 {
     auto state = std::make_shared<ReadState>();
     state->callback = std::move(callback);
     state->onBatch = std::move(onBatch);
     state->context = context;
-    if (m_oneSlotPerBatch) {
-        QMap<int, QStringList> bySlot;
-        for (const auto &n : names)
-            bySlot[HashSlot::of(RedisBytes::toBytes(n))] << n;
-        for (const auto &group : std::as_const(bySlot))
-            state->groups << group;
-    } else if (!names.isEmpty()) {
-        state->groups << names;
-    }
-    if (state->groups.isEmpty()) {
+    state->addScriptNames(names, m_oneSlotPerBatch);
+    if (m_plainRefused)
+        state->addScriptNames(plainNames, m_oneSlotPerBatch);
+    else
+        state->plain = plainNames;
+    if (!state->more()) {
         QMetaObject::invokeMethod(
             this, [state] { state->callback({}, QString()); }, Qt::QueuedConnection);
         return;
@@ -84,9 +102,35 @@ void SnapshotReader::adapt(int locks, qint64 usedUs)
         m_batchSize = qMax(kMinBatch, qMin(m_batchSize, locks / 2)); // too slow: at least halve
 }
 
+void SnapshotReader::finishBatch(const std::shared_ptr<ReadState> &state, int part, QVector<LockSnapshot> out)
+{
+    if (state->onBatch) {
+        if (!out.isEmpty())
+            state->onBatch(out, QString());
+    } else {
+        state->parts[part] = std::move(out);
+    }
+    if (state->inFlight == 0 && !state->more()) {
+        QVector<LockSnapshot> all;
+        for (auto &p : state->parts)
+            all += p;
+        state->callback(all, state->error);
+    }
+}
+
+void SnapshotReader::retryWithScript(const std::shared_ptr<ReadState> &state, const QStringList &names)
+{
+    m_plainRetried += names.size();
+    state->addScriptNames(names, m_oneSlotPerBatch);
+}
+
 void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
 {
     while (state->more() && state->inFlight < m_maxInFlight) {
+        if (!state->scriptMore()) {
+            sendPlain(state);
+            continue;
+        }
         const QStringList &group = state->groups.at(state->group);
         const QStringList chunk = group.mid(state->offset, m_batchSize);
         state->offset += int(chunk.size());
@@ -130,20 +174,135 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                                   self->adapt(int(chunk.size()),
                                               end.at(0).toInteger() * 1000000 + end.at(1).toInteger() - startUs);
                           }
-                          if (state->onBatch) {
-                              if (!out.isEmpty())
-                                  state->onBatch(out, QString());
-                          } else {
-                              state->parts[part] = std::move(out);
-                          }
-                          if (state->inFlight == 0 && !state->more()) {
-                              QVector<LockSnapshot> all;
-                              for (auto &p : state->parts)
-                                  all += p;
-                              state->callback(all, state->error);
-                          }
+                          finishBatch(state, part, std::move(out));
                       });
     }
+}
+
+// The unlock channel Redisson derives for `name` (§1.2): its hash tag is `{name}`, or the name
+// itself when it has braces.
+static QByteArray unlockChannelOf(const QByteArray &name)
+{
+    return name.contains('{') ? QByteArrayLiteral("redisson_lock__channel:") + name
+                              : QByteArrayLiteral("redisson_lock__channel:{") + name + '}';
+}
+
+void SnapshotReader::sendPlain(const std::shared_ptr<ReadState> &state)
+{
+    const QStringList chunk = state->plain.mid(state->plainOffset, m_plainBatch);
+    state->plainOffset += int(chunk.size());
+    if (state->plainOffset >= state->plain.size()) {
+        state->plain.clear(); // nothing of it is needed any more
+        state->plainOffset = 0;
+    }
+    const int part = state->nextPart++;
+    ++state->inFlight;
+    ++m_plainBatchesSent;
+    // TIME, HRANDFIELD + PTTL per name, one NUMSUB and one SHARDNUMSUB for all, TIME: the server
+    // time of the batch comes from the two TIMEs, as the script's does.
+    QList<QList<QByteArray>> commands;
+    commands.reserve(2 * chunk.size() + 4);
+    QList<QByteArray> numsub{"PUBSUB", "NUMSUB"};
+    QList<QByteArray> shardnumsub{"PUBSUB", "SHARDNUMSUB"};
+    numsub.reserve(chunk.size() + 2);
+    shardnumsub.reserve(chunk.size() + 2);
+    commands << QList<QByteArray>{"TIME"};
+    for (const QString &n : chunk) {
+        const QByteArray key = RedisBytes::toBytes(n);
+        commands << QList<QByteArray>{"HRANDFIELD", key, "17", "WITHVALUES"} << QList<QByteArray>{"PTTL", key};
+        numsub << unlockChannelOf(key);
+    }
+    shardnumsub += numsub.mid(2);
+    commands << numsub << shardnumsub << QList<QByteArray>{"TIME"};
+    QPointer<SnapshotReader> self(this);
+    m_connection->pipeline(commands, state->context, [self, state, chunk, part](const QVector<RedisReply> &replies) {
+        const qint64 readAt = LockSnapshot::steadyNowMs();
+        --state->inFlight;
+        QVector<LockSnapshot> out;
+        QStringList retry;
+        const int n = int(chunk.size());
+        if (replies.size() != 2 * n + 4 || replies.at(0).isError()) {
+            const RedisReply bad =
+                replies.isEmpty() ? RedisReply::makeError(QStringLiteral("no reply"), true) : replies.at(0);
+            if (bad.isTransportError()) {
+                if (state->error.isEmpty())
+                    state->error = bad.errorMessage();
+            } else {
+                retry = chunk;
+            }
+        } else {
+            const RedisReply &time = replies.at(0);
+            const qint64 startUs = time.at(0).toInteger() * 1000000 + time.at(1).toInteger();
+            const qint64 serverMs = startUs / 1000;
+            const RedisReply &counts = replies.at(2 * n + 1);
+            const RedisReply &sharded = replies.at(2 * n + 2);
+            static const RedisReply empty = RedisReply::makeArray({});
+            out.reserve(n);
+            for (int i = 0; i < n; ++i) {
+                const RedisReply &fields = replies.at(1 + 2 * i);
+                const RedisReply &pttl = replies.at(2 + 2 * i);
+                if (fields.isError() && fields.errorMessage().contains(QLatin1String("unknown command"))) {
+                    if (self)
+                        self->m_plainRefused = true; // before Redis 6.2: the script reads all
+                    retry << chunk.at(i);
+                    continue;
+                }
+                const qint64 ttl = pttl.toInteger(-3);
+                const int fieldCount = int(fields.size() / 2);
+                bool plainEnough = !fields.isError() && !pttl.isError() && fields.isArray() && fieldCount < 17;
+                if (plainEnough && fieldCount == 0) {
+                    plainEnough = ttl == -2; // gone, and nothing else there either
+                } else if (plainEnough) {
+                    plainEnough = ttl != -2; // a hash and no key: it changed between the two
+                    for (int f = 0; plainEnough && f < 2 * fieldCount; f += 2)
+                        plainEnough = fields.at(f).toByteArray() != "mode";
+                }
+                if (!plainEnough) {
+                    retry << chunk.at(i);
+                    continue;
+                }
+                // As snapshot.lua: a hash without a field `mode` and without a field name holding
+                // `:` (every holder field has one) cannot be a lock: the script's short entry.
+                bool lockLike = false;
+                for (int f = 0; !lockLike && f < 2 * fieldCount; f += 2)
+                    lockLike = fields.at(f).toByteArray().contains(':');
+                if (fieldCount > 0 && !lockLike) {
+                    out.append(parse(chunk.at(i), RedisReply::makeArray({RedisReply::makeString("hash")}), serverMs,
+                                     readAt, false));
+                    continue;
+                }
+                qint64 subscribers = counts.at(2 * i + 1).toInteger();
+                if (!sharded.isError())
+                    subscribers += sharded.at(2 * i + 1).toInteger();
+                // The script's entry for a lock without companions (see snapshot.lua).
+                const RedisReply entry = RedisReply::makeArray(
+                    {RedisReply::makeString(fieldCount > 0 ? QByteArrayLiteral("hash") : QByteArrayLiteral("none")),
+                     fields, RedisReply::makeInteger(ttl), RedisReply::makeInteger(0), empty,
+                     RedisReply::makeInteger(0), empty, RedisReply::makeString(QByteArray()),
+                     RedisReply::makeInteger(subscribers), empty, RedisReply::makeInteger(0),
+                     RedisReply::makeInteger(fieldCount)});
+                out.append(parse(chunk.at(i), entry, serverMs, readAt, false));
+            }
+            const RedisReply &end = replies.at(2 * n + 3);
+            if (self && end.size() == 2)
+                self->m_slowestBatchUs =
+                    qMax(self->m_slowestBatchUs, end.at(0).toInteger() * 1000000 + end.at(1).toInteger() - startUs);
+        }
+        if (!retry.isEmpty()) {
+            if (self)
+                self->retryWithScript(state, retry);
+            else if (state->error.isEmpty())
+                state->error = QStringLiteral("the reader is gone");
+        }
+        if (self) {
+            self->sendMore(state);
+        } else { // the reader is gone: report what was read
+            state->groups.clear();
+            state->plain.clear();
+            state->plainOffset = 0;
+        }
+        finishBatch(state, part, std::move(out));
+    });
 }
 
 // Faster multilock group (§5.5, §14.10): every field is a value field `h` -> holder lockName, or
@@ -269,7 +428,7 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
             // count is shown as a lock, with a note on what is not Redisson-like. Anything
             // looser stays "no lock" (an application's hash of counters is not one).
             static const QRegularExpression legacy(QStringLiteral("^([^\\s:]+):([0-9]{1,19})$"));
-            const auto m = legacy.match(RedisBytes::matchable(field));
+            const auto m = fields.size() == 2 ? legacy.match(RedisBytes::matchable(field)) : QRegularExpressionMatch();
             if (fields.size() == 2 && m.hasMatch() && numeric && h.holdCount >= 1) {
                 h.clientId = field.left(m.capturedLength(1));
                 h.threadId = m.captured(2);

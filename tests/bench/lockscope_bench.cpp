@@ -42,6 +42,8 @@
 #include <optional>
 #include <thread>
 
+#include <sys/resource.h>
+
 using namespace lockscope;
 using namespace lockscope::bench;
 
@@ -100,7 +102,7 @@ QString count(qint64 n)
 void printTable(const QString &header)
 {
     std::printf("\n%s\n\n", qPrintable(header));
-    std::printf("| Measure | LockScope | node-redisson | Target | Result | Measured by |\n");
+    std::printf("| Measure | LockScope | Peer (node-redisson, naive script) | Target | Result | Measured by |\n");
     std::printf("|---|---|---|---|---|---|\n");
     auto cell = [](QString s) { return s.replace(QLatin1Char('|'), QStringLiteral("\\|")); };
     for (const Row &r : g_rows)
@@ -650,6 +652,194 @@ void benchEngine(const Settings &s, RedisServerProcess &server, RedisConnection 
            QStringLiteral("probe thread: own connection, PING every 1 ms, round-trip p99; baseline = 3 s before"));
     slowlogRow(QStringLiteral("discovery + reads"), slowlogSummary(admin),
                QStringLiteral("SLOWLOG GET after LockDiscovery + SnapshotReader, client name lockscope"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2b. The read path against a naive script (the peer column): same data, same run, alternating
+
+/** used_cpu_sys + used_cpu_user of INFO cpu, in seconds (redis-server's own CPU, all threads). */
+double redisCpuSeconds(RedisConnection &admin)
+{
+    const QByteArray info = call(admin, {"INFO", "cpu"}).toByteArray();
+    double total = 0;
+    for (const QByteArray &line : info.split('\n'))
+        if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:"))
+            total += line.mid(line.indexOf(':') + 1).trimmed().toDouble();
+    return total;
+}
+
+/** The five busiest commands of INFO commandstats (calls, usec), for stderr. */
+QString topCommandStats(RedisConnection &admin)
+{
+    QVector<QPair<qint64, QString>> rows;
+    const QByteArray info = call(admin, {"INFO", "commandstats"}).toByteArray();
+    for (const QByteArray &line : info.split('\n')) {
+        if (!line.startsWith("cmdstat_"))
+            continue;
+        const int colon = line.indexOf(':');
+        qint64 calls = 0, usec = 0;
+        for (const QByteArray &kv : line.mid(colon + 1).trimmed().split(',')) {
+            if (kv.startsWith("calls="))
+                calls = kv.mid(6).toLongLong();
+            else if (kv.startsWith("usec="))
+                usec = kv.mid(5).toLongLong();
+        }
+        rows.append({usec, QStringLiteral("%1 %2 calls %3 ms")
+                               .arg(QString::fromLatin1(line.mid(8, colon - 8)))
+                               .arg(calls)
+                               .arg(usec / 1000)});
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    QStringList out;
+    for (int i = 0; i < qMin(6, int(rows.size())); ++i)
+        out << rows[i].second;
+    return out.join(QStringLiteral("; "));
+}
+
+struct ReadRun {
+    qint64 wallMs = -1;
+    qint64 cpuMs = -1;
+    double redisCpuS = -1;
+    qint64 lines = -1;
+    QString error;
+};
+
+double medianOf(QVector<double> v)
+{
+    if (v.isEmpty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    return v.at(v.size() / 2);
+}
+
+/** Medians of wall, client CPU and redis-server CPU of `runs`. */
+QString readCell(const QVector<ReadRun> &runs, ReadRun *median)
+{
+    QVector<double> wall, cpu, redis;
+    for (const ReadRun &r : runs) {
+        if (!r.error.isEmpty())
+            return r.error;
+        wall << double(r.wallMs);
+        cpu << double(r.cpuMs);
+        redis << r.redisCpuS;
+    }
+    median->wallMs = qint64(medianOf(wall));
+    median->cpuMs = qint64(medianOf(cpu));
+    median->redisCpuS = medianOf(redis);
+    median->lines = runs.isEmpty() ? -1 : runs.last().lines;
+    return QStringLiteral("wall %1, client CPU %2, redis CPU %3 (%4 lines)")
+        .arg(secs(median->wallMs), secs(median->cpuMs),
+             QString::number(median->redisCpuS, 'f', 2) + QStringLiteral(" s"))
+        .arg(median->lines);
+}
+
+ReadRun runReadChild(RedisConnection &admin, const QString &program, const QStringList &args, qint64 timeoutMs)
+{
+    ReadRun out;
+    call(admin, {"CONFIG", "RESETSTAT"});
+    const double cpu0 = redisCpuSeconds(admin);
+    const ChildRun r = runChild(program, args, timeoutMs);
+    const double cpu1 = redisCpuSeconds(admin);
+    if (!r.started || r.killed || (r.exitCode != 0 && r.exitCode != 4)) {
+        out.error = QStringLiteral("failed: %1 exit %2 %3")
+                        .arg(r.error)
+                        .arg(r.exitCode)
+                        .arg(QString::fromUtf8(r.err.right(300)));
+        return out;
+    }
+    out.wallMs = r.wallMs;
+    out.cpuMs = r.cpuMs;
+    out.redisCpuS = cpu1 - cpu0;
+    out.lines = r.out.count('\n');
+    std::fprintf(stderr, "[bench] reads: %s: wall %lld ms, cpu %lld ms, redis %.2f s, %lld lines; %s\n",
+                 qPrintable(QFileInfo(program).fileName() + QLatin1Char(' ') + args.mid(2).join(QLatin1Char(' '))),
+                 out.wallMs, out.cpuMs, out.redisCpuS, out.lines, qPrintable(topCommandStats(admin)));
+    return out;
+}
+
+/** The dashboard's first discovery, in this process: a polling LockMonitor until idle(). */
+ReadRun runFirstDiscovery(RedisServerProcess &server, RedisConnection &admin)
+{
+    ReadRun out;
+    call(admin, {"CONFIG", "RESETSTAT"});
+    RedisConnection conn(server.endpoint());
+    conn.setCommandTimeoutMs(120000);
+    RedisConnection scan(server.endpoint());
+    scan.setClientName("lockscope-scan");
+    scan.setCommandTimeoutMs(120000);
+    const double cpu0 = redisCpuSeconds(admin);
+    struct rusage u0;
+    getrusage(RUSAGE_SELF, &u0);
+    QElapsedTimer t;
+    t.start();
+    conn.open();
+    scan.open();
+    LockMonitor monitor(&conn, nullptr);
+    monitor.setForcePolling(true);
+    monitor.setScanConnection(&scan);
+    bool idle = false;
+    QObject::connect(&monitor, &LockMonitor::idle, [&] { idle = true; });
+    QObject::connect(&monitor, &LockMonitor::errorOccurred, [&](const QString &e) { out.error = e; });
+    monitor.start();
+    waitFor([&] { return idle || !out.error.isEmpty(); }, 600000);
+    out.wallMs = t.elapsed();
+    struct rusage u1;
+    getrusage(RUSAGE_SELF, &u1);
+    auto ms = [](const timeval &v) { return qint64(v.tv_sec) * 1000 + v.tv_usec / 1000; };
+    out.cpuMs = ms(u1.ru_utime) + ms(u1.ru_stime) - ms(u0.ru_utime) - ms(u0.ru_stime);
+    out.redisCpuS = redisCpuSeconds(admin) - cpu0;
+    out.lines = monitor.locks().size();
+    std::fprintf(stderr, "[bench] reads: first discovery: wall %lld ms, cpu %lld ms, redis %.2f s, %lld locks; %s\n",
+                 out.wallMs, out.cpuMs, out.redisCpuS, out.lines, qPrintable(topCommandStats(admin)));
+    return out;
+}
+
+void benchReads(const Settings &s, RedisServerProcess &server, RedisConnection &admin)
+{
+    const QString python = QFileInfo(QStringLiteral("/usr/bin/python3")).isExecutable()
+                               ? QStringLiteral("/usr/bin/python3") // Debian's, where python3-redis is installed
+                               : QStandardPaths::findExecutable(QStringLiteral("python3"));
+    const QString script = QStringLiteral(LOCKSCOPE_SOURCE_DIR "/tests/bench/naive_list.py");
+    const QStringList peerArgs{script, QString::number(server.port())};
+    const QString cli = binary(s, QStringLiteral("lockscope-cli"));
+    const QStringList cliBase{QStringLiteral("--url"), server.url()};
+    const int rounds = s.quick ? 1 : 3;
+    QVector<ReadRun> list, doctor, discovery, peer;
+    for (int i = 0; i < rounds; ++i) {
+        list << runReadChild(admin, cli, cliBase + QStringList{QStringLiteral("list"), QStringLiteral("--json")},
+                             s.cliTimeoutMs);
+        peer << runReadChild(admin, python, peerArgs, s.cliTimeoutMs);
+        doctor << runReadChild(admin, cli, cliBase + QStringList{QStringLiteral("doctor"), QStringLiteral("--json")},
+                               s.cliTimeoutMs);
+        discovery << runFirstDiscovery(server, admin);
+    }
+    ReadRun p, l, d, f;
+    const QString peerCell = QStringLiteral("naive script: ") + readCell(peer, &p);
+    const bool havePeer = p.wallMs > 0;
+    auto ratio = [&](const ReadRun &r) {
+        return havePeer && r.wallMs >= 0 ? QStringLiteral("; %1× its wall, %2× its redis CPU")
+                                               .arg(double(r.wallMs) / double(p.wallMs), 0, 'f', 2)
+                                               .arg(p.redisCpuS > 0 ? r.redisCpuS / p.redisCpuS : 0.0, 0, 'f', 2)
+                                         : QString();
+    };
+    const QString how = QStringLiteral("medians of %1 alternating runs (list, naive, doctor, discovery); client CPU "
+                                       "from wait4() (getrusage for the in-process discovery); redis CPU = INFO cpu "
+                                       "used_cpu_sys+used_cpu_user after minus before; naive = `python3 "
+                                       "tests/bench/naive_list.py PORT` (redis-py: SCAN TYPE hash COUNT 1000, HGETALL "
+                                       "+ PTTL in pipelines of 1000)")
+                            .arg(rounds);
+    const QString listCell = readCell(list, &l);
+    addRow(QStringLiteral("read path: `list --json`"), listCell + ratio(l),
+           QStringLiteral("≤ 0.8× naive wall, ≤ 1.3× naive redis CPU"),
+           passFail(havePeer && l.wallMs >= 0 && l.wallMs <= 0.8 * p.wallMs && l.redisCpuS <= 1.3 * p.redisCpuS), how,
+           peerCell);
+    const QString doctorCell = readCell(doctor, &d);
+    addRow(QStringLiteral("read path: `doctor --json`"), doctorCell + ratio(d), QStringLiteral("≤ 1.2× naive wall"),
+           passFail(havePeer && d.wallMs >= 0 && d.wallMs <= 1.2 * p.wallMs), how, peerCell);
+    const QString discoveryCell = readCell(discovery, &f);
+    addRow(QStringLiteral("read path: dashboard's first discovery (polling LockMonitor until idle, in process)"),
+           discoveryCell + ratio(f), QStringLiteral("≤ 1.0× naive wall"),
+           passFail(havePeer && f.wallMs >= 0 && f.wallMs <= p.wallMs), how, peerCell);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1271,7 +1461,7 @@ void runAll(const Settings &s)
 
     // --- The big server: seeding, CLI, engine, dashboard at N and N/2 locks. Notifications off
     // (Redis's default), as most production servers run.
-    if (s.runs("cli") || s.runs("engine") || s.runs("dashboard")) {
+    if (s.runs("cli") || s.runs("engine") || s.runs("reads") || s.runs("dashboard")) {
         auto server = startServer(QString());
         auto admin = connectTo(*server, "bench-admin");
         QElapsedTimer t;
@@ -1289,6 +1479,8 @@ void runAll(const Settings &s)
             benchCli(s, *server, *admin);
         if (s.runs("engine"))
             benchEngine(s, *server, *admin);
+        if (s.runs("reads"))
+            benchReads(s, *server, *admin);
 
         const qint64 windowMs = qMin<qint64>(20000, s.dashboardMs / 3);
         const auto idle = serverLoad(*server, *admin, s.quick ? 1000 : 3000);
@@ -1382,7 +1574,7 @@ int main(int argc, char **argv)
         opt("bin-dir", "Where lockscope and lockscope-cli are (default: next to this program).", "DIR"),
         opt("node-dir", "tests/integration/node-redisson (bench.js, node_modules).", "DIR"),
         opt("only",
-            "Run only these sections, comma-separated: cli, engine, dashboard, idle, events, clients "
+            "Run only these sections, comma-separated: cli, engine, reads, dashboard, idle, events, clients "
             "(default: all).",
             "LIST"),
         opt("read-budget-us",
@@ -1434,8 +1626,9 @@ int main(int argc, char **argv)
         s.cliTimeoutMs = parser.value(QStringLiteral("cli-timeout-s")).toLongLong() * 1000;
     if (parser.isSet(QStringLiteral("only"))) {
         s.only = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        const QStringList known{QStringLiteral("cli"),  QStringLiteral("engine"), QStringLiteral("dashboard"),
-                                QStringLiteral("idle"), QStringLiteral("events"), QStringLiteral("clients")};
+        const QStringList known{QStringLiteral("cli"),       QStringLiteral("engine"), QStringLiteral("reads"),
+                                QStringLiteral("dashboard"), QStringLiteral("idle"),   QStringLiteral("events"),
+                                QStringLiteral("clients")};
         for (const QString &section : std::as_const(s.only))
             if (!known.contains(section)) {
                 std::fprintf(stderr, "lockscope-bench: unknown section '%s' in --only (known: %s)\n",

@@ -13,7 +13,11 @@
 
 #include "testsupport.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
@@ -138,6 +142,8 @@ private slots:
 
     void liveModeReportsEveryEvent();
     void oneShotReadsEachLockOnceAndStops();
+    void plainReadsReportWhatTheScriptReports();
+    void plainReadsLeaveToTheScriptWhatTheyCannotTell();
     void snapshotBatchesStayWithinBudget();
     void pollPlanKeepsWithinBudget();
     void pollPlanChargesRediscovery();
@@ -701,11 +707,13 @@ void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
     session.start();
     QVERIFY(waitUntil([&] { return log.idleCount > 0; }, 60000));
     QCOMPARE(session.monitor()->locks().size(), n);
+    // Reads: snapshot scripts, plain reads (HRANDFIELD) and SCAN steps.
     auto scriptCalls = [&] {
         const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
         qint64 calls = 0;
         for (const QByteArray &line : stats.split('\n'))
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:") ||
+                line.startsWith("cmdstat_hrandfield:") || line.startsWith("cmdstat_scan:"))
                 calls += line.mid(line.indexOf("calls=") + 6).split(',').first().toLongLong();
         return calls;
     };
@@ -715,6 +723,182 @@ void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
     QCOMPARE(scriptCalls(), afterPass);
     QCOMPARE(m_admin->numpat(), qint64(0));
     QCOMPARE(log.idleCount, 1);
+}
+
+namespace
+{
+
+const QByteArray kUuid = "b983c153-7421-469a-addb-44fb92259a1b";
+
+/** A keyspace with every kind of lock and look-alike the read path has to tell apart. */
+void seedEveryShape(SyncClient &admin)
+{
+    const QByteArray f1 = kUuid + ":1";
+    const QByteArray f2 = kUuid + ":2";
+    const QByteArray later = QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 600000);
+    admin.cmd({"HSET", "pr:plain", f1, "1"});
+    admin.cmd({"PEXPIRE", "pr:plain", "600000"});
+    admin.cmd({"HSET", "pr:forever", f2, "3"}); // no TTL
+    admin.cmd({"HSET", "pr:waited", f1, "1"});
+    admin.cmd({"PEXPIRE", "pr:waited", "600000"});
+    // Fair lock: hash, queue and timeout set.
+    admin.cmd({"HSET", "pr:fair", f1, "1"});
+    admin.cmd({"PEXPIRE", "pr:fair", "600000"});
+    admin.cmd({"RPUSH", "redisson_lock_queue:{pr:fair}", kUuid + ":7", kUuid + ":8"});
+    admin.cmd({"ZADD", "redisson_lock_timeout:{pr:fair}", later, kUuid + ":7", later, kUuid + ":8"});
+    // Fair waiters whose lock hash is gone.
+    admin.cmd({"RPUSH", "redisson_lock_queue:{pr:orphan}", kUuid + ":9"});
+    admin.cmd({"ZADD", "redisson_lock_timeout:{pr:orphan}", later, kUuid + ":9"});
+    // Fenced lock.
+    admin.cmd({"HSET", "pr:fenced", f1, "1"});
+    admin.cmd({"SET", "redisson_lock_token:{pr:fenced}", "17"});
+    // Read-write lock with two read holds of one thread.
+    admin.cmd({"HSET", "pr:rw", "mode", "read", f1, "2"});
+    admin.cmd({"SET", "{pr:rw}:" + f1 + ":rwlock_timeout:1", "1", "PX", "600000"});
+    admin.cmd({"SET", "{pr:rw}:" + f1 + ":rwlock_timeout:2", "1", "PX", "600000"});
+    // Twins x and {x}; a braced name alone.
+    admin.cmd({"HSET", "pr:tw", f1, "1"});
+    admin.cmd({"HSET", "{pr:tw}", f2, "1"});
+    admin.cmd({"HSET", "{pr:solo}", f2, "1"});
+    // A hash of 20 holders (sampled), a legacy lock, a faster multilock group.
+    for (int i = 0; i < 20; ++i)
+        admin.cmd({"HSET", "pr:big", kUuid + ":" + QByteArray::number(100 + i), "1"});
+    admin.cmd({"HSET", "pr:legacy", "x:1", "1"});
+    admin.cmd({"HSET", "pr:multi", "h", f1, "h:" + f1 + ":expire_time", later, "h:" + f1 + ":lock_count", "1"});
+    // No locks.
+    admin.cmd({"HSET", "pr:session", "user", "42", "seen", "1700000000"});
+    admin.cmd({"SET", "pr:string", "v"});
+    admin.cmd({"SET", "redisson_lock_other", "v"});
+}
+
+/** A snapshot's JSON without what changes from one read to the next (times, TTLs). */
+QJsonValue timeless(const QJsonValue &v)
+{
+    if (v.isObject()) {
+        QJsonObject o;
+        const QJsonObject in = v.toObject();
+        for (auto it = in.begin(); it != in.end(); ++it)
+            if (!it.key().contains(QLatin1String("ttl")) && !it.key().endsWith(QLatin1String("_in_ms")) &&
+                it.key() != QLatin1String("server_time_ms"))
+                o.insert(it.key(), timeless(it.value()));
+        return o;
+    }
+    if (v.isArray()) {
+        QJsonArray a;
+        for (const QJsonValue &e : v.toArray())
+            a.append(timeless(e));
+        return a;
+    }
+    return v;
+}
+
+} // namespace
+
+// Plain reads (pipelined HRANDFIELD + PTTL, the script only where they cannot tell) report every
+// lock exactly as the snapshot script does: kind, holders, hold counts, TTL, waiters, fair queue,
+// token, twins, samples, subscribers.
+void TestLockMonitor::plainReadsReportWhatTheScriptReports()
+{
+    seedEveryShape(*m_admin);
+    RedisSubscriber waiter(m_server.endpoint());
+    bool subscribed = false;
+    connect(&waiter, &RedisSubscriber::subscribed, this, [&](const QByteArray &) { subscribed = true; });
+    waiter.open();
+    waiter.subscribe("redisson_lock__channel:{pr:waited}");
+    QVERIFY(waitUntil([&] { return subscribed; }));
+    // Top-level HRANDFIELDs: SLOWLOG logs every command at threshold 0, those a script runs with
+    // the peer "?:0".
+    auto listWith = [&](bool plain, qint64 *plainReads) {
+        m_admin->cmd({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+        m_admin->cmd({"CONFIG", "SET", "slowlog-max-len", "10000"});
+        m_admin->cmd({"SLOWLOG", "RESET"});
+        LockSession::Options options;
+        options.endpoint = m_server.endpoint();
+        options.forcePolling = true;
+        options.oneShot = true;
+        LockSession session(options);
+        session.monitor()->setPlainReads(plain);
+        bool idle = false;
+        connect(session.monitor(), &LockMonitor::idle, this, [&] { idle = true; });
+        session.start();
+        if (!waitUntil([&] { return idle; }, 30000))
+            return QMap<QString, QJsonValue>();
+        QMap<QString, QJsonValue> out;
+        const auto locks = session.monitor()->locks();
+        for (auto it = locks.cbegin(); it != locks.cend(); ++it)
+            out.insert(it.key(), timeless(it.value().toJson()));
+        *plainReads = 0;
+        const RedisReply slowlog = m_admin->cmd({"SLOWLOG", "GET", "10000"});
+        for (const RedisReply &e : slowlog.elements())
+            if (e.at(3).at(0).toByteArray().toUpper() == "HRANDFIELD" && e.at(4).toByteArray() != "?:0")
+                ++*plainReads;
+        m_admin->cmd({"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
+        return out;
+    };
+    qint64 plainReadsPlain = 0, plainReadsScript = 0;
+    const auto byScript = listWith(false, &plainReadsScript);
+    const auto byPlain = listWith(true, &plainReadsPlain);
+    const QStringList expected{"pr:big",   "pr:fair", "pr:fenced", "pr:forever", "pr:legacy", "pr:multi", "pr:orphan",
+                               "pr:plain", "pr:rw",   "pr:tw",     "pr:waited",  "{pr:solo}", "{pr:tw}"};
+    QCOMPARE(byScript.keys(), expected);
+    QCOMPARE(byPlain.keys(), expected);
+    for (const QString &name : expected)
+        QVERIFY2(byPlain.value(name) == byScript.value(name),
+                 qPrintable(name + QLatin1Char('\n') +
+                            QJsonDocument(byPlain.value(name).toObject()).toJson(QJsonDocument::Compact) +
+                            QLatin1Char('\n') +
+                            QJsonDocument(byScript.value(name).toObject()).toJson(QJsonDocument::Compact)));
+    QCOMPARE(byPlain.value("pr:waited").toObject().value("subscribers").toInt(), 1);
+    QCOMPARE(byPlain.value("pr:fair").toObject().value("kind").toString(), QStringLiteral("fair_lock"));
+    QCOMPARE(plainReadsScript, qint64(0));
+    // Every hash but the read-write lock, the one of 20 fields and the twins (read by the script).
+    QVERIFY2(plainReadsPlain >= 7, qPrintable(QString::number(plainReadsPlain)));
+}
+
+// What a plain read cannot tell alone (another type, a sampled hash, a read-write lock, a hash
+// gone meanwhile) the script reads in the same read().
+void TestLockMonitor::plainReadsLeaveToTheScriptWhatTheyCannotTell()
+{
+    seedEveryShape(*m_admin);
+    RedisConnection conn(m_server.endpoint());
+    conn.open();
+    SnapshotReader reader(&conn);
+    reader.setPlainBatchSize(3);
+    const QStringList plain{"pr:plain",   "pr:forever", "pr:rw",     "pr:big",  "pr:string",
+                            "pr:session", "pr:none",    "pr:legacy", "pr:multi"};
+    QVector<LockSnapshot> got;
+    QString error;
+    bool done = false;
+    reader.read(
+        {QStringLiteral("pr:fair")}, plain, this,
+        [&](const QVector<LockSnapshot> &s, const QString &e) {
+            got = s;
+            error = e;
+            done = true;
+        },
+        nullptr);
+    QVERIFY(waitUntil([&] { return done; }));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(got.size(), plain.size() + 1);
+    QCOMPARE(reader.plainBatchesSent(), qint64(3));
+    QCOMPARE(reader.plainNamesRetried(), qint64(3)); // pr:rw (mode), pr:big (> 16 fields), pr:string (type)
+    QHash<QString, LockSnapshot> byName;
+    for (const LockSnapshot &s : std::as_const(got))
+        byName.insert(s.name, s);
+    QCOMPARE(byName.value("pr:rw").kind, LockKind::ReadWriteLock);
+    QCOMPARE(byName.value("pr:rw").holders.value(0).holdTtlsMs.size(), 2);
+    QCOMPARE(byName.value("pr:big").fieldCount, qint64(20));
+    QCOMPARE(byName.value("pr:big").holders.size(), 20);
+    QVERIFY(!byName.value("pr:string").isLock);
+    QVERIFY(!byName.value("pr:session").isLock);
+    QVERIFY(byName.value("pr:session").exists);
+    QVERIFY(!byName.value("pr:none").exists);
+    QCOMPARE(byName.value("pr:forever").holders.value(0).holdCount, qint64(3));
+    QCOMPARE(byName.value("pr:forever").pttlMs, qint64(-1));
+    QVERIFY(byName.value("pr:plain").pttlMs > 590000);
+    QCOMPARE(byName.value("pr:fair").waiters.size(), 2);
+    QCOMPARE(byName.value("pr:multi").kind, LockKind::FasterMultiLock);
+    QVERIFY(byName.value("pr:legacy").isLock);
 }
 
 // Issue 12: the snapshot script's batches adapt to its own measured run time and stay under
