@@ -107,12 +107,12 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
         m_rediscoveryCommands = m_discovery->steps() * kCommandsPerScanStep +
                                 (m_pollDiscovery ? m_discoveryNewReads * kCommandsPerLockRead : 0);
         m_pollDiscovery = false;
-        emit discoveryProgress(m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned, m_locks.size(), true,
-                               m_approxTotalKeys);
-        if (isIdle()) {
-            m_baselineDone = true;
-            emit idle();
-        }
+        m_passScanned = m_approxTotalKeys >= 0 ? m_approxTotalKeys : scanned;
+        m_passFoundReported = m_locks.size();
+        m_passReadsPending = true;
+        emit discoveryProgress(m_passScanned, m_locks.size(), true, m_approxTotalKeys);
+        if (isIdle())
+            becomeIdle();
     });
     connect(m_discovery, &LockDiscovery::failed, this, &LockMonitor::errorOccurred);
 }
@@ -147,6 +147,21 @@ void LockMonitor::setScanConnection(RedisConnection *connection)
 bool LockMonitor::isDiscovering() const
 {
     return m_discovery->isRunning();
+}
+
+void LockMonitor::becomeIdle()
+{
+    m_baselineDone = true;
+    // The pass's reads have landed: the locks it found are known now. When that count differs
+    // from the one reported as the pass ended (the names were still being read then), say it
+    // again, so the progress line and the exporter's lockscope_scan_locks_found do not stay at
+    // the count from before the reads (often 0).
+    if (m_passReadsPending) {
+        m_passReadsPending = false;
+        if (m_locks.size() != m_passFoundReported)
+            emit discoveryProgress(m_passScanned, m_locks.size(), true, m_approxTotalKeys);
+    }
+    emit idle();
 }
 
 bool LockMonitor::isIdle() const
@@ -432,10 +447,8 @@ void LockMonitor::cancelDiscovery()
     m_discovery->cancel();
     m_seenInScan.clear();
     emit discoveryProgress(0, m_locks.size(), true, m_approxTotalKeys);
-    if (isIdle()) {
-        m_baselineDone = true;
-        emit idle();
-    }
+    if (isIdle())
+        becomeIdle();
 }
 
 void LockMonitor::setClusterNode(std::function<bool(const QString &)> ownsName)
@@ -562,10 +575,8 @@ void LockMonitor::flush()
                 flush();
             else
                 scheduleFlush();
-            if (isIdle()) {
-                m_baselineDone = true;
-                emit idle();
-            }
+            if (isIdle())
+                becomeIdle();
         },
         [this, sharedHints](const QVector<LockSnapshot> &snapshots, const QString &) {
             applySnapshots(snapshots, *sharedHints);

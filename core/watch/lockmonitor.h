@@ -213,6 +213,9 @@ private:
     void suspectNotifications();
     /** Issue 13.9: re-sends every known lock marked stale (connection lost). */
     void markStale();
+    /** Nothing left to read: the baseline is done; a pass whose lock count changed as its reads
+     *  landed is reported once more (discoveryProgress, finished); then idle(). */
+    void becomeIdle();
     void setMode(Mode mode, const QString &detail);
     void onMessage(const QByteArray &channel, const QByteArray &payload, const QByteArray &pattern);
     void scheduleFlush();
@@ -245,7 +248,10 @@ private:
     QString m_modeDetail;
     bool m_forcePolling = false;
     bool m_oneShot = false;
-    qint64 m_approxTotalKeys = -1; ///< DBSIZE at the start of the current discovery pass
+    qint64 m_approxTotalKeys = -1;     ///< DBSIZE at the start of the current discovery pass
+    qint64 m_passScanned = 0;          ///< keys the last finished pass reported as scanned
+    qsizetype m_passFoundReported = 0; ///< locks reported when the last pass finished
+    bool m_passReadsPending = false;   ///< the last pass's reads had not all landed when it finished
     bool m_started = false;
     bool m_notificationsOn = false;
     bool m_notificationsRequested = false; ///< enableNotifications() was called: re-apply on reconnect

@@ -222,6 +222,7 @@ private slots:
     void badOptionsExitWithoutWriting();
     void tlsAndBasicAuth();
     void sigtermEndsAtOnce();
+    void scanMetricsCountTheLocksThePassFound();
 
 private:
     RedisServerProcess m_server;
@@ -535,6 +536,31 @@ void TestExporter::tlsAndBasicAuth()
     QVERIFY(ok.body.contains("lockscope_up "));
     // Plain HTTP on the TLS port gets nothing.
     QVERIFY(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port))).status != 200);
+}
+
+void TestExporter::scanMetricsCountTheLocksThePassFound()
+{
+    // lockscope_scan_locks_found said 0 after the first pass, live or polling: it was counted as
+    // the scan ended, before the locks it found had been read. It says the pass's locks once
+    // their reads have landed.
+    SyncClient admin(m_server.endpoint(), "exporter-test-admin");
+    QVERIFY(admin.open());
+    admin.flushall();
+    for (int i = 0; i < 20; ++i)
+        admin.cmd(
+            {"HSET", QByteArray("scanned:") + QByteArray::number(i), "8743c9c0-7421-469a-addb-44fb92259a1b:1", "1"});
+    for (int i = 0; i < 30; ++i)
+        admin.cmd({"SET", QByteArray("other:") + QByteArray::number(i), "x"});
+    Serve serve({QStringLiteral("--url"), m_server.url(), QStringLiteral("serve"), QStringLiteral("--listen"),
+                 QStringLiteral("127.0.0.1:0")});
+    const quint16 port = serve.waitForPort();
+    QVERIFY2(port != 0, serve.err().constData());
+    const QUrl metricsUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
+    QVERIFY2(waitUntil([&] { return sampleValue(httpGet(metricsUrl).body, "lockscope_scan_passes_total") >= 1; }),
+             serve.err().constData());
+    QVERIFY2(waitUntil([&] { return sampleValue(httpGet(metricsUrl).body, "lockscope_scan_locks_found") == 20; }),
+             httpGet(metricsUrl).body.constData());
+    QCOMPARE(sampleValue(httpGet(metricsUrl).body, "lockscope_scan_keys"), 50.0);
 }
 
 void TestExporter::sigtermEndsAtOnce()

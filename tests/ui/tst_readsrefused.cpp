@@ -89,7 +89,6 @@ void TestReadsRefused::grantIsDerivedFromTheSentence()
     QCOMPARE(ConnectionBanner::grantFor(QStringLiteral("NOPERM something else")), QString());
 }
 
-
 void TestReadsRefused::viewerCannotStartWhatRedisWouldRefuse()
 {
     // A viewer that may read everything (+time too) but write nothing, in a session that is not
