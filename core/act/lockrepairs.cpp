@@ -1,6 +1,7 @@
 #include "act/lockrepairs.h"
 #include "redis/redisbytes.h"
 
+#include "lock/readwritelock.h"
 #include "protocol/advicewords.h"
 #include "protocol/locknames.h"
 #include "protocol/locksnapshot.h"
@@ -121,10 +122,10 @@ void LockRepairs::removeWaiter(const QString &name, const QString &field, qint64
 
 void LockRepairs::removeReader(const QString &name, const QString &field, QObject *context, Callback callback)
 {
-    const QString keyPrefix = name.contains(QLatin1Char('{')) ? name : QLatin1Char('{') + name + QLatin1Char('}');
+    // The read lock's own key names: its channel and the prefix of its per-hold timeout keys.
     m_removeReader.eval(
-        m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::readWriteChannel(name))},
-        {RedisBytes::toBytes(field), RedisBytes::toBytes(keyPrefix), m_publishCommand}, context,
+        m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(ReadWriteLock::channel(name))},
+        {RedisBytes::toBytes(field), RedisBytes::toBytes(ReadWriteLock::keyPrefix(name)), m_publishCommand}, context,
         [name, field, callback](const RedisReply &r) {
             RepairResult res;
             if (r.isError()) {

@@ -39,7 +39,7 @@ QList<QByteArray> queueKeys(const QString &name)
 } // namespace
 
 FairLock::FairLock(LockClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_acquire(RedisScript::fromResource(QStringLiteral("fair_acquire"))),
+    : LockVariant(client, parent), m_acquire(RedisScript::fromResource(QStringLiteral("fair_acquire"))),
       m_tryAcquire(RedisScript::fromResource(QStringLiteral("fair_try_acquire"))),
       m_acquireFailed(RedisScript::fromResource(QStringLiteral("fair_acquire_failed"))),
       m_unlock(RedisScript::fromResource(QStringLiteral("fair_unlock")))
@@ -187,6 +187,16 @@ void FairLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
                          {"0", QByteArray::number(m_client->unlockLeaseMs(name, field)), RedisBytes::toBytes(field),
                           QByteArray::number(nowEpochMs()), m_client->publishCommand()},
                          context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
+}
+
+void FairLock::forceUnlock(const QString &name, QObject *context, LockClient::BoolCallback callback)
+{
+    forceUnlockByData(name, context, std::move(callback));
+}
+
+QByteArray FairLock::waitChannel(const QString &name, qint64 threadId) const
+{
+    return RedisBytes::toBytes(waiterChannel(name, holderField(threadId)));
 }
 
 } // namespace lockscope

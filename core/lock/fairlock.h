@@ -1,6 +1,6 @@
 #pragma once
 
-#include "lockclient.h"
+#include "lockvariant.h"
 
 #include <QObject>
 #include <QPointer>
@@ -25,9 +25,11 @@ namespace lockscope
  * watchdog": the lease is the client's watchdog timeout and the lock is renewed every timeout/3
  * (the RLock renew script works unchanged for fair locks) until it is unlocked.
  *
- * Force unlock is deliberately not here (core/observe implements it per lock kind).
+ * As a LockVariant: renew is the RLock renew script (Redisson's fair lock inherits it), the
+ * wait channel is the caller's own per-waiter channel, and forceUnlock is
+ * RedissonFairLock.forceUnlockAsync (prune expired heads, DEL, "0" to the head waiter's channel).
  */
-class FairLock : public QObject
+class FairLock : public LockVariant
 {
     Q_OBJECT
 public:
@@ -38,7 +40,7 @@ public:
     explicit FairLock(LockClient *client, QObject *parent = nullptr);
     ~FairLock() override;
 
-    LockClient *client() const { return m_client; }
+    AcquireKind kind() const override { return AcquireKind::Fair; }
     /** `fairLockWaitTimeout` in ms: the `wait` used when an acquire has no positive wait of its
      *  own (waitMs <= 0 or forever). Values <= 0 restore the default. */
     void setWaitTimeoutMs(qint64 ms);
@@ -55,7 +57,7 @@ public:
      * free but another waiter is first in line.
      */
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                    LockClient::AcquireCallback callback);
+                    LockClient::AcquireCallback callback) override;
 
     /**
      * Waits up to `waitMs` ms (< 0 = forever), as Redisson's lock()/tryLock(waitTime) (§3.2):
@@ -73,7 +75,7 @@ public:
      * acquireFailed).
      */
     void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                 LockClient::AcquireCallback callback);
+                 LockClient::AcquireCallback callback) override;
 
     /**
      * Leaves the waiter queue (Redisson `acquireFailed`, §3.4): every waiter behind the caller
@@ -95,12 +97,18 @@ public:
      * IllegalMonitorStateException text in `error`). Error: server/transport error.
      * Released and NotHeld stop the watchdog renewal of `name`.
      */
-    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
+    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback) override;
+    /** RedissonFairLock.forceUnlockAsync, through force_unlock.lua's fair branch: prune the
+     *  expired heads, DEL, "0" on the head waiter's own channel. With no queue and no timeout set
+     *  the script takes its RLock branch instead (DEL + "0" on `redisson_lock__channel:{name}`,
+     *  which no fair waiter listens to). `ok` = a lock was deleted. */
+    void forceUnlock(const QString &name, QObject *context, LockClient::BoolCallback callback) override;
+    /** waiterChannel(name, holderField(threadId)): fair waiters are woken one at a time. */
+    QByteArray waitChannel(const QString &name, qint64 threadId) const override;
 
 private:
     qint64 effectiveWaitMs(qint64 waitMs) const { return waitMs > 0 ? waitMs : m_waitTimeoutMs; }
 
-    QPointer<LockClient> m_client;
     qint64 m_waitTimeoutMs = kDefaultWaitTimeoutMs;
     RedisScript m_acquire;
     RedisScript m_tryAcquire;

@@ -1,7 +1,6 @@
 #include "fencedlock.h"
 #include "redis/redisbytes.h"
 
-#include "lockacquisition.h"
 #include "lockcalls.h"
 
 #include "protocol/locknames.h"
@@ -11,7 +10,7 @@ namespace lockscope
 {
 
 FencedLock::FencedLock(LockClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_acquire(RedisScript::fromResource(QStringLiteral("fenced_acquire")))
+    : LockVariant(client, parent), m_acquire(RedisScript::fromResource(QStringLiteral("fenced_acquire")))
 {
 }
 
@@ -47,19 +46,6 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
                        if (callback)
                            callback(result);
                    });
-}
-
-void FencedLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                         LockClient::AcquireCallback callback)
-{
-    LockAcquisition::Steps steps;
-    steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
-        tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
-    };
-    steps.channel = RedisBytes::toBytes(LockNames::unlockChannel(name)); // the RLock's (§5.2)
-    steps.wakeMessages = {"0", "1"};
-    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
-    LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
 }
 
 void FencedLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)

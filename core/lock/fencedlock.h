@@ -1,9 +1,8 @@
 #pragma once
 
-#include "lockclient.h"
+#include "lockvariant.h"
 
 #include <QObject>
-#include <QPointer>
 #include <QString>
 
 #include <functional>
@@ -17,17 +16,15 @@ namespace lockscope
  * The RLock hash (field "<clientId>:<threadId>" -> hold count) plus the fencing token counter
  * `redisson_lock_token:{name}`: a STRING with no TTL, INCRed by every successful acquire
  * (re-entry included) and never reset by unlock. Acquires report the token of that acquire in
- * AcquireResult::token. Unlock, unlock channel (`redisson_lock__channel:{name}`, message "0")
- * and renewal are the RLock's: use unlock() here (it delegates to LockClient::unlock) or
- * LockClient::unlock/renew directly.
+ * AcquireResult::token. Unlock, unlock channel (`redisson_lock__channel:{name}`, message "0"),
+ * the wait, renewal and force unlock are the RLock's (RedissonFencedLock extends RedissonLock):
+ * LockVariant's defaults, which SpinLock shares too.
  *
  * All calls are asynchronous; callbacks run on this object's thread, once, unless `context` was
  * destroyed first (pass nullptr for no context). `leaseMs <= 0` means "use the watchdog" (the
  * client's LockWatchdog renews it every timeout/3 until unlocked).
- *
- * Force unlock is deliberately not here (core/observe implements it per lock kind).
  */
-class FencedLock : public QObject
+class FencedLock : public LockVariant
 {
     Q_OBJECT
 public:
@@ -35,7 +32,7 @@ public:
     explicit FencedLock(LockClient *client, QObject *parent = nullptr);
     ~FencedLock() override;
 
-    LockClient *client() const { return m_client; }
+    AcquireKind kind() const override { return AcquireKind::Fenced; }
 
     /**
      * One attempt (Redisson `tryLockAndGetToken()`): the lockAndGetToken script (§5.2). Acquired
@@ -45,24 +42,23 @@ public:
      * held with no expiry answers {-1, -1}.
      */
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                    LockClient::AcquireCallback callback);
+                    LockClient::AcquireCallback callback) override;
     /**
      * Waits up to `waitMs` ms (< 0 = forever), as RLock waiting (§1.5): attempt, subscribe to
      * `redisson_lock__channel:{name}`, retry on "0"/"1" or after min(ttl, remaining). On timeout
      * acquired=false with the last PTTL; on a server/transport error `error` is set. If `context`
-     * dies while waiting the wait stops (a lock won in that race is unlocked).
+     * dies while waiting the wait stops (a lock won in that race is unlocked). This is
+     * LockVariant::acquire(), the RLock wait; it is named here for its documentation.
      */
-    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                 LockClient::AcquireCallback callback);
+    using LockVariant::acquire;
     /** RLock unlock (§2.3) via LockClient::unlock, with the lease of the acquire as Redisson's
      *  internalLockLeaseTime. The token counter is left as it is. */
-    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
+    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback) override;
     /** Redisson `getToken()`: GET `redisson_lock_token:{name}`; 0 when absent (never acquired),
      *  -1 on error. */
     void token(const QString &name, QObject *context, std::function<void(qint64 token)> callback);
 
 private:
-    QPointer<LockClient> m_client;
     RedisScript m_acquire;
 };
 

@@ -1,5 +1,7 @@
 #include "readwritelock.h"
+#include "readlock.h"
 #include "redis/redisbytes.h"
+#include "writelock.h"
 
 #include "lockacquisition.h"
 #include "lockcalls.h"
@@ -23,6 +25,20 @@ ReadWriteLock::ReadWriteLock(LockClient *client, QObject *parent)
 }
 
 ReadWriteLock::~ReadWriteLock() = default;
+
+ReadLock *ReadWriteLock::readLock()
+{
+    if (!m_readLock)
+        m_readLock = new ReadLock(this);
+    return m_readLock;
+}
+
+WriteLock *ReadWriteLock::writeLock()
+{
+    if (!m_writeLock)
+        m_writeLock = new WriteLock(this);
+    return m_writeLock;
+}
 
 QString ReadWriteLock::channel(const QString &name)
 {

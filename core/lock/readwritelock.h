@@ -11,6 +11,9 @@
 namespace lockscope
 {
 
+class ReadLock;
+class WriteLock;
+
 /**
  * A Redisson-compatible read/write lock client (`RedissonReadWriteLock` with its `RedissonReadLock`
  * and `RedissonWriteLock` halves, protocol §4, 3.24+/4.7 semantics).
@@ -31,7 +34,8 @@ namespace lockscope
  * LockWatchdog (RLock renew script with the ":write" field), read holds by this object's own
  * timer every timeout/3 with the 4.4.0+ read renewal (renewRead), until unlocked.
  *
- * Force unlock is deliberately not here (core/observe implements it per lock kind).
+ * Its two halves as LockVariants, the common shape of every lock kind, are readLock() and
+ * writeLock(), as Redisson's RReadWriteLock gives its RLock halves.
  */
 class ReadWriteLock : public QObject
 {
@@ -42,6 +46,10 @@ public:
     ~ReadWriteLock() override;
 
     LockClient *client() const { return m_client; }
+    /** The read half as a LockVariant (Redisson `readLock()`); a child of this object. */
+    ReadLock *readLock();
+    /** The write half as a LockVariant (Redisson `writeLock()`); a child of this object. */
+    WriteLock *writeLock();
 
     /** `redisson_rwlock:{name}` (prefixName), the channel of both halves (§4.1). */
     static QString channel(const QString &name);
@@ -123,6 +131,8 @@ private:
     void renewWatchedReads();
 
     QPointer<LockClient> m_client;
+    ReadLock *m_readLock = nullptr;
+    WriteLock *m_writeLock = nullptr;
     RedisScript m_readAcquire;
     RedisScript m_readUnlock;
     RedisScript m_writeAcquire;

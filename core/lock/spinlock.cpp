@@ -1,7 +1,6 @@
 #include "spinlock.h"
 #include "redis/redisbytes.h"
 
-#include "lockacquisition.h"
 #include "lockcalls.h"
 
 #include <QRandomGenerator>
@@ -10,7 +9,7 @@ namespace lockscope
 {
 
 SpinLock::SpinLock(LockClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_unlock(RedisScript::fromResource(QStringLiteral("spin_unlock")))
+    : LockVariant(client, parent), m_unlock(RedisScript::fromResource(QStringLiteral("spin_unlock")))
 {
 }
 
@@ -24,15 +23,11 @@ void SpinLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
     m_client->tryAcquire(name, threadId, leaseMs, context, std::move(callback));
 }
 
-void SpinLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                       LockClient::AcquireCallback callback)
+LockAcquisition::Steps SpinLock::waitSteps(const QString &name, qint64 threadId, qint64 leaseMs)
 {
     // Redisson RedissonSpinLock.lock/tryLock with the LockOptions.ExponentialBackOff defaults: no
-    // channel, just the next backoff period between attempts.
-    LockAcquisition::Steps steps;
-    steps.attempt = [this, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
-        tryAcquire(name, threadId, leaseMs, attemptContext, std::move(done));
-    };
+    // channel (waitChannel() is empty), just the next backoff period between attempts.
+    LockAcquisition::Steps steps = LockVariant::waitSteps(name, threadId, leaseMs);
     // Exponential backoff: the current period, which then grows x2 plus 0..fails-1 ms.
     steps.retryDelay = [next = kBackoffInitialMs, fails = qint64(0)](const AcquireResult &, bool) mutable {
         if (next >= kBackoffMaxMs)
@@ -43,8 +38,12 @@ void SpinLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
                     next * kBackoffMultiplier + QRandomGenerator::global()->bounded(static_cast<int>(fails)));
         return sleep;
     };
-    steps.releaseOrphan = [this, name, threadId] { unlock(name, threadId, nullptr, nullptr); };
-    LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
+    return steps;
+}
+
+QByteArray SpinLock::waitChannel(const QString &, qint64) const
+{
+    return QByteArray();
 }
 
 void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)

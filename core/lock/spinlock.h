@@ -1,9 +1,8 @@
 #pragma once
 
-#include "lockclient.h"
+#include "lockvariant.h"
 
 #include <QObject>
-#include <QPointer>
 #include <QString>
 
 namespace lockscope
@@ -16,15 +15,14 @@ namespace lockscope
  * script, but **no pub/sub at all**: unlock publishes nothing and waiters poll with Redisson's
  * default exponential backoff (1 ms, then x2 + a random 0..n-1 ms after the n-th miss, capped at
  * 128 ms, §1.6). It is therefore invisible in PUBSUB listings, and cannot be told apart from an
- * RLock in Redis.
+ * RLock in Redis. Renewal and force unlock are the RLock's (LockVariant's defaults, shared with
+ * FencedLock; the "0" a force unlock publishes wakes nobody here, spin waiters poll).
  *
  * All calls are asynchronous; callbacks run on this object's thread, once, unless `context` was
  * destroyed first (pass nullptr for no context). `leaseMs <= 0` means "use the watchdog" (the
  * client's LockWatchdog renews it every timeout/3 until unlocked).
- *
- * Force unlock is deliberately not here (core/observe implements it per lock kind).
  */
-class SpinLock : public QObject
+class SpinLock : public LockVariant
 {
     Q_OBJECT
 public:
@@ -36,22 +34,21 @@ public:
     explicit SpinLock(LockClient *client, QObject *parent = nullptr);
     ~SpinLock() override;
 
-    LockClient *client() const { return m_client; }
+    AcquireKind kind() const override { return AcquireKind::Spin; }
 
     /** One attempt (Redisson `tryLock()`, the RLock acquire script run by LockClient::tryAcquire):
      *  acquire when free, re-enter when held by this thread (hold count + 1, TTL reset to the
      *  lease); otherwise `pttlMs` = the lock's PTTL in ms (-1 = held with no expiry). */
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                    LockClient::AcquireCallback callback);
+                    LockClient::AcquireCallback callback) override;
     /**
      * Waits up to `waitMs` ms (< 0 = forever) by polling tryAcquire with exponential backoff
      * (1 ms initial, x2 + jitter, max 128 ms; never longer than the remaining wait). No
      * subscription is made. On timeout acquired=false with the last PTTL; on a server/transport
      * error `error` is set. If `context` dies while waiting the polling stops (a lock won in that
-     * race is unlocked).
+     * race is unlocked). This is LockVariant::acquire() with waitSteps() below.
      */
-    void acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                 LockClient::AcquireCallback callback);
+    using LockVariant::acquire;
     /**
      * Spin unlock with a fresh request id and the latch (§5.1): the RLock unlock without publish,
      * then a fire-and-forget DEL of the latch key. Released: hash deleted. StillHeld: hold count
@@ -59,10 +56,16 @@ public:
      * (Redisson's IllegalMonitorStateException text in `error`). Error: server/transport error.
      * Released and NotHeld stop the watchdog renewal of `name`.
      */
-    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
+    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback) override;
+    /** Empty: spin waiters listen on no channel. */
+    QByteArray waitChannel(const QString &name, qint64 threadId) const override;
+
+protected:
+    /** The RLock wait without a channel, and Redisson's LockOptions.ExponentialBackOff between
+     *  attempts. */
+    LockAcquisition::Steps waitSteps(const QString &name, qint64 threadId, qint64 leaseMs) override;
 
 private:
-    QPointer<LockClient> m_client;
     RedisScript m_unlock;
 };
 

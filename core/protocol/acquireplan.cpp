@@ -63,6 +63,8 @@ QString AcquirePlan::kindName(AcquireKind kind)
         return QStringLiteral("write");
     case AcquireKind::Fenced:
         return QStringLiteral("fenced");
+    case AcquireKind::Spin:
+        return QStringLiteral("spin");
     }
     return QString();
 }
@@ -179,7 +181,8 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
         return refuse(QStringLiteral("; %1 would take no fencing token: use %2")
                           .arg(kindFlag(requested), kindFlag(AcquireKind::Fenced)));
     case DataShape::Plain:
-        if (wanted == AcquireKind::Lock || wanted == AcquireKind::Fair)
+        // A spin lock's data is an RLock hash: the data cannot tell them apart either.
+        if (wanted == AcquireKind::Lock || wanted == AcquireKind::Fair || wanted == AcquireKind::Spin)
             break;
         if (requested == AcquireKind::Fenced)
             return refuse(QStringLiteral(" and has no fencing token counter; %1 does not fit: use %2")

@@ -9,14 +9,19 @@
 namespace lockscope
 {
 
-/** Which Redisson client (and which half of a read-write lock) LockScope takes a hold with. */
+/** Which Redisson client (and which half of a read-write lock) LockScope takes a hold with: the
+ *  kind of a LockVariant (core/lock), made by LockVariantFactory. */
 enum class AcquireKind {
-    Auto,  ///< the kind the data says; `lock` for a free name (not allowed on a read-write lock)
-    Lock,  ///< RLock (LockClient, protocol §2)
-    Fair,  ///< RedissonFairLock (FairLock, §3): respects the waiter queue, waits on its own channel
-    Read,  ///< RedissonReadLock (ReadWriteLock read half, §4.2)
-    Write, ///< RedissonWriteLock (ReadWriteLock write half, §4.4)
-    Fenced ///< RedissonFencedLock (FencedLock, §5.2): INCRs the token counter
+    Auto,   ///< the kind the data says; `lock` for a free name (not allowed on a read-write lock)
+    Lock,   ///< RLock (LockClient, protocol §2)
+    Fair,   ///< RedissonFairLock (FairLock, §3): respects the waiter queue, waits on its own channel
+    Read,   ///< RedissonReadLock (ReadWriteLock read half, §4.2)
+    Write,  ///< RedissonWriteLock (ReadWriteLock write half, §4.4)
+    Fenced, ///< RedissonFencedLock (FencedLock, §5.2): INCRs the token counter
+    /** RedissonSpinLock (SpinLock): the RLock's data, waiters poll instead of subscribing. The
+     *  front ends do not offer it (parseKind() does not know "spin"): LockScope's own acquire
+     *  has no reason to take one; the workshop and the lock tests do. */
+    Spin
 };
 
 /**
@@ -40,9 +45,10 @@ enum class AcquireKind {
 class AcquirePlan
 {
 public:
-    /** The CLI / audit names: "auto", "lock", "fair", "read", "write", "fenced". */
+    /** The CLI / audit names: "auto", "lock", "fair", "read", "write", "fenced" (and "spin"). */
     static QString kindName(AcquireKind kind);
-    /** Inverse of kindName() (case-insensitive); nullopt for anything else. */
+    /** Inverse of kindName() (case-insensitive) for the kinds the front ends offer (not "spin");
+     *  nullopt for anything else. */
     static std::optional<AcquireKind> parseKind(const QString &name);
 
     /** The plan for acquiring `s.name` as `requested`. `s` must be a snapshot of that name. */

@@ -1,10 +1,9 @@
 #include "session/lockholds.h"
 
-#include "lock/fairlock.h"
-#include "lock/fencedlock.h"
 #include "lock/lockclient.h"
+#include "lock/lockvariant.h"
+#include "lock/lockvariantfactory.h"
 #include "lock/lockwatchdog.h"
-#include "lock/readwritelock.h"
 
 #include <QDateTime>
 #include <QPointer>
@@ -19,9 +18,6 @@ QString heldKey(const QString &name, qint64 threadId)
 {
     return name + QLatin1Char('\n') + QString::number(threadId);
 }
-
-/** What one acquire attempt or wait should call, for the resolved kind. */
-using AcquireCall = std::function<void(LockClient::AcquireCallback)>;
 } // namespace
 
 LockHolds::LockHolds(const QString &clientId, ClientLookup clientFor, WritePath write, QObject *parent)
@@ -88,40 +84,22 @@ void LockHolds::watch(LockClient *client)
     });
 }
 
-FairLock *LockHolds::fairLockFor(const QString &name)
+LockVariant *LockHolds::variantFor(const QString &name, AcquireKind kind)
 {
     LockClient *c = m_clientFor(name);
-    FairLock *&f = m_fairLocks[c];
-    if (!f)
-        f = new FairLock(c, c);
-    return f;
-}
-
-ReadWriteLock *LockHolds::readWriteLockFor(const QString &name)
-{
-    LockClient *c = m_clientFor(name);
-    ReadWriteLock *&rw = m_readWriteLocks[c];
-    if (!rw) {
-        rw = new ReadWriteLock(c, c);
-        connect(rw, &ReadWriteLock::readWatchdogLost, this, [this](const QString &lock) {
+    LockVariant *&v = m_variants[c][int(kind == AcquireKind::Auto ? AcquireKind::Lock : kind)];
+    if (!v) {
+        v = LockVariantFactory::create(kind, c, c);
+        connect(v, &LockVariant::renewalStopped, this, [this](const QString &lock) {
             emit errorOccurred(
                 QStringLiteral("Watchdog stopped renewing the read hold of %1: LockScope no longer holds it")
                     .arg(lock));
         });
-        connect(rw, &ReadWriteLock::readWatchdogError, this, [this](const QString &message) {
+        connect(v, &LockVariant::renewalFailed, this, [this](const QString &message) {
             emit errorOccurred(QStringLiteral("Read-lock renewal failed: %1").arg(message));
         });
     }
-    return rw;
-}
-
-FencedLock *LockHolds::fencedLockFor(const QString &name)
-{
-    LockClient *c = m_clientFor(name);
-    FencedLock *&f = m_fencedLocks[c];
-    if (!f)
-        f = new FencedLock(c, c);
-    return f;
+    return v;
 }
 
 AcquireKind LockHolds::ownHoldKind(const LockSnapshot &before, qint64 threadId) const
@@ -169,50 +147,12 @@ void LockHolds::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qi
             }
             LockClient *client = m_clientFor(name);
             const AcquireKind taken = plan.kind;
-            QString field = client->holderField(threadId);
-            AcquireCall call;
-            const bool once = waitMs == 0;
-            switch (taken) {
-            case AcquireKind::Fair: {
-                FairLock *fair = fairLockFor(name);
-                call = [this, fair, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                    once ? fair->tryAcquire(name, threadId, leaseMs, this, cb)
-                         : fair->acquire(name, threadId, leaseMs, waitMs, this, cb);
-                };
-                break;
-            }
-            case AcquireKind::Read:
-            case AcquireKind::Write: {
-                ReadWriteLock *rw = readWriteLockFor(name);
-                const bool write = taken == AcquireKind::Write;
-                if (write)
-                    field = rw->writerField(threadId);
-                call = [this, rw, write, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                    if (write)
-                        once ? rw->tryAcquireWrite(name, threadId, leaseMs, this, cb)
-                             : rw->acquireWrite(name, threadId, leaseMs, waitMs, this, cb);
-                    else
-                        once ? rw->tryAcquireRead(name, threadId, leaseMs, this, cb)
-                             : rw->acquireRead(name, threadId, leaseMs, waitMs, this, cb);
-                };
-                break;
-            }
-            case AcquireKind::Fenced: {
-                FencedLock *fenced = fencedLockFor(name);
-                call = [this, fenced, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                    once ? fenced->tryAcquire(name, threadId, leaseMs, this, cb)
-                         : fenced->acquire(name, threadId, leaseMs, waitMs, this, cb);
-                };
-                break;
-            }
-            case AcquireKind::Auto:
-            case AcquireKind::Lock:
-                call = [this, client, name, threadId, leaseMs, waitMs, once](LockClient::AcquireCallback cb) {
-                    once ? client->tryAcquire(name, threadId, leaseMs, this, cb)
-                         : client->acquire(name, threadId, leaseMs, waitMs, this, cb);
-                };
-                break;
-            }
+            LockVariant *lock = variantFor(name, taken);
+            const QString field = lock->holderField(threadId);
+            auto call = [this, lock, name, threadId, leaseMs, waitMs](LockClient::AcquireCallback cb) {
+                waitMs == 0 ? lock->tryAcquire(name, threadId, leaseMs, this, std::move(cb))
+                            : lock->acquire(name, threadId, leaseMs, waitMs, this, std::move(cb));
+            };
             const QString kindName = AcquirePlan::kindName(taken);
             call([this, name, threadId, field, taken, kindName, leaseMs, client, done](const AcquireResult &r) {
                 if (!r.error.isEmpty()) {
@@ -233,9 +173,9 @@ void LockHolds::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qi
                 const QString lease =
                     leaseMs > 0 ? QStringLiteral("lease %1 ms").arg(leaseMs)
                                 : QStringLiteral("watchdog renews every %1 ms").arg(client->watchdogTimeoutMs() / 3);
-                const QString token =
-                    taken == AcquireKind::Fenced ? QStringLiteral(", fencing token %1").arg(r.token) : QString();
-                emit acquired(name, field, kindName, taken == AcquireKind::Fenced ? r.token : -1);
+                // Only the fenced lock's acquire reports a token; every other kind leaves it at -1.
+                const QString token = r.token >= 0 ? QStringLiteral(", fencing token %1").arg(r.token) : QString();
+                emit acquired(name, field, kindName, r.token);
                 done(QStringLiteral("done"),
                      QStringLiteral("Acquired %1 as %2 (%3 lock, %4%5)").arg(name, field, kindName, lease, token));
             });
@@ -284,12 +224,7 @@ void LockHolds::renew(const QString &name, qint64 threadId)
                     done(QStringLiteral("refused"),
                          QStringLiteral("%1 is not held by LockScope: nothing renewed").arg(name));
             };
-            if (kind == AcquireKind::Write)
-                readWriteLockFor(name)->renewWrite(name, threadId, 0, this, result);
-            else if (kind == AcquireKind::Read)
-                readWriteLockFor(name)->renewRead(name, {threadId}, 0, this, result);
-            else
-                m_clientFor(name)->renew(name, threadId, 0, this, result);
+            variantFor(name, kind)->renew(name, threadId, 0, this, result);
         });
 }
 
@@ -324,20 +259,7 @@ void LockHolds::release(const QString &name, qint64 threadId)
                     break;
                 }
             };
-            switch (kind) {
-            case AcquireKind::Write:
-                readWriteLockFor(name)->unlockWrite(name, threadId, this, result);
-                break;
-            case AcquireKind::Read:
-                readWriteLockFor(name)->unlockRead(name, threadId, this, result);
-                break;
-            case AcquireKind::Fair:
-                fairLockFor(name)->unlock(name, threadId, this, result);
-                break;
-            default:
-                m_clientFor(name)->unlock(name, threadId, this, result);
-                break;
-            }
+            variantFor(name, kind)->unlock(name, threadId, this, result);
         });
 }
 

@@ -13,16 +13,14 @@
 namespace lockscope
 {
 
-class FairLock;
-class FencedLock;
 class LockClient;
-class ReadWriteLock;
+class LockVariant;
 
 /**
  * LockScope's own holds, for LockSession (split out of it by concern, issue 14): acquire, renew
- * and release with the client of the lock's kind (protocol §14.1: LockClient, FairLock,
- * ReadWriteLock read or write half, FencedLock), the kind each hold was taken with (so a renewal
- * or release uses the same one), and the watchdog reports of LockScope's lock clients.
+ * and release with the LockVariant of the lock's kind (protocol §14.1; made by
+ * LockVariantFactory, one per lock client and kind), the kind each hold was taken with (so a
+ * renewal or release uses the same one), and the watchdog reports of LockScope's lock clients.
  *
  * It writes nothing by itself: every action goes through the session's one audited write path
  * (`write`: read-only and audit checks, re-read, perform, audit record, actionFinished), and the
@@ -69,19 +67,17 @@ signals:
     void errorOccurred(const QString &message);
 
 private:
-    /** The kind clients on clientFor(name), made on first use (children of that client). */
-    FairLock *fairLockFor(const QString &name);
-    ReadWriteLock *readWriteLockFor(const QString &name);
-    FencedLock *fencedLockFor(const QString &name);
+    /** The variant of `kind` on clientFor(name), made on first use (a child of that client);
+     *  Auto gives the RLock's. */
+    LockVariant *variantFor(const QString &name, AcquireKind kind);
     /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see release()). */
     AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
 
     QString m_clientId;
     ClientLookup m_clientFor;
     WritePath m_write;
-    QHash<LockClient *, FairLock *> m_fairLocks; ///< by the LockClient they use
-    QHash<LockClient *, ReadWriteLock *> m_readWriteLocks;
-    QHash<LockClient *, FencedLock *> m_fencedLocks;
+    /** The variants made so far, by the LockClient they use and their AcquireKind. */
+    QHash<LockClient *, QHash<int, LockVariant *>> m_variants;
     /** "name\nthreadId" -> the kind LockScope took its hold with (until fully released). */
     QHash<QString, AcquireKind> m_heldKinds;
 };

@@ -6,10 +6,12 @@
 
 #include "diagnose/lockdoctor.h"
 #include "lock/fairlock.h"
-#include "lock/fencedlock.h"
 #include "lock/lockclient.h"
+#include "lock/lockvariant.h"
+#include "lock/lockvariantfactory.h"
 #include "lock/multilock.h"
 #include "lock/readwritelock.h"
+#include "lock/reentrantlock.h"
 #include "protocol/locknames.h"
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
@@ -115,14 +117,13 @@ QPair<QString, QString> unlockMessageWhen(const ActionContext &c, const StepOutc
     return {};
 }
 
-QByteArray unlockChannelOf(const ActionContext &c)
+/** WorkshopAction::waitChannel of an acquire of `kind`: the channel the actor's lock of that
+ *  kind waits on (LockVariant::waitChannel). */
+std::function<QByteArray(const ActionContext &)> waitChannelOf(AcquireKind kind)
 {
-    return LockNames::unlockChannel(c.step->lock).toUtf8();
-}
-
-QByteArray rwChannelOf(const ActionContext &c)
-{
-    return ReadWriteLock::channel(c.step->lock).toUtf8();
+    return [kind](const ActionContext &c) {
+        return c.actor->lock(kind)->waitChannel(c.step->lock, c.actor->def.threadId);
+    };
 }
 
 /** Which RLock acquire call ran: one attempt, the whole waiting tryLock, or a fenced acquire. */
@@ -322,13 +323,17 @@ QString needsServers(const Scenario::Step &st, const Scenario &s)
                : QString();
 }
 
-/** The client a step acts with: the actor's own on the main server, or with "server" its client
- *  on that stage server (replication scenarios). */
-LockClient *clientFor(const ActionContext &c)
+/** The RLock an RLock step acts with: the actor's own on the main server, or with "server" the
+ *  one of its client on that stage server (replication scenarios; made there on first use). */
+LockVariant *rlockFor(const ActionContext &c)
 {
-    if (c.step->server > 0 && c.stage)
-        return c.stage->clientOf(c.actor->def.name, c.step->server - 1);
-    return c.actor->client;
+    if (c.step->server > 0 && c.stage) {
+        LockClient *client = c.stage->clientOf(c.actor->def.name, c.step->server - 1);
+        if (auto *existing = client->findChild<ReentrantLock *>(QString(), Qt::FindDirectChildrenOnly))
+            return existing;
+        return LockVariantFactory::create(AcquireKind::Lock, client, client);
+    }
+    return c.actor->lock(AcquireKind::Lock);
 }
 
 /** " on server N (host:port)" for a step with "server", empty otherwise. */
@@ -381,13 +386,14 @@ QVector<WorkshopAction> makeTable()
         return QStringLiteral("RLock.lock(%1), one attempt").arg(leaseText(c)) + on(c) + onServer(c);
     };
     lock.run = [](const ActionContext &c, Done done) {
-        clientFor(c)->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
+        rlockFor(c)->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
     lock.branch = [](const ActionContext &c, const StepOutcome &o) {
         return c.step->server > 0 ? serverBranch(c, o) : lockBranch(c, o, Acquire::Once);
     };
     lock.waitChannel = [](const ActionContext &c) {
-        return c.step->server > 0 ? QByteArray() : unlockChannelOf(c); // waiters listen on the main server only
+        // waiters listen on the main server only
+        return c.step->server > 0 ? QByteArray() : waitChannelOf(AcquireKind::Lock)(c);
     };
     t << lock;
 
@@ -401,11 +407,11 @@ QVector<WorkshopAction> makeTable()
     };
     tryLock.run = [](const ActionContext &c, Done done) {
         // waitedMs is filled in by the runner from the step's duration.
-        c.actor->client->acquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.step->waitMs, c.receiver,
-                                 acquired(done));
+        c.actor->lock(AcquireKind::Lock)
+            ->acquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.step->waitMs, c.receiver, acquired(done));
     };
     tryLock.branch = [](const ActionContext &c, const StepOutcome &o) { return lockBranch(c, o, Acquire::Waiting); };
-    tryLock.waitChannel = unlockChannelOf;
+    tryLock.waitChannel = waitChannelOf(AcquireKind::Lock);
     tryLock.subscribesWhenRefused = false; // the whole waiting call: nothing stays subscribed
     t << tryLock;
 
@@ -414,7 +420,7 @@ QVector<WorkshopAction> makeTable()
     unlock.validate = serverNeedsServers;
     unlock.call = [](const ActionContext &c) { return QStringLiteral("RLock.unlock()") + on(c) + onServer(c); };
     unlock.run = [](const ActionContext &c, Done done) {
-        clientFor(c)->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
+        rlockFor(c)->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
     };
     unlock.message = [](const ActionContext &c, const StepOutcome &o) { return unlockMessageWhen(c, o, "released"); };
     unlock.branch = [](const ActionContext &c, const StepOutcome &o) {
@@ -447,16 +453,16 @@ QVector<WorkshopAction> makeTable()
         return QStringLiteral("watchdog renewal (renewExpiration, PEXPIRE %1 ms)").arg(c.leaseMs) + on(c);
     };
     renew.run = [](const ActionContext &c, Done done) {
-        c.actor->client->renew(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver,
-                               [done](bool ok, const QString &error) {
-                                   StepOutcome o;
-                                   o.result = !error.isEmpty() ? QStringLiteral("error")
-                                              : ok             ? QStringLiteral("renewed")
-                                                               : QStringLiteral("lost");
-                                   o.error = error;
-                                   o.reply = ok ? QStringLiteral("1") : QStringLiteral("0");
-                                   done(o);
-                               });
+        c.actor->lock(AcquireKind::Lock)
+            ->renew(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, [done](bool ok, const QString &error) {
+                StepOutcome o;
+                o.result = !error.isEmpty() ? QStringLiteral("error")
+                           : ok             ? QStringLiteral("renewed")
+                                            : QStringLiteral("lost");
+                o.error = error;
+                o.reply = ok ? QStringLiteral("1") : QStringLiteral("0");
+                done(o);
+            });
     };
     renew.branch = [](const ActionContext &c, const StepOutcome &o) {
         const QString &name = c.step->lock;
@@ -478,7 +484,7 @@ QVector<WorkshopAction> makeTable()
     forceUnlock.name = QStringLiteral("forceUnlock");
     forceUnlock.call = [](const ActionContext &c) { return QStringLiteral("RLock.forceUnlock()") + on(c); };
     forceUnlock.run = [](const ActionContext &c, Done done) {
-        c.actor->client->forceUnlock(c.step->lock, c.receiver, [done](bool ok, const QString &error) {
+        c.actor->lock(AcquireKind::Lock)->forceUnlock(c.step->lock, c.receiver, [done](bool ok, const QString &error) {
             StepOutcome o;
             o.result = !error.isEmpty() ? QStringLiteral("error")
                        : ok             ? QStringLiteral("deleted")
@@ -547,16 +553,14 @@ QVector<WorkshopAction> makeTable()
             o.result = QStringLiteral("refused");
     };
     fairLock.branch = fairLockBranch;
-    fairLock.waitChannel = [](const ActionContext &c) {
-        return FairLock::waiterChannel(c.step->lock, c.field).toUtf8();
-    };
+    fairLock.waitChannel = waitChannelOf(AcquireKind::Fair);
     t << fairLock;
 
     WorkshopAction fairUnlock;
     fairUnlock.name = QStringLiteral("fairUnlock");
     fairUnlock.call = [](const ActionContext &c) { return QStringLiteral("RFairLock.unlock()") + on(c); };
     fairUnlock.run = [](const ActionContext &c, Done done) {
-        c.actor->fair->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
+        c.actor->lock(AcquireKind::Fair)->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
     };
     fairUnlock.message = [](const ActionContext &c, const StepOutcome &o) -> QPair<QString, QString> {
         if (o.result != QLatin1String("released"))
@@ -579,10 +583,11 @@ QVector<WorkshopAction> makeTable()
         return QStringLiteral("RReadWriteLock.readLock().lock(%1), one attempt").arg(leaseText(c)) + on(c);
     };
     readLock.run = [](const ActionContext &c, Done done) {
-        c.actor->rw->tryAcquireRead(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
+        c.actor->lock(AcquireKind::Read)
+            ->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
     readLock.branch = [](const ActionContext &c, const StepOutcome &o) { return rwLockBranch(c, o, true); };
-    readLock.waitChannel = rwChannelOf;
+    readLock.waitChannel = waitChannelOf(AcquireKind::Read);
     t << readLock;
 
     WorkshopAction readUnlock;
@@ -591,7 +596,7 @@ QVector<WorkshopAction> makeTable()
         return QStringLiteral("RReadWriteLock.readLock().unlock()") + on(c);
     };
     readUnlock.run = [](const ActionContext &c, Done done) {
-        c.actor->rw->unlockRead(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
+        c.actor->lock(AcquireKind::Read)->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
     };
     readUnlock.message = [](const ActionContext &c, const StepOutcome &o) -> QPair<QString, QString> {
         if (o.result != QLatin1String("released"))
@@ -622,10 +627,11 @@ QVector<WorkshopAction> makeTable()
         return QStringLiteral("RReadWriteLock.writeLock().lock(%1), one attempt").arg(leaseText(c)) + on(c);
     };
     writeLock.run = [](const ActionContext &c, Done done) {
-        c.actor->rw->tryAcquireWrite(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
+        c.actor->lock(AcquireKind::Write)
+            ->tryAcquire(c.step->lock, c.actor->def.threadId, c.leaseMs, c.receiver, acquired(done));
     };
     writeLock.branch = [](const ActionContext &c, const StepOutcome &o) { return rwLockBranch(c, o, false); };
-    writeLock.waitChannel = rwChannelOf;
+    writeLock.waitChannel = waitChannelOf(AcquireKind::Write);
     writeLock.holderSuffix = QStringLiteral(":write");
     t << writeLock;
 
@@ -635,7 +641,7 @@ QVector<WorkshopAction> makeTable()
         return QStringLiteral("RReadWriteLock.writeLock().unlock()") + on(c);
     };
     writeUnlock.run = [](const ActionContext &c, Done done) {
-        c.actor->rw->unlockWrite(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
+        c.actor->lock(AcquireKind::Write)->unlock(c.step->lock, c.actor->def.threadId, c.receiver, unlocked(done));
     };
     writeUnlock.message = [](const ActionContext &c, const StepOutcome &o) -> QPair<QString, QString> {
         // A downgrade (own read holds left) publishes nothing.
@@ -666,15 +672,16 @@ QVector<WorkshopAction> makeTable()
     };
     fencedLock.run = [](const ActionContext &c, Done done) {
         WorkshopActor *a = c.actor;
-        a->fenced->tryAcquire(c.step->lock, a->def.threadId, c.leaseMs, c.receiver,
-                              acquired([a, done](const StepOutcome &o) {
-                                  if (o.result == QLatin1String("acquired"))
-                                      a->lastToken = o.token; // what its later fencedWrite sends
-                                  done(o);
-                              }));
+        a->lock(AcquireKind::Fenced)
+            ->tryAcquire(c.step->lock, a->def.threadId, c.leaseMs, c.receiver,
+                         acquired([a, done](const StepOutcome &o) {
+                             if (o.result == QLatin1String("acquired"))
+                                 a->lastToken = o.token; // what its later fencedWrite sends
+                             done(o);
+                         }));
     };
     fencedLock.branch = [](const ActionContext &c, const StepOutcome &o) { return lockBranch(c, o, Acquire::Fenced); };
-    fencedLock.waitChannel = unlockChannelOf;
+    fencedLock.waitChannel = waitChannelOf(AcquireKind::Fenced);
     fencedLock.reportsToken = true;
     t << fencedLock;
 

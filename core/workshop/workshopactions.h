@@ -3,8 +3,11 @@
 #include "scenario.h"
 #include "stepreport.h"
 
+#include "protocol/acquireplan.h"
+
 #include <QByteArray>
 #include <QList>
+#include <QMap>
 #include <QPair>
 #include <QSet>
 #include <QString>
@@ -17,29 +20,28 @@ class QObject;
 namespace lockscope
 {
 
-class FairLock;
-class FencedLock;
 class LockClient;
-class ReadWriteLock;
+class LockVariant;
 class RedLockStage;
 class RedisConnection;
 class RedisSubscriber;
 
 /** One simulated Redisson client of a running scenario (WorkshopCast): its client id, its own
- *  connection and subscriber, and the lock objects on them. */
+ *  connection and subscriber, its LockClient, and one LockVariant per lock kind on it. */
 struct WorkshopActor {
     Scenario::Actor def;
     QString clientId;
     RedisConnection *connection = nullptr;
     RedisSubscriber *subscriber = nullptr;
     LockClient *client = nullptr;
-    FairLock *fair = nullptr;
-    ReadWriteLock *rw = nullptr;
-    FencedLock *fenced = nullptr;
+    /** Its lock of each kind (LockVariantFactory::kinds()), all on `client`. */
+    QMap<AcquireKind, LockVariant *> locks;
     qint64 lastToken = -1;      ///< the fencing token of its latest fenced acquire, -1 = none
     QSet<QByteArray> waitingOn; ///< channels subscribed as a waiting Redisson client would
     /** The holder field "<clientId>:<threadId>" of its thread. */
     QString holderField() const;
+    /** Its lock of `kind`; nullptr before WorkshopCast::connectAll() made them. */
+    LockVariant *lock(AcquireKind kind) const { return locks.value(kind); }
 };
 
 /** What a workshop action answered (WorkshopAction::run). Times in ms. */

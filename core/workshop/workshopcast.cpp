@@ -2,10 +2,8 @@
 
 #include "redlockstage.h"
 
-#include "lock/fairlock.h"
-#include "lock/fencedlock.h"
 #include "lock/lockclient.h"
-#include "lock/readwritelock.h"
+#include "lock/lockvariantfactory.h"
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
 #include "redis/redissubscriber.h"
@@ -42,9 +40,8 @@ void WorkshopCast::connectAll(std::function<void()> ready, std::function<void(co
         a.subscriber = new RedisSubscriber(m_endpoint, this);
         a.client = new LockClient(a.connection, a.subscriber, this, a.clientId);
         a.client->setWatchdogTimeoutMs(def.watchdogTimeoutMs);
-        a.fair = new FairLock(a.client, this);
-        a.rw = new ReadWriteLock(a.client, this);
-        a.fenced = new FencedLock(a.client, this);
+        for (AcquireKind kind : LockVariantFactory::kinds())
+            a.locks.insert(kind, LockVariantFactory::create(kind, a.client, this));
         const QString name = def.name;
         connect(a.subscriber, &RedisSubscriber::message, this,
                 [this, name](const QByteArray &channel, const QByteArray &, const QByteArray &) {

@@ -19,8 +19,8 @@ class RedisConnection;
 
 /**
  * The cast of a running workshop Scenario (ScenarioRunner): per actor one LockClient with its
- * client id, its own RedisConnection and RedisSubscriber, and a FairLock, ReadWriteLock and
- * FencedLock on it (WorkshopActor); the runner's own connection ("lockscope-workshop") to the
+ * client id, its own RedisConnection and RedisSubscriber, and a LockVariant of every kind on it
+ * (WorkshopActor::locks, from LockVariantFactory); the runner's own connection ("lockscope-workshop") to the
  * private server; and for RedLock scenarios the independent servers (RedLockStage).
  */
 class WorkshopCast : public QObject

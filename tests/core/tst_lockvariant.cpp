@@ -1,0 +1,172 @@
+// LockVariant, the one shape of every lock kind, and LockVariantFactory against a real
+// redis-server: each kind made by the factory takes, renews, gives back and force-unlocks a hold
+// with its own data shape, and a waiter of each kind wakes when the holder unlocks.
+
+#include "lock/lockclient.h"
+#include "lock/lockvariant.h"
+#include "lock/lockvariantfactory.h"
+#include "lock/readlock.h"
+#include "lock/readwritelock.h"
+#include "lock/writelock.h"
+#include "protocol/locknames.h"
+
+#include "lockfixture.h"
+#include "testsupport.h"
+
+#include <QElapsedTimer>
+#include <QTest>
+
+#include <memory>
+
+using namespace lockscope;
+using lockscope::test::awaitAcquire;
+using lockscope::test::awaitBool;
+using lockscope::test::awaitUnlock;
+using lockscope::test::Box;
+using lockscope::test::waitUntil;
+
+namespace
+{
+
+/** A participant with one LockVariant of every kind on its client, all made by the factory. */
+struct Participant : test::LockParticipant {
+    std::unique_ptr<QObject> owner = std::make_unique<QObject>();
+    QMap<AcquireKind, LockVariant *> locks;
+
+    explicit Participant(const RedisEndpoint &endpoint) : LockParticipant(endpoint)
+    {
+        for (AcquireKind kind : LockVariantFactory::kinds())
+            locks.insert(kind, LockVariantFactory::create(kind, client.get(), owner.get()));
+    }
+    ~Participant() { owner.reset(); } // the variants go before the client
+};
+
+} // namespace
+
+class TestLockVariant : public test::LockTestCase<Participant>
+{
+    Q_OBJECT
+
+private slots:
+    void factoryMakesEachKind();
+    void shapes();
+    void holdRoundTripOfEveryKind();
+    void waiterOfEveryKindWakesOnUnlock();
+};
+
+void TestLockVariant::factoryMakesEachKind()
+{
+    QCOMPARE(LockVariantFactory::kinds().size(), 6);
+    for (AcquireKind kind : LockVariantFactory::kinds()) {
+        LockVariant *v = m_a->locks.value(kind);
+        QVERIFY(v);
+        QVERIFY(v->kind() == kind);
+        QCOMPARE(v->client(), m_a->client.get());
+        QCOMPARE(v->kindName(), AcquirePlan::kindName(kind));
+    }
+    QObject parent;
+    LockVariant *autoKind = LockVariantFactory::create(AcquireKind::Auto, m_a->client.get(), &parent);
+    QVERIFY(autoKind->kind() == AcquireKind::Lock);
+    // The two halves share one ReadWriteLock per client and parent, as Redisson's do.
+    auto *read = qobject_cast<ReadLock *>(m_a->locks.value(AcquireKind::Read));
+    auto *write = qobject_cast<WriteLock *>(m_a->locks.value(AcquireKind::Write));
+    QVERIFY(read && write);
+    QCOMPARE(read->readWriteLock(), write->readWriteLock());
+    QCOMPARE(LockVariantFactory::create(AcquireKind::Read, m_a->client.get(), m_a->owner.get()), read);
+}
+
+void TestLockVariant::shapes()
+{
+    const QString base = m_a->client->clientId() + QStringLiteral(":7");
+    const QString name = QStringLiteral("orders");
+    QHash<AcquireKind, QString> field{
+        {AcquireKind::Lock, base},   {AcquireKind::Fair, base},
+        {AcquireKind::Read, base},   {AcquireKind::Write, base + QStringLiteral(":write")},
+        {AcquireKind::Fenced, base}, {AcquireKind::Spin, base}};
+    QHash<AcquireKind, QByteArray> channel{{AcquireKind::Lock, "redisson_lock__channel:{orders}"},
+                                           {AcquireKind::Fair, "redisson_lock__channel:{orders}:" + base.toUtf8()},
+                                           {AcquireKind::Read, "redisson_rwlock:{orders}"},
+                                           {AcquireKind::Write, "redisson_rwlock:{orders}"},
+                                           {AcquireKind::Fenced, "redisson_lock__channel:{orders}"},
+                                           {AcquireKind::Spin, QByteArray()}};
+    for (AcquireKind kind : LockVariantFactory::kinds()) {
+        LockVariant *v = m_a->locks.value(kind);
+        QCOMPARE(v->holderField(7), field.value(kind));
+        QCOMPARE(v->waitChannel(name, 7), channel.value(kind));
+    }
+}
+
+void TestLockVariant::holdRoundTripOfEveryKind()
+{
+    for (AcquireKind kind : LockVariantFactory::kinds()) {
+        LockVariant *v = m_a->locks.value(kind);
+        const QString name = QStringLiteral("variant:") + v->kindName();
+        const QByteArray key = name.toUtf8();
+        const QString field = v->holderField(1);
+
+        AcquireResult r = awaitAcquire(
+            [&](LockClient::AcquireCallback done) { v->tryAcquire(name, 1, 20000, nullptr, std::move(done)); });
+        QVERIFY2(r.acquired, qPrintable(v->kindName() + QStringLiteral(": ") + r.error));
+        QCOMPARE(r.token >= 1, kind == AcquireKind::Fenced);
+        QCOMPARE(m_admin->hget(key, field.toUtf8()), QByteArray("1"));
+        if (kind == AcquireKind::Read || kind == AcquireKind::Write)
+            QCOMPARE(m_admin->hget(key, "mode"), kind == AcquireKind::Read ? QByteArray("read") : QByteArray("write"));
+
+        test::BoolResult renewed =
+            awaitBool([&](LockClient::BoolCallback done) { v->renew(name, 1, 60000, nullptr, std::move(done)); });
+        QVERIFY2(renewed.ok, qPrintable(v->kindName() + QStringLiteral(": ") + renewed.error));
+        QVERIFY2(m_admin->pttl(key) > 30000, qPrintable(v->kindName()));
+
+        UnlockResult u =
+            awaitUnlock([&](LockClient::UnlockCallback done) { v->unlock(name, 1, nullptr, std::move(done)); });
+        QVERIFY2(u.status == UnlockResult::Status::Released,
+                 qPrintable(v->kindName() + QStringLiteral(": ") + u.error));
+        QVERIFY(!m_admin->exists(key));
+        renewed = awaitBool([&](LockClient::BoolCallback done) { v->renew(name, 1, 60000, nullptr, std::move(done)); });
+        QVERIFY2(!renewed.ok && renewed.error.isEmpty(), qPrintable(v->kindName()));
+
+        r = awaitAcquire(
+            [&](LockClient::AcquireCallback done) { v->tryAcquire(name, 1, 20000, nullptr, std::move(done)); });
+        QVERIFY(r.acquired);
+        test::BoolResult forced =
+            awaitBool([&](LockClient::BoolCallback done) { v->forceUnlock(name, nullptr, std::move(done)); });
+        QVERIFY2(forced.ok, qPrintable(v->kindName() + QStringLiteral(": ") + forced.error));
+        QVERIFY(!m_admin->exists(key));
+        forced = awaitBool([&](LockClient::BoolCallback done) { v->forceUnlock(name, nullptr, std::move(done)); });
+        QVERIFY2(!forced.ok && forced.error.isEmpty(), qPrintable(v->kindName()));
+    }
+}
+
+void TestLockVariant::waiterOfEveryKindWakesOnUnlock()
+{
+    for (AcquireKind kind : LockVariantFactory::kinds()) {
+        // A reader is not kept out by another reader: it waits for a writer.
+        const AcquireKind holderKind = kind == AcquireKind::Read ? AcquireKind::Write : kind;
+        LockVariant *holder = m_b->locks.value(holderKind);
+        LockVariant *waiter = m_a->locks.value(kind);
+        const QString name = QStringLiteral("wake:") + waiter->kindName();
+        AcquireResult held = awaitAcquire(
+            [&](LockClient::AcquireCallback done) { holder->tryAcquire(name, 1, 30000, nullptr, std::move(done)); });
+        QVERIFY2(held.acquired, qPrintable(waiter->kindName() + QStringLiteral(": ") + held.error));
+
+        auto box = std::make_shared<Box<AcquireResult>>();
+        QElapsedTimer clock;
+        clock.start();
+        waiter->acquire(name, 2, 30000, 20000, nullptr, test::fillBox(box));
+        QTest::qWait(300); // the waiter has subscribed (or is polling)
+        QVERIFY(!box->done);
+        const UnlockResult u =
+            awaitUnlock([&](LockClient::UnlockCallback done) { holder->unlock(name, 1, nullptr, std::move(done)); });
+        QVERIFY(u.status == UnlockResult::Status::Released);
+        // Woken by the unlock (or the spin lock's next poll), long before the 30 s lease ends.
+        QVERIFY2(waitUntil([box] { return box->done; }, 10000), qPrintable(waiter->kindName()));
+        QVERIFY2(box->value.acquired, qPrintable(waiter->kindName() + QStringLiteral(": ") + box->value.error));
+        QVERIFY2(clock.elapsed() < 10000, qPrintable(waiter->kindName()));
+        const UnlockResult mine =
+            awaitUnlock([&](LockClient::UnlockCallback done) { waiter->unlock(name, 2, nullptr, std::move(done)); });
+        QVERIFY(mine.status == UnlockResult::Status::Released);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestLockVariant)
+#include "tst_lockvariant.moc"
