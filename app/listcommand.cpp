@@ -51,7 +51,7 @@ void ListCommand::run()
         if (m_finished)
             return;
         if (m_json) {
-            // Issue 12: no copy of 200k snapshots, lines written as bytes (not through QTextStream).
+            // 200k locks: no copy of the snapshots, lines written as bytes (not through QTextStream).
             const QHash<QString, LockSnapshot> all = watcher->locks(); // shared, not copied
             const LockFilter filter = holderFilter();
             QVector<const LockSnapshot *> sorted;

@@ -6,7 +6,7 @@ namespace lockscope
 {
 
 /**
- * Sizing of SCAN steps by the server time they took (issue 12: no command of LockScope may block
+ * Sizing of SCAN steps by the server time they took (no command of LockScope may block
  * Redis for more than about 1 ms). Used by LockDiscovery (lock names) and DoctorProbe (unlock
  * latches), each step timed inside resources/scripts/scan_step.lua.
  */

@@ -17,7 +17,7 @@ class LockClient;
 class LockVariant;
 
 /**
- * LockScope's own holds, for LockSession (split out of it by concern, issue 14): acquire, renew
+ * LockScope's own holds, for LockSession (split out of it by concern): acquire, renew
  * and release with the LockVariant of the lock's kind (protocol §14.1; made by
  * LockVariantFactory, one per lock client and kind), the kind each hold was taken with (so a
  * renewal or release uses the same one), and the watchdog reports of LockScope's lock clients.

@@ -76,7 +76,7 @@ void LockDiscovery::step()
     if (!m_connection || !m_running)
         return;
     const int generation = m_generation;
-    // Both passes share each call while both run (issue 12: run one after the other, each step
+    // Both passes share each call while both run (run one after the other, each step
     // waiting behind the snapshot reads, discovery took longer than reading what it found). Each
     // SCAN cursor MATCH glob COUNT n TYPE t is timed by scan_step.lua; the two share the budget.
     QList<QByteArray> args;
@@ -112,7 +112,7 @@ void LockDiscovery::step()
             return;
         }
         // A reply of another shape (a proxy or a fake server answering `:1`) ends the scan with an
-        // error; its "cursor" is never sent back (issue 13.5: that looped 1.8M times a minute).
+        // error; its "cursor" is never sent back (that looped 1.8M times a minute).
         // Three elements per SCAN (page, server µs, hashes left out) when the hash pass ran, else
         // the plain { page, µs } of a single SCAN (scan_step.lua).
         const int per = sent.size() > 1 || (sent.first() == 0 && m_prefilterRun) ? 3 : 2;

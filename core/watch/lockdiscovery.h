@@ -32,7 +32,7 @@ class RedisConnection;
  *
  * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
  * time for the step is known (the round trip also counts the network and the client's work).
- * The COUNT adapts to it (issue 12): aimed at 80 % of the step's budget (stepBudgetUs(), 250 µs by
+ * The COUNT adapts to it: aimed at 80 % of the step's budget (stepBudgetUs(), 250 µs by
  * default, LockMonitor::kScanBudgetUs, halved while both passes run) from the measured cost per
  * visited key, at most doubling per step and shrinking at once, between kMinCount and kMaxCount.
  * setScanCount() fixes it instead.
@@ -91,7 +91,7 @@ public:
 
 signals:
     /** Hashes one step found that cannot be locks (no field `mode`, none with `:`, at most 16
-     *  fields): known as no locks without a snapshot read (issue 12). */
+     *  fields): known as no locks without a snapshot read. */
     void hashesNotLocksFound(const QStringList &names);
     /** Candidate lock names found by one step (no duplicates within one scan of a pass).
      *  `fromCompanionKeys`: named by a queue, timeout set or token found by the second pass (the

@@ -60,7 +60,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
                 continue;
             }
             if (m_oneShot)
-                continue; // read once and done: nothing to skip later (issue 12: 160k names at 1M keys)
+                continue; // read once and done: nothing to skip later (160k such names at 1M keys)
             if (m_notLocks.size() >= kNotLockCacheMax)
                 m_notLocks.clear();
             m_notLocks.insert(n);
@@ -80,7 +80,7 @@ LockMonitor::LockMonitor(RedisConnection *connection, RedisSubscriber *subscribe
             if (m_notLocks.contains(n))
                 continue;
             // Polling: a rediscovery reads only the names it finds new; known locks are re-read by
-            // the sweep already (issue 12: each one re-read every lock found, over the budget).
+            // the sweep already (re-reading every lock found took polling over its budget).
             if (m_pollDiscovery && m_locks.contains(n))
                 continue;
             ++m_discoveryNewReads;
@@ -264,7 +264,7 @@ void LockMonitor::checkNotifications()
         m_notificationsOn = on;
         emit notificationsChecked(on, why);
         if (on && m_subscriber && m_subscriberLost) {
-            // Issue 13.3: notifications are on, but the connection that hears them is down.
+            // Deaf: notifications are on, but the connection that hears them is down.
             m_notificationsOn = false;
             setMode(Mode::Polling,
                     QStringLiteral("The notification connection to %1 is down (%2): polling every %3 ms until it is "
@@ -434,7 +434,7 @@ void LockMonitor::rediscover()
                 m_approxTotalKeys = r.toInteger(-1);
         });
     }
-    // The first pass leaves out, on the server, the hashes that cannot be locks (issue 12); later
+    // The first pass leaves out, on the server, the hashes that cannot be locks; later
     // polling rediscoveries skip them by m_notLocks, without spending commands on them again.
     m_discovery->setPrefilterHashes(!m_plainReads && (!m_baselineDone || m_oneShot));
     m_discovery->start(m_pattern);
@@ -559,7 +559,7 @@ void LockMonitor::flush()
             names << std::move(name);
     }
     m_readInFlight = true;
-    // Each batch is applied as it arrives, while the next one is at the server (issue 12: applying
+    // Each batch is applied as it arrives, while the next one is at the server (applying
     // 5,000 snapshots at the end of a read, then waiting for the coalescing timer, left Redis idle
     // for a third of a big discovery).
     auto sharedHints = std::make_shared<const QHash<QString, QString>>(std::move(hints));
@@ -622,7 +622,7 @@ void LockMonitor::accountRemovals(const QString &name, int reportedThisRead, QVe
     it.value() -= reportedThisRead;
     if (it.value() > 0) {
         // Removals of the hash that no read saw: each was a hold that began and ended (or a
-        // hand-over) between two reads of this lock (issue 13.11).
+        // hand-over) between two reads of this lock, otherwise silent.
         const int missed = it.value();
         m_coalescedTotal += missed;
         LockEvent e;
@@ -681,7 +681,7 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
             if (twinListed ? (!known || braced) : (braced && !known))
                 s.isLock = false;
         }
-        // Issue 11 point 9: a fair lock whose queue emptied reads like a plain one; once this
+        // A fair lock whose queue emptied reads like a plain one; once this
         // session saw its queue or timeout set, it is known to be fair.
         if (s.isLock && s.kind == LockKind::FairLock) {
             m_seenFair.insert(s.name);
@@ -770,7 +770,7 @@ void LockMonitor::onPollTick()
 {
     ++m_pollTicks;
     if (m_mode == Mode::Polling) {
-        // Issue 12: what is shown first, every tick; the rest in turn within the budget.
+        // What is shown first, every tick; the rest in turn within the budget.
         int priority = 0;
         for (const QString &name : std::as_const(m_priority)) {
             if (m_locks.contains(name)) {
@@ -879,10 +879,10 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
     if (m_ownsName && !m_ownsName(name))
         return; // cluster: PUBLISH reaches every node; the owner's monitor reports it
     // An unlock comes with keyspace events (the hash's del or hincrby) just before its message:
-    // none for 2 s while live means the notifications may have been turned off (issue 13.3).
+    // none for 2 s while live means the notifications may have been turned off (deaf while "live").
     if (m_mode == Mode::Live && (!m_sinceKeyspaceEvent.isValid() || m_sinceKeyspaceEvent.elapsed() > 2000))
         suspectNotifications();
-    // Issue 13.11: an unlock message "0" on a lock's own channel is one release of the whole lock
+    // Short holds: an unlock message "0" on a lock's own channel is one release of the whole lock
     // (RLock/fenced unlock, forceUnlock); a read must account for each (accountRemovals).
     if (waiter.isEmpty() && payload == "0" && channel.startsWith(QLatin1String("redisson_lock__channel:"))) {
         if (++m_removalBalance[name] == 0)
@@ -903,7 +903,7 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         e.detail = QStringLiteral("message %1 on %2: one waiting thread per client wakes up")
                        .arg(RedisBytes::toText(payload), channel);
     // Held until the read this message causes: the release it announces is reported first
-    // (issue 15.7: the message came out before the `released` it follows).
+    // (the message came out before the `released` it follows).
     m_pendingMessages[name] << e;
     if (!m_messageTimer.isActive())
         m_messageTimer.start(kMessageHoldMs);

@@ -44,27 +44,27 @@ class SnapshotReader;
  *   under the listed lock whose hash exists (ownerOf()). When neither hash exists, only one of
  *   the two is listed (the one listed already, else `x`), with LockSnapshot::nameCertain() false.
  * - A lock once seen with a fair queue in this session stays "fair" when its queue empties
- *   (LockSnapshot::kindCertain, issue 11 point 9).
+ *   (LockSnapshot::kindCertain: with its queue empty it reads like a plain lock).
  * - Dirty locks are coalesced (at most one read per coalesceMs) and read with SnapshotReader;
  *   results leave as one `locksUpdated` batch and one `eventsOccurred` batch per read.
  * - On a lost connection it is **disconnected**, keeps the last snapshots (now stale) and
  *   resumes by itself when the connection is back.
- * - Never "live" while deaf (issue 13.3): the subscriber connection is health-checked
+ * - Never "live" while deaf (hearing nothing): the subscriber connection is health-checked
  *   (RedisSubscriber); while it is down the monitor is **polling** and says why, and when it is
  *   back (with its subscriptions) it goes live again and rediscovers what changed meanwhile.
  *   The notification config is re-read every notificationRecheckMs (CONFIG GET, while CONFIG is
  *   allowed) and at once on suspicion (an unlock message without any keyspace event for 2 s, or
  *   a refresh finding a change no notification announced): notifications turned off mid-watch
  *   mean polling (modeChanged with the reason), turned on again mean live plus a rediscover.
- * - Stale data (issue 13.9): when the connection is lost, every known lock is re-sent in one
+ * - Stale data: when the connection is lost, every known lock is re-sent in one
  *   `locksUpdated` batch with LockSnapshot::stale set and staleAsOfMs = when LockScope lost
  *   sight of it; the next read of a lock (after the reconnect) clears it.
  *
- * Size (the .cpp is about 900 lines, over issue 14's ~500): discovery, the dirty-name coalescing,
- * the poll plan and the keyspace-event interpretation all update the same per-lock state (known
- * snapshots, dirty names, removal evidence, pending unlock messages) within one event; its
- * helpers that keep no such state are classes of their own (LockDiscovery, SnapshotReader,
- * LockEvent::diff, LockNames).
+ * Size (the .cpp is about 900 lines, over the ~500 past which a file says why): discovery, the
+ * dirty-name coalescing, the poll plan and the keyspace-event interpretation all update the same
+ * per-lock state (known snapshots, dirty names, removal evidence, pending unlock messages) within
+ * one event; its helpers that keep no such state are classes of their own (LockDiscovery,
+ * SnapshotReader, LockEvent::diff, LockNames).
  */
 class LockMonitor : public LockWatcher
 {
@@ -79,7 +79,7 @@ public:
     void setPollIntervalMs(int ms) override;
     void setCoalesceMs(int ms) { m_coalesceMs = qMax(0, ms); }
     /** How often the notification config is re-read while connected (default 15000 ms;
-     *  tests use less). 0 = only on suspicion. Issue 13.3. */
+     *  tests use less). 0 = only on suspicion. Notices notifications turned off mid-watch. */
     void setNotificationRecheckMs(int ms);
     int notificationRecheckMs() const { return m_notificationRecheckMs; }
     /** Ignore keyspace notifications even when the server has them on (tests, --poll). */
@@ -101,7 +101,7 @@ public:
     bool plainReads() const { return m_plainReads; }
     /** A connection of its own for discovery's SCAN steps (RedisConnectionPool::scanConnection()),
      *  opened with the command connection; while it is not ready the steps go on the command
-     *  connection. Set before start(). Issue 12: on one socket each step waited behind the reads. */
+     *  connection. Set before start(). On one socket each step waited behind the reads. */
     void setScanConnection(RedisConnection *connection);
     /**
      * Polling load budget in Redis commands per second, as INFO counts them (a lock read in the
@@ -110,7 +110,7 @@ public:
      * (setPriorityLocks()) and sweeps the others in turn with what is left of the budget (at least
      * a tenth of it); one full sweep ends with a rediscovery, which reads only the names it finds
      * new (known locks are the sweep's) and whose cost (its SCAN steps and those reads, as the
-     * last one measured) is charged to the budget: the sweep slows down by its share (issue 12).
+     * last one measured) is charged to the budget: the sweep slows down by its share.
      * Default 2000.
      */
     void setPollBudget(int commandsPerSecond) override { m_pollBudget = qMax(100, commandsPerSecond); }
@@ -122,7 +122,7 @@ public:
     /** Server time one snapshot script call of the monitor may take (µs; SnapshotReader's
      *  batchBudgetUs()), snapshot batches in flight (SnapshotReader::maxInFlight()), and the
      *  server time of one discovery SCAN step (LockDiscovery::stepBudgetUs()): another client's
-     *  command waits behind about 1 ms of ours at most (issue 12). Explored with
+     *  command waits behind about 1 ms of ours at most. Explored with
      *  `lockscope-bench --only engine --read-budget-us --read-in-flight --scan-budget-us` on a
      *  loaded 2-core machine: 4 in flight at 500 us read ~30 % faster but gave another client a
      *  p99 of 5-6 ms, these 2.6-4.5 ms, 1 in flight at 150-200 us 0.6-3 ms; but with 1 in flight
@@ -140,7 +140,7 @@ public:
     /** What a poll tick reads: `priorityReads` (every tick), `sweepReads` of the others, and how
      *  long a full sweep of `locks` takes (ms); pure arithmetic, for the status line and tests.
      *  `rediscoveryCommands`: what the rediscovery that ends each sweep costs (its SCAN steps and
-     *  the reads of the new names it found, in commands); it is charged to the budget (issue 12),
+     *  the reads of the new names it found, in commands); it is charged to the budget,
      *  so the sweep slows down by its share. `commandsPerSecond` includes it. */
     struct PollPlan {
         int priorityReads = 0;
@@ -198,7 +198,7 @@ public:
     /** Whether notify-keyspace-events `flags` give what live mode needs (K plus g, h, x or A). */
     static bool notificationFlagsSuffice(const QString &flags);
 
-    /** Releases announced by unlock messages but never seen by a read (issue 13.11), live or
+    /** Releases announced by unlock messages but never seen by a read (short holds), live or
      *  polling: the sum of every `coalesced` event's count since start(). */
     qint64 coalescedTotal() const { return m_coalescedTotal; }
 
@@ -206,12 +206,12 @@ private:
     void onReady();
     void onConnectionLost(const QString &reason);
     void checkNotifications();
-    // Issue 13.3: deafness and notification changes.
+    // Deafness (a subscriber that hears nothing) and notification changes.
     void onSubscriberLost(const QString &reason);
     void onSubscriberBack();
     void recheckNotifications();
     void suspectNotifications();
-    /** Issue 13.9: re-sends every known lock marked stale (connection lost). */
+    /** Re-sends every known lock marked stale (connection lost), so none passes for current. */
     void markStale();
     /** Nothing left to read: the baseline is done; a pass whose lock count changed as its reads
      *  landed is reported once more (discoveryProgress, finished); then idle(). */
@@ -224,7 +224,7 @@ private:
     void flush();
     void flushPendingMessages();
     /** Puts the unlock messages held for `name` into `events` (this read's start at `first`),
-     *  after the holders the read found gone (issue 15.7). */
+     *  after the holders the read found gone (a message arrives before the release it follows). */
     void insertPendingMessages(const QString &name, int first, QVector<LockEvent> *events);
     void onPollTick();
     void applySnapshots(const QVector<LockSnapshot> &snapshots, const QHash<QString, QString> &hints);
@@ -279,7 +279,7 @@ private:
     QSet<QString> m_forceUnlockExpected;
     // Release or forced delete (§14.9): every unlock() of Redisson 3.24+ deletes the hash and then
     // writes its unlock latch in the same script, so their keyspace events come adjacent.
-    /** Issue 13.11, coalesced transitions: per lock, unlock messages "0" on its own channel (one
+    /** Coalesced transitions: per lock, unlock messages "0" on its own channel (one
      *  per full release of an RLock or fenced lock, protocol §2.4) minus the full releases its
      *  reads reported. A hold that begins and ends between two reads (polling, or a burst) leaves
      *  a message no read can explain: the balance goes positive and is reported as a `coalesced`
@@ -287,7 +287,7 @@ private:
      *  counted (an undercount, never a false one). */
     QHash<QString, int> m_removalBalance;
     /** unlock_message events waiting for the read of their lock, so they follow its release
-     *  (issue 15.7); m_messageTimer sends those no read took within kMessageHoldMs. */
+     *  (it arrives first); m_messageTimer sends those no read took within kMessageHoldMs. */
     QHash<QString, QVector<LockEvent>> m_pendingMessages;
     QTimer m_messageTimer;
     qint64 m_coalescedTotal = 0;
@@ -301,7 +301,7 @@ private:
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;
     QTimer m_pollTimer;
-    // Issue 13.3
+    // Deafness (a subscriber that hears nothing) and notification changes.
     QTimer m_recheckTimer;
     int m_notificationRecheckMs = 15000;
     bool m_subscriberLost = false; ///< the subscriber dropped and is not back yet

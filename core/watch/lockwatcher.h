@@ -15,7 +15,7 @@ namespace lockscope
 
 /**
  * What watches the locks of one server or of a whole Redis Cluster, as LockSession, the CLI, the
- * exporter and the GUI see it (issue 14: LockMonitor and ClusterLockMonitor had the same methods
+ * exporter and the GUI see it (LockMonitor and ClusterLockMonitor had the same methods
  * and signals but no common type, so every caller asked "cluster or not").
  *
  * Implemented by LockMonitor (one server: a one-node topology) and ClusterLockMonitor (one

@@ -151,7 +151,7 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                           const qint64 readAt = LockSnapshot::steadyNowMs();
                           --state->inFlight;
                           // The next batch goes out before this one is parsed: Redis works on it
-                          // meanwhile (issue 12: it sat idle while the client parsed).
+                          // meanwhile (it sat idle while the client parsed).
                           if (self)
                               self->sendMore(state);
                           else
@@ -534,7 +534,8 @@ LockSnapshot SnapshotReader::parse(const QString &name, const RedisReply &entry,
         else if (fenced)
             s.kind = LockKind::FencedLock;
     }
-    // Issue 11 point 9: what the data proves about the kind (see LockSnapshot::kindCertain).
+    // What the data proves about the kind (see LockSnapshot::kindCertain): a fair lock whose
+    // queue emptied reads like a plain one.
     if (s.kind == LockKind::Lock) {
         if (s.subscribers > 0) {
             s.kindNote = QStringLiteral("plain lock: clients wait on the shared unlock channel (fair-lock waiters "

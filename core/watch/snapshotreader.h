@@ -25,8 +25,8 @@ class RedisReply;
  * the script reports its own execution time with a second TIME). Batches start at 50 locks, grow
  * (at most doubling) while calls are fast and shrink when one was slow, between 1 and 1000 locks;
  * at most maxInFlight() batches of one read() (2) are in flight at a time, each sent when an
- * earlier one returned, so another client's command waits behind at most two of ours (issue 12:
- * with 4 in flight, a PING waited up to 4 budgets; p99 5 ms). setBatchSize() fixes the size
+ * earlier one returned, so another client's command waits behind at most two of ours (with 4
+ * in flight, a PING waited up to 4 budgets; p99 5 ms). setBatchSize() fixes the size
  * instead (no adaptation).
  */
 class SnapshotReader : public QObject
@@ -70,7 +70,7 @@ public:
      * With `onBatch` set, the snapshots of each batch are handed to it as that batch's reply
      * arrives (in send order; the next batch is already on its way, so Redis is not idle while
      * the caller works on them), and `callback` then gets an empty vector and the error. A big
-     * read thus never waits for its slowest part nor holds all its snapshots at once (issue 12).
+     * read thus never waits for its slowest part nor holds all its snapshots at once.
      */
     void read(const QStringList &names, QObject *context, Callback callback, Callback onBatch = nullptr);
 

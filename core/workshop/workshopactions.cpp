@@ -1,4 +1,4 @@
-// The workshop's actions, one record each (issue 14: adding an action is one record here).
+// The workshop's actions, one record each (adding an action is one record here).
 // Longer than 500 lines for that reason: the file is the table, each record a few short functions.
 #include "workshopactions.h"
 

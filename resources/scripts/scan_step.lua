@@ -2,7 +2,7 @@
 -- Runs exactly `SCAN cursor MATCH glob COUNT count [TYPE type]` (protocol §9: candidates are found
 -- with SCAN, never KEYS) between two TIMEs, so LockDiscovery sizes the next COUNT by what the step
 -- cost the server, not by the round trip (which also counts the network and the client's own
--- work; issue 12: sized by the round trip, steps stayed small while the client was busy).
+-- work; sized by the round trip, steps stayed small while the client was busy).
 -- KEYS     none (the step visits the whole keyspace of this node)
 -- ARGV[1]  cursor ("0" to start)
 -- ARGV[2]  MATCH glob
@@ -10,14 +10,14 @@
 -- ARGV[4]  TYPE (hash, list, ...); absent or "" = no TYPE filter. "lockhash": TYPE hash, and of
 --          the hashes found only those that may be a lock are returned: one with more than 16
 --          fields (the snapshot samples it), or with a field `mode` or a field name holding `:`
---          (every holder field `<uuid>:<thread>` has one), as snapshot.lua's own test. Issue 12:
+--          (every holder field `<uuid>:<thread>` has one), as snapshot.lua's own test. Before,
 --          other hashes (sessions, caches) were each read by a snapshot script only to be told
 --          apart; here they cost one HRANDFIELD of 17 fields (HLEN and HKEYS before Redis 6.2).
 --          "withpttl": no TYPE filter, and the PTTL of each key found is returned beside it (the
 --          doctor's unlock latches: one PTTL per key in the step, within its budget, instead of a
---          burst of thousands of PTTLs that held up every read behind it; issue 12).
+--          burst of thousands of PTTLs that held up every read behind it).
 -- ARGV[5..8] optional: a second, independent SCAN (cursor, glob, COUNT, TYPE) run in the same
---          call, so two passes over the keyspace share one round trip (issue 12: discovery's
+--          call, so two passes over the keyspace share one round trip (discovery's
 --          hash pass and fair-queue pass ran one after the other, each step waiting its turn).
 -- Reply:   { {nextCursor, {key, ...}}, usedMicros } where usedMicros is the server time the SCAN
 --          took (second TIME minus first), for one plain SCAN. With a second SCAN or a
@@ -37,7 +37,7 @@ local function isLockLike(fields)
 end
 local function mayBeLock(key)
     -- HRANDFIELD key 17 (Redis 6.2+): every field of a hash of at most 16, else 17 of them; one
-    -- bounded command where HLEN and HKEYS were two (issue 12: 360k hashes at 1M keys).
+    -- bounded command where HLEN and HKEYS were two (360k hashes at 1M keys).
     if hasRandField then
         -- '17' as a string: a number argument is formatted (printf) on every call.
         local fields = redis.pcall('hrandfield', key, '17')

@@ -23,7 +23,7 @@
 --          §14.4), else 0. The twin hashes to the same slot (its hash tag is the name).
 --          Last: {serverSeconds, serverMicros} read after all the work, so the reader can tell
 --          how long the call kept Redis busy and size its next batch to stay under its budget.
---          Cost (issue 12): per name one HRANDFIELD of 17 fields (before Redis 6.2, or for a hash
+--          Cost: per name one HRANDFIELD of 17 fields (before Redis 6.2, or for a hash
 --          of more fields: HLEN, then HGETALL or the sample; TYPE only for another type),
 --          and one EXISTS of the companion keys (fair queue, timeout set, token); each companion is
 --          read only when that EXISTS counts one. A hash that cannot be a lock (no field `mode`, no
@@ -48,7 +48,7 @@ local maxQueue = tonumber(ARGV[1]) or 100
 local maxFields = tonumber(ARGV[2]) or 1024
 local sampleFields = tonumber(ARGV[3]) or 16
 -- One empty table for every empty part of the reply (a table per lock and part was a tenth of
--- the script's time in allocations and garbage collection at 200k locks; issue 12).
+-- the script's time in allocations and garbage collection at 200k locks).
 local EMPTY = {}
 local probeFields = 17
 local probeArg = '17' -- as a string: a number argument would be formatted (printf) on every call
@@ -62,7 +62,7 @@ for i = 1, #KEYS do
     local name = KEYS[i]
     -- HRANDFIELD name 17 WITHVALUES (Redis 6.2+) is the whole hash, in HGETALL's order, when it
     -- has at most 16 fields (every plain lock), and a bounded sample otherwise; empty for a missing
-    -- key, WRONGTYPE for another type. One command where HLEN and HGETALL were two (issue 12).
+    -- key, WRONGTYPE for another type. One command where HLEN and HGETALL were two.
     local keyType = 'hash'
     local fieldCount = -1
     local whole = nil
@@ -128,7 +128,7 @@ for i = 1, #KEYS do
     -- One EXISTS tells whether any companion key is there (most locks have none); only then are
     -- they read one by one. A hash that cannot be a lock only needs the queue and timeout set.
     -- A lock's twin (§14.4) is counted by the same EXISTS: when it counts none, the twin is not
-    -- looked at again (issue 12: one TYPE per lock less, 200k commands at 200k locks).
+    -- looked at again (one TYPE per lock less, 200k commands at 200k locks).
     local companions
     if maybeLock then
         local twin = tag

@@ -253,7 +253,7 @@ void TestLockMonitor::liveModeReportsEveryEvent()
     for (int i = before; i < log.events.size(); ++i)
         fullRelease |= log.events[i].type == QLatin1String("released") && log.events[i].lock == name;
     QVERIFY2(fullRelease, qPrintable(log.dump()));
-    // Issue 15.7: the unlock message follows the release it announces (it arrives first).
+    // Causal order: the unlock message follows the release it announces (it arrives first).
     int releasedAt = -1, messageAt = -1;
     for (int i = before; i < log.events.size(); ++i) {
         if (log.events[i].lock != name)
@@ -397,7 +397,7 @@ void TestLockMonitor::pollingWhenNotificationsOff()
     QCOMPARE(monitor->mode(), LockMonitor::Mode::Polling);
 
     // The operator turns notifications on: the monitor goes live, and the change is an audited
-    // action like the others (issue 15.9).
+    // action like the others (it changes server-wide config).
     session->enableNotifications();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live; }));
     QVERIFY2(waitUntil([&] {
@@ -496,7 +496,7 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     QCOMPARE(m_admin->dbsize(), qint64(n + 100));
 
     // The discovery alone, in small steps: every lock once; strings and hashes that cannot be
-    // locks (the 50 bulkhash:* with a field `foo`) never (scan_step.lua "lockhash", issue 12).
+    // locks (the 50 bulkhash:* with a field `foo`) never (scan_step.lua "lockhash").
     {
         RedisConnection conn(m_server.endpoint());
         conn.open();
@@ -541,7 +541,7 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
     QVERIFY(log.events.isEmpty());
 }
 
-// Issue 12: discovery's SCAN steps run on a connection of their own (RedisConnectionPool::
+// Discovery's SCAN steps run on a connection of their own (RedisConnectionPool::
 // scanConnection) so they do not wait behind the snapshot reads; while that connection is not
 // ready (here: refused), the steps go on the command connection and discovery still completes.
 void TestLockMonitor::discoveryStepsGoOnTheScanConnection()
@@ -685,7 +685,7 @@ void TestLockMonitor::readOnlySessionWritesNothing()
     QVERIFY(waitUntil([&] { return session->monitor()->locks().contains(QStringLiteral("ro:held")); }));
 }
 
-// Issue 12: one-shot mode (CLI list, doctor) is one discovery pass and one read of each lock,
+// One-shot mode (CLI list, doctor) is one discovery pass and one read of each lock,
 // then idle for good: no poll timer (here one that would fire every 50 ms and re-mark all 3000
 // locks), no subscription.
 void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
@@ -901,7 +901,7 @@ void TestLockMonitor::plainReadsLeaveToTheScriptWhatTheyCannotTell()
     QVERIFY(byName.value("pr:legacy").isLock);
 }
 
-// Issue 12: the snapshot script's batches adapt to its own measured run time and stay under
+// The snapshot script's batches adapt to its own measured run time and stay under
 // the budget; a fixed size turns that off.
 void TestLockMonitor::snapshotBatchesStayWithinBudget()
 {
@@ -944,7 +944,7 @@ void TestLockMonitor::snapshotBatchesStayWithinBudget()
     QCOMPARE(reader.batchSize(), 7);
 }
 
-// Issue 12: the polling plan (counts, not timings): priority locks every tick, the rest swept
+// The polling plan (counts, not timings): priority locks every tick, the rest swept
 // with what is left of the budget (Redis commands/s, kCommandsPerLockRead per lock read).
 void TestLockMonitor::pollPlanKeepsWithinBudget()
 {
@@ -970,7 +970,7 @@ void TestLockMonitor::pollPlanKeepsWithinBudget()
     QCOMPARE(p.sweepMs, qint64(1000));
 }
 
-// Issue 12: the rediscovery that ends each sweep (SCAN steps, reads of new names) is charged to
+// The rediscovery that ends each sweep (SCAN steps, reads of new names) is charged to
 // the budget: the sweep slows down by its share and the plan's commands/s include it.
 void TestLockMonitor::pollPlanChargesRediscovery()
 {
@@ -994,7 +994,7 @@ void TestLockMonitor::pollPlanChargesRediscovery()
     QCOMPARE(LockMonitor::pollPlan(5000, 0, 2000, 1000, 10000000).sweepReads, (2000 / per) / 10);
 }
 
-// Issue 12: an idle polling monitor, rediscoveries included, sends at most its budget (Redis
+// An idle polling monitor, rediscoveries included, sends at most its budget (Redis
 // commands/s as INFO counts them, inner script commands included), with a generous margin. On
 // main each rediscovery re-read every lock it found and its SCANs were not counted: ~2x over.
 void TestLockMonitor::pollingRediscoveryStaysWithinBudget()
@@ -1038,7 +1038,7 @@ void TestLockMonitor::pollingRediscoveryStaysWithinBudget()
     QCOMPARE(monitor->locks().size(), 60);
 }
 
-// Issue 12: each SCAN step runs in scan_step.lua and its COUNT follows the server's own time for
+// Each SCAN step runs in scan_step.lua and its COUNT follows the server's own time for
 // the step (not the round trip, not capped at 4000): with an unlimited budget it doubles to
 // LockDiscovery::kMaxCount; the slowest step's server time is known.
 void TestLockMonitor::discoveryScanCountFollowsServerTime()
@@ -1081,7 +1081,7 @@ void TestLockMonitor::discoveryScanCountFollowsServerTime()
     QCOMPARE(LockDiscovery::nextScanCount(100, 100000, 250), LockDiscovery::kMinCount);
 }
 
-// Issue 12: the scripts read a hash with one HRANDFIELD of 17 fields where HLEN and HGETALL (or
+// The scripts read a hash with one HRANDFIELD of 17 fields where HLEN and HGETALL (or
 // HKEYS) were two. Redis before 6.2 has no HRANDFIELD: a server where it is unknown (renamed away)
 // must give the same discovery and the same snapshots, by the two-command path.
 void TestLockMonitor::readsAlikeWithoutHrandfield()
@@ -1199,7 +1199,7 @@ void TestLockMonitor::readsAlikeWithoutHrandfield()
     old.stop();
 }
 
-// Issue 12: a streaming read hands each batch over as it arrives, in order, and ends with an
+// A streaming read hands each batch over as it arrives, in order, and ends with an
 // empty callback; names of every kind (lock, other hash, string, missing) are classified as before.
 void TestLockMonitor::readStreamsBatchesInOrder()
 {
@@ -1244,7 +1244,7 @@ void TestLockMonitor::readStreamsBatchesInOrder()
     QVERIFY(!got[9].exists && !got[9].isLock);
 }
 
-// Issue 12: snapshot.lua answers a hash that cannot be a lock (no `mode`, no field with a `:`)
+// The script snapshot.lua answers a hash that cannot be a lock (no `mode`, no field with a `:`)
 // and has no fair queue or timeout set without reading its token, channels or twin; such a
 // hash with a fair queue is still read whole (a fair lock, §3.1). Subscriber counts come from
 // one PUBSUB NUMSUB per batch and stay right per lock.
@@ -1318,7 +1318,7 @@ void TestLockMonitor::snapshotAnswersNonLockHashesEarly()
     QVERIFY2(stats2.contains("cmdstat_pubsub|numsub:calls=1,"), stats2.constData()); // once per batch
 }
 
-// Issue 13.11: a hold that begins and ends between two reads vanished without a word. Its unlock
+// A hold that begins and ends between two reads vanished without a word. Its unlock
 // message still comes: each one no read explains is reported as a `coalesced` event and counted.
 void TestLockMonitor::releasesTooShortToSeeAreCounted()
 {
