@@ -210,6 +210,14 @@ void LockMonitor::onReady()
 {
     if (m_scanConnection && m_scanConnection->state() == RedisConnection::State::Disconnected)
         m_scanConnection->open(); // steps go on the command connection until it is ready
+    if (m_plainReads) {
+        // Plain reads need no script for most locks: a user who may not run scripts would see a
+        // partial picture (and lose every later re-read). Asked once per connection, up front.
+        m_reader->probeScript(this, [this](const QString &error) {
+            if (RedisReply::isPermissionError(error))
+                emit errorOccurred(QStringLiteral("Reading lock snapshots failed: %1").arg(error));
+        });
+    }
     if (m_oneShot) {
         setMode(Mode::Polling, QStringLiteral("one pass: discovery, then one read of each lock"));
         rediscover();

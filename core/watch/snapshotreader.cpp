@@ -118,6 +118,12 @@ void SnapshotReader::finishBatch(const std::shared_ptr<ReadState> &state, int pa
     }
 }
 
+void SnapshotReader::probeScript(QObject *context, std::function<void(const QString &error)> done)
+{
+    m_script.eval(m_connection, {}, {QByteArray::number(m_maxWaiters)}, context,
+                  [done](const RedisReply &reply) { done(reply.isError() ? reply.errorMessage() : QString()); });
+}
+
 void SnapshotReader::retryWithScript(const std::shared_ptr<ReadState> &state, const QStringList &names)
 {
     m_plainRetried += names.size();

@@ -89,6 +89,11 @@ public:
      */
     void read(const QStringList &names, const QStringList &plainNames, QObject *context, Callback callback,
               Callback onBatch);
+    /** Runs the snapshot script once with no lock (TIME only): `done(error)`, empty when the
+     *  connection's user may run it. Plain reads need no script for most locks, but the rest (and
+     *  every later re-read) do: asked up front, a user who may not run scripts is told at once
+     *  instead of after a partial picture. */
+    void probeScript(QObject *context, std::function<void(const QString &error)> done);
     /** Names per plain pipeline (default 500; 1..5000). Redis serves a pipeline in reads of
      *  16 KiB (about 150 of these names), other clients' commands between them. */
     void setPlainBatchSize(int n) { m_plainBatch = qBound(1, n, 5000); }
