@@ -127,66 +127,63 @@ std::shared_ptr<AuditLog::Reservation> RedLockSession::reserve(const QString &ac
     return reservation;
 }
 
+void RedLockSession::write(const QString &action, const QJsonObject &args, QObject *context, WriteCallback callback,
+                           std::function<void(MultiLock::Callback)> send,
+                           std::function<QString(const MultiLockResult &, bool anyError)> outcomeOf)
+{
+    WriteResult refused;
+    refused.outcome = QStringLiteral("refused");
+    std::shared_ptr<AuditLog::Reservation> reservation = reserve(action, args, &refused.message);
+    if (!reservation) {
+        callback(refused);
+        return;
+    }
+    ensureClients();
+    QPointer<QObject> ctx(context);
+    send([this, action, args, reservation, ctx, callback, outcomeOf](const MultiLockResult &r) {
+        WriteResult w;
+        w.sent = true;
+        w.result = r;
+        bool anyError = false;
+        for (const auto &c : r.components)
+            anyError |= c.status == MultiLockComponentOutcome::Status::Error;
+        w.outcome = outcomeOf(r, anyError);
+        w.message = r.error;
+        complete(action, args, reservation, w, ctx, callback);
+    });
+}
+
 void RedLockSession::acquire(qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context, WriteCallback callback)
 {
-    const QString action = QStringLiteral("redlock_acquire");
     const QJsonObject args{
         {QStringLiteral("servers"), serverList()},
         {QStringLiteral("mode"), m_options.multi ? QStringLiteral("multilock") : QStringLiteral("redlock")},
         {QStringLiteral("lease_ms"), leaseMs},
         {QStringLiteral("wait_ms"), waitMs},
         {QStringLiteral("holder"), holderField(threadId)}};
-    WriteResult refused;
-    refused.outcome = QStringLiteral("refused");
-    std::shared_ptr<AuditLog::Reservation> reservation = reserve(action, args, &refused.message);
-    if (!reservation) {
-        callback(refused);
-        return;
-    }
-    ensureClients();
-    QPointer<QObject> ctx(context);
-    m_lock->acquire(threadId, leaseMs, waitMs, this,
-                    [this, action, args, reservation, ctx, callback](const MultiLockResult &r) {
-                        WriteResult w;
-                        w.sent = true;
-                        w.result = r;
-                        bool failed = false;
-                        for (const auto &c : r.components)
-                            failed |= c.status == MultiLockComponentOutcome::Status::Error;
-                        w.outcome = r.acquired ? QStringLiteral("done")
-                                    : failed   ? QStringLiteral("unknown")
-                                               : QStringLiteral("refused");
-                        w.message = r.error;
-                        complete(action, args, reservation, w, ctx, callback);
-                    });
+    write(
+        QStringLiteral("redlock_acquire"), args, context, std::move(callback),
+        [this, threadId, leaseMs, waitMs](MultiLock::Callback done) {
+            m_lock->acquire(threadId, leaseMs, waitMs, this, std::move(done));
+        },
+        [](const MultiLockResult &r, bool anyError) {
+            return r.acquired ? QStringLiteral("done")
+                   : anyError ? QStringLiteral("unknown")
+                              : QStringLiteral("refused");
+        });
 }
 
 void RedLockSession::release(qint64 threadId, QObject *context, WriteCallback callback)
 {
-    const QString action = QStringLiteral("redlock_release");
     const QJsonObject args{{QStringLiteral("servers"), serverList()},
                            {QStringLiteral("holder"), holderField(threadId)}};
-    WriteResult refused;
-    refused.outcome = QStringLiteral("refused");
-    std::shared_ptr<AuditLog::Reservation> reservation = reserve(action, args, &refused.message);
-    if (!reservation) {
-        callback(refused);
-        return;
-    }
-    ensureClients();
-    QPointer<QObject> ctx(context);
-    m_lock->unlock(threadId, this, [this, action, args, reservation, ctx, callback](const MultiLockResult &u) {
-        WriteResult w;
-        w.sent = true;
-        w.result = u;
-        bool failed = false;
-        for (const auto &c : u.components)
-            failed |= c.status == MultiLockComponentOutcome::Status::Error;
+    write(
+        QStringLiteral("redlock_release"), args, context, std::move(callback),
+        [this, threadId](MultiLock::Callback done) { m_lock->unlock(threadId, this, std::move(done)); },
         // A component not held by this holder answers NotHeld: nothing to release there.
-        w.outcome = failed ? QStringLiteral("unknown") : QStringLiteral("done");
-        w.message = u.error;
-        complete(action, args, reservation, w, ctx, callback);
-    });
+        [](const MultiLockResult &, bool anyError) {
+            return anyError ? QStringLiteral("unknown") : QStringLiteral("done");
+        });
 }
 
 void RedLockSession::complete(const QString &action, const QJsonObject &args,

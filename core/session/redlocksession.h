@@ -100,6 +100,12 @@ public slots:
     void refresh();
 
 private:
+    /** The audited path of acquire() and release(): reserves the record (refused: nothing sent),
+     *  opens the clients, `send`s, and completes the record with `outcomeOf` the result
+     *  (`anyError`: a server did not answer). */
+    void write(const QString &action, const QJsonObject &args, QObject *context, WriteCallback callback,
+               std::function<void(MultiLock::Callback)> send,
+               std::function<QString(const MultiLockResult &, bool anyError)> outcomeOf);
     /** Reserves the record, or says why not (then nothing may be sent). */
     std::shared_ptr<AuditLog::Reservation> reserve(const QString &action, const QJsonObject &args, QString *error);
     QJsonObject record(const QString &action, const QJsonObject &args, const QString &result,
