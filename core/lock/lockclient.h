@@ -52,7 +52,11 @@ class LockClient : public QObject
     Q_OBJECT
 public:
     static constexpr qint64 kDefaultWatchdogTimeoutMs = 30000;
-    /** Unlock latch TTL: (timeout 3000 + retry delay 1500) x 4 attempts, as Redisson computes it (§2.3). */
+    /** Unlock latch TTL in ms, as RedissonBaseLock.unlockInnerAsync computes it (§2.3): (timeout 3000
+     *  + retry delay) x 4 attempts. Redisson 3.x's retryInterval 1500 gives 18000; 4.x's default
+     *  EqualJitterDelay(1 s, 2 s) draws the delay between 1000 and 2000 ms per unlock (16-20 s), of
+     *  which 18000 is the middle. The latch only dedups a retried unlock; its TTL is not observable
+     *  by other clients beyond that. */
     static constexpr qint64 kUnlockLatchTtlMs = 18000;
 
     /** `subscriber` may be null: waiting acquires then poll at the returned TTL instead of waking

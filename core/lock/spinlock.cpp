@@ -2,6 +2,9 @@
 #include "redis/redisbytes.h"
 
 #include "lockcalls.h"
+#include "lockwatchdog.h"
+#include "redis/redisconnection.h"
+#include "redis/redisreply.h"
 
 #include <QRandomGenerator>
 
@@ -39,6 +42,24 @@ LockAcquisition::Steps SpinLock::waitSteps(const QString &name, qint64 threadId,
         return sleep;
     };
     return steps;
+}
+
+void SpinLock::forceUnlock(const QString &name, QObject *context, LockClient::BoolCallback callback)
+{
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
+        return;
+    m_client->watchdog()->remove(name);
+    // Redisson sends `if del(KEYS[1]) == 1 then return 1 else return 0`; one DEL is the same atomic
+    // step and answers the same 1 / 0.
+    m_client->connection()->send({QByteArrayLiteral("DEL"), RedisBytes::toBytes(name)}, context,
+                                 [callback](const RedisReply &r) {
+                                     if (!callback)
+                                         return;
+                                     if (r.isError())
+                                         callback(false, r.errorMessage());
+                                     else
+                                         callback(r.toInteger() == 1, QString());
+                                 });
 }
 
 QByteArray SpinLock::waitChannel(const QString &, qint64) const

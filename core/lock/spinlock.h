@@ -15,8 +15,9 @@ namespace lockscope
  * script, but **no pub/sub at all**: unlock publishes nothing and waiters poll with Redisson's
  * default exponential backoff (1 ms, then x2 + a random 0..n-1 ms after the n-th miss, capped at
  * 128 ms, §1.6). It is therefore invisible in PUBSUB listings, and cannot be told apart from an
- * RLock in Redis. Renewal and force unlock are the RLock's (LockVariant's defaults, shared with
- * FencedLock; the "0" a force unlock publishes wakes nobody here, spin waiters poll).
+ * RLock in Redis. Renewal is the RLock's (LockVariant's default, shared with FencedLock); force
+ * unlock only deletes the hash, as RedissonSpinLock.forceUnlockAsync does (no message: spin
+ * waiters poll).
  *
  * All calls are asynchronous; callbacks run on this object's thread, once, unless `context` was
  * destroyed first (pass nullptr for no context). `leaseMs <= 0` means "use the watchdog" (the
@@ -57,6 +58,10 @@ public:
      * Released and NotHeld stop the watchdog renewal of `name`.
      */
     void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback) override;
+    /** RedissonSpinLock.forceUnlockAsync: DEL of the hash and nothing published. `ok` = true when
+     *  the hash existed; `error` set on a server or transport error. Stops this client's watchdog
+     *  renewal of `name`. */
+    void forceUnlock(const QString &name, QObject *context, LockClient::BoolCallback callback) override;
     /** Empty: spin waiters listen on no channel. */
     QByteArray waitChannel(const QString &name, qint64 threadId) const override;
 

@@ -52,6 +52,7 @@ private slots:
     void shapes();
     void holdRoundTripOfEveryKind();
     void waiterOfEveryKindWakesOnUnlock();
+    void forceUnlockPublishesWhatRedissonPublishes();
 };
 
 void TestLockVariant::factoryMakesEachKind()
@@ -168,5 +169,28 @@ void TestLockVariant::waiterOfEveryKindWakesOnUnlock()
     }
 }
 
+void TestLockVariant::forceUnlockPublishesWhatRedissonPublishes()
+{
+    // RedissonSpinLock.forceUnlockAsync only deletes: its waiters poll, and nothing is published.
+    // RedissonLock's publishes "0" on the unlock channel; it serves as the marker that every
+    // message of the spin lock's force unlock, had there been one, has been delivered.
+    test::MessageListener listener(m_server.endpoint(), "redisson_lock__channel:*", test::MessageListener::Pattern);
+    QVERIFY(listener.waitSubscribed());
+    for (const auto &[kind, name] : {std::pair{AcquireKind::Spin, QStringLiteral("spun")},
+                                     std::pair{AcquireKind::Lock, QStringLiteral("plain")}}) {
+        LockVariant *v = m_a->locks.value(kind);
+        const AcquireResult r = awaitAcquire(
+            [&](LockClient::AcquireCallback done) { v->tryAcquire(name, 1, 20000, nullptr, std::move(done)); });
+        QVERIFY(r.acquired);
+        const test::BoolResult forced =
+            awaitBool([&](LockClient::BoolCallback done) { v->forceUnlock(name, nullptr, std::move(done)); });
+        QVERIFY2(forced.ok, qPrintable(v->kindName() + QStringLiteral(": ") + forced.error));
+        QVERIFY(!m_admin->exists(name.toUtf8()));
+    }
+    QVERIFY(listener.waitFor("redisson_lock__channel:{plain}", "0"));
+    QVERIFY2(listener.messages().size() == 1, listener.payloads().join(" ").constData());
+}
+
 QTEST_GUILESS_MAIN(TestLockVariant)
+
 #include "tst_lockvariant.moc"
