@@ -36,6 +36,15 @@ namespace
 
 using Done = WorkshopAction::Done;
 
+/** A step that failed at LockScope's side or at the server: result "error" with `error`. */
+StepOutcome failed(const QString &error)
+{
+    StepOutcome o;
+    o.result = QStringLiteral("error");
+    o.error = error;
+    return o;
+}
+
 QString unlockStatus(const UnlockResult &r)
 {
     switch (r.status) {
@@ -283,10 +292,7 @@ void runRedLock(const ActionContext &c, Done done, bool acquire)
 {
     MultiLock *redLock = c.stage ? c.stage->redLockOf(c.step->actor, c.step->lock) : nullptr;
     if (!redLock) {
-        StepOutcome o;
-        o.result = QStringLiteral("error");
-        o.error = QStringLiteral("no RedLock servers");
-        done(o);
+        done(failed(QStringLiteral("no RedLock servers")));
         return;
     }
     auto report = [done, acquire](const MultiLockResult &r) {
@@ -364,6 +370,30 @@ QString serverBranch(const ActionContext &c, const StepOutcome &o)
 }
 
 /** Server `index`'s INFO replication, field `name`, from `reply` (empty when missing). */
+/** An action on the stage's servers alone (no actor, no lock) aimed at a replica: refused, with
+ *  `refusal`, unless the scenario has 2 or more servers and the step names server 2 or later. */
+WorkshopAction replicaAction(const QString &name, const QString &refusal)
+{
+    WorkshopAction a;
+    a.name = name;
+    a.needsActor = false;
+    a.needsLock = false;
+    a.usesLock = false;
+    a.validate = [refusal](const Scenario::Step &st, const Scenario &s) {
+        return s.servers < 2 || st.server < 2 ? refusal : QString();
+    };
+    return a;
+}
+
+/** The connection to the step's server, or nullptr after `done` got "server N is not running". */
+RedisConnection *stepServerOr(const ActionContext &c, const Done &done)
+{
+    RedisConnection *server = c.stage ? c.stage->reader(c.step->server - 1) : nullptr;
+    if (!server)
+        done(failed(QStringLiteral("server %1 is not running").arg(c.step->server)));
+    return server;
+}
+
 QString infoField(const RedisReply &reply, const QString &name)
 {
     const QString text = QString::fromUtf8(reply.toByteArray());
@@ -904,17 +934,9 @@ QVector<WorkshopAction> makeTable()
     };
     t << stopServer;
 
-    WorkshopAction replicate;
-    replicate.name = QStringLiteral("replicate");
-    replicate.needsActor = false;
-    replicate.needsLock = false;
-    replicate.usesLock = false;
-    replicate.validate = [](const Scenario::Step &st, const Scenario &s) {
-        return s.servers < 2 || st.server < 2
-                   ? QStringLiteral("\"replicate\" needs \"servers\" of 2 or more and \"server\" from 2: the replica "
-                                    "of server 1")
-                   : QString();
-    };
+    WorkshopAction replicate =
+        replicaAction(QStringLiteral("replicate"), QStringLiteral("\"replicate\" needs \"servers\" of 2 or more and "
+                                                                  "\"server\" from 2: the replica of server 1"));
     replicate.call = [](const ActionContext &c) {
         return QStringLiteral("server %1 (%2) becomes a replica of server 1 (%3): REPLICAOF")
             .arg(c.step->server)
@@ -924,10 +946,7 @@ QVector<WorkshopAction> makeTable()
         const int index = c.step->server - 1;
         RedisConnection *replica = c.stage ? c.stage->reader(index) : nullptr;
         if (!replica || !c.stage->reader(0)) {
-            StepOutcome o;
-            o.result = QStringLiteral("error");
-            o.error = QStringLiteral("server 1 or server %1 is not running").arg(c.step->server);
-            done(o);
+            done(failed(QStringLiteral("server 1 or server %1 is not running").arg(c.step->server)));
             return;
         }
         const QStringList master = c.stage->address(0).split(QLatin1Char(':'));
@@ -940,10 +959,7 @@ QVector<WorkshopAction> makeTable()
         replica->send({"REPLICAOF", master.value(0).toUtf8(), master.value(1).toUtf8()}, receiver,
                       [replica, receiver, poll, done](const RedisReply &r) {
                           if (r.isError()) {
-                              StepOutcome o;
-                              o.result = QStringLiteral("error");
-                              o.error = r.errorMessage();
-                              done(o);
+                              done(failed(r.errorMessage()));
                               return;
                           }
                           // Linked once the full synchronisation is done: the replica has the master's data.
@@ -971,31 +987,19 @@ QVector<WorkshopAction> makeTable()
     };
     t << replicate;
 
-    WorkshopAction pauseReplication;
-    pauseReplication.name = QStringLiteral("pauseReplication");
-    pauseReplication.needsActor = false;
-    pauseReplication.needsLock = false;
-    pauseReplication.usesLock = false;
-    pauseReplication.validate = [](const Scenario::Step &st, const Scenario &s) {
-        return s.servers < 2 || st.server < 2
-                   ? QStringLiteral("\"pauseReplication\" needs \"server\": the replica (2 or more)")
-                   : QString();
-    };
+    WorkshopAction pauseReplication =
+        replicaAction(QStringLiteral("pauseReplication"),
+                      QStringLiteral("\"pauseReplication\" needs \"server\": the replica (2 or more)"));
     pauseReplication.call = [](const ActionContext &c) {
         return QStringLiteral("server %1 stops applying the replication stream for %2 ms (CLIENT PAUSE %2 WRITE)")
             .arg(c.step->server)
             .arg(c.step->ms > 0 ? c.step->ms : 60000);
     };
     pauseReplication.run = [](const ActionContext &c, Done done) {
-        RedisConnection *replica = c.stage ? c.stage->reader(c.step->server - 1) : nullptr;
-        const QByteArray ms = QByteArray::number(c.step->ms > 0 ? c.step->ms : 60000);
-        if (!replica) {
-            StepOutcome o;
-            o.result = QStringLiteral("error");
-            o.error = QStringLiteral("server %1 is not running").arg(c.step->server);
-            done(o);
+        RedisConnection *replica = stepServerOr(c, done);
+        if (!replica)
             return;
-        }
+        const QByteArray ms = QByteArray::number(c.step->ms > 0 ? c.step->ms : 60000);
         replica->send({"CLIENT", "PAUSE", ms, "WRITE"}, c.receiver, [done](const RedisReply &r) {
             StepOutcome o;
             o.result = r.isError() ? QStringLiteral("error") : QStringLiteral("paused");
@@ -1011,30 +1015,18 @@ QVector<WorkshopAction> makeTable()
     };
     t << pauseReplication;
 
-    WorkshopAction failover;
-    failover.name = QStringLiteral("failover");
-    failover.needsActor = false;
-    failover.needsLock = false;
-    failover.usesLock = false;
-    failover.validate = [](const Scenario::Step &st, const Scenario &s) {
-        return s.servers < 2 || st.server < 2
-                   ? QStringLiteral("\"failover\" needs \"server\": the replica to promote (2 or more)")
-                   : QString();
-    };
+    WorkshopAction failover =
+        replicaAction(QStringLiteral("failover"),
+                      QStringLiteral("\"failover\" needs \"server\": the replica to promote (2 or more)"));
     failover.call = [](const ActionContext &c) {
         return QStringLiteral("the master (server 1) dies; server %1 is promoted (REPLICAOF NO ONE)")
             .arg(c.step->server);
     };
     failover.run = [](const ActionContext &c, Done done) {
         const int index = c.step->server - 1;
-        RedisConnection *replica = c.stage ? c.stage->reader(index) : nullptr;
-        if (!replica) {
-            StepOutcome o;
-            o.result = QStringLiteral("error");
-            o.error = QStringLiteral("server %1 is not running").arg(c.step->server);
-            done(o);
+        RedisConnection *replica = stepServerOr(c, done);
+        if (!replica)
             return;
-        }
         const int master = qMax(0, c.stage->replicaOf(index));
         const QString detail = QStringLiteral("master %1 (server %2) died, replica %3 (server %4) promoted")
                                    .arg(c.stage->address(master))
