@@ -8,7 +8,7 @@
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/topologyevent.h"
-#include "watch/clusternodestatus.h"
+#include "protocol/clusternodestatus.h"
 #include "watch/lockmonitor.h"
 
 #include "redis/clustertopology.h"

@@ -3,7 +3,7 @@
 #include "protocol/lockevent.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/topologyevent.h"
-#include "watch/clusternodestatus.h"
+#include "protocol/clusternodestatus.h"
 #include "watch/lockmonitor.h"
 
 #include "redis/clustertopology.h"

@@ -4,7 +4,7 @@
 #include "locks/leasealerts.h"
 
 #include "protocol/locksnapshot.h"
-#include "watch/clusternodestatus.h"
+#include "protocol/clusternodestatus.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
