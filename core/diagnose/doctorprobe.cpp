@@ -11,6 +11,7 @@
 #include <QSet>
 
 #include <memory>
+#include <utility>
 
 namespace lockscope
 {
@@ -22,11 +23,15 @@ DoctorProbe::DoctorProbe(RedisConnection *connection, QObject *parent)
 
 void DoctorProbe::run(std::function<void(const Result &)> callback)
 {
-    if (m_running || !m_connection)
+    if (!m_connection)
         return;
+    if (m_running) { // callers that overlap (the dashboard's loop, a command's) share one run
+        m_callbacks << std::move(callback);
+        return;
+    }
     m_running = true;
     m_result = Result();
-    m_callback = std::move(callback);
+    m_callbacks = {std::move(callback)};
     m_pending = 2;
 
     // Classic and sharded pub/sub are separate name spaces (§1.3): Redisson 3.22+ waiters on a
@@ -189,8 +194,10 @@ void DoctorProbe::finish()
     if (--m_pending > 0)
         return;
     m_running = false;
-    if (m_callback)
-        m_callback(m_result);
+    const auto callbacks = std::exchange(m_callbacks, {});
+    for (const auto &callback : callbacks)
+        if (callback)
+            callback(m_result);
 }
 
 void DoctorProbe::runAll(const QVector<DoctorProbe *> &probes, std::function<void(const Result &)> callback)

@@ -59,7 +59,8 @@ public:
      *  scan steps do not queue behind the snapshot reads. */
     void setScanConnection(RedisConnection *connection) { m_scanConnection = connection; }
 
-    /** Runs all reads; `callback` once. A run already in progress is not restarted. */
+    /** Runs all reads; `callback` once. A run already in progress is not restarted: `callback`
+     *  gets its result too (never dropped). */
     void run(std::function<void(const Result &)> callback);
     bool isRunning() const { return m_running; }
     /** Runs every probe in `probes` (e.g. one per cluster master) and calls `callback` once with
@@ -82,7 +83,7 @@ private:
     RedisScript m_scanStep; ///< scan_step.lua
     int m_scanCount = 100;  ///< COUNT of the next latch SCAN step
     Result m_result;
-    std::function<void(const Result &)> m_callback;
+    QVector<std::function<void(const Result &)>> m_callbacks; ///< of the run in progress
     std::function<bool(const QString &)> m_serves;
 };
 

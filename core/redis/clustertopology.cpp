@@ -105,6 +105,14 @@ ClusterTopology ClusterTopology::fromSlots(const RedisReply &reply, const QStrin
     return t;
 }
 
+ClusterTopology ClusterTopology::singleMaster(const QString &address)
+{
+    ClusterTopology t;
+    t.m_ranges.append({0, HashSlot::kSlotCount - 1, address, {}});
+    t.m_singleServer = true;
+    return t;
+}
+
 void ClusterTopology::normalise()
 {
     std::sort(m_ranges.begin(), m_ranges.end(), [](const Range &a, const Range &b) { return a.first < b.first; });
@@ -297,7 +305,8 @@ QString ClusterTopology::describeSlots(const QVector<QPair<int, int>> &ranges)
 
 bool ClusterTopology::operator==(const ClusterTopology &other) const
 {
-    if (m_ranges.size() != other.m_ranges.size() || m_shardedPubSub != other.m_shardedPubSub)
+    if (m_ranges.size() != other.m_ranges.size() || m_shardedPubSub != other.m_shardedPubSub ||
+        m_singleServer != other.m_singleServer)
         return false;
     for (int i = 0; i < m_ranges.size(); ++i) {
         const Range &x = m_ranges.at(i);

@@ -44,6 +44,15 @@ public:
     static ClusterTopology fromShards(const RedisReply &reply, const QString &fallbackHost, QString *error = nullptr);
     /** Parses a `CLUSTER SLOTS` reply. */
     static ClusterTopology fromSlots(const RedisReply &reply, const QString &fallbackHost, QString *error = nullptr);
+    /**
+     * A server that is not a cluster node (a single server, or the master a Sentinel names) as a
+     * topology: one master, `address`, serving all 16384 slots, no replicas, no sharded pub/sub
+     * (Redisson publishes with PUBLISH there). isCluster() is false. Lets LockSession route every
+     * lock through one path whether it watches one server or a cluster.
+     */
+    static ClusterTopology singleMaster(const QString &address);
+    /** False for singleMaster(), true otherwise (a topology read from a cluster node). */
+    bool isCluster() const { return !m_singleServer; }
 
     /** At least one slot has a master. */
     bool isValid() const { return !m_ranges.isEmpty(); }
@@ -86,7 +95,7 @@ public:
         return m_shardedPubSub ? QByteArrayLiteral("spublish") : QByteArrayLiteral("publish");
     }
 
-    /** Same slot ranges, masters, replicas and sharded pub/sub support. */
+    /** Same slot ranges, masters, replicas, sharded pub/sub support and isCluster(). */
     bool operator==(const ClusterTopology &other) const;
     bool operator!=(const ClusterTopology &other) const { return !(*this == other); }
 
@@ -105,6 +114,7 @@ private:
 
     QVector<Range> m_ranges; ///< sorted by first slot, non-overlapping
     bool m_shardedPubSub = false;
+    bool m_singleServer = false; ///< singleMaster(): not a cluster
 };
 
 } // namespace lockscope

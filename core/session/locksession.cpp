@@ -25,6 +25,7 @@
 #include <QSysInfo>
 #include <QUuid>
 
+#include <algorithm>
 #include <memory>
 
 namespace lockscope
@@ -34,6 +35,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     : QObject(parent), m_options(options), m_clientId(QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
+    m_singleTopology = ClusterTopology::singleMaster(m_pool->seed().address());
     connect(m_pool->connection(), &RedisConnection::ready, this, &LockSession::connectionReady);
     connect(m_pool->connection(), &RedisConnection::connectionLost, this, &LockSession::connectionLost);
     // Every write: read-only and audit checks, re-read, perform, audit record, actionFinished.
@@ -75,32 +77,38 @@ LockSession::LockSession(const Options &options, QObject *parent)
     // A network that drops everything silently (no RST, no FIN) is noticed in ~3 s, not never.
     conn->setHealthCheckMs(1000, 3000);
     m_monitor = new LockMonitor(conn, m_pool->subscriber(), this);
-    m_single.probe = new DoctorProbe(conn, this);
     if (!options.endpoint.isSentinel()) { // a Sentinel-resolved master would need the resolver too
         m_pool->scanConnection()->setHealthCheckMs(1000, 3000);
-        m_monitor->setScanConnection(m_pool->scanConnection()); // the monitor opens it
-        m_single.probe->setScanConnection(m_pool->scanConnection());
+        m_monitor->setScanConnection(m_pool->scanConnection()); // the monitor opens it (the doctor probe uses it then)
     }
-    m_single.client = new LockClient(conn, m_pool->subscriber(), this, m_clientId);
-    m_single.unlocker = new ForceUnlocker(conn, this);
-    m_single.repairs = new LockRepairs(conn, this);
-    m_single.reader = new SnapshotReader(conn, this);
     qRegisterMetaType<lockscope::LockFinding>();
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
+    qRegisterMetaType<lockscope::SessionTopology>();
     attachWatcher(m_monitor);
+    // The single server's entry of topologyChanged(): its monitor's mode and discovery progress.
+    connect(m_monitor, &LockWatcher::modeChanged, this, &LockSession::emitTopology);
+    connect(m_monitor, &LockWatcher::discoveryProgress, this,
+            [this](qint64 scanned, qint64 found, bool finished, qint64) {
+                m_scannedKeys = scanned;
+                m_locksFound = found;
+                const bool ended = finished && !m_scanFinished;
+                m_scanFinished = finished;
+                if (ended)
+                    emitTopology();
+            });
     // The doctor runs on a timer, not per batch: diagnose every 2 s, probe channels and latches every 20 s.
     m_doctorLoop = new DoctorLoop([this] { return m_watcher->locks(); }, this);
     m_doctorLoop->doctor().setCommandConnection(options.commandConnection);
     m_doctorLoop->setProbe([this](DoctorLoop::ProbeDone done) {
-        if (m_router || connection()->isReady())
+        // Not while no master can answer: the last probe's findings stand meanwhile.
+        const QStringList masters = topology().masters();
+        if (std::any_of(masters.cbegin(), masters.cend(),
+                        [this](const QString &m) { return m_pool->connection(endpointOf(m))->isReady(); }))
             probeForDoctor(std::move(done));
     });
     connect(m_doctorLoop, &DoctorLoop::findingsUpdated, this, &LockSession::findingsUpdated);
-
-    connect(m_single.client, &LockClient::watchdogLost, this, [this](const QString &name) {
-        emit errorOccurred(QStringLiteral("Watchdog stopped renewing %1: LockScope no longer holds it").arg(name));
-    });
-    m_holds->watch(m_single.client);
+    if (m_sentinel) // the one master's address is the new master's
+        connect(this, &LockSession::masterChanged, this, &LockSession::emitTopology);
 }
 
 LockSession::~LockSession() = default;
@@ -240,9 +248,52 @@ RedisConnection *LockSession::connection() const
     return m_pool->connection();
 }
 
+const ClusterTopology &LockSession::topology() const
+{
+    return m_router ? m_router->topology() : m_singleTopology;
+}
+
+RedisConnection *LockSession::connectionOf(const QString &address)
+{
+    return m_router ? m_router->connectionFor(address) : m_pool->connection();
+}
+
+RedisEndpoint LockSession::endpointOf(const QString &address) const
+{
+    if (address.isEmpty() || address == m_pool->seed().address())
+        return m_pool->seed();
+    return ClusterTopology::endpointFor(address, m_pool->seed());
+}
+
 RedisConnection *LockSession::connectionFor(const QString &name)
 {
-    return m_router ? m_router->connectionForKey(RedisBytes::toBytes(name)) : connection();
+    return connectionOf(topology().masterForKey(RedisBytes::toBytes(name)));
+}
+
+SessionTopology LockSession::sessionTopology() const
+{
+    SessionTopology t;
+    if (m_clusterMonitor) {
+        t.kind = SessionTopology::Kind::Cluster;
+        t.masters = m_clusterMonitor->nodeStatuses();
+        return t;
+    }
+    t.kind = m_sentinel ? SessionTopology::Kind::Sentinel : SessionTopology::Kind::Single;
+    ClusterNodeStatus n;
+    n.address = connection()->endpoint().address(); // a Sentinel's: the master it names now
+    n.slotRanges = m_singleTopology.slotsOf(m_pool->seed().address());
+    n.mode = m_monitor->mode();
+    n.detail = m_monitor->modeDetail();
+    n.scannedKeys = m_scannedKeys;
+    n.locksFound = m_locksFound;
+    n.scanFinished = m_scanFinished;
+    t.masters << n;
+    return t;
+}
+
+void LockSession::emitTopology()
+{
+    emit topologyChanged(sessionTopology());
 }
 
 void LockSession::enableCluster(const ClusterTopology &topology)
@@ -252,23 +303,23 @@ void LockSession::enableCluster(const ClusterTopology &topology)
         return;
     }
     m_router = new ClusterRouter(m_pool, topology, this);
+    // Tools made for the single-master topology (none in practice: detection comes first) keep
+    // their single-server settings: the cluster's masters get their own.
+    m_nodeTools.clear();
     m_clusterMonitor = new ClusterLockMonitor(m_router, this);
     // The cluster watcher replaces the single-node one (never started: detection comes first).
     attachWatcher(m_clusterMonitor);
+    m_monitor->disconnect(this);
     m_monitor->deleteLater();
     m_monitor = nullptr;
-    connect(m_clusterMonitor, &ClusterLockMonitor::nodesChanged, this,
-            [this] { emit clusterNodesChanged(m_clusterMonitor->nodeStatuses()); });
-    emit clusterNodesChanged(m_clusterMonitor->nodeStatuses());
+    connect(m_clusterMonitor, &ClusterLockMonitor::nodesChanged, this, &LockSession::emitTopology);
+    emitTopology();
 }
 
 LockSession::NodeTools &LockSession::toolsFor(const QString &name, QString *address)
 {
-    address->clear();
-    if (!m_router)
-        return m_single;
-    *address = m_router->topology().masterForKey(RedisBytes::toBytes(name));
-    return address->isEmpty() ? m_single : m_nodeTools[*address];
+    *address = topology().masterForKey(RedisBytes::toBytes(name));
+    return m_nodeTools[*address];
 }
 
 SnapshotReader *LockSession::readerFor(const QString &name)
@@ -276,45 +327,37 @@ SnapshotReader *LockSession::readerFor(const QString &name)
     QString node;
     NodeTools &tools = toolsFor(name, &node);
     if (!tools.reader)
-        tools.reader = new SnapshotReader(m_router->connectionFor(node), this);
+        tools.reader = new SnapshotReader(connectionOf(node), this);
     return tools.reader;
 }
 
 void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback)
 {
-    if (!m_router) {
-        m_single.probe->run(std::move(callback));
-        return;
-    }
-    const QStringList masters = m_router->topology().masters();
-    if (masters.isEmpty()) {
-        callback(DoctorProbe::Result());
-        return;
-    }
     QVector<DoctorProbe *> probes;
-    for (const QString &address : masters) {
+    for (const QString &address : topology().masters()) {
         DoctorProbe *&p = m_nodeTools[address].probe;
         if (!p) {
-            p = new DoctorProbe(m_router->connectionFor(address), this);
-            ClusterRouter *router = m_router;
-            p->setServesLock([router, address](const QString &lock) {
-                return router->topology().masterForKey(RedisBytes::toBytes(lock)) == address;
+            p = new DoctorProbe(connectionOf(address), this);
+            // Latch SCAN steps on the master's scan connection while its monitor has it open (a
+            // single server's; not a Sentinel's nor a cluster master's, which stay closed).
+            p->setScanConnection(m_pool->scanConnection(endpointOf(address)));
+            p->setServesLock([this, address](const QString &lock) {
+                return topology().masterForKey(RedisBytes::toBytes(lock)) == address;
             });
         }
-        if (!p->isRunning())
-            probes << p;
+        probes << p; // one still running from an earlier call: this call gets its result
     }
-    DoctorProbe::runAll(probes, std::move(callback));
+    DoctorProbe::runAll(probes, std::move(callback)); // no master: an empty Result at once
 }
 
 QByteArray LockSession::publishCommand() const
 {
-    return m_router ? m_router->topology().publishCommand() : QByteArrayLiteral("publish");
+    return topology().publishCommand();
 }
 
 QStringList LockSession::holdsAtRisk() const
 {
-    QStringList out = m_single.client->watchdog()->atRisk().keys();
+    QStringList out;
     for (const NodeTools &tools : m_nodeTools)
         if (tools.client)
             out += tools.client->watchdog()->atRisk().keys();
@@ -331,15 +374,20 @@ LockClient *LockSession::clientFor(const QString &name)
     NodeTools &tools = toolsFor(name, &node);
     LockClient *&c = tools.client;
     if (!c) {
-        const RedisEndpoint ep = m_router->endpointFor(node);
-        c = new LockClient(m_router->connectionFor(node), m_router->pool()->subscriber(ep), this, m_clientId);
-        m_router->pool()->subscriber(ep)->open();
-        // Redisson in cluster mode: renewal scripts of one slot each (a mixed batch fails with
-        // CROSSSLOT, §14.2); unlocks with Redisson's publish verb and, with sharded pub/sub,
-        // waits on SSUBSCRIBE at this master (§14.3).
-        c->watchdog()->setOneSlotPerBatch(true);
-        c->setPublishCommand(publishCommand());
-        if (m_router->topology().shardedPubSub()) {
+        const RedisEndpoint ep = endpointOf(node);
+        const ClusterTopology &topo = topology();
+        c = new LockClient(connectionOf(node), m_pool->subscriber(ep), this, m_clientId);
+        if (topo.isCluster()) {
+            // A cluster master's waits need its pub/sub now (open() opens the seed's only), and
+            // Redisson in cluster mode sends renewal scripts of one slot each (a mixed batch
+            // fails with CROSSSLOT, §14.2).
+            m_pool->subscriber(ep)->open();
+            c->watchdog()->setOneSlotPerBatch(true);
+        }
+        // Unlocks with Redisson's publish verb and, with sharded pub/sub, waits on SSUBSCRIBE at
+        // this master (§14.3).
+        c->setPublishCommand(topo.publishCommand());
+        if (topo.shardedPubSub()) {
             ShardedSubscriber *&sub = tools.sharded;
             if (!sub) {
                 sub = new ShardedSubscriber(ep, this);
@@ -360,7 +408,7 @@ ForceUnlocker *LockSession::unlockerFor(const QString &name)
     QString node;
     ForceUnlocker *&u = toolsFor(name, &node).unlocker;
     if (!u) {
-        u = new ForceUnlocker(m_router->connectionFor(node), this);
+        u = new ForceUnlocker(connectionOf(node), this);
         // Redisson's verb, plus a classic PUBLISH after an SPUBLISH: see setAlsoPublishClassic().
         u->setPublishCommand(publishCommand());
         u->setAlsoPublishClassic(true);
@@ -373,7 +421,7 @@ LockRepairs *LockSession::repairsFor(const QString &name)
     QString node;
     LockRepairs *&r = toolsFor(name, &node).repairs;
     if (!r) {
-        r = new LockRepairs(m_router->connectionFor(node), this);
+        r = new LockRepairs(connectionOf(node), this);
         r->setPublishCommand(publishCommand());
     }
     return r;
@@ -391,8 +439,8 @@ void LockSession::prepare(std::function<void(const QString &error)> ready)
 {
     const bool ask = m_options.detectCluster || m_options.forceCluster;
     if (m_detecting)
-        return;                                         // one question at a time: the first caller's ready() runs
-    if (m_prepared || !ask || m_sentinel || m_router) { // Sentinel names one master
+        return;                                            // one question at a time: the first caller's ready() runs
+    if (m_prepared || !ask || m_sentinel || isCluster()) { // Sentinel names one master
         m_prepared = true;
         ready(QString());
         return;
@@ -447,11 +495,13 @@ void LockSession::startWatching()
         // One pass: the command connection only (no subscriber, no doctor timer).
         m_pool->connection()->open();
         m_watcher->start();
+        emitTopology();
         return;
     }
     open();
     m_watcher->start();
     m_doctorLoop->start();
+    emitTopology();
 }
 void LockSession::setPriorityLocks(const QStringList &names)
 {

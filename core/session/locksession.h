@@ -7,8 +7,8 @@
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
+#include "protocol/sessiontopology.h"
 #include "protocol/topologyevent.h"
-#include "watch/clusternodestatus.h"
 #include "watch/lockmonitor.h"
 
 #include "redis/clustertopology.h"
@@ -62,9 +62,19 @@ class ShardedSubscriber;
  * `watch --json` show it) and as masterChanged(); the LockMonitor then re-reads everything on the
  * new master (and turns keyspace notifications on there too if enableNotifications() was asked).
  *
+ * One path for one server and for a cluster: the session reads and writes through a ClusterTopology.
+ * A single server (or the master a Sentinel names) is ClusterTopology::singleMaster(), one master
+ * serving all 16384 slots; a Redis Cluster is the topology its ClusterRouter keeps. A lock goes to
+ * the master serving its slot, and each master has its tools (NodeTools: reader, lock client,
+ * force unlocker, repairs, doctor probe), made on first use on that master's command connection.
+ * What differs is read from the topology: the publish verb (PUBLISH, or SPUBLISH in a cluster with
+ * sharded pub/sub), one renewal script per slot in a cluster. Only the watcher differs by kind
+ * (one LockMonitor, or a ClusterLockMonitor with one LockMonitor per master), behind LockWatcher.
+ * Every session reports its masters with topologyChanged().
+ *
  * Parts, by concern (one class each, so a change to writes or holds reads in one file): AuditedWrites (the write path
  * and audit records), LockHolds (LockScope's own holds: acquire, renew, release with the client of each kind),
- * SentinelFollower (Sentinel), DoctorLoop (the doctor every 2 s), NodeTools (the per-master tools of a cluster). This
+ * SentinelFollower (Sentinel), DoctorLoop (the doctor every 2 s), NodeTools (the per-master tools). This
  * class composes them, routes a lock to its master and is the one API of both front ends.
  */
 class LockSession : public QObject
@@ -137,27 +147,37 @@ public:
 
     /** The single server's monitor; nullptr once the session found a Redis Cluster. */
     LockMonitor *monitor() const { return m_monitor; }
-    LockClient *client() const { return m_single.client; }
+    /** LockScope's lock client on the master serving slot 0 (the server's, outside a cluster). */
+    LockClient *client() { return clientFor(QString()); }
+    /** The seed's command connection (the server's, outside a cluster; follows a Sentinel's master). */
     RedisConnection *connection() const;
 
-    /** Redis Cluster mode (after enableCluster()): the router (front-ends use watcher(), whichever
-     *  it is; isCluster() only words the CLI's suggested commands with --cluster). */
-    bool isCluster() const { return m_router != nullptr; }
+    /** The masters and slots the session routes by: ClusterTopology::singleMaster() of the server
+     *  until enableCluster(), then the cluster's, as its router keeps it. */
+    const ClusterTopology &topology() const;
+    /** Redis Cluster mode (after enableCluster()); front-ends use watcher() and topologyChanged(),
+     *  whichever it is; isCluster() only words the CLI's suggested commands with --cluster. */
+    bool isCluster() const { return topology().isCluster(); }
+    /** The cluster's router (follows MOVED and ASK, re-reads the topology); nullptr outside a cluster. */
     ClusterRouter *router() const { return m_router; }
+    /** The session's masters with their monitor state now (what topologyChanged() reports). */
+    SessionTopology sessionTopology() const;
     /**
-     * The doctor's extra reads (DoctorProbe: orphaned waiters, unlock latches), on the server or,
-     * in a cluster, on every master (each for the locks it serves), merged. `callback` once;
-     * Result::error holds the first error met (partial results kept).
+     * The doctor's extra reads (DoctorProbe: orphaned waiters, unlock latches) on every master of
+     * the topology (each for the locks it serves; the server alone outside a cluster), merged.
+     * `callback` once; Result::error holds the first error met (partial results kept). A master
+     * whose probe still runs from an earlier call gives that run's result (DoctorProbe::run).
      */
     void probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback);
-    /** LockScope's lock client on the master serving `name` (client() outside a cluster; in a
-     *  cluster one client per master, all with clientId(), created on first use). */
+    /** LockScope's lock client on the master serving `name`: one client per master, all with
+     *  clientId(), created on first use (one for a single server). */
     LockClient *clientFor(const QString &name);
-    /** The command connection of the node serving `name` (connection() outside a cluster). */
+    /** The command connection of the master serving `name` (connection() outside a cluster). */
     RedisConnection *connectionFor(const QString &name);
     /** The publish verb of every unlock, force unlock and repair, Redisson's rule (§1.3, §14.3):
      *  "spublish" in a Redis 7+ cluster with sharded pub/sub (ClusterTopology::shardedPubSub()),
-     *  else "publish". In the first case LockScope's own waiters SSUBSCRIBE too. */
+     *  else "publish" (ClusterTopology::publishCommand()). In the first case LockScope's own
+     *  waiters SSUBSCRIBE too. */
     QByteArray publishCommand() const;
     /** LockScope's own watchdog holds whose last renewal failed (they may expire while LockScope
      *  believes it holds them; see holdAtRisk()). */
@@ -260,9 +280,12 @@ signals:
     void findingsUpdated(const QVector<lockscope::LockFinding> &findings);
     /** Redis Cluster mode: the masters changed (failover, slots moved, master down or added). */
     void topologyEventsOccurred(const QVector<lockscope::TopologyEvent> &events);
-    /** Redis Cluster mode: every master with its slots, replicas and monitor state; emitted when
-     *  cluster mode starts and whenever one of them changes. */
-    void clusterNodesChanged(const QVector<lockscope::ClusterNodeStatus> &nodes);
+    /** The session's masters (sessionTopology()): for a single server or a Sentinel name one
+     *  master serving every slot, emitted when watching starts, when its monitor's mode changes,
+     *  when a discovery ends and when Sentinel names another master; for a Redis Cluster every
+     *  master with its slots, replicas and monitor state, emitted when cluster mode starts and
+     *  whenever one of them changes. */
+    void topologyChanged(const lockscope::SessionTopology &topology);
     /** Redis Sentinel: the master of `masterName` moved from `oldAddress` to `newAddress`
      *  ("host:port"); `how` says who told us ("+switch-master from sentinel 127.0.0.1:26379").
      *  The connections are already moving to the new master. */
@@ -304,21 +327,25 @@ private:
     void finishWrite(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
                      const QString &outcome, const QString &message);
 
+    /** Emits topologyChanged(sessionTopology()). */
+    void emitTopology();
     SnapshotReader *readerFor(const QString &name);
     ForceUnlocker *unlockerFor(const QString &name);
     LockRepairs *repairsFor(const QString &name);
 
     Options m_options;
-    ClusterRouter *m_router = nullptr;
+    /** The single server as a one-master topology (its address: the seed's, the pool's key, also
+     *  for a Sentinel name); topology() until a cluster replaces it. */
+    ClusterTopology m_singleTopology;
+    ClusterRouter *m_router = nullptr; ///< a cluster's (enableCluster()); nullptr for a single server
     ClusterLockMonitor *m_clusterMonitor = nullptr;
     LockWatcher *m_watcher = nullptr; ///< m_monitor, or m_clusterMonitor in a cluster
     /** Makes `watcher` the one this session follows: options applied, signals forwarded. */
     void attachWatcher(LockWatcher *watcher);
     bool m_detecting = false; ///< prepare() is asking whether the server is a cluster node
     bool m_prepared = false;  ///< prepare() finished
-    /** What LockScope reads and writes one server with (one record instead of five per-master caches). The
-     *  single server's are made at construction; a cluster master's on first use, each tool
-     *  on the master's own command connection. */
+    /** What LockScope reads and writes one master with (one record instead of five per-master caches),
+     *  each tool made on first use on the master's own command connection. */
     struct NodeTools {
         SnapshotReader *reader = nullptr;
         ForceUnlocker *unlocker = nullptr;
@@ -327,11 +354,22 @@ private:
         LockRepairs *repairs = nullptr;
         ShardedSubscriber *sharded = nullptr; ///< cluster with sharded pub/sub: own waiters
     };
-    NodeTools m_single;                    ///< the server (also: a cluster name of no known master)
-    QHash<QString, NodeTools> m_nodeTools; ///< cluster: by master address
-    /** The tools of the server serving `name` (its master's in a cluster); `address` gets the
-     *  master's address, empty for the single server. */
+    /** By master address of topology() (the seed's alone for a single server; empty: a cluster
+     *  slot no known master serves, reached on the seed). */
+    QHash<QString, NodeTools> m_nodeTools;
+    /** The tools of the master serving `name`; `address` gets that master's address. */
     NodeTools &toolsFor(const QString &name, QString *address);
+    /** The command connection of master `address`: a cluster's through its router (opened, and
+     *  its loss makes the router re-read the topology); the single server's is the pool's seed
+     *  connection, opened by open() / openConnection() only, as before the topology was one. */
+    RedisConnection *connectionOf(const QString &address);
+    /** The endpoint of master `address` (the seed itself for the seed's address, else the seed's
+     *  credentials and TLS with that host and port). */
+    RedisEndpoint endpointOf(const QString &address) const;
+    /** The single server's progress (topologyChanged() of a single server carries it). */
+    qint64 m_scannedKeys = 0;
+    qint64 m_locksFound = 0;
+    bool m_scanFinished = false;
     LockHolds *m_holds = nullptr; ///< LockScope's own holds: acquire, renew, release by kind
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "protocol/clusternodestatus.h"
 #include "protocol/lockevent.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/topologyevent.h"
-#include "watch/clusternodestatus.h"
 #include "watch/lockmonitor.h"
 
 #include "redis/clustertopology.h"

@@ -90,6 +90,8 @@ private slots:
     void snapshotCountsShardedSubscribers();
     void doctorSeesShardedOrphanWaiters();
     void singleServerKeepsClassicPubSub();
+    void singleServerIsAOneMasterTopology();
+    void clusterSessionReportsEveryMaster();
 
 private:
     std::unique_ptr<LockSession> session();
@@ -475,6 +477,77 @@ void TestClusterLocks::singleServerKeepsClassicPubSub()
     QVERIFY(!client->shardedSubscriber());
     QCOMPARE(client->publishCommand(), QByteArray("publish"));
     QVERIFY(!client->watchdog()->oneSlotPerBatch());
+}
+
+void TestClusterLocks::singleServerIsAOneMasterTopology()
+{
+    // A single server is a topology of one master serving every slot: the session reports it
+    // like a cluster's (one entry), and routes reads, writes, its own holds and the doctor's
+    // probe through the same per-master path, on the server's own connection.
+    const ClusterTopology one = ClusterTopology::singleMaster(QStringLiteral("127.0.0.1:6390"));
+    QVERIFY(!one.isCluster());
+    QVERIFY(one.coversAllSlots());
+    QCOMPARE(one.masters(), QStringList{QStringLiteral("127.0.0.1:6390")});
+    QCOMPARE(one.masterForKey("any{tag}"), QStringLiteral("127.0.0.1:6390"));
+    QCOMPARE(one.publishCommand(), QByteArray("publish"));
+    QVERIFY(m_topology.isCluster());
+    QVERIFY(one != m_topology);
+
+    RedisServerProcess single;
+    QString error;
+    QVERIFY2(single.start(10000, &error), qPrintable(error));
+    LockSession::Options o;
+    o.endpoint = single.endpoint();
+    o.auditLogPath = m_tmp.filePath(QStringLiteral("audit-one-master.jsonl"));
+    LockSession s(o);
+    QVector<SessionTopology> reported;
+    connect(&s, &LockSession::topologyChanged, this, [&](const SessionTopology &t) { reported << t; });
+    s.start();
+    QVERIFY(waitUntil([&] { return !reported.isEmpty() && reported.last().masters.value(0).mode == WatchMode::Live; }));
+    const SessionTopology t = reported.last();
+    QCOMPARE(t.kind, SessionTopology::Kind::Single);
+    QVERIFY(!t.isCluster());
+    QCOMPARE(t.masters.size(), 1);
+    QCOMPARE(t.masters[0].address, single.endpoint().address());
+    QCOMPARE(t.masters[0].slotCount(), HashSlot::kSlotCount);
+    QVERIFY(!s.isCluster());
+    QVERIFY(!s.router());
+    QVERIFY(s.monitor());
+    QCOMPARE(s.topology().masters(), QStringList{single.endpoint().address()});
+    QCOMPARE(s.connectionFor(QStringLiteral("one:a")), s.connection());
+    QCOMPARE(s.clientFor(QStringLiteral("one:a")), s.client());
+    QCOMPARE(s.clientFor(QStringLiteral("one:{b}")), s.client()); // one master, one client
+
+    QCOMPARE(run(&s, [&] { s.acquire(QStringLiteral("one:a"), 7, 60000, 0); }), QStringLiteral("done"));
+    SyncClient owner(single.endpoint());
+    QVERIFY(owner.open());
+    QCOMPARE(owner.cmd({"HGET", "one:a", (s.clientId() + QStringLiteral(":7")).toUtf8()}).toInteger(), qint64(1));
+    MessageListener waiter(single.endpoint(), LockNames::unlockChannel(QStringLiteral("one:a")).toUtf8());
+    QVERIFY(waiter.waitSubscribed());
+    QCOMPARE(run(&s, [&] { s.forceUnlock(QStringLiteral("one:a")); }), QStringLiteral("done"));
+    QVERIFY(waitUntil([&] { return !waiter.messages().isEmpty(); })); // PUBLISH on the one server
+    QCOMPARE(owner.cmd({"EXISTS", "one:a"}).toInteger(), qint64(0));
+
+    // Two overlapping probes share one run: both callers are answered.
+    int answered = 0;
+    QString probeError;
+    for (int i = 0; i < 2; ++i)
+        s.probeForDoctor([&](const DoctorProbe::Result &r) {
+            ++answered;
+            probeError += r.error;
+        });
+    QVERIFY(waitUntil([&] { return answered == 2; }, 20000));
+    QVERIFY2(probeError.isEmpty(), qPrintable(probeError));
+}
+
+void TestClusterLocks::clusterSessionReportsEveryMaster()
+{
+    auto s = session();
+    const SessionTopology t = s->sessionTopology();
+    QCOMPARE(t.kind, SessionTopology::Kind::Cluster);
+    QCOMPARE(t.masters.size(), m_topology.masters().size());
+    QCOMPARE(s->topology().masters(), m_topology.masters());
+    QVERIFY(s->isCluster());
 }
 
 QTEST_GUILESS_MAIN(TestClusterLocks)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "watch/clusternodestatus.h"
+#include "protocol/clusternodestatus.h"
 
 #include <QHash>
 #include <QWidget>
@@ -16,7 +16,7 @@ namespace lockscope
  * how many slots, the state of LockScope's monitor on it, the locks it serves), its replicas as
  * child rows, and a summary line ("3 of 3 masters live, 16384 slots covered"). A master that
  * failed and whose slots no one serves yet is shown in red with its last slots; after a
- * failover the promoted replica appears as a master. Fed by LockSession::clusterNodesChanged and
+ * failover the promoted replica appears as a master. Fed by LockSession::topologyChanged (a cluster's) and
  * the lock table (setLockCounts); no I/O.
  */
 class ClusterTopologyPanel : public QWidget

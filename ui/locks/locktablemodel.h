@@ -3,8 +3,8 @@
 #include "common/actornames.h"
 #include "locks/leasealerts.h"
 
+#include "protocol/clusternodestatus.h"
 #include "protocol/locksnapshot.h"
-#include "watch/clusternodestatus.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

@@ -70,7 +70,7 @@ ServerView::ServerView(const LockSession::Options &options, QWidget *parent) : Q
     connect(m_session, &SessionController::modeChanged, this, &ServerView::onModeChanged);
     connect(m_session, &SessionController::discoveryProgress, this, &ServerView::onProgress);
     connect(m_session, &SessionController::findingsUpdated, this, &ServerView::onFindings);
-    connect(m_session, &SessionController::clusterNodesChanged, this, &ServerView::onClusterNodes);
+    connect(m_session, &SessionController::topologyChanged, this, &ServerView::onTopology);
     connect(m_session, &SessionController::topologyEventsOccurred, this, [this](const QVector<TopologyEvent> &events) {
         // Failovers and slot moves go to the event log (and the recording) like lock events.
         QVector<LockEvent> log;
@@ -408,7 +408,7 @@ void ServerView::applyToTable(const QVector<LockSnapshot> &changed, const QStrin
         updateDetail();
     }
     updateCount();
-    if (m_tabs->clusterPanel() && !m_clusterCountsPending) { // per-master lock counts, at most 4 times a second
+    if (showsCluster(m_topology) && !m_clusterCountsPending) { // per-master lock counts, at most 4 times a second
         m_clusterCountsPending = true;
         QTimer::singleShot(250, this, [this] {
             m_clusterCountsPending = false;
@@ -505,23 +505,25 @@ void ServerView::onProgress(qint64 scanned, qint64 found, bool finished, qint64 
     }
 }
 
-void ServerView::onClusterNodes(const QVector<ClusterNodeStatus> &nodes)
+void ServerView::onTopology(const SessionTopology &topology)
 {
-    if (!m_tabs->clusterPanel()) {
-        // Cluster mode: a node column in the table, a Cluster tab, the masters in the status bar.
+    const bool wasCluster = showsCluster(m_topology);
+    m_topology = topology;
+    if (!showsCluster(topology))
+        return; // one server: the table, the status bar and the banner say all there is
+    if (!wasCluster) {
+        // A cluster: a node column in the table, a Cluster tab, the masters in the status bar.
         m_tabs->addClusterTab();
         m_lockView->showNodeColumn();
     }
-    m_lockModel->setClusterNodes(nodes);
-    m_tabs->clusterPanel()->setNodes(nodes);
+    m_lockModel->setClusterNodes(topology.masters);
+    m_tabs->clusterPanel()->setNodes(topology.masters);
     updateClusterLockCounts();
-    m_statusBar->showMasters(m_tabs->clusterPanel()->liveMasters(), nodes.size());
+    m_statusBar->showMasters(m_tabs->clusterPanel()->liveMasters(), topology.masters.size());
 }
 
 void ServerView::updateClusterLockCounts()
 {
-    if (!m_tabs->clusterPanel())
-        return;
     QHash<QString, int> counts;
     for (int r = 0; r < m_lockModel->rowCount(); ++r)
         ++counts[m_lockModel->nodeOf(m_lockModel->index(r, LockTableModel::NameColumn).data().toString())];

@@ -144,7 +144,14 @@ private:
     void onModeChanged(WatchMode mode, const QString &detail);
     void onProgress(qint64 scanned, qint64 found, bool finished, qint64 approxTotalKeys);
     void onFindings(const QVector<LockFinding> &findings);
-    void onClusterNodes(const QVector<ClusterNodeStatus> &nodes);
+    /** The session's masters: for a cluster (showsCluster()) the Cluster tab, the node column
+     *  and the masters in the status bar, added the first time; nothing for one server. */
+    void onTopology(const SessionTopology &topology);
+    /** Whether this view shows the masters of `topology` (Cluster tab, node column, masters
+     *  count): for a Redis Cluster, whatever its number of masters; not for a single server or a
+     *  Sentinel name. The one place the view tells one server from a cluster. */
+    static bool showsCluster(const SessionTopology &topology) { return topology.isCluster(); }
+    /** A cluster's lock count per master, in the Cluster tab. */
     void updateClusterLockCounts();
     /** Replay: the locks in the table (the replay doctor's locks()). */
     QHash<QString, LockSnapshot> tableLocks() const;
@@ -167,6 +174,7 @@ private:
     QSplitter *m_mainSplit = nullptr;
     ServerStatusBar *m_statusBar = nullptr;
     bool m_clusterCountsPending = false;
+    SessionTopology m_topology;           ///< the session's masters, as last reported (one server until told otherwise)
     DoctorLoop *m_replayDoctor = nullptr; ///< replay only: the doctor over the replayed table, replay clock
     bool m_userScan = false;              ///< a Refresh asked for the scan under way: show its progress
     QTimer m_animation;

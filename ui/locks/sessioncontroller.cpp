@@ -28,7 +28,7 @@ SessionController::SessionController(const LockSession::Options &options, QObjec
     connect(m_session, &LockSession::discoveryProgress, this, &SessionController::discoveryProgress);
     connect(m_session, &LockSession::actionFinished, this, &SessionController::actionFinished);
     connect(m_session, &LockSession::findingsUpdated, this, &SessionController::findingsUpdated);
-    connect(m_session, &LockSession::clusterNodesChanged, this, &SessionController::clusterNodesChanged);
+    connect(m_session, &LockSession::topologyChanged, this, &SessionController::topologyChanged);
     connect(m_session, &LockSession::topologyEventsOccurred, this, &SessionController::topologyEventsOccurred);
     connect(m_session, &LockSession::notificationsChecked, this, &SessionController::notificationsChecked);
     connect(m_session, &LockSession::writesChecked, this, &SessionController::writesChecked);

@@ -68,7 +68,7 @@ signals:
     void actionFinished(const QString &action, const QString &lock, bool ok, const QString &message,
                         const QString &outcome);
     void findingsUpdated(const QVector<lockscope::LockFinding> &findings);
-    void clusterNodesChanged(const QVector<lockscope::ClusterNodeStatus> &nodes);
+    void topologyChanged(const lockscope::SessionTopology &topology);
     void topologyEventsOccurred(const QVector<lockscope::TopologyEvent> &events);
     void notificationsChecked(bool enabled, const QString &detail);
     /** LockSession::writesChecked: the write commands the ACL user may not run. */

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "watch/lockmonitor.h"
+#include "protocol/watchmode.h"
 
 #include <QMetaType>
 #include <QPair>
@@ -12,7 +12,8 @@ namespace lockscope
 {
 
 /**
- * One master of a Redis Cluster as LockScope watches it, for the GUI's topology panel: its
+ * One master as LockScope watches it (a master of a Redis Cluster, or the one master of a single
+ * server or of a Sentinel name: SessionTopology), for the GUI's topology panel: its
  * address ("host:port"), the hash slot ranges it serves (inclusive, ascending; empty for a master
  * the cluster marked failed whose slots no one serves yet), its replicas ("host:port" each, from
  * CLUSTER SHARDS / CLUSTER SLOTS) and the state of LockScope's monitor on it (connecting, live,
@@ -23,7 +24,7 @@ struct ClusterNodeStatus {
     QString address;
     QVector<QPair<int, int>> slotRanges;
     QStringList replicas;
-    LockMonitor::Mode mode = LockMonitor::Mode::Connecting;
+    WatchMode mode = WatchMode::Connecting;
     QString detail; ///< the monitor's last status sentence on this master
     bool down = false;
     qint64 scannedKeys = 0; ///< keys SCANned on this master so far (discovery)
