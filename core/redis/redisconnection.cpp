@@ -429,26 +429,46 @@ void RedisConnection::pipeline(const QList<QList<QByteArray>> &commands, QObject
                 this, [callback] { callback({}); }, Qt::QueuedConnection);
         return;
     }
-    struct Collector {
-        QVector<RedisReply> replies;
-        PipelineCallback callback;
-    };
-    auto collector = std::make_shared<Collector>();
-    collector->replies.reserve(commands.size());
-    collector->callback = std::move(callback);
-    const int total = commands.size();
-    for (int i = 0; i < total; ++i) {
-        send(commands[i], context, [collector, total](const RedisReply &r) {
-            collector->replies.append(r);
-            if (collector->replies.size() == total && collector->callback)
-                collector->callback(collector->replies);
-        });
+    if (m_state != State::Ready && m_state != State::Connecting) {
+        // Not connected: each command fails as send() fails it, and the callback gets them all.
+        auto collected = std::make_shared<QVector<RedisReply>>();
+        const int total = int(commands.size());
+        for (const auto &argv : commands)
+            send(argv, context, [collected, total, callback](const RedisReply &r) {
+                collected->append(r);
+                if (collected->size() == total && callback)
+                    callback(*collected);
+            });
+        return;
     }
+    // One pending entry and one encoded buffer for the whole pipeline (hiredis encodes each
+    // command): a read of 500 locks is about 1000 commands, and a callback, a context guard and
+    // a write per command cost the client more than the commands cost Redis.
+    Pending p{nullptr, context, context != nullptr, m_clock.elapsed(), commands.first().value(0)};
+    p.isPipeline = true;
+    p.expected = int(commands.size());
+    p.collected.reserve(commands.size());
+    p.pipelineCallback = std::move(callback);
+    p.commands.reserve(commands.size());
+    QByteArray encoded;
+    for (const auto &argv : commands) {
+        p.commands << argv.value(0);
+        sds one = encodeSds(argv);
+        if (one) {
+            encoded.append(one, static_cast<qsizetype>(sdslen(one)));
+            redisFreeSdsCommand(one);
+        }
+    }
+    if (m_state == State::Ready)
+        writeCommand(encoded.constData(), encoded.size(), std::move(p), int(commands.size()));
+    else
+        m_queued.append({encoded, std::move(p)});
 }
 
 void RedisConnection::writeCommand(const QByteArray &encoded, Pending pending)
 {
-    writeCommand(encoded.constData(), encoded.size(), std::move(pending));
+    const int commands = pending.expected;
+    writeCommand(encoded.constData(), encoded.size(), std::move(pending), commands);
 }
 
 namespace
@@ -461,11 +481,11 @@ qint64 RedisConnection::totalCommandsSent()
     return g_commandsSent.load(std::memory_order_relaxed);
 }
 
-void RedisConnection::writeCommand(const char *encoded, qsizetype size, Pending pending)
+void RedisConnection::writeCommand(const char *encoded, qsizetype size, Pending pending, int commands)
 {
     if (!m_device)
         return;
-    g_commandsSent.fetch_add(1, std::memory_order_relaxed);
+    g_commandsSent.fetch_add(commands, std::memory_order_relaxed);
     pending.sentAtMs = m_clock.elapsed();
     const bool push = m_pushMode && !m_handshaking;
     if (!push)
@@ -542,6 +562,17 @@ void RedisConnection::deliver(Pending &pending, const RedisReply &reply)
     pending.callback(reply);
 }
 
+void RedisConnection::deliverPipeline(Pending &pending, const RedisReply &fill)
+{
+    while (pending.collected.size() < pending.expected)
+        pending.collected.append(fill);
+    if (!pending.pipelineCallback)
+        return;
+    if (pending.hasContext && !pending.context)
+        return;
+    pending.pipelineCallback(pending.collected);
+}
+
 void RedisConnection::onReadyRead()
 {
     if (!m_device || !m_decoding)
@@ -588,6 +619,30 @@ void RedisConnection::onReadyRead()
         }
         if (m_pending.empty())
             continue; // a reply nobody asked for: ignore rather than mis-assign
+        if (m_pending.front().isPipeline) {
+            // One reply of a pipeline: collected until its last one.
+            Pending &front = m_pending.front();
+            if (reply.isPermissionError())
+                reply = RedisReply::makeError(RedisReply::explainPermissionError(
+                    reply.errorMessage(), m_endpoint.aclUser(), front.commands.value(front.collected.size())));
+            const bool isError = reply.isError();
+            const QString errorMessage = isError ? reply.errorMessage() : QString();
+            front.collected.append(std::move(reply));
+            Pending done;
+            const bool complete = front.collected.size() == front.expected;
+            if (complete) {
+                done = std::move(front);
+                m_pending.pop_front();
+            }
+            if (isError && !m_handshaking) {
+                emit serverErrorReceived(errorMessage);
+                if (!self)
+                    return;
+            }
+            if (complete)
+                deliverPipeline(done, RedisReply());
+            continue;
+        }
         Pending p = std::move(m_pending.front());
         m_pending.pop_front();
         if (reply.isError() && !m_handshaking) {
@@ -723,7 +778,10 @@ void RedisConnection::failAll(const QString &reason)
     const RedisReply err = RedisReply::makeError(reason, true);
     QPointer<RedisConnection> self(this);
     for (auto &p : pending) {
-        deliver(p, err);
+        if (p.isPipeline)
+            deliverPipeline(p, err);
+        else
+            deliver(p, err);
         if (!self)
             return;
     }

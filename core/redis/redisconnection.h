@@ -181,6 +181,13 @@ private:
         bool hasContext = false;
         qint64 sentAtMs = 0;
         QByteArray command; ///< argv[0], for permission errors
+        /** A pipeline (pipeline()): one entry for all its commands, whose replies are collected
+         *  here until the last one arrived; then pipelineCallback gets them all. */
+        bool isPipeline = false;
+        int expected = 1;
+        QVector<RedisReply> collected{};
+        PipelineCallback pipelineCallback{};
+        QList<QByteArray> commands{}; ///< argv[0] of each command of a pipeline
     };
 
     void startConnect();
@@ -192,13 +199,16 @@ private:
     void scheduleReconnect();
     void setState(State state);
     void writeCommand(const QByteArray &encoded, Pending pending);
-    void writeCommand(const char *encoded, qsizetype size, Pending pending);
+    /** `commands`: how many commands `encoded` holds (counted by totalCommandsSent()). */
+    void writeCommand(const char *encoded, qsizetype size, Pending pending, int commands = 1);
     /** Writes bytes to the socket, or to m_out while replies are dispatched (or m_out still holds
      *  bytes: the order on the wire must be the order of m_pending). */
     void writeBytes(const char *data, qsizetype size);
     /** Writes m_out to the socket with one write and flushes it. */
     void flushOut();
     void deliver(Pending &pending, const RedisReply &reply);
+    /** Delivers a pipeline's collected replies, `fill` standing for each that never came. */
+    void deliverPipeline(Pending &pending, const RedisReply &fill);
     void failAll(const QString &reason);
     void checkTimeouts();
     void finishHandshake();
