@@ -1,8 +1,11 @@
 #pragma once
 
 #include "clicommand.h"
+#include "lockjsonlines.h"
 
 #include <QVector>
+
+#include <memory>
 
 namespace lockscope
 {
@@ -24,8 +27,8 @@ protected:
     void run() override;
 
 private:
-    /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
-    static void writeJsonLines(const QVector<const LockSnapshot *> &locks);
+    /** `--json`: the lines, built ahead from each batch the watcher reads (LockJsonLines). */
+    std::unique_ptr<LockJsonLines> m_lines;
 };
 
 } // namespace lockscope
