@@ -1,11 +1,8 @@
 #pragma once
 
 #include "clicommand.h"
-#include "lockjsonlines.h"
 
 #include <QVector>
-
-#include <memory>
 
 namespace lockscope
 {
@@ -27,8 +24,8 @@ protected:
     void run() override;
 
 private:
-    /** `--json`: the lines, built ahead from each batch the watcher reads (LockJsonLines). */
-    std::unique_ptr<LockJsonLines> m_lines;
+    /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
+    static void writeJsonLines(const QVector<const LockSnapshot *> &locks);
 };
 
 } // namespace lockscope
