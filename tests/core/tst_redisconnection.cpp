@@ -62,6 +62,7 @@ private slots:
 
     void pipelinedRepliesArriveInOrder();
     void pipelineCallbackGetsAllReplies();
+    void pipelineIsOneEntryThatEndsWhole();
     void serverErrorsAreValues();
     void binarySafeArgumentsAndValues();
     void commandTimeoutIsTransportError();
@@ -184,6 +185,73 @@ void TestRedisConnection::pipelineCallbackGetsAllReplies()
     conn.pipeline({}, nullptr, [&](const QVector<RedisReply> &r) { emptyDone = r.isEmpty(); });
     QVERIFY(!emptyDone);
     QVERIFY(waitUntil([&] { return emptyDone; }));
+}
+
+void TestRedisConnection::pipelineIsOneEntryThatEndsWhole()
+{
+    // A pipeline is one pending entry however many commands it holds, and its callback runs once
+    // with one reply per command in every case: queued while connecting, a single command, a
+    // context gone meanwhile, a connection cut in the middle.
+    RedisConnection conn(m_server.endpoint());
+    conn.setCommandTimeoutMs(300);
+    conn.setReconnectDelaysMs(50, 200);
+    conn.open();
+    QList<QList<QByteArray>> incrs;
+    for (int i = 0; i < 1000; ++i)
+        incrs << QList<QByteArray>{"INCR", "p"};
+    int calls = 0;
+    QVector<RedisReply> replies;
+    conn.pipeline(incrs, nullptr, [&](const QVector<RedisReply> &r) {
+        ++calls;
+        replies = r;
+    });
+    QCOMPARE(conn.pendingCount(), 0); // still connecting: queued, not pending
+    QVERIFY(waitUntil([&] { return calls == 1; }));
+    QCOMPARE(replies.size(), 1000);
+    QCOMPARE(replies.first().toInteger(), qint64(1));
+    QCOMPARE(replies.last().toInteger(), qint64(1000));
+    QCOMPARE(conn.pendingCount(), 0);
+
+    calls = 0;
+    conn.pipeline({{"GET", "p"}}, nullptr, [&](const QVector<RedisReply> &r) {
+        ++calls;
+        replies = r;
+    });
+    QCOMPARE(conn.pendingCount(), 1);
+    QVERIFY(waitUntil([&] { return calls == 1; }));
+    QCOMPARE(replies.size(), 1);
+    QCOMPARE(replies.first().toByteArray(), QByteArray("1000"));
+
+    // The context is gone before the replies come: no callback, and the connection goes on.
+    auto context = std::make_unique<QObject>();
+    bool called = false;
+    conn.pipeline({{"PING"}, {"PING"}}, context.get(), [&](const QVector<RedisReply> &) { called = true; });
+    context.reset();
+    auto after = sendCollect(&conn, {"PING"});
+    QVERIFY(waitUntil([&] { return after->done; }));
+    QCOMPARE(after->reply.toByteArray(), QByteArray("PONG"));
+    QVERIFY(!called);
+
+    // Cut in the middle (the server closes the connection after the second command, as a
+    // CLIENT KILL of itself asks): every command gets a reply, those that never came a transport
+    // error, and there is one callback.
+    auto id = sendCollect(&conn, {"CLIENT", "ID"});
+    QVERIFY(waitUntil([&] { return id->done; }));
+    calls = 0;
+    conn.pipeline({{"PING"},
+                   {"CLIENT", "KILL", "ID", QByteArray::number(id->reply.toInteger()), "SKIPME", "no"},
+                   {"PING"}},
+                  nullptr, [&](const QVector<RedisReply> &r) {
+                      ++calls;
+                      replies = r;
+                  });
+    QVERIFY(waitUntil([&] { return calls == 1; }, 10000));
+    QCOMPARE(replies.size(), 3);
+    QCOMPARE(replies.at(0).toByteArray(), QByteArray("PONG"));
+    QVERIFY2(replies.at(2).isTransportError(), qPrintable(replies.at(2).debugString()));
+    QTest::qWait(300);
+    QCOMPARE(calls, 1);
+    QVERIFY(waitUntil([&] { return conn.isReady(); }, 15000));
 }
 
 void TestRedisConnection::serverErrorsAreValues()
