@@ -238,13 +238,12 @@ void TestRedisConnection::pipelineIsOneEntryThatEndsWhole()
     auto id = sendCollect(&conn, {"CLIENT", "ID"});
     QVERIFY(waitUntil([&] { return id->done; }));
     calls = 0;
-    conn.pipeline({{"PING"},
-                   {"CLIENT", "KILL", "ID", QByteArray::number(id->reply.toInteger()), "SKIPME", "no"},
-                   {"PING"}},
-                  nullptr, [&](const QVector<RedisReply> &r) {
-                      ++calls;
-                      replies = r;
-                  });
+    conn.pipeline(
+        {{"PING"}, {"CLIENT", "KILL", "ID", QByteArray::number(id->reply.toInteger()), "SKIPME", "no"}, {"PING"}},
+        nullptr, [&](const QVector<RedisReply> &r) {
+            ++calls;
+            replies = r;
+        });
     QVERIFY(waitUntil([&] { return calls == 1; }, 10000));
     QCOMPARE(replies.size(), 3);
     QCOMPARE(replies.at(0).toByteArray(), QByteArray("PONG"));
