@@ -702,8 +702,28 @@ struct ReadRun {
     qint64 cpuMs = -1;
     double redisCpuS = -1;
     qint64 lines = -1;
+    double probeP99Ms = -1;  ///< another client's PING round trip, p99, while it ran
+    int slowlogEntries = -1; ///< SLOWLOG entries > 1 ms of its commands
+    qint64 slowestUs = 0;
     QString error;
 };
+
+/** SLOWLOG entries (> 1 ms since slowlogReset()) of any client but the probe and the bench's own
+ *  admin commands: what a read, LockScope's or the naive script's, cost others. */
+void slowlogOfReaders(RedisConnection &admin, ReadRun *run)
+{
+    const RedisReply r = call(admin, {"SLOWLOG", "GET", "10000"});
+    run->slowlogEntries = 0;
+    for (const RedisReply &e : r.elements()) {
+        if (e.size() < 6 || e.at(5).toByteArray() == "bench-probe" || e.at(3).size() == 0)
+            continue;
+        const QByteArray command = e.at(3).at(0).toByteArray().toUpper();
+        if (command == "INFO" || command == "CONFIG" || command == "SLOWLOG")
+            continue;
+        ++run->slowlogEntries;
+        run->slowestUs = qMax(run->slowestUs, e.at(2).toInteger());
+    }
+}
 
 double medianOf(QVector<double> v)
 {
@@ -728,19 +748,42 @@ QString readCell(const QVector<ReadRun> &runs, ReadRun *median)
     median->cpuMs = qint64(medianOf(cpu));
     median->redisCpuS = medianOf(redis);
     median->lines = runs.isEmpty() ? -1 : runs.last().lines;
-    return QStringLiteral("wall %1, client CPU %2, redis CPU %3 (%4 lines)")
+    QVector<double> p99;
+    int slowlog = 0;
+    qint64 slowestUs = 0;
+    for (const ReadRun &r : runs) {
+        p99 << r.probeP99Ms;
+        slowlog += qMax(0, r.slowlogEntries);
+        slowestUs = qMax(slowestUs, r.slowestUs);
+    }
+    median->probeP99Ms = medianOf(p99);
+    median->slowlogEntries = slowlog;
+    median->slowestUs = slowestUs;
+    return QStringLiteral("wall %1, client CPU %2, redis CPU %3 (%4 lines); another client's p99 %5 ms; "
+                          "SLOWLOG > 1 ms: %6 in %7 runs%8")
         .arg(secs(median->wallMs), secs(median->cpuMs),
              QString::number(median->redisCpuS, 'f', 2) + QStringLiteral(" s"))
-        .arg(median->lines);
+        .arg(median->lines)
+        .arg(median->probeP99Ms, 0, 'f', 2)
+        .arg(slowlog)
+        .arg(runs.size())
+        .arg(slowlog > 0 ? QStringLiteral(" (slowest %1 ms)").arg(double(slowestUs) / 1000.0, 0, 'f', 2) : QString());
 }
 
 ReadRun runReadChild(RedisConnection &admin, const QString &program, const QStringList &args, qint64 timeoutMs)
 {
     ReadRun out;
     call(admin, {"CONFIG", "RESETSTAT"});
+    slowlogReset(admin);
+    PingProbe probe; // another client, a PING every 1 ms (its own connection and thread)
+    QString probeError;
+    const bool probing = probe.start(QStringLiteral("127.0.0.1"), admin.endpoint().port(), 1000, &probeError);
     const double cpu0 = redisCpuSeconds(admin);
     const ChildRun r = runChild(program, args, timeoutMs);
     const double cpu1 = redisCpuSeconds(admin);
+    QVector<double> pings = probing ? probe.stop() : QVector<double>();
+    out.probeP99Ms = quantile(pings, 0.99);
+    slowlogOfReaders(admin, &out);
     if (!r.started || r.killed || (r.exitCode != 0 && r.exitCode != 4)) {
         out.error = QStringLiteral("failed: %1 exit %2 %3")
                         .arg(r.error)
@@ -752,9 +795,12 @@ ReadRun runReadChild(RedisConnection &admin, const QString &program, const QStri
     out.cpuMs = r.cpuMs;
     out.redisCpuS = cpu1 - cpu0;
     out.lines = r.out.count('\n');
-    std::fprintf(stderr, "[bench] reads: %s: wall %lld ms, cpu %lld ms, redis %.2f s, %lld lines; %s\n",
+    std::fprintf(stderr,
+                 "[bench] reads: %s: wall %lld ms, cpu %lld ms, redis %.2f s, %lld lines, probe p99 %.2f ms, "
+                 "%d SLOWLOG entries; %s\n",
                  qPrintable(QFileInfo(program).fileName() + QLatin1Char(' ') + args.mid(2).join(QLatin1Char(' '))),
-                 out.wallMs, out.cpuMs, out.redisCpuS, out.lines, qPrintable(topCommandStats(admin)));
+                 out.wallMs, out.cpuMs, out.redisCpuS, out.lines, out.probeP99Ms, out.slowlogEntries,
+                 qPrintable(topCommandStats(admin)));
     return out;
 }
 
@@ -763,6 +809,10 @@ ReadRun runFirstDiscovery(RedisServerProcess &server, RedisConnection &admin)
 {
     ReadRun out;
     call(admin, {"CONFIG", "RESETSTAT"});
+    slowlogReset(admin);
+    PingProbe probe;
+    QString probeError;
+    const bool probing = probe.start(QStringLiteral("127.0.0.1"), server.port(), 1000, &probeError);
     RedisConnection conn(server.endpoint());
     conn.setCommandTimeoutMs(120000);
     RedisConnection scan(server.endpoint());
@@ -789,6 +839,9 @@ ReadRun runFirstDiscovery(RedisServerProcess &server, RedisConnection &admin)
     auto ms = [](const timeval &v) { return qint64(v.tv_sec) * 1000 + v.tv_usec / 1000; };
     out.cpuMs = ms(u1.ru_utime) + ms(u1.ru_stime) - ms(u0.ru_utime) - ms(u0.ru_stime);
     out.redisCpuS = redisCpuSeconds(admin) - cpu0;
+    QVector<double> pings = probing ? probe.stop() : QVector<double>();
+    out.probeP99Ms = quantile(pings, 0.99);
+    slowlogOfReaders(admin, &out);
     out.lines = monitor.locks().size();
     std::fprintf(stderr, "[bench] reads: first discovery: wall %lld ms, cpu %lld ms, redis %.2f s, %lld locks; %s\n",
                  out.wallMs, out.cpuMs, out.redisCpuS, out.lines, qPrintable(topCommandStats(admin)));
@@ -823,12 +876,16 @@ void benchReads(const Settings &s, RedisServerProcess &server, RedisConnection &
                                                .arg(p.redisCpuS > 0 ? r.redisCpuS / p.redisCpuS : 0.0, 0, 'f', 2)
                                          : QString();
     };
-    const QString how = QStringLiteral("medians of %1 alternating runs (list, naive, doctor, discovery); client CPU "
-                                       "from wait4() (getrusage for the in-process discovery); redis CPU = INFO cpu "
-                                       "used_cpu_sys+used_cpu_user after minus before; naive = `python3 "
-                                       "tests/bench/naive_list.py PORT` (redis-py: SCAN TYPE hash COUNT 1000, HGETALL "
-                                       "+ PTTL in pipelines of 1000)")
-                            .arg(rounds);
+    const QString how =
+        QStringLiteral("medians of %1 alternating runs (list, naive, doctor, discovery); client CPU "
+                       "from wait4() (getrusage for the in-process discovery); redis CPU = INFO cpu "
+                       "used_cpu_sys+used_cpu_user after minus before; naive = `python3 "
+                       "tests/bench/naive_list.py PORT` (redis-py: SCAN TYPE hash COUNT 1000, HGETALL "
+                       "+ PTTL in pipelines of 1000); during each run a probe client PINGs every 1 ms on its own "
+                       "connection (p99 = median of the runs' p99s; its thread counts in the in-process "
+                       "discovery's client CPU), and SLOWLOG (> 1 ms) counts the commands of every other "
+                       "client")
+            .arg(rounds);
     const QString listCell = readCell(list, &l);
     addRow(QStringLiteral("read path: `list --json`"), listCell + ratio(l),
            QStringLiteral("≤ 0.8× naive wall, ≤ 1.3× naive redis CPU"),
