@@ -76,7 +76,7 @@ private:
     QPointer<RedisConnection> m_scanConnection;
     bool m_running = false;
     int m_pending = 0;
-    static constexpr qint64 kScanBudgetUs = 250; ///< server time of one latch SCAN step (as discovery's)
+    static constexpr qint64 kScanBudgetUs = 500; ///< server time of one latch SCAN step (as discovery's)
 public:
     static constexpr int kMaxLatchesKept = 1000; ///< latch keys with a TTL kept in Result::latches
 private:

@@ -32,7 +32,7 @@ class RedisConnection;
  *
  * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
  * time for the step is known (the round trip also counts the network and the client's work).
- * The COUNT adapts to it: aimed at 80 % of the step's budget (stepBudgetUs(), 250 µs by
+ * The COUNT adapts to it: aimed at 80 % of the step's budget (stepBudgetUs(), 500 µs by
  * default, LockMonitor::kScanBudgetUs, halved while both passes run) from the measured cost per
  * visited key, at most doubling per step and shrinking at once, between kMinCount and kMaxCount.
  * setScanCount() fixes it instead.
@@ -122,7 +122,7 @@ private:
     int m_count = 100; ///< first COUNT of each pass
     bool m_prefilter = true;
     bool m_prefilterRun = true; ///< m_prefilter as of start()
-    qint64 m_budgetUs = 250;
+    qint64 m_budgetUs = 500;
     qint64 m_slowestStepUs = 0;
     qint64 m_steps = 0;
     qint64 m_examined = 0;
