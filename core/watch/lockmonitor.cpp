@@ -488,10 +488,13 @@ void LockMonitor::markFoundHash(const QString &name)
     // script even after a plain read. Of twins `x` and `{x}`, the hash pass returns `{x}` when it
     // exists and matches the pattern: then both are read by the script. A name whose twin is
     // outside the pattern cannot be told so: the script reads it.
-    const QString twin = LockNames::twinName(name);
+    // The twin's name is built only where it matters (a braced name, or a pattern it may miss):
+    // 360k found hashes at 1M keys.
+    const bool braced = name.startsWith(QLatin1Char('{'));
+    const QString twin = braced || !m_matchAll ? LockNames::twinName(name) : QString();
     const bool twinVisible =
         twin.isEmpty() || m_matchAll || m_patternRegex.match(RedisBytes::matchable(twin)).hasMatch();
-    if (!twin.isEmpty() && name.startsWith(QLatin1Char('{'))) {
+    if (!twin.isEmpty() && braced) {
         markDirty(name);
         markDirty(twin);
         return;

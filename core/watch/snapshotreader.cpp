@@ -213,9 +213,14 @@ void SnapshotReader::sendPlain(const std::shared_ptr<ReadState> &state)
     numsub.reserve(chunk.size() + 2);
     shardnumsub.reserve(chunk.size() + 2);
     commands << QList<QByteArray>{"TIME"};
+    // Shared words: each `"HRANDFIELD"` spelled here would be a new QByteArray per name.
+    static const QByteArray hrandfield = QByteArrayLiteral("HRANDFIELD");
+    static const QByteArray seventeen = QByteArrayLiteral("17");
+    static const QByteArray withValues = QByteArrayLiteral("WITHVALUES");
+    static const QByteArray pttl = QByteArrayLiteral("PTTL");
     for (const QString &n : chunk) {
         const QByteArray key = RedisBytes::toBytes(n);
-        commands << QList<QByteArray>{"HRANDFIELD", key, "17", "WITHVALUES"} << QList<QByteArray>{"PTTL", key};
+        commands << QList<QByteArray>{hrandfield, key, seventeen, withValues} << QList<QByteArray>{pttl, key};
         numsub << unlockChannelOf(key);
     }
     shardnumsub += numsub.mid(2);
