@@ -143,7 +143,11 @@ public:
     void send(const QList<QByteArray> &argv, QObject *context, ReplyCallback callback);
     /** Fire-and-forget variant (the reply is read and dropped). */
     void send(const QList<QByteArray> &argv) { send(argv, nullptr, nullptr); }
-    /** Sends several commands back to back; `callback` gets all replies, in order, once. */
+    /** Sends several commands back to back (hiredis encodes each into one buffer, written at
+     *  once) as one pending entry; `callback` gets all replies, in order, once: one per command,
+     *  server errors as values, and a transport error (isTransportError()) for each reply that
+     *  never came when the connection fails or times out meanwhile. Skipped when `context` is
+     *  destroyed first. An empty list calls back asynchronously with no replies. */
     void pipeline(const QList<QList<QByteArray>> &commands, QObject *context, PipelineCallback callback);
 
     /** RESP encoding of one command (hiredis redisFormatSdsCommandArgv). */
