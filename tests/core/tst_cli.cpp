@@ -624,8 +624,7 @@ void TestCli::listIsOnePassAmongManyLocks()
     const QVector<QJsonObject> locks = jsonLines(r.out, &ok);
     QVERIFY(ok);
     QCOMPARE(int(locks.size()), n);
-    // The lines are built while the locks are read (LockJsonLines, no copy of them all), and still come
-    // sorted by name, one per lock, each of its own lock.
+    // The lines come sorted by name, one per lock, each of its own lock.
     QSet<QString> names;
     for (int i = 0; i < locks.size(); ++i) {
         const QString name = locks[i].value(QStringLiteral("name")).toString();
