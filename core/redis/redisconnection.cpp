@@ -619,43 +619,36 @@ void RedisConnection::onReadyRead()
         }
         if (m_pending.empty())
             continue; // a reply nobody asked for: ignore rather than mis-assign
-        if (m_pending.front().isPipeline) {
-            // One reply of a pipeline: collected until its last one.
-            Pending &front = m_pending.front();
-            if (reply.isPermissionError())
-                reply = RedisReply::makeError(RedisReply::explainPermissionError(
-                    reply.errorMessage(), m_endpoint.aclUser(), front.commands.value(front.collected.size())));
-            const bool isError = reply.isError();
-            const QString errorMessage = isError ? reply.errorMessage() : QString();
-            front.collected.append(std::move(reply));
-            Pending done;
-            const bool complete = front.collected.size() == front.expected;
-            if (complete) {
-                done = std::move(front);
-                m_pending.pop_front();
-            }
-            if (isError && !m_handshaking) {
-                emit serverErrorReceived(errorMessage);
-                if (!self)
-                    return;
-            }
-            if (complete)
-                deliverPipeline(done, RedisReply());
-            continue;
-        }
-        Pending p = std::move(m_pending.front());
-        m_pending.pop_front();
-        if (reply.isError() && !m_handshaking) {
-            emit serverErrorReceived(reply.errorMessage());
-            if (!self)
-                return;
-        }
+        // The entry this reply answers: a command of its own, or the next command of a pipeline,
+        // whose replies are collected until its last one.
+        Pending &front = m_pending.front();
+        const QByteArray command = front.isPipeline ? front.commands.value(front.collected.size()) : front.command;
+        const bool reportError = reply.isError() && !m_handshaking;
+        const QString serverMessage = reportError ? reply.errorMessage() : QString();
         if (reply.isPermissionError()) {
             // Say who may not do what, in the words of the ACL, for every caller at once.
             reply = RedisReply::makeError(
-                RedisReply::explainPermissionError(reply.errorMessage(), m_endpoint.aclUser(), p.command));
+                RedisReply::explainPermissionError(reply.errorMessage(), m_endpoint.aclUser(), command));
         }
-        deliver(p, reply);
+        if (front.isPipeline)
+            front.collected.append(reply);
+        const bool complete = !front.isPipeline || front.collected.size() == front.expected;
+        Pending p;
+        if (complete) {
+            p = std::move(front);
+            m_pending.pop_front();
+        }
+        if (reportError) {
+            emit serverErrorReceived(serverMessage);
+            if (!self)
+                return;
+        }
+        if (!complete)
+            continue;
+        if (p.isPipeline)
+            deliverPipeline(p, RedisReply());
+        else
+            deliver(p, reply);
     }
     if (self && m_pending.empty())
         m_timeoutTimer.stop();
