@@ -244,14 +244,21 @@ void slowlogReset(RedisConnection &c)
     call(c, {"SLOWLOG", "RESET"});
 }
 
-SlowlogSummary slowlogSummary(RedisConnection &c)
+/** Whether a SLOWLOG entry is LockScope's: client name "lockscope", or "lockscope-scan" of the
+ *  CLI's discovery connection (RedisConnectionPool). */
+bool isLockScopeEntry(const RedisReply &e)
+{
+    return e.at(5).toByteArray().startsWith("lockscope");
+}
+
+/** The SLOWLOG entries `counts` accepts (LockScope's by default). */
+SlowlogSummary slowlogSummary(RedisConnection &c, bool (*counts)(const RedisReply &entry) = isLockScopeEntry)
 {
     SlowlogSummary s;
     const RedisReply r = call(c, {"SLOWLOG", "GET", "10000"});
     for (const RedisReply &e : r.elements()) {
         // [id, unix time, duration µs, [argv...], client addr, client name]
-        // "lockscope", and "lockscope-scan" of the CLI's discovery connection (RedisConnectionPool).
-        if (e.size() < 6 || !e.at(5).toByteArray().startsWith("lockscope"))
+        if (e.size() < 6 || !counts(e))
             continue;
         ++s.entries;
         const qint64 us = e.at(2).toInteger();
@@ -708,22 +715,41 @@ struct ReadRun {
     QString error;
 };
 
-/** SLOWLOG entries (> 1 ms since slowlogReset()) of any client but the probe and the bench's own
- *  admin commands: what a read, LockScope's or the naive script's, cost others. */
-void slowlogOfReaders(RedisConnection &admin, ReadRun *run)
+/** A SLOWLOG entry of a reader (LockScope or the naive script): any client but the probe, and
+ *  none of the bench's own admin commands. */
+bool isReaderEntry(const RedisReply &e)
 {
-    const RedisReply r = call(admin, {"SLOWLOG", "GET", "10000"});
-    run->slowlogEntries = 0;
-    for (const RedisReply &e : r.elements()) {
-        if (e.size() < 6 || e.at(5).toByteArray() == "bench-probe" || e.at(3).size() == 0)
-            continue;
-        const QByteArray command = e.at(3).at(0).toByteArray().toUpper();
-        if (command == "INFO" || command == "CONFIG" || command == "SLOWLOG")
-            continue;
-        ++run->slowlogEntries;
-        run->slowestUs = qMax(run->slowestUs, e.at(2).toInteger());
-    }
+    if (e.at(5).toByteArray() == "bench-probe" || e.at(3).size() == 0)
+        return false;
+    const QByteArray command = e.at(3).at(0).toByteArray().toUpper();
+    return command != "INFO" && command != "CONFIG" && command != "SLOWLOG";
 }
+
+/** "Another client" during one read run: a probe PINGing every 1 ms on its own connection, and
+ *  the SLOWLOG since the start (> 1 ms). finish() puts its p99 and the readers' entries in `run`. */
+class OtherClientWatch
+{
+public:
+    OtherClientWatch(RedisConnection &admin, int port) : m_admin(admin)
+    {
+        slowlogReset(admin);
+        QString error;
+        m_probing = m_probe.start(QStringLiteral("127.0.0.1"), port, 1000, &error);
+    }
+    void finish(ReadRun *run)
+    {
+        QVector<double> pings = m_probing ? m_probe.stop() : QVector<double>();
+        run->probeP99Ms = quantile(pings, 0.99);
+        const SlowlogSummary slow = slowlogSummary(m_admin, isReaderEntry);
+        run->slowlogEntries = slow.entries;
+        run->slowestUs = slow.slowestUs;
+    }
+
+private:
+    RedisConnection &m_admin;
+    PingProbe m_probe;
+    bool m_probing = false;
+};
 
 double medianOf(QVector<double> v)
 {
@@ -774,16 +800,11 @@ ReadRun runReadChild(RedisConnection &admin, const QString &program, const QStri
 {
     ReadRun out;
     call(admin, {"CONFIG", "RESETSTAT"});
-    slowlogReset(admin);
-    PingProbe probe; // another client, a PING every 1 ms (its own connection and thread)
-    QString probeError;
-    const bool probing = probe.start(QStringLiteral("127.0.0.1"), admin.endpoint().port(), 1000, &probeError);
+    OtherClientWatch other(admin, admin.endpoint().port());
     const double cpu0 = redisCpuSeconds(admin);
     const ChildRun r = runChild(program, args, timeoutMs);
     const double cpu1 = redisCpuSeconds(admin);
-    QVector<double> pings = probing ? probe.stop() : QVector<double>();
-    out.probeP99Ms = quantile(pings, 0.99);
-    slowlogOfReaders(admin, &out);
+    other.finish(&out);
     if (!r.started || r.killed || (r.exitCode != 0 && r.exitCode != 4)) {
         out.error = QStringLiteral("failed: %1 exit %2 %3")
                         .arg(r.error)
@@ -809,10 +830,7 @@ ReadRun runFirstDiscovery(RedisServerProcess &server, RedisConnection &admin)
 {
     ReadRun out;
     call(admin, {"CONFIG", "RESETSTAT"});
-    slowlogReset(admin);
-    PingProbe probe;
-    QString probeError;
-    const bool probing = probe.start(QStringLiteral("127.0.0.1"), server.port(), 1000, &probeError);
+    OtherClientWatch other(admin, server.port());
     RedisConnection conn(server.endpoint());
     conn.setCommandTimeoutMs(120000);
     RedisConnection scan(server.endpoint());
@@ -839,9 +857,7 @@ ReadRun runFirstDiscovery(RedisServerProcess &server, RedisConnection &admin)
     auto ms = [](const timeval &v) { return qint64(v.tv_sec) * 1000 + v.tv_usec / 1000; };
     out.cpuMs = ms(u1.ru_utime) + ms(u1.ru_stime) - ms(u0.ru_utime) - ms(u0.ru_stime);
     out.redisCpuS = redisCpuSeconds(admin) - cpu0;
-    QVector<double> pings = probing ? probe.stop() : QVector<double>();
-    out.probeP99Ms = quantile(pings, 0.99);
-    slowlogOfReaders(admin, &out);
+    other.finish(&out);
     out.lines = monitor.locks().size();
     std::fprintf(stderr, "[bench] reads: first discovery: wall %lld ms, cpu %lld ms, redis %.2f s, %lld locks; %s\n",
                  out.wallMs, out.cpuMs, out.redisCpuS, out.lines, qPrintable(topCommandStats(admin)));
