@@ -23,8 +23,11 @@ class RedisConnection;
  *
  * A second pass (`MATCH redisson_lock_*`, no TYPE) finds the companion keys of locks: fair queues
  * and timeout sets (also of fair locks whose hash is gone but whose waiters remain, protocol §3.1,
- * §9) and fencing tokens. It runs alongside the first: one call of scan_step.lua advances both,
- * each with half the step budget, until one is done. A companion key `redisson_lock_queue:{x}`
+ * §9) and fencing tokens. It runs alongside the first: one step advances both, and the two walk
+ * together (the same cursor and COUNT, so the second SCAN walks buckets the first has just brought
+ * into the server's cache) for as long as the server returns the same next cursor to both, as
+ * Redis 7.0 does; once the cursors differ, each pass goes on from its own with half the step
+ * budget. A companion key `redisson_lock_queue:{x}`
  * yields both `x` and `{x}` (each when it matches the glob), since Redisson derives it for both
  * names (§14.4); these names come with `fromCompanionKeys` set, so the monitor knows which locks
  * need the atomic snapshot script (the others are read with plain commands). Needs Redis >= 6.0
@@ -81,6 +84,9 @@ public:
     /** SCAN steps sent since start() (SCAN commands: a call that advances both passes counts 2). */
     qint64 steps() const { return m_steps; }
     bool isRunning() const { return m_running; }
+    /** Whether the two passes still walk with one cursor and one COUNT (true from start() until
+     *  the server returns different next cursors to them). */
+    bool passesWalkTogether() const { return m_joint; }
 
     /** Starts a scan for lock names matching `glob` (Redis glob; "*" = all). Restarts a running one. */
     void start(const QString &glob);
@@ -128,6 +134,8 @@ private:
     qint64 m_examined = 0;
     int m_generation = 0;
     bool m_running = false;
+    /** Both passes walk with one cursor and one COUNT (until the server's cursors differ). */
+    bool m_joint = true;
     qint64 m_scanned = 0;
     qint64 m_candidates = 0;
 };
