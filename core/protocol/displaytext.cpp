@@ -1,5 +1,6 @@
 #include "protocol/displaytext.h"
 
+#include "protocol/jsonobjectbuilder.h"
 #include "redis/redisbytes.h"
 
 namespace lockscope
@@ -59,6 +60,16 @@ void DisplayText::insertJson(QJsonObject &o, const QString &key, const QString &
     }
     o.insert(key, escaped(text));
     o.insert(key + QStringLiteral("_hex"), RedisBytes::hex(text));
+}
+
+void DisplayText::insertJson(JsonObjectBuilder &o, QLatin1StringView key, QLatin1StringView hexKey, const QString &text)
+{
+    if (!RedisBytes::hasEscapedBytes(text)) {
+        o.insert(key, text);
+        return;
+    }
+    o.insert(key, escaped(text));
+    o.insert(hexKey, RedisBytes::hex(text));
 }
 
 QString DisplayText::fromJson(const QJsonObject &o, const QString &key)

@@ -6,6 +6,8 @@
 namespace lockscope
 {
 
+class JsonObjectBuilder;
+
 /**
  * Text from Redis made safe for a terminal or a label: key names, holder fields and
  * values are whatever a client wrote, and raw control characters in them would reach the
@@ -22,6 +24,8 @@ public:
      *  escaped form (`lock:\xff`, which the CLI accepts as a name) plus `<key>_hex` with the exact
      *  bytes, so nothing is lost. */
     static void insertJson(QJsonObject &o, const QString &key, const QString &text);
+    /** The same into a JsonObjectBuilder: `hexKey` is `<key>_hex` (both string literals). */
+    static void insertJson(JsonObjectBuilder &o, QLatin1StringView key, QLatin1StringView hexKey, const QString &text);
     /** Inverse of insertJson(): the exact text from `<key>_hex` when present, else `key`'s string. */
     static QString fromJson(const QJsonObject &o, const QString &key);
     /** A count for a progress line: "412", "8.3k", "83k", "1.0M" (used by the CLI and the

@@ -1,5 +1,6 @@
 #include "protocol/locksnapshot.h"
 #include "protocol/displaytext.h"
+#include "protocol/jsonobjectbuilder.h"
 #include "redis/redisbytes.h"
 
 #include <QJsonArray>
@@ -46,19 +47,19 @@ QString lockKindLabel(LockKind kind)
 
 QJsonObject LockHolder::toJson() const
 {
-    QJsonObject o;
-    DisplayText::insertJson(o, QStringLiteral("field"), field);
-    o.insert(QStringLiteral("client_id"), clientId);
-    o.insert(QStringLiteral("thread_id"), threadId);
-    o.insert(QStringLiteral("hold_count"), holdCount);
-    o.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
+    JsonObjectBuilder o;
+    DisplayText::insertJson(o, QLatin1StringView("field"), QLatin1StringView("field_hex"), field);
+    o.insert(QLatin1StringView("client_id"), clientId);
+    o.insert(QLatin1StringView("thread_id"), threadId);
+    o.insert(QLatin1StringView("hold_count"), holdCount);
+    o.insert(QLatin1StringView("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
     if (mode == QLatin1String("read")) {
         QJsonArray ttls;
         for (qint64 t : holdTtlsMs)
             ttls.append(t);
-        o.insert(QStringLiteral("hold_ttls_ms"), ttls);
+        o.insert(QLatin1StringView("hold_ttls_ms"), ttls);
     }
-    return o;
+    return o.take();
 }
 
 QJsonObject MultiLockValue::toJson(qint64 serverTimeMs) const
@@ -99,15 +100,15 @@ QString LockSnapshot::kindDisplay() const
 
 QJsonObject LockWaiter::toJson(qint64 serverTimeMs) const
 {
-    QJsonObject o;
-    DisplayText::insertJson(o, QStringLiteral("field"), field);
-    o.insert(QStringLiteral("position"), position);
-    o.insert(QStringLiteral("deadline_epoch_ms"), deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs) : QJsonValue());
-    o.insert(QStringLiteral("deadline_in_ms"),
+    JsonObjectBuilder o;
+    DisplayText::insertJson(o, QLatin1StringView("field"), QLatin1StringView("field_hex"), field);
+    o.insert(QLatin1StringView("position"), position);
+    o.insert(QLatin1StringView("deadline_epoch_ms"), deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs) : QJsonValue());
+    o.insert(QLatin1StringView("deadline_in_ms"),
              deadlineEpochMs >= 0 ? QJsonValue(deadlineEpochMs - serverTimeMs) : QJsonValue());
     if (!deadlineRaw.isEmpty())
-        o.insert(QStringLiteral("deadline_raw"), deadlineRaw);
-    return o;
+        o.insert(QLatin1StringView("deadline_raw"), deadlineRaw);
+    return o.take();
 }
 
 qint64 LockSnapshot::totalHoldCount() const
@@ -179,56 +180,58 @@ bool LockSnapshot::sameHolders(const LockSnapshot &o) const
 
 QJsonObject LockSnapshot::toJson() const
 {
-    QJsonObject o;
-    DisplayText::insertJson(o, QStringLiteral("name"), name);
-    o.insert(QStringLiteral("kind"), lockKindName(kind));
-    o.insert(QStringLiteral("pttl_ms"), pttlMs);
+    // 200k of these per `list --json`: JsonObjectBuilder fills a copy of an object of the same
+    // keys instead of growing an empty one key by key.
+    JsonObjectBuilder o;
+    DisplayText::insertJson(o, QLatin1StringView("name"), QLatin1StringView("name_hex"), name);
+    o.insert(QLatin1StringView("kind"), lockKindName(kind));
+    o.insert(QLatin1StringView("pttl_ms"), pttlMs);
     if (stale) { // the last read before LockScope lost sight of the lock: say so
-        o.insert(QStringLiteral("stale"), true);
-        o.insert(QStringLiteral("stale_as_of_ms"), staleAsOfMs);
+        o.insert(QLatin1StringView("stale"), true);
+        o.insert(QLatin1StringView("stale_as_of_ms"), staleAsOfMs);
     }
     QJsonArray hs;
     for (const auto &h : holders)
         hs.append(h.toJson());
-    o.insert(QStringLiteral("holders"), hs);
+    o.insert(QLatin1StringView("holders"), hs);
     QJsonArray ws;
     for (const auto &w : waiters)
         ws.append(w.toJson(serverTimeMs));
-    o.insert(QStringLiteral("waiters"), ws);
-    o.insert(QStringLiteral("queue_length"), queueLength);
+    o.insert(QLatin1StringView("waiters"), ws);
+    o.insert(QLatin1StringView("queue_length"), queueLength);
     if (kind == LockKind::FairLock) {
         QJsonArray ts;
         for (const auto &t : timeoutSet)
             ts.append(QJsonObject{{QStringLiteral("field"), t.first}, {QStringLiteral("deadline_epoch_ms"), t.second}});
-        o.insert(QStringLiteral("timeout_set"), ts);
+        o.insert(QLatin1StringView("timeout_set"), ts);
     }
     if (kind == LockKind::ReadWriteLock)
-        o.insert(QStringLiteral("mode"), rwMode);
-    o.insert(QStringLiteral("subscribers"), subscribers);
-    o.insert(QStringLiteral("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
-    o.insert(QStringLiteral("server_time_ms"), serverTimeMs);
-    o.insert(QStringLiteral("problems"), QJsonArray::fromStringList(problems));
+        o.insert(QLatin1StringView("mode"), rwMode);
+    o.insert(QLatin1StringView("subscribers"), subscribers);
+    o.insert(QLatin1StringView("token"), token >= 0 ? QJsonValue(token) : QJsonValue());
+    o.insert(QLatin1StringView("server_time_ms"), serverTimeMs);
+    o.insert(QLatin1StringView("problems"), QJsonArray::fromStringList(problems));
     if (!anomalies.isEmpty())
-        o.insert(QStringLiteral("anomalies"), QJsonArray::fromStringList(anomalies));
+        o.insert(QLatin1StringView("anomalies"), QJsonArray::fromStringList(anomalies));
     if (sampled) { // `holders` is a sample of a hash too big to read whole
-        o.insert(QStringLiteral("field_count"), fieldCount);
-        o.insert(QStringLiteral("holders_sampled"), true);
+        o.insert(QLatin1StringView("field_count"), fieldCount);
+        o.insert(QLatin1StringView("holders_sampled"), true);
     }
-    o.insert(QStringLiteral("kind_certain"), kindCertain);
+    o.insert(QLatin1StringView("kind_certain"), kindCertain);
     if (!kindNote.isEmpty())
-        o.insert(QStringLiteral("kind_note"), kindNote);
+        o.insert(QLatin1StringView("kind_note"), kindNote);
     if (kind == LockKind::FasterMultiLock) {
         QJsonArray vs;
         for (const auto &v : multiLockValues)
             vs.append(v.toJson(serverTimeMs));
-        o.insert(QStringLiteral("values"), vs);
+        o.insert(QLatin1StringView("values"), vs);
     }
-    o.insert(QStringLiteral("name_certain"), nameCertain());
+    o.insert(QLatin1StringView("name_certain"), nameCertain());
     if (!twinName.isEmpty() && (!nameCertain() || companionsShared())) {
-        o.insert(QStringLiteral("name_candidates"), QJsonArray{name, twinName});
-        o.insert(QStringLiteral("name_note"), nameNote());
+        o.insert(QLatin1StringView("name_candidates"), QJsonArray{name, twinName});
+        o.insert(QLatin1StringView("name_note"), nameNote());
     }
-    return o;
+    return o.take();
 }
 
 LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
