@@ -451,6 +451,13 @@ void RedisConnection::pipeline(const QList<QList<QByteArray>> &commands, QObject
     p.pipelineCallback = std::move(callback);
     p.commands.reserve(commands.size());
     QByteArray encoded;
+    qsizetype estimate = 0; // RESP: "*N\r\n", then "$len\r\n<arg>\r\n" per argument
+    for (const auto &argv : commands) {
+        estimate += 16;
+        for (const QByteArray &arg : argv)
+            estimate += arg.size() + 16;
+    }
+    encoded.reserve(estimate); // one buffer for the whole pipeline, not a doubling per few commands
     for (const auto &argv : commands) {
         p.commands << argv.value(0);
         sds one = encodeSds(argv);

@@ -180,6 +180,12 @@ void LockDiscovery::step()
                 m_passes[0].count = m_passes[1].count = nextScanCount(count0, jointUs, m_budgetUs);
             }
         }
+        // The next step goes out before this one's names are handed on, so the server walks on
+        // while the monitor takes them in: the walk, not the reads, sets the length of a big
+        // discovery (at 1M keys the reads end with its last step).
+        const bool allDone = m_passes[0].done && m_passes[1].done;
+        if (!allDone)
+            step();
         m_candidates += names.size() + byCompanion.size();
         if (!notLocks.isEmpty())
             emit hashesNotLocksFound(notLocks);
@@ -188,12 +194,10 @@ void LockDiscovery::step()
         if (!byCompanion.isEmpty())
             emit candidatesFound(byCompanion, true);
         emit progress(!m_passes[0].done ? m_examined : -1, m_candidates);
-        if (m_passes[0].done && m_passes[1].done) {
+        if (allDone && generation == m_generation) {
             m_running = false;
             emit finished(m_examined, m_candidates);
-            return;
         }
-        step();
     };
     if (m_prefilterRun) {
         m_script.eval(connection, {}, args, this, onReply);

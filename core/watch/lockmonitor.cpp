@@ -702,7 +702,9 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
             s.kindNote = QStringLiteral("fair: LockScope saw its waiter queue or timeout set earlier in this session");
         }
         if (!s.isLock) {
-            if (s.exists)
+            // Remembered for later discoveries and keyspace events; a one-shot pass has neither
+            // (160k session hashes at 1M keys would be kept for nothing).
+            if (s.exists && !m_oneShot)
                 m_notLocks.insert(s.name);
             if (m_notLocks.size() > kNotLockCacheMax)
                 m_notLocks.clear();
