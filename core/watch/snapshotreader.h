@@ -94,8 +94,11 @@ public:
      *  every later re-read) do: asked up front, a user who may not run scripts is told at once
      *  instead of after a partial picture. */
     void probeScript(QObject *context, std::function<void(const QString &error)> done);
-    /** Names per plain pipeline (default 500; 1..5000). Redis serves a pipeline in reads of
-     *  16 KiB (about 150 of these names), other clients' commands between them. */
+    /** Names per plain pipeline (default 100; 1..5000). Redis serves a pipeline in reads of
+     *  16 KiB (about 150 of these names), other clients' commands between them. Smaller
+     *  pipelines let a discovery's SCAN replies through sooner, on the server and in this
+     *  process's event loop, and the walk sets the length of a big discovery: 1M keys, `list`
+     *  in 4.2-4.5 s at 75-100 names, 4.8-5.0 s at 500, 5.1 s at 50 (alternating runs). */
     void setPlainBatchSize(int n) { m_plainBatch = qBound(1, n, 5000); }
     int plainBatchSize() const { return m_plainBatch; }
     /** Plain pipelines sent so far, and names of them the script read after all. */
@@ -137,7 +140,7 @@ private:
     qint64 m_callsSent = 0;
     int m_maxWaiters = 100;
     bool m_oneSlotPerBatch = false;
-    int m_plainBatch = 500;
+    int m_plainBatch = 100;
     bool m_plainRefused = false; ///< HRANDFIELD unknown (Redis < 6.2): plain reads off
     qint64 m_plainBatchesSent = 0;
     qint64 m_plainRetried = 0;
