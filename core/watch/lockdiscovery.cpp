@@ -60,7 +60,7 @@ void LockDiscovery::start(const QString &glob)
     m_steps = 0;
     m_examined = 0;
     m_running = true;
-    m_joint = true;
+    m_joint = m_walkTogether;
     m_prefilterRun = m_prefilter;
     ++m_generation;
     step();
@@ -83,14 +83,19 @@ void LockDiscovery::step()
     // While the server gives both passes the same next cursor, they walk together: the same
     // cursor and COUNT for both SCANs of a step, so the second walks the buckets the first has
     // just brought into the server's cache (1M keys: 1.1-1.2 s of SCAN for both walks instead of
-    // 1.6-1.9 s walked apart). Redis 7.0 filters MATCH and TYPE after the walk, so the two
-    // cursors agree; a server whose walk depends on the filter splits them at once.
+    // 1.6-1.9 s walked apart). Redis 7.0 walks the same buckets for both (it filters MATCH and
+    // TYPE after the walk) unless the first SCAN changed them: the TYPE filter looks every key up,
+    // which may delete an expired one or move a resize on. So the companion pass goes first (its
+    // MATCH looks up only `redisson_lock_*` keys). A server whose walk depends on the filter, or
+    // a companion key expiring under the first SCAN, gives two cursors: each pass then goes on
+    // from its own.
     const bool joint = m_joint && !m_passes[0].done && !m_passes[1].done;
     if (joint)
         m_passes[1] = m_passes[0];
     QList<QByteArray> args;
     QVector<int> sent;
-    for (int i = 0; i < 2; ++i) {
+    const int order[2] = {joint ? 1 : 0, joint ? 0 : 1};
+    for (int i : order) {
         const Pass &p = m_passes[i];
         if (p.done)
             continue;

@@ -36,7 +36,8 @@ class RedisConnection;
  * Each SCAN runs inside resources/scripts/scan_step.lua between two TIMEs, so the server's own
  * time for the step is known (the round trip also counts the network and the client's work).
  * The COUNT adapts to it: aimed at 80 % of the step's budget (stepBudgetUs(), 500 µs by
- * default, LockMonitor::kScanBudgetUs, halved while both passes run) from the measured cost per
+ * default, LockMonitor::kScanBudgetUs, shared by both SCANs of a step, or halved for each once
+ * the passes walk apart) from the measured cost per
  * visited key, at most doubling per step and shrinking at once, between kMinCount and kMaxCount.
  * setScanCount() fixes it instead.
  *
@@ -87,6 +88,10 @@ public:
     /** Whether the two passes still walk with one cursor and one COUNT (true from start() until
      *  the server returns different next cursors to them). */
     bool passesWalkTogether() const { return m_joint; }
+    /** Lets the two passes walk together when the server allows it (the default), or apart from
+     *  the start (each its own cursor and half the budget, as after a split; for tests). Takes
+     *  effect at the next start(). */
+    void setWalkTogether(bool on) { m_walkTogether = on; }
 
     /** Starts a scan for lock names matching `glob` (Redis glob; "*" = all). Restarts a running one. */
     void start(const QString &glob);
@@ -136,6 +141,7 @@ private:
     bool m_running = false;
     /** Both passes walk with one cursor and one COUNT (until the server's cursors differ). */
     bool m_joint = true;
+    bool m_walkTogether = true; ///< setWalkTogether()
     qint64 m_scanned = 0;
     qint64 m_candidates = 0;
 };

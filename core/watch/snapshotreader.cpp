@@ -189,7 +189,7 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
 // itself when it has braces.
 static QByteArray unlockChannelOf(const QByteArray &name)
 {
-    // One allocation per name (a batch has 500 of them).
+    // One allocation per name (360k of them at 1M keys).
     static const QByteArray prefix = QByteArrayLiteral("redisson_lock__channel:");
     const bool braced = name.contains('{');
     QByteArray channel;

@@ -1121,6 +1121,27 @@ void TestLockMonitor::discoveryWalksBothPassesTogether()
     const qint64 scans = stats.mid(at + 19).split(',').first().toLongLong();
     QCOMPARE(scans, discovery.steps());
     QCOMPARE(scans % 2, qint64(0));
+
+    // Walked apart (as after a split: each pass its own cursor and half the budget), the same
+    // names are found.
+    QStringList apartHashes;
+    QStringList apartCompanion;
+    done = false;
+    disconnect(&discovery, &LockDiscovery::candidatesFound, this, nullptr);
+    connect(&discovery, &LockDiscovery::candidatesFound, this,
+            [&](const QStringList &n, bool fromCompanion) { (fromCompanion ? apartCompanion : apartHashes) += n; });
+    discovery.setWalkTogether(false);
+    const qint64 stepsBefore = discovery.steps();
+    discovery.start(QStringLiteral("wt:*"));
+    QVERIFY(!discovery.passesWalkTogether());
+    QVERIFY(waitUntil([&] { return done; }, 60000));
+    apartHashes.removeDuplicates();
+    apartHashes.sort();
+    hashes.sort();
+    QCOMPARE(apartHashes, hashes);
+    for (int i = 1; i <= 5; ++i)
+        QVERIFY(apartCompanion.contains(QStringLiteral("wt:gone:%1").arg(i)));
+    QVERIFY(discovery.steps() > stepsBefore);
 }
 
 // The scripts read a hash with one HRANDFIELD of 17 fields where HLEN and HGETALL (or
