@@ -52,24 +52,34 @@ QString DisplayText::escaped(const QString &text)
     return out;
 }
 
-void DisplayText::insertJson(QJsonObject &o, const QString &key, const QString &text)
+namespace
+{
+
+/** DisplayText::insertJson() into either kind of object: `hexKey()` names the `_hex` key, built
+ *  only for text that needs it. */
+template <class Object, class Key, class HexKey>
+void insertTextJson(Object &o, const Key &key, const HexKey &hexKey, const QString &text)
 {
     if (!RedisBytes::hasEscapedBytes(text)) {
         o.insert(key, text);
         return;
     }
-    o.insert(key, escaped(text));
-    o.insert(key + QStringLiteral("_hex"), RedisBytes::hex(text));
+    o.insert(key, DisplayText::escaped(text));
+    o.insert(hexKey(), RedisBytes::hex(text));
+}
+
+} // namespace
+
+void DisplayText::insertJson(QJsonObject &o, const QString &key, const QString &text)
+{
+    insertTextJson(
+        o, key, [&key] { return key + QStringLiteral("_hex"); }, text);
 }
 
 void DisplayText::insertJson(JsonObjectBuilder &o, QLatin1StringView key, QLatin1StringView hexKey, const QString &text)
 {
-    if (!RedisBytes::hasEscapedBytes(text)) {
-        o.insert(key, text);
-        return;
-    }
-    o.insert(key, escaped(text));
-    o.insert(hexKey, RedisBytes::hex(text));
+    insertTextJson(
+        o, key, [hexKey] { return hexKey; }, text);
 }
 
 QString DisplayText::fromJson(const QJsonObject &o, const QString &key)

@@ -31,17 +31,17 @@ QJsonObject JsonObjectBuilder::take()
                 return false;
         return true;
     };
-    QJsonObject o;
-    Shape *shape = nullptr;
-    for (Shape &s : t_shapes)
-        if (sameKeys(s)) {
-            shape = &s;
-            break;
-        }
     // An undefined value removes its key (QJsonObject::insert): such an object is built as is.
     const bool removes =
         std::any_of(m_pairs.cbegin(), m_pairs.cend(), [](const auto &kv) { return kv.second.isUndefined(); });
-    if (shape && !removes) {
+    Shape *shape = nullptr;
+    if (!removes) {
+        const auto it = std::find_if(t_shapes.begin(), t_shapes.end(), sameKeys);
+        if (it != t_shapes.end())
+            shape = &*it;
+    }
+    QJsonObject o;
+    if (shape) {
         // Every key of the template is one of ours: each value is replaced, none is left over.
         o = shape->object;
         for (auto &kv : m_pairs)
@@ -49,7 +49,7 @@ QJsonObject JsonObjectBuilder::take()
     } else {
         for (auto &kv : m_pairs)
             o.insert(kv.first, std::move(kv.second));
-        if (!shape && !removes && t_shapes.size() < kMaxShapes) {
+        if (!removes && t_shapes.size() < kMaxShapes) {
             Shape s;
             for (const auto &kv : m_pairs)
                 s.keys.append(kv.first.data());
