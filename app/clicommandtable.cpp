@@ -1,6 +1,7 @@
 #include "clicommandtable.h"
 
 #include "acquirecommand.h"
+#include "clientscommand.h"
 #include "doctorcommand.h"
 #include "exportcommand.h"
 #include "forceunlockcommand.h"
@@ -81,6 +82,7 @@ const QVector<CliCommandTable::Entry> &table()
     static const QVector<CliCommandTable::Entry> entries{
         {{"list"}, {}, make<ListCommand>, {}},
         {{"show"}, {}, make<ShowCommand>, {}},
+        {{"clients"}, {}, make<ClientsCommand>, {}},
         {{"watch"}, {}, make<WatchCommand>, {}},
         {{"acquire"}, {}, make<AcquireCommand>, {}},
         {{"doctor"}, {}, make<DoctorCommand>, {}},

@@ -26,9 +26,15 @@ struct CommandHelp {
 };
 
 const CommandHelp kCommands[] = {
-    {"list", "list [--pattern GLOB] [--holder ID] [--json] [--wide]",
-     "Every lock: holders, hold counts, TTL, waiters. The table fits the terminal (COLUMNS); --wide shows all."},
-    {"show", "show NAME [--holder ID] [--json]", "One lock in detail."},
+    {"list", "list [--pattern GLOB] [--holder ID] [--json] [--wide] [--identify-ms N]",
+     "Every lock: holders, hold counts, TTL, waiters. The table fits the terminal (COLUMNS); --wide shows all, "
+     "with the HOST and NAME of each holder's client when --identify-ms found them."},
+    {"show", "show NAME [--holder ID] [--json] [--identify-ms N]",
+     "One lock in detail, with what is known of each holder's and waiter's client (connections, host, client "
+     "name, connected or not)."},
+    {"clients", "clients [--pattern GLOB] [--json] [--identify-ms N]",
+     "Every Redisson client id holding or waiting for a lock: its connections, host and client name, whether it "
+     "is connected, and its locks."},
     {"watch", "watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]",
      "Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves. Exit 2 when "
      "the server was never reached or is not reachable when --duration-ms ends."},
@@ -94,7 +100,8 @@ QString CliOptions::description()
         "See and act on Redisson locks in Redis.\n\n"
         "Commands:\n"
         "  list [--pattern GLOB] [--json]     every lock: holders, hold counts, TTL, waiters\n"
-        "  show NAME [--json]                 one lock in detail\n"
+        "  show NAME [--json] [--identify-ms N]  one lock in detail, who its holders are\n"
+        "  clients [--json] [--identify-ms N] every client id holding or waiting: host, connections, locks\n"
         "  watch [--pattern GLOB] [--json]    events as they happen (acquired, released, ...),\n"
         "                                     in a cluster also failovers and slot moves\n"
         "  acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N]\n"
@@ -196,7 +203,14 @@ QList<QCommandLineOption> CliOptions::commandOptions()
              "its first characters, <clientId>:<threadId>, or a thread id)."),
          QStringLiteral("ID")},
         {QStringLiteral("wide"),
-         QStringLiteral("list: do not fit the table to the terminal (full client ids, every holder).")},
+         QStringLiteral("list: do not fit the table to the terminal (full client ids, every holder, and the "
+                        "HOST and NAME of each holder's client).")},
+        {QStringLiteral("identify-ms"),
+         QStringLiteral("show, list, clients: find out who the holders are: watch their lock scripts with a "
+                        "MONITOR sample (needs +monitor) for at most N ms, ended as soon as every holder is "
+                        "identified; without +monitor, match lock events with CLIENT LIST for N ms instead. Only "
+                        "the lock scripts' client ids and addresses are kept, never another command's arguments."),
+         QStringLiteral("N")},
     };
 }
 
@@ -225,13 +239,14 @@ QStringList CliOptions::optionCommands(const QString &option)
     static const QHash<QString, QStringList> only{
         {QStringLiteral("pattern"),
          {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record"),
-          QStringLiteral("serve")}},
+          QStringLiteral("serve"), QStringLiteral("clients")}},
+        {QStringLiteral("identify-ms"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("clients")}},
         {QStringLiteral("holder"),
          {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
         {QStringLiteral("wide"), {QStringLiteral("list")}},
         {QStringLiteral("json"),
-         {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor"),
-          QStringLiteral("redlock"), QStringLiteral("workshop")}},
+         {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("clients"), QStringLiteral("watch"),
+          QStringLiteral("doctor"), QStringLiteral("redlock"), QStringLiteral("workshop")}},
         {QStringLiteral("lease-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
         {QStringLiteral("hold-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
         {QStringLiteral("wait-ms"),
@@ -268,6 +283,7 @@ QStringList CliOptions::positionalArguments(const QString &command)
     // Command -> its positional arguments after the command (lock name, holder field).
     static const QHash<QString, QStringList> commandArgs{
         {QStringLiteral("list"), {}},
+        {QStringLiteral("clients"), {}},
         {QStringLiteral("watch"), {}},
         {QStringLiteral("doctor"), {}},
         {QStringLiteral("record"), {}},
@@ -299,14 +315,15 @@ QString CliOptions::rangeError(const QCommandLineParser &parser)
         qint64 max;
         const char *why;
     };
-    for (const Range &r : {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
-                           Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
-                           Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""},
-                           Range{"observe-ms", 0, kTimer, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
-                           Range{"waiter-threshold-ms", 0, kAny, ""}, Range{"silent-holder-threshold-ms", 0, kAny, ""},
-                           Range{"ttl-ms", 1, kAny,
-                                 ": a TTL of 0 or less would delete the lock without waking its "
-                                 "waiters; force-unlock does that properly"}}) {
+    for (const Range &r :
+         {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
+          Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
+          Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""}, Range{"observe-ms", 0, kTimer, ""},
+          Range{"identify-ms", 1, kTimer, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
+          Range{"waiter-threshold-ms", 0, kAny, ""}, Range{"silent-holder-threshold-ms", 0, kAny, ""},
+          Range{"ttl-ms", 1, kAny,
+                ": a TTL of 0 or less would delete the lock without waking its "
+                "waiters; force-unlock does that properly"}}) {
         const QString opt = QString::fromLatin1(r.name);
         if (parser.isSet(opt)) {
             bool ok = false;

@@ -44,12 +44,62 @@ void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
     std::fflush(stdout);
 }
 
+bool ListCommand::oneShot() const
+{
+    return !m_parser.isSet(QStringLiteral("identify-ms"));
+}
+
 void ListCommand::run()
 {
     LockWatcher *watcher = m_session->watcher();
     auto listed = [this, watcher] {
         if (m_finished)
             return;
+        disconnect(watcher, &LockWatcher::idle, this, nullptr);
+        if (!m_parser.isSet(QStringLiteral("identify-ms"))) {
+            print();
+            return;
+        }
+        QStringList ids;
+        const QHash<QString, LockSnapshot> all = watcher->locks();
+        for (const auto &s : all)
+            for (const auto &h : s.holders)
+                ids << h.clientId;
+        ids.removeAll(QString());
+        ids.removeDuplicates();
+        connect(m_session, &LockSession::clientsIdentified, this, [this](const QString &method, const QString &note) {
+            m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
+            m_err.flush();
+            print();
+        });
+        m_session->identifyClients(ids, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
+    };
+    connect(watcher, &LockWatcher::idle, this, listed);
+    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    m_session->start();
+}
+
+void ListCommand::print()
+{
+    LockWatcher *watcher = m_session->watcher();
+    const bool identified = m_parser.isSet(QStringLiteral("identify-ms"));
+    {
+        if (m_json && identified) {
+            QVector<LockSnapshot> locks = watcher->locks().values().toVector();
+            std::sort(locks.begin(), locks.end(),
+                      [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
+            const LockFilter filter = holderFilter();
+            for (const auto &s : locks) {
+                if (!filter.isEmpty() && !filter.matches(s))
+                    continue;
+                QJsonObject o = s.toJson();
+                ClientIdentity::annotateLockJson(&o,
+                                                 [this](const QString &id) { return m_session->clientIdentity(id); });
+                m_out << QJsonDocument(o).toJson(QJsonDocument::Compact) << '\n';
+            }
+            finish(Ok);
+            return;
+        }
         if (m_json) {
             // 200k locks: no copy of the snapshots, lines written as bytes (not through QTextStream).
             const QHash<QString, LockSnapshot> all = watcher->locks(); // shared, not copied
@@ -78,8 +128,12 @@ void ListCommand::run()
         if (!filter.isEmpty())
             m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
                   << DisplayText::escaped(filter.holderText()) << '\n';
-        m_out << LockTable::format(locks, LockSnapshot::steadyNowMs(),
-                                   m_parser.isSet(QStringLiteral("wide")) ? 0 : LockTable::terminalColumns());
+        const bool wide = m_parser.isSet(QStringLiteral("wide"));
+        if (wide || identified)
+            m_out << LockTable::format(locks, LockSnapshot::steadyNowMs(), wide ? 0 : LockTable::terminalColumns(),
+                                       [this](const QString &id) { return m_session->clientIdentity(id); });
+        else
+            m_out << LockTable::format(locks, LockSnapshot::steadyNowMs(), LockTable::terminalColumns());
         m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
               << (watcher->serverModes().size() > 1
                       ? QStringLiteral(" and the other masters of its cluster (%1 in all)")
@@ -87,10 +141,7 @@ void ListCommand::run()
                       : QString())
               << '\n';
         finish(Ok);
-    };
-    connect(watcher, &LockWatcher::idle, this, listed);
-    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
-    m_session->start();
+    }
 }
 
 } // namespace lockscope

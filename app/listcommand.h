@@ -10,7 +10,9 @@ namespace lockscope
 /**
  * `lockscope-cli list [--pattern GLOB] [--holder ID] [--json] [--wide]`: every lock after one
  * discovery pass (a cluster: every master), sorted by name, as a table fitted to the terminal
- * (LockTable) or one JSON object per line. Exit 0, or 2 when the server cannot be read.
+ * (LockTable) or one JSON object per line. With --identify-ms N the holders are identified first
+ * (LockSession::identifyClients), the table gets HOST and NAME, and each holder in JSON its
+ * `client`. Exit 0, or 2 when the server cannot be read.
  */
 class ListCommand : public CliCommand
 {
@@ -18,7 +20,8 @@ class ListCommand : public CliCommand
 public:
     using CliCommand::CliCommand;
 
-    bool oneShot() const override { return true; }
+    /** One pass, unless --identify-ms (correlation needs the lock events of a live watch). */
+    bool oneShot() const override;
 
 protected:
     void run() override;
@@ -26,6 +29,8 @@ protected:
 private:
     /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
     static void writeJsonLines(const QVector<const LockSnapshot *> &locks);
+    /** Prints the locks read (table or JSON lines) and finishes. */
+    void print();
 };
 
 } // namespace lockscope

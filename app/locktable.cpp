@@ -63,12 +63,22 @@ QString cut(const QString &text, int width)
 
 QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns)
 {
+    return format(locks, nowSteadyMs, maxColumns, nullptr);
+}
+
+QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns,
+                          const std::function<ClientIdentity(const QString &clientId)> &identity)
+{
     const bool fit = maxColumns > 0;
     QVector<QStringList> rows;
     rows << QStringList{
         QStringLiteral("NAME"),    QStringLiteral("KIND"), QStringLiteral("HOLDER (client id:thread id)"),
         QStringLiteral("HOLDS"),   QStringLiteral("TTL"),  QStringLiteral("WAITING"),
         QStringLiteral("PROBLEMS")};
+    if (identity) {
+        rows.first().insert(4, QStringLiteral("HOST"));
+        rows.first().insert(5, QStringLiteral("NAME"));
+    }
     for (const auto &s : locks) {
         QStringList holders;
         QStringList counts;
@@ -104,6 +114,18 @@ QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs
                             DurationText::ttl(s.remainingTtlMs(nowSteadyMs), DurationText::Style::Seconds),
                             waiting,
                             problems.join(QStringLiteral("; "))};
+        if (identity) {
+            QStringList hosts;
+            QStringList names;
+            for (const auto &h : s.holders) {
+                const ClientIdentity c = identity(h.clientId);
+                hosts << (c.state == ClientIdentity::State::Disconnected ? QStringLiteral("(gone) ") + c.hostText()
+                                                                         : c.hostText());
+                names << (c.name.isEmpty() ? QStringLiteral("-") : c.name);
+            }
+            rows.last().insert(4, hosts.isEmpty() ? QStringLiteral("-") : hosts.join(QLatin1Char(' ')));
+            rows.last().insert(5, names.isEmpty() ? QStringLiteral("-") : names.join(QLatin1Char(' ')));
+        }
     }
     for (auto &r : rows) // names and fields are whatever clients wrote: no raw control characters
         for (auto &cell : r)

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "protocol/clientidentity.h"
 #include "protocol/locksnapshot.h"
+
+#include <functional>
 
 #include <QString>
 #include <QVector>
@@ -23,6 +26,10 @@ public:
      *  middle ("b983c153…9a1b:1"), at most two holders then "+N more", and the last columns cut
      *  with "…"; one line per lock. */
     static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns);
+    /** The same with HOST and NAME columns after HOLDS (`list --wide`): each holder's client host and
+     *  client name as `identity` knows them ("?" when not identified, "(gone)" when disconnected). */
+    static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns,
+                          const std::function<ClientIdentity(const QString &clientId)> &identity);
     /** Width of the terminal: COLUMNS, else the window size of stdout when it is a terminal, else 0. */
     static int terminalColumns();
     /** `rows` as left-justified columns two spaces apart, the last one not padded, one line each

@@ -3,15 +3,45 @@
 #include "protocol/displaytext.h"
 #include "protocol/locknames.h"
 
+#include <QCommandLineParser>
 #include <QJsonDocument>
 
 namespace lockscope
 {
 
+namespace
+{
+
+/** `name` as a Redis glob that matches only itself. */
+QString exactGlob(const QString &name)
+{
+    QString out;
+    for (const QChar c : name) {
+        if (c == QLatin1Char('*') || c == QLatin1Char('?') || c == QLatin1Char('[') || c == QLatin1Char(']') ||
+            c == QLatin1Char('\\'))
+            out += QLatin1Char('\\');
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+bool ShowCommand::prepare(LockSession::Options *options, int *)
+{
+    if (m_parser.isSet(QStringLiteral("identify-ms")))
+        options->pattern = exactGlob(m_name);
+    return true;
+}
+
 void ShowCommand::run()
 {
-    m_session->openConnection();
-    readOne(m_name, [this](const LockSnapshot &s) {
+    const bool identify = m_parser.isSet(QStringLiteral("identify-ms"));
+    if (identify)
+        m_session->start(); // the lock's events: what correlation matches when MONITOR is not allowed
+    else
+        m_session->openConnection();
+    readOne(m_name, [this, identify](const LockSnapshot &s) {
         if (!holderFilter().matches(s)) {
             fail(Refused,
                  QStringLiteral("%1 is not held by and not waited for by --holder %2 (holders: %3)")
@@ -19,61 +49,87 @@ void ShowCommand::run()
                           s.holders.isEmpty() ? QStringLiteral("none") : DisplayText::escaped(s.holderSummary())));
             return;
         }
-        if (m_json) {
-            m_out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
-        } else {
-            m_out << "Lock:        " << DisplayText::escaped(s.name) << " ("
-                  << (!s.kindCertain && s.kind == LockKind::Lock ? QStringLiteral("lock (fair or plain)")
-                                                                 : lockKindLabel(s.kind))
-                  << ")\n";
-            if (!s.kindCertain)
-                m_out << "Kind:        fair or plain: " << s.kindNote << '\n';
-            if (!s.nameNote().isEmpty())
-                m_out << "Name:        " << s.nameNote() << '\n';
-            m_out << "TTL:         " << ttlText(s.pttlMs) << '\n';
-            m_out << "Server time: " << s.serverTimeMs << " ms since epoch\n";
-            if (s.holders.isEmpty())
-                m_out << "Holders:     none (free)\n";
-            for (const auto &v : s.multiLockValues)
-                m_out << "Value:       field " << v.fieldId << "  client " << v.clientId << "  thread " << v.threadId
-                      << "  hold count " << v.holdCount << "  expires " << v.expireEpochMs << " ms since epoch ("
-                      << (v.expireEpochMs < 0 ? QStringLiteral("no expiry field")
-                          : v.isLive(s.serverTimeMs)
-                              ? QStringLiteral("in %1").arg(ttlText(v.expireEpochMs - s.serverTimeMs))
-                              : QStringLiteral("expired"))
-                      << ")\n";
-            for (const auto &h : s.holders) {
-                QStringList ttls;
-                for (qint64 t : h.holdTtlsMs)
-                    ttls << (t == -2 ? QStringLiteral("gone") : ttlText(t));
-                m_out << "Holder:      client " << DisplayText::escaped(h.clientId) << "  thread "
-                      << DisplayText::escaped(h.threadId) << "  hold count " << h.holdCount
-                      << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode)
-                      << (ttls.isEmpty() ? QString() : QStringLiteral("  hold TTLs ") + ttls.join(QLatin1Char(' ')))
-                      << '\n';
-            }
-            m_out << "Waiting:     " << s.subscribers << " client(s) subscribed to "
-                  << DisplayText::escaped(s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
-                                                                            : LockNames::unlockChannel(s.name))
-                  << '\n';
-            for (const auto &w : s.waiters)
-                m_out << "Queued #" << w.position << ":   " << DisplayText::escaped(w.field) << "  deadline "
-                      << (!w.deadlineRaw.isEmpty() ? QStringLiteral("'%1' (not an epoch-ms time)").arg(w.deadlineRaw)
-                          : w.deadlineEpochMs < 0  ? QStringLiteral("?")
-                          // A deadline in the past is no countdown: say how long ago it passed.
-                          : w.deadlineEpochMs < s.serverTimeMs
-                              ? QStringLiteral("passed %1 ago").arg(ttlText(s.serverTimeMs - w.deadlineEpochMs))
-                              : QStringLiteral("in ") + ttlText(w.deadlineEpochMs - s.serverTimeMs))
-                      << '\n';
-            if (s.token >= 0)
-                m_out << "Token:       " << s.token << '\n';
-            for (const auto &p : s.problems)
-                m_out << "Problem:     " << DisplayText::escaped(p) << '\n';
-            for (const auto &a : s.anomalies)
-                m_out << "Not Redisson-like: " << DisplayText::escaped(a) << '\n';
+        if (!identify) {
+            print(s);
+            return;
         }
-        finish(Ok);
+        QStringList ids;
+        for (const auto &h : s.holders)
+            ids << h.clientId;
+        for (const auto &w : s.waiters)
+            ids << ClientIdentity::clientIdOfField(w.field);
+        ids.removeAll(QString());
+        ids.removeDuplicates();
+        connect(m_session, &LockSession::clientsIdentified, this, [this](const QString &method, const QString &note) {
+            m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
+            m_err.flush();
+            readOne(m_name, [this](const LockSnapshot &again) { print(again); });
+        });
+        m_session->identifyClients(ids, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
     });
+}
+
+void ShowCommand::print(const LockSnapshot &s)
+{
+    if (m_json) {
+        QJsonObject o = s.toJson();
+        ClientIdentity::annotateLockJson(&o, [this](const QString &id) { return m_session->clientIdentity(id); });
+        m_out << QJsonDocument(o).toJson(QJsonDocument::Compact) << '\n';
+    } else {
+        m_out << "Lock:        " << DisplayText::escaped(s.name) << " ("
+              << (!s.kindCertain && s.kind == LockKind::Lock ? QStringLiteral("lock (fair or plain)")
+                                                             : lockKindLabel(s.kind))
+              << ")\n";
+        if (!s.kindCertain)
+            m_out << "Kind:        fair or plain: " << s.kindNote << '\n';
+        if (!s.nameNote().isEmpty())
+            m_out << "Name:        " << s.nameNote() << '\n';
+        m_out << "TTL:         " << ttlText(s.pttlMs) << '\n';
+        m_out << "Server time: " << s.serverTimeMs << " ms since epoch\n";
+        if (s.holders.isEmpty())
+            m_out << "Holders:     none (free)\n";
+        for (const auto &v : s.multiLockValues)
+            m_out << "Value:       field " << v.fieldId << "  client " << v.clientId << "  thread " << v.threadId
+                  << "  hold count " << v.holdCount << "  expires " << v.expireEpochMs << " ms since epoch ("
+                  << (v.expireEpochMs < 0 ? QStringLiteral("no expiry field")
+                      : v.isLive(s.serverTimeMs)
+                          ? QStringLiteral("in %1").arg(ttlText(v.expireEpochMs - s.serverTimeMs))
+                          : QStringLiteral("expired"))
+                  << ")\n";
+        for (const auto &h : s.holders) {
+            QStringList ttls;
+            for (qint64 t : h.holdTtlsMs)
+                ttls << (t == -2 ? QStringLiteral("gone") : ttlText(t));
+            m_out << "Holder:      client " << DisplayText::escaped(h.clientId) << "  thread "
+                  << DisplayText::escaped(h.threadId) << "  hold count " << h.holdCount
+                  << (h.mode.isEmpty() ? QString() : QStringLiteral("  mode ") + h.mode)
+                  << (ttls.isEmpty() ? QString() : QStringLiteral("  hold TTLs ") + ttls.join(QLatin1Char(' ')))
+                  << '\n';
+            m_out << "  Client:    " << DisplayText::escaped(m_session->clientIdentity(h.clientId).summary()) << '\n';
+        }
+        m_out << "Waiting:     " << s.subscribers << " client(s) subscribed to "
+              << DisplayText::escaped(s.kind == LockKind::ReadWriteLock ? LockNames::readWriteChannel(s.name)
+                                                                        : LockNames::unlockChannel(s.name))
+              << '\n';
+        for (const auto &w : s.waiters)
+            m_out << "Queued #" << w.position << ":   " << DisplayText::escaped(w.field) << "  deadline "
+                  << (!w.deadlineRaw.isEmpty() ? QStringLiteral("'%1' (not an epoch-ms time)").arg(w.deadlineRaw)
+                      : w.deadlineEpochMs < 0  ? QStringLiteral("?")
+                      // A deadline in the past is no countdown: say how long ago it passed.
+                      : w.deadlineEpochMs < s.serverTimeMs
+                          ? QStringLiteral("passed %1 ago").arg(ttlText(s.serverTimeMs - w.deadlineEpochMs))
+                          : QStringLiteral("in ") + ttlText(w.deadlineEpochMs - s.serverTimeMs))
+                  << '\n';
+        if (!m_parser.isSet(QStringLiteral("identify-ms")) && s.isHeld())
+            m_out << "Who:         --identify-ms 10000 finds each holder's connection, host and client name\n";
+        if (s.token >= 0)
+            m_out << "Token:       " << s.token << '\n';
+        for (const auto &p : s.problems)
+            m_out << "Problem:     " << DisplayText::escaped(p) << '\n';
+        for (const auto &a : s.anomalies)
+            m_out << "Not Redisson-like: " << DisplayText::escaped(a) << '\n';
+    }
+    finish(Ok);
 }
 
 } // namespace lockscope

@@ -9,6 +9,10 @@ namespace lockscope
  * `lockscope-cli show NAME [--holder ID] [--json]`: one lock in detail (kind, TTL, holders with
  * their hold TTLs, MultiLock values, waiters, fencing token, problems). Exit 3 when there is no
  * such lock, it is not a Redisson lock, or --holder neither holds nor waits for it.
+ * With --identify-ms N it first finds out who the holders and waiters are (LockSession::identifyClients:
+ * a MONITOR sample, or without +monitor the lock's events matched with CLIENT LIST), at most N ms,
+ * then reads the lock again and prints it with each client's connections, host and name
+ * (`holders[].client`, `waiters[].client` in JSON).
  */
 class ShowCommand : public CliCommand
 {
@@ -16,8 +20,15 @@ class ShowCommand : public CliCommand
 public:
     using CliCommand::CliCommand;
 
+    /** --identify-ms: watch this one lock (its events are what correlation matches). */
+    bool prepare(LockSession::Options *options, int *exitCode) override;
+
 protected:
     void run() override;
+
+private:
+    /** Prints `s` (text or JSON), each holder and waiter with what is known of its client. */
+    void print(const LockSnapshot &s);
 };
 
 } // namespace lockscope

@@ -478,6 +478,11 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         f.action = QStringLiteral("Harmless for locking; keys without a TTL can be deleted (DEL on this server).");
         out << f;
     }
+    if (!m_disconnected.isEmpty())
+        for (const auto &s : locks) {
+            const auto it = m_history.constFind(s.name);
+            out += disconnectedHolders(s, it == m_history.cend() ? nullptr : &it.value());
+        }
     out += deadlocks(locks, m_commandConnection);
     out += m_leases.findings(locks, nowSteadyMs, m_commandConnection);
     std::stable_sort(out.begin(), out.end(), [](const LockFinding &a, const LockFinding &b) {
@@ -485,6 +490,60 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
             return a.severity > b.severity;
         return a.lock < b.lock;
     });
+    return out;
+}
+
+void LockDoctor::observeClients(const QVector<ClientIdentity> &clients)
+{
+    m_disconnected.clear();
+    for (const auto &c : clients)
+        if (c.state == ClientIdentity::State::Disconnected)
+            m_disconnected.insert(c.clientId, c);
+}
+
+QVector<LockFinding> LockDoctor::disconnectedHolders(const LockSnapshot &s, const History *h) const
+{
+    QVector<LockFinding> out;
+    if (!s.isHeld())
+        return out;
+    for (const auto &holder : s.holders) {
+        const auto it = m_disconnected.constFind(holder.clientId);
+        if (it == m_disconnected.cend())
+            continue;
+        const ClientIdentity &c = it.value();
+        const bool watchdog = h && h->renewals > 0;
+        LockFinding f;
+        f.code = QStringLiteral("holder_disconnected");
+        f.lock = s.name;
+        f.severity = watchdog ? LockFinding::Severity::Warning : LockFinding::Severity::Critical;
+        const QString was =
+            c.lastAddresses.isEmpty() ? QStringLiteral("its connections") : c.lastAddresses.join(QStringLiteral(", "));
+        f.title =
+            QStringLiteral("%1 is held by %2, whose client disconnected (%3%4)")
+                .arg(s.name, holder.field, was, c.name.isEmpty() ? QString() : QStringLiteral(", '%1'").arg(c.name));
+        f.explanation =
+            watchdog
+                ? QStringLiteral("Every connection of the holder's Redisson client closed while it holds the lock: "
+                                 "the process died or lost Redis. Its watchdog no longer renews the lease, so the "
+                                 "lock expires by itself within %1; its waiters wait until then.")
+                      .arg(s.pttlMs >= 0 ? ms(s.pttlMs) : QStringLiteral("the watchdog timeout"))
+            : s.pttlMs < 0
+                ? QStringLiteral("Every connection of the holder's Redisson client closed while it holds the lock, and "
+                                 "the lock has no TTL: nobody will ever release it.")
+                : QStringLiteral("Every connection of the holder's Redisson client closed while it holds the lock. No "
+                                 "renewal was seen, so it is a fixed lease: its waiters are blocked until it ends in "
+                                 "%1.")
+                      .arg(ms(s.pttlMs));
+        f.evidence = {{QStringLiteral("holder"), holder.field},
+                      {QStringLiteral("client"), c.toJson()},
+                      {QStringLiteral("pttl_ms"), s.pttlMs},
+                      {QStringLiteral("watchdog"), watchdog}};
+        f.action =
+            QStringLiteral("Check that the process behind %1 is gone (host %2), then release the lock: %3")
+                .arg(was, c.hostText(),
+                     suggestedCommand(QStringLiteral("force-unlock %1").arg(shellQuoted(s.name)), m_commandConnection));
+        out << f;
+    }
     return out;
 }
 

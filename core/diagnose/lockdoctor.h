@@ -1,6 +1,7 @@
 #pragma once
 
 #include "diagnose/leasetracker.h"
+#include "protocol/clientidentity.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
 
@@ -30,6 +31,10 @@ namespace lockscope
  *  - free_with_queue (info): a free fair lock with queued waiters, right now (normal for a moment).
  *  - deadlock (critical): a cycle in the wait-for graph (a thread queued on a fair lock held by a
  *    thread that is queued on a lock the first one holds), with every lock and holder on it.
+ *  - holder_disconnected: every connection of a holder's client closed (ClientTracker, fed with
+ *    observeClients()) while it still holds the lock. Warning for a lease a watchdog renewed
+ *    (renewals seen: it expires by itself within the watchdog timeout), critical for a fixed lease
+ *    (no renewal seen: it blocks its waiters until the lease ends, or forever without a TTL).
  *  - Lease safety (LeaseTracker, fed with observe() and the events through leases().process()):
  *    renewal_late, lease_lost, waiters_behind_silent_holder (after silentHolderWaitMs, default
  *    60 s), lost_in_failover, token_regressed.
@@ -86,6 +91,10 @@ public:
      *  all (`total`; -1 = as many as given: the probe keeps only some). Replaces the previous one. */
     void observeLatches(const QVector<QPair<QString, qint64>> &latchKeys, qint64 total = -1);
 
+    /** What is known of the clients (ClientTracker::identities()), by client id; replaces the
+     *  previous observation. The holder_disconnected rule reads it. */
+    void observeClients(const QVector<ClientIdentity> &clients);
+
     /** Every finding for `locks` (the monitor's current snapshots) at `nowSteadyMs`. Sorted by
      *  severity (critical first), then lock name. */
     QVector<LockFinding> diagnose(const QHash<QString, LockSnapshot> &locks, qint64 nowSteadyMs) const;
@@ -125,7 +134,10 @@ private:
     QHash<QString, qint64> m_orphanSinceMs;
     qint64 m_orphanObservedAtMs = 0;
     QVector<QPair<QString, qint64>> m_latches;
-    qint64 m_latchTotal = 0; ///< latch keys found in all (m_latches may hold fewer)
+    qint64 m_latchTotal = 0;                       ///< latch keys found in all (m_latches may hold fewer)
+    QHash<QString, ClientIdentity> m_disconnected; ///< client id -> identity, disconnected ones only
+    /** holder_disconnected findings of `s` (its holders whose client is disconnected). */
+    QVector<LockFinding> disconnectedHolders(const LockSnapshot &s, const History *h) const;
 };
 
 } // namespace lockscope

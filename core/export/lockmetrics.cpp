@@ -36,7 +36,8 @@ const QStringList LockMetrics::kFindingCodes = {QStringLiteral("no_ttl"),
                                                 QStringLiteral("lease_lost"),
                                                 QStringLiteral("waiters_behind_silent_holder"),
                                                 QStringLiteral("lost_in_failover"),
-                                                QStringLiteral("token_regressed")};
+                                                QStringLiteral("token_regressed"),
+                                                QStringLiteral("holder_disconnected")};
 
 namespace
 {

@@ -8,6 +8,7 @@
 #include "session/auditedwrites.h"
 #include "session/lockholds.h"
 #include "session/sentinelfollower.h"
+#include "watch/clienttracker.h"
 #include "watch/clusterlockmonitor.h"
 #include "watch/snapshotreader.h"
 
@@ -22,6 +23,7 @@
 #include "redis/shardedsubscriber.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QSysInfo>
 #include <QUuid>
 
@@ -107,6 +109,48 @@ LockSession::LockSession(const Options &options, QObject *parent)
             probeForDoctor(std::move(done));
     });
     connect(m_doctorLoop, &DoctorLoop::findingsUpdated, this, &LockSession::findingsUpdated);
+    // Who the holders are: correlation of lock events with CLIENT LIST, MONITOR samples on demand.
+    ClientTracker::Servers servers;
+    servers.masters = [this] { return topology().masters(); };
+    servers.connection = [this](const QString &master) { return connectionOf(master); };
+    servers.endpoint = [this](const QString &master) {
+        return m_sentinel ? connection()->endpoint() : endpointOf(master); // a Sentinel's: the master it names
+    };
+    servers.masterOf = [this](const QString &lock) { return topology().masterForKey(RedisBytes::toBytes(lock)); };
+    m_clients = new ClientTracker(servers, this);
+    m_clients->setOwnClientId(m_clientId);
+    m_clients->setClientListBudget(options.trackClients ? options.clientListBudget : 0);
+    m_clientsChanged = new QTimer(this);
+    m_clientsChanged->setSingleShot(true);
+    m_clientsChanged->setInterval(250);
+    qRegisterMetaType<QVector<lockscope::ClientIdentity>>();
+    connect(m_clientsChanged, &QTimer::timeout, this, [this] {
+        const QVector<ClientIdentity> all = m_clients->identities();
+        m_doctorLoop->doctor().observeClients(all);
+        emit clientsUpdated(all);
+    });
+    connect(m_clients, &ClientTracker::identitiesChanged, this, [this] {
+        if (!m_clientsChanged->isActive())
+            m_clientsChanged->start();
+    });
+    connect(m_clients, &ClientTracker::clientDisconnected, this, &LockSession::onClientDisconnected);
+    connect(m_clients, &ClientTracker::clientIdentified, this, [this](const ClientIdentity &c) {
+        LockEvent e;
+        e.timeMs = QDateTime::currentMSecsSinceEpoch();
+        e.type = QStringLiteral("client_identified");
+        e.holder = c.clientId;
+        e.detail = QStringLiteral("client %1: %2").arg(c.clientId, c.summary());
+        e.extra.insert(QStringLiteral("client"), c.toJson());
+        emit eventsOccurred({e});
+    });
+    connect(m_clients, &ClientTracker::identifyFinished, this, [this](const QString &method, const QString &note) {
+        // The findings and views get what the sample learnt before the caller reads it.
+        const QVector<ClientIdentity> all = m_clients->identities();
+        m_doctorLoop->doctor().observeClients(all);
+        emit clientsUpdated(all);
+        emit clientsIdentified(method, note);
+    });
+    connect(m_clients, &ClientTracker::notice, this, &LockSession::errorOccurred);
     if (m_sentinel) // the one master's address is the new master's
         connect(this, &LockSession::masterChanged, this, &LockSession::emitTopology);
 }
@@ -198,7 +242,68 @@ void LockSession::probeWrites()
 void LockSession::emitEvents(const QVector<LockEvent> &events)
 {
     // One-shot reads have no doctor loop fed; their events (none in practice) go out as they are.
-    emit eventsOccurred(m_options.oneShot ? events : m_doctorLoop->observeEvents(events));
+    const QVector<LockEvent> shown = m_options.oneShot ? events : m_doctorLoop->observeEvents(events);
+    m_clients->observeEvents(shown);
+    emit eventsOccurred(shown);
+}
+
+void LockSession::identifyClients(const QStringList &clientIds, qint64 sampleMs)
+{
+    if (m_clients->clientListBudget() <= 0)
+        m_clients->setClientListBudget(std::max(1, m_options.clientListBudget)); // the sample's fallback correlates
+    m_clients->start();
+    m_clients->identify(clientIds, sampleMs);
+}
+
+ClientIdentity LockSession::clientIdentity(const QString &clientId) const
+{
+    return m_clients->identity(clientId);
+}
+
+QVector<ClientIdentity> LockSession::clientIdentities() const
+{
+    return m_clients->identities();
+}
+
+QString LockSession::clientsUnavailableReason() const
+{
+    return m_clients->unavailableReason();
+}
+
+void LockSession::onClientDisconnected(const ClientIdentity &client)
+{
+    QVector<LockEvent> out;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QHash<QString, LockSnapshot> locks = m_watcher->locks();
+    for (const LockSnapshot &s : locks) {
+        for (const LockHolder &h : s.holders) {
+            if (h.clientId != client.clientId)
+                continue;
+            LockEvent e;
+            e.timeMs = now;
+            e.lock = s.name;
+            e.type = QStringLiteral("holder_disconnected");
+            e.holder = h.field;
+            e.detail = QStringLiteral("every connection of its client closed (%1%2) at %3; it still holds the lock "
+                                      "(TTL %4 ms at the last read)")
+                           .arg(client.lastAddresses.join(QStringLiteral(", ")),
+                                client.name.isEmpty() ? QString() : QStringLiteral(", '%1'").arg(client.name),
+                                QDateTime::fromMSecsSinceEpoch(client.disconnectedAtMs)
+                                    .toString(QStringLiteral("HH:mm:ss.zzz")))
+                           .arg(s.pttlMs);
+            e.extra.insert(QStringLiteral("client_id"), client.clientId);
+            e.extra.insert(QStringLiteral("addresses"), QJsonArray::fromStringList(client.lastAddresses));
+            e.extra.insert(QStringLiteral("name"), client.name);
+            e.extra.insert(QStringLiteral("host"), client.host);
+            e.extra.insert(QStringLiteral("disconnected_at_ms"), client.disconnectedAtMs);
+            e.extra.insert(QStringLiteral("pttl_ms"), s.pttlMs);
+            out << e;
+        }
+    }
+    const QVector<ClientIdentity> all = m_clients->identities();
+    m_doctorLoop->doctor().observeClients(all);
+    if (!out.isEmpty())
+        emit eventsOccurred(out);
 }
 
 void LockSession::attachWatcher(LockWatcher *watcher)
@@ -501,6 +606,8 @@ void LockSession::startWatching()
     open();
     m_watcher->start();
     m_doctorLoop->start();
+    if (m_options.trackClients)
+        m_clients->start();
     emitTopology();
 }
 void LockSession::setPriorityLocks(const QStringList &names)

@@ -4,6 +4,7 @@
 #include "diagnose/doctorprobe.h"
 #include "diagnose/lockdoctor.h"
 #include "protocol/acquireplan.h"
+#include "protocol/clientidentity.h"
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
@@ -26,6 +27,7 @@
 namespace lockscope
 {
 
+class ClientTracker;
 class ClusterLockMonitor;
 class ClusterRouter;
 class AuditedWrites;
@@ -103,6 +105,11 @@ public:
          *  wants them pasted (LockDoctor::setCommandConnection: advice an operator pastes must reach this server), e.g.
          * "--url redis://h:6380". */
         QString commandConnection;
+        /** Learn who each holder's client id is and follow it (ClientTracker: lock events matched
+         *  with CLIENT LIST, at most clientListBudget calls per second per master; connections
+         *  re-read every second). Off in one-shot sessions (nothing to correlate). */
+        bool trackClients = true;
+        int clientListBudget = 4;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -142,6 +149,22 @@ public:
     /** The watchdog timeout of LockScope's own client for `name`, ms (Redisson's
      *  lockWatchdogTimeout, 30000 by default; renewed every third of it). */
     qint64 watchdogTimeoutMs(const QString &name);
+
+    /**
+     * Who the holders are: a bounded MONITOR sample on every master for `clientIds` (empty: every
+     * client id seen sending a lock script), for at most `sampleMs`, ended early once each is
+     * identified (ClientTracker::identify). A user without +monitor runs no MONITOR: the sample
+     * matches lock events with CLIENT LIST for the same time instead (which needs start(): the
+     * events come from watching). clientsIdentified() when it ends.
+     */
+    void identifyClients(const QStringList &clientIds, qint64 sampleMs);
+    /** What is known of one client id (ClientIdentity; unknown when nothing). Any thread that owns
+     *  the session (its own). */
+    ClientIdentity clientIdentity(const QString &clientId) const;
+    /** Every client id known so far. */
+    QVector<ClientIdentity> clientIdentities() const;
+    /** Why no client can be identified (CLIENT refused by the ACL), or empty. */
+    QString clientsUnavailableReason() const;
 
     // --- Inside core/session and tests only: the parts behind the intents.
 
@@ -298,6 +321,11 @@ signals:
     void holdAtRisk(const QString &lock, const QString &error, qint64 lastRenewedEpochMs);
     /** A hold reported by holdAtRisk() was renewed again (also a `renewal_recovered` LockEvent). */
     void holdRecovered(const QString &lock);
+    /** What is known of the clients changed (at most every 250 ms): every identity. */
+    void clientsUpdated(const QVector<lockscope::ClientIdentity> &clients);
+    /** identifyClients() ended: `method` "monitor" or "correlation" (MONITOR not allowed), `note`
+     *  a sentence saying what was found or why MONITOR did not run. */
+    void clientsIdentified(const QString &method, const QString &note);
     /** The command connection is ready (after each connect and reconnect). */
     void connectionReady();
     /** The command connection was lost: `reason` as a sentence; it reconnects by itself. */
@@ -377,6 +405,10 @@ private:
     AuditedWrites *m_writes = nullptr;      ///< the one write path: checks, re-read, audit record
     DoctorLoop *m_doctorLoop = nullptr;     ///< diagnose every 2 s, probe every 20 s (not in one-shot)
     SentinelResolver *m_sentinel = nullptr; ///< Sentinel mode: SentinelFollower's resolver
+    ClientTracker *m_clients = nullptr;     ///< who the holders are (identity, connected or gone)
+    QTimer *m_clientsChanged = nullptr;     ///< coalesces clientsUpdated()
+    /** holder_disconnected events for every lock `client` holds, then eventsOccurred(). */
+    void onClientDisconnected(const lockscope::ClientIdentity &client);
 };
 
 } // namespace lockscope

@@ -1,0 +1,137 @@
+#include "clientscommand.h"
+
+#include "locktable.h"
+
+#include "protocol/displaytext.h"
+#include "watch/lockwatcher.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMap>
+
+namespace lockscope
+{
+
+namespace
+{
+
+struct ClientLocks {
+    QJsonArray holds;
+    QJsonArray waits;
+    QStringList holdText;
+    QStringList waitText;
+};
+
+/** Client id -> its holds and waits, over every lock read (sorted by client id). */
+QMap<QString, ClientLocks> locksByClient(const QHash<QString, LockSnapshot> &locks)
+{
+    QMap<QString, ClientLocks> out;
+    QStringList names = locks.keys();
+    names.sort();
+    for (const QString &name : std::as_const(names)) {
+        const LockSnapshot &s = locks[name];
+        for (const auto &h : s.holders) {
+            if (h.clientId.isEmpty())
+                continue;
+            ClientLocks &c = out[h.clientId];
+            c.holds << QJsonObject{{QStringLiteral("lock"), s.name},
+                                   {QStringLiteral("field"), h.field},
+                                   {QStringLiteral("thread_id"), h.threadId},
+                                   {QStringLiteral("hold_count"), h.holdCount},
+                                   {QStringLiteral("mode"), h.mode.isEmpty() ? QJsonValue() : QJsonValue(h.mode)}};
+            c.holdText << QStringLiteral("%1 (thread %2, ×%3)").arg(s.name, h.threadId).arg(h.holdCount);
+        }
+        for (const auto &w : s.waiters) {
+            const QString id = ClientIdentity::clientIdOfField(w.field);
+            if (id.isEmpty())
+                continue;
+            ClientLocks &c = out[id];
+            c.waits << QJsonObject{{QStringLiteral("lock"), s.name},
+                                   {QStringLiteral("field"), w.field},
+                                   {QStringLiteral("position"), w.position}};
+            c.waitText << QStringLiteral("%1 (#%2)").arg(s.name).arg(w.position);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+bool ClientsCommand::oneShot() const
+{
+    return !m_parser.isSet(QStringLiteral("identify-ms"));
+}
+
+void ClientsCommand::run()
+{
+    LockWatcher *watcher = m_session->watcher();
+    auto listed = [this, watcher] {
+        if (m_finished)
+            return;
+        disconnect(watcher, &LockWatcher::idle, this, nullptr);
+        if (!m_parser.isSet(QStringLiteral("identify-ms"))) {
+            print();
+            return;
+        }
+        const QStringList ids = locksByClient(watcher->locks()).keys();
+        connect(m_session, &LockSession::clientsIdentified, this, [this](const QString &method, const QString &note) {
+            m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
+            m_err.flush();
+            print();
+        });
+        m_session->identifyClients(ids, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
+    };
+    connect(watcher, &LockWatcher::idle, this, listed);
+    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    m_session->start();
+}
+
+void ClientsCommand::print()
+{
+    const QMap<QString, ClientLocks> byClient = locksByClient(m_session->watcher()->locks());
+    QVector<QStringList> rows;
+    rows << QStringList{QStringLiteral("CLIENT ID"), QStringLiteral("STATE"),       QStringLiteral("HOST"),
+                        QStringLiteral("NAME"),      QStringLiteral("CONNECTIONS"), QStringLiteral("HOLDS"),
+                        QStringLiteral("WAITS FOR")};
+    for (auto it = byClient.cbegin(); it != byClient.cend(); ++it) {
+        const ClientIdentity c = m_session->clientIdentity(it.key());
+        if (m_json) {
+            QJsonObject o = c.toJson();
+            o.insert(QStringLiteral("holds"), it->holds);
+            o.insert(QStringLiteral("waits"), it->waits);
+            m_out << QJsonDocument(o).toJson(QJsonDocument::Compact) << '\n';
+            continue;
+        }
+        QStringList addresses;
+        for (const auto &conn : c.connections)
+            addresses << conn.address;
+        if (addresses.isEmpty() && !c.lastAddresses.isEmpty())
+            addresses << QStringLiteral("was ") + c.lastAddresses.join(QLatin1Char(','));
+        rows << QStringList{it.key(),
+                            ClientIdentity::stateName(c.state) +
+                                (c.evidence == ClientIdentity::Evidence::None
+                                     ? QString()
+                                     : QStringLiteral(" (%1)").arg(ClientIdentity::evidenceName(c.evidence))),
+                            c.hostText(),
+                            c.name.isEmpty() ? QStringLiteral("-") : c.name,
+                            addresses.isEmpty() ? QStringLiteral("-") : addresses.join(QLatin1Char(',')),
+                            it->holdText.isEmpty() ? QStringLiteral("-") : it->holdText.join(QStringLiteral(", ")),
+                            it->waitText.isEmpty() ? QStringLiteral("-") : it->waitText.join(QStringLiteral(", "))};
+    }
+    if (!m_json) {
+        for (auto &r : rows)
+            for (auto &cell : r)
+                cell = DisplayText::escaped(cell);
+        m_out << LockTable::columns(rows);
+        m_out << byClient.size() << " client id(s) hold or wait for a lock on "
+              << m_session->options().endpoint.address() << '\n';
+        if (!m_parser.isSet(QStringLiteral("identify-ms")) && !byClient.isEmpty())
+            m_out << "--identify-ms 10000 finds their connections, hosts and client names.\n";
+    }
+    if (!m_session->clientsUnavailableReason().isEmpty())
+        m_err << "lockscope-cli: " << m_session->clientsUnavailableReason() << '\n';
+    finish(Ok);
+}
+
+} // namespace lockscope
