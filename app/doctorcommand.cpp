@@ -45,6 +45,9 @@ void DoctorCommand::run()
     connect(m_session, &LockSession::locksUpdated, loop, &DoctorLoop::observe);
     connect(m_session, &LockSession::eventsOccurred, loop,
             [loop](const QVector<LockEvent> &events) { (void)loop->observeEvents(events); });
+    // Who the holders are (--observe-ms: followed while observing): holder_disconnected.
+    connect(m_session, &LockSession::clientsUpdated, loop,
+            [loop](const QVector<ClientIdentity> &clients) { loop->doctor().observeClients(clients); });
     connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
     auto reportWith = [this](const QVector<LockFinding> &findings, const DoctorProbe::Result &r) {
         report(findings, r);

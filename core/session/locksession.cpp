@@ -329,6 +329,7 @@ void LockSession::attachWatcher(LockWatcher *watcher)
         LeaseTracker &leases = m_doctorLoop->doctor().leases();
         leases.setBlind(mode == LockWatcher::Mode::Disconnected, LockSnapshot::steadyNowMs());
         leases.setReadLagMs(mode == LockWatcher::Mode::Polling ? m_options.pollIntervalMs : 50);
+        m_clients->setEventLagMs(mode == LockWatcher::Mode::Polling ? m_options.pollIntervalMs : 50);
         // Which writes this user may perform, asked again after each reconnection (an ACL can
         // change meanwhile), so the dashboard disables what Redis would refuse.
         if (mode == LockWatcher::Mode::Disconnected)

@@ -209,42 +209,88 @@ void ClientTracker::runCorrelation(const QString &master)
 void ClientTracker::absorbCandidates(const QString &master, const QSet<QString> &clientIds,
                                      const QVector<ClientListEntry> &list)
 {
-    QVector<ClientListEntry> candidates;
+    // `idle` is whole seconds of the server's clock (a command at 10.99 s listed at 11.01 s shows
+    // idle=1), and the event reached LockScope up to a read lag after the command.
+    const qint64 maxIdleS = 1 + (m_eventLagMs + 999) / 1000;
+    QHash<QString, ClientListEntry> candidates;
     for (const auto &e : list)
-        if (e.idleS == 0 && e.ranScript() && !isOwnConnection(e))
-            candidates << e;
-    // Eliminate connections known to be another client's; repeat while a match frees others.
-    QSet<QString> open = clientIds;
-    bool progress = true;
-    bool changed = false;
-    while (progress && !open.isEmpty()) {
-        progress = false;
-        for (auto it = open.begin(); it != open.end();) {
-            QVector<ClientListEntry> mine;
-            for (const auto &c : std::as_const(candidates)) {
-                const QString owner = m_owner.value(connKey(master, c.id));
-                if (owner.isEmpty() || owner == *it)
-                    mine << c;
-            }
-            // Connections matched to another client id in this same batch are theirs.
-            if (mine.size() == 1) {
-                attribute(*it, mine.first(), ClientIdentity::Evidence::Correlated, list, true);
-                it = open.erase(it);
-                progress = true;
-                changed = true;
-            } else {
-                ++it;
-            }
+        if (e.idleS <= maxIdleS && e.ranScript() && !isOwnConnection(e))
+            candidates.insert(connKey(master, e.id), e);
+    // Each client id's track: the intersection of its events' candidates (a pool: a new track).
+    for (const QString &id : clientIds) {
+        Known &k = known(id);
+        QHash<QString, ClientListEntry> now;
+        for (auto c = candidates.cbegin(); c != candidates.cend(); ++c) {
+            const QString owner = m_owner.value(c.key());
+            if (owner.isEmpty() || owner == id)
+                now.insert(c.key(), c.value());
+        }
+        if (now.isEmpty())
+            continue;
+        QHash<QString, ClientListEntry> narrowed;
+        for (auto t = k.track.cbegin(); t != k.track.cend(); ++t)
+            if (now.contains(t.key()))
+                narrowed.insert(t.key(), now.value(t.key()));
+        if (k.trackEvents == 0 || narrowed.isEmpty()) {
+            k.track = now;
+            k.trackEvents = 1;
+        } else {
+            k.track = narrowed;
+            ++k.trackEvents;
         }
     }
-    if (changed)
+    if (resolveTracks())
         emit identitiesChanged();
     if (m_sample.active)
         finishSample(); // ends the sample early when everyone asked about is known now
 }
 
+bool ClientTracker::resolveTracks()
+{
+    // A connection matched to one client id is no candidate of another: matching one may leave
+    // another's track with one connection (a fixed-lease holder that sends nothing more is
+    // identified once the others around it are). Repeat while that happens.
+    bool changed = false;
+    bool progress = true;
+    while (progress) {
+        progress = false;
+        for (auto it = m_clients.begin(); it != m_clients.end(); ++it) {
+            Known &k = it.value();
+            if (k.track.isEmpty())
+                continue;
+            for (auto t = k.track.begin(); t != k.track.end();) {
+                const QString owner = m_owner.value(t.key());
+                if (!owner.isEmpty() && owner != it.key())
+                    t = k.track.erase(t);
+                else
+                    ++t;
+            }
+            if (k.track.isEmpty()) {
+                k.trackEvents = 0;
+                continue;
+            }
+            if (k.track.size() != 1)
+                continue;
+            const ClientListEntry entry = k.track.cbegin().value();
+            const int events = k.trackEvents;
+            k.track.clear();
+            k.trackEvents = 0;
+            if (m_owner.value(connKey(entry.server, entry.id)) == it.key()) {
+                k.identity.eventsMatched += events; // confirms what it had
+            } else {
+                attribute(it.key(), entry, ClientIdentity::Evidence::Correlated, {}, events);
+                progress = true;
+            }
+            changed = true;
+            if (progress)
+                break; // m_clients may have grown: start over
+        }
+    }
+    return changed;
+}
+
 void ClientTracker::attribute(const QString &clientId, const ClientListEntry &entry, ClientIdentity::Evidence evidence,
-                              const QVector<ClientListEntry> &list, bool countMatch)
+                              const QVector<ClientListEntry> &list, int matchedEvents)
 {
     Known &k = known(clientId);
     const bool wasKnown = !k.connections.isEmpty() && k.identity.state == ClientIdentity::State::Connected;
@@ -269,8 +315,7 @@ void ClientTracker::attribute(const QString &clientId, const ClientListEntry &en
         k.identity.evidence = evidence;
     else if (k.identity.evidence == ClientIdentity::Evidence::None)
         k.identity.evidence = evidence;
-    if (countMatch)
-        ++k.identity.eventsMatched;
+    k.identity.eventsMatched += matchedEvents;
     k.goneSinceSteadyMs = -1;
     k.lastListedSteadyMs = m_clock.elapsed();
     k.identity.state = ClientIdentity::State::Connected;
@@ -502,6 +547,9 @@ void ClientTracker::identify(const QStringList &clientIds, qint64 sampleMs)
                                        ? QStringLiteral("MONITOR is not allowed for this ACL user on %1 (%2)")
                                              .arg(master, r.errorMessage())
                                        : QStringLiteral("MONITOR failed on %1 (%2)").arg(master, r.errorMessage());
+                for (RedisConnection *c : std::as_const(m_sample.connections))
+                    if (c->endpoint().address() == master || m_sample.connections.size() == 1)
+                        c->close(); // nothing runs on it: do not leave it open for the sample's length
                 return;
             }
             const QByteArray line = r.toByteArray();
@@ -612,7 +660,7 @@ void ClientTracker::finishSample()
                 for (const auto &e : list) {
                     const QString id = addresses.value(e.address);
                     if (!id.isEmpty())
-                        attribute(id, e, ClientIdentity::Evidence::Monitor, list, false);
+                        attribute(id, e, ClientIdentity::Evidence::Monitor, list, 0);
                 }
             } else if (!r.isTransportError()) {
                 noteUnavailable(QStringLiteral("CLIENT LIST was refused on %1 (%2): the addresses MONITOR saw cannot "

@@ -27,9 +27,15 @@ class RedisConnection;
  *   second per master (events in between share the next call). The candidates are the
  *   connections whose last command was a script (`cmd` eval/evalsha/fcall and their _ro forms) with
  *   `idle=0`, minus LockScope's own connections (client names starting "lockscope") and those
- *   already known to belong to another client id. One candidate left: that connection is the
- *   client's (evidence `correlated`, events_matched counts the matches). Client ids already
- *   matched kMatchedEnough times are not correlated again (no CLIENT LIST for them).
+ *   already known to belong to another client id. `idle` counts whole seconds of the server's
+ *   clock, so a connection qualifies with idle <= 1 (plus the read lag when polling), and on a
+ *   busy server several do: the candidates of a client id's successive events are intersected
+ *   (its track), and once one connection is left it is the client's (evidence `correlated`,
+ *   events_matched says how many events it took). A connection matched to one client id leaves
+ *   every other track, so a holder that sends nothing more after its acquire is identified once
+ *   the clients around it are. An event whose candidates share none with the track starts a new
+ *   track (a pool sends from another connection). Client ids already matched kMatchedEnough times
+ *   are not correlated again (no CLIENT LIST for them).
  * - MONITOR sample (on demand, identify()): one MONITOR connection per master for at most
  *   `sampleMs`, stopped as soon as every client id asked about was seen. Of the stream only
  *   script calls are parsed (MonitorLine::mayBeScript), and of those only the arguments that are a
@@ -76,6 +82,9 @@ public:
     void setFollowIntervalMs(int ms);
     int followIntervalMs() const { return m_followMs; }
     void setDisconnectGraceMs(int ms) { m_graceMs = ms; }
+    /** How late after a client's command its lock event may reach the tracker, ms: 50 live, the
+     *  poll interval when polling (LockSession sets it with the watch mode). */
+    void setEventLagMs(qint64 ms) { m_eventLagMs = ms; }
     int disconnectGraceMs() const { return m_graceMs; }
 
     /** Starts following known clients (a timer every followIntervalMs()). */
@@ -119,6 +128,8 @@ private:
         QHash<QString, ClientListEntry> connections; ///< by connKey()
         qint64 goneSinceSteadyMs = -1;               ///< all connections closed, in grace
         qint64 lastListedSteadyMs = 0;
+        QHash<QString, ClientListEntry> track; ///< by connKey: its recent events' candidates, intersected
+        int trackEvents = 0;                   ///< events intersected into `track`
     };
     struct Pending {
         QSet<QString> clientIds;
@@ -146,7 +157,10 @@ private:
     void absorbCandidates(const QString &master, const QSet<QString> &clientIds, const QVector<ClientListEntry> &list);
     /** Makes `entry` a connection of `clientId` (and its siblings: same host and client name). */
     void attribute(const QString &clientId, const ClientListEntry &entry, ClientIdentity::Evidence evidence,
-                   const QVector<ClientListEntry> &list, bool countMatch);
+                   const QVector<ClientListEntry> &list, int matchedEvents);
+    /** Removes matched connections from the other tracks and matches tracks of one connection;
+     *  true when something changed. */
+    bool resolveTracks();
     void follow();
     void followMaster(const QString &master, const QStringList &ids);
     void absorbFollow(const QString &master, const QVector<ClientListEntry> &alive, bool fullList);
@@ -163,6 +177,7 @@ private:
     int m_budget = 4;
     int m_followMs = 1000;
     int m_graceMs = 1500;
+    qint64 m_eventLagMs = 50;
     QTimer m_followTimer;
     QElapsedTimer m_clock;
     QHash<QString, Known> m_clients;

@@ -11,6 +11,7 @@
 
 #include "demo/redisserverprocess.h"
 #include "faultproxy.h"
+#include "linereader.h"
 #include "localsentinel.h"
 #include "testsupport.h"
 
@@ -32,56 +33,13 @@
 
 using namespace lockscope;
 using lockscope::test::FaultProxy;
+using lockscope::test::Line;
+using Reader = lockscope::test::LineReader;
 using lockscope::test::LocalSentinel;
 using lockscope::test::SyncClient;
 
 namespace
 {
-
-/** A line of output with the local time it arrived (epoch ms). */
-struct Line {
-    qint64 arrivedMs = 0;
-    QString text;
-    QJsonObject json() const { return QJsonDocument::fromJson(text.toUtf8()).object(); }
-};
-
-/** A process whose stdout lines are collected with their arrival time. */
-class Reader
-{
-public:
-    QProcess process;
-    QVector<Line> lines;
-    void pump()
-    {
-        while (process.canReadLine())
-            lines << Line{QDateTime::currentMSecsSinceEpoch(), QString::fromUtf8(process.readLine()).trimmed()};
-    }
-    /** The first line (not taken before) for which `match` holds, waiting up to `timeoutMs`. */
-    Line waitFor(const std::function<bool(const Line &)> &match, int timeoutMs)
-    {
-        Line found;
-        (void)QTest::qWaitFor(
-            [&] {
-                pump();
-                for (int i = m_next; i < lines.size(); ++i)
-                    if (match(lines.at(i))) {
-                        found = lines.at(i);
-                        return true;
-                    }
-                return false;
-            },
-            timeoutMs);
-        return found;
-    }
-    Line waitForPrefix(const QString &prefix, int timeoutMs)
-    {
-        return waitFor([&prefix](const Line &l) { return l.text.startsWith(prefix); }, timeoutMs);
-    }
-    void send(const QByteArray &line) { process.write(line + '\n'); }
-
-private:
-    int m_next = 0;
-};
 
 bool isEvent(const Line &l, const QString &lock, const QString &type)
 {

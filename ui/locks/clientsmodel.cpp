@@ -4,6 +4,7 @@
 
 #include "protocol/displaytext.h"
 
+#include <QFont>
 #include <QMap>
 
 #include <algorithm>
@@ -34,6 +35,22 @@ void ClientsModel::setLabels(const QHash<QString, QString> &labels)
     m_labels = labels;
     if (!m_clients.isEmpty())
         emit dataChanged(index(0, LabelColumn), index(m_clients.size() - 1, LabelColumn));
+}
+
+void ClientsModel::setIdentities(const QVector<ClientIdentity> &clients)
+{
+    m_identities.clear();
+    for (const auto &c : clients)
+        m_identities.insert(c.clientId, c);
+    if (!m_clients.isEmpty())
+        emit dataChanged(index(0, 0), index(m_clients.size() - 1, ColumnCount - 1));
+}
+
+ClientIdentity ClientsModel::identity(const QString &clientId) const
+{
+    ClientIdentity c = m_identities.value(clientId);
+    c.clientId = clientId;
+    return c;
 }
 
 void ClientsModel::setActive(bool active)
@@ -107,10 +124,34 @@ QVariant ClientsModel::data(const QModelIndex &index, int role) const
     const Client &c = m_clients[index.row()];
     if (role == ClientIdRole)
         return c.clientId;
+    const ClientIdentity who = identity(c.clientId);
+    if (role == Qt::FontRole && index.column() == LabelColumn && !m_labels.contains(c.clientId) &&
+        !who.name.isEmpty()) {
+        QFont italic;
+        italic.setItalic(true); // from its client name, not typed
+        return italic;
+    }
     if (role == Qt::DisplayRole || role == Qt::EditRole) {
         switch (index.column()) {
         case LabelColumn:
-            return m_labels.value(c.clientId);
+            return m_labels.contains(c.clientId) || role == Qt::EditRole ? m_labels.value(c.clientId)
+                                                                         : DisplayText::escaped(who.name);
+        case StateColumn:
+            return who.state == ClientIdentity::State::Connected      ? tr("connected")
+                   : who.state == ClientIdentity::State::Disconnected ? tr("disconnected")
+                                                                      : tr("unknown");
+        case HostColumn:
+            return who.host.isEmpty() ? QString() : who.hostText();
+        case NameColumn:
+            return DisplayText::escaped(who.name);
+        case ConnectionsColumn: {
+            QStringList addresses;
+            for (const auto &conn : who.connections)
+                addresses << conn.address;
+            if (addresses.isEmpty() && !who.lastAddresses.isEmpty())
+                return tr("was %1").arg(who.lastAddresses.join(QStringLiteral(", ")));
+            return addresses.join(QStringLiteral(", "));
+        }
         case ClientIdColumn:
             return DisplayText::escaped(c.clientId);
         case HoldsColumn:
@@ -124,7 +165,27 @@ QVariant ClientsModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole) {
         switch (index.column()) {
         case LabelColumn:
-            return tr("Your name for this client id (double-click or F2 to edit), shown wherever the id appears");
+            return m_labels.contains(c.clientId) || who.name.isEmpty()
+                       ? tr("Your name for this client id (double-click or F2 to edit), shown wherever the id appears")
+                       : tr("From its client name (CLIENT SETNAME); double-click or F2 to give it your own");
+        case StateColumn:
+        case HostColumn:
+        case NameColumn:
+        case ConnectionsColumn: {
+            QStringList lines{DisplayText::escaped(who.summary())};
+            for (const auto &conn : who.connections)
+                lines << tr("%1 → %2, id %3, user %4, open %5 s, idle %6 s, last command %7")
+                             .arg(conn.address, conn.localAddress.isEmpty() ? conn.server : conn.localAddress)
+                             .arg(conn.id)
+                             .arg(conn.user.isEmpty() ? QStringLiteral("?") : conn.user)
+                             .arg(conn.ageS)
+                             .arg(conn.idleS)
+                             .arg(conn.command);
+            if (who.evidence == ClientIdentity::Evidence::None)
+                lines << tr("Not identified yet: LockScope learns it from this client's next acquire, renewal or "
+                            "release, or at once with Identify (a short MONITOR sample).");
+            return lines.join(QLatin1Char('\n'));
+        }
         case HoldsColumn:
             return c.holds.join(QLatin1Char('\n'));
         case WaitsColumn:
@@ -172,6 +233,14 @@ QVariant ClientsModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Holds");
     case WaitsColumn:
         return tr("Waits for (fair queues)");
+    case StateColumn:
+        return tr("Connected");
+    case HostColumn:
+        return tr("Host");
+    case NameColumn:
+        return tr("Client name");
+    case ConnectionsColumn:
+        return tr("Connections");
     }
     return {};
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "protocol/clientidentity.h"
+
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QStringList>
@@ -17,13 +19,26 @@ class LockTableModel;
  * locks it queues for (with its place). Non-fair waiters are not named by Redis (only a count of
  * unlock-channel subscribers), so they cannot be listed per client. No I/O: rebuilt from the
  * LockTableModel, at most every rebuildDelayMs(), and only reset when something changed.
- * The label column is editable: setData() emits labelEdited(), the owner saves it.
+ * The label column is editable: setData() emits labelEdited(), the owner saves it; a client without
+ * a label shows its client name (CLIENT SETNAME) there, so services that name their connections
+ * are labelled without typing. What LockScope knows of each client id (setIdentities(): state,
+ * host, client name, connections, evidence) fills the State, Host, Name and Connections columns.
  */
 class ClientsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { LabelColumn, ClientIdColumn, HoldsColumn, WaitsColumn, ColumnCount };
+    enum Column {
+        LabelColumn,
+        ClientIdColumn,
+        HoldsColumn,
+        WaitsColumn,
+        StateColumn,
+        HostColumn,
+        NameColumn,
+        ConnectionsColumn,
+        ColumnCount
+    };
     enum Role { ClientIdRole = Qt::UserRole + 1 };
 
     explicit ClientsModel(LockTableModel *locks, QObject *parent = nullptr);
@@ -31,6 +46,10 @@ public:
     static int rebuildDelayMs() { return 250; }
     /** Client id -> label (shown in the label column). */
     void setLabels(const QHash<QString, QString> &labels);
+    /** What the session knows of the clients (LockSession::clientsUpdated). */
+    void setIdentities(const QVector<ClientIdentity> &clients);
+    /** The identity of `clientId` (state unknown, evidence none when nothing is known). */
+    ClientIdentity identity(const QString &clientId) const;
     /** Rebuilds now (tests; normally a timer does after the lock table changed). */
     void rebuild();
     /**
@@ -64,6 +83,7 @@ private:
     LockTableModel *m_locks = nullptr;
     QVector<Client> m_clients;
     QHash<QString, QString> m_labels;
+    QHash<QString, ClientIdentity> m_identities;
     QTimer m_rebuild;
     bool m_active = true;
     bool m_stale = false; ///< the lock table changed while inactive

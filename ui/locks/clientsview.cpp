@@ -52,12 +52,31 @@ ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QS
     show->setToolTip(tr("Filter the lock table by the selected client id"));
     show->setAccessibleName(tr("Show the locks of the selected client"));
     connect(show, &QPushButton::clicked, this, &ClientsView::activateCurrent);
+    m_identify = new QPushButton(tr("&Identify"), this);
+    m_identify->setObjectName(QStringLiteral("identifyClients"));
+    m_identify->setToolTip(tr("Find out which host and connections each client id is: a MONITOR sample of at most "
+                              "10 s that stops as soon as every client listed is seen sending a lock script. Only "
+                              "the lock scripts' client ids and addresses are kept. Without the +monitor "
+                              "permission, lock events are matched with CLIENT LIST instead."));
+    connect(m_identify, &QPushButton::clicked, this, [this] {
+        QStringList ids;
+        for (int r = 0; r < m_model->rowCount(); ++r)
+            ids << m_model->index(r, 0).data(ClientsModel::ClientIdRole).toString();
+        m_identify->setEnabled(false);
+        m_status->setText(tr("Identifying %n client(s)…", nullptr, int(ids.size())));
+        emit identifyRequested(ids, 10000);
+    });
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("identifyStatus"));
+    m_status->setWordWrap(true);
     auto *top = new QHBoxLayout;
     top->addWidget(hint, 1);
+    top->addWidget(m_identify, 0, Qt::AlignTop);
     top->addWidget(show, 0, Qt::AlignTop);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addWidget(m_status);
     layout->addWidget(m_view, 1);
 }
 
@@ -78,6 +97,34 @@ void ClientsView::setLabel(const QString &clientId, const QString &label)
     m_labels.setLabel(clientId, label);
     m_model->setLabels(m_labels.all());
     emit labelsChanged(m_labels.actorNames());
+}
+
+void ClientsView::setIdentities(const QVector<ClientIdentity> &clients)
+{
+    m_model->setIdentities(clients);
+    QHash<QString, QString> names;
+    for (const auto &c : clients)
+        if (!c.name.isEmpty() && c.evidence != ClientIdentity::Evidence::Self)
+            names.insert(c.clientId, c.name);
+    if (names == m_clientNames)
+        return;
+    m_clientNames = names;
+    emit labelsChanged(actorNames());
+}
+
+ActorNames ClientsView::actorNames() const
+{
+    QHash<QString, QString> names = m_clientNames; // a typed label wins over a client name
+    for (auto it = m_labels.all().cbegin(); it != m_labels.all().cend(); ++it)
+        names.insert(it.key(), it.value());
+    return ActorNames(names);
+}
+
+void ClientsView::showIdentifyOutcome(const QString &method, const QString &note)
+{
+    m_identify->setEnabled(true);
+    m_status->setText(method == QLatin1String("monitor") ? tr("Identified with MONITOR: %1").arg(note)
+                                                         : tr("Identified by correlation: %1").arg(note));
 }
 
 void ClientsView::activateCurrent()

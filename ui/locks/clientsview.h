@@ -2,9 +2,12 @@
 
 #include "common/actornames.h"
 #include "locks/clientlabels.h"
+#include "protocol/clientidentity.h"
 
 #include <QWidget>
 
+class QLabel;
+class QPushButton;
 class QSettings;
 class QTableView;
 
@@ -32,15 +35,22 @@ public:
     ClientsModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     /** The labels as the lock views' names. */
-    ActorNames actorNames() const { return m_labels.actorNames(); }
-    bool hasLabels() const { return !m_labels.all().isEmpty(); }
+    ActorNames actorNames() const;
+    bool hasLabels() const { return !m_labels.all().isEmpty() || !m_clientNames.isEmpty(); }
     /** Labels `clientId` (empty removes the label), saves it and tells the lock views. */
     void setLabel(const QString &clientId, const QString &label);
+    /** What the session knows of the clients: the table's columns, and client names as the lock
+     *  views' names of clients without a label. */
+    void setIdentities(const QVector<ClientIdentity> &clients);
+    /** The outcome of an identification (LockSession::clientsIdentified), shown above the table. */
+    void showIdentifyOutcome(const QString &method, const QString &note);
 
 signals:
     void labelsChanged(const lockscope::ActorNames &names);
     /** Filter the lock table by this client id. */
     void showLocksOf(const QString &clientId);
+    /** Identify: a MONITOR sample of at most `sampleMs` for `clientIds` (every client listed). */
+    void identifyRequested(const QStringList &clientIds, qint64 sampleMs);
 
 protected:
     /** The model follows the lock table only while the tab is shown. */
@@ -51,6 +61,9 @@ private:
     void activateCurrent();
 
     ClientLabels m_labels;
+    QHash<QString, QString> m_clientNames; ///< client id -> client name (CLIENT SETNAME), when known
+    QLabel *m_status = nullptr;
+    QPushButton *m_identify = nullptr;
     ClientsModel *m_model = nullptr;
     QTableView *m_view = nullptr;
 };

@@ -3,6 +3,7 @@
 #include "protocol/durationtext.h"
 #include "protocol/locknames.h"
 
+#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -13,7 +14,9 @@
 namespace lockscope
 {
 
-ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : QDialog(parent)
+ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent,
+                                     const std::function<ClientIdentity(const QString &)> &who)
+    : QDialog(parent)
 {
     setWindowTitle(tr("Force unlock %1?").arg(s.name));
     QStringList lines;
@@ -21,10 +24,31 @@ ForceUnlockDialog::ForceUnlockDialog(const LockSnapshot &s, QWidget *parent) : Q
         << tr("<b>Force unlock deletes <code>%1</code> whatever its holder is doing.</b>").arg(s.name.toHtmlEscaped());
     if (s.holders.isEmpty())
         lines << tr("Holder: none (the lock looks free)");
-    for (const auto &h : s.holders)
+    for (const auto &h : s.holders) {
         lines << tr("Holder: client <code>%1</code>, thread <code>%2</code>, hold count <b>%3</b>")
                      .arg(h.clientId, h.threadId.toHtmlEscaped())
                      .arg(h.holdCount);
+        if (!who)
+            continue;
+        const ClientIdentity c = who(h.clientId);
+        if (c.state == ClientIdentity::State::Disconnected)
+            lines
+                << tr("&nbsp;&nbsp;<b>Its client is gone:</b> every connection closed at %1 (was %2%3). Nothing of it "
+                      "is running against Redis any more.")
+                       .arg(QDateTime::fromMSecsSinceEpoch(c.disconnectedAtMs).toString(QStringLiteral("HH:mm:ss")),
+                            c.lastAddresses.join(QStringLiteral(", ")).toHtmlEscaped(),
+                            c.name.isEmpty() ? QString() : QStringLiteral(", '%1'").arg(c.name.toHtmlEscaped()));
+        else if (c.state == ClientIdentity::State::Connected && c.evidence != ClientIdentity::Evidence::None)
+            lines << tr("&nbsp;&nbsp;<span style='color:#b03a00'><b>Its client is connected</b></span> from %1%2, last "
+                        "command %3 s ago: it may still be working.")
+                         .arg(c.connections.isEmpty() ? c.host.toHtmlEscaped()
+                                                      : c.connections.first().address.toHtmlEscaped(),
+                              c.name.isEmpty() ? QString() : QStringLiteral(" ('%1')").arg(c.name.toHtmlEscaped()))
+                         .arg(std::max<qint64>(0, c.idleS()));
+        else
+            lines << tr("&nbsp;&nbsp;Its client is not identified: LockScope has not seen it send anything (Clients › "
+                        "Identify finds its host).");
+    }
     lines << tr("TTL left: %1").arg(DurationText::ttl(s.remainingTtlMs(LockSnapshot::steadyNowMs())));
     if (!s.exists) {
         // The force-unlock script deletes nothing here, and so publishes nothing: promise no wake-up.

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "protocol/clientidentity.h"
+
+#include <functional>
+
 #include "protocol/locksnapshot.h"
 
 #include <QDialog>
@@ -16,7 +20,10 @@ class ForceUnlockDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit ForceUnlockDialog(const LockSnapshot &snapshot, QWidget *parent = nullptr);
+    /** `who`: what is known of a holder's client id (LockSession::clientIdentity); each holder line
+     *  then says whether its client is connected, from where, and when it last did anything. */
+    explicit ForceUnlockDialog(const LockSnapshot &snapshot, QWidget *parent = nullptr,
+                               const std::function<ClientIdentity(const QString &clientId)> &who = nullptr);
 
     /** The text shown (for tests and the audit trail). */
     QString summary() const { return m_summary; }

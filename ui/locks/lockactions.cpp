@@ -382,7 +382,7 @@ void LockActions::forceUnlock()
     const LockSnapshot *s = m_view->lockModel()->snapshot(m_view->selectedLockName());
     if (!s || !auditLogWritable())
         return;
-    ForceUnlockDialog dialog(*s, m_view);
+    ForceUnlockDialog dialog(*s, m_view, [this](const QString &id) { return m_session->clientIdentity(id); });
     if (dialog.exec() != QDialog::Accepted)
         return;
     m_outcome.expect(QStringLiteral("force_unlock"), *s);

@@ -59,9 +59,12 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
 
     m_holdersTitle = new QLabel(tr("<b>Holders</b>"), this);
     layout->addWidget(m_holdersTitle);
-    m_holders = new QTableWidget(0, 5, this);
+    m_holders = new QTableWidget(0, 6, this);
     m_holders->setHorizontalHeaderLabels(
-        {tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs")});
+        {tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs"), tr("Client")});
+    m_holders->horizontalHeaderItem(5)->setToolTip(
+        tr("Who the holder's client is: its host and whether it is still connected to Redis (learnt from its lock "
+           "scripts; Clients › Identify finds it at once)"));
     m_holders->horizontalHeaderItem(4)->setToolTip(
         tr("Read-write locks: the TTL of each read hold's rwlock_timeout key. A hold whose key is gone belongs "
            "to a dead reader"));
@@ -119,6 +122,15 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
     setSnapshot(LockSnapshot());
 }
 
+void LockDetailPanel::setClientIdentities(const QVector<ClientIdentity> &clients)
+{
+    m_clients.clear();
+    for (const auto &c : clients)
+        m_clients.insert(c.clientId, c);
+    if (!m_snapshot.name.isEmpty())
+        setSnapshot(m_snapshot);
+}
+
 void LockDetailPanel::setSnapshot(const LockSnapshot &s)
 {
     m_snapshot = s;
@@ -164,6 +176,16 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         for (qint64 t : h.holdTtlsMs)
             ttls << (t == -2 ? tr("gone") : DurationText::ttl(t));
         m_holders->setItem(i, 4, new QTableWidgetItem(ttls.join(QStringLiteral(", "))));
+        ClientIdentity c = m_clients.value(h.clientId);
+        c.clientId = h.clientId;
+        auto *client = new QTableWidgetItem(
+            c.evidence == ClientIdentity::Evidence::Self     ? tr("this LockScope")
+            : c.state == ClientIdentity::State::Disconnected ? tr("gone (was %1)").arg(c.hostText())
+            : c.state == ClientIdentity::State::Connected    ? tr("%1 · connected").arg(c.hostText())
+            : c.evidence == ClientIdentity::Evidence::None   ? tr("not identified")
+                                                             : c.hostText());
+        client->setToolTip(DisplayText::escaped(c.summary()));
+        m_holders->setItem(i, 5, client);
     }
     m_holders->setColumnHidden(3, s.kind != LockKind::ReadWriteLock);
     m_holders->setColumnHidden(4, s.kind != LockKind::ReadWriteLock);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "protocol/clientidentity.h"
+
 #include "common/actornames.h"
 #include "locks/leasealerts.h"
 
@@ -37,6 +39,9 @@ public:
     /** Workshop mode: holders and waiters shown by name ("A"), the client id in the tooltip; the
      *  columns are then headed "Holder" and "Waiter". */
     void setActorNames(const ActorNames &names);
+    /** What is known of the clients (LockSession::clientsUpdated): the holders' Client column
+     *  (host and state, the whole identity in its tooltip). */
+    void setClientIdentities(const QVector<ClientIdentity> &clients);
     /** Shows `snapshot`; a default-constructed one (empty name) clears the panel. */
     void setSnapshot(const LockSnapshot &snapshot);
     const LockSnapshot &snapshot() const { return m_snapshot; }
@@ -81,6 +86,7 @@ private:
     QLabel *m_notes = nullptr; ///< what the data cannot tell (name, kind)
     QLabel *m_problems = nullptr;
     QTableWidget *m_holders = nullptr;
+    QHash<QString, ClientIdentity> m_clients; ///< by client id
     QTableWidget *m_waiters = nullptr;
     QLabel *m_waitersTitle = nullptr;
     QPlainTextEdit *m_keys = nullptr;

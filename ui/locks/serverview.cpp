@@ -149,6 +149,13 @@ void ServerView::buildUi()
     for (HistoryChart *chart : m_tabs->charts())
         connect(this, &ServerView::historyChanged, chart, &HistoryChart::historyUpdated);
     connect(m_tabs->clientsView(), &ClientsView::labelsChanged, this, &ServerView::setActorNames);
+    // Who the holders are: the Clients tab, the detail panel, the force-unlock dialog (LockActions).
+    connect(m_session, &SessionController::clientsUpdated, this, [this](const QVector<ClientIdentity> &clients) {
+        m_tabs->clientsView()->setIdentities(clients);
+        m_detail->setClientIdentities(clients);
+    });
+    connect(m_tabs->clientsView(), &ClientsView::identifyRequested, m_session, &SessionController::identifyClients);
+    connect(m_session, &SessionController::clientsIdentified, m_tabs->clientsView(), &ClientsView::showIdentifyOutcome);
     connect(m_tabs->clientsView(), &ClientsView::showLocksOf, this, [this](const QString &clientId) {
         m_filter->setText(clientId);
         m_lockView->setFocus();

@@ -33,6 +33,13 @@ SessionController::SessionController(const LockSession::Options &options, QObjec
     connect(m_session, &LockSession::notificationsChecked, this, &SessionController::notificationsChecked);
     connect(m_session, &LockSession::writesChecked, this, &SessionController::writesChecked);
     connect(m_session, &LockSession::errorOccurred, this, &SessionController::errorOccurred);
+    connect(m_session, &LockSession::clientsUpdated, this, [this](const QVector<ClientIdentity> &clients) {
+        m_clients.clear();
+        for (const auto &c : clients)
+            m_clients.insert(c.clientId, c);
+        emit clientsUpdated(clients);
+    });
+    connect(m_session, &LockSession::clientsIdentified, this, &SessionController::clientsIdentified);
     m_ioThread->start();
 }
 
@@ -121,6 +128,25 @@ void SessionController::removeReader(const QString &name, const QString &field)
 void SessionController::wake(const QString &name)
 {
     post([=](LockSession *s) { s->wake(name); });
+}
+
+void SessionController::identifyClients(const QStringList &clientIds, qint64 sampleMs)
+{
+    post([=](LockSession *s) { s->identifyClients(clientIds, sampleMs); });
+}
+
+ClientIdentity SessionController::clientIdentity(const QString &clientId) const
+{
+    const auto it = m_clients.constFind(clientId);
+    if (it != m_clients.cend())
+        return it.value();
+    ClientIdentity c;
+    c.clientId = clientId;
+    if (clientId == m_clientId) {
+        c.evidence = ClientIdentity::Evidence::Self;
+        c.state = ClientIdentity::State::Connected;
+    }
+    return c;
 }
 
 } // namespace lockscope

@@ -59,6 +59,10 @@ public:
     void removeWaiter(const QString &name, const QString &field);
     void removeReader(const QString &name, const QString &field);
     void wake(const QString &name);
+    /** LockSession::identifyClients: a bounded MONITOR sample (or correlation without +monitor). */
+    void identifyClients(const QStringList &clientIds, qint64 sampleMs);
+    /** What the session knows of `clientId`, as of its last clientsUpdated() (GUI thread, no waiting). */
+    ClientIdentity clientIdentity(const QString &clientId) const;
 
 signals:
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
@@ -74,6 +78,8 @@ signals:
     /** LockSession::writesChecked: the write commands the ACL user may not run. */
     void writesChecked(const QString &user, const QStringList &refused);
     void errorOccurred(const QString &message);
+    void clientsUpdated(const QVector<lockscope::ClientIdentity> &clients);
+    void clientsIdentified(const QString &method, const QString &note);
 
 private:
     /** Runs `call` on the session, on redis-io (queued). */
@@ -82,6 +88,7 @@ private:
     QThread *m_ioThread = nullptr;
     LockSession *m_session = nullptr; ///< lives on m_ioThread; only touched through post()
     QString m_clientId;
+    QHash<QString, ClientIdentity> m_clients; ///< the last clientsUpdated(), by client id
 };
 
 } // namespace lockscope
