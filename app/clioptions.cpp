@@ -205,6 +205,11 @@ QList<QCommandLineOption> CliOptions::commandOptions()
         {QStringLiteral("wide"),
          QStringLiteral("list: do not fit the table to the terminal (full client ids, every holder, and the "
                         "HOST and NAME of each holder's client).")},
+        {QStringLiteral("client-list-budget"),
+         QStringLiteral("watch, serve, record, doctor, show, list, clients: at most N CLIENT LIST calls a second per "
+                        "server to learn who the holders are from their lock events (default 4; 0: do not "
+                        "correlate, only --identify-ms's MONITOR sample identifies)."),
+         QStringLiteral("N")},
         {QStringLiteral("identify-ms"),
          QStringLiteral("show, list, clients: find out who the holders are: watch their lock scripts with a "
                         "MONITOR sample (needs +monitor) for at most N ms, ended as soon as every holder is "
@@ -241,6 +246,9 @@ QStringList CliOptions::optionCommands(const QString &option)
          {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record"),
           QStringLiteral("serve"), QStringLiteral("clients")}},
         {QStringLiteral("identify-ms"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("clients")}},
+        {QStringLiteral("client-list-budget"),
+         {QStringLiteral("watch"), QStringLiteral("serve"), QStringLiteral("record"), QStringLiteral("doctor"),
+          QStringLiteral("show"), QStringLiteral("list"), QStringLiteral("clients")}},
         {QStringLiteral("holder"),
          {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
         {QStringLiteral("wide"), {QStringLiteral("list")}},
@@ -315,15 +323,15 @@ QString CliOptions::rangeError(const QCommandLineParser &parser)
         qint64 max;
         const char *why;
     };
-    for (const Range &r :
-         {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
-          Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
-          Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""}, Range{"observe-ms", 0, kTimer, ""},
-          Range{"identify-ms", 1, kTimer, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
-          Range{"waiter-threshold-ms", 0, kAny, ""}, Range{"silent-holder-threshold-ms", 0, kAny, ""},
-          Range{"ttl-ms", 1, kAny,
-                ": a TTL of 0 or less would delete the lock without waking its "
-                "waiters; force-unlock does that properly"}}) {
+    for (const Range &r : {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
+                           Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
+                           Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""},
+                           Range{"observe-ms", 0, kTimer, ""}, Range{"identify-ms", 1, kTimer, ""},
+                           Range{"client-list-budget", 0, 1000, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
+                           Range{"waiter-threshold-ms", 0, kAny, ""}, Range{"silent-holder-threshold-ms", 0, kAny, ""},
+                           Range{"ttl-ms", 1, kAny,
+                                 ": a TTL of 0 or less would delete the lock without waking its "
+                                 "waiters; force-unlock does that properly"}}) {
         const QString opt = QString::fromLatin1(r.name);
         if (parser.isSet(opt)) {
             bool ok = false;

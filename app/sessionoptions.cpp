@@ -17,6 +17,10 @@ LockSession::Options SessionOptions::fromCommandLine(const QCommandLineParser &p
         // Redis Cluster: detected from the first node (INFO cluster), or forced with --cluster.
         options.detectCluster = true;
         options.forceCluster = parser.isSet(QStringLiteral("cluster"));
+        if (parser.isSet(QStringLiteral("client-list-budget"))) {
+            options.clientListBudget = parser.value(QStringLiteral("client-list-budget")).toInt();
+            options.trackClients = options.clientListBudget > 0;
+        }
     }
     return options;
 }

@@ -6,9 +6,14 @@
 #include <QDateTime>
 #include <QHostAddress>
 #include <QHostInfo>
+#include <QLoggingCategory>
 
 namespace lockscope
 {
+
+// QT_LOGGING_RULES="lockscope.clients.debug=true": each correlation's candidates and each match
+// (addresses and client names only: never a command's arguments).
+Q_LOGGING_CATEGORY(lcClients, "lockscope.clients", QtWarningMsg)
 
 namespace
 {
@@ -225,6 +230,12 @@ void ClientTracker::absorbCandidates(const QString &master, const QSet<QString> 
             if (owner.isEmpty() || owner == id)
                 now.insert(c.key(), c.value());
         }
+        qCDebug(lcClients) << "event of" << id << "candidates" << [&now] {
+            QStringList a;
+            for (const auto &e : now)
+                a << e.address + QLatin1Char('/') + e.name;
+            return a;
+        }();
         if (now.isEmpty())
             continue;
         QHash<QString, ClientListEntry> narrowed;
@@ -298,9 +309,18 @@ void ClientTracker::attribute(const QString &clientId, const ClientListEntry &en
     const QString previous = m_owner.value(key);
     if (!previous.isEmpty() && previous != clientId && m_clients.contains(previous)) {
         // The connection was matched to another client id before: the newer evidence wins.
-        m_clients[previous].connections.remove(key);
-        refreshIdentity(m_clients[previous]);
+        Known &wrong = m_clients[previous];
+        wrong.connections.remove(key);
+        if (wrong.connections.isEmpty() && wrong.identity.state == ClientIdentity::State::Connected) {
+            // That match was wrong and it has no other connection: it is not known any more.
+            wrong.identity.state = ClientIdentity::State::Unknown;
+            wrong.identity.evidence = ClientIdentity::Evidence::None;
+            wrong.identity.eventsMatched = 0;
+        }
+        refreshIdentity(wrong);
     }
+    qCDebug(lcClients) << "matched" << clientId << "to" << entry.address << entry.name
+                       << ClientIdentity::evidenceName(evidence) << matchedEvents;
     m_owner.insert(key, clientId);
     k.connections.insert(key, entry);
     // Its pool: connections of the same host with the same client name (a name says which service).
@@ -441,6 +461,7 @@ void ClientTracker::absorbFollow(const QString &master, const QVector<ClientList
             hadHere = true;
             const auto found = byKey.constFind(c.key());
             if (found == byKey.cend()) {
+                qCDebug(lcClients) << "connection closed:" << it.key() << c->address;
                 k.identity.lastAddresses.removeAll(c->address);
                 k.identity.lastAddresses << c->address;
                 m_owner.remove(c.key());
@@ -473,6 +494,7 @@ void ClientTracker::absorbFollow(const QString &master, const QVector<ClientList
                     continue;
                 if (!k.identity.name.isEmpty() && e.name != k.identity.name)
                     continue;
+                qCDebug(lcClients) << "reconnected:" << it.key() << e.address << e.name;
                 m_owner.insert(connKey(master, e.id), it.key());
                 k.connections.insert(connKey(master, e.id), e);
                 k.goneSinceSteadyMs = -1;
@@ -492,6 +514,7 @@ void ClientTracker::checkGone()
     for (Known &k : m_clients) {
         if (k.goneSinceSteadyMs < 0 || now - k.goneSinceSteadyMs < m_graceMs || !k.connections.isEmpty())
             continue;
+        qCDebug(lcClients) << "disconnected:" << k.identity.clientId << k.identity.lastAddresses;
         k.goneSinceSteadyMs = -1;
         k.identity.state = ClientIdentity::State::Disconnected;
         // When it was last seen with a connection, not when LockScope noticed: closer to the truth.

@@ -178,7 +178,7 @@ private:
     int m_followMs = 1000;
     int m_graceMs = 1500;
     qint64 m_eventLagMs = 50;
-    QTimer m_followTimer;
+    QTimer m_followTimer{this}; // a child: it moves with the tracker to the redis-io thread
     QElapsedTimer m_clock;
     QHash<QString, Known> m_clients;
     QHash<QString, QString> m_owner;     ///< connKey -> client id

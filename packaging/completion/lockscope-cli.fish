@@ -14,10 +14,11 @@ function __lockscope_cli_lock_names
         | sed -n 's/^{.*"name":"\([^"\\\\]*\)".*/\1/p'
 end
 
-set -l commands list show watch acquire force-unlock doctor set-ttl remove-waiter remove-reader wake record export redlock workshop serve
+set -l commands list show clients watch acquire force-unlock doctor set-ttl remove-waiter remove-reader wake record export redlock workshop serve
 complete -c lockscope-cli -f
 complete -c lockscope-cli -n "not __fish_seen_subcommand_from $commands" -a list -d 'every lock: holders, hold counts, TTL, waiters'
 complete -c lockscope-cli -n "not __fish_seen_subcommand_from $commands" -a show -d 'one lock in detail'
+complete -c lockscope-cli -n "not __fish_seen_subcommand_from $commands" -a clients -d 'every client id: host, connections, locks'
 complete -c lockscope-cli -n "not __fish_seen_subcommand_from $commands" -a watch -d 'events as they happen'
 complete -c lockscope-cli -n "not __fish_seen_subcommand_from $commands" -a acquire -d "take the lock as LockScope's client"
 complete -c lockscope-cli -n "not __fish_seen_subcommand_from $commands" -a force-unlock -d 'delete the lock and wake its waiters'
@@ -49,6 +50,8 @@ complete -c lockscope-cli -l pattern -x -d 'only locks matching this glob'
 complete -c lockscope-cli -l json -d 'one JSON object per line'
 complete -c lockscope-cli -l holder -x -d 'only locks this client id holds or waits for'
 complete -c lockscope-cli -l wide -d 'do not fit the table to the terminal'
+complete -c lockscope-cli -l identify-ms -x -d 'find who the holders are (MONITOR sample), N ms at most'
+complete -c lockscope-cli -l client-list-budget -x -d 'CLIENT LIST calls/s to identify holders (0: off)'
 complete -c lockscope-cli -l lease-ms -x -d 'lease time in ms'
 complete -c lockscope-cli -l hold-ms -x -d 'release after N ms'
 complete -c lockscope-cli -l wait-ms -x -d 'wait up to N ms'

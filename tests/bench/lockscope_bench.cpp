@@ -1426,6 +1426,135 @@ double median(QVector<double> v)
     return quantile(v, 0.5);
 }
 
+/**
+ * What following holders costs Redis: `watch` under the event generator's load (Redisson's acquire
+ * and unlock scripts at --events-per-s on 1000 locks, from 4 connections that act for 40 client
+ * ids, so correlation never settles and spends its whole CLIENT LIST budget), once with the
+ * default budget and once with --client-list-budget 0, alternating, two rounds each. Redis CPU
+ * (INFO cpu) of each run, its CLIENT LIST calls and their server time (INFO commandstats). Then the
+ * server time of one CLIENT LIST with 1000 idle connections open: the worst call of the budget.
+ */
+void benchIdentify(const Settings &s, RedisServerProcess &server)
+{
+    const qint64 runMs = qMax<qint64>(2000, s.eventsMs / 4);
+    const int lockCount = s.quick ? 100 : 1000;
+    auto admin = connectTo(server, "lockscope-bench-admin");
+    call(*admin, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    std::vector<std::unique_ptr<RedisConnection>> conns;
+    for (int i = 0; i < 4; ++i)
+        conns.push_back(connectTo(server, "bench-gen"));
+    const RedisScript acquire = RedisScript::fromResource(QStringLiteral("lock_acquire"));
+    const RedisScript unlock = RedisScript::fromResource(QStringLiteral("lock_unlock"));
+    QStringList clientIds;
+    for (int i = 0; i < 40; ++i)
+        clientIds << QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QVector<bool> held(lockCount, false);
+    auto oneRun = [&](bool tracking, double *redisCpuS, qint64 *clientListCalls, double *achieved) {
+        QStringList args{QStringLiteral("--url"), server.url(), QStringLiteral("watch"), QStringLiteral("--json")};
+        if (!tracking)
+            args << QStringLiteral("--client-list-budget") << QStringLiteral("0");
+        QProcess watch;
+        watch.setProcessEnvironment(childEnvironment());
+        watch.setStandardOutputFile(QProcess::nullDevice());
+        watch.start(binary(s, QStringLiteral("lockscope-cli")), args);
+        QByteArray err;
+        waitFor(
+            [&] {
+                err += watch.readAllStandardError();
+                return err.contains("watching") || watch.state() == QProcess::NotRunning;
+            },
+            30000);
+        call(*admin, {"CONFIG", "RESETSTAT"});
+        const double cpu0 = redisCpuSeconds(*admin);
+        qint64 issued = 0, pending = 0;
+        QElapsedTimer clock;
+        clock.start();
+        QTimer tick;
+        tick.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&tick, &QTimer::timeout, [&] {
+            const qint64 due = clock.elapsed() * s.eventsPerS / 1000;
+            while (issued < due && pending < 2000) {
+                const int i = int(issued % lockCount);
+                const QString name = QStringLiteral("bench:id:%1").arg(i);
+                const int c = i % 4;
+                // Each connection acts for ten client ids: never one connection per client id.
+                const QByteArray field =
+                    (clientIds.at(c * 10 + int(issued / lockCount) % 10) + QStringLiteral(":1")).toUtf8();
+                ++pending;
+                auto done = [&pending](const RedisReply &) { --pending; };
+                if (!held[i])
+                    acquire.eval(conns[size_t(c)].get(), {name.toUtf8()}, {"30000", field}, nullptr, done);
+                else
+                    unlock.eval(conns[size_t(c)].get(),
+                                {name.toUtf8(), LockNames::unlockChannel(name).toUtf8(),
+                                 LockClient::newUnlockLatchKey(name).toUtf8()},
+                                {"0", "30000", field, "publish", "18000"}, nullptr, done);
+                held[i] = !held[i];
+                ++issued;
+            }
+        });
+        tick.start(2);
+        waitFor([&] { return clock.elapsed() >= runMs; }, runMs + 5000);
+        tick.stop();
+        waitFor([&] { return pending == 0; }, 30000);
+        *achieved = issued * 1000.0 / qMax<qint64>(1, clock.elapsed());
+        *redisCpuS = redisCpuSeconds(*admin) - cpu0;
+        const std::optional<QByteArray> stats = infoText(*admin, "commandstats", "cmdstat_client|list");
+        *clientListCalls = 0;
+        for (const QByteArray &part : stats.value_or(QByteArray()).split(','))
+            if (part.startsWith("calls="))
+                *clientListCalls = part.mid(6).toLongLong();
+        watch.terminate();
+        if (!watch.waitForFinished(5000)) {
+            watch.kill();
+            watch.waitForFinished(3000);
+        }
+    };
+    QVector<double> withCpu, withoutCpu;
+    qint64 calls = 0;
+    double rate = 0;
+    for (int round = 0; round < 2; ++round)
+        for (bool tracking : {true, false}) {
+            double cpu = 0, achieved = 0;
+            qint64 roundCalls = 0;
+            oneRun(tracking, &cpu, &roundCalls, &achieved);
+            (tracking ? withCpu : withoutCpu) << cpu;
+            if (tracking)
+                calls += roundCalls;
+            rate = achieved;
+        }
+    const double perCallUs = usecPerCall(*admin, "client|list");
+    const QString how = QStringLiteral("watch --json with the default --client-list-budget (4/s) and with 0, "
+                                       "alternating, %1 each, two rounds; %2 locks, 4 connections acting for 40 "
+                                       "client ids; Redis CPU from INFO cpu")
+                            .arg(secs(runMs))
+                            .arg(lockCount);
+    const double with = medianOf(withCpu), without = medianOf(withoutCpu);
+    addRow(QStringLiteral("identify: Redis CPU of watch at %1 events/s, tracking holders").arg(qRound(rate)),
+           QStringLiteral("%1 s with, %2 s without per %3 (%4 %); %5 CLIENT LIST calls/s")
+               .arg(with, 0, 'f', 2)
+               .arg(without, 0, 'f', 2)
+               .arg(secs(runMs))
+               .arg(without > 0 ? 100.0 * (with - without) / without : 0.0, 0, 'f', 1)
+               .arg(calls / 2.0 / (runMs / 1000.0), 0, 'f', 1),
+           QStringLiteral("within the noise of the same run without"), QStringLiteral("-"), how);
+    // The cost of one call grows with the connections listed: 1000 idle ones.
+    std::vector<std::unique_ptr<RedisConnection>> idle;
+    for (int i = 0; i < (s.quick ? 100 : 1000); ++i)
+        idle.push_back(connectTo(server, "bench-idle"));
+    call(*admin, {"CONFIG", "RESETSTAT"});
+    for (int i = 0; i < 20; ++i)
+        call(*admin, {"CLIENT", "LIST", "TYPE", "normal"});
+    addRow(QStringLiteral("identify: one CLIENT LIST with %1 connections").arg(idle.size() + 5),
+           QStringLiteral("%1 µs server time (x 4/s budget: %2 ms of Redis per second); %3 µs with the generator's "
+                          "handful")
+               .arg(usecPerCall(*admin, "client|list"), 0, 'f', 0)
+               .arg(usecPerCall(*admin, "client|list") * 4 / 1000.0, 0, 'f', 2)
+               .arg(perCallUs, 0, 'f', 0),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("CLIENT LIST TYPE normal, 20 calls, INFO commandstats usec_per_call"));
+}
+
 void benchClients(const Settings &s, RedisServerProcess &server)
 {
     OurClients ours(server);
@@ -1606,6 +1735,11 @@ void runAll(const Settings &s)
         benchClients(s, *server);
         server->stop();
     }
+    if (s.runs("identify")) {
+        auto server = startServer(QString());
+        benchIdentify(s, *server);
+        server->stop();
+    }
 
     printTable(QStringLiteral("lockscope-bench%1: %2 locks + %3 other keys, dashboard %4, %5 events/s for %6; total %7")
                    .arg(s.quick ? QStringLiteral(" --quick") : QString(), count(s.locks), count(s.otherKeys),
@@ -1649,7 +1783,7 @@ int main(int argc, char **argv)
         opt("bin-dir", "Where lockscope and lockscope-cli are (default: next to this program).", "DIR"),
         opt("node-dir", "tests/integration/node-redisson (bench.js, node_modules).", "DIR"),
         opt("only",
-            "Run only these sections, comma-separated: cli, engine, reads, dashboard, idle, events, clients "
+            "Run only these sections, comma-separated: cli, engine, reads, dashboard, idle, events, clients, identify "
             "(default: all).",
             "LIST"),
         opt("read-budget-us",
@@ -1701,9 +1835,9 @@ int main(int argc, char **argv)
         s.cliTimeoutMs = parser.value(QStringLiteral("cli-timeout-s")).toLongLong() * 1000;
     if (parser.isSet(QStringLiteral("only"))) {
         s.only = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        const QStringList known{QStringLiteral("cli"),       QStringLiteral("engine"), QStringLiteral("reads"),
-                                QStringLiteral("dashboard"), QStringLiteral("idle"),   QStringLiteral("events"),
-                                QStringLiteral("clients")};
+        const QStringList known{QStringLiteral("cli"),       QStringLiteral("engine"),  QStringLiteral("reads"),
+                                QStringLiteral("dashboard"), QStringLiteral("idle"),    QStringLiteral("events"),
+                                QStringLiteral("clients"),   QStringLiteral("identify")};
         for (const QString &section : std::as_const(s.only))
             if (!known.contains(section)) {
                 std::fprintf(stderr, "lockscope-bench: unknown section '%s' in --only (known: %s)\n",

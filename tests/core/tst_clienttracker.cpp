@@ -64,10 +64,11 @@ void TestClientTracker::monitorLinesParse_data()
     QTest::addColumn<QString>("address");
     QTest::addColumn<QByteArray>("command");
     QTest::addColumn<QList<QByteArray>>("args");
-    QTest::newRow("evalsha") << QByteArray(R"(1795895601.635 [0 127.0.0.1:38106] "EVALSHA" "abc" "1" "orders:42" "3000" "8743c9c0-0795-4907-87fd-6c719a6b4586:57")")
-                             << true << QStringLiteral("127.0.0.1:38106") << QByteArray("evalsha")
-                             << QList<QByteArray>{"abc", "1", "orders:42", "3000",
-                                                  "8743c9c0-0795-4907-87fd-6c719a6b4586:57"};
+    QTest::newRow("evalsha")
+        << QByteArray(
+               R"(1795895601.635 [0 127.0.0.1:38106] "EVALSHA" "abc" "1" "orders:42" "3000" "8743c9c0-0795-4907-87fd-6c719a6b4586:57")")
+        << true << QStringLiteral("127.0.0.1:38106") << QByteArray("evalsha")
+        << QList<QByteArray>{"abc", "1", "orders:42", "3000", "8743c9c0-0795-4907-87fd-6c719a6b4586:57"};
     QTest::newRow("escapes") << QByteArray(R"(1.0 [0 unix:/tmp/r.sock] "set" "a\"b\\c" "\x00\xff\n")") << true
                              << QStringLiteral("unix:/tmp/r.sock") << QByteArray("set")
                              << QList<QByteArray>{QByteArray("a\"b\\c"), QByteArray("\x00\xff\n", 3)};
@@ -76,8 +77,8 @@ void TestClientTracker::monitorLinesParse_data()
     QTest::newRow("ok") << QByteArray("OK") << false << QString() << QByteArray() << QList<QByteArray>{};
     QTest::newRow("truncated") << QByteArray(R"(1.0 [0 127.0.0.1:1] "set" "unterminated)") << false << QString()
                                << QByteArray() << QList<QByteArray>{};
-    QTest::newRow("bad hex") << QByteArray(R"(1.0 [0 127.0.0.1:1] "set" "\xZZ")") << false << QString()
-                             << QByteArray() << QList<QByteArray>{};
+    QTest::newRow("bad hex") << QByteArray(R"(1.0 [0 127.0.0.1:1] "set" "\xZZ")") << false << QString() << QByteArray()
+                             << QList<QByteArray>{};
 }
 
 void TestClientTracker::monitorLinesParse()
@@ -139,9 +140,23 @@ void TestClientTracker::lockJsonGetsClients()
         c.name = id.startsWith(QLatin1Char('8')) ? QStringLiteral("orders-7") : QString();
         return c;
     });
-    QCOMPARE(o.value(QStringLiteral("holders")).toArray().first().toObject().value(QStringLiteral("client")).toObject().value(QStringLiteral("name")).toString(),
+    QCOMPARE(o.value(QStringLiteral("holders"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QStringLiteral("client"))
+                 .toObject()
+                 .value(QStringLiteral("name"))
+                 .toString(),
              QStringLiteral("orders-7"));
-    QCOMPARE(o.value(QStringLiteral("waiters")).toArray().first().toObject().value(QStringLiteral("client")).toObject().value(QStringLiteral("client_id")).toString(),
+    QCOMPARE(o.value(QStringLiteral("waiters"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QStringLiteral("client"))
+                 .toObject()
+                 .value(QStringLiteral("client_id"))
+                 .toString(),
              QStringLiteral("11111111-2222-3333-4444-555555555555"));
 }
 

@@ -51,7 +51,8 @@ QSet<QString> portsOf(qint64 pid, quint16 serverPort)
     ss.start(QStringLiteral("ss"), {QStringLiteral("-tnpH")});
     ss.waitForFinished(5000);
     QSet<QString> ports;
-    const QRegularExpression re(QStringLiteral("127\\.0\\.0\\.1:(\\d+)\\s+127\\.0\\.0\\.1:%1\\s.*pid=%2,").arg(serverPort).arg(pid));
+    const QRegularExpression re(
+        QStringLiteral("127\\.0\\.0\\.1:(\\d+)\\s+127\\.0\\.0\\.1:%1\\s.*pid=%2,").arg(serverPort).arg(pid));
     for (const QByteArray &line : ss.readAllStandardOutput().split('\n')) {
         const auto m = re.match(QString::fromUtf8(line));
         if (m.hasMatch())
@@ -112,7 +113,8 @@ std::unique_ptr<LineReader> TestClientIdentity::cli(const QStringList &args, con
 {
     auto r = std::make_unique<LineReader>();
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("LOCKSCOPE_AUDIT_LOG"), QDir::temp().filePath(QStringLiteral("tst_clientidentity.audit")));
+    env.insert(QStringLiteral("LOCKSCOPE_AUDIT_LOG"),
+               QDir::temp().filePath(QStringLiteral("tst_clientidentity.audit")));
     r->process.setProcessEnvironment(env);
     r->process.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
                      QStringList{QStringLiteral("--url"), url.isEmpty() ? m_server.url() : url} + args);
@@ -130,8 +132,8 @@ QStringList TestClientIdentity::run(const QStringList &args, const QString &url,
 
 QJsonObject TestClientIdentity::showJson(const QString &lock, const QString &url, qint64 identifyMs, QString *err)
 {
-    const QStringList out = run({QStringLiteral("show"), lock, QStringLiteral("--json"), QStringLiteral("--identify-ms"),
-                                 QString::number(identifyMs)},
+    const QStringList out = run({QStringLiteral("show"), lock, QStringLiteral("--json"),
+                                 QStringLiteral("--identify-ms"), QString::number(identifyMs)},
                                 url, err, int(identifyMs) + 15000);
     return QJsonDocument::fromJson(out.value(0).toUtf8()).object();
 }
@@ -152,9 +154,27 @@ void TestClientIdentity::initTestCase()
     QVERIFY(admin.open());
     QCOMPARE(admin.cmd({"CONFIG", "SET", "notify-keyspace-events", "KEA"}).toByteArray(), QByteArray("OK"));
     // The README's viewer (reads everything LockScope reads, and lists clients), without MONITOR.
-    QVERIFY(!admin.cmd({"ACL", "SETUSER", "viewer", "on", ">viewer-pw", "~*", "&*", "-@all", "+@read", "+eval",
-                        "+evalsha", "+time", "+pubsub|numsub", "+pubsub|channels", "+psubscribe", "+punsubscribe",
-                        "+ping", "+client|setname", "+client|list", "+select"})
+    QVERIFY(!admin
+                 .cmd({"ACL",
+                       "SETUSER",
+                       "viewer",
+                       "on",
+                       ">viewer-pw",
+                       "~*",
+                       "&*",
+                       "-@all",
+                       "+@read",
+                       "+eval",
+                       "+evalsha",
+                       "+time",
+                       "+pubsub|numsub",
+                       "+pubsub|channels",
+                       "+psubscribe",
+                       "+punsubscribe",
+                       "+ping",
+                       "+client|setname",
+                       "+client|list",
+                       "+select"})
                  .isError());
 
     // Two services hold a lock each with their watchdog: renewals every 5 s and every 2 s. (With
@@ -184,7 +204,8 @@ void TestClientIdentity::monitorNamesTheHoldersConnection()
     QElapsedTimer took;
     took.start();
     const QJsonObject lock = showJson(QStringLiteral("orders:42"), QString(), 10000, &err);
-    const QJsonObject client = lock.value(QStringLiteral("holders")).toArray().first().toObject().value(QStringLiteral("client")).toObject();
+    const QJsonObject client =
+        lock.value(QStringLiteral("holders")).toArray().first().toObject().value(QStringLiteral("client")).toObject();
     QCOMPARE(client.value(QStringLiteral("evidence")).toString(), QStringLiteral("monitor"));
     QCOMPARE(client.value(QStringLiteral("state")).toString(), QStringLiteral("connected"));
     QCOMPARE(client.value(QStringLiteral("name")).toString(), QStringLiteral("orders-7"));
@@ -236,9 +257,9 @@ void TestClientIdentity::viewerWithoutMonitorIdentifiesByCorrelation()
 void TestClientIdentity::clientsListsTheClientWithItsLocks()
 {
     QString err;
-    const QStringList lines = run({QStringLiteral("clients"), QStringLiteral("--json"), QStringLiteral("--identify-ms"),
-                                   QStringLiteral("10000")},
-                                  QString(), &err);
+    const QStringList lines = run(
+        {QStringLiteral("clients"), QStringLiteral("--json"), QStringLiteral("--identify-ms"), QStringLiteral("10000")},
+        QString(), &err);
     QJsonObject named;
     for (const QString &l : lines) {
         const QJsonObject o = QJsonDocument::fromJson(l.toUtf8()).object();
@@ -255,8 +276,8 @@ void TestClientIdentity::clientsListsTheClientWithItsLocks()
 
 void TestClientIdentity::killedFixedLeaseHolderIsDisconnected()
 {
-    auto watch = cli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"),
-                      QStringLiteral("30000")});
+    auto watch = cli(
+        {QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"), QStringLiteral("30000")});
     auto serve = cli({QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
     QTest::qWait(1500); // their first scan and subscriptions
     // A service takes a fixed 60 s lease (no watchdog): the acquire is what identifies it.
@@ -310,16 +331,20 @@ void TestClientIdentity::killedFixedLeaseHolderIsDisconnected()
 
 void TestClientIdentity::poolReconnectIsNoDeath()
 {
-    auto watch = cli({QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"),
-                      QStringLiteral("20000")});
+    auto watch = cli(
+        {QStringLiteral("watch"), QStringLiteral("--json"), QStringLiteral("--duration-ms"), QStringLiteral("20000")});
     QTest::qWait(1500);
     for (const QString &name : {QString(), QStringLiteral("inventory-3")}) {
         auto holder = service(30000, name);
         const QByteArray lock = name.isEmpty() ? "stock:1" : "stock:2";
         holder->send("hold-lease " + lock + " 2 60000");
         QVERIFY(!holder->waitForPrefix(QStringLiteral("OK hold-lease"), 10000).text.isEmpty());
-        QVERIFY(!watch->waitFor([&](const Line &l) { return isEvent(l, QString::fromLatin1(lock), QStringLiteral("acquired")); }, 5000)
-                     .text.isEmpty());
+        QVERIFY(
+            !watch
+                 ->waitFor(
+                     [&](const Line &l) { return isEvent(l, QString::fromLatin1(lock), QStringLiteral("acquired")); },
+                     5000)
+                 .text.isEmpty());
         QTest::qWait(500);
         // Its pool closes the connection and opens another, twice.
         for (int i = 0; i < 2; ++i) {
@@ -356,8 +381,8 @@ void TestClientIdentity::sampleEndsWithinItsBoundAndKeepsNoForeignValue()
     writer.start(20);
     QElapsedTimer took;
     took.start();
-    auto show = cli({QStringLiteral("show"), QStringLiteral("quiet:1"), QStringLiteral("--identify-ms"),
-                     QStringLiteral("1500")});
+    auto show = cli(
+        {QStringLiteral("show"), QStringLiteral("quiet:1"), QStringLiteral("--identify-ms"), QStringLiteral("1500")});
     QVERIFY(QTest::qWaitFor([&] { return show->process.state() == QProcess::NotRunning; }, 10000));
     const qint64 ms = took.elapsed();
     auto clients = cli({QStringLiteral("clients"), QStringLiteral("--identify-ms"), QStringLiteral("1000")});
@@ -372,7 +397,10 @@ void TestClientIdentity::sampleEndsWithinItsBoundAndKeepsNoForeignValue()
     SyncClient admin(m_server.endpoint());
     QVERIFY(admin.open());
     QVERIFY(QTest::qWaitFor(
-        [&] { return !admin.cmd({"CLIENT", "LIST"}).toByteArray().contains("lockscope-identify"); }, 3000));
+        [&] {
+            return !admin.cmd({"CLIENT", "LIST"}).toByteArray().contains("lockscope-identify");
+        },
+        3000));
     quiet->process.kill();
     quiet->process.waitForFinished(3000);
 }

@@ -71,6 +71,7 @@ private slots:
     void enablingNotificationsAsksFirst();
     void filterFindsLocksByHolder();
     void clientsViewListsHoldersAndWaitersWithLabels();
+    void clientsTabSaysWhoHoldsAndWhetherItIsAlive();
     void forceUnlockSaysWhatHappened();
     void tabMovesBetweenPanesAndShortcutsAreListed();
     void windowLayoutIsRemembered();
@@ -578,10 +579,14 @@ namespace
 class NodeService
 {
 public:
-    NodeService(const QString &node, const QString &dir, quint16 port, qint64 watchdogMs)
+    NodeService(const QString &node, const QString &dir, quint16 port, qint64 watchdogMs,
+                const QString &connectionName = QString())
     {
         m_process.setWorkingDirectory(dir);
-        m_process.start(node, {QStringLiteral("service.js"), QString::number(port), QString::number(watchdogMs)});
+        QStringList args{QStringLiteral("service.js"), QString::number(port), QString::number(watchdogMs)};
+        if (!connectionName.isEmpty())
+            args << connectionName;
+        m_process.start(node, args);
     }
     ~NodeService()
     {
@@ -994,6 +999,108 @@ void TestMainWindow::filterFindsLocksByHolder()
     const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
     QDir().mkpath(dir);
     QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("filter-by-holder.png"))));
+}
+
+// Who holds it, as an operator meets it: two node-redisson services hold locks (one names its
+// connections "orders-7"), Identify runs a MONITOR sample, and the Clients tab shows each client's
+// host, client name, connections and state; the named one is labelled by its name without typing.
+// The fixed-lease holder is killed: its row turns "disconnected", the detail panel says "gone" and
+// the force-unlock dialog says its client is gone, while the other's says it is connected.
+// The screenshots go to $TMPDIR/lockscope-test-shots (the README's clients.png, force-unlock-gone.png).
+void TestMainWindow::clientsTabSaysWhoHoldsAndWhetherItIsAlive()
+{
+    const QString dir = qEnvironmentVariable("LOCKSCOPE_NODE_DRIVER_DIR", QStringLiteral(LOCKSCOPE_NODE_DRIVER_DIR));
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    if (node.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/node_modules/node-redisson/package.json")))
+        QSKIP("node-redisson is not installed: run 'npm ci' in tests/integration/node-redisson (run.sh test does)");
+    QVERIFY(redisCli({QStringLiteral("FLUSHALL")}));
+    QVERIFY(redisCli({QStringLiteral("CONFIG"), QStringLiteral("SET"), QStringLiteral("notify-keyspace-events"),
+                      QStringLiteral("KEA")}));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    window.resize(1280, 760);
+    QVERIFY(startAndWaitForData(window));
+
+    NodeService orders(node, dir, m_server.port(), 6000, QStringLiteral("orders-7"));
+    NodeService payments(node, dir, m_server.port(), 30000);
+    QVERIFY(orders.waitFor(QStringLiteral("READY"), 10000) && payments.waitFor(QStringLiteral("READY"), 10000));
+    orders.send("hold orders:42 1");
+    payments.send("hold-lease payments:9 5 600000");
+    QVERIFY(orders.waitFor(QStringLiteral("OK hold"), 10000) && payments.waitFor(QStringLiteral("OK hold"), 10000));
+    QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 2, 5000);
+
+    ClientsView *clients = window.clientsView();
+    QVERIFY(window.showBottomTab(QStringLiteral("clients")));
+    ClientsModel *model = clients->model();
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 5000);
+    auto *identify = clients->findChild<QPushButton *>(QStringLiteral("identifyClients"));
+    QVERIFY(identify);
+    identify->click();
+    const auto rowNamed = [model](const QString &name) {
+        for (int r = 0; r < model->rowCount(); ++r)
+            if (model->index(r, ClientsModel::NameColumn).data().toString() == name)
+                return r;
+        return -1;
+    };
+    // The renewing one is seen by MONITOR within its 2 s renewal; the fixed lease sends nothing,
+    // so the sample runs its 10 s (correlation has its acquire meanwhile).
+    QTRY_VERIFY_WITH_TIMEOUT(rowNamed(QStringLiteral("orders-7")) >= 0, 8000);
+    const int named = rowNamed(QStringLiteral("orders-7"));
+    QCOMPARE(model->index(named, ClientsModel::StateColumn).data().toString(), QStringLiteral("connected"));
+    QVERIFY(model->index(named, ClientsModel::HostColumn).data().toString().contains(QStringLiteral("127.0.0.1")));
+    QCOMPARE(model->index(named, ClientsModel::LabelColumn).data().toString(), QStringLiteral("orders-7"));
+    QVERIFY(!model->index(named, ClientsModel::ConnectionsColumn).data().toString().isEmpty());
+    const QString ordersHolder =
+        window.lockModel()
+            ->index(window.lockModel()->rowOf(QStringLiteral("orders:42")), LockTableModel::HolderColumn)
+            .data()
+            .toString();
+    QVERIFY2(ordersHolder.startsWith(QStringLiteral("orders-7")), qPrintable(ordersHolder)); // its name, untyped
+    QTRY_VERIFY_WITH_TIMEOUT(
+        clients->findChild<QLabel *>(QStringLiteral("identifyStatus"))->text().contains(QStringLiteral("MONITOR")),
+        15000);
+    const int other = named == 0 ? 1 : 0;
+    QTRY_COMPARE_WITH_TIMEOUT(model->index(other, ClientsModel::StateColumn).data().toString(),
+                              QStringLiteral("connected"), 5000);
+
+    const QString shots = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
+    QDir().mkpath(shots);
+    // The fixed-lease holder dies: disconnected within seconds, the lock still held.
+    QVERIFY(payments.signal(SIGKILL));
+    QTRY_COMPARE_WITH_TIMEOUT(model->index(other, ClientsModel::StateColumn).data().toString(),
+                              QStringLiteral("disconnected"), 6000);
+    QVERIFY(model->index(other, ClientsModel::ConnectionsColumn).data().toString().startsWith(QStringLiteral("was ")));
+    window.selectLock(QStringLiteral("payments:9"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.detailPanel()->findChild<QTableWidget *>()->item(0, 5)->text().startsWith(QStringLiteral("gone")), 3000);
+    clients->view()->setCurrentIndex(model->index(other, ClientsModel::ClientIdColumn));
+    QTest::qWait(300);
+    QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("clients.png"))));
+    const auto findingOf = [&window](const QString &code) {
+        for (const auto &f : window.findingModel()->findings())
+            if (f.code == code)
+                return f;
+        return LockFinding{};
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(findingOf(QStringLiteral("holder_disconnected")).lock, QStringLiteral("payments:9"),
+                              5000);
+    QCOMPARE(findingOf(QStringLiteral("holder_disconnected")).severity, LockFinding::Severity::Critical);
+
+    // The force-unlock dialog says it: gone for payments:9, connected (may still be working) for orders:42.
+    auto who = [model](const QString &id) { return model->identity(id); };
+    {
+        ForceUnlockDialog dialog(*window.lockModel()->snapshot(QStringLiteral("payments:9")), &window, who);
+        QVERIFY2(dialog.summary().contains(QStringLiteral("Its client is gone")), qPrintable(dialog.summary()));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(dialog.grab().save(QDir(shots).filePath(QStringLiteral("force-unlock-gone.png"))));
+    }
+    {
+        ForceUnlockDialog dialog(*window.lockModel()->snapshot(QStringLiteral("orders:42")), &window, who);
+        QVERIFY2(dialog.summary().contains(QStringLiteral("Its client is connected")), qPrintable(dialog.summary()));
+        QVERIFY(dialog.summary().contains(QStringLiteral("orders-7")));
+    }
 }
 
 // A view per holder ("everything client 8743c9c0 holds or waits for") and names for client ids:

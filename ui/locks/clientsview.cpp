@@ -31,9 +31,19 @@ ClientsView::ClientsView(LockTableModel *locks, const QString &connectionKey, QS
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setWordWrap(false);
-    m_view->setColumnWidth(ClientsModel::LabelColumn, 150);
-    m_view->setColumnWidth(ClientsModel::ClientIdColumn, 300);
-    m_view->setColumnWidth(ClientsModel::HoldsColumn, 420);
+    // Who it is first (state, host, name, connections), then what it holds and waits for.
+    QHeaderView *header = m_view->horizontalHeader();
+    int visual = 2;
+    for (int column : {ClientsModel::StateColumn, ClientsModel::HostColumn, ClientsModel::NameColumn,
+                       ClientsModel::ConnectionsColumn})
+        header->moveSection(header->visualIndex(column), visual++);
+    m_view->setColumnWidth(ClientsModel::LabelColumn, 120);
+    m_view->setColumnWidth(ClientsModel::ClientIdColumn, 280);
+    m_view->setColumnWidth(ClientsModel::StateColumn, 100);
+    m_view->setColumnWidth(ClientsModel::HostColumn, 170);
+    m_view->setColumnWidth(ClientsModel::NameColumn, 110);
+    m_view->setColumnWidth(ClientsModel::ConnectionsColumn, 200);
+    m_view->setColumnWidth(ClientsModel::HoldsColumn, 300);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.column() != ClientsModel::LabelColumn)
             activateCurrent();

@@ -178,12 +178,11 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         m_holders->setItem(i, 4, new QTableWidgetItem(ttls.join(QStringLiteral(", "))));
         ClientIdentity c = m_clients.value(h.clientId);
         c.clientId = h.clientId;
-        auto *client = new QTableWidgetItem(
-            c.evidence == ClientIdentity::Evidence::Self     ? tr("this LockScope")
-            : c.state == ClientIdentity::State::Disconnected ? tr("gone (was %1)").arg(c.hostText())
-            : c.state == ClientIdentity::State::Connected    ? tr("%1 · connected").arg(c.hostText())
-            : c.evidence == ClientIdentity::Evidence::None   ? tr("not identified")
-                                                             : c.hostText());
+        // One word that fits a narrow panel; who and where in the tooltip.
+        auto *client = new QTableWidgetItem(c.evidence == ClientIdentity::Evidence::Self     ? tr("LockScope")
+                                            : c.state == ClientIdentity::State::Disconnected ? tr("gone")
+                                            : c.state == ClientIdentity::State::Connected    ? tr("connected")
+                                                                                             : tr("?"));
         client->setToolTip(DisplayText::escaped(c.summary()));
         m_holders->setItem(i, 5, client);
     }
