@@ -95,6 +95,10 @@ bool CliCommand::start(const LockSession::Options &options, int delayMs, int *ex
         m_err << "lockscope-cli: " << msg << '\n';
         m_err.flush();
     });
+    connect(m_session, &LockSession::noticeOccurred, this, [this](const QString &msg) {
+        m_err << "lockscope-cli: " << msg << '\n';
+        m_err.flush();
+    });
     if (m_parser.isSet(QStringLiteral("progress")) || ::isatty(STDERR_FILENO)) {
         // "scanned 412k of ~1.0M keys, 83k locks" on one line, at most every 200 ms.
         auto clock = std::make_shared<QElapsedTimer>();

@@ -129,8 +129,6 @@ void ClientsCommand::print()
         if (!m_parser.isSet(QStringLiteral("identify-ms")) && !byClient.isEmpty())
             m_out << "--identify-ms 10000 finds their connections, hosts and client names.\n";
     }
-    if (!m_session->clientsUnavailableReason().isEmpty())
-        m_err << "lockscope-cli: " << m_session->clientsUnavailableReason() << '\n';
     finish(Ok);
 }
 

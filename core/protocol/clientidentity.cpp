@@ -38,9 +38,18 @@ QString ClientIdentity::summary() const
         for (const auto &c : connections)
             addrs << c.address;
         const qint64 idle = idleS();
-        return QStringLiteral("connected from %1%2%3, %4")
+        // Redisson pings every pooled connection every 30 s (pingConnectionInterval): a client
+        // whose connections all stay silent far longer is probably on a host that vanished without
+        // closing its sockets; Redis drops them only after tcp-keepalive.
+        const QString silent =
+            idle >= kSilentS
+                ? QStringLiteral(" (none of its connections sent anything, not even a ping, for %1 s: its host "
+                                 "may be gone without closing them)")
+                      .arg(idle)
+                : QString();
+        return QStringLiteral("connected from %1%2%3, %4%5")
             .arg(addrs.isEmpty() ? host : addrs.join(QStringLiteral(", ")), named,
-                 idle > 0 ? QStringLiteral(", last command %1 s ago").arg(idle) : QString(), how);
+                 idle > 0 ? QStringLiteral(", last command %1 s ago").arg(idle) : QString(), how, silent);
     }
     case State::Disconnected:
         return QStringLiteral("disconnected at %1 (was %2%3), %4")

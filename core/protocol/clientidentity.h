@@ -48,6 +48,9 @@ struct ClientIdentity {
     QStringList lastAddresses;            ///< when disconnected: the addresses it had
     qint64 disconnectedAtMs = 0;          ///< epoch ms, when disconnected
     qint64 lastSeenMs = 0;                ///< epoch ms
+    /** Connections all idle this long (s) make a connected client "silent" in summary(): twice
+     *  Redisson's connection ping interval (30 s) and then some. */
+    static constexpr qint64 kSilentS = 90;
     /** Seconds since the least idle of its connections sent a command (-1: no connection). */
     qint64 idleS() const;
     /** A short sentence: "connected from 127.0.0.1:51234 ('orders-7'), seen sending a lock

@@ -150,7 +150,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
         emit clientsUpdated(all);
         emit clientsIdentified(method, note);
     });
-    connect(m_clients, &ClientTracker::notice, this, &LockSession::errorOccurred);
+    connect(m_clients, &ClientTracker::notice, this, &LockSession::noticeOccurred);
     if (m_sentinel) // the one master's address is the new master's
         connect(this, &LockSession::masterChanged, this, &LockSession::emitTopology);
 }

@@ -326,6 +326,9 @@ signals:
     /** identifyClients() ended: `method` "monitor" or "correlation" (MONITOR not allowed), `note`
      *  a sentence saying what was found or why MONITOR did not run. */
     void clientsIdentified(const QString &method, const QString &note);
+    /** A sentence worth saying once that is no error (e.g. CLIENT LIST refused by the ACL: holders
+     *  cannot be identified, everything else works). Never a reason to stop. */
+    void noticeOccurred(const QString &message);
     /** The command connection is ready (after each connect and reconnect). */
     void connectionReady();
     /** The command connection was lost: `reason` as a sentence; it reconnects by itself. */

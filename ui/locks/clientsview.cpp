@@ -137,6 +137,12 @@ void ClientsView::showIdentifyOutcome(const QString &method, const QString &note
                                                          : tr("Identified by correlation: %1").arg(note));
 }
 
+void ClientsView::showNotice(const QString &message)
+{
+    m_identify->setEnabled(true);
+    m_status->setText(message);
+}
+
 void ClientsView::activateCurrent()
 {
     const QModelIndex current = m_view->currentIndex();

@@ -44,6 +44,8 @@ public:
     void setIdentities(const QVector<ClientIdentity> &clients);
     /** The outcome of an identification (LockSession::clientsIdentified), shown above the table. */
     void showIdentifyOutcome(const QString &method, const QString &note);
+    /** A sentence about identifying clients (e.g. CLIENT LIST refused), shown above the table. */
+    void showNotice(const QString &message);
 
 signals:
     void labelsChanged(const lockscope::ActorNames &names);

@@ -40,6 +40,7 @@ SessionController::SessionController(const LockSession::Options &options, QObjec
         emit clientsUpdated(clients);
     });
     connect(m_session, &LockSession::clientsIdentified, this, &SessionController::clientsIdentified);
+    connect(m_session, &LockSession::noticeOccurred, this, &SessionController::noticeOccurred);
     m_ioThread->start();
 }
 

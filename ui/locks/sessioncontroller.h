@@ -80,6 +80,7 @@ signals:
     void errorOccurred(const QString &message);
     void clientsUpdated(const QVector<lockscope::ClientIdentity> &clients);
     void clientsIdentified(const QString &method, const QString &note);
+    void noticeOccurred(const QString &message);
 
 private:
     /** Runs `call` on the session, on redis-io (queued). */

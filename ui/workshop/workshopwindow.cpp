@@ -212,6 +212,9 @@ void WorkshopWindow::buildUi()
     LockSession::Options options;
     options.endpoint = m_sandbox;
     options.readOnly = true; // the simulated clients act; the views only watch
+    // The actors are named A, B, C by the stage: no CLIENT LIST correlation, which would name
+    // them by their connections and add its own events to the teacher's log.
+    options.trackClients = false;
     m_views = new ServerView(options);
     m_views->setWindowTitle(tr("Lock views"));
 
