@@ -164,7 +164,9 @@ void ClientTracker::correlateLater(const QString &master, const QString &clientI
     const qint64 now = m_clock.elapsed();
     while (!p.callTimes.isEmpty() && now - p.callTimes.first() >= 1000)
         p.callTimes.removeFirst();
-    if (p.callTimes.size() < m_budget) {
+    // At most m_budget calls a second, and at most kClientListUsPerSecond of server time a second.
+    const int byTime = p.lastCostUs > 0 ? int(std::max<qint64>(1, kClientListUsPerSecond / p.lastCostUs)) : m_budget;
+    if (p.callTimes.size() < std::min(m_budget, byTime)) {
         runCorrelation(master);
         return;
     }
@@ -196,8 +198,27 @@ void ClientTracker::runCorrelation(const QString &master)
     p.inFlight = true;
     p.callTimes << m_clock.elapsed();
     ++m_clientListCalls;
-    conn->send({"CLIENT", "LIST", "TYPE", "normal"}, this, [this, master, ids](const RedisReply &r) {
+    // TIME, CLIENT LIST, TIME run back to back: the server time of the list, which grows with the
+    // connections it lists (about 0.7 ms at 1000).
+    const QList<QList<QByteArray>> timed{{"TIME"}, {"CLIENT", "LIST", "TYPE", "normal"}, {"TIME"}};
+    conn->pipeline(timed, this, [this, master, ids](const QVector<RedisReply> &replies) {
         m_pending[master].inFlight = false;
+        const RedisReply r = replies.value(1, RedisReply::makeError(QStringLiteral("no reply"), true));
+        if (!r.isError() && replies.size() == 3 && !replies[0].isError() && !replies[2].isError()) {
+            auto micros = [](const RedisReply &t) { return t.at(0).toInteger() * 1000000 + t.at(1).toInteger(); };
+            const qint64 us = micros(replies[2]) - micros(replies[0]);
+            m_pending[master].lastCostUs = us;
+            if (us > m_maxClientListUs && m_budget > 0) {
+                m_budget = 0; // no more correlation on this session: every call would stall Redis this long
+                emit notice(QStringLiteral("LockScope stopped matching lock events with CLIENT LIST on %1: one "
+                                           "call took %2 ms of the server's time (it lists every connection), over "
+                                           "its %3 ms limit. Holders are identified on demand only (a MONITOR "
+                                           "sample: --identify-ms, or Identify in the Clients tab).")
+                                .arg(master)
+                                .arg(us / 1000.0, 0, 'f', 1)
+                                .arg(m_maxClientListUs / 1000.0, 0, 'f', 1));
+            }
+        }
         if (r.isError()) {
             if (!r.isTransportError())
                 noteUnavailable(QStringLiteral("LockScope cannot tell who holds a lock on %1: CLIENT LIST was refused "

@@ -24,7 +24,9 @@ class RedisConnection;
  * - Correlation (continuous, cheap): each lock event a client causes by sending a script
  *   (acquired, reentered, renewed, a partial release, an unlock, enqueued) is followed at once by
  *   `CLIENT LIST TYPE normal` on the master of the lock, at most clientListBudget() calls per
- *   second per master (events in between share the next call). The candidates are the
+ *   second per master (events in between share the next call; fewer calls when each one's
+ *   measured server time would exceed kClientListUsPerSecond, none once a call takes over
+ *   kMaxClientListUs). The candidates are the
  *   connections whose last command was a script (`cmd` eval/evalsha/fcall and their _ro forms) with
  *   `idle=0`, minus LockScope's own connections (client names starting "lockscope") and those
  *   already known to belong to another client id. `idle` counts whole seconds of the server's
@@ -70,6 +72,12 @@ public:
 
     /** A client id matched this many times is not correlated again. */
     static constexpr int kMatchedEnough = 3;
+    /** Server time correlation may spend on CLIENT LIST per master and second, µs: the calls a
+     *  second are the budget or fewer, as each call's measured time allows. */
+    static constexpr qint64 kClientListUsPerSecond = 2000;
+    /** A CLIENT LIST that takes longer than this (µs of server time, ~3000 connections) stops
+     *  correlation for the session, with a notice: each call would stall other clients that long. */
+    static constexpr qint64 kMaxClientListUs = 2000;
 
     explicit ClientTracker(Servers servers, QObject *parent = nullptr);
     ~ClientTracker() override;
@@ -82,6 +90,8 @@ public:
     void setFollowIntervalMs(int ms);
     int followIntervalMs() const { return m_followMs; }
     void setDisconnectGraceMs(int ms) { m_graceMs = ms; }
+    /** The limit of one CLIENT LIST's server time, µs (kMaxClientListUs; tests lower it). */
+    void setMaxClientListUs(qint64 us) { m_maxClientListUs = us; }
     /** How late after a client's command its lock event may reach the tracker, ms: 50 live, the
      *  poll interval when polling (LockSession sets it with the watch mode). */
     void setEventLagMs(qint64 ms) { m_eventLagMs = ms; }
@@ -137,6 +147,7 @@ private:
         bool inFlight = false;
         QTimer *timer = nullptr;
         QVector<qint64> callTimes; ///< steady ms of the calls of the last second
+        qint64 lastCostUs = 0;     ///< server time of the last CLIENT LIST (TIME before and after)
     };
     struct Sample {
         bool active = false;
@@ -177,6 +188,7 @@ private:
     int m_budget = 4;
     int m_followMs = 1000;
     int m_graceMs = 1500;
+    qint64 m_maxClientListUs = kMaxClientListUs;
     qint64 m_eventLagMs = 50;
     QTimer m_followTimer{this}; // a child: it moves with the tracker to the redis-io thread
     QElapsedTimer m_clock;

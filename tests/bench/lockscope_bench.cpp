@@ -14,6 +14,7 @@
 #include "redis/redisconnection.h"
 #include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
+#include "watch/clienttracker.h"
 #include "watch/lockdiscovery.h"
 #include "watch/lockmonitor.h"
 #include "watch/snapshotreader.h"
@@ -1523,7 +1524,6 @@ void benchIdentify(const Settings &s, RedisServerProcess &server)
                 calls += roundCalls;
             rate = achieved;
         }
-    const double perCallUs = usecPerCall(*admin, "client|list");
     const QString how = QStringLiteral("watch --json with the default --client-list-budget (4/s) and with 0, "
                                        "alternating, %1 each, two rounds; %2 locks, 4 connections acting for 40 "
                                        "client ids; Redis CPU from INFO cpu")
@@ -1545,12 +1545,15 @@ void benchIdentify(const Settings &s, RedisServerProcess &server)
     call(*admin, {"CONFIG", "RESETSTAT"});
     for (int i = 0; i < 20; ++i)
         call(*admin, {"CLIENT", "LIST", "TYPE", "normal"});
+    const double oneUs = usecPerCall(*admin, "client|list");
     addRow(QStringLiteral("identify: one CLIENT LIST with %1 connections").arg(idle.size() + 5),
-           QStringLiteral("%1 µs server time (x 4/s budget: %2 ms of Redis per second); %3 µs with the generator's "
-                          "handful")
-               .arg(usecPerCall(*admin, "client|list"), 0, 'f', 0)
-               .arg(usecPerCall(*admin, "client|list") * 4 / 1000.0, 0, 'f', 2)
-               .arg(perCallUs, 0, 'f', 0),
+           QStringLiteral("%1 µs server time: correlation makes at most %2 such calls a second (%3 µs of Redis a "
+                          "second at most), none once one call takes over %4 µs")
+               .arg(oneUs, 0, 'f', 0)
+               .arg(qMax<qint64>(
+                   1, qMin<qint64>(4, ClientTracker::kClientListUsPerSecond / qMax<qint64>(1, qRound64(oneUs)))))
+               .arg(ClientTracker::kClientListUsPerSecond)
+               .arg(ClientTracker::kMaxClientListUs),
            QStringLiteral("-"), QStringLiteral("-"),
            QStringLiteral("CLIENT LIST TYPE normal, 20 calls, INFO commandstats usec_per_call"));
 }

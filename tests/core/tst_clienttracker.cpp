@@ -253,6 +253,23 @@ void TestClientTracker::correlatesAndFollowsRealConnections()
     c = tracker.identity(id);
     QCOMPARE(c.state, ClientIdentity::State::Disconnected);
     QCOMPARE(c.lastAddresses, QStringList{address});
+
+    // A CLIENT LIST over its time limit (here 0 µs) stops correlation, with one notice.
+    QSignalSpy notices(&tracker, &ClientTracker::notice);
+    tracker.setMaxClientListUs(0);
+    SyncClient another(server.endpoint(), "another");
+    QVERIFY(another.open());
+    QVERIFY(!another.cmd({"EVAL", "return 1", "0"}).isError());
+    e.holder = QStringLiteral("11111111-2222-3333-4444-555555555555:1");
+    tracker.observeEvents({e});
+    QTRY_COMPARE(notices.size(), 1);
+    QVERIFY(notices.first().first().toString().contains(QLatin1String("stopped matching")));
+    QCOMPARE(tracker.clientListBudget(), 0);
+    const qint64 calls = tracker.clientListCalls();
+    e.holder = QStringLiteral("11111111-2222-3333-4444-666666666666:1");
+    tracker.observeEvents({e});
+    QTest::qWait(300);
+    QVERIFY(tracker.clientListCalls() - calls <= 2); // follow reads only (CLIENT LIST ID), no correlation
     server.stop();
 }
 
