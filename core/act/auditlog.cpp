@@ -42,10 +42,26 @@ QString AuditLog::operatorName()
 namespace
 {
 
-/** Opens `path` for appending, creating its directory and the file (0600) if needed. */
+QString errnoText(int err)
+{
+    return QString::fromLocal8Bit(std::strerror(err));
+}
+
+/**
+ * Opens `path` for appending, creating its directory and the file (0600) if needed. A symbolic
+ * link is refused, dangling or not (O_NOFOLLOW: records appended to wherever it points, as root
+ * perhaps /etc/passwd, or a target created with another mode), and so is a file of another user or
+ * one that others may write (a record anyone can rewrite proves nothing).
+ */
 bool openForAppend(const QString &path, QFile *file, QString *why)
 {
     const QFileInfo info(path);
+    if (info.isSymLink()) {
+        *why = QStringLiteral("it is a symbolic link (to %1): LockScope does not follow links for its audit log; "
+                              "give the real file's path")
+                   .arg(info.symLinkTarget());
+        return false;
+    }
     if (info.exists() && !info.isFile()) {
         *why = QStringLiteral("it is not a regular file");
         return false;
@@ -54,14 +70,37 @@ bool openForAppend(const QString &path, QFile *file, QString *why)
         *why = QStringLiteral("cannot create its directory");
         return false;
     }
-    file->setFileName(path);
-    const bool existed = file->exists();
-    if (!file->open(QIODevice::WriteOnly | QIODevice::Append)) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                          S_IRUSR | S_IWUSR);
+    if (fd < 0) {
+        *why = errno == ELOOP ? QStringLiteral("it is a symbolic link: LockScope does not follow links for its audit "
+                                               "log; give the real file's path")
+                              : errnoText(errno);
+        return false;
+    }
+    struct stat st = {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        *why = QStringLiteral("it is not a regular file");
+        return false;
+    }
+    if (st.st_uid != ::geteuid()) {
+        ::close(fd);
+        *why = QStringLiteral("it belongs to another user (uid %1): records there are not this operator's to write")
+                   .arg(st.st_uid);
+        return false;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        ::close(fd);
+        *why = QStringLiteral("others may write it (mode %1): anyone could rewrite its records; chmod 600 it")
+                   .arg(QString::number(st.st_mode & 0777, 8));
+        return false;
+    }
+    if (!file->open(fd, QIODevice::WriteOnly | QIODevice::Append, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
         *why = file->errorString();
         return false;
     }
-    if (!existed)
-        file->setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     return true;
 }
 
@@ -86,11 +125,6 @@ QString cannotGrow(int fd, qint64 size)
             return QStringLiteral("its file system is full");
     }
     return QString();
-}
-
-QString errnoText(int err)
-{
-    return QString::fromLocal8Bit(std::strerror(err));
 }
 
 } // namespace
@@ -154,7 +188,7 @@ std::shared_ptr<AuditLog::Reservation> AuditLog::reserve(const QJsonObject &pend
     }
     std::shared_ptr<Reservation> r(new Reservation);
     r->path = m_path;
-    r->fd = ::open(QFile::encodeName(m_path).constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    r->fd = ::open(QFile::encodeName(m_path).constData(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (r->fd < 0)
         return fail(errnoText(errno));
     QByteArray line = QJsonDocument(pending).toJson(QJsonDocument::Compact);
@@ -201,6 +235,44 @@ bool AuditLog::complete(Reservation &r, QJsonObject record, QString *error)
         return fail(QStringLiteral("the reserved record is gone"));
     const qint64 room = r.length - 1;
     QByteArray json = QJsonDocument(record).toJson(QJsonDocument::Compact);
+    if (json.size() > room) {
+        // Too big for its line (a RedLock's components and the servers read again, a big lock's
+        // before and after): the whole outcome goes in a record of its own at the end of the log,
+        // written first, and this line keeps the result and points at it. Never "sending" once
+        // the outcome is known.
+        QJsonObject whole = record;
+        whole.insert(QStringLiteral("completes_offset"), r.offset);
+        const QByteArray sidecar = QJsonDocument(whole).toJson(QJsonDocument::Compact) + '\n';
+        QString sidecarError;
+        const int flags = ::fcntl(r.fd, F_GETFL);
+        bool written = flags >= 0 && ::fcntl(r.fd, F_SETFL, flags | O_APPEND) == 0;
+        for (qint64 done = 0; written && done < sidecar.size();) {
+            const ssize_t n = ::write(r.fd, sidecar.constData() + done, size_t(sidecar.size() - done));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                sidecarError = errnoText(n < 0 ? errno : ENOSPC);
+                written = false;
+                break;
+            }
+            done += n;
+        }
+        if (written && ::fsync(r.fd) != 0) {
+            sidecarError = errnoText(errno);
+            written = false;
+        }
+        QJsonObject compact;
+        for (const char *key :
+             {"time_ms", "operator", "host", "server", "master", "client_id", "action", "lock", "result", "message"})
+            if (record.contains(QLatin1String(key)))
+                compact.insert(QLatin1String(key), record.value(QLatin1String(key)));
+        compact.insert(QStringLiteral("outcome_record"),
+                       written ? QStringLiteral("appended: the record whose completes_offset is %1").arg(r.offset)
+                               : QStringLiteral("lost (%1): only the result is here")
+                                     .arg(sidecarError.isEmpty() ? QStringLiteral("cannot append") : sidecarError));
+        record = compact;
+        json = QJsonDocument(record).toJson(QJsonDocument::Compact);
+    }
     QString message = record.value(QStringLiteral("message")).toString();
     while (json.size() > room && !message.isEmpty()) {
         message.chop(qBound(qint64(1), json.size() - room + 1, qint64(message.size())));

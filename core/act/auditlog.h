@@ -11,7 +11,9 @@ namespace lockscope
 /**
  * Append-only JSON-lines audit log of every write LockScope does or refuses. Each append opens
  * the file (creating it with mode 0600 and its directory if needed), writes one line, flushes
- * and fsync()s it, then closes it, so a record that was reported written survives a crash.
+ * and fsync()s it, then closes it, so a record that was reported written survives a crash. A
+ * symbolic link is never followed (refused, dangling or not), nor a file of another user or one
+ * that group or others may write.
  * Default: `$XDG_DATA_HOME/lockscope/audit.jsonl` (~/.local/share/lockscope/audit.jsonl), shared
  * by the dashboard and the CLI.
  */
@@ -68,8 +70,13 @@ public:
 
     /**
      * Overwrites the reserved line with `record` (same length, padded with spaces) and fsync()s
-     * it. A "message" too long for the room is shortened ("…"). Writes no new bytes to the file
-     * system, so it works on a disk that filled meanwhile. False with a sentence in `*error`.
+     * it. A record too big for its line (a RedLock's components and the servers read again) is
+     * appended whole at the end of the log first, with "completes_offset" (the byte offset of the
+     * reserved line), and the line keeps the result, the message and "outcome_record" pointing at
+     * it; when even that append fails (a full disk), the line says so and keeps the result. A
+     * "message" too long for the room is shortened ("…"). A record that fits writes no new bytes
+     * to the file system, so it works on a disk that filled meanwhile. False with a sentence in
+     * `*error`.
      */
     static bool complete(Reservation &reservation, QJsonObject record, QString *error = nullptr);
 

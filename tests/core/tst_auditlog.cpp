@@ -1,0 +1,160 @@
+// The audit log as a file: a symbolic link is never followed (an existing target keeps its bytes,
+// a dangling one is not created), a file others may write or of another user is refused, and an
+// outcome too big for its reserved line (a RedLock's components and the servers read again) is
+// appended whole as its own record while the reserved line keeps the result and points at it:
+// no record stays "sending" once the outcome is known. Through lockscope-cli too: an acquire with
+// a symlinked audit log is refused before anything is sent.
+
+#include "act/auditlog.h"
+#include "demo/redisserverprocess.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+using namespace lockscope;
+
+class TestAuditLog : public QObject
+{
+    Q_OBJECT
+private slots:
+    void symlinkToAFileIsRefusedAndTheTargetUntouched();
+    void danglingSymlinkIsRefusedAndNothingCreated();
+    void fileOthersMayWriteIsRefused();
+    void newFileIsOwnerOnly();
+    void outcomeTooBigForItsLineIsAppendedWhole();
+    void cliRefusesASymlinkedAuditLogBeforeSending();
+};
+
+void TestAuditLog::symlinkToAFileIsRefusedAndTheTargetUntouched()
+{
+    QTemporaryDir dir;
+    const QString target = dir.filePath(QStringLiteral("passwd"));
+    QFile t(target);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("root:x:0:0:root:/root:/bin/bash\n");
+    t.close();
+    const QString link = dir.filePath(QStringLiteral("audit.jsonl"));
+    QVERIFY(QFile::link(target, link));
+    AuditLog log(link);
+    QString error;
+    QVERIFY(!log.check(&error));
+    QVERIFY2(error.contains(QLatin1String("symbolic link")), qPrintable(error));
+    QVERIFY(!log.append(QJsonObject{{QStringLiteral("action"), QStringLiteral("x")}}, &error));
+    QVERIFY(!log.reserve(QJsonObject{{QStringLiteral("result"), QStringLiteral("sending")}}, &error));
+    QVERIFY(t.open(QIODevice::ReadOnly));
+    QCOMPARE(t.readAll(), QByteArray("root:x:0:0:root:/root:/bin/bash\n"));
+}
+
+void TestAuditLog::danglingSymlinkIsRefusedAndNothingCreated()
+{
+    QTemporaryDir dir;
+    const QString target = dir.filePath(QStringLiteral("elsewhere.jsonl"));
+    const QString link = dir.filePath(QStringLiteral("audit.jsonl"));
+    QVERIFY(QFile::link(target, link));
+    AuditLog log(link);
+    QString error;
+    QVERIFY(!log.check(&error));
+    QVERIFY(!log.append(QJsonObject{{QStringLiteral("action"), QStringLiteral("x")}}, &error));
+    QVERIFY2(error.contains(QLatin1String("symbolic link")), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(target));
+}
+
+void TestAuditLog::fileOthersMayWriteIsRefused()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("audit.jsonl"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0666) == 0);
+    QString error;
+    QVERIFY(!AuditLog(path).check(&error));
+    QVERIFY2(error.contains(QLatin1String("others may write it")), qPrintable(error));
+    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0600) == 0);
+    QVERIFY2(AuditLog(path).check(&error), qPrintable(error));
+}
+
+void TestAuditLog::newFileIsOwnerOnly()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("sub/audit.jsonl"));
+    QVERIFY(AuditLog(path).append(QJsonObject{{QStringLiteral("action"), QStringLiteral("x")}}));
+    struct stat st = {};
+    QVERIFY(::stat(QFile::encodeName(path).constData(), &st) == 0);
+    QCOMPARE(int(st.st_mode & 0777), 0600);
+}
+
+void TestAuditLog::outcomeTooBigForItsLineIsAppendedWhole()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("audit.jsonl"));
+    AuditLog log(path);
+    const QJsonObject pending{{QStringLiteral("action"), QStringLiteral("redlock_acquire")},
+                              {QStringLiteral("lock"), QStringLiteral("rl:1")},
+                              {QStringLiteral("result"), QStringLiteral("sending")}};
+    QString error;
+    auto reservation = log.reserve(pending, &error);
+    QVERIFY2(reservation, qPrintable(error));
+    QVERIFY(log.append(QJsonObject{{QStringLiteral("action"), QStringLiteral("another write meanwhile")}}));
+    QJsonArray components;
+    for (int i = 0; i < 5; ++i)
+        components << QJsonObject{{QStringLiteral("server"), QStringLiteral("127.0.0.1:%1").arg(7000 + i)},
+                                  {QStringLiteral("error"), QString(600, QLatin1Char('x'))}};
+    QJsonObject outcome = pending;
+    outcome.insert(QStringLiteral("result"), QStringLiteral("unknown"));
+    outcome.insert(QStringLiteral("message"), QStringLiteral("2 servers did not answer"));
+    outcome.insert(QStringLiteral("detail"), QJsonObject{{QStringLiteral("components"), components}});
+    QVERIFY2(AuditLog::complete(*reservation, outcome, &error), qPrintable(error));
+
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 3);
+    QJsonParseError pe;
+    const QJsonObject line = QJsonDocument::fromJson(lines[0], &pe).object();
+    QCOMPARE(pe.error, QJsonParseError::NoError);
+    QCOMPARE(line.value(QStringLiteral("result")).toString(), QStringLiteral("unknown"));
+    QCOMPARE(line.value(QStringLiteral("message")).toString(), QStringLiteral("2 servers did not answer"));
+    QVERIFY(line.value(QStringLiteral("outcome_record")).toString().startsWith(QLatin1String("appended")));
+    const QJsonObject whole = QJsonDocument::fromJson(lines[2]).object();
+    QCOMPARE(whole.value(QStringLiteral("completes_offset")).toInteger(), 0);
+    QCOMPARE(whole.value(QStringLiteral("detail")).toObject().value(QStringLiteral("components")).toArray(), components);
+    QCOMPARE(whole.value(QStringLiteral("result")).toString(), QStringLiteral("unknown"));
+}
+
+void TestAuditLog::cliRefusesASymlinkedAuditLogBeforeSending()
+{
+    RedisServerProcess server;
+    QString error;
+    QVERIFY2(server.start(10000, &error), qPrintable(error));
+    QTemporaryDir dir;
+    const QString target = dir.filePath(QStringLiteral("target"));
+    QFile t(target);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("keep\n");
+    t.close();
+    const QString link = dir.filePath(QStringLiteral("audit.jsonl"));
+    QVERIFY(QFile::link(target, link));
+    const auto r = test::runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                                    {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), link,
+                                     QStringLiteral("acquire"), QStringLiteral("orders:42"), QStringLiteral("--hold-ms"),
+                                     QStringLiteral("10")});
+    QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
+    QVERIFY2(r.err.contains("symbolic link"), qPrintable(r.describe()));
+    QCOMPARE(test::redisCli(server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
+             QByteArray("0"));
+    QVERIFY(t.open(QIODevice::ReadOnly));
+    QCOMPARE(t.readAll(), QByteArray("keep\n"));
+    server.stop();
+}
+
+QTEST_GUILESS_MAIN(TestAuditLog)
+#include "tst_auditlog.moc"
