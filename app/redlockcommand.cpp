@@ -235,7 +235,8 @@ void RedLockCommand::runAcquire()
         if (!r.acquired) {
             bool serverTrouble = false;
             for (const auto &c : r.components)
-                serverTrouble |= c.status == MultiLockComponentOutcome::Status::Error || !c.error.isEmpty();
+                serverTrouble |= c.status == MultiLockComponentOutcome::Status::Error ||
+                                 c.status == MultiLockComponentOutcome::Status::Unknown || !c.error.isEmpty();
             fail(serverTrouble ? CliCommand::ServerError : CliCommand::Refused,
                  QStringLiteral("%1 %2 not acquired: %3").arg(kind, m_name, r.error));
             return;

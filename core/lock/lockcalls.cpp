@@ -52,6 +52,7 @@ bool LockCalls::failIfDisconnected(LockClient *client, QObject *context, const L
     return failLaterIfDisconnected(client, context, callback, [](const LockClient::UnlockCallback &cb) {
         UnlockResult r;
         r.error = notConnectedMessage();
+        r.transport = true;
         cb(r);
     });
 }
@@ -70,9 +71,10 @@ bool LockCalls::failIfDisconnected(LockClient *client, QObject *context, const s
 AcquireResult LockCalls::acquireResult(const RedisReply &reply)
 {
     AcquireResult result;
-    if (reply.isError())
+    if (reply.isError()) {
         result.error = reply.errorMessage();
-    else if (reply.isNil())
+        result.noReply = reply.isTransportError() && !reply.wasNeverSent();
+    } else if (reply.isNil())
         result.acquired = true;
     else
         result.pttlMs = reply.toInteger(-2);
@@ -84,6 +86,7 @@ UnlockResult LockCalls::unlockResult(const RedisReply &reply, const QString &fie
     UnlockResult result;
     if (reply.isError()) {
         result.error = reply.errorMessage();
+        result.transport = reply.isTransportError();
     } else if (reply.isNil()) {
         result.status = UnlockResult::Status::NotHeld;
         const int colon = field.indexOf(QLatin1Char(':'));

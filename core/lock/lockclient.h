@@ -25,6 +25,9 @@ struct AcquireResult {
      *  expiry). Meaningless when acquired. */
     qint64 pttlMs = -2;
     QString error; ///< non-empty on a server/transport error (then acquired is false)
+    /** The script was sent but its reply never came (a timeout, a connection lost meanwhile):
+     *  the server may have run it, so the lock may be held by this client now. */
+    bool noReply = false;
     /** Fenced locks only: the fencing token of this acquire (INCR of redisson_lock_token:{name},
      *  protocol §5.2); -1 otherwise. */
     qint64 token = -1;
@@ -35,6 +38,9 @@ struct UnlockResult {
     enum class Status { Released, StillHeld, NotHeld, Error };
     Status status = Status::Error;
     QString error; ///< for NotHeld: Redisson's IllegalMonitorStateException text; for Error: the cause
+    /** Error only: no answer came (not connected, a timeout, a lost connection); asking again
+     *  later may get one. */
+    bool transport = false;
 };
 
 /**

@@ -26,6 +26,8 @@ QString MultiLockComponentOutcome::statusName(Status status)
         return QStringLiteral("refused");
     case Status::Error:
         return QStringLiteral("error");
+    case Status::Unknown:
+        return QStringLiteral("unknown");
     case Status::Released:
         return QStringLiteral("released");
     case Status::Unlocked:
@@ -89,12 +91,13 @@ struct MultiLock::Run {
     qint64 leaseMs = 0;
     qint64 waitMs = 0;
     qint64 componentLeaseMs = 0;
-    qint64 lockWaitMs = 0; ///< calcLockWaitTime(waitMs), once per call as in Redisson
-    qint64 remainMs = -1;  ///< -1 = no waiting
-    qint64 lastMs = 0;     ///< clock reading of the last remainMs update
-    int failedLimit = 0;   ///< failed components still allowed in this round
-    int index = 0;         ///< the component tried next
-    QVector<int> granted;  ///< components granted in this round
+    qint64 lockWaitMs = 0;  ///< calcLockWaitTime(waitMs), once per call as in Redisson
+    qint64 remainMs = -1;   ///< -1 = no waiting
+    qint64 lastMs = 0;      ///< clock reading of the last remainMs update
+    int failedLimit = 0;    ///< failed components still allowed in this round
+    int index = 0;          ///< the component tried next
+    QVector<int> granted;   ///< components granted in this round
+    QVector<int> uncertain; ///< components whose acquire got no reply: they may hold
     QElapsedTimer clock;
     QPointer<QObject> context;
     bool hasContext = false;
@@ -217,11 +220,9 @@ void MultiLock::onComponent(const std::shared_ptr<Run> &run, int index, const Ac
         o.status = Status::Granted;
         run->granted << index;
     } else {
-        o.status = r.error.isEmpty() ? Status::Refused : Status::Error;
-        const MultiLockComponent &c = m_components.at(index);
-        if (!r.error.isEmpty() && c.client &&
-            c.client->connection()) // the script may have run before the reply was lost
-            c.client->unlock(c.name, run->threadId, nullptr, nullptr);
+        o.status = r.error.isEmpty() ? Status::Refused : r.noReply ? Status::Unknown : Status::Error;
+        if (o.status == Status::Unknown && !run->uncertain.contains(index))
+            run->uncertain << index;                         // the script may have run before the reply was lost
         if (n - run->granted.size() == failedLocksLimit()) { // enough granted: stop here
             succeed(run);
             return;
@@ -344,8 +345,74 @@ void MultiLock::fail(const std::shared_ptr<Run> &run, const QString &error)
     finish(run);
 }
 
+void MultiLock::releaseUncertain(const std::shared_ptr<Run> &run, std::function<void()> then)
+{
+    const QVector<int> uncertain = run->uncertain;
+    run->uncertain.clear();
+    if (uncertain.isEmpty()) {
+        then();
+        return;
+    }
+    // A component acquired with the watchdog (lease <= 0) has its client's watchdog timeout; no
+    // watchdog renews a hold whose acquire got no reply, so it ends by then.
+    const qint64 leaseMs = run->componentLeaseMs > 0 ? run->componentLeaseMs : LockClient::kDefaultWatchdogTimeoutMs;
+    auto left = std::make_shared<int>(static_cast<int>(uncertain.size()));
+    for (int index : uncertain) {
+        auto since = std::make_shared<QElapsedTimer>();
+        since->start();
+        auto attempt = std::make_shared<std::function<void()>>();
+        *attempt = [this, run, index, left, then, since, leaseMs, attempt] {
+            const MultiLockComponent &c = m_components.at(index);
+            MultiLockComponentOutcome &o = run->result.components[index];
+            auto done = [left, then, attempt] {
+                *attempt = nullptr; // breaks the cycle
+                if (--*left == 0)
+                    then();
+            };
+            if (!c.client) {
+                o.error += QStringLiteral("; the compensating unlock could not be sent (the lock client is gone)");
+                done();
+                return;
+            }
+            c.client->unlock(
+                c.name, run->threadId, this, [this, &o, since, leaseMs, attempt, done](const UnlockResult &u) {
+                    if (u.status == UnlockResult::Status::Released || u.status == UnlockResult::Status::StillHeld) {
+                        o.status = Status::Released;
+                        o.error = QStringLiteral("its reply was lost, but it had taken the lock: released again");
+                        done();
+                    } else if (u.status == UnlockResult::Status::NotHeld) {
+                        o.status = Status::Error;
+                        o.error +=
+                            QStringLiteral("; nothing of this holder was there afterwards (the acquire did not take "
+                                           "it, or it expired)");
+                        done();
+                    } else if (u.transport && since->elapsed() + kCompensateRetryMs < leaseMs) {
+                        // No answer yet: the connection reconnects by itself; try again.
+                        QTimer::singleShot(int(kCompensateRetryMs), this, [attempt] {
+                            if (*attempt)
+                                (*attempt)();
+                        });
+                    } else {
+                        o.error +=
+                            QStringLiteral("; the compensating unlock got no answer (%1): a hold there ends with its "
+                                           "lease, %2 ms after the acquire")
+                                .arg(u.error)
+                                .arg(leaseMs);
+                        done();
+                    }
+                });
+        };
+        (*attempt)();
+    }
+}
+
 void MultiLock::finish(const std::shared_ptr<Run> &run)
 {
+    if (!run->uncertain.isEmpty()) {
+        // Every component that may hold is settled before anyone is told the outcome.
+        releaseUncertain(run, [this, run] { finish(run); });
+        return;
+    }
     m_busy = false;
     run->result.elapsedMs = run->clock.elapsed();
     if (run->callback && (!run->hasContext || run->context))

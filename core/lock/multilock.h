@@ -32,7 +32,9 @@ struct MultiLockComponentOutcome {
         NotTried, ///< never attempted: the quorum was reached (RedLock) or the acquire stopped first
         Granted,  ///< acquired, and held when the acquire finished
         Refused,  ///< held by someone else for the whole component wait (`pttlMs` = its last PTTL)
-        Error,    ///< server down, transport or server error (`error` says which)
+        Error,    ///< server down, transport or server error (`error` says which); nothing of ours held there
+        Unknown,  ///< sent, but no reply came (a timeout, a lost connection): the server may have run it,
+                  ///< and the compensating unlock got no answer before the component's lease ran out
         Released, ///< granted, then unlocked again because the MultiLock/RedLock failed
         Unlocked, ///< unlock(): this component was released (or is still held re-entrantly)
         NotHeld,  ///< unlock(): this client did not hold the component
@@ -95,8 +97,12 @@ struct MultiLockResult {
  *   make it spin) until the wait is over.
  * - After every component, when waitMs > 0 and the wait is over, the granted components are
  *   unlocked and the call fails (also after the last one, as Redisson does).
- * - A component whose acquire failed with an error is sent an unlock as well (Redisson unlocks a
- *   component whose acquire timed out, since the script may have run); NotHeld is the usual answer.
+ * - A component whose acquire was sent but got no reply (a timeout, a connection lost meanwhile)
+ *   may hold: before the call reports, it is sent an unlock, retried on a new connection until the
+ *   server answers or the component's lease has run out (Redisson unlocks a component whose
+ *   acquire timed out, since the script may have run). Released: status Released, it had taken
+ *   it; NotHeld: status Error, it had not; no answer in time: status Unknown. A component whose
+ *   acquire failed before it was sent (not connected, refused) holds nothing and gets no unlock.
  *
  * unlock() releases every component in parallel (RedissonRedLock.unlock = unlockInner(all)),
  * never stopping at a failure. forceUnlock is not offered (Redisson does not support it either).
@@ -116,6 +122,8 @@ public:
 
     /** Pause between two rounds of a waiting acquire, in ms (LockScope's addition, see above). */
     static constexpr qint64 kRoundPauseMs = 50;
+    /** Pause between two tries of a compensating unlock that got no answer, ms. */
+    static constexpr qint64 kCompensateRetryMs = 250;
 
     MultiLock(Mode mode, const QVector<MultiLockComponent> &components, QObject *parent = nullptr);
     ~MultiLock() override;
@@ -148,6 +156,10 @@ private:
     void step(const std::shared_ptr<Run> &run);
     void onComponent(const std::shared_ptr<Run> &run, int index, const AcquireResult &result);
     void releaseGranted(const std::shared_ptr<Run> &run, std::function<void()> then);
+    /** The compensating unlock of every component whose acquire got no reply (it may hold):
+     *  retried every kCompensateRetryMs until the server answers or the component's lease has
+     *  run out (then nothing of ours can be left there), then `then`. */
+    void releaseUncertain(const std::shared_ptr<Run> &run, std::function<void()> then);
     void succeed(const std::shared_ptr<Run> &run);
     void fail(const std::shared_ptr<Run> &run, const QString &error);
     void finish(const std::shared_ptr<Run> &run);

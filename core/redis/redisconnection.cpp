@@ -416,7 +416,7 @@ void RedisConnection::send(const QList<QByteArray> &argv, QObject *context, Repl
         this,
         [self, p, reason]() mutable {
             if (self)
-                self->deliver(p, RedisReply::makeError(reason, true));
+                self->deliver(p, RedisReply::makeUnsentError(reason));
         },
         Qt::QueuedConnection);
 }
@@ -772,16 +772,20 @@ void RedisConnection::failAll(const QString &reason)
 {
     std::deque<Pending> pending;
     pending.swap(m_pending);
+    const size_t written = pending.size(); // sent: the server may have run them
     for (auto &q : m_queued)
         pending.push_back(std::move(q.second));
     m_queued.clear();
     const RedisReply err = RedisReply::makeError(reason, true);
+    const RedisReply unsent = RedisReply::makeUnsentError(reason);
     QPointer<RedisConnection> self(this);
+    size_t i = 0;
     for (auto &p : pending) {
+        const RedisReply &e = i++ < written ? err : unsent;
         if (p.isPipeline)
-            deliverPipeline(p, err);
+            deliverPipeline(p, e);
         else
-            deliver(p, err);
+            deliver(p, e);
         if (!self)
             return;
     }

@@ -52,6 +52,13 @@ RedisReply RedisReply::makeError(const QString &message, bool transport)
     return r;
 }
 
+RedisReply RedisReply::makeUnsentError(const QString &message)
+{
+    RedisReply r = makeError(message, true);
+    r.m_unsent = true;
+    return r;
+}
+
 RedisReply RedisReply::makeInteger(qint64 value)
 {
     RedisReply r;

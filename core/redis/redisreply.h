@@ -25,6 +25,9 @@ public:
     RedisReply() = default;
 
     static RedisReply makeError(const QString &message, bool transport = false);
+    /** A transport error for a command that was never written to the server (not connected, or
+     *  still queued when the connection failed): it cannot have run (wasNeverSent()). */
+    static RedisReply makeUnsentError(const QString &message);
     static RedisReply makeInteger(qint64 value);
     static RedisReply makeString(const QByteArray &value);
     static RedisReply makeArray(QVector<RedisReply> elements);
@@ -34,6 +37,10 @@ public:
     bool isError() const { return m_type == Type::Error; }
     /** True when the error was made by LockScope (timeout, disconnect), not sent by the server. */
     bool isTransportError() const { return m_type == Type::Error && m_transport; }
+    /** A transport error of a command that never reached the server (makeUnsentError()). Any other
+     *  transport error (a timeout, a connection lost after the command was written) leaves it
+     *  unknown whether the server ran it. */
+    bool wasNeverSent() const { return isTransportError() && m_unsent; }
     bool isInteger() const { return m_type == Type::Integer; }
     bool isString() const { return m_type == Type::String || m_type == Type::Status; }
     bool isArray() const { return m_type == Type::Array; }
@@ -110,6 +117,7 @@ private:
 
     Type m_type = Type::Nil;
     bool m_transport = false;
+    bool m_unsent = false;
     qint64 m_integer = 0;
     QByteArray m_text;
     QVector<RedisReply> m_elements;

@@ -146,7 +146,8 @@ void RedLockSession::write(const QString &action, const QJsonObject &args, QObje
         w.result = r;
         bool anyError = false;
         for (const auto &c : r.components)
-            anyError |= c.status == MultiLockComponentOutcome::Status::Error;
+            anyError |= c.status == MultiLockComponentOutcome::Status::Error ||
+                        c.status == MultiLockComponentOutcome::Status::Unknown;
         w.outcome = outcomeOf(r, anyError);
         w.message = r.error;
         complete(action, args, reservation, w, ctx, callback);

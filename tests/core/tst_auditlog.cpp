@@ -126,7 +126,8 @@ void TestAuditLog::outcomeTooBigForItsLineIsAppendedWhole()
     QVERIFY(line.value(QStringLiteral("outcome_record")).toString().startsWith(QLatin1String("appended")));
     const QJsonObject whole = QJsonDocument::fromJson(lines[2]).object();
     QCOMPARE(whole.value(QStringLiteral("completes_offset")).toInteger(), 0);
-    QCOMPARE(whole.value(QStringLiteral("detail")).toObject().value(QStringLiteral("components")).toArray(), components);
+    QCOMPARE(whole.value(QStringLiteral("detail")).toObject().value(QStringLiteral("components")).toArray(),
+             components);
     QCOMPARE(whole.value(QStringLiteral("result")).toString(), QStringLiteral("unknown"));
 }
 
@@ -145,8 +146,8 @@ void TestAuditLog::cliRefusesASymlinkedAuditLogBeforeSending()
     QVERIFY(QFile::link(target, link));
     const auto r = test::runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
                                     {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), link,
-                                     QStringLiteral("acquire"), QStringLiteral("orders:42"), QStringLiteral("--hold-ms"),
-                                     QStringLiteral("10")});
+                                     QStringLiteral("acquire"), QStringLiteral("orders:42"),
+                                     QStringLiteral("--hold-ms"), QStringLiteral("10")});
     QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
     QVERIFY2(r.err.contains("symbolic link"), qPrintable(r.describe()));
     QCOMPARE(test::redisCli(server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),

@@ -10,6 +10,7 @@
 #include "redlock/redlockreader.h"
 #include "session/redlocksession.h"
 
+#include "faultproxy.h"
 #include "lockfixture.h"
 #include "testsupport.h"
 
@@ -19,6 +20,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -26,6 +28,7 @@
 #include <vector>
 
 using namespace lockscope;
+using lockscope::test::FaultProxy;
 using lockscope::test::ProcessResult;
 
 namespace
@@ -65,6 +68,8 @@ private slots:
     void cliShowAndAcquire();
     void unwritableAuditLogTouchesNoServer();
     void acquireAndReleaseAreRecordedBeforeTheyAreSent();
+    void lostReplyLeavesNoHoldOfOurs();
+    void recordOfFiveDownServersEndsWithAnOutcome();
 
 private:
     /** A RedLock (or MultiLock) over the five servers, one LockClient per server, one client id. */
@@ -621,6 +626,82 @@ void TestRedLock::acquireAndReleaseAreRecordedBeforeTheyAreSent()
     QCOMPARE(lines().at(1).value("result").toString(), QStringLiteral("done"));
     for (int i = 0; i < kServers; ++i)
         QCOMPARE(existsViaCli(i, QStringLiteral("rl:audited")), QByteArray("0"));
+}
+
+// Issue 37, failure 1: server 0 is held by another client, server 1 runs the acquire but its
+// reply is lost, server 2 is down: no quorum. The acquire on server 1 ran: LockScope's own hold
+// must not stay there for its lease. The component is "released" (it had taken it), not "error".
+void TestRedLock::lostReplyLeavesNoHoldOfOurs()
+{
+    const QString name = QStringLiteral("rl:lost-reply");
+    QCOMPARE(
+        test::redisCli(m_servers.at(0)->port(), {"HSET", name, "5f0e2d1c-2222-4b3c-8d4e-abcdef012345:9", "1"}).exitCode,
+        0);
+    QCOMPARE(test::redisCli(m_servers.at(0)->port(), {"PEXPIRE", name, "60000"}).exitCode, 0);
+    {
+        // Server 1 knows the acquire script already (EVALSHA runs it; a NOSCRIPT would mean it did not).
+        test::SyncClient warm(m_servers.at(1)->endpoint());
+        QVERIFY(warm.open());
+        QVERIFY(!warm.evalResource(QStringLiteral("lock_acquire"), {"rl:warm-up"}, {"1000", "x:1"}).isError());
+    }
+    FaultProxy proxy(QHostAddress::LocalHost, m_servers.at(1)->port());
+    QVERIFY(proxy.start());
+    m_servers.at(2)->stop();
+    m_participants.clear();
+    QVector<MultiLockComponent> components;
+    const QVector<RedisEndpoint> endpoints{m_servers.at(0)->endpoint(), RedisEndpoint::parse(proxy.url()),
+                                           m_servers.at(2)->endpoint()};
+    for (const RedisEndpoint &e : endpoints) {
+        auto p = std::make_unique<test::LockParticipant>(e, false, m_clientId);
+        p->connection->setConnectTimeoutMs(1000);
+        p->connection->setCommandTimeoutMs(1000);
+        p->connection->setReconnectDelaysMs(50, 200);
+        p->connection->open();
+        test::waitUntil([&] { return p->connection->isReady(); }, 2000);
+        components << MultiLockComponent{p->client.get(), name, e.address()};
+        m_participants.push_back(std::move(p));
+    }
+    MultiLock lock(MultiLock::Mode::RedLock, components);
+    proxy.setMode(FaultProxy::Mode::DropReplies); // server 1 runs the acquire; its reply is lost
+    QTimer::singleShot(1500, this, [&proxy] { proxy.setMode(FaultProxy::Mode::Pass); }); // the network heals
+    const MultiLockResult r = acquire(lock, 20000, 0, 30000);
+    QVERIFY(!r.acquired);
+    QCOMPARE(r.components.at(0).status, MultiLockComponentOutcome::Status::Refused);
+    QVERIFY2(r.components.at(1).status == MultiLockComponentOutcome::Status::Released,
+             qPrintable(QJsonDocument(r.toJson()).toJson()));
+    QCOMPARE(existsViaCli(1, name), QByteArray("0")); // nothing of ours left on server 1
+    QCOMPARE(test::redisCli(m_servers.at(0)->port(), {"HLEN", name}).out.trimmed(), QByteArray("1")); // theirs stays
+}
+
+// Issue 37, failure 5: five servers that all refuse the connection. The record is completed with
+// an outcome (it would not fit its reserved line with every component's error and the servers read
+// again), never left "sending", and the CLI prints no warning about it.
+void TestRedLock::recordOfFiveDownServersEndsWithAnOutcome()
+{
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("audit.jsonl"));
+    QStringList urls;
+    for (int i = 0; i < 5; ++i) {
+        QTcpServer closed; // a port nobody listens on once it is closed again
+        QVERIFY(closed.listen(QHostAddress::LocalHost));
+        urls << QStringLiteral("redis://127.0.0.1:%1").arg(closed.serverPort());
+    }
+    const ProcessResult r = cli({"redlock", "acquire", "rl:nowhere", "--servers", urls.join(QLatin1Char(',')),
+                                 "--lease-ms", "5000", "--hold-ms", "100", "--audit-log", log},
+                                60000);
+    QVERIFY2(r.finished && r.exitCode != 0, qPrintable(r.describe()));
+    QVERIFY2(!r.err.contains("audit"), qPrintable(r.describe()));
+    QFile f(log);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    bool sawRecord = false;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        QVERIFY2(o.value(QStringLiteral("result")).toString() != QLatin1String("sending"), line.constData());
+        sawRecord = true;
+    }
+    QVERIFY(sawRecord);
 }
 
 QTEST_GUILESS_MAIN(TestRedLock)

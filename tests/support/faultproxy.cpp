@@ -93,7 +93,7 @@ void FaultProxy::onNewConnection()
         m_links.append(link);
         auto read = [this, link](QTcpSocket *from, QByteArray &into, qint64 &counter) {
             const QByteArray data = from->readAll();
-            if (m_mode == Mode::BlackHole)
+            if (m_mode == Mode::BlackHole || (m_mode == Mode::DropReplies && from == link->server))
                 return; // lost on the way
             into.append(data);
             counter += data.size();

@@ -31,10 +31,11 @@ class FaultProxy : public QObject
     Q_OBJECT
 public:
     enum class Mode {
-        Pass,      ///< forward everything at once
-        BlackHole, ///< drop everything, keep the connections open
-        Delay,     ///< forward every chunk after delayMs()
-        Trickle,   ///< forward trickleBytes() bytes every trickleIntervalMs()
+        Pass,        ///< forward everything at once
+        BlackHole,   ///< drop everything, keep the connections open
+        Delay,       ///< forward every chunk after delayMs()
+        Trickle,     ///< forward trickleBytes() bytes every trickleIntervalMs()
+        DropReplies, ///< forward the client's bytes to the server, drop the server's replies (a reply lost)
     };
 
     FaultProxy(const QHostAddress &upstreamHost, quint16 upstreamPort, QObject *parent = nullptr);
