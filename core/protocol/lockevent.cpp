@@ -91,6 +91,13 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
             add(QStringLiteral("force_unlocked"), it.key(),
                 QStringLiteral("deleted by LockScope on request (hold count was %1)").arg(it->holdCount),
                 removalOf("lockscope"));
+        } else if (removal == Removal::Replica) {
+            add(QStringLiteral("removed"), it.key(),
+                QStringLiteral("hold count %1 -> 0, seen from a replica: expired, released or force-unlocked, "
+                               "LockScope cannot tell (a replica gets its master's expiries as deletions; watch the "
+                               "master to know)")
+                    .arg(it->holdCount),
+                removalOf("replica"));
         } else if (keyspaceHint == QLatin1String("expired") || (keyspaceHint.isEmpty() && before->pttlMs >= 0 &&
                                                                 before->remainingTtlMs(after.readAtSteadyMs) <= 500)) {
             add(QStringLiteral("expired"), it.key(),
@@ -184,7 +191,7 @@ QVector<LockEvent> LockEvent::diff(const LockSnapshot *before, const LockSnapsho
 
 int LockEvent::causalRank(const QString &type)
 {
-    if (type == QLatin1String("released") || type == QLatin1String("expired") ||
+    if (type == QLatin1String("released") || type == QLatin1String("expired") || type == QLatin1String("removed") ||
         type == QLatin1String("force_unlocked") || type == QLatin1String("lease_lost") ||
         type == QLatin1String("lost_in_failover"))
         return 0;

@@ -26,7 +26,9 @@ namespace lockscope
  * "unlock" (released by its holder: the unlock latch was written with the delete), "forced"
  * (type force_unlocked, `holder` and `extra.victim` = the holder that lost it, not the actor),
  * "lockscope" (LockScope's own force unlock) or "unknown" (type released; the detail says why
- * it cannot tell: polling, or no client seen writing a latch).
+ * it cannot tell: polling, or no client seen writing a latch). Seen from a replica (which gets
+ * an expiry on its master as a DEL), a gone holder is `removed` with `extra.removal` "replica":
+ * expired, released or force-unlocked, LockScope cannot tell there.
  */
 struct LockEvent {
     qint64 timeMs = 0; ///< local wall clock, epoch ms, when LockScope saw it
@@ -49,6 +51,7 @@ struct LockEvent {
         NoLatchSeen,  ///< a `del` without a latch write, but no client was ever seen writing one (< 3.24)
         Polling,      ///< no keyspace notifications: LockScope polls and cannot tell
         Unknown,      ///< notifications on, but no `del` event for it was seen
+        Replica,      ///< seen on a replica, where a key expiring on its master arrives as a `del`
     };
 
     /**

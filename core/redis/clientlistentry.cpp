@@ -101,6 +101,8 @@ QVector<ClientListEntry> ClientListEntry::parse(const QByteArray &text, const QS
                 e.libName = QString::fromUtf8(value);
             else if (key == "lib-ver")
                 e.libVersion = QString::fromUtf8(value);
+            else if (key == "ssub")
+                e.shardSubscriptions = value.toLongLong();
         }
         if (e.id >= 0)
             out << e;

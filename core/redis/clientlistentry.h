@@ -14,18 +14,19 @@ namespace lockscope
  * seconds (`age`, `idle`). `libName` / `libVersion` come with Redis 7.2+ (empty before).
  */
 struct ClientListEntry {
-    qint64 id = -1;       ///< the connection id (CLIENT LIST ID, CLIENT KILL ID)
-    QString address;      ///< `addr`: the client's ip:port as the server sees it
-    QString localAddress; ///< `laddr`: the server's ip:port the client connected to (Redis 6.2+)
-    QString name;         ///< `name` (CLIENT SETNAME; Redisson's clientName / connectionName)
-    QString user;         ///< `user`: the ACL user
-    qint64 ageS = 0;      ///< seconds since the connection opened
-    qint64 idleS = 0;     ///< seconds since its last command
-    QString command;      ///< `cmd`: its last command, lower case ("evalsha", "client|list")
-    QString flags;        ///< `flags`: N normal, P pub/sub, S replica, M master, ...
-    QString libName;      ///< `lib-name` (7.2+)
-    QString libVersion;   ///< `lib-ver` (7.2+)
-    QString server;       ///< the master this entry was read from (set by the reader, not by Redis)
+    qint64 id = -1;                ///< the connection id (CLIENT LIST ID, CLIENT KILL ID)
+    QString address;               ///< `addr`: the client's ip:port as the server sees it
+    QString localAddress;          ///< `laddr`: the server's ip:port the client connected to (Redis 6.2+)
+    QString name;                  ///< `name` (CLIENT SETNAME; Redisson's clientName / connectionName)
+    QString user;                  ///< `user`: the ACL user
+    qint64 ageS = 0;               ///< seconds since the connection opened
+    qint64 idleS = 0;              ///< seconds since its last command
+    QString command;               ///< `cmd`: its last command, lower case ("evalsha", "client|list")
+    QString flags;                 ///< `flags`: N normal, P pub/sub, S replica, M master, ...
+    QString libName;               ///< `lib-name` (7.2+)
+    QString libVersion;            ///< `lib-ver` (7.2+)
+    qint64 shardSubscriptions = 0; ///< `ssub`: sharded channels it is subscribed to (7.0+)
+    QString server;                ///< the master this entry was read from (set by the reader, not by Redis)
 
     /** The IP of `address` (brackets of IPv6 removed), or `address` itself when it has no port
      *  (a unix socket's path). */

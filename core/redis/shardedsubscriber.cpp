@@ -18,6 +18,11 @@ ShardedSubscriber::ShardedSubscriber(const RedisEndpoint &endpoint, QObject *par
 
 ShardedSubscriber::~ShardedSubscriber() = default;
 
+void ShardedSubscriber::setClientName(const QByteArray &name)
+{
+    m_connection->setClientName(name);
+}
+
 void ShardedSubscriber::open()
 {
     m_connection->open();

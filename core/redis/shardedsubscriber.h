@@ -26,6 +26,10 @@ class ShardedSubscriber : public QObject
     Q_OBJECT
 public:
     explicit ShardedSubscriber(const RedisEndpoint &endpoint, QObject *parent = nullptr);
+    /** CLIENT SETNAME of its connection, before open() ("lockscope-ssub" by default: LockScope's own
+     *  waiters; a watcher's subscriptions are named "lockscope-watch[:<pattern>]" so that no
+     *  LockScope counts them as clients waiting for a lock). */
+    void setClientName(const QByteArray &name);
     ~ShardedSubscriber() override;
 
     void open();

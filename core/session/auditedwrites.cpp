@@ -193,7 +193,11 @@ void AuditedWrites::finish(const QString &action, const QString &name, const QJs
                            const LockSnapshot &before, const QString &outcome, const QString &message,
                            AuditLog::Reservation *reservation, const LockSnapshot *after)
 {
-    QJsonObject entry = record(action, name, args, before, outcome, message);
+    QString said = message;
+    if (outcome == QLatin1String("error") && message.contains(QLatin1String("READONLY")))
+        said += QStringLiteral(" (this server is a replica, which refuses every write: run it against its master; "
+                               "ROLE on this server names it)");
+    QJsonObject entry = record(action, name, args, before, outcome, said);
     if (after) {
         QJsonObject state = after->toJson();
         state.insert(QStringLiteral("exists"), after->exists); // free or not, said plainly
@@ -201,13 +205,12 @@ void AuditedWrites::finish(const QString &action, const QString &name, const QJs
     }
     QString auditError;
     if (reservation ? !AuditLog::complete(*reservation, entry, &auditError) : !m_audit.append(entry, &auditError)) {
-        emit actionFinished(
-            action, name, false,
-            QStringLiteral("%1. BUT the audit record could not be written: %2").arg(message, auditError),
-            QStringLiteral("audit_failed"));
+        emit actionFinished(action, name, false,
+                            QStringLiteral("%1. BUT the audit record could not be written: %2").arg(said, auditError),
+                            QStringLiteral("audit_failed"));
         return;
     }
-    emit actionFinished(action, name, outcome == QLatin1String("done"), message, outcome);
+    emit actionFinished(action, name, outcome == QLatin1String("done"), said, outcome);
 }
 
 } // namespace lockscope

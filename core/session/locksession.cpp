@@ -39,6 +39,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_pool = new RedisConnectionPool(options.endpoint, this);
     m_singleTopology = ClusterTopology::singleMaster(m_pool->seed().address());
     connect(m_pool->connection(), &RedisConnection::ready, this, &LockSession::connectionReady);
+    connect(m_pool->connection(), &RedisConnection::ready, this, &LockSession::checkRole);
     connect(m_pool->connection(), &RedisConnection::connectionLost, this, &LockSession::connectionLost);
     // Every write: read-only and audit checks, re-read, perform, audit record, actionFinished.
     AuditedWrites::Setup setup;
@@ -175,12 +176,34 @@ QString LockSession::lastConnectionError() const
 void LockSession::readLock(const QString &name, QObject *context,
                            std::function<void(const LockSnapshot &, const QString &)> callback)
 {
-    readerFor(name)->read({name}, context, [name, callback](const QVector<LockSnapshot> &snaps, const QString &error) {
-        LockSnapshot s = snaps.value(0);
-        if (s.name.isEmpty())
-            s.name = name;
-        callback(s, error);
-    });
+    const bool sharded = m_router && topology().shardedPubSub();
+    QPointer<QObject> ctx(context);
+    readerFor(name)->read(
+        {name}, context,
+        [this, name, callback, sharded, ctx](const QVector<LockSnapshot> &snaps, const QString &error) {
+            LockSnapshot s = snaps.value(0);
+            if (s.name.isEmpty())
+                s.name = name;
+            if (!sharded || !s.exists || s.subscribers <= 0) {
+                callback(s, error);
+                return;
+            }
+            // Sharded pub/sub: LockScope watchers SSUBSCRIBE to held locks' channels;
+            // they are no waiters (ClusterLockMonitor::watcherPatterns).
+            RedisConnection *conn = connectionFor(name);
+            conn->send({"CLIENT", "LIST", "TYPE", "pubsub"}, this,
+                       [s, error, callback, ctx](const RedisReply &r) mutable {
+                           if (!r.isError()) {
+                               const QString matchable = RedisBytes::matchable(s.name);
+                               for (const QRegularExpression &re :
+                                    ClusterLockMonitor::watcherPatterns(ClientListEntry::parse(r.toByteArray())))
+                                   s.subscribers -= re.match(matchable).hasMatch();
+                               s.subscribers = std::max<qint64>(0, s.subscribers);
+                           }
+                           if (ctx)
+                               callback(s, error);
+                       });
+        });
 }
 
 qint64 LockSession::watchdogTimeoutMs(const QString &name)
@@ -245,6 +268,32 @@ void LockSession::emitEvents(const QVector<LockEvent> &events)
     const QVector<LockEvent> shown = m_options.oneShot ? events : m_doctorLoop->observeEvents(events);
     m_clients->observeEvents(shown);
     emit eventsOccurred(shown);
+}
+
+void LockSession::checkRole()
+{
+    if (m_router || m_sentinel)
+        return; // a cluster routes to masters; Sentinel follows the master itself (ROLE there)
+    connection()->send({"ROLE"}, this, [this](const RedisReply &r) {
+        if (r.isError() || r.size() < 1 || !m_monitor)
+            return;
+        const bool replica = r.at(0).toByteArray() == "slave";
+        if (replica == m_monitor->isReplica())
+            return;
+        m_monitor->setReplica(replica);
+        if (!replica)
+            return;
+        const QString master =
+            r.size() >= 3
+                ? QStringLiteral("%1:%2").arg(RedisBytes::toText(r.at(1).toByteArray())).arg(r.at(2).toInteger())
+                : QStringLiteral("its master");
+        emit noticeOccurred(
+            QStringLiteral("%1 is a replica of %2: it shows its master's locks, but gets their expiries "
+                           "as deletions, so a lock that expires and one released or force-unlocked "
+                           "look alike here (events say 'removed'), and every write is refused "
+                           "(READONLY). Connect to %2 to see lost leases and to act.")
+                .arg(connection()->endpoint().address(), master));
+    });
 }
 
 void LockSession::identifyClients(const QStringList &clientIds, qint64 sampleMs)

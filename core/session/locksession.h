@@ -412,6 +412,9 @@ private:
     QTimer *m_clientsChanged = nullptr;     ///< coalesces clientsUpdated()
     /** holder_disconnected events for every lock `client` holds, then eventsOccurred(). */
     void onClientDisconnected(const lockscope::ClientIdentity &client);
+    /** ROLE after each connect: a replica is said so at once (noticeOccurred) and its monitor
+     *  reads deletions as "expired or deleted, cannot tell" (LockMonitor::setReplica). */
+    void checkRole();
 };
 
 } // namespace lockscope

@@ -7,6 +7,7 @@
 #include "redis/redisconnectionpool.h"
 #include "redis/redissubscriber.h"
 #include "redis/shardedsubscriber.h"
+#include "watch/lockdiscovery.h"
 
 #include <QDateTime>
 
@@ -49,6 +50,13 @@ void ClusterLockMonitor::start()
         addNode(address);
     connect(m_router, &ClusterRouter::topologyChanged, this, &ClusterLockMonitor::onTopologyChanged);
     m_router->startTopologyChecks(m_topologyCheckMs);
+    if (!m_oneShot) {
+        m_watcherCheck = new QTimer(this);
+        m_watcherCheck->setInterval(2000);
+        connect(m_watcherCheck, &QTimer::timeout, this, &ClusterLockMonitor::refreshWatchers);
+        m_watcherCheck->start();
+    }
+    refreshWatchers();
     for (LockMonitor *m : std::as_const(m_nodes))
         m->start();
     updateLiveMasters();
@@ -61,6 +69,7 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
     if (!m_oneShot)
         sub->open();
     auto *m = new LockMonitor(conn, sub, this);
+    m->setSubscriberDiscount([this, address](const QString &lock) { return watchersOf(address, lock); });
     m->setPattern(m_pattern);
     m->setForcePolling(m_forcePolling);
     m->setOneShot(m_oneShot);
@@ -443,11 +452,61 @@ void ClusterLockMonitor::trackSharded(const QVector<LockSnapshot> &changed, cons
     }
 }
 
+QByteArray ClusterLockMonitor::watcherClientName(const QString &pattern)
+{
+    const QByteArray p = pattern.toUtf8();
+    if (pattern == QLatin1String("*") || p.isEmpty() || p.size() > 200 || p.contains(' ') || p.contains('\n') ||
+        p.contains('\r'))
+        return "lockscope-watch";
+    return "lockscope-watch:" + p;
+}
+
+QVector<QRegularExpression> ClusterLockMonitor::watcherPatterns(const QVector<ClientListEntry> &list)
+{
+    QVector<QRegularExpression> out;
+    for (const ClientListEntry &e : list) {
+        if (e.shardSubscriptions <= 0 || !e.name.startsWith(QLatin1String("lockscope-watch")))
+            continue;
+        const QString pattern =
+            e.name.startsWith(QLatin1String("lockscope-watch:")) ? e.name.mid(16) : QStringLiteral("*");
+        out << LockDiscovery::globToRegex(pattern);
+    }
+    return out;
+}
+
+void ClusterLockMonitor::refreshWatchers()
+{
+    for (const QString &address : m_nodes.keys()) {
+        RedisConnection *conn = m_router->connectionFor(address);
+        if (!conn || !conn->isReady())
+            continue;
+        conn->send({"CLIENT", "LIST", "TYPE", "pubsub"}, this, [this, address](const RedisReply &r) {
+            if (r.isError())
+                return; // CLIENT refused: subscribers are counted as Redis says
+            m_watchers.insert(address, watcherPatterns(ClientListEntry::parse(r.toByteArray(), address)));
+        });
+    }
+}
+
+qint64 ClusterLockMonitor::watchersOf(const QString &address, const QString &lock) const
+{
+    qint64 n = 0;
+    const QString matchable = RedisBytes::matchable(lock);
+    for (const QRegularExpression &re : m_watchers.value(address))
+        n += re.match(matchable).hasMatch();
+    // This monitor's own subscription before the first CLIENT LIST has listed it.
+    if (!m_watchers.contains(address) &&
+        m_shardedNode.value(RedisBytes::toBytes(LockNames::unlockChannel(lock))) == address)
+        ++n;
+    return n;
+}
+
 ShardedSubscriber *ClusterLockMonitor::shardedFor(const QString &address)
 {
     ShardedSubscriber *&sub = m_sharded[address];
     if (!sub) {
         sub = new ShardedSubscriber(m_router->endpointFor(address), this);
+        sub->setClientName(watcherClientName(m_pattern)); // no LockScope counts it as a waiter
         connect(sub, &ShardedSubscriber::message, this, &ClusterLockMonitor::onShardedMessage);
         connect(sub, &ShardedSubscriber::lost, this, [this](const QByteArray &channel) {
             // The slot moved: forget it, learn the new owner, and re-read the lock (which

@@ -6,13 +6,16 @@
 #include "protocol/topologyevent.h"
 #include "watch/lockmonitor.h"
 
+#include "redis/clientlistentry.h"
 #include "redis/clustertopology.h"
 
 #include <QElapsedTimer>
 #include <QHash>
 #include <QMap>
 #include <QObject>
+#include <QRegularExpression>
 #include <QSet>
+#include <QTimer>
 
 namespace lockscope
 {
@@ -113,6 +116,24 @@ private:
     void trackSharded(const QVector<LockSnapshot> &changed, const QStringList &removed);
     ShardedSubscriber *shardedFor(const QString &address);
     void onShardedMessage(const QByteArray &channel, const QByteArray &payload);
+    /** CLIENT LIST TYPE pubsub on every master: the LockScope watchers subscribed there
+     *  (connections named "lockscope-watch[:<pattern>]" with sharded subscriptions), whose
+     *  subscriptions are no waiters (LockMonitor::setSubscriberDiscount). */
+    void refreshWatchers();
+    /** How many LockScope watchers on `address` subscribe to the channels of `lock`. */
+    qint64 watchersOf(const QString &address, const QString &lock) const;
+
+public:
+    /** The client name of a watcher's sharded subscriptions for `pattern`: "lockscope-watch" plus
+     *  ":<pattern>" when the pattern is not "*" and can be a client name (no spaces, short). */
+    static QByteArray watcherClientName(const QString &pattern);
+    /** The LockScope watchers listed on one master (CLIENT LIST TYPE pubsub): their patterns as
+     *  regular expressions, one per watcher with sharded subscriptions. */
+    static QVector<QRegularExpression> watcherPatterns(const QVector<ClientListEntry> &list);
+
+private:
+    QHash<QString, QVector<QRegularExpression>> m_watchers; ///< master -> LockScope watchers' patterns there
+    QTimer *m_watcherCheck = nullptr;
 
     ClusterRouter *m_router;
     QString m_pattern = QStringLiteral("*");

@@ -599,6 +599,8 @@ LockEvent::Removal LockMonitor::removalOf(const QString &name) const
     const auto it = m_removals.constFind(name);
     if (it != m_removals.cend())
         return it.value();
+    if (m_replica)
+        return LockEvent::Removal::Replica;
     return m_notificationsOn ? LockEvent::Removal::Unknown : LockEvent::Removal::Polling;
 }
 
@@ -662,6 +664,8 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
     QVector<LockEvent> events;
     for (const auto &read : snapshots) {
         LockSnapshot s = read;
+        if (m_discount && s.subscribers > 0 && s.exists) // watchers follow held locks only
+            s.subscribers = std::max<qint64>(0, s.subscribers - m_discount(s.name));
         auto it = m_locks.find(s.name);
         const bool known = it != m_locks.end();
         const QString hint = hints.value(s.name);
@@ -876,7 +880,9 @@ void LockMonitor::onMessage(const QByteArray &channelBytes, const QByteArray &pa
         }
         if (op == QLatin1String("del") && name.isEmpty() && m_locks.contains(key)) {
             m_lastDeletedLock = key; // a release if its latch write comes next
-            m_removals.insert(key, m_latchWritesSeen ? LockEvent::Removal::Forced : LockEvent::Removal::NoLatchSeen);
+            m_removals.insert(key, m_replica           ? LockEvent::Removal::Replica
+                                   : m_latchWritesSeen ? LockEvent::Removal::Forced
+                                                       : LockEvent::Removal::NoLatchSeen);
         }
         return;
     }

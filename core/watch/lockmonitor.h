@@ -90,6 +90,18 @@ public:
      * check. Call before start().
      */
     void setOneShot(bool on) override { m_oneShot = on; }
+    /** The server is a replica (ROLE): it gets its master's expiries as DELs, so a holder gone with
+     *  the hash is `removed` ("expired, released or force-unlocked, cannot tell") unless an unlock
+     *  latch proves an unlock; never `expired`, `force_unlocked` or a lost lease. */
+    void setReplica(bool on) { m_replica = on; }
+    /** How many of a lock's unlock-channel subscribers are LockScope watchers, not waiters
+     *  (sharded subscriptions of ClusterLockMonitors on this node): taken off each read's
+     *  `subscribers`. Empty: none. */
+    void setSubscriberDiscount(std::function<qint64(const QString &lock)> discount)
+    {
+        m_discount = std::move(discount);
+    }
+    bool isReplica() const { return m_replica; }
     /**
      * Plain reads (default on): names discovery finds as hashes, not known yet, with no companion
      * key (LockDiscovery's second pass names those) and no twin hash, are read with pipelined
@@ -295,11 +307,13 @@ private:
     QTimer m_messageTimer;
     qint64 m_coalescedTotal = 0;
     void accountRemovals(const QString &name, int reportedThisRead, QVector<LockEvent> *events);
-    QString m_lastDeletedLock;                     ///< the last keyspace event was a `del` of this lock hash
-    QHash<QString, LockEvent::Removal> m_removals; ///< deletes seen since the lock's last read
-    bool m_latchWritesSeen = false;                ///< some client here writes unlock latches
-    QSet<QString> m_removalDeferred;               ///< read once more after a `del` (see applySnapshots)
-    QSet<QString> m_seenFair;                      // names seen with a fair queue or timeout set (kindCertain)
+    QString m_lastDeletedLock;                         ///< the last keyspace event was a `del` of this lock hash
+    QHash<QString, LockEvent::Removal> m_removals;     ///< deletes seen since the lock's last read
+    bool m_latchWritesSeen = false;                    ///< some client here writes unlock latches
+    bool m_replica = false;                            ///< setReplica()
+    std::function<qint64(const QString &)> m_discount; ///< setSubscriberDiscount()
+    QSet<QString> m_removalDeferred;                   ///< read once more after a `del` (see applySnapshots)
+    QSet<QString> m_seenFair;                          // names seen with a fair queue or timeout set (kindCertain)
     bool m_readInFlight = false;
     bool m_baselineDone = false; ///< first full read done: new locks from now on are "acquired" events
     QTimer m_flushTimer;

@@ -71,6 +71,7 @@ private slots:
     void cliWatchReportsShardedUnlockMessages();
     void cliWatchFollowsFairWaiterChannels();
     void followsAskDuringLiveMigration();
+    void watchersAreNoWaiters();
 
 private:
     /** A name per node index 0..2 (lock names hashing to each master). */
@@ -581,6 +582,56 @@ void TestCluster::followsAskDuringLiveMigration()
     QCOMPARE(routed(router, fresh, {"GET", fresh}).toByteArray(), QByteArray("new"));
     QVERIFY(router.movedCount() >= 1);
     QCOMPARE(target.cmd({"GET", fresh}).toByteArray(), QByteArray("new"));
+}
+
+// Issue 37, failure 3: with sharded pub/sub, every watching LockScope SSUBSCRIBEs to the unlock
+// channel of each held lock, which PUBSUB SHARDNUMSUB counts. Two watches running: `show` reports 0
+// clients waiting, not 2; a real sharded subscriber (a Redisson waiter) is still counted.
+void TestCluster::watchersAreNoWaiters()
+{
+    const QString name = namesOnEachNode(QStringLiteral("watched-lock"))[1];
+    SyncClient owner(m_cluster.endpoint(1));
+    QVERIFY(owner.open());
+    owner.cmd({"HSET", name.toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:7", "1"});
+    owner.cmd({"PEXPIRE", name.toUtf8(), "60000"});
+    QVector<QProcess *> watches;
+    for (int i = 0; i < 2; ++i) {
+        auto *p = new QProcess(this);
+        p->start(cliPath(), {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"),
+                             QStringLiteral("--json"), QStringLiteral("--duration-ms"), QStringLiteral("20000")});
+        watches << p;
+    }
+    const QByteArray channel = QStringLiteral("redisson_lock__channel:{%1}").arg(name).toUtf8();
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            const RedisReply r = owner.cmd({"PUBSUB", "SHARDNUMSUB", channel});
+            return r.size() == 2 && r.at(1).toInteger() >= 2;
+        },
+        15000));
+    QTest::qWait(2500); // the watchers' own check of who subscribes (every 2 s)
+    auto subscribers = [&] {
+        const ProcessResult r = cli({QStringLiteral("show"), name, QStringLiteral("--json")});
+        return QJsonDocument::fromJson(r.out.trimmed()).object().value(QStringLiteral("subscribers")).toInteger(-1);
+    };
+    QCOMPARE(subscribers(), 0);
+    // A real waiter (as Redisson's, SSUBSCRIBE on the lock's node) counts.
+    QProcess waiter;
+    waiter.start(test::redisCliPath(), {QStringLiteral("-p"), QString::number(m_cluster.port(1)),
+                                        QStringLiteral("SSUBSCRIBE"), QString::fromUtf8(channel)});
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            const RedisReply r = owner.cmd({"PUBSUB", "SHARDNUMSUB", channel});
+            return r.size() == 2 && r.at(1).toInteger() >= 3;
+        },
+        5000));
+    QCOMPARE(subscribers(), 1);
+    waiter.kill();
+    waiter.waitForFinished(3000);
+    for (QProcess *p : watches) {
+        p->terminate();
+        p->waitForFinished(5000);
+    }
+    owner.cmd({"DEL", name.toUtf8()});
 }
 
 QTEST_GUILESS_MAIN(TestCluster)

@@ -157,6 +157,8 @@ void ServerView::buildUi()
     connect(m_tabs->clientsView(), &ClientsView::identifyRequested, m_session, &SessionController::identifyClients);
     connect(m_session, &SessionController::clientsIdentified, m_tabs->clientsView(), &ClientsView::showIdentifyOutcome);
     connect(m_session, &SessionController::noticeOccurred, m_tabs->clientsView(), &ClientsView::showNotice);
+    connect(m_session, &SessionController::noticeOccurred, this,
+            [this](const QString &msg) { m_statusBar->showMessage(msg, 30000); });
     connect(m_tabs->clientsView(), &ClientsView::showLocksOf, this, [this](const QString &clientId) {
         m_filter->setText(clientId);
         m_lockView->setFocus();
