@@ -4,7 +4,11 @@
 #include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
 
+#include "connectionoptions.h"
+#include "diagnose/lockdoctor.h"
+
 #include <QCommandLineParser>
+#include <QDateTime>
 #include <QTimer>
 
 #include <memory>
@@ -37,6 +41,7 @@ void AcquireCommand::run()
         int exitCode = Ok;   ///< after the release: ServerError when an audit record was not written
         QString exitMessage; ///< with exitCode: what to say after the release
         bool releasing = false;
+        qint64 acquiredAtMs = 0; ///< local epoch ms of the acquire
     };
     auto hold = std::make_shared<Hold>();
     connect(m_session, &LockSession::acquired, this,
@@ -44,6 +49,7 @@ void AcquireCommand::run()
                 hold->field = field;
                 hold->kind = kindName;
                 hold->token = token;
+                hold->acquiredAtMs = QDateTime::currentMSecsSinceEpoch();
             });
     // The release is a write: once sent, it finishes and is audited before the process exits.
     auto release = [this, thread, hold] {
@@ -128,9 +134,27 @@ void AcquireCommand::run()
                     else
                         finish(m_signal ? 128 + m_signal : Ok);
                 } else {
+                    // The hold stays in Redis until its lease ends: say until when, and how to free it now.
+                    const qint64 leaseEndMs =
+                        lease > 0 ? hold->acquiredAtMs + lease
+                                  : QDateTime::currentMSecsSinceEpoch() + m_session->watchdogTimeoutMs(m_name);
+                    const QString until =
+                        QDateTime::fromMSecsSinceEpoch(leaseEndMs).toString(QStringLiteral("HH:mm:ss"));
                     fail(outcome == QLatin1String("refused") || outcome == QLatin1String("changed") ? Refused
                                                                                                     : ServerError,
-                         QStringLiteral("release of %1 failed: %2").arg(m_name, message));
+                         QStringLiteral("release of %1 failed: %2. The lock %3 by %4 until its lease ends "
+                                        "(about %5%6), and its waiters wait until then. To free it now: lockscope-cli "
+                                        "force-unlock %7 %8")
+                             .arg(m_name, message,
+                                  outcome == QLatin1String("unknown") ? QStringLiteral("may still be held")
+                                                                      : QStringLiteral("is STILL HELD"),
+                                  hold->field, until,
+                                  lease > 0
+                                      ? QString()
+                                      : QStringLiteral(", the watchdog timeout after this process stops renewing"),
+                                  LockDoctor::shellQuoted(m_name),
+                                  ConnectionOptions::commandArguments(m_session->options().endpoint,
+                                                                      m_session->isCluster())));
                 }
             }
         });

@@ -2,6 +2,10 @@
 #include "redis/tlsadvicewords.h"
 
 #include <QAbstractSocket>
+#include <QFile>
+#include <QFileInfo>
+
+#include <sys/stat.h>
 
 namespace lockscope
 {
@@ -116,6 +120,39 @@ QString ConnectionErrorText::socketError(const RedisEndpoint &endpoint, QAbstrac
                               "the server's tls-ca-cert-file and be valid for client authentication.")
             .arg(text);
     return QStringLiteral("TLS handshake failed: %1").arg(text);
+}
+
+QString ConnectionErrorText::localSocketError(const QString &path, const QString &qtText)
+{
+    if (path.isEmpty())
+        return QStringLiteral("the unix:// URL names no socket: give its path, e.g. unix:///var/run/redis/redis.sock");
+    // The path itself says most: check it rather than trust the transport's text.
+    QString prefix;
+    for (const QString &part : path.split(QLatin1Char('/'), Qt::SkipEmptyParts)) {
+        prefix += QLatin1Char('/') + part;
+        if (prefix == path || (!path.startsWith(QLatin1Char('/')) && prefix.mid(1) == path))
+            break;
+        const QFileInfo dir(path.startsWith(QLatin1Char('/')) ? prefix : prefix.mid(1));
+        if (dir.exists() && !dir.isDir())
+            return QStringLiteral("cannot reach the unix socket %1: %2 is a file, not a directory")
+                .arg(path, dir.filePath());
+    }
+    const QFileInfo info(path);
+    if (!info.exists())
+        return QStringLiteral("there is no unix socket %1: is redis-server running with 'unixsocket %1'?").arg(path);
+    struct stat st = {};
+    if (::stat(QFile::encodeName(path).constData(), &st) == 0 && !S_ISSOCK(st.st_mode))
+        return QStringLiteral("%1 is not a unix socket (it is a %2): give the path redis-server's 'unixsocket' names")
+            .arg(path, info.isDir() ? QStringLiteral("directory") : QStringLiteral("file"));
+    if (!info.isWritable())
+        return QStringLiteral("this user may not connect to the unix socket %1 (permission denied: see its mode, "
+                              "redis-server's 'unixsocketperm')")
+            .arg(path);
+    if (qtText.contains(QLatin1String("refused"), Qt::CaseInsensitive))
+        return QStringLiteral("nothing listens on the unix socket %1 (a socket file left behind by a redis-server that "
+                              "stopped?)")
+            .arg(path);
+    return QStringLiteral("the unix socket %1 failed: %2").arg(path, qtText);
 }
 
 } // namespace lockscope

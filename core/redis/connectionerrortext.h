@@ -36,6 +36,10 @@ public:
     static QString closedReason(const RedisEndpoint &endpoint, bool connecting);
     /** A socket error (`socket->error()`, `socket->errorString()`), TLS alerts explained. */
     static QString socketError(const RedisEndpoint &endpoint, QAbstractSocket *socket);
+    /** A unix socket (`unix://PATH`) could not be used: what is wrong with PATH, in words (no
+     *  such file, not a socket, a directory on the way that is none, permission, nobody listening),
+     *  never Qt's own text ("QLocalSocket::connectToServer: Invalid name", "Unknown error 20"). */
+    static QString localSocketError(const QString &path, const QString &qtText);
 };
 
 } // namespace lockscope

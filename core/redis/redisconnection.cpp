@@ -224,8 +224,17 @@ void RedisConnection::connectTransport()
         connect(sock, &QLocalSocket::readyRead, this, &RedisConnection::onReadyRead);
         connect(sock, &QLocalSocket::disconnected, this,
                 [this] { handleDisconnect(QStringLiteral("server closed the connection")); });
-        connect(sock, &QLocalSocket::errorOccurred, this,
-                [this, sock](QLocalSocket::LocalSocketError) { onTransportError(sock->errorString()); });
+        connect(sock, &QLocalSocket::errorOccurred, this, [this, sock](QLocalSocket::LocalSocketError e) {
+            onTransportError(e == QLocalSocket::PeerClosedError
+                                 ? QStringLiteral("server closed the connection")
+                                 : ConnectionErrorText::localSocketError(m_endpoint.socketPath(), sock->errorString()));
+        });
+        if (m_endpoint.socketPath().isEmpty()) { // Qt would only warn "Invalid name"
+            QMetaObject::invokeMethod(
+                this, [this] { onTransportError(ConnectionErrorText::localSocketError(QString(), QString())); },
+                Qt::QueuedConnection);
+            return;
+        }
         sock->connectToServer(m_endpoint.socketPath());
         return;
     }

@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -31,6 +32,7 @@ private slots:
     void newFileIsOwnerOnly();
     void outcomeTooBigForItsLineIsAppendedWhole();
     void cliRefusesASymlinkedAuditLogBeforeSending();
+    void failedReleaseSaysTheLockIsStillHeld();
 };
 
 void TestAuditLog::symlinkToAFileIsRefusedAndTheTargetUntouched()
@@ -154,6 +156,33 @@ void TestAuditLog::cliRefusesASymlinkedAuditLogBeforeSending()
              QByteArray("0"));
     QVERIFY(t.open(QIODevice::ReadOnly));
     QCOMPARE(t.readAll(), QByteArray("keep\n"));
+    server.stop();
+}
+
+// Issue 37: the audit log becomes unusable while `acquire --hold-ms` holds (here: others may now
+// write it), so the release is refused. The lock stays held by a client that exits: the message
+// says so, until about when, and which force-unlock frees it.
+void TestAuditLog::failedReleaseSaysTheLockIsStillHeld()
+{
+    RedisServerProcess server;
+    QString error;
+    QVERIFY2(server.start(10000, &error), qPrintable(error));
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("audit.jsonl"));
+    QProcess acquire;
+    acquire.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                  {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), log, QStringLiteral("acquire"),
+                   QStringLiteral("orders:42"), QStringLiteral("--lease-ms"), QStringLiteral("600000"),
+                   QStringLiteral("--hold-ms"), QStringLiteral("1500")});
+    QVERIFY(QTest::qWaitFor([&] { return acquire.readAllStandardOutput().contains("acquired"); }, 10000));
+    QVERIFY(::chmod(QFile::encodeName(log).constData(), 0666) == 0);
+    QVERIFY(acquire.waitForFinished(15000));
+    QCOMPARE(acquire.exitCode(), 3);
+    const QString err = QString::fromUtf8(acquire.readAllStandardError());
+    QVERIFY2(err.contains(QLatin1String("STILL HELD")), qPrintable(err));
+    QVERIFY2(err.contains(QLatin1String("lockscope-cli force-unlock orders:42 --url")), qPrintable(err));
+    QCOMPARE(test::redisCli(server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
+             QByteArray("1"));
     server.stop();
 }
 

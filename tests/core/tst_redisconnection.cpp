@@ -73,6 +73,7 @@ private slots:
     void clientNameIsSet();
     void databaseIsSelected();
     void unixSocketTransport();
+    void unixSocketErrorsAreSentences();
     void sendsFromCallbacksLeaveTogether_data();
     void sendsFromCallbacksLeaveTogether();
     void reconnectInCallbackDropsUnsentBatch();
@@ -506,6 +507,35 @@ void TestRedisConnection::databaseIsSelected()
     QVERIFY(m_admin->exists("in-db-3"));
     QCOMPARE(m_admin->cmd({"SELECT", "0"}).toByteArray(), QByteArray("OK"));
     m_admin->cmd({"FLUSHALL"});
+}
+
+// Issue 37: a bad unix:// path is explained by what the path is, never by Qt's own text
+// ("QLocalSocket::connectToServer: Invalid name", "Unknown error 20").
+void TestRedisConnection::unixSocketErrorsAreSentences()
+{
+    QTemporaryDir dir;
+    QFile plain(dir.filePath(QStringLiteral("plain")));
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.close();
+    const QList<QPair<QString, QString>> cases{
+        {dir.filePath(QStringLiteral("missing.sock")), QStringLiteral("there is no unix socket")},
+        {dir.filePath(QStringLiteral("plain")), QStringLiteral("is not a unix socket")},
+        {dir.filePath(QStringLiteral("plain/redis.sock")), QStringLiteral("is a file, not a directory")},
+    };
+    for (const auto &c : cases) {
+        QString error;
+        const RedisEndpoint ep = RedisEndpoint::parse(QStringLiteral("unix://%1").arg(c.first), &error);
+        QVERIFY2(ep.isValid(), qPrintable(error));
+        RedisConnection conn(ep);
+        conn.setAutoReconnect(false);
+        QString reason;
+        connect(&conn, &RedisConnection::connectionLost, this, [&](const QString &r) { reason = r; });
+        conn.open();
+        QVERIFY(waitUntil([&] { return !reason.isEmpty(); }));
+        QVERIFY2(reason.contains(c.second), qPrintable(reason));
+        QVERIFY2(!reason.contains(QLatin1String("QLocalSocket")) && !reason.contains(QLatin1String("Unknown error")),
+                 qPrintable(reason));
+    }
 }
 
 void TestRedisConnection::unixSocketTransport()

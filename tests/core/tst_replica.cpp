@@ -34,8 +34,8 @@ void TestReplica::initTestCase()
 {
     QString error;
     QVERIFY2(m_master.start(10000, &error), qPrintable(error));
-    m_replica.setExtraArguments({QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"),
-                                 QString::number(m_master.port())});
+    m_replica.setExtraArguments(
+        {QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"), QString::number(m_master.port())});
     QVERIFY2(m_replica.start(10000, &error), qPrintable(error));
     for (RedisServerProcess *s : {&m_master, &m_replica})
         QCOMPARE(test::redisCli(s->port(), {QStringLiteral("CONFIG"), QStringLiteral("SET"),
@@ -101,10 +101,10 @@ void TestReplica::endedLeaseSeenFromAReplicaIsNoForceUnlock()
 
 void TestReplica::writeToAReplicaSaysUseTheMaster()
 {
-    QVERIFY(test::redisCli(m_master.port(), {QStringLiteral("HSET"), QStringLiteral("orders:3"),
-                                             QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1"),
-                                             QStringLiteral("1")})
-                .exitCode == 0);
+    QVERIFY(
+        test::redisCli(m_master.port(), {QStringLiteral("HSET"), QStringLiteral("orders:3"),
+                                         QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1"), QStringLiteral("1")})
+            .exitCode == 0);
     QTest::qWait(300);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("LOCKSCOPE_AUDIT_LOG"), QDir::temp().filePath(QStringLiteral("tst_replica.audit")));
