@@ -10,7 +10,10 @@
 #include "redis/redisreply.h"
 
 #include <QCommandLineParser>
+#include <QDateTime>
 #include <QElapsedTimer>
+#include <QJsonObject>
+#include <QSysInfo>
 #include <QTimer>
 
 #include <csignal>
@@ -217,10 +220,26 @@ void CliCommand::readOne(const QString &name, std::function<void(const LockSnaps
             return;
         }
         if (!s.isLock) {
-            fail(Refused, s.exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
-                                                    "<clientId>:<threadId> -> hold count)")
-                                         .arg(name)
-                                   : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name));
+            const QString why = s.exists ? QStringLiteral("'%1' exists but is not a Redisson lock (not a hash of "
+                                                          "<clientId>:<threadId> -> hold count)")
+                                               .arg(name)
+                                         : QStringLiteral("no lock named '%1' (it is free or never existed)").arg(name);
+            if (writes()) {
+                // A write refused because there is nothing to write to is recorded like every refusal.
+                const QJsonObject record{{QStringLiteral("time_ms"), QDateTime::currentMSecsSinceEpoch()},
+                                         {QStringLiteral("operator"), AuditLog::operatorName()},
+                                         {QStringLiteral("host"), QSysInfo::machineHostName()},
+                                         {QStringLiteral("server"), m_session->options().endpoint.toString()},
+                                         {QStringLiteral("client_id"), m_session->clientId()},
+                                         {QStringLiteral("action"), m_args.command},
+                                         {QStringLiteral("lock"), name},
+                                         {QStringLiteral("result"), QStringLiteral("refused")},
+                                         {QStringLiteral("message"), why + QStringLiteral(". Nothing was sent.")}};
+                QString auditError;
+                if (!AuditLog(m_session->options().auditLogPath).append(record, &auditError))
+                    m_err << "lockscope-cli: " << auditError << '\n';
+            }
+            fail(Refused, why);
             return;
         }
         then(s);

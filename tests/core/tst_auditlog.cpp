@@ -33,6 +33,7 @@ private slots:
     void outcomeTooBigForItsLineIsAppendedWhole();
     void cliRefusesASymlinkedAuditLogBeforeSending();
     void failedReleaseSaysTheLockIsStillHeld();
+    void refusalOfAnAbsentLockIsRecorded();
 };
 
 void TestAuditLog::symlinkToAFileIsRefusedAndTheTargetUntouched()
@@ -183,6 +184,28 @@ void TestAuditLog::failedReleaseSaysTheLockIsStillHeld()
     QVERIFY2(err.contains(QLatin1String("lockscope-cli force-unlock orders:42 --url")), qPrintable(err));
     QCOMPARE(test::redisCli(server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
              QByteArray("1"));
+    server.stop();
+}
+
+// Issue 37: "refusals are recorded" holds for a force unlock of a lock that is not there too.
+void TestAuditLog::refusalOfAnAbsentLockIsRecorded()
+{
+    RedisServerProcess server;
+    QString error;
+    QVERIFY2(server.start(10000, &error), qPrintable(error));
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("audit.jsonl"));
+    const auto r =
+        test::runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
+                         {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), log,
+                          QStringLiteral("force-unlock"), QStringLiteral("nobody:here"), QStringLiteral("--yes")});
+    QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
+    QFile f(log);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll().trimmed().split('\n').last()).object();
+    QCOMPARE(o.value(QStringLiteral("action")).toString(), QStringLiteral("force-unlock"));
+    QCOMPARE(o.value(QStringLiteral("lock")).toString(), QStringLiteral("nobody:here"));
+    QCOMPARE(o.value(QStringLiteral("result")).toString(), QStringLiteral("refused"));
     server.stop();
 }
 
