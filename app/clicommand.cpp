@@ -246,6 +246,21 @@ void CliCommand::readOne(const QString &name, std::function<void(const LockSnaps
     });
 }
 
+bool CliCommand::identifies() const
+{
+    return m_parser.isSet(QStringLiteral("identify-ms"));
+}
+
+void CliCommand::identifyThen(const QStringList &clientIds, std::function<void()> then)
+{
+    connect(m_session, &LockSession::clientsIdentified, this, [this, then](const QString &method, const QString &note) {
+        m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
+        m_err.flush();
+        then();
+    });
+    m_session->identifyClients(clientIds, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
+}
+
 bool CliCommand::confirm(const QString &question, const QString &typedAnswer)
 {
     if (m_parser.isSet(QStringLiteral("yes")))

@@ -91,6 +91,11 @@ protected:
     bool awaitAction();
     /** --holder ID as a LockFilter (empty when not given). */
     LockFilter holderFilter() const;
+    /** --identify-ms was given (show, list, clients). */
+    bool identifies() const;
+    /** Finds out who `clientIds` are (LockSession::identifyClients for --identify-ms), says how on
+     *  stderr when it ends, then `then`. */
+    void identifyThen(const QStringList &clientIds, std::function<void()> then);
 
     const QCommandLineParser &m_parser;
     const Arguments m_args;

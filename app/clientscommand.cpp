@@ -60,7 +60,7 @@ QMap<QString, ClientLocks> locksByClient(const QHash<QString, LockSnapshot> &loc
 
 bool ClientsCommand::oneShot() const
 {
-    return !m_parser.isSet(QStringLiteral("identify-ms"));
+    return !identifies();
 }
 
 void ClientsCommand::run()
@@ -70,17 +70,11 @@ void ClientsCommand::run()
         if (m_finished)
             return;
         disconnect(watcher, &LockWatcher::idle, this, nullptr);
-        if (!m_parser.isSet(QStringLiteral("identify-ms"))) {
+        if (!identifies()) {
             print();
             return;
         }
-        const QStringList ids = locksByClient(watcher->locks()).keys();
-        connect(m_session, &LockSession::clientsIdentified, this, [this](const QString &method, const QString &note) {
-            m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
-            m_err.flush();
-            print();
-        });
-        m_session->identifyClients(ids, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
+        identifyThen(locksByClient(watcher->locks()).keys(), [this] { print(); });
     };
     connect(watcher, &LockWatcher::idle, this, listed);
     connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
@@ -126,7 +120,7 @@ void ClientsCommand::print()
         m_out << LockTable::columns(rows);
         m_out << byClient.size() << " client id(s) hold or wait for a lock on "
               << m_session->options().endpoint.address() << '\n';
-        if (!m_parser.isSet(QStringLiteral("identify-ms")) && !byClient.isEmpty())
+        if (!identifies() && !byClient.isEmpty())
             m_out << "--identify-ms 10000 finds their connections, hosts and client names.\n";
     }
     finish(Ok);

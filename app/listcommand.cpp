@@ -46,7 +46,7 @@ void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
 
 bool ListCommand::oneShot() const
 {
-    return !m_parser.isSet(QStringLiteral("identify-ms"));
+    return !identifies();
 }
 
 void ListCommand::run()
@@ -56,7 +56,7 @@ void ListCommand::run()
         if (m_finished)
             return;
         disconnect(watcher, &LockWatcher::idle, this, nullptr);
-        if (!m_parser.isSet(QStringLiteral("identify-ms"))) {
+        if (!identifies()) {
             print();
             return;
         }
@@ -67,12 +67,7 @@ void ListCommand::run()
                 ids << h.clientId;
         ids.removeAll(QString());
         ids.removeDuplicates();
-        connect(m_session, &LockSession::clientsIdentified, this, [this](const QString &method, const QString &note) {
-            m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
-            m_err.flush();
-            print();
-        });
-        m_session->identifyClients(ids, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
+        identifyThen(ids, [this] { print(); });
     };
     connect(watcher, &LockWatcher::idle, this, listed);
     connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
@@ -82,7 +77,7 @@ void ListCommand::run()
 void ListCommand::print()
 {
     LockWatcher *watcher = m_session->watcher();
-    const bool identified = m_parser.isSet(QStringLiteral("identify-ms"));
+    const bool identified = identifies();
     {
         if (m_json && identified) {
             QVector<LockSnapshot> locks = watcher->locks().values().toVector();

@@ -29,14 +29,14 @@ QString exactGlob(const QString &name)
 
 bool ShowCommand::prepare(LockSession::Options *options, int *)
 {
-    if (m_parser.isSet(QStringLiteral("identify-ms")))
+    if (identifies())
         options->pattern = exactGlob(m_name);
     return true;
 }
 
 void ShowCommand::run()
 {
-    const bool identify = m_parser.isSet(QStringLiteral("identify-ms"));
+    const bool identify = identifies();
     if (identify)
         m_session->start(); // the lock's events: what correlation matches when MONITOR is not allowed
     else
@@ -60,12 +60,7 @@ void ShowCommand::run()
             ids << ClientIdentity::clientIdOfField(w.field);
         ids.removeAll(QString());
         ids.removeDuplicates();
-        connect(m_session, &LockSession::clientsIdentified, this, [this](const QString &method, const QString &note) {
-            m_err << "lockscope-cli: identified by " << method << ": " << note << '\n';
-            m_err.flush();
-            readOne(m_name, [this](const LockSnapshot &again) { print(again); });
-        });
-        m_session->identifyClients(ids, m_parser.value(QStringLiteral("identify-ms")).toLongLong());
+        identifyThen(ids, [this] { readOne(m_name, [this](const LockSnapshot &again) { print(again); }); });
     });
 }
 
@@ -120,7 +115,7 @@ void ShowCommand::print(const LockSnapshot &s)
                           ? QStringLiteral("passed %1 ago").arg(ttlText(s.serverTimeMs - w.deadlineEpochMs))
                           : QStringLiteral("in ") + ttlText(w.deadlineEpochMs - s.serverTimeMs))
                   << '\n';
-        if (!m_parser.isSet(QStringLiteral("identify-ms")) && s.isHeld())
+        if (!identifies() && s.isHeld())
             m_out << "Who:         --identify-ms 10000 finds each holder's connection, host and client name\n";
         if (s.token >= 0)
             m_out << "Token:       " << s.token << '\n';

@@ -125,11 +125,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     m_clientsChanged->setSingleShot(true);
     m_clientsChanged->setInterval(250);
     qRegisterMetaType<QVector<lockscope::ClientIdentity>>();
-    connect(m_clientsChanged, &QTimer::timeout, this, [this] {
-        const QVector<ClientIdentity> all = m_clients->identities();
-        m_doctorLoop->doctor().observeClients(all);
-        emit clientsUpdated(all);
-    });
+    connect(m_clientsChanged, &QTimer::timeout, this, &LockSession::publishClients);
     connect(m_clients, &ClientTracker::identitiesChanged, this, [this] {
         if (!m_clientsChanged->isActive())
             m_clientsChanged->start();
@@ -145,10 +141,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
         emit eventsOccurred({e});
     });
     connect(m_clients, &ClientTracker::identifyFinished, this, [this](const QString &method, const QString &note) {
-        // The findings and views get what the sample learnt before the caller reads it.
-        const QVector<ClientIdentity> all = m_clients->identities();
-        m_doctorLoop->doctor().observeClients(all);
-        emit clientsUpdated(all);
+        publishClients(); // the findings and views get what the sample learnt before the caller reads it
         emit clientsIdentified(method, note);
     });
     connect(m_clients, &ClientTracker::notice, this, &LockSession::noticeOccurred);
@@ -193,13 +186,12 @@ void LockSession::readLock(const QString &name, QObject *context,
             RedisConnection *conn = connectionFor(name);
             conn->send({"CLIENT", "LIST", "TYPE", "pubsub"}, this,
                        [s, error, callback, ctx](const RedisReply &r) mutable {
-                           if (!r.isError()) {
-                               const QString matchable = RedisBytes::matchable(s.name);
-                               for (const QRegularExpression &re :
-                                    ClusterLockMonitor::watcherPatterns(ClientListEntry::parse(r.toByteArray())))
-                                   s.subscribers -= re.match(matchable).hasMatch();
-                               s.subscribers = std::max<qint64>(0, s.subscribers);
-                           }
+                           if (!r.isError())
+                               s.subscribers =
+                                   std::max<qint64>(0, s.subscribers - ClusterLockMonitor::watchersMatching(
+                                                                           ClusterLockMonitor::watcherPatterns(
+                                                                               ClientListEntry::parse(r.toByteArray())),
+                                                                           s.name));
                            if (ctx)
                                callback(s, error);
                        });
@@ -314,11 +306,6 @@ QVector<ClientIdentity> LockSession::clientIdentities() const
     return m_clients->identities();
 }
 
-QString LockSession::clientsUnavailableReason() const
-{
-    return m_clients->unavailableReason();
-}
-
 void LockSession::onClientDisconnected(const ClientIdentity &client)
 {
     QVector<LockEvent> out;
@@ -349,10 +336,17 @@ void LockSession::onClientDisconnected(const ClientIdentity &client)
             out << e;
         }
     }
-    const QVector<ClientIdentity> all = m_clients->identities();
-    m_doctorLoop->doctor().observeClients(all);
+    publishClients(); // the doctor's holder_disconnected comes with the events
     if (!out.isEmpty())
         emit eventsOccurred(out);
+}
+
+void LockSession::publishClients()
+{
+    m_clientsChanged->stop();
+    const QVector<ClientIdentity> all = m_clients->identities();
+    m_doctorLoop->doctor().observeClients(all);
+    emit clientsUpdated(all);
 }
 
 void LockSession::attachWatcher(LockWatcher *watcher)

@@ -163,8 +163,6 @@ public:
     ClientIdentity clientIdentity(const QString &clientId) const;
     /** Every client id known so far. */
     QVector<ClientIdentity> clientIdentities() const;
-    /** Why no client can be identified (CLIENT refused by the ACL), or empty. */
-    QString clientsUnavailableReason() const;
 
     // --- Inside core/session and tests only: the parts behind the intents.
 
@@ -412,6 +410,8 @@ private:
     QTimer *m_clientsChanged = nullptr;     ///< coalesces clientsUpdated()
     /** holder_disconnected events for every lock `client` holds, then eventsOccurred(). */
     void onClientDisconnected(const lockscope::ClientIdentity &client);
+    /** Every identity to the doctor (holder_disconnected) and out with clientsUpdated(), now. */
+    void publishClients();
     /** ROLE after each connect: a replica is said so at once (noticeOccurred) and its monitor
      *  reads deletions as "expired or deleted, cannot tell" (LockMonitor::setReplica). */
     void checkRole();

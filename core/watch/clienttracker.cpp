@@ -76,22 +76,13 @@ ClientTracker::Known &ClientTracker::known(const QString &clientId)
     auto it = m_clients.find(clientId);
     if (it == m_clients.end()) {
         it = m_clients.insert(clientId, Known{});
-        it->identity.clientId = clientId;
-        if (clientId == m_ownClientId) {
-            it->identity.evidence = ClientIdentity::Evidence::Self;
-            it->identity.state = ClientIdentity::State::Connected;
-            it->identity.name = QStringLiteral("lockscope");
-            it->identity.host = QStringLiteral("this LockScope");
-        }
+        it->identity = firstIdentity(clientId);
     }
     return it.value();
 }
 
-ClientIdentity ClientTracker::identity(const QString &clientId) const
+ClientIdentity ClientTracker::firstIdentity(const QString &clientId) const
 {
-    const auto it = m_clients.constFind(clientId);
-    if (it != m_clients.cend())
-        return it->identity;
     ClientIdentity c;
     c.clientId = clientId;
     if (clientId == m_ownClientId && !clientId.isEmpty()) {
@@ -101,6 +92,20 @@ ClientIdentity ClientTracker::identity(const QString &clientId) const
         c.host = QStringLiteral("this LockScope");
     }
     return c;
+}
+
+ClientIdentity ClientTracker::identity(const QString &clientId) const
+{
+    const auto it = m_clients.constFind(clientId);
+    return it != m_clients.cend() ? it->identity : firstIdentity(clientId);
+}
+
+bool ClientTracker::everyoneWantedKnown() const
+{
+    return !m_sample.wanted.isEmpty() &&
+           std::all_of(m_sample.wanted.cbegin(), m_sample.wanted.cend(), [this](const QString &id) {
+               return m_sample.found.contains(id) || !m_clients.value(id).connections.isEmpty();
+           });
 }
 
 QVector<ClientIdentity> ClientTracker::identities() const
@@ -567,9 +572,7 @@ void ClientTracker::identify(const QStringList &clientIds, qint64 sampleMs)
             finishSample();
     });
     m_sample.timer->start(int(std::max<qint64>(1, sampleMs)));
-    if (!m_sample.wanted.isEmpty() &&
-        std::all_of(m_sample.wanted.cbegin(), m_sample.wanted.cend(),
-                    [this](const QString &id) { return !m_clients.value(id).connections.isEmpty(); })) {
+    if (everyoneWantedKnown()) {
         QTimer::singleShot(0, this, [this] { finishSample(); });
         return;
     }
@@ -628,11 +631,7 @@ void ClientTracker::onMonitorLine(const QString &server, const QByteArray &line)
             m_sample.found.insert(clientId, {server, parsed.address});
     }
     // `parsed` (another client's arguments) goes out of scope here: nothing of it is kept.
-    if (!m_sample.wanted.isEmpty() &&
-        std::all_of(m_sample.wanted.cbegin(), m_sample.wanted.cend(), [this](const QString &id) {
-            return m_sample.found.contains(id) || !m_clients.value(id).connections.isEmpty();
-        }))
-        finishSample();
+    finishSample(); // ends it once everyone asked about was seen
 }
 
 void ClientTracker::finishSample()
@@ -640,11 +639,7 @@ void ClientTracker::finishSample()
     if (!m_sample.active)
         return;
     const bool timeUp = !m_sample.timer->isActive();
-    const bool everyone = !m_sample.wanted.isEmpty() &&
-                          std::all_of(m_sample.wanted.cbegin(), m_sample.wanted.cend(), [this](const QString &id) {
-                              return m_sample.found.contains(id) || !m_clients.value(id).connections.isEmpty();
-                          });
-    if (!timeUp && !everyone)
+    if (!timeUp && !everyoneWantedKnown())
         return;
     m_sample.active = false;
     m_sample.timer->stop();

@@ -55,7 +55,7 @@ class RedisConnection;
  *   reaps them.
  *
  * Cluster: a client id's connections to every master are one identity (entries carry `server`).
- * CLIENT refused by the ACL: nothing is learnt, unavailableReason() says why (once, notice()).
+ * CLIENT refused by the ACL: nothing is learnt, and notice() says why, once.
  * Lives on the session's thread; not thread-safe.
  */
 class ClientTracker : public QObject
@@ -109,14 +109,11 @@ public:
      * correlation meanwhile); identifyFinished() then. A call while one runs is ignored.
      */
     void identify(const QStringList &clientIds, qint64 sampleMs);
-    bool isIdentifying() const { return m_sample.active; }
 
     /** What is known of `clientId` (state unknown, evidence none when nothing). */
     ClientIdentity identity(const QString &clientId) const;
     /** Every client id known (seen in an event, identified or asked about). */
     QVector<ClientIdentity> identities() const;
-    /** Why nothing can be learnt (CLIENT refused), or empty. */
-    QString unavailableReason() const { return m_unavailable; }
     /** CLIENT LIST calls sent so far (tests, the bench). */
     qint64 clientListCalls() const { return m_clientListCalls; }
 
@@ -182,6 +179,10 @@ private:
     void finishSample();
     void noteUnavailable(const QString &message);
     Known &known(const QString &clientId);
+    /** What is known of a client id before anything was learnt (LockScope's own: `self`). */
+    ClientIdentity firstIdentity(const QString &clientId) const;
+    /** Every client id identify() asked about is seen by the sample or has connections known. */
+    bool everyoneWantedKnown() const;
 
     Servers m_servers;
     QString m_ownClientId;

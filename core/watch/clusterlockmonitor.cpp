@@ -488,12 +488,18 @@ void ClusterLockMonitor::refreshWatchers()
     }
 }
 
-qint64 ClusterLockMonitor::watchersOf(const QString &address, const QString &lock) const
+qint64 ClusterLockMonitor::watchersMatching(const QVector<QRegularExpression> &patterns, const QString &name)
 {
     qint64 n = 0;
-    const QString matchable = RedisBytes::matchable(lock);
-    for (const QRegularExpression &re : m_watchers.value(address))
+    const QString matchable = RedisBytes::matchable(name);
+    for (const QRegularExpression &re : patterns)
         n += re.match(matchable).hasMatch();
+    return n;
+}
+
+qint64 ClusterLockMonitor::watchersOf(const QString &address, const QString &lock) const
+{
+    qint64 n = watchersMatching(m_watchers.value(address), lock);
     // This monitor's own subscription before the first CLIENT LIST has listed it.
     if (!m_watchers.contains(address) &&
         m_shardedNode.value(RedisBytes::toBytes(LockNames::unlockChannel(lock))) == address)

@@ -130,6 +130,8 @@ public:
     /** The LockScope watchers listed on one master (CLIENT LIST TYPE pubsub): their patterns as
      *  regular expressions, one per watcher with sharded subscriptions. */
     static QVector<QRegularExpression> watcherPatterns(const QVector<ClientListEntry> &list);
+    /** How many of `patterns` (watcherPatterns()) match lock `name`: the watchers subscribed to it. */
+    static qint64 watchersMatching(const QVector<QRegularExpression> &patterns, const QString &name);
 
 private:
     QHash<QString, QVector<QRegularExpression>> m_watchers; ///< master -> LockScope watchers' patterns there

@@ -22,10 +22,29 @@
 
 using namespace lockscope;
 
+namespace
+{
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
 class TestAuditLog : public QObject
 {
     Q_OBJECT
 private slots:
+    void initTestCase();
+    void cleanupTestCase();
     void symlinkToAFileIsRefusedAndTheTargetUntouched();
     void danglingSymlinkIsRefusedAndNothingCreated();
     void fileOthersMayWriteIsRefused();
@@ -34,16 +53,27 @@ private slots:
     void cliRefusesASymlinkedAuditLogBeforeSending();
     void failedReleaseSaysTheLockIsStillHeld();
     void refusalOfAnAbsentLockIsRecorded();
+
+private:
+    RedisServerProcess m_server; ///< for the tests through lockscope-cli
 };
+
+void TestAuditLog::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(10000, &error), qPrintable(error));
+}
+
+void TestAuditLog::cleanupTestCase()
+{
+    m_server.stop();
+}
 
 void TestAuditLog::symlinkToAFileIsRefusedAndTheTargetUntouched()
 {
     QTemporaryDir dir;
     const QString target = dir.filePath(QStringLiteral("passwd"));
-    QFile t(target);
-    QVERIFY(t.open(QIODevice::WriteOnly));
-    t.write("root:x:0:0:root:/root:/bin/bash\n");
-    t.close();
+    QVERIFY(writeFile(target, "root:x:0:0:root:/root:/bin/bash\n"));
     const QString link = dir.filePath(QStringLiteral("audit.jsonl"));
     QVERIFY(QFile::link(target, link));
     AuditLog log(link);
@@ -52,8 +82,7 @@ void TestAuditLog::symlinkToAFileIsRefusedAndTheTargetUntouched()
     QVERIFY2(error.contains(QLatin1String("symbolic link")), qPrintable(error));
     QVERIFY(!log.append(QJsonObject{{QStringLiteral("action"), QStringLiteral("x")}}, &error));
     QVERIFY(!log.reserve(QJsonObject{{QStringLiteral("result"), QStringLiteral("sending")}}, &error));
-    QVERIFY(t.open(QIODevice::ReadOnly));
-    QCOMPARE(t.readAll(), QByteArray("root:x:0:0:root:/root:/bin/bash\n"));
+    QCOMPARE(readFile(target), QByteArray("root:x:0:0:root:/root:/bin/bash\n"));
 }
 
 void TestAuditLog::danglingSymlinkIsRefusedAndNothingCreated()
@@ -136,28 +165,20 @@ void TestAuditLog::outcomeTooBigForItsLineIsAppendedWhole()
 
 void TestAuditLog::cliRefusesASymlinkedAuditLogBeforeSending()
 {
-    RedisServerProcess server;
-    QString error;
-    QVERIFY2(server.start(10000, &error), qPrintable(error));
     QTemporaryDir dir;
     const QString target = dir.filePath(QStringLiteral("target"));
-    QFile t(target);
-    QVERIFY(t.open(QIODevice::WriteOnly));
-    t.write("keep\n");
-    t.close();
+    QVERIFY(writeFile(target, "keep\n"));
     const QString link = dir.filePath(QStringLiteral("audit.jsonl"));
     QVERIFY(QFile::link(target, link));
     const auto r = test::runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
-                                    {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), link,
+                                    {QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"), link,
                                      QStringLiteral("acquire"), QStringLiteral("orders:42"),
                                      QStringLiteral("--hold-ms"), QStringLiteral("10")});
     QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
     QVERIFY2(r.err.contains("symbolic link"), qPrintable(r.describe()));
-    QCOMPARE(test::redisCli(server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
+    QCOMPARE(test::redisCli(m_server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
              QByteArray("0"));
-    QVERIFY(t.open(QIODevice::ReadOnly));
-    QCOMPARE(t.readAll(), QByteArray("keep\n"));
-    server.stop();
+    QCOMPARE(readFile(target), QByteArray("keep\n"));
 }
 
 // Issue 37: the audit log becomes unusable while `acquire --hold-ms` holds (here: others may now
@@ -165,16 +186,13 @@ void TestAuditLog::cliRefusesASymlinkedAuditLogBeforeSending()
 // says so, until about when, and which force-unlock frees it.
 void TestAuditLog::failedReleaseSaysTheLockIsStillHeld()
 {
-    RedisServerProcess server;
-    QString error;
-    QVERIFY2(server.start(10000, &error), qPrintable(error));
     QTemporaryDir dir;
     const QString log = dir.filePath(QStringLiteral("audit.jsonl"));
     QProcess acquire;
     acquire.start(QStringLiteral(LOCKSCOPE_CLI_PATH),
-                  {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), log, QStringLiteral("acquire"),
-                   QStringLiteral("orders:42"), QStringLiteral("--lease-ms"), QStringLiteral("600000"),
-                   QStringLiteral("--hold-ms"), QStringLiteral("1500")});
+                  {QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"), log,
+                   QStringLiteral("acquire"), QStringLiteral("orders:42"), QStringLiteral("--lease-ms"),
+                   QStringLiteral("600000"), QStringLiteral("--hold-ms"), QStringLiteral("1500")});
     QVERIFY(QTest::qWaitFor([&] { return acquire.readAllStandardOutput().contains("acquired"); }, 10000));
     QVERIFY(::chmod(QFile::encodeName(log).constData(), 0666) == 0);
     QVERIFY(acquire.waitForFinished(15000));
@@ -182,22 +200,18 @@ void TestAuditLog::failedReleaseSaysTheLockIsStillHeld()
     const QString err = QString::fromUtf8(acquire.readAllStandardError());
     QVERIFY2(err.contains(QLatin1String("STILL HELD")), qPrintable(err));
     QVERIFY2(err.contains(QLatin1String("lockscope-cli force-unlock orders:42 --url")), qPrintable(err));
-    QCOMPARE(test::redisCli(server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
+    QCOMPARE(test::redisCli(m_server.port(), {QStringLiteral("EXISTS"), QStringLiteral("orders:42")}).out.trimmed(),
              QByteArray("1"));
-    server.stop();
 }
 
 // Issue 37: "refusals are recorded" holds for a force unlock of a lock that is not there too.
 void TestAuditLog::refusalOfAnAbsentLockIsRecorded()
 {
-    RedisServerProcess server;
-    QString error;
-    QVERIFY2(server.start(10000, &error), qPrintable(error));
     QTemporaryDir dir;
     const QString log = dir.filePath(QStringLiteral("audit.jsonl"));
     const auto r =
         test::runProcess(QStringLiteral(LOCKSCOPE_CLI_PATH),
-                         {QStringLiteral("--url"), server.url(), QStringLiteral("--audit-log"), log,
+                         {QStringLiteral("--url"), m_server.url(), QStringLiteral("--audit-log"), log,
                           QStringLiteral("force-unlock"), QStringLiteral("nobody:here"), QStringLiteral("--yes")});
     QVERIFY2(r.finished && r.exitCode == 3, qPrintable(r.describe()));
     QFile f(log);
@@ -206,7 +220,6 @@ void TestAuditLog::refusalOfAnAbsentLockIsRecorded()
     QCOMPARE(o.value(QStringLiteral("action")).toString(), QStringLiteral("force-unlock"));
     QCOMPARE(o.value(QStringLiteral("lock")).toString(), QStringLiteral("nobody:here"));
     QCOMPARE(o.value(QStringLiteral("result")).toString(), QStringLiteral("refused"));
-    server.stop();
 }
 
 QTEST_GUILESS_MAIN(TestAuditLog)
