@@ -79,6 +79,10 @@ void ShowCommand::print(const LockSnapshot &s)
             m_out << "Kind:        fair or plain: " << s.kindNote << '\n';
         if (!s.nameNote().isEmpty())
             m_out << "Name:        " << s.nameNote() << '\n';
+        if (s.migratingSlot >= 0)
+            m_out << "Slot:        " << s.migratingSlot
+                  << " is being migrated (resharding): read key by key where each key lives, not in one "
+                     "atomic step\n";
         m_out << "TTL:         " << ttlText(s.pttlMs) << '\n';
         m_out << "Server time: " << s.serverTimeMs << " ms since epoch\n";
         if (s.holders.isEmpty())

@@ -3,7 +3,11 @@
 
 #include "protocol/locknames.h"
 
+#include "redis/clusterrouter.h"
+#include "redis/hashslot.h"
 #include "redis/redisconnection.h"
+
+#include <QTimer>
 
 #include <QDateTime>
 
@@ -29,9 +33,17 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
                                  confirmedState ? RedisBytes::toBytes(*confirmedState) : QByteArray()};
     QPointer<RedisConnection> connection = m_connection;
     const bool alsoClassic = m_alsoClassic && m_publishCommand.toLower() == "spublish";
-    m_script.eval(m_connection, keys, args, context, [callback, connection, alsoClassic, context](const RedisReply &r) {
+    const int slot = HashSlot::of(keys.first());
+    run(keys, args, context, 3, [callback, connection, alsoClassic, context, slot](const RedisReply &r) {
         ForceUnlockResult result;
-        if (r.isError()) {
+        if (r.isError() && r.errorMessage().startsWith(QLatin1String("TRYAGAIN"))) {
+            result.error = QStringLiteral("hash slot %1 is being migrated (a resharding is under way or stopped "
+                                          "half-way), and Redis refuses a script over a lock's keys while some "
+                                          "of them have moved (TRYAGAIN, 4 tries over 4.5 s). Nothing ran. "
+                                          "Try again when the slot's migration has ended (`redis-cli --cluster "
+                                          "check` lists no open slot)")
+                               .arg(slot);
+        } else if (r.isError()) {
             result.error = r.errorMessage();
         } else {
             result.deleted = r.at(0).toInteger() == 1;
@@ -55,6 +67,28 @@ void ForceUnlocker::forceUnlock(const QString &name, QObject *context,
         if (callback)
             callback(result);
     });
+}
+
+void ForceUnlocker::run(const QList<QByteArray> &keys, const QList<QByteArray> &args, QObject *context, int retriesLeft,
+                        std::function<void(const RedisReply &)> done)
+{
+    QPointer<ForceUnlocker> self(this);
+    QPointer<QObject> guard(context);
+    const bool hasContext = context != nullptr;
+    auto onReply = [self, keys, args, guard, hasContext, retriesLeft, done](const RedisReply &r) {
+        if (self && retriesLeft > 0 && r.isError() && r.errorMessage().startsWith(QLatin1String("TRYAGAIN"))) {
+            QTimer::singleShot(1500, self.data(), [self, keys, args, guard, hasContext, retriesLeft, done] {
+                if (!hasContext || guard)
+                    self->run(keys, args, guard.data(), retriesLeft - 1, done);
+            });
+            return;
+        }
+        done(r);
+    };
+    if (m_router)
+        m_router->eval(m_script, keys, args, context, onReply);
+    else
+        m_script.eval(m_connection, keys, args, context, onReply);
 }
 
 QString ForceUnlocker::describe(const QString &name, const ForceUnlockResult &r)

@@ -11,6 +11,7 @@
 namespace lockscope
 {
 
+class ClusterRouter;
 class RedisConnection;
 
 /** What a force unlock did. */
@@ -52,6 +53,15 @@ public:
      */
     void setAlsoPublishClassic(bool on) { m_alsoClassic = on; }
 
+    /**
+     * Redis Cluster: the script goes through `router` (its connection's node first), so a key that
+     * moved (`MOVED`) or is being migrated (`ASK`) is followed. While the lock's slot is being
+     * migrated, Redis refuses a script over several of its keys once some have moved (`TRYAGAIN`):
+     * like Redisson (retryAttempts 3, retryInterval 1500 ms) the script is sent again up to 3
+     * times, 1.5 s apart; if the slot is still migrating, `error` says so in words (nothing ran).
+     */
+    void setRouter(ClusterRouter *router) { m_router = router; }
+
     /** Force-unlocks `name`. With `confirmedState` set (LockSnapshot::stateFingerprint() of the
      *  snapshot the operator confirmed), the script first checks that the hash is still exactly
      *  that and otherwise changes nothing and reports `changed`. */
@@ -66,6 +76,10 @@ private:
     RedisScript m_script;
     QByteArray m_publishCommand = "publish";
     bool m_alsoClassic = false;
+    ClusterRouter *m_router = nullptr; ///< setRouter(); the session's, which outlives this
+
+    void run(const QList<QByteArray> &keys, const QList<QByteArray> &args, QObject *context, int retriesLeft,
+             std::function<void(const RedisReply &)> done);
 };
 
 } // namespace lockscope

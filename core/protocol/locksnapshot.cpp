@@ -217,6 +217,8 @@ QJsonObject LockSnapshot::toJson() const
         o.insert(QLatin1StringView("field_count"), fieldCount);
         o.insert(QLatin1StringView("holders_sampled"), true);
     }
+    if (migratingSlot >= 0) // read key by key during a resharding of its slot
+        o.insert(QLatin1StringView("migrating_slot"), migratingSlot);
     o.insert(QLatin1StringView("kind_certain"), kindCertain);
     if (!kindNote.isEmpty())
         o.insert(QLatin1StringView("kind_note"), kindNote);
@@ -246,6 +248,7 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
                                                           : LockKind::Lock;
     s.kindCertain = o.value(QStringLiteral("kind_certain")).toBool(true);
     s.kindNote = o.value(QStringLiteral("kind_note")).toString();
+    s.migratingSlot = int(o.value(QStringLiteral("migrating_slot")).toInteger(-1));
     for (const auto &v : o.value(QStringLiteral("values")).toArray()) {
         const QJsonObject m = v.toObject();
         MultiLockValue value;

@@ -97,6 +97,10 @@ struct LockSnapshot {
     /** The hash had more fields than the snapshot reads whole (1024; an HGETALL of a million
      *  fields blocks Redis for seconds): `holders` is a bounded sample of it. */
     bool sampled = false;
+    /** Redis Cluster: the hash slot of this lock was being migrated (resharding: MIGRATING on its
+     *  master, IMPORTING on the target) and the lock was read key by key, each key where it lives
+     *  (ASK followed), not in one atomic script: -1 when read atomically. */
+    int migratingSlot = -1;
 
     /** Faster multilock groups: every value of the hash (holders then lists each live owner
      *  once, its holdCount = the sum of its live values' lock_count). */

@@ -475,8 +475,19 @@ SnapshotReader *LockSession::readerFor(const QString &name)
 {
     QString node;
     NodeTools &tools = toolsFor(name, &node);
-    if (!tools.reader)
+    if (!tools.reader) {
         tools.reader = new SnapshotReader(connectionOf(node), this);
+        if (m_router) { // a lock of a slot being migrated is read where its keys are (ASK)
+            QPointer<ClusterRouter> router(m_router);
+            tools.reader->setRoutedSend([router](const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
+                                                 std::function<void(const RedisReply &)> callback) {
+                if (router)
+                    router->send(key, argv, context, std::move(callback));
+                else
+                    callback(RedisReply::makeError(QStringLiteral("the cluster connection is closed"), true));
+            });
+        }
+    }
     return tools.reader;
 }
 
@@ -558,6 +569,7 @@ ForceUnlocker *LockSession::unlockerFor(const QString &name)
     ForceUnlocker *&u = toolsFor(name, &node).unlocker;
     if (!u) {
         u = new ForceUnlocker(connectionOf(node), this);
+        u->setRouter(m_router); // nullptr outside a cluster
         // Redisson's verb, plus a classic PUBLISH after an SPUBLISH: see setAlsoPublishClassic().
         u->setPublishCommand(publishCommand());
         u->setAlsoPublishClassic(true);

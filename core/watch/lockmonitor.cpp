@@ -459,16 +459,25 @@ void LockMonitor::cancelDiscovery()
         becomeIdle();
 }
 
-void LockMonitor::setClusterNode(std::function<bool(const QString &)> ownsName)
+void LockMonitor::setClusterNode(std::function<bool(const QString &)> ownsName,
+                                 std::function<void(const QString &, const QString &)> foreignName,
+                                 SnapshotReader::RoutedSend routedSend)
 {
     m_ownsName = std::move(ownsName);
+    m_foreignName = std::move(foreignName);
     m_reader->setOneSlotPerBatch(true);
+    m_reader->setRoutedSend(std::move(routedSend));
 }
 
 void LockMonitor::markDirty(const QString &name, const QString &hint)
 {
-    if (m_ownsName && !m_ownsName(name))
-        return; // another master serves it (cluster)
+    if (m_ownsName && !m_ownsName(name)) {
+        // Another master serves it (cluster), yet it was seen here: a key of a slot this node
+        // imports (resharding). The serving master's monitor reads it, following ASK.
+        if (m_foreignName)
+            m_foreignName(name, hint);
+        return;
+    }
     if (!m_dirtyPlain.isEmpty())
         m_dirtyPlain.remove(name); // whatever made it dirty again may need the script
     auto it = m_dirty.find(name);
@@ -503,8 +512,10 @@ void LockMonitor::markFoundHash(const QString &name)
         markDirty(name);
         return;
     }
-    if (m_ownsName && !m_ownsName(name))
-        return; // another master serves it (cluster)
+    if (m_ownsName && !m_ownsName(name)) {
+        markDirty(name); // another master serves it (cluster): passed on there
+        return;
+    }
     if (m_dirty.contains(name))
         return; // dirty already, for a reason of its own
     m_dirty.insert(name, QString());

@@ -3,6 +3,7 @@
 #include "protocol/lockevent.h"
 #include "protocol/locksnapshot.h"
 #include "watch/lockwatcher.h"
+#include "watch/snapshotreader.h"
 
 #include "redis/redisconnection.h"
 #include "redis/redissubscriber.h"
@@ -167,10 +168,18 @@ public:
                              qint64 rediscoveryCommands = 0);
     bool isOneShot() const { return m_oneShot; }
 
-    /** Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
-     *  read and reported (unlock messages are broadcast to every node), and snapshot batches
-     *  hold one hash slot each. Call before start(). */
-    void setClusterNode(std::function<bool(const QString &)> ownsName);
+    /**
+     * Redis Cluster: this monitor watches one master. Only names for which `ownsName` holds are
+     * read and reported (unlock messages are broadcast to every node), and snapshot batches hold
+     * one hash slot each. A name this node's SCAN or keyspace notifications show although another
+     * master serves its slot (a key of a slot this node is importing, mid-resharding) goes to
+     * `foreignName(name, hint)`, for that master's monitor, never dropped. Batches refused because
+     * their slot is being migrated are read key by key with `routedSend`
+     * (SnapshotReader::setRoutedSend()). Call before start().
+     */
+    void setClusterNode(std::function<bool(const QString &)> ownsName,
+                        std::function<void(const QString &name, const QString &hint)> foreignName,
+                        SnapshotReader::RoutedSend routedSend);
 
     /** Starts watching; returns at once. Safe to call before the connection is ready. */
     void start() override;
@@ -252,7 +261,8 @@ private:
     QPointer<RedisConnection> m_connection;
     QPointer<RedisConnection> m_scanConnection;
     QPointer<RedisSubscriber> m_subscriber;
-    std::function<bool(const QString &)> m_ownsName; ///< cluster: names this node serves
+    std::function<bool(const QString &)> m_ownsName;                     ///< cluster: names this node serves
+    std::function<void(const QString &, const QString &)> m_foreignName; ///< cluster: another master's
     LockDiscovery *m_discovery = nullptr;
     SnapshotReader *m_reader = nullptr;
 

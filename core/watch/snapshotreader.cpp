@@ -163,7 +163,9 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                           else
                               state->groups.clear(); // the reader is gone: report what was read
                           QVector<LockSnapshot> out;
-                          if (reply.isError()) {
+                          if (reply.isError() && self && self->m_routedSend && isSlotRedirect(reply.errorMessage())) {
+                              self->readKeyByKey(state, chunk); // resharding: where each key lives
+                          } else if (reply.isError()) {
                               if (state->error.isEmpty())
                                   state->error = reply.errorMessage();
                           } else {
@@ -182,6 +184,112 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                           }
                           finishBatch(state, part, std::move(out));
                       });
+    }
+}
+
+bool SnapshotReader::isSlotRedirect(const QString &error)
+{
+    return error.startsWith(QLatin1String("ASK ")) || error.startsWith(QLatin1String("MOVED ")) ||
+           error.startsWith(QLatin1String("TRYAGAIN")) || error.contains(QLatin1String("non local key")) ||
+           error.contains(QLatin1String("rehashing"));
+}
+
+void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const QStringList &names)
+{
+    // One part of the read: counted in flight until every name's commands have answered.
+    const int part = state->nextPart++;
+    ++state->inFlight;
+    m_keyByKey += names.size();
+    struct Pending {
+        QVector<LockSnapshot> out;
+        int namesLeft = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->namesLeft = int(names.size());
+    QPointer<SnapshotReader> self(this);
+    auto nameDone = [self, state, pending, part](LockSnapshot s, const QString &error) {
+        if (!error.isEmpty() && state->error.isEmpty())
+            state->error = error;
+        else if (error.isEmpty())
+            pending->out << s;
+        if (--pending->namesLeft > 0)
+            return;
+        --state->inFlight;
+        if (self)
+            self->sendMore(state);
+        finishBatch(state, part, std::move(pending->out));
+    };
+    const QByteArray max = QByteArray::number(m_maxWaiters - 1);
+    for (const QString &name : names) {
+        const QByteArray key = RedisBytes::toBytes(name);
+        const QByteArray queue = RedisBytes::toBytes(LockNames::fairQueueKey(name));
+        const QByteArray timeouts = RedisBytes::toBytes(LockNames::fairTimeoutKey(name));
+        const QByteArray channel = RedisBytes::toBytes(LockNames::unlockChannel(name));
+        const QByteArray rwChannel = RedisBytes::toBytes(LockNames::readWriteChannel(name));
+        const QByteArray twin = RedisBytes::toBytes(LockNames::twinName(name));
+        // (key the command is routed by, the command): the slot of every one is the lock's (§1.2).
+        const QVector<QPair<QByteArray, QList<QByteArray>>> commands{
+            {key, {"TIME"}},
+            {key, {"HSCAN", key, "0", "COUNT", "1024"}},
+            {key, {"HLEN", key}},
+            {key, {"TYPE", key}},
+            {key, {"PTTL", key}},
+            {queue, {"LLEN", queue}},
+            {queue, {"LRANGE", queue, "0", max}},
+            {timeouts, {"ZCARD", timeouts}},
+            {timeouts, {"ZRANGE", timeouts, "0", max, "WITHSCORES"}},
+            {key, {"GET", RedisBytes::toBytes(LockNames::tokenKey(name))}},
+            {key, twin.isEmpty() ? QList<QByteArray>{"TIME"} : QList<QByteArray>{"TYPE", twin}},
+            {key, {"PUBSUB", "NUMSUB", channel}},
+            {channel, {"PUBSUB", "SHARDNUMSUB", channel}},
+            {key, {"PUBSUB", "NUMSUB", rwChannel}},
+            {rwChannel, {"PUBSUB", "SHARDNUMSUB", rwChannel}},
+        };
+        struct Replies {
+            QVector<RedisReply> r;
+            int left = 0;
+        };
+        auto replies = std::make_shared<Replies>();
+        replies->r.resize(commands.size());
+        replies->left = int(commands.size());
+        const bool hasTwin = !twin.isEmpty();
+        for (int i = 0; i < commands.size(); ++i) {
+            m_routedSend(commands[i].first, commands[i].second, state->context,
+                         [replies, i, name, hasTwin, nameDone](const RedisReply &reply) {
+                             replies->r[i] = reply;
+                             if (--replies->left > 0)
+                                 return;
+                             const QVector<RedisReply> &r = replies->r;
+                             for (int c = 0; c < r.size(); ++c) {
+                                 // An error of its own (WRONGTYPE) is data; a lost node is not.
+                                 if (r[c].isTransportError() || (r[c].isError() && c == 0)) {
+                                     nameDone(LockSnapshot(), r[c].errorMessage());
+                                     return;
+                                 }
+                             }
+                             const qint64 serverMs = r[0].at(0).toInteger() * 1000 + r[0].at(1).toInteger() / 1000;
+                             const QByteArray type = r[3].isError() ? QByteArray("none") : r[3].toByteArray();
+                             static const RedisReply empty = RedisReply::makeArray({});
+                             const bool isHash = type == "hash";
+                             auto count = [](const RedisReply &x) { return x.isError() ? -1 : x.toInteger(); };
+                             auto shardCount = [](const RedisReply &x) {
+                                 return x.isError() ? 0 : x.at(1).toInteger(); // before Redis 7: none
+                             };
+                             const RedisReply entry = RedisReply::makeArray(
+                                 {RedisReply::makeString(type), isHash ? r[1].at(1) : empty,
+                                  RedisReply::makeInteger(r[4].toInteger(-2)), RedisReply::makeInteger(count(r[5])),
+                                  r[6].isError() ? empty : r[6], RedisReply::makeInteger(count(r[7])),
+                                  r[8].isError() ? empty : r[8],
+                                  RedisReply::makeString(r[9].isError() ? QByteArray() : r[9].toByteArray()),
+                                  RedisReply::makeInteger(r[11].at(1).toInteger() + shardCount(r[12])), empty,
+                                  RedisReply::makeInteger(r[13].at(1).toInteger() + shardCount(r[14])),
+                                  RedisReply::makeInteger(isHash ? r[2].toInteger() : 0)});
+                             LockSnapshot s = parse(name, entry, serverMs, LockSnapshot::steadyNowMs(),
+                                                    hasTwin && r[10].toByteArray() == "hash");
+                             s.migratingSlot = HashSlot::of(RedisBytes::toBytes(name));
+                             nameDone(s, QString());
+                         });
+        }
     }
 }
 

@@ -58,6 +58,27 @@ public:
     /** Redis Cluster: the KEYS of one EVAL must share a hash slot, so each batch holds names of
      *  one slot only (read() then returns the snapshots grouped by slot, not in input order). */
     void setOneSlotPerBatch(bool on) { m_oneSlotPerBatch = on; }
+    /** Sends one command to the node where `key` lives now, following MOVED and ASK
+     *  (ClusterRouter::send); the callback runs once, with the reply or an error. */
+    using RoutedSend = std::function<void(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
+                                          std::function<void(const RedisReply &)> callback)>;
+    /**
+     * Redis Cluster: how to read a lock whose hash slot is being migrated (resharding). There a
+     * script over the lock's keys is refused: `ASK` (its keys moved to the importing node),
+     * `TRYAGAIN` (some of them moved), or "non local key" (the script touched a key that is not
+     * there, as the absent fair queue of every plain lock), and `MOVED` when the slot's owner
+     * changed. The names of such a batch are then read key by key with `send`, each command where
+     * its key lives, as Redisson's own commands follow ASK: the same data as the script's (HSCAN of
+     * at most 1024 fields, HLEN, TYPE, PTTL, the fair queue and timeout set, the token, the
+     * twin's TYPE, the unlock channels' subscribers), without the read-write lock's per-hold
+     * TTLs, and not in one atomic step: each snapshot says so (LockSnapshot::migratingSlot).
+     * Unset (single server, Sentinel): such an error is the read's error.
+     */
+    void setRoutedSend(RoutedSend send) { m_routedSend = std::move(send); }
+    /** Whether `error` (a script's) means the slot is being migrated or has moved (see setRoutedSend()). */
+    static bool isSlotRedirect(const QString &error);
+    /** Names read key by key so far (setRoutedSend()). */
+    qint64 namesReadKeyByKey() const { return m_keyByKey; }
     /** Fair-queue entries read per lock at most (the full length is always reported). */
     void setMaxWaiters(int n) { m_maxWaiters = qMax(1, n); }
 
@@ -128,6 +149,8 @@ private:
     /** Counts the finished batch; the last one calls back. */
     static void finishBatch(const std::shared_ptr<ReadState> &state, int part, QVector<LockSnapshot> out);
     void retryWithScript(const std::shared_ptr<ReadState> &state, const QStringList &names);
+    /** setRoutedSend(): reads `names` key by key as one more part of `state`. */
+    void readKeyByKey(const std::shared_ptr<ReadState> &state, const QStringList &names);
     /** Sizes the next batch after a call over `locks` that kept Redis busy for `usedUs`. */
     void adapt(int locks, qint64 usedUs);
 
@@ -144,6 +167,8 @@ private:
     bool m_plainRefused = false; ///< HRANDFIELD unknown (Redis < 6.2): plain reads off
     qint64 m_plainBatchesSent = 0;
     qint64 m_plainRetried = 0;
+    RoutedSend m_routedSend;
+    qint64 m_keyByKey = 0;
 };
 
 } // namespace lockscope

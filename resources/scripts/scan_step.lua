@@ -35,6 +35,14 @@ local function isLockLike(fields)
     end
     return false
 end
+-- Redis Cluster mid-resharding: a key of a slot this node imports is not this node's to serve
+-- (no ASKING in a script), and even a read of it is refused ("non local key"). SCAN returns it
+-- all the same: it stays a candidate, and the reader reads it where it lives (ASK).
+local function refusedByCluster(reply)
+    local err = type(reply) == 'table' and reply['err']
+    return type(err) == 'string' and (string.find(err, 'non local key', 1, true) ~= nil
+        or string.find(err, 'rehashing', 1, true) ~= nil)
+end
 local function mayBeLock(key)
     -- HRANDFIELD key 17 (Redis 6.2+): every field of a hash of at most 16, else 17 of them; one
     -- bounded command where HLEN and HKEYS were two (360k hashes at 1M keys).
@@ -44,9 +52,16 @@ local function mayBeLock(key)
         if type(fields) == 'table' and fields['err'] == nil then
             return #fields > 16 or isLockLike(fields)
         end
+        if refusedByCluster(fields) then
+            return true
+        end
         hasRandField = false -- before Redis 6.2
     end
-    if redis.call('hlen', key) > 16 then
+    local count = redis.pcall('hlen', key)
+    if type(count) ~= 'number' then
+        return true -- refusedByCluster
+    end
+    if count > 16 then
         return true
     end
     return isLockLike(redis.call('hkeys', key))
@@ -69,7 +84,11 @@ local function scanStep(cursor, glob, count, keyType)
     elseif keyType == 'withpttl' then
         page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count)
         for i = 1, #page[2] do
-            dropped[i] = redis.call('pttl', page[2][i])
+            local ttl = redis.pcall('pttl', page[2][i])
+            if type(ttl) ~= 'number' then
+                ttl = -2 -- refusedByCluster: another node's key now, not this one's to judge
+            end
+            dropped[i] = ttl
         end
     elseif keyType ~= nil and keyType ~= '' then
         page = redis.call('scan', cursor, 'MATCH', glob, 'COUNT', count, 'TYPE', keyType)

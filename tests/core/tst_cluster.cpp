@@ -6,6 +6,7 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
+#include "protocol/locknames.h"
 #include "redis/clusterrouter.h"
 #include "redis/clustertopology.h"
 #include "redis/hashslot.h"
@@ -72,6 +73,7 @@ private slots:
     void cliWatchFollowsFairWaiterChannels();
     void followsAskDuringLiveMigration();
     void watchersAreNoWaiters();
+    void locksOfAMigratingSlotAreFound();
 
 private:
     /** A name per node index 0..2 (lock names hashing to each master). */
@@ -632,6 +634,106 @@ void TestCluster::watchersAreNoWaiters()
         p->waitForFinished(5000);
     }
     owner.cmd({"DEL", name.toUtf8()});
+}
+
+// Issue 37, failure 2: mid-resharding (slot MIGRATING on node 0, IMPORTING on node 1, some of its
+// keys moved, as `redis-cli --cluster reshard` leaves it between two MIGRATEs or when it stops
+// half-way), every lock of the slot is still listed and shown, wherever its keys are: a plain
+// and a fair lock that moved, and one that has not. Force unlock says in words why Redis refuses
+// it while the slot is open, changes nothing, and works once the migration has ended.
+void TestCluster::locksOfAMigratingSlotAreFound()
+{
+    const QString tag = namesOnEachNode(QStringLiteral("reshard"))[0];
+    const QString moved = QStringLiteral("{%1}:moved").arg(tag);
+    const QString fair = QStringLiteral("{%1}:fair-moved").arg(tag);
+    const QString stays = QStringLiteral("{%1}:stays").arg(tag);
+    const int slot = HashSlot::of(tag.toUtf8());
+    const QByteArray holder = "b983c153-7421-469a-addb-44fb92259a1b:1";
+    const QByteArray waiter = "b983c153-7421-469a-addb-44fb92259a1b:2";
+    SyncClient source(m_cluster.endpoint(0));
+    SyncClient target(m_cluster.endpoint(1));
+    QVERIFY(source.open() && target.open());
+    // Written as Redisson writes them (protocol §2.1, §3.1), by plain commands on the slot's master.
+    for (const QString &n : {moved, fair, stays}) {
+        source.cmd({"HSET", n.toUtf8(), holder, "1"});
+        source.cmd({"PEXPIRE", n.toUtf8(), "120000"});
+    }
+    const QByteArray queue = LockNames::fairQueueKey(fair).toUtf8();
+    const QByteArray timeouts = LockNames::fairTimeoutKey(fair).toUtf8();
+    source.cmd({"RPUSH", queue, waiter});
+    source.cmd({"ZADD", timeouts, QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 300000), waiter});
+    // Locks elsewhere, so the list is more than the slot.
+    const QStringList others = namesOnEachNode(QStringLiteral("reshard-other"));
+    for (int i = 0; i < 3; ++i) {
+        SyncClient c(m_cluster.endpoint(i));
+        QVERIFY(c.open());
+        c.cmd({"HSET", others[i].toUtf8(), holder, "1"});
+        c.cmd({"PEXPIRE", others[i].toUtf8(), "120000"});
+    }
+
+    const QByteArray sourceId = m_cluster.nodeId(0);
+    const QByteArray targetId = m_cluster.nodeId(1);
+    QCOMPARE(target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}).toByteArray(),
+             QByteArray("OK"));
+    QCOMPARE(source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", targetId}).toByteArray(),
+             QByteArray("OK"));
+    const RedisReply migrated = source.cmd({"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0",
+                                            "5000", "KEYS", moved.toUtf8(), fair.toUtf8(), queue, timeouts});
+    QVERIFY2(!migrated.isError(), qPrintable(migrated.debugString()));
+
+    // list: all of them, the moved ones too, and no error.
+    const ProcessResult r = cli({QStringLiteral("list"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    QHash<QString, QJsonObject> listed;
+    for (const QByteArray &line : r.out.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (!o.isEmpty())
+            listed.insert(o.value(QStringLiteral("name")).toString(), o);
+    }
+    for (const QString &n : QStringList{moved, fair, stays} + others)
+        QVERIFY2(listed.contains(n), qPrintable(QStringLiteral("%1 missing:\n%2").arg(n, r.describe())));
+    QCOMPARE(listed.value(fair).value(QStringLiteral("kind")).toString(), QStringLiteral("fair_lock"));
+    QCOMPARE(listed.value(fair).value(QStringLiteral("queue_length")).toInteger(), 1);
+    QCOMPARE(listed.value(moved).value(QStringLiteral("migrating_slot")).toInteger(-1), slot);
+
+    // show: the moved locks with their holder (and waiter), read where they live.
+    for (const QString &n : {moved, fair, stays}) {
+        const ProcessResult shown = cli({QStringLiteral("show"), n, QStringLiteral("--json")});
+        QVERIFY2(shown.exitCode == 0 && !shown.err.contains("ASK "), qPrintable(shown.describe()));
+        const QJsonObject o = QJsonDocument::fromJson(shown.out.trimmed()).object();
+        QCOMPARE(o.value(QStringLiteral("holders")).toArray().size(), 1);
+        QVERIFY(o.value(QStringLiteral("pttl_ms")).toInteger() > 0);
+    }
+    const ProcessResult text = cli({QStringLiteral("show"), fair});
+    QVERIFY2(text.out.contains("is being migrated"), qPrintable(text.describe()));
+    const QJsonObject fairShown =
+        QJsonDocument::fromJson(cli({QStringLiteral("show"), fair, QStringLiteral("--json")}).out.trimmed()).object();
+    QCOMPARE(fairShown.value(QStringLiteral("waiters")).toArray().size(), 1);
+
+    // force-unlock while the slot is open: Redis refuses (TRYAGAIN); said in words, nothing changed.
+    const ProcessResult refused = cli({QStringLiteral("force-unlock"), moved, QStringLiteral("--yes")});
+    QVERIFY2(refused.exitCode != 0 && refused.err.contains("being migrated") && !refused.err.contains("ASK "),
+             qPrintable(refused.describe()));
+    target.cmd({"ASKING"}); // the target serves a key of the slot it imports only after ASKING
+    QCOMPARE(target.cmd({"HGET", moved.toUtf8(), holder}).toByteArray(), QByteArray("1"));
+
+    // The migration ends: the slot's last key moves, every node learns the new owner.
+    const RedisReply last = source.cmd(
+        {"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0", "5000", "KEYS", stays.toUtf8()});
+    QVERIFY2(!last.isError(), qPrintable(last.debugString()));
+    for (int i = 0; i < 3; ++i) {
+        SyncClient c(m_cluster.endpoint(i));
+        QVERIFY(c.open());
+        c.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "NODE", targetId});
+    }
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return cli({QStringLiteral("show"), moved, QStringLiteral("--json")}).exitCode == 0;
+        },
+        10000));
+    const ProcessResult unlocked = cli({QStringLiteral("force-unlock"), moved, QStringLiteral("--yes")});
+    QVERIFY2(unlocked.exitCode == 0, qPrintable(unlocked.describe()));
+    QCOMPARE(target.cmd({"EXISTS", moved.toUtf8()}).toInteger(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestCluster)
