@@ -46,6 +46,14 @@ bool launchWorkshop(const CliCommandTable::Launch &l, int *exitCode)
     // Scenarios on their own private redis-server: no --url, no LockSession.
     auto *workshop = new WorkshopCommand(l.parser, l.parent);
     QObject::connect(workshop, &WorkshopCommand::finished, l.parent, l.finish);
+    // A signal ends the run at once (its private redis-server stops with the process): 128 + sig.
+    const auto finish = l.finish;
+    QObject::connect(l.interrupts, &InterruptNotifier::interrupted, l.parent, [finish](int sig) {
+        if (sig <= 0)
+            return;
+        QTextStream(stderr) << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';
+        finish(128 + sig);
+    });
     return workshop->start(l.operands, exitCode);
 }
 

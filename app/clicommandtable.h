@@ -35,7 +35,7 @@ public:
         const CliCommand::Arguments &args;
         QStringList operands;            ///< the positional arguments after the command
         QObject *parent;                 ///< owns what the command creates
-        InterruptNotifier *interrupts;   ///< SIGINT / SIGTERM / SIGHUP (null for ownOperands entries)
+        InterruptNotifier *interrupts;   ///< SIGINT / SIGTERM / SIGHUP
         std::function<void(int)> finish; ///< ends the process with an exit code (once)
     };
     struct Entry {

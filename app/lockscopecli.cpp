@@ -93,8 +93,12 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
             m_parser, connection, args, pos.mid(1), this, interrupts, [this](int code) { finish(code); }};
         return entry->launch(l, exitCode);
     };
-    if (entry->ownOperands)
-        return launch(nullptr);
+    if (entry->ownOperands) {
+        // SIGINT / SIGTERM / SIGHUP end it as they end every command, even when the shell started
+        // it with SIGINT ignored (a script's `&` job): a handler replaces an inherited SIG_IGN.
+        m_interrupts = new InterruptNotifier(this);
+        return launch(m_interrupts);
+    }
     const QStringList wanted = CliOptions::positionalArguments(command);
     if (pos.size() - 1 < wanted.size())
         return usage(QStringLiteral("'%1' needs a %2").arg(command, wanted.at(pos.size() - 1)));

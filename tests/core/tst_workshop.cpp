@@ -13,6 +13,8 @@
 #include "testsupport.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -20,6 +22,10 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
+
+#include <signal.h>
 
 using namespace lockscope;
 using lockscope::test::waitUntil;
@@ -505,6 +511,44 @@ private slots:
                                                       QStringLiteral("-1")});
         QVERIFY2(bad.finished && bad.exitCode == 1 && bad.err.contains("--pace-ms must be between 0 and"),
                  qPrintable(bad.describe()));
+    }
+
+    // Issue 37: a script's `&` job starts with SIGINT ignored; `workshop run` still ends on SIGINT
+    // (and SIGTERM, SIGHUP) at once, exit 128 + signal, and its private redis-server goes with it.
+    void cliRunEndsOnSignalsEvenWhenStartedWithThemIgnored_data()
+    {
+        QTest::addColumn<int>("sig");
+        QTest::newRow("SIGINT") << int(SIGINT);
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGHUP") << int(SIGHUP);
+    }
+    void cliRunEndsOnSignalsEvenWhenStartedWithThemIgnored()
+    {
+        QFETCH(int, sig);
+        QProcess p;
+        p.start(QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"), QStringLiteral("trap '' INT TERM HUP; exec \"$0\" workshop run reentrancy "
+                                                      "--pace-ms 60000"),
+                 cliPath()});
+        QVERIFY(p.waitForStarted());
+        QVERIFY(QTest::qWaitFor([&] { return p.readAllStandardOutput().contains("1"); }, 30000));
+        const qint64 pid = p.processId();
+        QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(pid));
+        QVERIFY(children.open(QIODevice::ReadOnly));
+        const qint64 server = children.readAll().trimmed().split(' ').value(0).toLongLong();
+        QVERIFY(server > 0);
+        QElapsedTimer t;
+        t.start();
+        ::kill(pid_t(pid), sig);
+        QVERIFY2(p.waitForFinished(5000), "still running 5 s after the signal");
+        QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 128 + sig);
+        auto serverGone = [server] {
+            QFile stat(QStringLiteral("/proc/%1/stat").arg(server));
+            return !stat.open(QIODevice::ReadOnly) || stat.readAll().contains(") Z ");
+        };
+        QVERIFY2(QTest::qWaitFor(serverGone, 5000), "the workshop's redis-server outlived it");
     }
 
     // Between steps the lock's PTTL and the fair waiters' time to their deadlines stay where the
