@@ -12,7 +12,8 @@ namespace
 bool needsEscape(const QString &text, qsizetype i)
 {
     const ushort u = text.at(i).unicode();
-    return u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0xfffd ||
+    // A backslash too: shown doubled, so `a\\nb` (backslash, n) and `a\nb` (a newline) differ.
+    return u < 0x20 || u == '\\' || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0xfffd ||
            RedisBytes::escapedByteAt(text, i) >= 0; // a byte of a name that is not valid UTF-8
 }
 

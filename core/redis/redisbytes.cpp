@@ -110,9 +110,11 @@ QByteArray RedisBytes::toBytes(const QString &text)
 
 QString RedisBytes::fromDisplayed(const QString &typed)
 {
-    // Only a string with a \xNN or \u{...} escape is taken as displayed text; anything else
-    // (e.g. "C:\temp") is a literal name.
-    static const QRegularExpression displayed(QStringLiteral("\\\\(x[0-9a-fA-F]{2}|u\\{[0-9a-fA-F]{4,6}\\})"));
+    // A string with an escape DisplayText::escaped() writes is taken as displayed text; anything
+    // else is the name as typed. "C:\temp" thus reads as "C:<tab>emp": the CLI, finding no such
+    // lock, tries the text as typed (CliCommand::readOne).
+    static const QRegularExpression displayed(
+        QStringLiteral("\\\\(x[0-9a-fA-F]{2}|u\\{[0-9a-fA-F]{4,6}\\}|[\\\\ntre])"));
     if (!typed.contains(displayed))
         return typed;
     QString out;

@@ -30,10 +30,12 @@ public:
     static QString hex(const QString &text) { return QString::fromLatin1(toBytes(text).toHex()); }
     /**
      * A name typed by an operator in the form LockScope displays it (DisplayText::escaped): when
-     * it holds a \xNN or \u{NNNN} escape, every escape is undone (\xNN with NN ≥ 80 hex is
-     * that raw byte, \\ a backslash, \n \t \r \e control characters); otherwise the text is
-     * the name as typed. So `lock:\xff` names the key "lock:" + byte 0xFF, and the CLI can act on
-     * every lock it lists.
+     * it holds an escape (\xNN, \u{NNNN}, \\, \n, \t, \r, \e), every escape is undone (\xNN
+     * with NN ≥ 80 hex is that raw byte, \\ a backslash, \n \t \r \e control characters);
+     * otherwise the text is the name as typed. So `lock:\xff` names the key "lock:" + byte 0xFF,
+     * `nl\nX` the name with a newline, and the CLI can act on every lock it lists. A name that
+     * holds such a sequence literally (`C:\temp`) is found by the CLI's second try, the text
+     * as typed, when no lock has the decoded name.
      */
     static QString fromDisplayed(const QString &typed);
     /** `text` with each escaped byte written \xNN and nothing else changed (for messages that

@@ -1084,6 +1084,25 @@ void TestCli::namesAndFieldsThatAreNotUtf8()
     m_admin->cmd({"HSET", "lit:\\xff", (kClient + ":1").toUtf8(), "1"});
     const ProcessResult literal = cli({"show", "lit:\\xff"});
     QVERIFY2(literal.finished && literal.exitCode == 0, qPrintable(literal.describe()));
+
+    // Issue 37: a name with a newline is shown `nl\nX` and found by that text pasted back; a name
+    // with a backslash is shown doubled (`bs\\nX`), so the two never look alike, and both forms
+    // of it are found.
+    m_admin->cmd({"HSET", "nl\nX", (kClient + ":1").toUtf8(), "1"});
+    m_admin->cmd({"HSET", "bs\\nX", (kClient + ":1").toUtf8(), "1"});
+    const ProcessResult listed = cli({"list", "--pattern", "*X"});
+    QVERIFY2(listed.out.contains("nl\\nX") && listed.out.contains("bs\\\\nX"), qPrintable(listed.describe()));
+    for (const char *typed : {"nl\\nX", "bs\\\\nX"}) {
+        const ProcessResult shown = cli({"show", typed, "--json"});
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.describe()));
+        const QByteArray expected = QByteArray(typed) == "nl\\nX" ? QByteArray("nl\nX") : QByteArray("bs\\nX");
+        QCOMPARE(QJsonDocument::fromJson(shown.out.trimmed()).object().value(QLatin1String("name")).toString(),
+                 QString::fromUtf8(expected));
+    }
+    // Typed as it is stored (a single backslash): not the escape of a lock, so the text as typed.
+    m_admin->cmd({"HSET", "C:\\temp", (kClient + ":1").toUtf8(), "1"});
+    const ProcessResult typedAsStored = cli({"show", "C:\\temp"});
+    QVERIFY2(typedAsStored.exitCode == 0, qPrintable(typedAsStored.describe()));
 }
 
 // `watch` ends with a line that says how many releases were too short to see, rather than

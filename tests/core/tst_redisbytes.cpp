@@ -33,6 +33,9 @@ void TestRedisBytes::roundTripsEveryByteString_data()
     QTest::newRow("overlong") << QByteArray("\xc0\xaf");
     QTest::newRow("encoded surrogate") << QByteArray("\xed\xa0\x80");
     QTest::newRow("mixed") << QByteArray("\xf0\x9f\x98\x80\xff\xc3\xa9\x00z", 9);
+    QTest::newRow("newline") << QByteArray("nl\nX");
+    QTest::newRow("backslash n") << QByteArray("nl\\nX");
+    QTest::newRow("backslash") << QByteArray("C:\\temp\\");
     QByteArray all;
     for (int b = 0; b < 256; ++b)
         all += char(b);
@@ -49,8 +52,8 @@ void TestRedisBytes::roundTripsEveryByteString()
     const QString shown = DisplayText::escaped(text);
     if (bytes.isValidUtf8() && !bytes.contains('\\'))
         QCOMPARE(RedisBytes::displayed(text), text);
-    if (!bytes.isValidUtf8())
-        QCOMPARE(RedisBytes::toBytes(RedisBytes::fromDisplayed(shown)), bytes);
+    // Every displayed name, backslashes and control characters included, comes back (issue 37).
+    QCOMPARE(RedisBytes::toBytes(RedisBytes::fromDisplayed(shown)), bytes);
 }
 
 void TestRedisBytes::validUtf8IsPlainText()
@@ -69,8 +72,15 @@ void TestRedisBytes::displayedFormComesBack()
     const QString name = RedisBytes::toText(QByteArray("lock:\xff"));
     QCOMPARE(DisplayText::escaped(name), QStringLiteral("lock:\\xff"));
     QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("lock:\\xff")), name);
-    // Without a \xNN or \u{...} escape the typed text is the name, backslashes and all.
-    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("C:\\temp\\new")), QStringLiteral("C:\\temp\\new"));
+    // Without an escape the typed text is the name, backslashes and all.
+    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("C:\\Qemp")), QStringLiteral("C:\\Qemp"));
+    // \n, \t, \\ alone are escapes too: a name shown as `nl\nX` can be pasted back, and a literal
+    // backslash is shown doubled, so the two never look alike (issue 37).
+    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("nl\\nX")), QStringLiteral("nl\nX"));
+    QCOMPARE(DisplayText::escaped(QStringLiteral("nl\nX")), QStringLiteral("nl\\nX"));
+    QCOMPARE(DisplayText::escaped(QStringLiteral("bs\\X")), QStringLiteral("bs\\\\X"));
+    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("bs\\\\X")), QStringLiteral("bs\\X"));
+    QCOMPARE(RedisBytes::fromDisplayed(QStringLiteral("C:\\temp")), QStringLiteral("C:\temp"));
     // A backslash doubled by the display comes back single.
     const QString both = RedisBytes::toText(QByteArray("a\\b\xfe"));
     QCOMPARE(RedisBytes::fromDisplayed(DisplayText::escaped(both)), both);

@@ -526,10 +526,10 @@ private slots:
     {
         QFETCH(int, sig);
         QProcess p;
-        p.start(QStringLiteral("/bin/sh"),
-                {QStringLiteral("-c"), QStringLiteral("trap '' INT TERM HUP; exec \"$0\" workshop run reentrancy "
-                                                      "--pace-ms 60000"),
-                 cliPath()});
+        p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"),
+                                            QStringLiteral("trap '' INT TERM HUP; exec \"$0\" workshop run reentrancy "
+                                                           "--pace-ms 60000"),
+                                            cliPath()});
         QVERIFY(p.waitForStarted());
         QVERIFY(QTest::qWaitFor([&] { return p.readAllStandardOutput().contains("1"); }, 30000));
         const qint64 pid = p.processId();
