@@ -7,6 +7,7 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <cmath>
 
 namespace lockscope
 {
@@ -63,8 +64,14 @@ void LeaseTracker::observe(const LockSnapshot &s)
                                            [&r](const LockHolder &h) { return h.field == r->holder; });
         // A read without the holder comes before the events of the same read (locksUpdated, then
         // eventsOccurred): the holder-gone event in process() decides and drops the entry.
-        if (stillHeld)
+        if (stillHeld) {
             r->lastSeenHeldMs = s.readAtSteadyMs;
+            r->heldServerMs = s.serverTimeMs;
+            r->heldReadSteadyMs = s.readAtSteadyMs;
+        } else if (r->goneServerMs == 0) {
+            r->goneServerMs = s.serverTimeMs; // the server's clock now: did it jump meanwhile?
+            r->goneReadSteadyMs = s.readAtSteadyMs;
+        }
     }
     // A lock read with its holders still there after a failover survived it.
     auto p = m_pending.find(s.name);
@@ -305,13 +312,32 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
                 continue;
             }
             e.type = QStringLiteral("lease_lost");
-            e.detail = QStringLiteral("lease lost: a watchdog had renewed it %1 time(s), the last at %2, then "
-                                      "nothing for %3; the lease ran out while %4 held it. Its client is stalled "
-                                      "(GC pause, frozen host, network) or dead; if stalled, it may still be running "
-                                      "its critical section without the lock")
-                           .arg(ren.count)
-                           .arg(clock(ren.lastEpochMs), seconds(silentMs), e.holder);
-            e.extra.insert(QStringLiteral("meaning"), QStringLiteral("stalled_or_dead"));
+            // The server's clock, not the holder: it jumped between the last read that showed the
+            // holder and the one that did not, and in real time the lease could not have run out.
+            const qint64 jumpMs =
+                ren.heldServerMs > 0 && ren.goneServerMs > 0
+                    ? serverClockJumpMs(ren.heldServerMs, ren.heldReadSteadyMs, ren.goneServerMs, ren.goneReadSteadyMs)
+                    : 0;
+            const bool clockJumped =
+                jumpMs > kClockJumpMs && ren.leaseMs > 0 && nowSteadyMs - ren.lastSteadyMs < ren.leaseMs;
+            if (clockJumped) {
+                e.detail = QStringLiteral("lease lost to the server's clock: it jumped %1 ahead between two reads "
+                                          "(Redis expires keys by its own clock), %2 after the last renewal by a "
+                                          "watchdog that renews every %3. %4 did not stop: it still believes it "
+                                          "holds the lock, and its next renewal will find it gone")
+                               .arg(seconds(jumpMs), seconds(nowSteadyMs - ren.lastSteadyMs), seconds(ren.leaseMs / 3),
+                                    e.holder);
+                e.extra.insert(QStringLiteral("meaning"), QStringLiteral("server_clock_jump"));
+                e.extra.insert(QStringLiteral("server_clock_jump_ms"), jumpMs);
+            } else {
+                e.detail = QStringLiteral("lease lost: a watchdog had renewed it %1 time(s), the last at %2, then "
+                                          "nothing for %3; the lease ran out while %4 held it. Its client is stalled "
+                                          "(GC pause, frozen host, network) or dead; if stalled, it may still be "
+                                          "running its critical section without the lock")
+                               .arg(ren.count)
+                               .arg(clock(ren.lastEpochMs), seconds(silentMs), e.holder);
+                e.extra.insert(QStringLiteral("meaning"), QStringLiteral("stalled_or_dead"));
+            }
             LostLease l;
             l.lock = e.lock;
             l.holder = e.holder;
@@ -321,6 +347,7 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
             l.lastRenewedEpochMs = ren.lastEpochMs;
             l.leaseMs = ren.leaseMs;
             l.silentMs = silentMs;
+            l.clockJumpMs = clockJumped ? jumpMs : 0;
             m_lost << l;
             out << e;
             continue;
@@ -376,10 +403,11 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
                 const qint64 from = l.nextEpochMs > 0 ? l.nextEpochMs : l.lostEpochMs;
                 back.detail =
                     l.nextHolder.isEmpty()
-                        ? QStringLiteral(
-                              "%1 came back (%2 on %3) after its lease on %4 was lost at %5: it was stalled, "
-                              "not dead, and may have gone on with its critical section without the lock")
-                              .arg(l.holder, e.type, e.lock, l.lock, clock(l.lostEpochMs))
+                        ? QStringLiteral("%1 came back (%2 on %3) after its lease on %4 was lost at %5: %6, and may "
+                                         "have gone on with its critical section without the lock")
+                              .arg(l.holder, e.type, e.lock, l.lock, clock(l.lostEpochMs),
+                                   l.clockJumpMs > 0 ? QStringLiteral("the server's clock jump had ended its lease")
+                                                     : QStringLiteral("it was stalled, not dead"))
                         : QStringLiteral("%1 came back (%2 on %3) after its lease on %4 was lost at %5; %6 has held "
                                          "%4 since %7: both may have run the critical section between %7 and %8")
                               .arg(l.holder, e.type, e.lock, l.lock, clock(l.lostEpochMs), l.nextHolder,
@@ -406,6 +434,8 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
             if (ren.holder != e.holder)
                 ren = Renewals{e.holder};
             const qint64 previousEpochMs = ren.lastEpochMs;
+            const qint64 previousSteadyMs = ren.lastSteadyMs;
+            ren.goneServerMs = 0; // held again (a renewal): no read without it yet
             ren.count += 1;
             ren.leaseMs = qMax(ren.leaseMs, pttlMs);
             ren.lastEpochMs = e.timeMs;
@@ -426,6 +456,21 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
                 late.detail = QStringLiteral("renewal came %1 after the previous one where the watchdog renews every "
                                              "%2 (lease/3): only %3 of the %4 lease was left")
                                   .arg(seconds(actual), seconds(lease / 3), seconds(marginMs), seconds(lease));
+                // By the server's clock, or by real time? A server clock that runs fast makes the
+                // lease run out sooner than the holder's watchdog expects: the clock's doing.
+                const qint64 realMs = previousSteadyMs > 0 ? nowSteadyMs - previousSteadyMs : 0;
+                if (previousEpochMs > 0 && realMs >= 1000 && double(actual) > 1.3 * double(realMs)) {
+                    const double rate = double(actual) / double(realMs);
+                    late.detail = QStringLiteral("renewal came %1 by the server's clock but %2 in real time after the "
+                                                 "previous one: the server's clock runs %3 times as fast as real "
+                                                 "time, so the %4 lease runs out that much sooner than the watchdog "
+                                                 "(every %5) expects; only %6 was left. The holder renewed on time; "
+                                                 "fix the server's clock")
+                                      .arg(seconds(actual), seconds(realMs), QString::number(rate, 'f', 1),
+                                           seconds(lease), seconds(lease / 3), seconds(marginMs));
+                    late.extra.insert(QStringLiteral("server_clock_rate"), std::round(rate * 100) / 100);
+                    late.extra.insert(QStringLiteral("real_interval_ms"), realMs);
+                }
                 late.extra.insert(QStringLiteral("lease_ms"), lease);
                 late.extra.insert(QStringLiteral("expected_interval_ms"), lease / 3);
                 late.extra.insert(QStringLiteral("actual_interval_ms"), actual);
@@ -484,14 +529,22 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
         f.code = QStringLiteral("lease_lost");
         f.lock = l.lock;
         f.title = l.returned ? QStringLiteral("%1: lease lost by %2, which then came back").arg(l.lock, l.holder)
-                             : QStringLiteral("%1: lease lost by %2 (it stopped renewing)").arg(l.lock, l.holder);
+                  : l.clockJumpMs > 0
+                      ? QStringLiteral("%1: lease of %2 lost to a jump of the server's clock").arg(l.lock, l.holder)
+                      : QStringLiteral("%1: lease lost by %2 (it stopped renewing)").arg(l.lock, l.holder);
+        const QString now =
+            l.nextHolder.isEmpty() ? QString() : QStringLiteral(", while %1 holds it now").arg(l.nextHolder);
         f.explanation =
-            QStringLiteral("A watchdog had been renewing this lock; then the renewals stopped and the lease ran out "
-                           "while %1 still held it. Its client was stalled (GC pause, frozen container, network "
-                           "partition) or died. If it was stalled it wakes up believing it still holds the lock and "
-                           "goes on with its critical section%2.")
-                .arg(l.holder,
-                     l.nextHolder.isEmpty() ? QString() : QStringLiteral(", while %1 holds it now").arg(l.nextHolder));
+            l.clockJumpMs > 0
+                ? QStringLiteral("A watchdog was renewing this lock on time, but the server's clock jumped %1 ahead "
+                                 "and Redis expired the lock by it. %2 still believes it holds the lock and goes on "
+                                 "with its critical section until its next renewal fails%3.")
+                      .arg(seconds(l.clockJumpMs), l.holder, now)
+                : QStringLiteral("A watchdog had been renewing this lock; then the renewals stopped and the lease ran "
+                                 "out while %1 still held it. Its client was stalled (GC pause, frozen container, "
+                                 "network partition) or died. If it was stalled it wakes up believing it still holds "
+                                 "the lock and goes on with its critical section%2.")
+                      .arg(l.holder, now);
         if (l.returned)
             f.explanation += QStringLiteral(" It did come back (seen on %1 at %2): mutual exclusion was at risk.")
                                  .arg(l.returnedOn, clock(l.returnedEpochMs));
@@ -505,6 +558,8 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
                       {QStringLiteral("returned"), l.returned}};
         if (l.returned)
             f.evidence.insert(QStringLiteral("returned_at_ms"), l.returnedEpochMs);
+        if (l.clockJumpMs > 0)
+            f.evidence.insert(QStringLiteral("server_clock_jump_ms"), l.clockJumpMs);
         f.action = QStringLiteral("Find client %1 (its process, GC and host logs around %2) and check what it wrote "
                                   "after that time%3. Guard the protected resource against a stale holder: a fenced "
                                   "lock's token that the resource checks, or a lease long enough for the longest "
@@ -513,6 +568,14 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
                             l.nextHolder.isEmpty()
                                 ? QString()
                                 : QStringLiteral(" and what %1 wrote since it took the lock").arg(l.nextHolder));
+        if (l.clockJumpMs > 0)
+            f.action = QStringLiteral("Check the clock of the Redis server (NTP stepping, a VM resumed, a manual date "
+                                      "change around %1): every lock with a TTL shorter than the jump expired at "
+                                      "once. Then check what %2 wrote after that time%3.")
+                           .arg(clock(l.lostEpochMs), l.clientId,
+                                l.nextHolder.isEmpty()
+                                    ? QString()
+                                    : QStringLiteral(" and what %1 wrote since it took the lock").arg(l.nextHolder));
         out << f;
     }
 

@@ -41,6 +41,13 @@ namespace lockscope
  *    with no release seen: asynchronous replication lost it. `extra`: detail of the failover.
  *  - `token_regressed` comes from LockEvent::diff (a fencing token that went down); this class
  *    keeps it as a finding.
+ * The server's clock is not taken on trust: a lease that ran out because the server's clock
+ * jumped forward between two reads of the lock (more than kClockJumpMs beyond real time, while
+ * real time since the last renewal was shorter than the lease) is still `lease_lost` (the lock is
+ * gone while its holder believes it holds it), but `extra.meaning` is "server_clock_jump" with
+ * `server_clock_jump_ms`, and the text blames the clock, not the holder. A renewal that looks late
+ * because the server's clock runs fast (its interval by the server's clock more than 1.3 times the
+ * real one) says so, with `server_clock_rate`.
  * An `expired` of a renewed lock while LockScope could not see the server (disconnected) stays
  * `expired` with `extra.lease_lost` "unknown": LockScope cannot tell whether the holder stopped.
  *
@@ -103,6 +110,19 @@ public:
     QVector<LockFinding> findings(const QHash<QString, LockSnapshot> &locks, qint64 nowSteadyMs,
                                   const QString &connection) const;
 
+    /** How far the server's clock moved beyond real time between two reads of one lock (server
+     *  ms from TIME, arrival in steady ms), ms: > kClockJumpMs is a jump of the server's clock
+     *  (an operator, a VM resumed, NTP stepping), which expires keys at once. Per lock, so the
+     *  masters of a cluster, each with its own clock, are never compared. */
+    static qint64 serverClockJumpMs(qint64 serverMsBefore, qint64 steadyMsBefore, qint64 serverMsAfter,
+                                    qint64 steadyMsAfter)
+    {
+        return (serverMsAfter - serverMsBefore) - (steadyMsAfter - steadyMsBefore);
+    }
+    /** A server clock that moved this much more than real time between two reads jumped (ms; the
+     *  reads themselves may each come some hundred ms late under load). */
+    static constexpr qint64 kClockJumpMs = 2000;
+
     /** Client id of a holder field `<clientId>:<threadId>[:write]` (everything before the thread). */
     static QString clientOf(const QString &holderField);
 
@@ -118,6 +138,11 @@ private:
         qint64 lowMarginMs = -1;     ///< smallest margin below lease/3, -1 none
         qint64 lowMarginAtMs = 0;    ///< steady ms of that renewal
         qint64 lowMarginEpochMs = 0; ///< its event time
+        qint64 heldServerMs = 0;     ///< server time of the last read that showed the holder
+        qint64 heldReadSteadyMs = 0; ///< when that read arrived (steady ms)
+        qint64 goneServerMs = 0;     ///< server time of the read that no longer showed it, 0 none
+        qint64 goneReadSteadyMs = 0; ///< when that read arrived
+        qint64 previousSteadyMs = 0; ///< steady ms of the renewal before the last
     };
     struct LostLease {
         QString lock;
@@ -133,6 +158,7 @@ private:
         bool returned = false;
         qint64 returnedEpochMs = 0;
         QString returnedOn;
+        qint64 clockJumpMs = 0; ///< the server's clock jumped this far forward: the cause, not the holder
     };
     struct FailoverLoss {
         QString lock;

@@ -86,6 +86,8 @@ private slots:
     void lockSurvivingFailoverIsNoLoss();
     void secondTrackerReachesTheSameFindings();
     void clientOfHolderFields();
+    void serverClockJumpIsNotBlamedOnTheHolder();
+    void fastServerClockIsNotBlamedOnTheHolder();
 };
 
 void TestLeaseTracker::renewedThenExpiredIsALostLease()
@@ -320,6 +322,59 @@ void TestLeaseTracker::clientOfHolderFields()
     QCOMPARE(LeaseTracker::clientOf(kHolderA), kA);
     QCOMPARE(LeaseTracker::clientOf(kA + QStringLiteral(":12:write")), kA);
     QCOMPARE(LeaseTracker::clientOf(QStringLiteral("x:1")), QStringLiteral("x"));
+}
+
+// Issue 37: the server's clock jumps +1 h 0.4 s after a renewal; Redis expires the lock at once.
+// The lease is lost (the holder still believes it holds it), but the clock is named, not the holder.
+void TestLeaseTracker::serverClockJumpIsNotBlamedOnTheHolder()
+{
+    LeaseTracker t;
+    const QString lock = QStringLiteral("orders:42");
+    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    LockSnapshot before = held(lock, kHolderA, 30000, 20000);
+    before.serverTimeMs = 110000;
+    t.observe(before);
+    t.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+    LockSnapshot gone;
+    gone.name = lock;
+    gone.serverTimeMs = 110400 + 3600000;
+    gone.readAtSteadyMs = 20400;
+    t.observe(gone);
+    const auto out = t.process({ev(lock, QStringLiteral("expired"), kHolderA, gone.serverTimeMs)}, 20400);
+    QCOMPARE(types(out), QStringList{QStringLiteral("lease_lost")});
+    QCOMPARE(out.first().extra.value(QStringLiteral("meaning")).toString(), QStringLiteral("server_clock_jump"));
+    QCOMPARE(out.first().extra.value(QStringLiteral("server_clock_jump_ms")).toInteger(), 3600000);
+    QVERIFY2(!out.first().detail.contains(QStringLiteral("stalled")), qPrintable(out.first().detail));
+    QVERIFY2(out.first().detail.contains(QStringLiteral("server's clock")), qPrintable(out.first().detail));
+    const auto f = t.findings({}, 21000, QString());
+    QCOMPARE(codes(f), QStringList{QStringLiteral("lease_lost")});
+    QVERIFY2(f.first().title.contains(QStringLiteral("clock")), qPrintable(f.first().title));
+    QVERIFY2(f.first().action.contains(QStringLiteral("clock of the Redis server")), qPrintable(f.first().action));
+
+    // Without the jump (same reads, real time), the same expiry is the holder's.
+    LeaseTracker u;
+    u.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    u.observe(before);
+    u.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+    gone.serverTimeMs = 140500;
+    gone.readAtSteadyMs = 50500;
+    u.observe(gone);
+    const auto plain = u.process({ev(lock, QStringLiteral("expired"), kHolderA, 140500)}, 50500);
+    QCOMPARE(plain.first().extra.value(QStringLiteral("meaning")).toString(), QStringLiteral("stalled_or_dead"));
+}
+
+// A server clock running twice as fast: the watchdog renews every 10 s of real time, 20 s by the
+// server's clock, with a third of the lease left. Late, but the clock's doing, and it says so.
+void TestLeaseTracker::fastServerClockIsNotBlamedOnTheHolder()
+{
+    LeaseTracker t;
+    const QString lock = QStringLiteral("orders:42");
+    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    const auto out = t.process({renewed(lock, kHolderA, 120000, 10000, 30000)}, 20000);
+    QCOMPARE(types(out), (QStringList{QStringLiteral("renewed"), QStringLiteral("renewal_late")}));
+    QCOMPARE(out[1].extra.value(QStringLiteral("server_clock_rate")).toDouble(), 2.0);
+    QCOMPARE(out[1].extra.value(QStringLiteral("real_interval_ms")).toInteger(), 10000);
+    QVERIFY2(out[1].detail.contains(QStringLiteral("2.0 times as fast")), qPrintable(out[1].detail));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseTracker)
