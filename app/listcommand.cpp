@@ -61,10 +61,10 @@ void ListCommand::run()
             return;
         }
         QStringList ids;
-        const QHash<QString, LockSnapshot> all = watcher->locks();
-        for (const auto &s : all)
+        watcher->forEachLock([&ids](const LockSnapshot &s) {
             for (const auto &h : s.holders)
                 ids << h.clientId;
+        });
         ids.removeAll(QString());
         ids.removeDuplicates();
         identifyThen(ids, [this] { print(); });
@@ -80,7 +80,8 @@ void ListCommand::print()
     const bool identified = identifies();
     {
         if (m_json && identified) {
-            QVector<LockSnapshot> locks = watcher->locks().values().toVector();
+            QVector<LockSnapshot> locks;
+            watcher->forEachLock([&locks](const LockSnapshot &s) { locks << s; });
             std::sort(locks.begin(), locks.end(),
                       [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
             const LockFilter filter = holderFilter();
@@ -96,14 +97,14 @@ void ListCommand::print()
             return;
         }
         if (m_json) {
-            // 200k locks: no copy of the snapshots, lines written as bytes (not through QTextStream).
-            const QHash<QString, LockSnapshot> all = watcher->locks(); // shared, not copied
+            // 200k locks: no copy of the snapshots (not even a cluster's merged set), lines written
+            // as bytes (not through QTextStream).
             const LockFilter filter = holderFilter();
             QVector<const LockSnapshot *> sorted;
-            sorted.reserve(all.size());
-            for (auto it = all.cbegin(); it != all.cend(); ++it)
-                if (filter.isEmpty() || filter.matches(it.value()))
-                    sorted << &it.value();
+            watcher->forEachLock([&sorted, &filter](const LockSnapshot &s) {
+                if (filter.isEmpty() || filter.matches(s))
+                    sorted << &s;
+            });
             std::sort(sorted.begin(), sorted.end(),
                       [](const LockSnapshot *a, const LockSnapshot *b) { return a->name < b->name; });
             m_out.flush();
@@ -111,7 +112,8 @@ void ListCommand::print()
             finish(Ok);
             return;
         }
-        QVector<LockSnapshot> locks = watcher->locks().values().toVector();
+        QVector<LockSnapshot> locks;
+        watcher->forEachLock([&locks](const LockSnapshot &s) { locks << s; });
         std::sort(locks.begin(), locks.end(),
                   [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
         const qsizetype seen = locks.size();

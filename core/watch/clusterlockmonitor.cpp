@@ -397,6 +397,12 @@ QHash<QString, LockSnapshot> ClusterLockMonitor::locks() const
     return all;
 }
 
+void ClusterLockMonitor::forEachLock(const std::function<void(const LockSnapshot &)> &visit) const
+{
+    for (LockMonitor *m : m_nodes)
+        m->forEachLock(visit);
+}
+
 bool ClusterLockMonitor::isIdle() const
 {
     if (m_nodes.isEmpty())

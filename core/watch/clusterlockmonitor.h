@@ -86,6 +86,8 @@ public:
     QVector<ClusterNodeStatus> nodeStatuses() const;
     /** Every master's locks in one set. */
     QHash<QString, LockSnapshot> locks() const override;
+    /** Each master's locks in turn, no merged copy. */
+    void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const override;
     /** Each master's monitor mode, in nodes() order. */
     QVector<Mode> serverModes() const override;
     /** Address of the master that serves `name` (from the router's topology). */

@@ -213,6 +213,11 @@ public:
     Mode mode() const { return m_mode; }
     QString modeDetail() const { return m_modeDetail; }
     QHash<QString, LockSnapshot> locks() const override { return m_locks; }
+    void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const override
+    {
+        for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
+            visit(it.value());
+    }
     QVector<Mode> serverModes() const override { return {m_mode}; }
     bool isDiscovering() const;
     /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */

@@ -7,8 +7,10 @@
 
 #include <QHash>
 #include <QObject>
+
 #include <QStringList>
 #include <QVector>
+#include <functional>
 
 namespace lockscope
 {
@@ -59,8 +61,13 @@ public:
     /** The next removal of `name` is reported as force_unlocked (LockScope deleted it). */
     virtual void expectForceUnlock(const QString &name) = 0;
 
-    /** Every lock known, by name (a cluster's masters merged). Implicitly shared: no deep copy. */
+    /** Every lock known, by name. A single server's is implicitly shared (no copy); a cluster's
+     *  is a new set of every master's snapshots: where all locks are walked once, forEachLock()
+     *  spares that copy (at 300k locks it made `list` on a cluster take 1.6 times the memory). */
     virtual QHash<QString, LockSnapshot> locks() const = 0;
+    /** Calls `visit` with every lock known, in no order, without copying any; the references stay
+     *  valid until the event loop runs again. */
+    virtual void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const = 0;
     /** The watch mode of each server read from (one entry for a single server, one per master). */
     virtual QVector<Mode> serverModes() const = 0;
     /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */
