@@ -37,8 +37,19 @@ public:
      *  PUBLISH: grant with ACL SETUSER viewer +del +publish, or connect as a user that may write."
      *  Empty when allowed. */
     QString whyNot(const QString &action) const;
-    /** The commands each action's scripts call that the probe checks (lower case). */
+    /** Every command `action` may call, lower case, sorted ("evalsha", "del", "pubsub|numsub",
+     *  "config|set", ...): derived from the Lua scripts it runs (scriptsOf(): each literal
+     *  `redis.call('x'`/`redis.pcall('x'`, and the names on a `-- Calls too:` line for calls by a
+     *  variable, as the publish verb), plus EVALSHA, which runs them. Reads too: a user refused
+     *  GET fails a release half-way as surely as one refused SET (the unlock latch). */
     static QStringList commandsOf(const QString &action);
+    /** The resources/scripts names `action` runs (every lock kind's); empty for
+     *  enable_notifications (CONFIG SET, no script) and unknown actions. */
+    static QStringList scriptsOf(const QString &action);
+    /** Every action's commands, for the write probe (acl_write_probe.lua checks each). */
+    static QStringList allCommands();
+    /** The commands one Lua script's text calls (see commandsOf()). */
+    static QStringList commandsCalledBy(const QByteArray &luaSource);
 
 private:
     QString m_user;

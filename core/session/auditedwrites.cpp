@@ -84,7 +84,22 @@ void AuditedWrites::run(const QString &action, const QString &name, const QJsonO
                 // An error because the connection went away: the write may have reached Redis
                 // before it did (a server that stalls, then runs it). Unknown, never "error".
                 if (outcome == QLatin1String("error") && conn && conn->lostSinceEpochMs() != 0) {
-                    settleUnknown(action, name, args, before, message, reservation, conn);
+                    settleUnknown(action, name, args, before,
+                                  QStringLiteral("Outcome unknown: the %1 of %2 was sent, but the connection was lost "
+                                                 "before its reply came (%3), so Redis may have run it or not.")
+                                      .arg(action, name, conn->lastError()),
+                                  reservation, conn);
+                    return;
+                }
+                // A script that failed inside (a command refused by the ACL, a wrong type, OOM) may
+                // have written before it: Redis does not roll a script back. Unknown, re-read.
+                if (outcome == QLatin1String("error") && conn && message.contains(QLatin1String("@user_script"))) {
+                    settleUnknown(action, name, args, before,
+                                  QStringLiteral("Outcome unknown: the %1 script of %2 failed part-way (%3). Redis "
+                                                 "does not undo what a script wrote before the command that "
+                                                 "failed, so some of it may have run.")
+                                      .arg(action, name, message),
+                                  reservation, conn);
                     return;
                 }
                 finish(action, name, args, before, outcome, message, reservation.get());
@@ -113,14 +128,9 @@ QString stateText(const LockSnapshot &after)
 } // namespace
 
 void AuditedWrites::settleUnknown(const QString &action, const QString &name, const QJsonObject &args,
-                                  const LockSnapshot &before, const QString &message,
+                                  const LockSnapshot &before, const QString &unknown,
                                   std::shared_ptr<AuditLog::Reservation> reservation, QPointer<RedisConnection> conn)
 {
-    Q_UNUSED(message) // "failed: <transport error>": not what happened, which is unknown
-    const QString unknown =
-        QStringLiteral("Outcome unknown: the %1 of %2 was sent, but the connection was lost before its reply came "
-                       "(%3), so Redis may have run it or not.")
-            .arg(action, name, conn->lastError());
     // One of: the connection is back (re-read), or the wait ended (say so). Whichever is first.
     auto *waiter = new QObject(this);
     auto settled = std::make_shared<bool>(false);
@@ -140,11 +150,11 @@ void AuditedWrites::settleUnknown(const QString &action, const QString &name, co
             {name}, waiter,
             [this, name, args, action, unknown, give](const QVector<LockSnapshot> &snaps, const QString &error) {
                 if (!error.isEmpty() || snaps.isEmpty()) {
-                    give(QStringLiteral("%1 Re-read after reconnecting failed: %2").arg(unknown, error), nullptr);
+                    give(QStringLiteral("%1 The re-read failed: %2").arg(unknown, error), nullptr);
                     return;
                 }
                 const LockSnapshot after = snaps.first();
-                QString text = QStringLiteral("%1 Re-read after reconnecting: %2.").arg(unknown, stateText(after));
+                QString text = QStringLiteral("%1 Re-read: %2.").arg(unknown, stateText(after));
                 if (m_setup.unknownSettled)
                     if (const QString note = m_setup.unknownSettled(action, name, args, after); !note.isEmpty())
                         text += QLatin1Char(' ') + note;

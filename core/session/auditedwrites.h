@@ -73,11 +73,11 @@ signals:
                         const QString &outcome);
 
 private:
-    /** A write whose reply never came (its connection was lost): waits for the server to come
-     *  back (at most 20 s), re-reads the lock, asks unknownSettled, and finishes "unknown" with
-     *  the state found ("after" in the record). */
+    /** A write of unknown outcome (`unknown` says why: its reply never came, or its script failed
+     *  part-way): waits for the server to be there (at most 20 s), re-reads the lock, asks
+     *  unknownSettled, and finishes "unknown" with the state found ("after" in the record). */
     void settleUnknown(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
-                       const QString &message, std::shared_ptr<AuditLog::Reservation> reservation,
+                       const QString &unknown, std::shared_ptr<AuditLog::Reservation> reservation,
                        QPointer<RedisConnection> conn);
     /** The audit record of one action (see the class comment for its fields). */
     QJsonObject record(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,

@@ -1,4 +1,5 @@
 #include "session/locksession.h"
+#include "act/writepermissions.h"
 #include "redis/redisbytes.h"
 
 #include "act/forceunlocker.h"
@@ -236,11 +237,15 @@ void LockSession::probeWrites()
     const QString user =
         m_options.endpoint.username().isEmpty() ? QStringLiteral("default") : m_options.endpoint.username();
     // Key and channel of the pattern's own namespace would be better; any name shows the
-    // command permissions, which is what a viewer account lacks.
+    // command permissions, which is what a viewer account lacks. Every command a write's scripts
+    // may call is asked about, reads too (WritePermissions::commandsOf).
+    QList<QByteArray> commands;
+    for (const QString &c : WritePermissions::allCommands())
+        commands << c.toLatin1();
     probe.eval(
         connection(),
         {QByteArrayLiteral("lockscope:acl-probe"), QByteArrayLiteral("redisson_lock__channel:{lockscope:acl-probe}")},
-        {}, this, [this, user](const RedisReply &r) {
+        commands, this, [this, user](const RedisReply &r) {
             if (r.isError()) {
                 // A user that may not run scripts at all can perform no write.
                 if (r.isPermissionError())

@@ -4,6 +4,7 @@
 // and nothing in Redis changes. Also: a failed login never shows the password, a missing one
 // says how to give it, and --ask-password reads from the terminal with echo off.
 
+#include "act/writepermissions.h"
 #include "demo/redisserverprocess.h"
 #include "redis/redisconnection.h"
 #include "redis/redisendpoint.h"
@@ -12,8 +13,13 @@
 
 #include "testsupport.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <unistd.h>
@@ -105,6 +111,8 @@ private slots:
     void viewerWatchSeesChanges();
     void writesAreRefusedWithExit3AndChangeNothing();
     void sessionActionsReportTheAclRefusal();
+    void releaseFailingPartWayIsUnknownAndReread();
+    void permissionsNameEveryCommandTheScriptsCall();
     void authFailureNeverShowsThePassword();
     void missingPasswordSaysHowToGiveIt();
     void userOptionAndEnvironment();
@@ -297,6 +305,104 @@ void TestAcl::sessionActionsReportTheAclRefusal()
         QVERIFY2(RedisReply::isPermissionError(m), qPrintable(m));
     }
     QCOMPARE(dump(), before);
+}
+
+// Issue 38: a user granted what the release tooltip used to name (EVALSHA, DEL, HINCRBY, PUBLISH)
+// but not SET: the unlock script deletes the hash and publishes, then fails at the unlock latch's
+// SET. Redis does not roll a script back, so the record says "unknown" with the state re-read
+// (free), never "error". And the write probe, asked about every command the scripts call, names
+// SET for release before anyone tries.
+void TestAcl::releaseFailingPartWayIsUnknownAndReread()
+{
+    const QByteArray password = "r3leaser-Pa55";
+    QVERIFY(!m_admin
+                 ->cmd({"ACL",        "SETUSER",        "releaser",    "reset",
+                        "on",         ">" + password,   "~*",          "&*",
+                        "-@all",      "+@read",         "+evalsha",    "+eval",
+                        "+del",       "+hincrby",       "+publish",    "+pexpire",
+                        "+time",      "+pubsub|numsub", "+psubscribe", "+punsubscribe",
+                        "+subscribe", "+unsubscribe",   "+ping",       "+client|setname",
+                        "+client|id", "+select",        "+info",       "+config|get"})
+                 .isError());
+    QTemporaryDir dir;
+    LockSession::Options options;
+    options.endpoint = RedisEndpoint::parse(QStringLiteral("redis://releaser@127.0.0.1:%1").arg(m_server.port()));
+    options.endpoint.setPassword(QString::fromUtf8(password), RedisEndpoint::PasswordSource::Environment);
+    options.auditLogPath = dir.filePath(QStringLiteral("audit.jsonl"));
+    LockSession session(options);
+    QStringList refused;
+    bool probed = false;
+    connect(&session, &LockSession::writesChecked, this, [&](const QString &user, const QStringList &r) {
+        refused = WritePermissions(user, r).refusedFor(QStringLiteral("release"));
+        probed = true;
+    });
+    session.start();
+    QVERIFY(waitUntil([&] { return probed; }, 10000));
+    QVERIFY2(refused.contains(QStringLiteral("set")), qPrintable(refused.join(QLatin1Char(','))));
+
+    // LockScope's own hold, as its lock client writes it; then the release.
+    const QByteArray name = "jobs:partial";
+    m_admin->cmd({"HSET", name, (session.clientId() + QStringLiteral(":1")).toUtf8(), "1"});
+    m_admin->cmd({"PEXPIRE", name, "60000"});
+    QString outcome, message;
+    connect(&session, &LockSession::actionFinished, this,
+            [&](const QString &, const QString &, bool, const QString &m, const QString &o) {
+                outcome = o;
+                message = m;
+            });
+    session.release(QString::fromUtf8(name), 1);
+    QVERIFY(waitUntil([&] { return !outcome.isEmpty(); }, 10000));
+    QCOMPARE(outcome, QStringLiteral("unknown"));
+    QVERIFY2(message.contains(QLatin1String("failed part-way")) && message.contains(QLatin1String("is free")),
+             qPrintable(message));
+    QCOMPARE(m_admin->cmd({"EXISTS", name}).toInteger(), 0); // the DEL did run
+    QFile log(options.auditLogPath);
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    QJsonObject last;
+    for (const QByteArray &line : log.readAll().split('\n'))
+        if (!line.trimmed().isEmpty())
+            last = QJsonDocument::fromJson(line).object();
+    QCOMPARE(last.value(QLatin1String("action")).toString(), QStringLiteral("release"));
+    QCOMPARE(last.value(QLatin1String("result")).toString(), QStringLiteral("unknown"));
+    QCOMPARE(last.value(QLatin1String("after")).toObject().value(QLatin1String("exists")).toBool(true), false);
+    m_admin->cmd({"ACL", "DELUSER", "releaser"});
+}
+
+// Each action's permission list comes from its scripts: every command a script calls by name
+// (and, for calls by a variable, its "-- Calls too:" line) is in it, and the write probe knows how
+// to ask about each.
+void TestAcl::permissionsNameEveryCommandTheScriptsCall()
+{
+    QCOMPARE(WritePermissions::commandsCalledBy("redis.call('set', KEYS[1], 1)\nredis.pcall('pubsub', 'numsub', c)\n"
+                                                "-- Calls too: del publish (by a variable)\nredis.call(ARGV[2], c)"),
+             (QStringList{"del", "publish", "pubsub|numsub", "set"}));
+    const QStringList release = WritePermissions::commandsOf(QStringLiteral("release"));
+    for (const char *c : {"evalsha", "set", "get", "del", "hincrby", "publish", "pexpire", "hexists"})
+        QVERIFY2(release.contains(QLatin1String(c)), c);
+    QVERIFY(WritePermissions::commandsOf(QStringLiteral("force_unlock")).contains(QStringLiteral("unlink")));
+    // Every script a write runs either calls by literal names only, or says what else it calls.
+    for (const char *action :
+         {"acquire", "renew", "release", "force_unlock", "set_ttl", "remove_waiter", "remove_reader", "wake"}) {
+        QVERIFY(!WritePermissions::scriptsOf(QString::fromLatin1(action)).isEmpty());
+        for (const QString &script : WritePermissions::scriptsOf(QString::fromLatin1(action))) {
+            QFile f(QStringLiteral(":/lockscope/scripts/%1.lua").arg(script));
+            QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(script));
+            const QByteArray text = f.readAll();
+            const bool byVariable =
+                QRegularExpression(QStringLiteral("redis\\.p?call\\(\\s*([^'\\s]|'(pubsub|config)',\\s*[^'\\s])"))
+                    .match(QString::fromUtf8(text))
+                    .hasMatch();
+            QVERIFY2(!byVariable || text.contains("-- Calls too:"), qPrintable(script));
+        }
+    }
+    // The probe has a shape for every command (a name it does not know would go unchecked).
+    QFile probe(QStringLiteral(":/lockscope/scripts/acl_write_probe.lua"));
+    QVERIFY(probe.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(probe.readAll());
+    for (const QString &c : WritePermissions::allCommands()) {
+        const QString key = c.contains(QLatin1Char('|')) ? QStringLiteral("['%1'] =").arg(c) : c + QStringLiteral(" =");
+        QVERIFY2(text.contains(key), qPrintable(c));
+    }
 }
 
 void TestAcl::authFailureNeverShowsThePassword()
