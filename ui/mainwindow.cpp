@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "common/screenfit.h"
 #include "common/windowstatekeeper.h"
 #include "dashboardmenubar.h"
 #include "history/replaybar.h"
@@ -22,7 +23,7 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent) : Q
     // end with it, which made "LockScope — url — LockScope".
     setWindowTitle(
         tr("%1%2 — LockScope").arg(options.endpoint.toString(), options.readOnly ? tr(" (read-only)") : QString()));
-    resize(1360, 820);
+    ScreenFit::apply(this, QSize(1360, 820)); // smaller on a 1280x720 or 1024x768 screen
     m_view = new ServerView(options, this);
     // The view's toolbar and status bar belong to the window's frame here (in a tab or the
     // workshop they stay inside the view).

@@ -1,5 +1,6 @@
 #include "servertabswindow.h"
 
+#include "common/screenfit.h"
 #include "common/statuscolours.h"
 #include "dashboardmenubar.h"
 #include "locks/serverview.h"
@@ -34,7 +35,7 @@ QIcon stateDot(WatchMode mode)
 ServerTabsWindow::ServerTabsWindow(QWidget *parent) : QMainWindow(parent)
 {
     setWindowTitle(tr("Several servers — LockScope"));
-    resize(1400, 860);
+    ScreenFit::apply(this, QSize(1400, 860));
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("serverTabs"));
     m_tabs->setTabsClosable(true);

@@ -49,6 +49,8 @@ void DoctorLoop::reset()
     fresh.setThresholds(m_doctor.thresholds());
     fresh.setCommandConnection(m_doctor.commandConnection());
     fresh.leases().setLocks(m_locks);
+    fresh.leases().setSilentHolderWaitMs(m_doctor.leases().silentHolderWaitMs());
+    fresh.leases().setReadLagMs(m_doctor.leases().readLagMs());
     m_doctor = fresh;
 }
 

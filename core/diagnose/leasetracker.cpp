@@ -532,8 +532,14 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
                   : l.clockJumpMs > 0
                       ? QStringLiteral("%1: lease of %2 lost to a jump of the server's clock").arg(l.lock, l.holder)
                       : QStringLiteral("%1: lease lost by %2 (it stopped renewing)").arg(l.lock, l.holder);
-        const QString now =
-            l.nextHolder.isEmpty() ? QString() : QStringLiteral(", while %1 holds it now").arg(l.nextHolder);
+        // "holds it now" only while it does: the next holder may have released it since.
+        const auto current = locks.constFind(l.lock);
+        const bool nextHoldsIt =
+            current != locks.cend() && std::any_of(current->holders.cbegin(), current->holders.cend(),
+                                                   [&l](const LockHolder &h) { return h.field == l.nextHolder; });
+        const QString now = l.nextHolder.isEmpty() ? QString()
+                            : nextHoldsIt          ? QStringLiteral(", while %1 holds it now").arg(l.nextHolder)
+                                                   : QStringLiteral(", while %1 held it after it").arg(l.nextHolder);
         f.explanation =
             l.clockJumpMs > 0
                 ? QStringLiteral("A watchdog was renewing this lock on time, but the server's clock jumped %1 ahead "

@@ -83,6 +83,7 @@ public:
     /** How late a read may come after the change it shows, ms: a few ms when live (keyspace
      *  notifications), up to the poll interval when polling. Widens the renewal_late test. */
     void setReadLagMs(qint64 ms) { m_readLagMs = qMax<qint64>(0, ms); }
+    qint64 readLagMs() const { return m_readLagMs; }
 
     /** Every read, in order (removed names: forget()). */
     void observe(const LockSnapshot &snapshot);

@@ -259,6 +259,45 @@ void LockSession::probeWrites()
         });
 }
 
+void LockSession::resetDiagnosis(const QVector<LockEvent> &oldestFirst)
+{
+    if (m_options.oneShot)
+        return;
+    m_doctorLoop->reset();
+    const QHash<QString, LockSnapshot> locks = m_watcher->locks();
+    m_doctorLoop->observe(locks.values().toVector(), {});
+    m_doctorLoop->observeEvents(oldestFirst);
+    emit findingsUpdated(m_doctorLoop->diagnose());
+}
+
+void LockSession::followServer(const QString &address, const QString &why, bool failover)
+{
+    RedisConnection *command = m_pool->connection();
+    const QString old = command->endpoint().address();
+    if (m_router || m_sentinel || address.isEmpty() || address == old)
+        return;
+    const RedisEndpoint target = ClusterTopology::endpointFor(address, m_pool->seed());
+    const RedisConnection::EndpointResolver resolver = [target](RedisConnection::ResolvedCallback done) {
+        done(target, QString(), false);
+    };
+    if (failover) {
+        LockEvent e;
+        e.timeMs = QDateTime::currentMSecsSinceEpoch();
+        e.type = QStringLiteral("failover");
+        e.detail =
+            QStringLiteral("the master moved from %1 to %2 (%3): LockScope follows it to %2").arg(old, address, why);
+        e.extra = QJsonObject{{QStringLiteral("old_master"), old},
+                              {QStringLiteral("new_master"), address},
+                              {QStringLiteral("source"), why}};
+        emitEvents({e});
+        emit masterChanged(QString(), old, address, why);
+    }
+    for (RedisConnection *c : {command, m_pool->scanConnection(), m_pool->subscriber()->connection()}) {
+        c->setEndpointResolver(resolver);
+        c->reconnectNow(why);
+    }
+}
+
 void LockSession::emitEvents(const QVector<LockEvent> &events)
 {
     // One-shot reads have no doctor loop fed; their events (none in practice) go out as they are.
@@ -734,10 +773,13 @@ void LockSession::enableNotifications()
                                 {QStringLiteral("adds"), QStringLiteral("K g h x")}},
                     LockSnapshot(), ok ? QStringLiteral("done") : QStringLiteral("error"), message);
     };
-    *connections << connect(
-        this, &LockSession::notificationsChecked, this, [finish](bool enabled, const QString &detail) {
-            finish(enabled, enabled ? QStringLiteral("Keyspace notifications are on: %1").arg(detail) : detail);
-        });
+    *connections << connect(this, &LockSession::notificationsChecked, this,
+                            [finish](bool enabled, const QString &detail) {
+                                finish(enabled, !enabled ? detail
+                                                : detail.trimmed().isEmpty()
+                                                    ? QStringLiteral("Keyspace notifications are on.")
+                                                    : QStringLiteral("Keyspace notifications are on: %1").arg(detail));
+                            });
     *connections << connect(this, &LockSession::errorOccurred, this, [finish](const QString &message) {
         if (message.contains(QLatin1String("notify-keyspace-events")))
             finish(false, message);

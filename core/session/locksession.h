@@ -158,6 +158,23 @@ public:
      * events come from watching). clientsIdentified() when it ends.
      */
     void identifyClients(const QStringList &clientIds, qint64 sampleMs);
+    /**
+     * Forgets what the doctor and the lease-safety rules derived (DoctorLoop::reset) and takes
+     * `oldestFirst` instead, as one batch of events just seen, then reports the findings at once
+     * (findingsUpdated). The workshop's step back and restart: the findings become those of the
+     * checkpoint's events, and nothing the restore's own writes caused (a fencing token put back
+     * is no regression) nor an undone step's lease loss stays.
+     */
+    void resetDiagnosis(const QVector<LockEvent> &oldestFirst);
+    /**
+     * A single-server session moves to the server at `address` ("host:port", the seed's user,
+     * password, TLS and db): its command, scan and pub/sub connections reconnect there at once
+     * and the watch re-reads. With `failover` set it is a master change, as Sentinel reports one:
+     * a `failover` event first (the lease-safety rules then check which held locks the new master
+     * lacks: lost_in_failover) and masterChanged(). The workshop follows its scenario's master
+     * with it. No-op in a cluster, with Sentinel, or when already there.
+     */
+    void followServer(const QString &address, const QString &why, bool failover);
     /** What is known of one client id (ClientIdentity; unknown when nothing). Any thread that owns
      *  the session (its own). */
     ClientIdentity clientIdentity(const QString &clientId) const;

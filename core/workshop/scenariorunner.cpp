@@ -234,6 +234,13 @@ qint64 ScenarioRunner::leaseOf(const Scenario::Step &step) const
     return a ? a->watchdogTimeoutMs : LockClient::kDefaultWatchdogTimeoutMs;
 }
 
+QString ScenarioRunner::watchedAddress() const
+{
+    if (m_primary >= 0 && m_cast->stage())
+        return m_cast->stage()->address(m_primary);
+    return m_cast->endpoint().address();
+}
+
 QString ScenarioRunner::watchedKey(const QString &lock) const
 {
     if (m_primary >= 0 && m_cast->stage())
@@ -316,6 +323,7 @@ void ScenarioRunner::connectAll(std::function<void()> then)
             m_connecting = false;
             m_started = true;
             emit prepared();
+            emit watchedServerChanged(watchedAddress(), false);
             then();
         },
         [this](const QString &error) {
@@ -433,8 +441,10 @@ void ScenarioRunner::afterAction(const Scenario::Step &step, const StepOutcome &
              const qint64 ranUntilUs = m_timeRuns || actionEndUs < 0 ? nowUs : actionEndUs;
              m_stageMs += qMax<qint64>(0, ranUntilUs - m_beforeUs) / 1000;
              m_lastAfterUs = nowUs;
-             if (!o.failover.isEmpty() && step.server > 0)
+             if (!o.failover.isEmpty() && step.server > 0) {
                  m_primary = step.server - 1; // LockScope follows the new master, as it does after Sentinel
+                 emit watchedServerChanged(watchedAddress(), true);
+             }
              m_current.events = m_leaseWatch.observe(
                  keys, m_scenario.lockNames(), [this](const QString &lock) { return watchedKey(lock); }, m_stageMs,
                  o.failover);

@@ -140,6 +140,10 @@ public:
     bool replicates() const;
     /** rewindTo() the step run last. */
     bool stepBack(QString *error = nullptr);
+    /** The server ("host:port") whose locks LockScope's views should watch now: the current master
+     *  of a replication scenario (stage server 1, then the replica a `failover` step promoted),
+     *  else the main server. watchedServerChanged() says when it changes. */
+    QString watchedAddress() const;
 
 signals:
     /** Step `index` begins (emitted from next()/nextFor() themselves): nothing of it has reached
@@ -148,6 +152,9 @@ signals:
     void stepFinished(const lockscope::StepReport &report);
     /** After prepare(): every client is connected and the server is empty. */
     void prepared();
+    /** The server to watch (watchedAddress()) is now `address`: at prepared() (`failover`
+     *  false) and when a `failover` step promoted a replica (true), as Sentinel would say. */
+    void watchedServerChanged(const QString &address, bool failover);
     /** After the last step. */
     void finished(bool allExpectationsHeld);
     /** The sandbox could not be reached (no step can run). */

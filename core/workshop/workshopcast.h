@@ -51,6 +51,8 @@ public:
     RedisConnection *control() const { return m_control; }
     /** The RedLock servers; nullptr when the scenario has none (or before connectAll()). */
     RedLockStage *stage() const { return m_stage; }
+    /** The scenario's own (main) server. */
+    const RedisEndpoint &endpoint() const { return m_endpoint; }
     QVector<WorkshopActor> &actors() { return m_actors; }
     const QVector<WorkshopActor> &actors() const { return m_actors; }
     /** The actor named `name`, nullptr for none (or "", an actor-less step). */

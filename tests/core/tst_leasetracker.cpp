@@ -182,6 +182,12 @@ void TestLeaseTracker::nextHolderAndReturnAreNamed()
     QCOMPARE(codes(f), QStringList{QStringLiteral("lease_lost")});
     QVERIFY(f.first().evidence.value(QStringLiteral("returned")).toBool());
     QCOMPARE(f.first().evidence.value(QStringLiteral("next_holder")).toString(), kHolderB);
+    // "holds it now" only while B does (issue 38): not once the lock is free again.
+    QVERIFY2(f.first().explanation.contains(QStringLiteral("held it after it")), qPrintable(f.first().explanation));
+    const auto whileHeld = t.findings(
+        {{QStringLiteral("orders:42"), held(QStringLiteral("orders:42"), kHolderB, 3000, 72000)}}, 72000, QString());
+    QVERIFY2(whileHeld.first().explanation.contains(QStringLiteral("holds it now")),
+             qPrintable(whileHeld.first().explanation));
 }
 
 void TestLeaseTracker::lateRenewalIsAnEventAndAFinding()

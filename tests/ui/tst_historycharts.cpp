@@ -145,6 +145,7 @@ private slots:
     void ttlChartWarnsWhenAnExpectedRenewalDoesNotCome();
     void ttlChartDoesNotWarnForALeaseThatWasNeverRenewed();
     void timelineHasOneLanePerLockAndASegmentPerHold();
+    void handOverBetweenSameColouredHoldersIsVisible();
     void timelineFollowsTheFilterAndShowsStateUnderTheCursor();
     void timelineZoomsPansAndSelectsWithTheMouse();
     void contentionCountsHoldsAndWaits();
@@ -714,6 +715,38 @@ void TestHistoryCharts::leaseSafetyEventsAreMarkedOnTheTtlChartAndTimeline()
     const QColor square = colourAt(kPayments, HistoryChart::keyOf(kT0 + 30000), 5);
     QVERIFY2(square.blue() > 120 && square.green() < 60, qPrintable(square.name()));
     keepShot(timeline.plot(), QStringLiteral("timeline-lease-lost.png"));
+}
+
+// Issue 38: two holders whose hashes pick the same palette colour, one right after the other on a
+// lock: the second is drawn darker, so the hand-over does not look like one hold.
+void TestHistoryCharts::handOverBetweenSameColouredHoldersIsVisible()
+{
+    const QString first = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:1");
+    QString second;
+    for (int t = 2; t < 500 && second.isEmpty(); ++t) {
+        const QString f = QStringLiteral("b983c153-7421-469a-addb-44fb92259a1b:%1").arg(t);
+        if (HolderPalette::colorFor(f) == HolderPalette::colorFor(first))
+            second = f;
+    }
+    QVERIFY(!second.isEmpty());
+    HistoryStore store;
+    const QString lock = QStringLiteral("handover");
+    store.addSnapshot(held(lock, {first}, 30000), kT0 + 1000);
+    store.addEvents({lockEvent(kT0 + 1000, lock, QStringLiteral("acquired"), first)});
+    store.addSnapshot(held(lock, {}, -2), kT0 + 5000);
+    store.addEvents({lockEvent(kT0 + 5000, lock, QStringLiteral("released"), first)});
+    store.addSnapshot(held(lock, {second}, 30000), kT0 + 5010);
+    store.addEvents({lockEvent(kT0 + 5010, lock, QStringLiteral("acquired"), second)});
+    m_now = kT0 + 9000;
+    TimelineWidget timeline;
+    timeline.setClock([this] { return m_now; });
+    timeline.setHistory(&store);
+    timeline.resize(900, 300);
+    timeline.refreshNow();
+    const auto segments = timeline.segmentsOf(lock);
+    QCOMPARE(segments.size(), 2);
+    QCOMPARE(segments.at(0).color, HolderPalette::colorFor(first));
+    QVERIFY(segments.at(1).color != segments.at(0).color);
 }
 
 QTEST_MAIN(TestHistoryCharts)

@@ -1,5 +1,6 @@
 // Offscreen GUI smoke test: the dashboard against a real redis-server with locks written by
 // redis-cli (an independent client) and by the demo workload.
+#include "common/screenfit.h"
 #include "common/shortcutsdialog.h"
 #include "common/windowstatekeeper.h"
 #include "connect/connectionbanner.h"
@@ -74,6 +75,7 @@ private slots:
     void clientsTabSaysWhoHoldsAndWhetherItIsAlive();
     void forceUnlockSaysWhatHappened();
     void tabMovesBetweenPanesAndShortcutsAreListed();
+    void firstWindowFitsTheScreen();
     void windowLayoutIsRemembered();
 
 private:
@@ -1321,6 +1323,29 @@ void TestMainWindow::windowLayoutIsRemembered()
     QCOMPARE(again.lockView()->columnWidth(LockTableModel::HolderColumn), 333);
     QCOMPARE(again.lockView()->horizontalHeader()->sortIndicatorSection(), int(LockTableModel::HeldForColumn));
     QCOMPARE(again.findChild<QSplitter *>(QStringLiteral("tableDetailSplitter"))->sizes(), sizes);
+}
+
+// Issue 38: the first window fits the screen it opens on (a 1360x820 window on a 1280x720 screen
+// had Force unlock, the detail panel and the status bar off-screen).
+void TestMainWindow::firstWindowFitsTheScreen()
+{
+    QCOMPARE(ScreenFit::fitted(QSize(1360, 820), QSize(1280, 720)), QSize(1232, 672));
+    QCOMPARE(ScreenFit::fitted(QSize(1360, 820), QSize(1024, 768)), QSize(976, 720));
+    QCOMPARE(ScreenFit::fitted(QSize(1360, 820), QSize(1920, 1080)), QSize(1360, 820));
+    QCOMPARE(ScreenFit::fitted(QSize(0, 0), QSize(1920, 1080)), QSize(1872, 1032));
+    LockSession::Options options;
+    options.endpoint = m_server.endpoint();
+    MainWindow window(options);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QRect free = window.screen()->availableGeometry();
+    QVERIFY2(free.contains(window.geometry()), qPrintable(QStringLiteral("%1x%2+%3+%4 on %5x%6")
+                                                              .arg(window.width())
+                                                              .arg(window.height())
+                                                              .arg(window.x())
+                                                              .arg(window.y())
+                                                              .arg(free.width())
+                                                              .arg(free.height())));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -29,6 +29,7 @@ private slots:
     void grantIsDerivedFromTheSentence();
     void viewerCannotStartWhatRedisWouldRefuse();
     void writePermissionsNameTheGrant();
+    void pollingBandTellsOffFromUnknown();
 };
 
 void TestReadsRefused::viewerWithoutTimeSeesTheRefusedCommand()
@@ -160,6 +161,20 @@ void TestReadsRefused::writePermissionsNameTheGrant()
              QStringLiteral("Your ACL user 'viewer' may not run CONFIG SET: grant with ACL SETUSER viewer +config|set, "
                             "or connect as a user that may write"));
     QVERIFY(viewer.allows(QStringLiteral("unknown_action")));
+}
+
+// Issue 38: a viewer refused CONFIG GET polls because it cannot tell whether keyspace
+// notifications are on; the band must not say they are off.
+void TestReadsRefused::pollingBandTellsOffFromUnknown()
+{
+    ConnectionBanner band;
+    band.setState(WatchMode::Polling, QStringLiteral("127.0.0.1:6379"),
+                  QStringLiteral("the ACL user 'viewer' may not run 'config|get': polling every 1000 ms"), 0);
+    QVERIFY2(band.text().contains(QStringLiteral("may not ask")) && !band.text().contains(QStringLiteral("are off")),
+             qPrintable(band.text()));
+    band.setState(WatchMode::Polling, QStringLiteral("127.0.0.1:6379"),
+                  QStringLiteral("notify-keyspace-events is empty: polling every 1000 ms"), 0);
+    QVERIFY2(band.text().contains(QStringLiteral("are off")), qPrintable(band.text()));
 }
 
 QTEST_MAIN(TestReadsRefused)

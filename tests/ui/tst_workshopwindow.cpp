@@ -3,6 +3,7 @@
 // scheduler picks who acts next; projector mode scales and recolours live.
 // A teacher's pace: 5 s between steps in the window (time stands still), step back (RedLock too), a projector layout
 // at 1280x720 with one unambiguous set of shortcuts.
+#include "locks/findingmodel.h"
 #include "workshop/workshopwindow.h"
 
 #include "locks/eventlogmodel.h"
@@ -45,6 +46,8 @@ private slots:
     void stepBackAndStepOn_data();
     void stepBackAndStepOn();
     void everyScenarioBackRestartAndSwitch();
+    void rewindKeepsOnlyTheCheckpointsFindings();
+    void failoverLossShowsInTheViews();
     void projectorAt1280x720();
     void projectorAtLaunch_data();
     void projectorAtLaunch();
@@ -548,6 +551,78 @@ void TestWorkshopWindow::helpLikeTheDashboard()
             for (QAction *item : a->menu()->actions())
                 about = about || item->text().contains(QLatin1String("About LockScope"));
     QVERIFY(about);
+}
+
+// Issue 38: gc-pause run to the end and stepped back before step 8 shows the findings a run of
+// 7 steps shows: no fencing-token regression (the rewind put the old token back: no client's
+// doing), no lease loss of an undone step. A restart shows none.
+void TestWorkshopWindow::rewindKeepsOnlyTheCheckpointsFindings()
+{
+    auto findings = [](const WorkshopWindow &w) {
+        QStringList out;
+        for (const LockFinding &f : w.lockViews()->findingModel()->findings())
+            out << f.code + QLatin1Char(' ') + f.lock;
+        out.sort();
+        return out;
+    };
+    QStringList forward;
+    {
+        WorkshopWindow w(m_server.endpoint());
+        QVERIFY(w.loadScenario(QStringLiteral("gc-pause")));
+        for (int i = 0; i < 7; ++i)
+            QVERIFY(stepAndWait(w));
+        QTest::qWait(2500); // a doctor tick
+        forward = findings(w);
+    }
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("gc-pause")));
+    for (int i = 0; i < w.scenario().steps.size(); ++i)
+        QVERIFY(stepAndWait(w));
+    QTest::qWait(2500);
+    const QStringList atEnd = findings(w);
+    // The end has more to say than step 7 did (the later lease loss), so the rewind has to undo it.
+    QVERIFY2(atEnd != forward, qPrintable(atEnd.join(QLatin1String(", "))));
+    QSignalSpy rewound(&w, &WorkshopWindow::rewound);
+    QVERIFY(w.backTo(7));
+    QVERIFY(rewound.wait(15000));
+    QTest::qWait(2500); // a doctor tick after the restore: nothing of it comes back
+    const QStringList back = findings(w);
+    qInfo() << "forward" << forward << "end" << atEnd << "back" << back;
+    QVERIFY2(back == forward, qPrintable(QStringLiteral("forward 7 steps: %1\nend: %2\nback before step 8: %3")
+                                             .arg(forward.join(QLatin1String(", ")), atEnd.join(QLatin1String(", ")),
+                                                  back.join(QLatin1String(", ")))));
+    for (const QString &f : back)
+        QVERIFY2(!f.startsWith(QLatin1String("token_regressed")), qPrintable(f));
+    w.restart();
+    QTRY_VERIFY_WITH_TIMEOUT(findings(w).isEmpty(), 10000);
+}
+
+// Issue 38: the views of failover-loss watch the scenario's master, then follow the promoted
+// replica: at step 5 the table shows payments (B's, on the new master) and the event log the
+// lost_in_failover the narration promises.
+void TestWorkshopWindow::failoverLossShowsInTheViews()
+{
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("failover-loss")));
+    w.show();
+    auto hasPayments = [&w] {
+        const QAbstractItemModel *m = w.lockViews()->lockModel();
+        for (int r = 0; r < m->rowCount(); ++r)
+            if (m->index(r, 0).data(LockTableModel::SnapshotRole).value<LockSnapshot>().name ==
+                QLatin1String("payments"))
+                return true;
+        return false;
+    };
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(stepAndWait(w));
+    QTRY_VERIFY_WITH_TIMEOUT(hasPayments(), 10000); // A's, on the master
+    QVERIFY(stepAndWait(w));                        // the failover
+    QTRY_VERIFY2_WITH_TIMEOUT(eventLog(w).join(QLatin1Char('\n')).contains(QLatin1String("lost_in_failover")),
+                              qPrintable(eventLog(w).join(QLatin1Char('\n'))), 15000);
+    QVERIFY(stepAndWait(w)); // B takes it on the new master
+    QTRY_VERIFY_WITH_TIMEOUT(hasPayments(), 10000);
+    QTest::qWait(500);
+    shot(w, QStringLiteral("workshop-failover-loss.png"));
 }
 
 int main(int argc, char *argv[])

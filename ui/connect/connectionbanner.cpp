@@ -136,9 +136,16 @@ void ConnectionBanner::setState(WatchMode mode, const QString &server, const QSt
         break;
     case WatchMode::Polling:
         tint = QColor(0x1e, 0x88, 0xe5);
-        html = tr("<b>Polling %1:</b> keyspace notifications are off, so changes show up at the next re-read, "
-                  "and holds shorter than that may not show at all. %2")
-                   .arg(where, why);
+        // Off, or not known: a user refused CONFIG GET cannot tell, and must not be told they are off.
+        html = (detail.contains(QLatin1String("config|get"), Qt::CaseInsensitive) ||
+                detail.contains(QLatin1String("CONFIG GET")))
+                   ? tr("<b>Polling %1:</b> LockScope may not ask whether keyspace notifications are on (CONFIG GET "
+                        "is refused to this user), so it re-reads instead: changes show up at the next re-read, "
+                        "and holds shorter than that may not show at all. %2")
+                         .arg(where, why)
+                   : tr("<b>Polling %1:</b> keyspace notifications are off, so changes show up at the next re-read, "
+                        "and holds shorter than that may not show at all. %2")
+                         .arg(where, why);
         break;
     }
     paint(tint);

@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QRegularExpression>
@@ -210,11 +211,27 @@ void TimelineWidget::rebuild()
         return groupLane;
     };
 
+    // The hold drawn last in each lane: a different holder right after it in the same colour
+    // (12 colours, one per holder by hash) is drawn darker, so a hand-over never looks like one hold.
+    struct LastHold {
+        qint64 endMs = 0;
+        QString who;
+        QColor color;
+    };
+    QHash<int, LastHold> lastHold;
     for (const auto &i : h->holds(QString(), drawFromMs, drawToMs)) {
         const int lane = laneFor(i.lock);
         if (lane < 0)
             continue;
         const QStringList fields = i.who.contains(QLatin1Char(',')) ? HolderPalette::split(i.who) : QStringList{i.who};
+        QColor single = fields.size() == 1 ? HolderPalette::colorFor(fields.first()) : QColor();
+        if (fields.size() == 1) {
+            const auto prev = lastHold.constFind(lane);
+            if (prev != lastHold.cend() && prev->who != i.who && prev->color == single && prev->endMs >= 0 &&
+                i.startMs - prev->endMs < 2000)
+                single = single.darker(150);
+            lastHold.insert(lane, LastHold{i.endMs, i.who, single});
+        }
         const float step = (kHoldBottom - kHoldTop) / float(fields.size());
         for (int k = 0; k < fields.size(); ++k) {
             TimelineSegments::Segment s;
@@ -223,7 +240,7 @@ void TimelineWidget::rebuild()
             s.endKey = i.endMs < 0 ? nan : keyOf(i.endMs);
             s.top = kHoldTop + step * float(k);
             s.bottom = kHoldTop + step * float(k + 1) - (fields.size() > 1 ? 0.02f : 0.0f);
-            s.color = HolderPalette::colorFor(fields.at(k));
+            s.color = fields.size() == 1 ? single : HolderPalette::colorFor(fields.at(k));
             s.who = fields.at(k);
             if (fields.size() == 1 && wide(i.startMs, i.endMs, now))
                 s.label = holderLabel(fields.at(k));

@@ -300,7 +300,14 @@ void TtlChart::rebuild()
         if (e.type != QLatin1String("holder_returned"))
             continue;
         const qint64 from = e.extra.value(QStringLiteral("overlap_from_ms")).toInteger();
-        const qint64 to = e.extra.value(QStringLiteral("overlap_to_ms")).toInteger(e.timeMs);
+        qint64 to = e.extra.value(QStringLiteral("overlap_to_ms")).toInteger(e.timeMs);
+        // Both may have run only while the next holder held it: the band ends at its release.
+        const QString next = e.extra.value(QStringLiteral("next_holder")).toString();
+        for (const LockEvent &r : events)
+            if (!next.isEmpty() && r.lock == e.lock && r.holder == next && r.timeMs >= from && r.timeMs < to &&
+                (r.type == QLatin1String("released") || r.type == QLatin1String("expired") ||
+                 r.type == QLatin1String("force_unlocked") || r.type == QLatin1String("lease_lost")))
+                to = r.timeMs;
         if (from <= 0 || to < from || keyOf(to) < fromKey || keyOf(from) > toKey)
             continue;
         auto *band = new QCPItemRect(m_plot);
@@ -327,7 +334,12 @@ void TtlChart::rebuild()
         band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
         band->topLeft->setCoords(keyOf(it->fromMs), 0);
         band->bottomRight->setCoords(keyOf(it->toMs), 1);
-        const QColor c = it->expired ? kWarnColor : kLateColor;
+        // Orange is the README's late renewal (under half the lease left when it came); a renewal
+        // merely overdue that came before that is grey, an expiry red.
+        const qint64 leftAtRenewalMs = TtlSeries::overdueLevel(m_leaseMs) - (it->toMs - it->fromMs);
+        const QColor c = it->expired                                        ? kWarnColor
+                         : m_leaseMs > 0 && leftAtRenewalMs < m_leaseMs / 2 ? kLateColor
+                                                                            : QColor(0x9e, 0x9e, 0x9e);
         band->setPen(Qt::NoPen);
         band->setBrush(QColor(c.red(), c.green(), c.blue(), 50));
         m_bands << band;

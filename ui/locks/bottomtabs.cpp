@@ -125,10 +125,15 @@ void BottomTabs::setActorNames(const ActorNames &names)
 
 void BottomTabs::showFindingCount(const QVector<LockFinding> &findings)
 {
+    // The count is the rows the tab shows (a count of the serious ones only read "(1)" over two
+    // rows); the icon is the worst severity, the tooltip splits them.
     const int serious = m_findingModel->countAtLeast(LockFinding::Severity::Warning);
-    setTabText(1, serious > 0 ? tr("Problems (%1)").arg(serious) : tr("Problems"));
-    setTabIcon(1, serious > 0 ? FindingModel::severityIcon(LockFinding::Severity(LockDoctor::worstSeverity(findings)))
-                              : QIcon());
+    const int rows = m_findingModel->rowCount();
+    setTabText(1, rows > 0 ? tr("Problems (%1)").arg(rows) : tr("Problems"));
+    setTabToolTip(1, rows > 0 ? tr("%1 warning or critical, %2 for information").arg(serious).arg(rows - serious)
+                              : tr("No problem found"));
+    setTabIcon(1, rows > 0 ? FindingModel::severityIcon(LockFinding::Severity(LockDoctor::worstSeverity(findings)))
+                           : QIcon());
 }
 
 ClusterTopologyPanel *BottomTabs::addClusterTab()

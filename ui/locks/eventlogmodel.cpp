@@ -117,6 +117,10 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     } else if (role == Qt::ToolTipRole) {
         if (index.column() == HolderColumn && !m_names.isEmpty() && !e.holder.isEmpty())
             return e.holder;
+        // The detail in full (a column cuts it at any width), then what the type means.
+        if (index.column() == DetailColumn && !e.detail.isEmpty())
+            return QStringLiteral("<p>%1</p><p><i>%2</i></p>")
+                .arg(e.detail.toHtmlEscaped(), explain(e.type).toHtmlEscaped());
         return explain(e.type);
     } else if (role == Qt::FontRole && (index.column() == TypeColumn || index.column() == DetailColumn)) {
         // Mutual exclusion was at risk: the rows an operator must not miss in a busy log.

@@ -158,10 +158,10 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
         m_keys->clear();
         return;
     }
+    // The kind as the table names it ("Reentrant lock" for one the data cannot tell from an idle
+    // fair lock); the note below the title keeps the doubt.
     m_title->setText(QStringLiteral("%1  <span style='font-weight:normal'>(%2)</span>")
-                         .arg(DisplayText::escaped(s.name).toHtmlEscaped(), !s.kindCertain && s.kind == LockKind::Lock
-                                                                                ? tr("Lock (fair or plain)")
-                                                                                : lockKindLabel(s.kind)));
+                         .arg(DisplayText::escaped(s.name).toHtmlEscaped(), lockKindLabel(s.kind)));
     m_holders->setRowCount(s.holders.size());
     for (int i = 0; i < s.holders.size(); ++i) {
         const auto &h = s.holders[i];

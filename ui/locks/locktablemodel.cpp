@@ -345,6 +345,15 @@ void LockTableModel::applyEvents(const QVector<LockEvent> &events)
     }
 }
 
+void LockTableModel::restoreLeaseAlerts(const QVector<LockEvent> &oldestFirst)
+{
+    m_lease.clear();
+    m_lease.apply(oldestFirst);
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, HolderColumn), index(int(m_rows.size()) - 1, HolderColumn),
+                         {LeaseBadgeRole, LeaseBadgeColorRole, Qt::ToolTipRole});
+}
+
 const LeaseAlerts::Alert *LockTableModel::leaseAlert(const QString &name) const
 {
     if (!m_lease.contains(name)) // every holder cell asks at every frame: most locks have none

@@ -76,6 +76,9 @@ public:
      * name, so a lock that comes back with its next holder shows it. No I/O.
      */
     void applyEvents(const QVector<LockEvent> &events);
+    /** Forgets every lease alert and takes `oldestFirst` instead (the workshop's step back: the
+     *  alerts of the checkpoint, none of an undone step). */
+    void restoreLeaseAlerts(const QVector<LockEvent> &oldestFirst);
     /** The lease alert shown for `name` now, nullptr for none (the detail panel's paragraph). */
     const LeaseAlerts::Alert *leaseAlert(const QString &name) const;
     const ActorNames &actorNames() const { return m_names; }

@@ -471,6 +471,12 @@ ServerView::Shown ServerView::shown() const
 void ServerView::restoreShown(const Shown &shown)
 {
     m_eventModel->setEvents(shown.events);
+    // What was derived from those events goes back with them: the lease badges and the doctor's
+    // findings are those of the checkpoint, none of an undone step, none of the restore's writes.
+    const QVector<LockEvent> oldestFirst(shown.events.crbegin(), shown.events.crend());
+    m_lockModel->restoreLeaseAlerts(oldestFirst);
+    if (!m_player)
+        m_session->resetDiagnosis(oldestFirst);
     const HistoryStore::Retention retention = m_history.retention();
     m_history = shown.history;
     m_history.setRetention(retention);

@@ -136,6 +136,16 @@ void SessionController::identifyClients(const QStringList &clientIds, qint64 sam
     post([=](LockSession *s) { s->identifyClients(clientIds, sampleMs); });
 }
 
+void SessionController::resetDiagnosis(const QVector<LockEvent> &oldestFirst)
+{
+    post([=](LockSession *s) { s->resetDiagnosis(oldestFirst); });
+}
+
+void SessionController::followServer(const QString &address, const QString &why, bool failover)
+{
+    post([=](LockSession *s) { s->followServer(address, why, failover); });
+}
+
 ClientIdentity SessionController::clientIdentity(const QString &clientId) const
 {
     const auto it = m_clients.constFind(clientId);

@@ -61,6 +61,10 @@ public:
     void wake(const QString &name);
     /** LockSession::identifyClients: a bounded MONITOR sample (or correlation without +monitor). */
     void identifyClients(const QStringList &clientIds, qint64 sampleMs);
+    /** LockSession::resetDiagnosis (the workshop's step back and restart). */
+    void resetDiagnosis(const QVector<lockscope::LockEvent> &oldestFirst);
+    /** LockSession::followServer (the workshop follows its scenario's master). */
+    void followServer(const QString &address, const QString &why, bool failover);
     /** What the session knows of `clientId`, as of its last clientsUpdated() (GUI thread, no waiting). */
     ClientIdentity clientIdentity(const QString &clientId) const;
 

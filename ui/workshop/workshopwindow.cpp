@@ -1,5 +1,6 @@
 #include "workshop/workshopwindow.h"
 
+#include "common/screenfit.h"
 #include "common/shortcutsdialog.h"
 #include "dashboardmenubar.h"
 #include "locks/lockdetailpanel.h"
@@ -74,7 +75,8 @@ WorkshopWindow::~WorkshopWindow()
 void WorkshopWindow::buildUi()
 {
     setWindowTitle(tr("LockScope workshop"));
-    resize(1600, 900);
+    // The whole screen (less the frame): the stage and every column of the lock views.
+    ScreenFit::apply(this, QSize(0, 0));
 
     auto *bar = addToolBar(tr("Workshop"));
     bar->setObjectName(QStringLiteral("workshopToolBar"));
@@ -153,6 +155,10 @@ void WorkshopWindow::buildUi()
     workshopMenu->addSeparator();
     for (QAction *a : {m_timeRunsAction, m_schedulerAction, m_projectorAction})
         workshopMenu->addAction(a);
+    workshopMenu->addSeparator();
+    QAction *quit = workshopMenu->addAction(tr("&Quit"), this, [this] { close(); });
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setObjectName(QStringLiteral("quitAction"));
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     QAction *keys = helpMenu->addAction(tr("&Keyboard shortcuts"), this, &WorkshopWindow::showShortcuts);
     keys->setShortcut(QKeySequence::HelpContents);
@@ -311,6 +317,12 @@ void WorkshopWindow::startRun()
     });
     connect(runner, &ScenarioRunner::timeReapplied, this, [this] { m_frozenAtMs = LockSnapshot::steadyNowMs(); });
     connect(runner, &ScenarioRunner::rewound, this, &WorkshopWindow::onRewound);
+    // The views watch the server the steps act on: a replication scenario's master, then the
+    // replica its failover promotes (as LockScope follows a Sentinel failover), else the sandbox.
+    connect(runner, &ScenarioRunner::watchedServerChanged, this, [this](const QString &address, bool failover) {
+        m_views->session()->followServer(
+            address, failover ? tr("the scenario's failover promoted it") : tr("the scenario's master"), failover);
+    });
     connect(runner, &ScenarioRunner::prepared, this, [this] {
         applyActorNames();
         settleViews([this] {
@@ -509,6 +521,7 @@ QList<QPair<QString, QString>> WorkshopWindow::shortcuts() const
         {tr("T"), tr("Let time run between steps (off: time stands still)")},
         {tr("Ctrl+S"), tr("You are the scheduler: pick who acts next")},
         {tr("F11"), tr("Projector mode")},
+        {tr("Ctrl+Q"), tr("Quit")},
         {tr("Ctrl+=, Ctrl+-"), tr("Larger / smaller")},
         {tr("F5"), tr("Lock views: scan the workshop server again")},
         {tr("Ctrl+F"), tr("Lock views: filter")},
