@@ -1304,6 +1304,8 @@ void TestMainWindow::windowLayoutIsRemembered()
         MainWindow window(options);
         auto *keeper = new WindowStateKeeper(&window, QStringLiteral("dashboard"), &settings);
         Q_UNUSED(keeper);
+        // The operator's own size (ScreenFit maximizes the first window on this small test screen).
+        window.setWindowState(Qt::WindowNoState);
         window.resize(1111, 777);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));

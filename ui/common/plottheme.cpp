@@ -33,8 +33,10 @@ void PlotTheme::apply(QCustomPlot *plot, const QPalette &palette)
         plot->legend->setBorderPen(QPen(grid));
         plot->legend->setTextColor(text);
     }
-    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
-        if (auto *title = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i)))
+    // Every title, nested layouts too (the contention chart's are in a grid of their own: they
+    // stayed dark on the dark theme).
+    for (QCPLayoutElement *element : plot->plotLayout()->elements(true))
+        if (auto *title = qobject_cast<QCPTextElement *>(element))
             title->setTextColor(text);
     plot->replot(QCustomPlot::rpQueuedReplot);
 }

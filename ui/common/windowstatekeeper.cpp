@@ -45,8 +45,12 @@ void WindowStateKeeper::restore()
     SettingsRef s(m_settings);
     s->beginGroup(QStringLiteral("windowState/") + m_key);
     const QByteArray geometry = s->value(QStringLiteral("geometry")).toByteArray();
-    if (!geometry.isEmpty())
+    if (!geometry.isEmpty()) {
+        // The operator's own geometry wins over ScreenFit's first guess (which maximizes on a small
+        // screen); restoreGeometry() maximizes again if it was saved so.
+        m_window->setWindowState(m_window->windowState() & ~Qt::WindowMaximized);
         m_window->restoreGeometry(geometry);
+    }
     for (QSplitter *split : m_window->findChildren<QSplitter *>()) {
         if (split->objectName().isEmpty())
             continue;

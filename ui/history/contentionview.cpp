@@ -61,6 +61,9 @@ QCPTextElement *addTitle(QCustomPlot *plot)
 {
     plot->plotLayout()->insertRow(0);
     auto *title = new QCPTextElement(plot, QString(), plot->font());
+    // In the palette's text colour from the start (PlotTheme recolours it on a palette change):
+    // a dark theme set before the chart existed left the titles black on dark grey.
+    title->setTextColor(plot->palette().color(QPalette::Text));
     plot->plotLayout()->addElement(0, 0, title);
     return title;
 }

@@ -30,16 +30,18 @@ QString jsonText(const QJsonValue &v)
 } // namespace
 
 QString WorkshopStepHtml::html(const StepReport &r, const QHash<QString, QString> &names, bool projector,
-                               qreal narrationPt)
+                               qreal narrationPt, bool dark)
 {
+    const bool darkBackground = projector || dark;
     const QString size = narrationPt > 0 ? QStringLiteral("font-size:%1pt").arg(narrationPt, 0, 'f', 1)
                                          : QStringLiteral("font-size:large");
     auto t = [&names](const QString &s) { return StepReport::withActorNames(s, names).toHtmlEscaped(); };
-    const QString changed = projector ? QStringLiteral("#5a4a00") : QStringLiteral("#fff3b0");
-    const QString added = projector ? QStringLiteral("#004a20") : QStringLiteral("#d8f5d0");
-    const QString removed = projector ? QStringLiteral("#5a1010") : QStringLiteral("#f8d0d0");
-    const QString code = projector ? QStringLiteral("#1e1e1e") : QStringLiteral("#f4f4f4");
-    const QString red = projector ? QStringLiteral("#ff7b6b") : QStringLiteral("#c0392b"); // >= 4.5:1 on its background
+    const QString changed = darkBackground ? QStringLiteral("#5a4a00") : QStringLiteral("#fff3b0");
+    const QString added = darkBackground ? QStringLiteral("#004a20") : QStringLiteral("#d8f5d0");
+    const QString removed = darkBackground ? QStringLiteral("#5a1010") : QStringLiteral("#f8d0d0");
+    const QString code = darkBackground ? QStringLiteral("#1e1e1e") : QStringLiteral("#f4f4f4");
+    const QString red =
+        darkBackground ? QStringLiteral("#ff7b6b") : QStringLiteral("#c0392b"); // >= 4.5:1 on its background
     QString h;
     const QString who = r.actor.isEmpty() ? tr("time passes")
                                           : tr("<b>%1</b> <span style='color:gray'>(client %2, thread %3)</span>")

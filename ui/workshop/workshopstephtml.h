@@ -23,9 +23,10 @@ public:
     /** `names`: client id -> actor name (client ids in texts are shown as names); `projector`:
      *  the dark projector palette's highlight colours, and the narration right under the call
      *  (a room reads it without scrolling); `narrationPt`: the narration's and the warnings'
-     *  size in pt (0 = "large"). */
+     *  size in pt (0 = "large"); `dark`: a dark palette without projector mode (the dark theme),
+     *  which needs the same dark highlight colours (light text on a light box was unreadable). */
     static QString html(const StepReport &report, const QHash<QString, QString> &names, bool projector,
-                        qreal narrationPt = 0);
+                        qreal narrationPt = 0, bool dark = false);
 };
 
 } // namespace lockscope

@@ -2,6 +2,7 @@
 
 #include "common/screenfit.h"
 #include "common/shortcutsdialog.h"
+#include "common/uitheme.h"
 #include "dashboardmenubar.h"
 #include "locks/lockdetailpanel.h"
 #include "locks/locktablemodel.h"
@@ -654,12 +655,17 @@ void WorkshopWindow::fitToScreen()
     if (!s)
         return;
     const QRect free = s->availableGeometry();
-    if (width() <= free.width() && height() <= free.height())
+    // A projector's 1280x720 or 1024x768 (any screen up to 1440x900): the whole screen, every
+    // column of the lock views and the stage side by side.
+    if (free.width() <= 1440 || free.height() <= 900) {
+        resize(free.size());
+        move(free.topLeft());
+        setWindowState(windowState() | Qt::WindowMaximized);
         return;
-    // A projector's 1280x720 or 1024x768: the whole screen rather than a window cut off.
-    resize(size().boundedTo(free.size()));
-    move(free.topLeft());
-    setWindowState(windowState() | Qt::WindowMaximized);
+    }
+    // The screen it opened on is not the one it was sized for (ScreenFit at construction).
+    if (width() > free.width() || height() > free.height())
+        ScreenFit::apply(this, QSize(0, 0));
 }
 
 void WorkshopWindow::resizeEvent(QResizeEvent *event)
@@ -694,7 +700,7 @@ qreal WorkshopWindow::narrationPointSize() const
 QString WorkshopWindow::stepHtml(const StepReport &r) const
 {
     return WorkshopStepHtml::html(r, m_runner ? m_runner->actorOfClientId() : QHash<QString, QString>(), m_projector,
-                                  narrationPointSize());
+                                  narrationPointSize(), UiTheme::isDark());
 }
 
 void WorkshopWindow::showReport(const StepReport &r)
