@@ -972,13 +972,7 @@ void TestMainWindow::filterFindsLocksByHolder()
         if (e->placeholderText().startsWith(QStringLiteral("Filter")))
             filter = e;
     QVERIFY(filter);
-    auto shown = [&window] {
-        QTableView *view = nullptr;
-        for (QTableView *v : window.findChildren<QTableView *>())
-            if (v->model() && v->model()->columnCount() > 4 && qobject_cast<QSortFilterProxyModel *>(v->model()))
-                view = v;
-        return view ? view->model()->rowCount() : -1;
-    };
+    auto shown = [&window] { return window.lockView()->model()->rowCount(); };
     filter->setText(QStringLiteral("8743c9c0")); // the first 8 hex digits of a client id
     QCOMPARE(shown(), 2);
     QLabel *count = nullptr;
@@ -1001,6 +995,16 @@ void TestMainWindow::filterFindsLocksByHolder()
     const QString dir = QDir::temp().filePath(QStringLiteral("lockscope-test-shots"));
     QDir().mkpath(dir);
     QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("filter-by-holder.png"))));
+    // The event log follows the filter (issue 38): only the events of the locks it names stay.
+    auto *events = window.findChild<QTableView *>(QStringLiteral("eventTable"));
+    QVERIFY(events);
+    filter->setText(QStringLiteral("billing*"));
+    QVERIFY(redisCli({QStringLiteral("DEL"), QStringLiteral("orders:1")}));
+    QVERIFY(redisCli({QStringLiteral("DEL"), QStringLiteral("billing:9")}));
+    QTRY_VERIFY_WITH_TIMEOUT(window.lockModel()->rowCount() == 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(events->model()->rowCount() >= 1, 5000);
+    for (int r = 0; r < events->model()->rowCount(); ++r)
+        QCOMPARE(events->model()->index(r, EventLogModel::LockColumn).data().toString(), QStringLiteral("billing:9"));
 }
 
 // Who holds it, as an operator meets it: two node-redisson services hold locks (one names its

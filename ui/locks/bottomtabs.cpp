@@ -12,6 +12,7 @@
 #include "diagnose/lockdoctor.h"
 
 #include <QHeaderView>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -25,7 +26,22 @@ BottomTabs::BottomTabs(LockTableModel *locks, LockFilterProxy *proxy, EventLogMo
     : QTabWidget(parent), m_findingModel(findings)
 {
     m_eventView = new QTableView(this);
-    m_eventView->setModel(events);
+    // The table's filter applies to the event log too: with a lock or a client typed, its events
+    // stay in sight instead of being pushed out by every other lock's routine ones. A glob
+    // matches the lock name; a word any column (lock, holder or waiter, detail).
+    auto *eventFilter = new QSortFilterProxyModel(this);
+    eventFilter->setSourceModel(events);
+    eventFilter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    auto followTableFilter = [eventFilter, proxy] {
+        const QString text = proxy ? proxy->filterText() : QString();
+        const bool glob =
+            text.contains(QLatin1Char('*')) || text.contains(QLatin1Char('?')) || text.contains(QLatin1Char('['));
+        eventFilter->setFilterKeyColumn(glob ? int(EventLogModel::LockColumn) : -1);
+        eventFilter->setFilterRegularExpression(proxy ? proxy->filterRegularExpression() : QRegularExpression());
+    };
+    if (proxy)
+        connect(proxy, &LockFilterProxy::filterTextChanged, this, followTableFilter);
+    m_eventView->setModel(eventFilter);
     m_eventView->verticalHeader()->hide();
     m_eventView->verticalHeader()->setDefaultSectionSize(22);
     m_eventView->horizontalHeader()->setStretchLastSection(true);

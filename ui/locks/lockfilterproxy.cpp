@@ -28,6 +28,7 @@ void LockFilterProxy::setFilterText(const QString &text)
         : m_isGlob  ? LockFilter::globToRegularExpression(t)
                     : QRegularExpression(QRegularExpression::escape(t), QRegularExpression::CaseInsensitiveOption));
     invalidateFilter();
+    emit filterTextChanged(t);
 }
 
 bool LockFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const

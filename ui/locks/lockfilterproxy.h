@@ -40,6 +40,10 @@ public:
      *  before orders:10; otherwise by UTF-16 code unit, as before. */
     static bool naturalLess(const QString &a, const QString &b);
 
+signals:
+    /** setFilterText() changed the text (the event log follows it). */
+    void filterTextChanged(const QString &text);
+
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
