@@ -4,6 +4,7 @@
 // A teacher's pace: 5 s between steps in the window (time stands still), step back (RedLock too), a projector layout
 // at 1280x720 with one unambiguous set of shortcuts.
 #include "locks/findingmodel.h"
+#include "locks/lockdetailpanel.h"
 #include "workshop/workshopwindow.h"
 
 #include "locks/eventlogmodel.h"
@@ -30,6 +31,7 @@
 #include <QTemporaryFile>
 #include <QTextBrowser>
 #include <QtTest>
+#include <cmath>
 
 using namespace lockscope;
 
@@ -48,6 +50,7 @@ private slots:
     void everyScenarioBackRestartAndSwitch();
     void rewindKeepsOnlyTheCheckpointsFindings();
     void failoverLossShowsInTheViews();
+    void projectorLeaseLossIsReadable();
     void projectorAt1280x720();
     void projectorAtLaunch_data();
     void projectorAtLaunch();
@@ -623,6 +626,38 @@ void TestWorkshopWindow::failoverLossShowsInTheViews()
     QTRY_VERIFY_WITH_TIMEOUT(hasPayments(), 10000);
     QTest::qWait(500);
     shot(w, QStringLiteral("workshop-failover-loss.png"));
+}
+
+// Issue 38: in projector mode the lease-lost paragraph of the detail is as large as the narration
+// and readable on the dark palette (WCAG contrast of at least 4.5:1), at 1280x720.
+void TestWorkshopWindow::projectorLeaseLossIsReadable()
+{
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("gc-pause")));
+    w.setProjectorMode(true);
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    for (int i = 0; i < 8; ++i)
+        QVERIFY(stepAndWait(w));
+    w.lockViews()->selectLock(QStringLiteral("stock"));
+    auto *lease = w.lockViews()->detailPanel()->findChild<QLabel *>(QStringLiteral("leaseLabel"));
+    QVERIFY(lease);
+    QTRY_VERIFY_WITH_TIMEOUT(lease->isVisible() && !lease->text().isEmpty(), 10000);
+    QTest::qWait(300);
+    shot(w, QStringLiteral("workshop-projector-lease-lost.png"));
+    auto luminance = [](const QColor &c) {
+        auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    const QColor fg = lease->palette().color(QPalette::WindowText);
+    const QColor bg = w.lockViews()->detailPanel()->palette().color(QPalette::Window); // the label paints none
+    const double l1 = luminance(fg), l2 = luminance(bg);
+    const double contrast = (std::max(l1, l2) + 0.05) / (std::min(l1, l2) + 0.05);
+    QVERIFY2(contrast >= 4.5, qPrintable(QStringLiteral("%1 on %2: %3").arg(fg.name(), bg.name()).arg(contrast)));
+    QVERIFY2(lease->font().pointSizeF() >= w.narrationPointSize() * 0.8,
+             qPrintable(
+                 QStringLiteral("%1 pt, narration %2 pt").arg(lease->font().pointSizeF()).arg(w.narrationPointSize())));
 }
 
 int main(int argc, char *argv[])

@@ -42,7 +42,18 @@ void LeaseBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
     QStyle *style = widget ? widget->style() : QApplication::style();
     style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget); // background, selection, focus
 
-    const QRect pill = badgeRect(opt.rect, opt.font, badge);
+    // The holder stays readable: in a narrow cell (a projector's large fonts) the badge gives way,
+    // down to "⚠" (its tooltip says it all), and the holder keeps up to half of the cell.
+    const QFontMetrics badgeMetrics(badgeFont(opt.font));
+    const int textNeed = qMin(opt.fontMetrics.horizontalAdvance(text) + 10, opt.rect.width() / 2);
+    const int room = opt.rect.width() - textNeed - 4 - 12;
+    QString shown = badge;
+    if (badgeMetrics.horizontalAdvance(badge) > room) {
+        shown = badgeMetrics.elidedText(badge, Qt::ElideRight, qMax(0, room));
+        if (shown.size() < 4)
+            shown = QStringLiteral("⚠");
+    }
+    const QRect pill = badgeRect(opt.rect, opt.font, shown);
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);
     painter->setPen(Qt::NoPen);
@@ -50,7 +61,7 @@ void LeaseBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
     painter->drawRoundedRect(pill, pill.height() / 2.0, pill.height() / 2.0);
     painter->setFont(badgeFont(opt.font));
     painter->setPen(Qt::white);
-    painter->drawText(pill, Qt::AlignCenter, badge);
+    painter->drawText(pill, Qt::AlignCenter, shown);
     painter->restore();
 
     const QRect textRect = opt.rect.adjusted(pill.right() - opt.rect.left() + 7, 0, -3, 0);

@@ -267,8 +267,8 @@ void LockDetailPanel::setLeaseAlert(const LeaseAlerts::Alert *alert, const Actor
         return;
     m_lease->setText(text);
     m_lease->setToolTip(alert ? LeaseAlerts::tooltip(*alert, names) : QString()); // the full holder fields
-    const QString colour = alert ? LeaseAlerts::badgeColor(*alert).name() : QStringLiteral("#c0392b");
-    m_lease->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid %1; padding-left: 6px; }").arg(colour));
+    m_leaseColour = alert ? LeaseAlerts::badgeColor(*alert).name() : QStringLiteral("#c0392b");
+    styleLease();
     m_lease->setVisible(!text.isEmpty());
     fitLease();
 }
@@ -374,6 +374,19 @@ void LockDetailPanel::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         updateProblemColour();
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        styleLease();
+}
+
+void LockDetailPanel::styleLease()
+{
+    // A style sheet takes its text colour and font from the application, not from this panel: in
+    // the workshop's projector mode (a dark palette and large fonts on the window only) the
+    // paragraph was small dark text on black. Both are set from the panel's own.
+    m_lease->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid %1; padding-left: 6px; color: %2; "
+                                          "font-size: %3pt; }")
+                               .arg(m_leaseColour, palette().color(QPalette::WindowText).name())
+                               .arg(font().pointSizeF(), 0, 'f', 1));
 }
 
 void LockDetailPanel::updateProblemColour()

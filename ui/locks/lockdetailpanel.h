@@ -69,6 +69,9 @@ protected:
 
 private:
     void updateProblemColour();
+    /** The lease paragraph's border in the alert's colour, its text in the panel's colour and size. */
+    void styleLease();
+    QString m_leaseColour = QStringLiteral("#c0392b");
     /** The lease paragraph as high as its wrapped text. */
     void fitLease();
     /** Compact: each table as high as its rows (at least one); otherwise the usual maximum. */
