@@ -30,6 +30,7 @@
 #include <QTableView>
 #include <QTemporaryFile>
 #include <QTextBrowser>
+#include <QToolBar>
 #include <QtTest>
 #include <cmath>
 
@@ -467,6 +468,12 @@ void TestWorkshopWindow::projectorAtLaunch()
     const QModelIndex heldFor = w.lockViews()->lockModel()->index(0, LockTableModel::HeldForColumn);
     QVERIFY2(heldFor.data(LockTableModel::SortRole).toLongLong() < 1000, qPrintable(heldFor.data().toString()));
     QCOMPARE(w.size(), size);
+    // Every toolbar control in sight, no overflow arrow (issue 38: at 1024 Scheduler and Projector
+    // were behind it).
+    auto *bar = w.findChild<QToolBar *>(QStringLiteral("workshopToolBar"));
+    QVERIFY(bar);
+    QVERIFY2(bar->sizeHint().width() <= w.width(),
+             qPrintable(QStringLiteral("toolbar %1 px in a %2 px window").arg(bar->sizeHint().width()).arg(w.width())));
     shot(w, QStringLiteral("workshop-projector-launch-%1x%2.png").arg(size.width()).arg(size.height()));
 
     // The lock table is not collapsed: a header and its row, every main column whole.

@@ -671,8 +671,27 @@ void WorkshopWindow::fitToScreen()
 void WorkshopWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
+    fitToolBar();
     if (m_projector)
         applyStageLayout();
+}
+
+void WorkshopWindow::fitToolBar()
+{
+    // Every control in sight: at 1024 px in projector fonts the long labels pushed Scheduler and
+    // Projector behind the toolbar's overflow arrow. Shorter words there (tooltips keep the rest).
+    auto *bar = findChild<QToolBar *>(QStringLiteral("workshopToolBar"));
+    if (!bar || !m_timeRunsAction || !m_schedulerAction)
+        return;
+    m_timeRunsAction->setText(tr("Let time run"));
+    m_schedulerAction->setText(tr("You are the scheduler"));
+    m_picker->setMinimumContentsLength(16);
+    if (bar->sizeHint().width() <= width())
+        return;
+    m_timeRunsAction->setText(tr("Time runs"));
+    m_schedulerAction->setText(tr("Scheduler"));
+    if (bar->sizeHint().width() > width())
+        m_picker->setMinimumContentsLength(8);
 }
 
 void WorkshopWindow::applyLook()
@@ -690,6 +709,7 @@ void WorkshopWindow::applyLook()
     m_clockBadge->setPointSize(large.pointSizeF());
     statusBar()->setFont(large);
     setPalette(m_projector ? WorkshopProjector::palette() : QApplication::palette());
+    fitToolBar();
 }
 
 qreal WorkshopWindow::narrationPointSize() const

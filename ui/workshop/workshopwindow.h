@@ -138,6 +138,8 @@ private:
     void refreshScheduler();
     void showReport(const StepReport &report);
     void applyLook();
+    /** Shorter toolbar labels when the long ones do not fit the window's width. */
+    void fitToolBar();
     void applyStageLayout();
     void applyActorNames();
     void refreshClockBadge();
