@@ -206,6 +206,11 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
     for (const LockEvent &in : events) {
         LockEvent e = in;
         const QString client = e.holder.isEmpty() ? QString() : clientOf(e.holder);
+        // The read that found a lock gone (LockMonitor): the server's clock then, for the jump test.
+        const qint64 readServerMs = e.extra.value(QStringLiteral("read_server_ms")).toInteger(0);
+        const qint64 readSteadyMs = e.extra.value(QStringLiteral("read_steady_ms")).toInteger(0);
+        e.extra.remove(QStringLiteral("read_server_ms"));
+        e.extra.remove(QStringLiteral("read_steady_ms"));
 
         // A Sentinel failover: every lock held now must still be there on the new master.
         if (e.type == QLatin1String("failover") && e.lock.isEmpty()) {
@@ -314,9 +319,11 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
             e.type = QStringLiteral("lease_lost");
             // The server's clock, not the holder: it jumped between the last read that showed the
             // holder and the one that did not, and in real time the lease could not have run out.
+            const qint64 goneServerMs = ren.goneServerMs > 0 ? ren.goneServerMs : readServerMs;
+            const qint64 goneSteadyMs = ren.goneServerMs > 0 ? ren.goneReadSteadyMs : readSteadyMs;
             const qint64 jumpMs =
-                ren.heldServerMs > 0 && ren.goneServerMs > 0
-                    ? serverClockJumpMs(ren.heldServerMs, ren.heldReadSteadyMs, ren.goneServerMs, ren.goneReadSteadyMs)
+                ren.heldServerMs > 0 && goneServerMs > 0
+                    ? serverClockJumpMs(ren.heldServerMs, ren.heldReadSteadyMs, goneServerMs, goneSteadyMs)
                     : 0;
             const bool clockJumped =
                 jumpMs > kClockJumpMs && ren.leaseMs > 0 && nowSteadyMs - ren.lastSteadyMs < ren.leaseMs;
@@ -434,7 +441,13 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
             if (ren.holder != e.holder)
                 ren = Renewals{e.holder};
             const qint64 previousEpochMs = ren.lastEpochMs;
-            const qint64 previousSteadyMs = ren.lastSteadyMs;
+            // The server's clock and the real one at the reads of the renewal before and of this one.
+            const qint64 previousServerMs = ren.renewalServerMs;
+            const qint64 previousReadSteadyMs = ren.renewalReadSteadyMs;
+            if (ren.heldServerMs > 0) {
+                ren.renewalServerMs = ren.heldServerMs;
+                ren.renewalReadSteadyMs = ren.heldReadSteadyMs;
+            }
             ren.goneServerMs = 0; // held again (a renewal): no read without it yet
             ren.count += 1;
             ren.leaseMs = qMax(ren.leaseMs, pttlMs);
@@ -457,16 +470,20 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
                                              "%2 (lease/3): only %3 of the %4 lease was left")
                                   .arg(seconds(actual), seconds(lease / 3), seconds(marginMs), seconds(lease));
                 // By the server's clock, or by real time? A server clock that runs fast makes the
-                // lease run out sooner than the holder's watchdog expects: the clock's doing.
-                const qint64 realMs = previousSteadyMs > 0 ? nowSteadyMs - previousSteadyMs : 0;
-                if (previousEpochMs > 0 && realMs >= 1000 && double(actual) > 1.3 * double(realMs)) {
-                    const double rate = double(actual) / double(realMs);
+                // lease run out sooner than the holder's watchdog expects: the clock's doing. Both
+                // from the reads of the two renewals (the server's TIME, and when each arrived).
+                const qint64 realMs = previousReadSteadyMs > 0 && ren.renewalReadSteadyMs > previousReadSteadyMs
+                                          ? ren.renewalReadSteadyMs - previousReadSteadyMs
+                                          : 0;
+                const qint64 serverMs = previousServerMs > 0 ? ren.renewalServerMs - previousServerMs : 0;
+                if (realMs >= 1000 && double(serverMs) > 1.3 * double(realMs)) {
+                    const double rate = double(serverMs) / double(realMs);
                     late.detail = QStringLiteral("renewal came %1 by the server's clock but %2 in real time after the "
                                                  "previous one: the server's clock runs %3 times as fast as real "
                                                  "time, so the %4 lease runs out that much sooner than the watchdog "
                                                  "(every %5) expects; only %6 was left. The holder renewed on time; "
                                                  "fix the server's clock")
-                                      .arg(seconds(actual), seconds(realMs), QString::number(rate, 'f', 1),
+                                      .arg(seconds(serverMs), seconds(realMs), QString::number(rate, 'f', 1),
                                            seconds(lease), seconds(lease / 3), seconds(marginMs));
                     late.extra.insert(QStringLiteral("server_clock_rate"), std::round(rate * 100) / 100);
                     late.extra.insert(QStringLiteral("real_interval_ms"), realMs);

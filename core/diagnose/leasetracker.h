@@ -46,8 +46,8 @@ namespace lockscope
  * real time since the last renewal was shorter than the lease) is still `lease_lost` (the lock is
  * gone while its holder believes it holds it), but `extra.meaning` is "server_clock_jump" with
  * `server_clock_jump_ms`, and the text blames the clock, not the holder. A renewal that looks late
- * because the server's clock runs fast (its interval by the server's clock more than 1.3 times the
- * real one) says so, with `server_clock_rate`.
+ * because the server's clock runs fast (between the reads of two renewals the server's TIME moved
+ * more than 1.3 times as far as real time) says so, with `server_clock_rate`.
  * An `expired` of a renewed lock while LockScope could not see the server (disconnected) stays
  * `expired` with `extra.lease_lost` "unknown": LockScope cannot tell whether the holder stopped.
  *
@@ -133,17 +133,18 @@ private:
         QString holder;
         qint64 count = 0;
         qint64 leaseMs = 0;
-        qint64 lastEpochMs = 0;      ///< event time of the last renewal
-        qint64 lastSteadyMs = 0;     ///< when it was processed
-        qint64 lastSeenHeldMs = 0;   ///< steady ms of the last read that showed the holder
-        qint64 lowMarginMs = -1;     ///< smallest margin below lease/3, -1 none
-        qint64 lowMarginAtMs = 0;    ///< steady ms of that renewal
-        qint64 lowMarginEpochMs = 0; ///< its event time
-        qint64 heldServerMs = 0;     ///< server time of the last read that showed the holder
-        qint64 heldReadSteadyMs = 0; ///< when that read arrived (steady ms)
-        qint64 goneServerMs = 0;     ///< server time of the read that no longer showed it, 0 none
-        qint64 goneReadSteadyMs = 0; ///< when that read arrived
-        qint64 previousSteadyMs = 0; ///< steady ms of the renewal before the last
+        qint64 lastEpochMs = 0;         ///< event time of the last renewal
+        qint64 lastSteadyMs = 0;        ///< when it was processed
+        qint64 lastSeenHeldMs = 0;      ///< steady ms of the last read that showed the holder
+        qint64 lowMarginMs = -1;        ///< smallest margin below lease/3, -1 none
+        qint64 lowMarginAtMs = 0;       ///< steady ms of that renewal
+        qint64 lowMarginEpochMs = 0;    ///< its event time
+        qint64 heldServerMs = 0;        ///< server time of the last read that showed the holder
+        qint64 heldReadSteadyMs = 0;    ///< when that read arrived (steady ms)
+        qint64 goneServerMs = 0;        ///< server time of the read that no longer showed it, 0 none
+        qint64 goneReadSteadyMs = 0;    ///< when that read arrived
+        qint64 renewalServerMs = 0;     ///< server time of the read that showed the last renewal
+        qint64 renewalReadSteadyMs = 0; ///< when that read arrived (steady ms)
     };
     struct LostLease {
         QString lock;

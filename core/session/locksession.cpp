@@ -50,7 +50,11 @@ LockSession::LockSession(const Options &options, QObject *parent)
     setup.auditLogPath = options.auditLogPath;
     setup.connectionFor = [this](const QString &name) { return connectionFor(name); };
     setup.readerFor = [this](const QString &name) { return readerFor(name); };
-    setup.masterAddress = [this] { return m_sentinel ? connection()->endpoint().address() : QString(); };
+    // Sentinel's master, or the server followServer() moved to: the one written to.
+    setup.masterAddress = [this] {
+        const QString now = connection()->endpoint().address();
+        return m_sentinel || now != m_pool->seed().address() ? now : QString();
+    };
     setup.written = [this](const QString &name) { m_watcher->markDirty(name); };
     setup.unknownSettled = [this](const QString &action, const QString &name, const QJsonObject &args,
                                   const LockSnapshot &after) {
@@ -252,9 +256,16 @@ void LockSession::probeWrites()
                     emit writesChecked(user, {QStringLiteral("evalsha")});
                 return; // before Redis 7 (no redis.acl_check_cmd), or MOVED in a cluster: nothing known
             }
+            // The publish verb is the topology's: SPUBLISH (and SHARDNUMSUB) only with sharded
+            // pub/sub, where force unlock also sends a classic PUBLISH. A refusal of the verb not
+            // in use refuses nothing.
+            const bool sharded = publishCommand().toLower() == "spublish";
             QStringList refused;
-            for (const RedisReply &c : r.elements())
-                refused << RedisBytes::toText(c.toByteArray());
+            for (const RedisReply &c : r.elements()) {
+                const QString name = RedisBytes::toText(c.toByteArray());
+                if (sharded || (name != QLatin1String("spublish") && name != QLatin1String("pubsub|shardnumsub")))
+                    refused << name;
+            }
             emit writesChecked(user, refused);
         });
 }

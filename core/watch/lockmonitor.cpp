@@ -727,8 +727,15 @@ void LockMonitor::applySnapshots(const QVector<LockSnapshot> &snapshots, const Q
                 LockSnapshot gone = s;
                 gone.holders.clear();
                 gone.waiters.clear();
+                const int goneFrom = int(events.size());
                 events +=
                     LockEvent::diff(&it.value(), gone, hint, m_forceUnlockExpected.remove(s.name), removalOf(s.name));
+                // The server's clock at the read that found it gone (LeaseTracker tells a jump of
+                // that clock from a holder that stopped; it takes these keys off again).
+                for (int i = goneFrom; i < events.size(); ++i) {
+                    events[i].extra.insert(QStringLiteral("read_server_ms"), gone.serverTimeMs);
+                    events[i].extra.insert(QStringLiteral("read_steady_ms"), gone.readAtSteadyMs);
+                }
                 m_removals.remove(s.name);
                 m_locks.erase(it);
                 removed << s.name;

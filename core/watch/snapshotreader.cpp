@@ -164,7 +164,19 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                               state->groups.clear(); // the reader is gone: report what was read
                           QVector<LockSnapshot> out;
                           if (reply.isError() && self && self->m_routedSend && isSlotRedirect(reply.errorMessage())) {
-                              self->readKeyByKey(state, chunk); // resharding: where each key lives
+                              // Resharding: read where each key lives. The part is counted in flight
+                              // now and its commands go out from the event loop, so this script
+                              // part finishes first and the read's callback comes once, last.
+                              const int keyedPart = state->nextPart++;
+                              ++state->inFlight;
+                              const bool migrating = !reply.errorMessage().startsWith(QLatin1String("MOVED "));
+                              QMetaObject::invokeMethod(
+                                  self.data(),
+                                  [self, state, chunk, keyedPart, migrating] {
+                                      if (self)
+                                          self->readKeyByKey(state, chunk, keyedPart, migrating);
+                                  },
+                                  Qt::QueuedConnection);
                           } else if (reply.isError()) {
                               if (state->error.isEmpty())
                                   state->error = reply.errorMessage();
@@ -194,11 +206,10 @@ bool SnapshotReader::isSlotRedirect(const QString &error)
            error.contains(QLatin1String("rehashing"));
 }
 
-void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const QStringList &names)
+void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const QStringList &names, int part,
+                                  bool migrating)
 {
-    // One part of the read: counted in flight until every name's commands have answered.
-    const int part = state->nextPart++;
-    ++state->inFlight;
+    // One part of the read (counted in flight by the caller) until every name's commands answered.
     m_keyByKey += names.size();
     struct Pending {
         QVector<LockSnapshot> out;
@@ -215,8 +226,13 @@ void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const
         if (--pending->namesLeft > 0)
             return;
         --state->inFlight;
-        if (self)
+        if (self) {
             self->sendMore(state);
+        } else { // the reader is gone: report what was read
+            state->groups.clear();
+            state->plain.clear();
+            state->plainOffset = 0;
+        }
         finishBatch(state, part, std::move(pending->out));
     };
     const QByteArray max = QByteArray::number(m_maxWaiters - 1);
@@ -255,15 +271,21 @@ void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const
         const bool hasTwin = !twin.isEmpty();
         for (int i = 0; i < commands.size(); ++i) {
             m_routedSend(commands[i].first, commands[i].second, state->context,
-                         [replies, i, name, hasTwin, nameDone](const RedisReply &reply) {
+                         [replies, i, name, hasTwin, nameDone, migrating](const RedisReply &reply) {
                              replies->r[i] = reply;
                              if (--replies->left > 0)
                                  return;
                              const QVector<RedisReply> &r = replies->r;
                              for (int c = 0; c < r.size(); ++c) {
-                                 // An error of its own (WRONGTYPE) is data; a lost node is not.
-                                 if (r[c].isTransportError() || (r[c].isError() && c == 0)) {
-                                     nameDone(LockSnapshot(), r[c].errorMessage());
+                                 // WRONGTYPE is data (another type under a companion's name), and a
+                                 // server without SHARDNUMSUB has no sharded subscribers; any other
+                                 // error (CLUSTERDOWN, LOADING, NOPERM, a lost node) fails the
+                                 // name: never read as "no such key", which would report it gone.
+                                 const QString m = r[c].isError() ? r[c].errorMessage() : QString();
+                                 const bool data = m.startsWith(QLatin1String("WRONGTYPE")) ||
+                                                   ((c == 12 || c == 14) && !r[c].isTransportError());
+                                 if (r[c].isError() && !data) {
+                                     nameDone(LockSnapshot(), m);
                                      return;
                                  }
                              }
@@ -286,7 +308,8 @@ void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const
                                   RedisReply::makeInteger(isHash ? r[2].toInteger() : 0)});
                              LockSnapshot s = parse(name, entry, serverMs, LockSnapshot::steadyNowMs(),
                                                     hasTwin && r[10].toByteArray() == "hash");
-                             s.migratingSlot = HashSlot::of(RedisBytes::toBytes(name));
+                             if (migrating) // not after a MOVED: that slot has moved, not moving
+                                 s.migratingSlot = HashSlot::of(RedisBytes::toBytes(name));
                              nameDone(s, QString());
                          });
         }

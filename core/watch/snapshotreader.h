@@ -149,8 +149,9 @@ private:
     /** Counts the finished batch; the last one calls back. */
     static void finishBatch(const std::shared_ptr<ReadState> &state, int part, QVector<LockSnapshot> out);
     void retryWithScript(const std::shared_ptr<ReadState> &state, const QStringList &names);
-    /** setRoutedSend(): reads `names` key by key as one more part of `state`. */
-    void readKeyByKey(const std::shared_ptr<ReadState> &state, const QStringList &names);
+    /** setRoutedSend(): reads `names` key by key as part `part` of `state` (already counted in
+     *  flight); `migrating`: the slot is being migrated (ASK, TRYAGAIN), not moved (MOVED). */
+    void readKeyByKey(const std::shared_ptr<ReadState> &state, const QStringList &names, int part, bool migrating);
     /** Sizes the next batch after a call over `locks` that kept Redis busy for `usedUs`. */
     void adapt(int locks, qint64 usedUs);
 

@@ -1,5 +1,5 @@
 -- Fair lock unlock: Redisson RedissonFairLock.unlockInnerAsync, 3.32.0+ / 4.7 semantics with the
--- Calls too: publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- unlock latch (protocol §3.5).
 -- KEYS[1]  lock name
 -- KEYS[2]  waiter queue redisson_lock_queue:{name}

@@ -1,5 +1,5 @@
 -- LockScope force unlock for every lock kind, decided atomically from the data (protocol §9).
--- Calls too: del unlink publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: del unlink publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- Mirrors Redisson's forceUnlock of each kind:
 --   read-write lock (hash has "mode"): DEL + publish on redisson_rwlock:{name}; "1" for a write
 --     lock (RedissonWriteLock.forceUnlock, §4.6), and "1" also for a read lock, which wakes every

@@ -1,5 +1,5 @@
 -- RLock forceUnlock / delete: Redisson RedissonLock.forceUnlockAsync (protocol §2.4, §9).
--- Calls too: publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- KEYS[1]  lock name
 -- KEYS[2]  unlock channel redisson_lock__channel:{name}
 -- ARGV[1]  unlock message, "0"

@@ -1,5 +1,5 @@
 -- RLock unlock: Redisson RedissonLock.unlockInnerAsync, 3.24.0+ semantics with the unlock latch
--- Calls too: publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- (protocol §2.3).
 -- KEYS[1]  lock name
 -- KEYS[2]  unlock channel redisson_lock__channel:{name}

@@ -1,5 +1,5 @@
 -- LockScope repair: remove one dead reader's holds from a read-write lock (doctor finding
--- Calls too: publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- dead_readers). Only when every one of its rwlock_timeout keys is gone (protocol §4.1, §4.3):
 -- a live reader is never removed. When no holder is left, the lock is deleted and "1" published
 -- on redisson_rwlock:{name} so waiting writers and readers wake (as a write unlock does, §4.5).

@@ -1,5 +1,5 @@
 -- LockScope repair: remove one stale waiter from a fair lock's queue and timeout set together,
--- Calls too: publish pubsub|numsub pubsub|shardnumsub (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish pubsub|numsub pubsub|shardnumsub (named by a variable, not a literal; WritePermissions reads this line)
 -- adjusting the others as Redisson's acquireFailed does (RedissonFairLock, protocol §3.4): every
 -- waiter queued after it gets its deadline moved up by the leaving waiter's own wait. Also removes
 -- a member that is in only one of the two keys (doctor finding fair_companions_disagree).

@@ -1,5 +1,5 @@
 -- LockScope repair: wake clients waiting for a lock that is already free (doctor finding
--- Calls too: publish pubsub|numsub pubsub|shardnumsub (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish pubsub|numsub pubsub|shardnumsub (named by a variable, not a literal; WritePermissions reads this line)
 -- waiters_without_holder), on the channel each kind's waiters listen to (protocol §14.5, §1.5):
 --  - fair lock (queue or timeout set present): PRUNE(now) as Redisson's unlock does (§3.1), then
 --    "0" on the head waiter's own channel redisson_lock__channel:{name}:<head field> (§3.5);

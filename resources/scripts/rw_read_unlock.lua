@@ -1,5 +1,5 @@
 -- Read lock unlock: Redisson RedissonReadLock.unlockInnerAsync, 3.24.0+ / 4.7 semantics with the
--- Calls too: publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- unlock latch (protocol §4.3).
 -- KEYS[1]  lock name
 -- KEYS[2]  channel redisson_rwlock:{name}

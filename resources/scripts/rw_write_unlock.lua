@@ -1,5 +1,5 @@
 -- Write lock unlock: Redisson RedissonWriteLock.unlockInnerAsync, 3.24.0+ / 4.7 semantics with
--- Calls too: publish (named by a variable, not a literal; WritePermissions reads this line)
+-- Calls too: publish spublish (named by a variable, not a literal; WritePermissions reads this line)
 -- the unlock latch (protocol §4.5).
 -- KEYS[1]  lock name
 -- KEYS[2]  channel redisson_rwlock:{name}

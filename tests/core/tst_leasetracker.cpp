@@ -88,6 +88,7 @@ private slots:
     void clientOfHolderFields();
     void serverClockJumpIsNotBlamedOnTheHolder();
     void fastServerClockIsNotBlamedOnTheHolder();
+    void serverClockJumpSeenOnTheExpiryItself();
 };
 
 void TestLeaseTracker::renewedThenExpiredIsALostLease()
@@ -375,12 +376,50 @@ void TestLeaseTracker::fastServerClockIsNotBlamedOnTheHolder()
 {
     LeaseTracker t;
     const QString lock = QStringLiteral("orders:42");
+    auto read = [&](qint64 serverMs, qint64 steadyMs) {
+        LockSnapshot s = held(lock, kHolderA, 30000, steadyMs);
+        s.serverTimeMs = serverMs;
+        return s;
+    };
     t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
-    const auto out = t.process({renewed(lock, kHolderA, 120000, 10000, 30000)}, 20000);
+    t.observe(read(100000, 10000));
+    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    // 10 s of real time later the server's TIME moved 20 s, and only 10 s of the lease is left.
+    t.observe(read(120000, 20000));
+    const auto out = t.process({renewed(lock, kHolderA, 110000, 10000, 30000)}, 20000);
     QCOMPARE(types(out), (QStringList{QStringLiteral("renewed"), QStringLiteral("renewal_late")}));
     QCOMPARE(out[1].extra.value(QStringLiteral("server_clock_rate")).toDouble(), 2.0);
     QCOMPARE(out[1].extra.value(QStringLiteral("real_interval_ms")).toInteger(), 10000);
     QVERIFY2(out[1].detail.contains(QStringLiteral("2.0 times as fast")), qPrintable(out[1].detail));
+    // A jump of LockScope's own wall clock (the events' times) is not the server's doing.
+    LeaseTracker u;
+    u.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    u.observe(read(100000, 10000));
+    u.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    u.observe(read(110000, 20000));
+    const auto own = u.process({renewed(lock, kHolderA, 3710000, 12000, 30000)}, 20000);
+    QCOMPARE(types(own), (QStringList{QStringLiteral("renewed"), QStringLiteral("renewal_late")}));
+    QVERIFY(!own[1].extra.contains(QStringLiteral("server_clock_rate")));
+}
+
+// The usual way a jump shows: nobody takes the lock, its read finds it gone, and the monitor puts
+// that read's server time on the event (read_server_ms), which is taken off again.
+void TestLeaseTracker::serverClockJumpSeenOnTheExpiryItself()
+{
+    LeaseTracker t;
+    const QString lock = QStringLiteral("orders:42");
+    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    LockSnapshot before = held(lock, kHolderA, 30000, 20000);
+    before.serverTimeMs = 110000;
+    t.observe(before);
+    t.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+    LockEvent expired = ev(lock, QStringLiteral("expired"), kHolderA, 110400);
+    expired.extra.insert(QStringLiteral("read_server_ms"), 110400 + 3600000);
+    expired.extra.insert(QStringLiteral("read_steady_ms"), 20400);
+    const auto out = t.process({expired}, 20400);
+    QCOMPARE(types(out), QStringList{QStringLiteral("lease_lost")});
+    QCOMPARE(out.first().extra.value(QStringLiteral("meaning")).toString(), QStringLiteral("server_clock_jump"));
+    QVERIFY(!out.first().extra.contains(QStringLiteral("read_server_ms")));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseTracker)
