@@ -78,7 +78,7 @@ void WorkshopProjector::arrange(ServerView *views, bool projector)
 
     QTableView *log = nullptr;
     for (QTableView *v : views->findChildren<QTableView *>())
-        if (v->model() == views->eventModel())
+        if (v->objectName() == QLatin1String("eventTable")) // its model is the filter over eventModel()
             log = v;
     if (log) {
         for (int c = 0; c < EventLogModel::DetailColumn; ++c)
