@@ -3,8 +3,10 @@
 // scheduler picks who acts next; projector mode scales and recolours live.
 // A teacher's pace: 5 s between steps in the window (time stands still), step back (RedLock too), a projector layout
 // at 1280x720 with one unambiguous set of shortcuts.
+#include "common/uitheme.h"
 #include "locks/findingmodel.h"
 #include "locks/lockdetailpanel.h"
+#include "workshop/workshopprojector.h"
 #include "workshop/workshopwindow.h"
 
 #include "locks/eventlogmodel.h"
@@ -52,6 +54,7 @@ private slots:
     void rewindKeepsOnlyTheCheckpointsFindings();
     void failoverLossShowsInTheViews();
     void projectorLeaseLossIsReadable();
+    void palettesKeepTheirContrast();
     void projectorAt1280x720();
     void projectorAtLaunch_data();
     void projectorAtLaunch();
@@ -665,6 +668,45 @@ void TestWorkshopWindow::projectorLeaseLossIsReadable()
     QVERIFY2(lease->font().pointSizeF() >= w.narrationPointSize() * 0.8,
              qPrintable(
                  QStringLiteral("%1 pt, narration %2 pt").arg(lease->font().pointSizeF()).arg(w.narrationPointSize())));
+}
+
+// Issue 38: every text role the views draw with, on the background it is drawn on, keeps a WCAG
+// contrast of at least 4.5:1 in the projector, dark and light palettes (disabled text 3:1).
+void TestWorkshopWindow::palettesKeepTheirContrast()
+{
+    auto luminance = [](const QColor &c) {
+        auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    auto contrast = [&](const QColor &a, const QColor &b) {
+        const double l1 = luminance(a), l2 = luminance(b);
+        return (std::max(l1, l2) + 0.05) / (std::min(l1, l2) + 0.05);
+    };
+    const QVector<QPair<QString, QPalette>> palettes{
+        {QStringLiteral("projector"), WorkshopProjector::palette()},
+        {QStringLiteral("dark"), UiTheme::palette(UiTheme::Theme::Dark)},
+        {QStringLiteral("light"), UiTheme::palette(UiTheme::Theme::Light)}};
+    struct Pair {
+        const char *what;
+        QPalette::ColorRole fg, bg;
+        double least;
+    };
+    const Pair pairs[] = {{"WindowText on Window", QPalette::WindowText, QPalette::Window, 4.5},
+                          {"Text on Base", QPalette::Text, QPalette::Base, 4.5},
+                          {"Text on AlternateBase", QPalette::Text, QPalette::AlternateBase, 4.5},
+                          {"ButtonText on Button", QPalette::ButtonText, QPalette::Button, 4.5},
+                          {"HighlightedText on Highlight", QPalette::HighlightedText, QPalette::Highlight, 4.5},
+                          {"ToolTipText on ToolTipBase", QPalette::ToolTipText, QPalette::ToolTipBase, 4.5},
+                          {"PlaceholderText on Base", QPalette::PlaceholderText, QPalette::Base, 3.0},
+                          {"Link on Base", QPalette::Link, QPalette::Base, 4.5}};
+    for (const auto &[name, palette] : palettes)
+        for (const Pair &p : pairs) {
+            const double c = contrast(palette.color(QPalette::Active, p.fg), palette.color(QPalette::Active, p.bg));
+            QVERIFY2(c >= p.least, qPrintable(QStringLiteral("%1: %2 is %3:1 (%4 on %5)")
+                                                  .arg(name, QString::fromLatin1(p.what))
+                                                  .arg(c, 0, 'f', 2)
+                                                  .arg(palette.color(p.fg).name(), palette.color(p.bg).name())));
+        }
 }
 
 int main(int argc, char *argv[])
