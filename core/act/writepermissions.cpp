@@ -55,7 +55,10 @@ QStringList WritePermissions::commandsCalledBy(const QByteArray &luaSource)
     return out;
 }
 
-QStringList WritePermissions::commandsOf(const QString &action)
+namespace
+{
+/** Every action's commands (WritePermissions::commandsOf), derived once from the scripts. */
+const QHash<QString, QStringList> &derivedCommands()
 {
     static const QHash<QString, QStringList> derived = [] {
         QHash<QString, QStringList> out;
@@ -63,10 +66,10 @@ QStringList WritePermissions::commandsOf(const QString &action)
              {"acquire", "renew", "release", "force_unlock", "set_ttl", "remove_waiter", "remove_reader", "wake"}) {
             const QString action = QString::fromLatin1(a);
             QStringList commands{QStringLiteral("evalsha")};
-            for (const QString &script : scriptsOf(action)) {
+            for (const QString &script : WritePermissions::scriptsOf(action)) {
                 QFile f(QStringLiteral(":/lockscope/scripts/%1.lua").arg(script));
                 if (f.open(QIODevice::ReadOnly))
-                    commands += commandsCalledBy(f.readAll());
+                    commands += WritePermissions::commandsCalledBy(f.readAll());
             }
             commands.sort();
             commands.removeDuplicates();
@@ -75,15 +78,20 @@ QStringList WritePermissions::commandsOf(const QString &action)
         out.insert(QStringLiteral("enable_notifications"), {QStringLiteral("config|set")});
         return out;
     }();
-    return derived.value(action);
+    return derived;
+}
+} // namespace
+
+QStringList WritePermissions::commandsOf(const QString &action)
+{
+    return derivedCommands().value(action);
 }
 
 QStringList WritePermissions::allCommands()
 {
     QStringList out;
-    for (const char *a : {"acquire", "renew", "release", "force_unlock", "set_ttl", "remove_waiter", "remove_reader",
-                          "wake", "enable_notifications"})
-        out += commandsOf(QString::fromLatin1(a));
+    for (const QStringList &commands : derivedCommands())
+        out += commands;
     out.sort();
     out.removeDuplicates();
     return out;

@@ -176,6 +176,19 @@ void ClusterRouter::sendTo(const QString &address, const QList<QByteArray> &argv
         c->send(argv, this, handle);
 }
 
+std::function<void(const QByteArray &, const QList<QByteArray> &, QObject *, RedisConnection::ReplyCallback)>
+ClusterRouter::sender()
+{
+    QPointer<ClusterRouter> self(this);
+    return [self](const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
+                  RedisConnection::ReplyCallback callback) {
+        if (self)
+            self->send(key, argv, context, std::move(callback));
+        else if (callback)
+            callback(RedisReply::makeError(QStringLiteral("the cluster connection is closed"), true));
+    };
+}
+
 void ClusterRouter::eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
                          QObject *context, RedisConnection::ReplyCallback callback)
 {

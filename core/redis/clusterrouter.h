@@ -67,6 +67,12 @@ public:
     /** Sends `argv` to the master of `key`'s slot, following MOVED and ASK. */
     void send(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
               RedisConnection::ReplyCallback callback);
+    /** send() as a value that may outlive the router: once the router is gone, each call
+     *  answers at once with a transport error ("the cluster connection is closed"). What
+     *  SnapshotReader::setRoutedSend() takes. */
+    std::function<void(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
+                       RedisConnection::ReplyCallback callback)>
+    sender();
     /** EVALSHA (EVAL on NOSCRIPT) routed by the slot of keys.first(). */
     void eval(const RedisScript &script, const QList<QByteArray> &keys, const QList<QByteArray> &args, QObject *context,
               RedisConnection::ReplyCallback callback);

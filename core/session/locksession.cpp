@@ -532,16 +532,8 @@ SnapshotReader *LockSession::readerFor(const QString &name)
     NodeTools &tools = toolsFor(name, &node);
     if (!tools.reader) {
         tools.reader = new SnapshotReader(connectionOf(node), this);
-        if (m_router) { // a lock of a slot being migrated is read where its keys are (ASK)
-            QPointer<ClusterRouter> router(m_router);
-            tools.reader->setRoutedSend([router](const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
-                                                 std::function<void(const RedisReply &)> callback) {
-                if (router)
-                    router->send(key, argv, context, std::move(callback));
-                else
-                    callback(RedisReply::makeError(QStringLiteral("the cluster connection is closed"), true));
-            });
-        }
+        if (m_router) // a lock of a slot being migrated is read where its keys are (ASK)
+            tools.reader->setRoutedSend(m_router->sender());
     }
     return tools.reader;
 }

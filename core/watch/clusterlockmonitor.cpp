@@ -77,19 +77,11 @@ LockMonitor *ClusterLockMonitor::addNode(const QString &address)
     m->setPollBudget(m_pollBudget / qMax(1, int(m_router->topology().masters().size())));
     m->setPriorityLocks(m_priority);
     ClusterRouter *router = m_router;
-    QPointer<ClusterRouter> routerAlive(router);
     m->setClusterNode(
         [router, address](const QString &name) {
             return router->topology().masterForKey(RedisBytes::toBytes(name)) == address;
         },
-        [this](const QString &name, const QString &hint) { markDirty(name, hint); },
-        [routerAlive](const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
-                      std::function<void(const RedisReply &)> callback) {
-            if (routerAlive)
-                routerAlive->send(key, argv, context, std::move(callback));
-            else
-                callback(RedisReply::makeError(QStringLiteral("the cluster connection is closed"), true));
-        });
+        [this](const QString &name, const QString &hint) { markDirty(name, hint); }, router->sender());
     m_nodes.insert(address, m);
     connect(m, &LockMonitor::modeChanged, this, [this, address](LockMonitor::Mode mode, const QString &detail) {
         updateLiveMasters();

@@ -102,6 +102,18 @@ void SnapshotReader::adapt(int locks, qint64 usedUs)
         m_batchSize = qMax(kMinBatch, qMin(m_batchSize, locks / 2)); // too slow: at least halve
 }
 
+void SnapshotReader::sendMoreOrStop(const QPointer<SnapshotReader> &self, const std::shared_ptr<ReadState> &state)
+{
+    if (self) {
+        self->sendMore(state);
+        return;
+    }
+    // The reader is gone: nothing more is sent, and the read reports what was read.
+    state->groups.clear();
+    state->plain.clear();
+    state->plainOffset = 0;
+}
+
 void SnapshotReader::finishBatch(const std::shared_ptr<ReadState> &state, int part, QVector<LockSnapshot> out)
 {
     if (state->onBatch) {
@@ -158,10 +170,7 @@ void SnapshotReader::sendMore(const std::shared_ptr<ReadState> &state)
                           --state->inFlight;
                           // The next batch goes out before this one is parsed: Redis works on it
                           // meanwhile (it sat idle while the client parsed).
-                          if (self)
-                              self->sendMore(state);
-                          else
-                              state->groups.clear(); // the reader is gone: report what was read
+                          sendMoreOrStop(self, state);
                           QVector<LockSnapshot> out;
                           if (reply.isError() && self && self->m_routedSend && isSlotRedirect(reply.errorMessage())) {
                               // Resharding: read where each key lives. The part is counted in flight
@@ -226,13 +235,7 @@ void SnapshotReader::readKeyByKey(const std::shared_ptr<ReadState> &state, const
         if (--pending->namesLeft > 0)
             return;
         --state->inFlight;
-        if (self) {
-            self->sendMore(state);
-        } else { // the reader is gone: report what was read
-            state->groups.clear();
-            state->plain.clear();
-            state->plainOffset = 0;
-        }
+        sendMoreOrStop(self, state);
         finishBatch(state, part, std::move(pending->out));
     };
     const QByteArray max = QByteArray::number(m_maxWaiters - 1);
@@ -446,13 +449,7 @@ void SnapshotReader::sendPlain(const std::shared_ptr<ReadState> &state)
             else if (state->error.isEmpty())
                 state->error = QStringLiteral("the reader is gone");
         }
-        if (self) {
-            self->sendMore(state);
-        } else { // the reader is gone: report what was read
-            state->groups.clear();
-            state->plain.clear();
-            state->plainOffset = 0;
-        }
+        sendMoreOrStop(self, state);
         finishBatch(state, part, std::move(out));
     });
 }

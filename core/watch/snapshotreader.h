@@ -5,6 +5,7 @@
 #include "redis/redisscript.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QStringList>
 
 #include <functional>
@@ -146,6 +147,9 @@ private:
     struct ReadState;
     void sendMore(const std::shared_ptr<ReadState> &state);
     void sendPlain(const std::shared_ptr<ReadState> &state);
+    /** After a part's reply: the next parts go out, or, when the reader is gone, none will (so
+     *  the last part in flight calls back with what was read). */
+    static void sendMoreOrStop(const QPointer<SnapshotReader> &self, const std::shared_ptr<ReadState> &state);
     /** Counts the finished batch; the last one calls back. */
     static void finishBatch(const std::shared_ptr<ReadState> &state, int part, QVector<LockSnapshot> out);
     void retryWithScript(const std::shared_ptr<ReadState> &state, const QStringList &names);

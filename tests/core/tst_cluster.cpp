@@ -78,6 +78,9 @@ private slots:
 private:
     /** A name per node index 0..2 (lock names hashing to each master). */
     QStringList namesOnEachNode(const QString &prefix);
+    /** Starts migrating `slot` from node 0 to node 1 (IMPORTING on the target, MIGRATING on the
+     *  source, as redis-cli --cluster reshard does) and MIGRATEs `keys`; empty, or what failed. */
+    QString migrateFromNode0To1(SyncClient &source, SyncClient &target, int slot, const QList<QByteArray> &keys);
     ProcessResult cli(const QStringList &args, int timeoutMs = 60000);
 
     LocalCluster m_cluster;
@@ -117,6 +120,21 @@ ProcessResult TestCluster::cli(const QStringList &args, int timeoutMs)
                     m_tmp.filePath("audit.jsonl")};
     all << args;
     return lockscope::test::runProcess(cliPath(), all, timeoutMs);
+}
+
+QString TestCluster::migrateFromNode0To1(SyncClient &source, SyncClient &target, int slot,
+                                         const QList<QByteArray> &keys)
+{
+    const RedisReply importing =
+        target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", m_cluster.nodeId(0)});
+    const RedisReply migrating =
+        source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", m_cluster.nodeId(1)});
+    if (importing.toByteArray() != "OK" || migrating.toByteArray() != "OK")
+        return importing.debugString() + QLatin1Char(' ') + migrating.debugString();
+    QList<QByteArray> migrate{"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0", "5000", "KEYS"};
+    migrate += keys;
+    const RedisReply migrated = source.cmd(migrate);
+    return migrated.isError() ? migrated.debugString() : QString();
 }
 
 QStringList TestCluster::namesOnEachNode(const QString &prefix)
@@ -558,15 +576,9 @@ void TestCluster::followsAskDuringLiveMigration()
     QCOMPARE(routed(router, existing, {"SET", existing, "old"}).toByteArray(), QByteArray("OK"));
 
     // Start migrating the slot from node 0 to node 1 and move the existing key.
-    const QByteArray sourceId = m_cluster.nodeId(0);
     const QByteArray targetId = m_cluster.nodeId(1);
-    QCOMPARE(target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}).toByteArray(),
-             QByteArray("OK"));
-    QCOMPARE(source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", targetId}).toByteArray(),
-             QByteArray("OK"));
-    const RedisReply migrated =
-        source.cmd({"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0", "5000", "KEYS", existing});
-    QVERIFY2(!migrated.isError(), qPrintable(migrated.debugString()));
+    const QString migrationError = migrateFromNode0To1(source, target, slot, {existing});
+    QVERIFY2(migrationError.isEmpty(), qPrintable(migrationError));
 
     // Keys of a migrating slot that the source no longer has: ASK -> ASKING + the command on the target.
     QCOMPARE(routed(router, existing, {"GET", existing}).toByteArray(), QByteArray("old"));
@@ -671,15 +683,10 @@ void TestCluster::locksOfAMigratingSlotAreFound()
         c.cmd({"PEXPIRE", others[i].toUtf8(), "120000"});
     }
 
-    const QByteArray sourceId = m_cluster.nodeId(0);
     const QByteArray targetId = m_cluster.nodeId(1);
-    QCOMPARE(target.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}).toByteArray(),
-             QByteArray("OK"));
-    QCOMPARE(source.cmd({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", targetId}).toByteArray(),
-             QByteArray("OK"));
-    const RedisReply migrated = source.cmd({"MIGRATE", "127.0.0.1", QByteArray::number(m_cluster.port(1)), "", "0",
-                                            "5000", "KEYS", moved.toUtf8(), fair.toUtf8(), queue, timeouts});
-    QVERIFY2(!migrated.isError(), qPrintable(migrated.debugString()));
+    const QString migrationError =
+        migrateFromNode0To1(source, target, slot, {moved.toUtf8(), fair.toUtf8(), queue, timeouts});
+    QVERIFY2(migrationError.isEmpty(), qPrintable(migrationError));
 
     // list: all of them, the moved ones too, and no error.
     const ProcessResult r = cli({QStringLiteral("list"), QStringLiteral("--json")});

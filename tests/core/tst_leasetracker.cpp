@@ -50,6 +50,17 @@ LockSnapshot held(const QString &name, const QString &field, qint64 pttlMs, qint
     return s;
 }
 
+/** A watchdog's two renewals of `lock` by holder A, the second seen by a read whose server time
+ *  is 110 s at steady 20 s (the clock-jump tests start from here). */
+void renewedTwiceWithAServerRead(LeaseTracker &t, const QString &lock)
+{
+    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
+    LockSnapshot read = held(lock, kHolderA, 30000, 20000);
+    read.serverTimeMs = 110000;
+    t.observe(read);
+    t.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+}
+
 QStringList types(const QVector<LockEvent> &events)
 {
     QStringList out;
@@ -337,11 +348,7 @@ void TestLeaseTracker::serverClockJumpIsNotBlamedOnTheHolder()
 {
     LeaseTracker t;
     const QString lock = QStringLiteral("orders:42");
-    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
-    LockSnapshot before = held(lock, kHolderA, 30000, 20000);
-    before.serverTimeMs = 110000;
-    t.observe(before);
-    t.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+    renewedTwiceWithAServerRead(t, lock);
     LockSnapshot gone;
     gone.name = lock;
     gone.serverTimeMs = 110400 + 3600000;
@@ -360,9 +367,7 @@ void TestLeaseTracker::serverClockJumpIsNotBlamedOnTheHolder()
 
     // Without the jump (same reads, real time), the same expiry is the holder's.
     LeaseTracker u;
-    u.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
-    u.observe(before);
-    u.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+    renewedTwiceWithAServerRead(u, lock);
     gone.serverTimeMs = 140500;
     gone.readAtSteadyMs = 50500;
     u.observe(gone);
@@ -408,11 +413,7 @@ void TestLeaseTracker::serverClockJumpSeenOnTheExpiryItself()
 {
     LeaseTracker t;
     const QString lock = QStringLiteral("orders:42");
-    t.process({renewed(lock, kHolderA, 100000, 20000, 30000)}, 10000);
-    LockSnapshot before = held(lock, kHolderA, 30000, 20000);
-    before.serverTimeMs = 110000;
-    t.observe(before);
-    t.process({renewed(lock, kHolderA, 110000, 20000, 30000)}, 20000);
+    renewedTwiceWithAServerRead(t, lock);
     LockEvent expired = ev(lock, QStringLiteral("expired"), kHolderA, 110400);
     expired.extra.insert(QStringLiteral("read_server_ms"), 110400 + 3600000);
     expired.extra.insert(QStringLiteral("read_steady_ms"), 20400);

@@ -68,6 +68,17 @@ private:
     RedisServerProcess m_server;
 };
 
+/** WCAG 2 contrast ratio of two colours (1..21). */
+static double contrastRatio(const QColor &a, const QColor &b)
+{
+    auto luminance = [](const QColor &c) {
+        auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    const double l1 = luminance(a), l2 = luminance(b);
+    return (std::max(l1, l2) + 0.05) / (std::min(l1, l2) + 0.05);
+}
+
 void TestWorkshopWindow::initTestCase()
 {
     if (RedisServerProcess::findExecutable().isEmpty())
@@ -656,14 +667,9 @@ void TestWorkshopWindow::projectorLeaseLossIsReadable()
     QTRY_VERIFY_WITH_TIMEOUT(lease->isVisible() && !lease->text().isEmpty(), 10000);
     QTest::qWait(300);
     shot(w, QStringLiteral("workshop-projector-lease-lost.png"));
-    auto luminance = [](const QColor &c) {
-        auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
-        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
-    };
     const QColor fg = lease->palette().color(QPalette::WindowText);
     const QColor bg = w.lockViews()->detailPanel()->palette().color(QPalette::Window); // the label paints none
-    const double l1 = luminance(fg), l2 = luminance(bg);
-    const double contrast = (std::max(l1, l2) + 0.05) / (std::min(l1, l2) + 0.05);
+    const double contrast = contrastRatio(fg, bg);
     QVERIFY2(contrast >= 4.5, qPrintable(QStringLiteral("%1 on %2: %3").arg(fg.name(), bg.name()).arg(contrast)));
     QVERIFY2(lease->font().pointSizeF() >= w.narrationPointSize() * 0.8,
              qPrintable(
@@ -674,14 +680,6 @@ void TestWorkshopWindow::projectorLeaseLossIsReadable()
 // contrast of at least 4.5:1 in the projector, dark and light palettes (disabled text 3:1).
 void TestWorkshopWindow::palettesKeepTheirContrast()
 {
-    auto luminance = [](const QColor &c) {
-        auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
-        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
-    };
-    auto contrast = [&](const QColor &a, const QColor &b) {
-        const double l1 = luminance(a), l2 = luminance(b);
-        return (std::max(l1, l2) + 0.05) / (std::min(l1, l2) + 0.05);
-    };
     const QVector<QPair<QString, QPalette>> palettes{
         {QStringLiteral("projector"), WorkshopProjector::palette()},
         {QStringLiteral("dark"), UiTheme::palette(UiTheme::Theme::Dark)},
@@ -701,7 +699,8 @@ void TestWorkshopWindow::palettesKeepTheirContrast()
                           {"Link on Base", QPalette::Link, QPalette::Base, 4.5}};
     for (const auto &[name, palette] : palettes)
         for (const Pair &p : pairs) {
-            const double c = contrast(palette.color(QPalette::Active, p.fg), palette.color(QPalette::Active, p.bg));
+            const double c =
+                contrastRatio(palette.color(QPalette::Active, p.fg), palette.color(QPalette::Active, p.bg));
             QVERIFY2(c >= p.least, qPrintable(QStringLiteral("%1: %2 is %3:1 (%4 on %5)")
                                                   .arg(name, QString::fromLatin1(p.what))
                                                   .arg(c, 0, 'f', 2)
