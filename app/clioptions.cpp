@@ -44,7 +44,7 @@ const CommandHelp kCommands[] = {
     {"force-unlock", "force-unlock NAME [--yes]", "Delete the lock and wake its waiters."},
     {"doctor",
      "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] "
-     "[--waiter-threshold-ms N] [--silent-holder-threshold-ms N]",
+     "[--waiter-threshold-ms N] [--silent-holder-threshold-ms N] [--replication-threshold-ms N]",
      "Find stuck locks, dead waiters and readers, deadlocks. Exit 4 when a problem of severity warning or worse "
      "is found."},
     {"set-ttl", "set-ttl NAME --ttl-ms N [--yes]", "Repair: give a lock without TTL one (N >= 1)."},
@@ -62,7 +62,7 @@ const CommandHelp kCommands[] = {
      "Teaching scenarios, step by step, on a private redis-server."},
     {"serve",
      "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
-     "[--max-named-findings N] [--pattern GLOB]",
+     "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N]",
      "Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on --listen "
      "(default 127.0.0.1:9464). Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM."},
 };
@@ -194,6 +194,10 @@ QList<QCommandLineOption> CliOptions::commandOptions()
          QStringLiteral("doctor: report waiters behind a holder that renews nothing and does nothing after N ms "
                         "(default 60000)."),
          QStringLiteral("N"), QStringLiteral("60000")},
+        {QStringLiteral("replication-threshold-ms"),
+         QStringLiteral("doctor, serve: a lock no replica has acknowledged (not_replicated) is critical after N ms "
+                        "(default 0: a third of its lease)."),
+         QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("demo"),
          QStringLiteral("Start the embedded demo (a private redis-server with simulated Redisson clients) and use it "
                         "instead of --url.")},
@@ -273,6 +277,7 @@ QStringList CliOptions::optionCommands(const QString &option)
         {QStringLiteral("watchdog-threshold-ms"), {QStringLiteral("doctor")}},
         {QStringLiteral("waiter-threshold-ms"), {QStringLiteral("doctor")}},
         {QStringLiteral("silent-holder-threshold-ms"), {QStringLiteral("doctor")}},
+        {QStringLiteral("replication-threshold-ms"), {QStringLiteral("doctor"), QStringLiteral("serve")}},
         {QStringLiteral("servers"), {QStringLiteral("redlock")}},
         {QStringLiteral("multi"), {QStringLiteral("redlock")}},
         {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
@@ -323,15 +328,16 @@ QString CliOptions::rangeError(const QCommandLineParser &parser)
         qint64 max;
         const char *why;
     };
-    for (const Range &r : {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
-                           Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
-                           Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""},
-                           Range{"observe-ms", 0, kTimer, ""}, Range{"identify-ms", 1, kTimer, ""},
-                           Range{"client-list-budget", 0, 1000, ""}, Range{"watchdog-threshold-ms", 0, kAny, ""},
-                           Range{"waiter-threshold-ms", 0, kAny, ""}, Range{"silent-holder-threshold-ms", 0, kAny, ""},
-                           Range{"ttl-ms", 1, kAny,
-                                 ": a TTL of 0 or less would delete the lock without waking its "
-                                 "waiters; force-unlock does that properly"}}) {
+    for (const Range &r :
+         {Range{"poll-budget", 1, kAny, ""}, Range{"lease-ms", 0, kAny, " (0 = watchdog)"},
+          Range{"hold-ms", 0, kTimer, ""}, Range{"wait-ms", -1, kAny, " (-1 = forever)"},
+          Range{"thread-id", 0, kAny, ""}, Range{"duration-ms", 0, kTimer, ""}, Range{"observe-ms", 0, kTimer, ""},
+          Range{"identify-ms", 1, kTimer, ""}, Range{"client-list-budget", 0, 1000, ""},
+          Range{"watchdog-threshold-ms", 0, kAny, ""}, Range{"waiter-threshold-ms", 0, kAny, ""},
+          Range{"silent-holder-threshold-ms", 0, kAny, ""}, Range{"replication-threshold-ms", 0, kAny, ""},
+          Range{"ttl-ms", 1, kAny,
+                ": a TTL of 0 or less would delete the lock without waking its "
+                "waiters; force-unlock does that properly"}}) {
         const QString opt = QString::fromLatin1(r.name);
         if (parser.isSet(opt)) {
             bool ok = false;

@@ -27,11 +27,13 @@ bool DoctorCommand::oneShot() const
 void DoctorCommand::run()
 {
     LockWatcher *watcher = m_session->watcher(); // a cluster: every master
-    auto *loop = new DoctorLoop([watcher] { return watcher->locks(); }, this);
+    // The locks with their replication verdicts (not_replicated, --observe-ms: a session that watches).
+    auto *loop = new DoctorLoop([this] { return m_session->locks(); }, this);
     LockDoctor::Thresholds t;
     t.watchdogHeldMs = m_parser.value(QStringLiteral("watchdog-threshold-ms")).toLongLong();
     t.waitersWithoutHolderMs = m_parser.value(QStringLiteral("waiter-threshold-ms")).toLongLong();
     t.silentHolderWaitMs = m_parser.value(QStringLiteral("silent-holder-threshold-ms")).toLongLong();
+    t.replicationMs = m_parser.value(QStringLiteral("replication-threshold-ms")).toLongLong();
     loop->doctor().setThresholds(t);
     // Its "do:" commands reach this server when pasted, not the default one.
     loop->doctor().setCommandConnection(

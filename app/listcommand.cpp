@@ -126,18 +126,24 @@ void ListCommand::print()
             m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
                   << DisplayText::escaped(filter.holderText()) << '\n';
         const bool wide = m_parser.isSet(QStringLiteral("wide"));
-        if (wide || identified)
-            m_out << LockTable::format(locks, LockSnapshot::steadyNowMs(), wide ? 0 : LockTable::terminalColumns(),
-                                       [this](const QString &id) { return m_session->clientIdentity(id); });
+        auto table = [this, wide, identified, watcher](const QVector<LockSnapshot> &shown) {
+            if (wide || identified)
+                m_out << LockTable::format(shown, LockSnapshot::steadyNowMs(), wide ? 0 : LockTable::terminalColumns(),
+                                           [this](const QString &id) { return m_session->clientIdentity(id); });
+            else
+                m_out << LockTable::format(shown, LockSnapshot::steadyNowMs(), LockTable::terminalColumns());
+            m_out << shown.size() << " lock(s) on " << m_session->options().endpoint.address()
+                  << (watcher->serverModes().size() > 1
+                          ? QStringLiteral(" and the other masters of its cluster (%1 in all)")
+                                .arg(watcher->serverModes().size())
+                          : QString())
+                  << '\n';
+            finish(Ok);
+        };
+        if (wide) // the REPLICATED column: what INFO replication can tell of locks this run did not see written
+            m_session->judgeReplication(locks, table);
         else
-            m_out << LockTable::format(locks, LockSnapshot::steadyNowMs(), LockTable::terminalColumns());
-        m_out << locks.size() << " lock(s) on " << m_session->options().endpoint.address()
-              << (watcher->serverModes().size() > 1
-                      ? QStringLiteral(" and the other masters of its cluster (%1 in all)")
-                            .arg(watcher->serverModes().size())
-                      : QString())
-              << '\n';
-        finish(Ok);
+            table(locks);
     }
 }
 

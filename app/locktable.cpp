@@ -78,6 +78,7 @@ QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs
     if (identity) {
         rows.first().insert(4, QStringLiteral("HOST"));
         rows.first().insert(5, QStringLiteral("NAME"));
+        rows.first().insert(7, QStringLiteral("REPLICATED"));
     }
     for (const auto &s : locks) {
         QStringList holders;
@@ -125,6 +126,14 @@ QString LockTable::format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs
             }
             rows.last().insert(4, hosts.isEmpty() ? QStringLiteral("-") : hosts.join(QLatin1Char(' ')));
             rows.last().insert(5, names.isEmpty() ? QStringLiteral("-") : names.join(QLatin1Char(' ')));
+            // Whether a replica has it (LockSession::judgeReplication): a failover now would lose it if not.
+            const QString replicated = !s.isHeld() ? QStringLiteral("-")
+                                       : s.replication == LockSnapshot::Replication::Replicated
+                                           ? QStringLiteral("yes (%1)").arg(s.replicatedOn.size())
+                                       : s.replication == LockSnapshot::Replication::NotReplicated
+                                           ? QStringLiteral("NO (%1 s)").arg(s.exposedMs / 1000.0, 0, 'f', 1)
+                                           : QStringLiteral("?");
+            rows.last().insert(7, replicated);
         }
     }
     for (auto &r : rows) // names and fields are whatever clients wrote: no raw control characters

@@ -27,7 +27,9 @@ public:
      *  with "…"; one line per lock. */
     static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns);
     /** The same with HOST and NAME columns after HOLDS (`list --wide`): each holder's client host and
-     *  client name as `identity` knows them ("?" when not identified, "(gone)" when disconnected). */
+     *  client name as `identity` knows them ("?" when not identified, "(gone)" when disconnected),
+     *  and REPLICATED before WAITING (LockSnapshot::replication: "yes (N replicas)", "NO (exposed
+     *  s)", "?" unknown, "-" free). */
     static QString format(const QVector<LockSnapshot> &locks, qint64 nowSteadyMs, int maxColumns,
                           const std::function<ClientIdentity(const QString &clientId)> &identity);
     /** Width of the terminal: COLUMNS, else the window size of stdout when it is a terminal, else 0. */

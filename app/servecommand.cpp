@@ -58,6 +58,7 @@ bool ServeCommand::prepare(LockSession::Options *options, int *exitCode)
                                     "Redis (turn notifications on once with 'lockscope-cli --enable-notifications "
                                     "watch --duration-ms 1', or CONFIG SET notify-keyspace-events KA)"));
     options->readOnly = true;
+    options->replicationThresholdMs = m_parser.value(QStringLiteral("replication-threshold-ms")).toLongLong();
     QString error;
     if (!MetricsServer::parseListen(m_parser.value(QStringLiteral("listen")), &m_address, &m_port, &error))
         return usage(error);

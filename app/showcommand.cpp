@@ -50,7 +50,7 @@ void ShowCommand::run()
             return;
         }
         if (!identify) {
-            print(s);
+            printJudged(s);
             return;
         }
         QStringList ids;
@@ -60,8 +60,14 @@ void ShowCommand::run()
             ids << ClientIdentity::clientIdOfField(w.field);
         ids.removeAll(QString());
         ids.removeDuplicates();
-        identifyThen(ids, [this] { readOne(m_name, [this](const LockSnapshot &again) { print(again); }); });
+        identifyThen(ids, [this] { readOne(m_name, [this](const LockSnapshot &again) { printJudged(again); }); });
     });
+}
+
+void ShowCommand::printJudged(const LockSnapshot &s)
+{
+    // Whether a replica has it: what INFO replication can tell of a lock this run did not see written.
+    m_session->judgeReplication({s}, [this](const QVector<LockSnapshot> &judged) { print(judged.first()); });
 }
 
 void ShowCommand::print(const LockSnapshot &s)
@@ -123,6 +129,15 @@ void ShowCommand::print(const LockSnapshot &s)
             m_out << "Who:         --identify-ms 10000 finds each holder's connection, host and client name\n";
         if (s.token >= 0)
             m_out << "Token:       " << s.token << '\n';
+        if (s.isHeld())
+            m_out << "Replicated:  "
+                  << (s.replication == LockSnapshot::Replication::Replicated
+                          ? QStringLiteral("yes, on %1").arg(s.replicatedOn.join(QLatin1String(", ")))
+                      : s.replication == LockSnapshot::Replication::NotReplicated
+                          ? QStringLiteral("NO: a failover now would lose this lock (%1)").arg(s.replicationNote)
+                      : s.replicationNote.isEmpty() ? QStringLiteral("unknown")
+                                                    : QStringLiteral("unknown: ") + s.replicationNote)
+                  << '\n';
         for (const auto &p : s.problems)
             m_out << "Problem:     " << DisplayText::escaped(p) << '\n';
         for (const auto &a : s.anomalies)

@@ -29,6 +29,8 @@ protected:
 private:
     /** Prints `s` (text or JSON), each holder and waiter with what is known of its client. */
     void print(const LockSnapshot &s);
+    /** print() once LockSession::judgeReplication has said whether a replica has `s`. */
+    void printJudged(const LockSnapshot &s);
 };
 
 } // namespace lockscope

@@ -416,9 +416,10 @@ QVector<LockEvent> LeaseTracker::process(const QVector<LockEvent> &events, qint6
                                    l.clockJumpMs > 0 ? QStringLiteral("the server's clock jump had ended its lease")
                                                      : QStringLiteral("it was stalled, not dead"))
                         : QStringLiteral("%1 came back (%2 on %3) after its lease on %4 was lost at %5; %6 has held "
-                                         "%4 since %7: both may have run the critical section between %7 and %8")
+                                         "%4 since %7: both may have run the critical section between %7 and %8 (%9)")
                               .arg(l.holder, e.type, e.lock, l.lock, clock(l.lostEpochMs), l.nextHolder,
-                                   clock(l.nextEpochMs), clock(e.timeMs));
+                                   clock(l.nextEpochMs), clock(e.timeMs),
+                                   seconds(qMax<qint64>(0, e.timeMs - l.nextEpochMs)));
                 back.extra.insert(QStringLiteral("client_id"), client);
                 back.extra.insert(QStringLiteral("returned_on"), e.lock);
                 back.extra.insert(QStringLiteral("returned_by"), e.type);

@@ -290,6 +290,33 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
     return out;
 }
 
+QVector<LockFinding> LockDoctor::replicationFindings(const LockSnapshot &s, qint64 criticalMs)
+{
+    if (s.replication != LockSnapshot::Replication::NotReplicated || !s.isHeld())
+        return {};
+    const qint64 limitMs = criticalMs > 0 ? criticalMs : s.exposureLimitMs;
+    LockFinding f;
+    f.code = QStringLiteral("not_replicated");
+    f.severity =
+        limitMs > 0 && s.exposedMs > limitMs ? LockFinding::Severity::Critical : LockFinding::Severity::Warning;
+    f.lock = s.name;
+    f.locks = {s.name};
+    f.title = QStringLiteral("%1: no replica has it (%2 s): a failover now would lose this lock")
+                  .arg(DisplayText::escaped(s.name))
+                  .arg(s.exposedMs / 1000.0, 0, 'f', 1);
+    f.explanation = QStringLiteral(
+        "Redis replicates asynchronously: the master answered the lock's last write, and no replica has "
+        "acknowledged it. If the master failed now, the promoted replica would not have the lock, and another "
+        "client could take it while its holder still runs. Redisson's checkLockSyncedSlaves (3.17.0+, on by "
+        "default) makes lock writes wait for a replica (WAIT); older clients, or that setting off, do not.");
+    f.evidence = QJsonObject{{QStringLiteral("exposed_ms"), s.exposedMs},
+                             {QStringLiteral("critical_after_ms"), limitMs},
+                             {QStringLiteral("replication"), s.replicationNote}};
+    f.action = QStringLiteral("Look at the lagging replica (its link, disk and CPU; INFO replication on the master). "
+                              "Until a replica has the lock, a failover loses it.");
+    return {f};
+}
+
 QVector<LockFinding> LockDoctor::deadlocks(const QHash<QString, LockSnapshot> &locks, const QString &connection)
 {
     // Edge waiter -> holder, labelled with the lock the waiter is queued on.
@@ -371,6 +398,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
     QVector<LockFinding> out;
     for (const auto &s : locks) {
         out += snapshotFindings(s, m_commandConnection);
+        out += replicationFindings(s, m_thresholds.replicationMs);
         const auto it = m_history.constFind(s.name);
         if (it == m_history.cend())
             continue;

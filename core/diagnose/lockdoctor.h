@@ -35,6 +35,9 @@ namespace lockscope
  *    observeClients()) while it still holds the lock. Warning for a lease a watchdog renewed
  *    (renewals seen: it expires by itself within the watchdog timeout), critical for a fixed lease
  *    (no renewal seen: it blocks its waiters until the lease ends, or forever without a TTL).
+ *  - not_replicated: a held lock whose last write no replica has acknowledged
+ *    (LockSnapshot::replication, ExposureTracker): a failover now would lose it. Warning; critical
+ *    once exposed longer than replicationMs, or (replicationMs 0) than a third of its lease.
  *  - Lease safety (LeaseTracker, fed with observe() and the events through leases().process()):
  *    renewal_late, lease_lost, waiters_behind_silent_holder (after silentHolderWaitMs, default
  *    60 s), lost_in_failover, token_regressed.
@@ -49,6 +52,8 @@ public:
         /** Waiters behind a holder that renews nothing and shows no activity this long give
          *  waiters_behind_silent_holder (LeaseTracker::setSilentHolderWaitMs). */
         qint64 silentHolderWaitMs = 60000;
+        /** not_replicated turns critical after this long (ms); 0: a third of the lock's lease. */
+        qint64 replicationMs = 0;
     };
 
     /** How long after its deadline a fair head waiter may still be alive at least: a live
@@ -101,6 +106,9 @@ public:
 
     /** The rules that need nothing but one snapshot. */
     static QVector<LockFinding> snapshotFindings(const LockSnapshot &snapshot, const QString &connection = QString());
+    /** not_replicated for `s` (none unless its replication is NotReplicated); `criticalMs` as
+     *  Thresholds::replicationMs. */
+    static QVector<LockFinding> replicationFindings(const LockSnapshot &s, qint64 criticalMs);
     /** Cycles in the wait-for graph of fair-queue waiters and holders. */
     static QVector<LockFinding> deadlocks(const QHash<QString, LockSnapshot> &locks,
                                           const QString &connection = QString());

@@ -37,7 +37,8 @@ const QStringList LockMetrics::kFindingCodes = {QStringLiteral("no_ttl"),
                                                 QStringLiteral("waiters_behind_silent_holder"),
                                                 QStringLiteral("lost_in_failover"),
                                                 QStringLiteral("token_regressed"),
-                                                QStringLiteral("holder_disconnected")};
+                                                QStringLiteral("holder_disconnected"),
+                                                QStringLiteral("not_replicated")};
 
 namespace
 {
@@ -95,6 +96,22 @@ void LockMetrics::attach(LockSession *session)
     connect(session, &LockSession::eventsOccurred, this, &LockMetrics::addEvents);
     connect(session, &LockSession::findingsUpdated, this, &LockMetrics::setFindings);
     connect(session, &LockSession::discoveryProgress, this, &LockMetrics::setDiscoveryProgress);
+    connect(session, &LockSession::replicationRead, this, &LockMetrics::setReplication);
+}
+
+void LockMetrics::setReplication(const QString &master, const ReplicationInfo &info)
+{
+    m_replicas.remove(master);
+    if (info.replicas.isEmpty())
+        return;
+    int total = 0;
+    for (const auto &replicas : std::as_const(m_replicas))
+        total += int(replicas.size());
+    QVector<ReplicationInfo::Replica> kept = info.replicas;
+    kept.resize(qMin<qsizetype>(kept.size(), qMax(0, kMaxReplicas - total))); // bounded series
+    for (ReplicationInfo::Replica &r : kept)                                  // lag in bytes, from the master's offset
+        r.offset = info.masterOffset >= 0 && r.offset >= 0 ? qMax<qint64>(0, info.masterOffset - r.offset) : -1;
+    m_replicas.insert(master, kept);
 }
 
 LockMetrics::GroupData &LockMetrics::groupData(int group)
@@ -129,6 +146,7 @@ void LockMetrics::updateLocks(const QVector<LockSnapshot> &changed, const QStrin
         LockState &st = it.value();
         st.kind = s.kind;
         st.held = s.isHeld();
+        st.unreplicated = st.held && s.replication == LockSnapshot::Replication::NotReplicated;
         const size_t holders = st.held ? qHash(s.holderSummary()) : 0;
         if (!st.held)
             st.heldSinceMs = -1;
@@ -236,10 +254,11 @@ void LockMetrics::setDiscoveryProgress(qint64 scannedKeys, qint64 locksFound, bo
 int LockMetrics::seriesBound(int maxGroups, int maxNamedFindings)
 {
     const int groups = maxGroups + 1; // "(other)"
-    const int perGroup = 4 + int(kEventTypes.size()) + int(kLeaseCounters.size()) + (int(kHoldBuckets.size()) + 3) +
+    const int perGroup = 5 + int(kEventTypes.size()) + int(kLeaseCounters.size()) + (int(kHoldBuckets.size()) + 3) +
                          (int(kWaitBuckets.size()) + 3) + (int(kMarginBuckets.size()) + 3);
     const int fixed = 1 /*build_info*/ + 1 /*up*/ + 4 /*masters{mode}*/ + 1 /*masters_live*/ + 5 /*locks{kind}*/
-                      + int(kFindingCodes.size()) * 3 + 1 /*commands*/ + 5 /*scan*/ + 2 /*groups*/;
+                      + int(kFindingCodes.size()) * 3 + 1 /*commands*/ + 5 /*scan*/ + 2          /*groups*/
+                      + 2 * kMaxReplicas /*replica lag seconds, bytes*/;
     return groups * perGroup + fixed + maxNamedFindings;
 }
 
@@ -276,6 +295,7 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
         qint64 waiters = 0;
         qint64 oldestHoldMs = 0;
         qint64 longestWaitMs = 0;
+        qint64 unreplicated = 0;
     };
     QVector<GroupNow> now(m_grouper.groups().size());
     qint64 kinds[5] = {0, 0, 0, 0, 0};
@@ -283,6 +303,8 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
         const LockState &st = it.value();
         ++kinds[int(st.kind)];
         GroupNow &g = now[st.group];
+        if (st.unreplicated)
+            ++g.unreplicated;
         if (st.held) {
             ++g.held;
             g.oldestHoldMs = qMax(g.oldestHoldMs, nowSteadyMs - st.heldSinceMs);
@@ -304,6 +326,22 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     };
     perGroup("lockscope_held_locks", "Locks held now, by lock group.", nullptr,
              [](const GroupNow &g) { return double(g.held); });
+    perGroup("lockscope_locks_unreplicated",
+             "Held locks whose last write no replica has acknowledged: a failover now would lose them.", nullptr,
+             [](const GroupNow &g) { return double(g.unreplicated); });
+    w.family("lockscope_replica_lag_seconds", Type::Gauge,
+             "Seconds since each replica last acknowledged its master's replication stream (INFO replication lag).",
+             "seconds");
+    for (auto it = m_replicas.cbegin(); it != m_replicas.cend(); ++it)
+        for (const ReplicationInfo::Replica &r : it.value())
+            if (r.lagS >= 0)
+                w.sample({{"master", it.key()}, {"replica", r.address}}, double(r.lagS));
+    w.family("lockscope_replica_lag_bytes", Type::Gauge,
+             "Bytes of the master's replication stream each replica has not acknowledged yet.", "bytes");
+    for (auto it = m_replicas.cbegin(); it != m_replicas.cend(); ++it)
+        for (const ReplicationInfo::Replica &r : it.value())
+            if (r.offset >= 0)
+                w.sample({{"master", it.key()}, {"replica", r.address}}, double(r.offset));
     perGroup("lockscope_waiters",
              "Clients waiting now (fair-queue entries, or clients subscribed to the unlock channel).", nullptr,
              [](const GroupNow &g) { return double(g.waiters); });

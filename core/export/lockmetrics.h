@@ -6,6 +6,7 @@
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
+#include "protocol/replicationinfo.h"
 
 #include <QHash>
 #include <QObject>
@@ -28,7 +29,8 @@ class LockSession;
  * Families (README "Monitoring" has the table):
  *   lockscope_build_info{version}, lockscope_up, lockscope_masters{mode}, lockscope_masters_live,
  *   lockscope_locks{kind}, lockscope_held_locks{group}, lockscope_waiters{group},
- *   lockscope_oldest_hold_seconds{group}, lockscope_longest_wait_seconds{group},
+ *   lockscope_oldest_hold_seconds{group}, lockscope_locks_unreplicated{group} (held locks no replica has:
+ *   ExposureTracker), lockscope_replica_lag_seconds{master,replica} and _bytes, lockscope_longest_wait_seconds{group},
  *   lockscope_hold_duration_seconds{group} (histogram), lockscope_wait_duration_seconds{group}
  *   (histogram), lockscope_events_total{group,type}, the lease-safety counters
  *   lockscope_{lease_lost,renewal_late,holder_returned,lost_in_failover,token_regressed}_total{group}
@@ -37,7 +39,7 @@ class LockSession;
  *   lockscope_scan_*, lockscope_lock_groups.
  *
  * Cardinality: groups come from LockGrouper (at most maxGroups + 1 with "(other)"); per group
- * 4 gauges, kEventTypes.size() event types, kLeaseCounters.size() lease-safety counters and three
+ * 5 gauges, kEventTypes.size() event types, kLeaseCounters.size() lease-safety counters and three
  * histograms (kHoldBuckets, kWaitBuckets, kMarginBuckets); individual lock names only in
  * lockscope_finding_info, at most maxNamedFindings of them (critical first). seriesBound() gives
  * the exact upper bound: render() writes that many lines once every group and named finding is
@@ -75,6 +77,8 @@ public:
      *  default) and 60 s lease, 0.25, 2.5, 10, 20 about a third of them; 0.1 is a renewal that came
      *  with almost nothing left whatever the lease. */
     static const QVector<double> kMarginBuckets;
+    /** Replicas with lag series (lockscope_replica_lag_seconds, _bytes), over every master. */
+    static constexpr int kMaxReplicas = 64;
     /** Finding codes always exported (zero when absent), LockDoctor's list. */
     static const QStringList kFindingCodes;
     static constexpr int kDefaultMaxNamedFindings = 20;
@@ -89,6 +93,9 @@ public:
     void addEvents(const QVector<LockEvent> &events);
     void setFindings(const QVector<LockFinding> &findings);
     void setDiscoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
+    /** A master's INFO replication (LockSession::replicationRead): its replicas' lag gauges, at
+     *  most kMaxReplicas replicas in all. */
+    void setReplication(const QString &master, const ReplicationInfo &info);
 
     /** The exposition at `nowSteadyMs` (LockSnapshot::steadyNowMs()). `*series` (optional):
      *  the number of sample lines. */
@@ -105,6 +112,7 @@ private:
         int group = 0;
         LockKind kind = LockKind::Lock;
         bool held = false;
+        bool unreplicated = false; ///< held, and no replica has its last write
         qint64 waiters = 0;
         size_t holdersHash = 0;
         qint64 heldSinceMs = -1; ///< steady ms
@@ -141,6 +149,8 @@ private:
     QHash<QString, Start> m_holds; ///< "lock\nholder"
     QHash<QString, Start> m_waits; ///< "lock\nwaiter field"
     QVector<LockFinding> m_findings;
+    /** By master: its replicas, `offset` holding the lag in bytes (-1 unknown). */
+    QHash<QString, QVector<ReplicationInfo::Replica>> m_replicas;
     qint64 m_scanned = 0;
     qint64 m_found = 0;
     qint64 m_totalKeys = -1;

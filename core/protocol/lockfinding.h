@@ -20,7 +20,7 @@ struct LockFinding {
     Severity severity = Severity::Warning;
     QString code;         ///< stable id: no_ttl, watchdog_long, fair_head_expired, fair_companions_disagree,
                           ///< waiters_without_holder, several_holders, dead_readers, lingering_latch, deadlock,
-                          ///< malformed_data, holder_disconnected
+                          ///< malformed_data, holder_disconnected, not_replicated, and LeaseTracker's
     QString lock;         ///< the lock concerned (the first one for a deadlock)
     QStringList locks;    ///< every lock concerned (deadlock cycles: all locks on the cycle)
     QString title;        ///< one line

@@ -219,6 +219,15 @@ QJsonObject LockSnapshot::toJson() const
     }
     if (migratingSlot >= 0) // read key by key during a resharding of its slot
         o.insert(QLatin1StringView("migrating_slot"), migratingSlot);
+    o.insert(QLatin1StringView("replicated"), replication == Replication::Unknown
+                                                  ? QJsonValue(QJsonValue::Null)
+                                                  : QJsonValue(replication == Replication::Replicated));
+    if (replication == Replication::Replicated)
+        o.insert(QLatin1StringView("replicated_on"), QJsonArray::fromStringList(replicatedOn));
+    if (replication == Replication::NotReplicated)
+        o.insert(QLatin1StringView("exposed_ms"), exposedMs);
+    if (!replicationNote.isEmpty())
+        o.insert(QLatin1StringView("replication_note"), replicationNote);
     o.insert(QLatin1StringView("kind_certain"), kindCertain);
     if (!kindNote.isEmpty())
         o.insert(QLatin1StringView("kind_note"), kindNote);
@@ -249,6 +258,13 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
     s.kindCertain = o.value(QStringLiteral("kind_certain")).toBool(true);
     s.kindNote = o.value(QStringLiteral("kind_note")).toString();
     s.migratingSlot = int(o.value(QStringLiteral("migrating_slot")).toInteger(-1));
+    const QJsonValue replicated = o.value(QStringLiteral("replicated"));
+    s.replication = replicated.isBool() ? (replicated.toBool() ? Replication::Replicated : Replication::NotReplicated)
+                                        : Replication::Unknown;
+    for (const QJsonValue &r : o.value(QStringLiteral("replicated_on")).toArray())
+        s.replicatedOn << r.toString();
+    s.exposedMs = o.value(QStringLiteral("exposed_ms")).toInteger(-1);
+    s.replicationNote = o.value(QStringLiteral("replication_note")).toString();
     for (const auto &v : o.value(QStringLiteral("values")).toArray()) {
         const QJsonObject m = v.toObject();
         MultiLockValue value;

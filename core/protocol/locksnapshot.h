@@ -102,6 +102,18 @@ struct LockSnapshot {
      *  (ASK followed), not in one atomic script: -1 when read atomically. */
     int migratingSlot = -1;
 
+    /** Replication exposure (ExposureTracker): whether the last write of this lock LockScope saw
+     *  (acquire, reentry, renewal) is on a replica of its master, from the master's
+     *  `INFO replication` offsets. NotReplicated: a failover now would lose it. Unknown: no
+     *  replica, not read yet, or not known (replicationNote says which). */
+    enum class Replication : qint8 { Unknown, Replicated, NotReplicated };
+    Replication replication = Replication::Unknown;
+    QStringList replicatedOn;        ///< replicas ("ip:port") that have acknowledged it
+    qint64 exposedSinceSteadyMs = 0; ///< NotReplicated: the write's time (steady ms)
+    qint64 exposedMs = -1;           ///< NotReplicated: for how long, as of the verdict (ms)
+    qint64 exposureLimitMs = -1;     ///< a third of the largest PTTL seen: exposed longer is critical
+    QString replicationNote;         ///< why Unknown, or which replicas lag (one sentence)
+
     /** Faster multilock groups: every value of the hash (holders then lists each live owner
      *  once, its holdCount = the sum of its live values' lock_count). */
     QVector<MultiLockValue> multiLockValues;

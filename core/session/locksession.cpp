@@ -6,9 +6,11 @@
 #include "act/lockrepairs.h"
 #include "diagnose/doctorloop.h"
 #include "diagnose/doctorprobe.h"
+#include "diagnose/exposuretracker.h"
 #include "session/auditedwrites.h"
 #include "session/lockholds.h"
 #include "session/sentinelfollower.h"
+#include "session/stagetime.h"
 #include "watch/clienttracker.h"
 #include "watch/clusterlockmonitor.h"
 #include "watch/snapshotreader.h"
@@ -90,6 +92,13 @@ LockSession::LockSession(const Options &options, QObject *parent)
         m_monitor->setScanConnection(m_pool->scanConnection()); // the monitor opens it (the doctor probe uses it then)
     }
     qRegisterMetaType<lockscope::LockFinding>();
+    qRegisterMetaType<lockscope::ReplicationInfo>();
+    m_exposure = std::make_unique<ExposureTracker>();
+    m_replicationTimer = new QTimer(this);
+    m_replicationTimer->setInterval(int(ExposureTracker::kAckIntervalMs)); // one INFO per master per second at most
+    connect(m_replicationTimer, &QTimer::timeout, this, &LockSession::pollReplication);
+    // A new master (Sentinel, the workshop's failover) has offsets of its own: start over.
+    connect(this, &LockSession::masterChanged, this, [this] { m_exposure->clear(); });
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
     qRegisterMetaType<lockscope::SessionTopology>();
     attachWatcher(m_monitor);
@@ -105,8 +114,12 @@ LockSession::LockSession(const Options &options, QObject *parent)
                     emitTopology();
             });
     // The doctor runs on a timer, not per batch: diagnose every 2 s, probe channels and latches every 20 s.
-    m_doctorLoop = new DoctorLoop([this] { return m_watcher->locks(); }, this);
+    m_doctorLoop = new DoctorLoop([this] { return locks(); }, this);
+    m_doctorLoop->setClock([this] { return steadyNowMs(); });
     m_doctorLoop->doctor().setCommandConnection(options.commandConnection);
+    LockDoctor::Thresholds thresholds;
+    thresholds.replicationMs = options.replicationThresholdMs;
+    m_doctorLoop->doctor().setThresholds(thresholds);
     m_doctorLoop->setProbe([this](DoctorLoop::ProbeDone done) {
         // Not while no master can answer: the last probe's findings stand meanwhile.
         const QStringList masters = topology().masters();
@@ -270,13 +283,198 @@ void LockSession::probeWrites()
         });
 }
 
+LockSnapshot LockSession::handedOn(LockSnapshot s) const
+{
+    if (m_stageTime)
+        s = m_stageTime->mapped(s);
+    m_exposure->apply(s, LockSnapshot::steadyNowMs());
+    return s;
+}
+
+QHash<QString, LockSnapshot> LockSession::locks() const
+{
+    QHash<QString, LockSnapshot> all = m_watcher->locks();
+    if (m_options.oneShot)
+        return all;
+    for (LockSnapshot &s : all)
+        s = handedOn(s);
+    return all;
+}
+
+void LockSession::checkWaitGuard()
+{
+    for (const QString &master : topology().masters()) {
+        RedisConnection *c = connectionOf(master);
+        if (!c || !c->isReady() || m_exposure->info(master).replicas.isEmpty())
+            continue; // no replica: nothing to wait for (Redisson skips WAIT there too)
+        c->send({"INFO", "commandstats"}, this, [this, master](const RedisReply &r) {
+            if (r.isError())
+                return;
+            qint64 calls = 0;
+            for (const QByteArray &line : r.toByteArray().split('\n'))
+                if (line.startsWith("cmdstat_wait:") || line.startsWith("cmdstat_waitaof:")) {
+                    const int at = line.indexOf("calls=");
+                    if (at >= 0)
+                        calls += line.mid(at + 6, line.indexOf(',', at) - at - 6).toLongLong();
+                }
+            WaitGuard &g = m_waitGuards[master];
+            const qint64 waits = g.waitCalls < 0 ? -1 : calls - g.waitCalls;
+            const qint64 writes = g.lockWrites;
+            const qint64 now = LockSnapshot::steadyNowMs();
+            const qint64 windowS = (now - g.readAtMs + 500) / 1000;
+            g.waitCalls = calls;
+            g.lockWrites = 0;
+            g.readAtMs = now;
+            if (waits < 0 || writes < 3)
+                return; // the first reading, or too few lock writes to tell
+            QString text;
+            if (waits >= writes / 2)
+                text = QStringLiteral("%1: lock writes are followed by WAIT (%2 WAIT for %3 lock writes in the last "
+                                      "%4 s): Redisson's checkLockSyncedSlaves is on, a write no replica "
+                                      "acknowledged fails instead of going unnoticed. (INFO commandstats counts "
+                                      "every client of the server.)")
+                           .arg(master)
+                           .arg(waits)
+                           .arg(writes)
+                           .arg(windowS);
+            else if (waits == 0)
+                text = QStringLiteral("%1: no WAIT seen after %2 lock writes in the last %3 s: the services do not "
+                                      "wait for a replica (Redisson older than 3.17, or checkLockSyncedSlaves off), "
+                                      "so a failover can lose locks silently. LockScope shows which locks are "
+                                      "exposed (not replicated).")
+                           .arg(master)
+                           .arg(writes)
+                           .arg(windowS);
+            else
+                text = QStringLiteral("%1: %2 WAIT for %3 lock writes in the last %4 s: some services wait for a "
+                                      "replica after a lock write and some do not (INFO commandstats counts every "
+                                      "client of the server).")
+                           .arg(master)
+                           .arg(waits)
+                           .arg(writes)
+                           .arg(windowS);
+            // Said once per verdict, not every 30 s.
+            const QString kind = waits >= writes / 2 ? QStringLiteral("guarded")
+                                 : waits == 0        ? QStringLiteral("unguarded")
+                                                     : QStringLiteral("partly");
+            if (kind == g.said)
+                return;
+            g.said = kind;
+            emit noticeOccurred(text);
+        });
+    }
+}
+
+void LockSession::pollReplication()
+{
+    ++m_replicationTicks;
+    if (m_replicationTicks == 2 || m_replicationTicks % kWaitGuardTicks == 0) // 2: the replicas are known
+        checkWaitGuard();
+    for (const QString &master : topology().masters()) {
+        RedisConnection *c = connectionOf(master);
+        if (!c || !c->isReady() || m_replicationAsked.contains(master))
+            continue;
+        m_replicationAsked.insert(master);
+        c->send({"INFO", "replication"}, this, [this, master](const RedisReply &r) {
+            m_replicationAsked.remove(master);
+            if (r.isError())
+                return; // refused (ACL without +info) or lost: verdicts stand, nothing is claimed
+            const ReplicationInfo info = ReplicationInfo::parse(r.toByteArray(), LockSnapshot::steadyNowMs());
+            if (!info.valid || info.role != QLatin1String("master"))
+                return; // a replica watched (read-only): it has no replicas of its own to judge
+            QStringList changed = m_exposure->absorb(master, info);
+            emit replicationRead(master, info);
+            const QHash<QString, LockSnapshot> all = m_watcher->locks();
+            // The exposed ones too: their exposure time goes on.
+            QVector<LockSnapshot> out;
+            for (auto it = all.cbegin(); it != all.cend(); ++it) {
+                LockSnapshot s = handedOn(it.value());
+                if (changed.contains(it.key()) || s.replication == LockSnapshot::Replication::NotReplicated)
+                    out << s;
+            }
+            if (!out.isEmpty())
+                emit locksUpdated(out, {});
+        });
+    }
+}
+
+void LockSession::judgeReplication(QVector<LockSnapshot> locks, std::function<void(QVector<LockSnapshot>)> done)
+{
+    auto tracker = std::make_shared<ExposureTracker>();
+    const qint64 now = LockSnapshot::steadyNowMs();
+    QSet<QString> masters;
+    for (const LockSnapshot &s : locks) {
+        const QString master = topology().masterForKey(RedisBytes::toBytes(s.name));
+        masters.insert(master);
+        if (s.isHeld())
+            tracker->seen(master, s.name, now, s.pttlMs);
+    }
+    struct Round {
+        int pending = 0;
+        bool again = false; // some master's replicas have not reached its offset yet
+    };
+    auto finish = [tracker, locks, done]() mutable {
+        const qint64 at = LockSnapshot::steadyNowMs();
+        for (LockSnapshot &s : locks)
+            tracker->apply(s, at);
+        done(locks);
+    };
+    // One reading of every master; `then(again)` after the last answer.
+    auto readAll = [this, masters, tracker](std::function<void(bool again)> then) {
+        auto round = std::make_shared<Round>();
+        round->pending = int(masters.size());
+        if (round->pending == 0) {
+            then(false);
+            return;
+        }
+        for (const QString &master : masters) {
+            connectionOf(master)->send(
+                {"INFO", "replication"}, this, [tracker, master, round, then](const RedisReply &r) {
+                    if (!r.isError()) {
+                        const ReplicationInfo info =
+                            ReplicationInfo::parse(r.toByteArray(), LockSnapshot::steadyNowMs());
+                        if (info.valid && info.role == QLatin1String("master")) {
+                            tracker->absorb(master, info);
+                            const bool caughtUp = std::any_of(info.replicas.cbegin(), info.replicas.cend(),
+                                                              [&info](const ReplicationInfo::Replica &rep) {
+                                                                  return rep.offset >= info.masterOffset;
+                                                              });
+                            if (!info.replicas.isEmpty() && !caughtUp)
+                                round->again = true;
+                        }
+                    }
+                    if (--round->pending == 0)
+                        then(round->again);
+                });
+        }
+    };
+    readAll([this, readAll, finish](bool again) mutable {
+        if (!again) {
+            finish();
+            return;
+        }
+        QTimer::singleShot(ExposureTracker::kAckIntervalMs + ExposureTracker::kMarginMs, this,
+                           [readAll, finish]() mutable { readAll([finish](bool) mutable { finish(); }); });
+    });
+}
+
+void LockSession::setStageTime(std::shared_ptr<const StageTime> time)
+{
+    m_stageTime = std::move(time);
+}
+
+qint64 LockSession::steadyNowMs() const
+{
+    const qint64 now = LockSnapshot::steadyNowMs();
+    return m_stageTime ? m_stageTime->steadyMs(now) : now;
+}
+
 void LockSession::resetDiagnosis(const QVector<LockEvent> &oldestFirst)
 {
     if (m_options.oneShot)
         return;
     m_doctorLoop->reset();
-    const QHash<QString, LockSnapshot> locks = m_watcher->locks();
-    m_doctorLoop->observe(locks.values().toVector(), {});
+    m_doctorLoop->observe(locks().values().toVector(), {});
     m_doctorLoop->observeEvents(oldestFirst);
     emit findingsUpdated(m_doctorLoop->diagnose());
 }
@@ -291,6 +489,8 @@ void LockSession::followServer(const QString &address, const QString &why, bool 
     const RedisConnection::EndpointResolver resolver = [target](RedisConnection::ResolvedCallback done) {
         done(target, QString(), false);
     };
+    m_exposure->clear(); // another server: its own replicas and offsets
+    m_replicationAsked.clear();
     if (failover) {
         LockEvent e;
         e.timeMs = QDateTime::currentMSecsSinceEpoch();
@@ -312,7 +512,26 @@ void LockSession::followServer(const QString &address, const QString &why, bool 
 void LockSession::emitEvents(const QVector<LockEvent> &events)
 {
     // One-shot reads have no doctor loop fed; their events (none in practice) go out as they are.
-    const QVector<LockEvent> shown = m_options.oneShot ? events : m_doctorLoop->observeEvents(events);
+    QVector<LockEvent> staged;
+    if (m_stageTime) {
+        const qint64 now = LockSnapshot::steadyNowMs();
+        staged.reserve(events.size());
+        for (const LockEvent &e : events)
+            staged << m_stageTime->mapped(e, now);
+    }
+    const QVector<LockEvent> &in = m_stageTime ? staged : events;
+    if (!m_options.oneShot) {
+        // Lock writes: the exposure clock of each starts (ExposureTracker: replicated or not; real time).
+        const qint64 now = LockSnapshot::steadyNowMs();
+        for (const LockEvent &e : in)
+            if (e.type == QLatin1String("acquired") || e.type == QLatin1String("reentered") ||
+                e.type == QLatin1String("renewed")) {
+                const QString master = topology().masterForKey(RedisBytes::toBytes(e.lock));
+                m_exposure->wrote(master, e.lock, now);
+                ++m_waitGuards[master].lockWrites;
+            }
+    }
+    const QVector<LockEvent> shown = m_options.oneShot ? in : m_doctorLoop->observeEvents(in);
     m_clients->observeEvents(shown);
     emit eventsOccurred(shown);
 }
@@ -416,16 +635,36 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     watcher->setPollBudget(m_options.pollBudget);
     connect(watcher, &LockWatcher::locksUpdated, this,
             [this](const QVector<LockSnapshot> &changed, const QStringList &removed) {
-                if (m_options.oneShot)
-                    return; // no doctor loop: `doctor` keeps its own DoctorLoop, `list` needs none (200k snapshots
-                            // would pass through it for nothing)
-                m_doctorLoop->observe(changed, removed);
+                // No doctor loop, no replication verdicts in one-shot reads: `doctor` keeps its own
+                // DoctorLoop, `list` needs none (200k snapshots would pass through it for nothing).
+                if (m_options.oneShot) {
+                    emit locksUpdated(changed, removed);
+                    return;
+                }
+                // Replication runs on real time, whatever clock the rules use: a replica acknowledges
+                // every real second, also while the workshop's stage clock stands still.
+                const qint64 now = LockSnapshot::steadyNowMs();
+                for (const QString &name : removed)
+                    m_exposure->forget(name);
+                QVector<LockSnapshot> out;
+                out.reserve(changed.size());
+                for (const LockSnapshot &s : changed) {
+                    const LockSnapshot staged = m_stageTime ? m_stageTime->mapped(s) : s;
+                    if (staged.isHeld())
+                        m_exposure->seen(topology().masterForKey(RedisBytes::toBytes(s.name)), s.name, now, s.pttlMs);
+                    else
+                        m_exposure->forget(s.name);
+                    out << staged;
+                    m_exposure->apply(out.last(), now);
+                }
+                m_doctorLoop->observe(out, removed);
+                emit locksUpdated(out, removed);
             });
     connect(watcher, &LockWatcher::modeChanged, this, [this](LockWatcher::Mode mode, const QString &) {
         // Lease safety: an expiry while LockScope could not see the server is not a lost lease it
         // can vouch for, and a polled renewal may have come up to a poll interval before its read.
         LeaseTracker &leases = m_doctorLoop->doctor().leases();
-        leases.setBlind(mode == LockWatcher::Mode::Disconnected, LockSnapshot::steadyNowMs());
+        leases.setBlind(mode == LockWatcher::Mode::Disconnected, steadyNowMs());
         leases.setReadLagMs(mode == LockWatcher::Mode::Polling ? m_options.pollIntervalMs : 50);
         m_clients->setEventLagMs(mode == LockWatcher::Mode::Polling ? m_options.pollIntervalMs : 50);
         // Which writes this user may perform, asked again after each reconnection (an ACL can
@@ -436,10 +675,9 @@ void LockSession::attachWatcher(LockWatcher *watcher)
             probeWrites();
     });
     connect(watcher, &LockWatcher::modeChanged, this, &LockSession::modeChanged);
-    connect(watcher, &LockWatcher::locksUpdated, this, &LockSession::locksUpdated);
     connect(watcher, &LockWatcher::eventsOccurred, this, &LockSession::emitEvents);
     connect(watcher, &LockWatcher::topologyChanged, this, [this](const QVector<TopologyEvent> &events) {
-        m_doctorLoop->doctor().leases().observeTopology(events, LockSnapshot::steadyNowMs());
+        m_doctorLoop->doctor().leases().observeTopology(events, steadyNowMs());
     });
     connect(watcher, &LockWatcher::discoveryProgress, this, &LockSession::discoveryProgress);
     connect(watcher, &LockWatcher::notificationsChecked, this, &LockSession::notificationsChecked);
@@ -709,6 +947,7 @@ void LockSession::startWatching()
     open();
     m_watcher->start();
     m_doctorLoop->start();
+    m_replicationTimer->start();
     if (m_options.trackClients)
         m_clients->start();
     emitTopology();

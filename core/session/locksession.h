@@ -8,6 +8,7 @@
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
+#include "protocol/replicationinfo.h"
 #include "protocol/sessiontopology.h"
 #include "protocol/topologyevent.h"
 #include "watch/lockmonitor.h"
@@ -19,9 +20,11 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace lockscope
@@ -37,6 +40,8 @@ class DoctorProbe;
 class ForceUnlocker;
 class LockRepairs;
 class SnapshotReader;
+class StageTime;
+class ExposureTracker;
 class LockClient;
 class RedisConnection;
 class RedisConnectionPool;
@@ -110,6 +115,9 @@ public:
          *  re-read every second). Off in one-shot sessions (nothing to correlate). */
         bool trackClients = true;
         int clientListBudget = 4;
+        /** not_replicated turns critical after this long (ms; LockDoctor::Thresholds::replicationMs);
+         *  0: a third of the lock's lease. */
+        qint64 replicationThresholdMs = 0;
     };
 
     explicit LockSession(const Options &options, QObject *parent = nullptr);
@@ -175,6 +183,29 @@ public:
      * with it. No-op in a cluster, with Sentinel, or when already there.
      */
     void followServer(const QString &address, const QString &why, bool failover);
+    /**
+     * The workshop: from now on every snapshot and event this session hands on (locksUpdated,
+     * eventsOccurred) and every time its lease-safety rules and doctor use is on `time`, the
+     * stage clock (StageTime), not real time. Null: real time (the default). Set before start().
+     */
+    void setStageTime(std::shared_ptr<const StageTime> time);
+    /**
+     * Every lock as last read (LockWatcher::locks()), each with its replication verdict
+     * (ExposureTracker::apply: LockSnapshot::replication, replicatedOn, exposedMs) and, in the
+     * workshop, on the stage clock. What the doctor diagnoses.
+     */
+    QHash<QString, LockSnapshot> locks() const;
+    /**
+     * One-shot commands (`show`, `list`), which did not see the locks written: what can be known of
+     * `locks` (read just before) from each master's INFO replication, read now and, unless a
+     * replica already has the master's offset, once more after ExposureTracker::kAckIntervalMs +
+     * kMarginMs. Replicated when a replica has reached the offset of the first reading;
+     * otherwise Unknown with a note (a replica silent for N s: writes of the last N s may be
+     * missing there; no replica at all). Never NotReplicated: the write may be old. `done` gets
+     * the locks with their replication fields; a master that does not answer leaves its locks
+     * Unknown.
+     */
+    void judgeReplication(QVector<LockSnapshot> locks, std::function<void(QVector<LockSnapshot>)> done);
     /** What is known of one client id (ClientIdentity; unknown when nothing). Any thread that owns
      *  the session (its own). */
     ClientIdentity clientIdentity(const QString &clientId) const;
@@ -344,6 +375,9 @@ signals:
     /** A sentence worth saying once that is no error (e.g. CLIENT LIST refused by the ACL: holders
      *  cannot be identified, everything else works). Never a reason to stop. */
     void noticeOccurred(const QString &message);
+    /** A master's INFO replication, read about once a second while watching (its offset, each
+     *  replica's acknowledged offset and lag): the exporter's replica lag gauges. */
+    void replicationRead(const QString &master, const lockscope::ReplicationInfo &info);
     /** The command connection is ready (after each connect and reconnect). */
     void connectionReady();
     /** The command connection was lost: `reason` as a sentence; it reconnects by itself. */
@@ -356,6 +390,13 @@ signals:
 
 private:
     void startWatching();
+    /** The rules' monotonic clock (ms): real steady time, or the stage's (setStageTime). */
+    qint64 steadyNowMs() const;
+    /** Reads each master's INFO replication (at most one in flight per master) into m_exposure and
+     *  hands on the locks whose replication verdict changed, and every exposed one (its time). */
+    void pollReplication();
+    /** The watcher's snapshot `s` as handed on: replication verdict applied, stage clock. */
+    LockSnapshot handedOn(LockSnapshot s) const;
     /** Emits eventsOccurred() with the watcher's (or Sentinel's) `events` as the lease-safety
      *  rules show them (DoctorLoop::observeEvents: lease_lost, lost_in_failover, ...). */
     void emitEvents(const QVector<lockscope::LockEvent> &events);
@@ -420,7 +461,26 @@ private:
     QString m_clientId;
     RedisConnectionPool *m_pool = nullptr;
     LockMonitor *m_monitor = nullptr;
-    AuditedWrites *m_writes = nullptr;      ///< the one write path: checks, re-read, audit record
+    AuditedWrites *m_writes = nullptr;            ///< the one write path: checks, re-read, audit record
+    std::shared_ptr<const StageTime> m_stageTime; ///< the workshop's stage clock; null: real time
+    std::unique_ptr<ExposureTracker> m_exposure;  ///< which held locks no replica has (watching only)
+    QTimer *m_replicationTimer = nullptr;         ///< pollReplication() every second while watching
+    QSet<QString> m_replicationAsked;             ///< masters with an INFO replication in flight
+    /** Do the services guard their lock writes with WAIT (Redisson's checkLockSyncedSlaves)? Per
+     *  master: INFO commandstats' WAIT + WAITAOF calls and the lock writes seen since the last
+     *  reading, and the last verdict said (noticeOccurred, once per change). */
+    struct WaitGuard {
+        qint64 waitCalls = -1; ///< at the last reading; -1 before one
+        qint64 lockWrites = 0; ///< lock writes seen since it
+        qint64 readAtMs = 0;   ///< when (steady ms)
+        QString said;          ///< the last verdict said
+    };
+    QHash<QString, WaitGuard> m_waitGuards;
+    int m_replicationTicks = 0;
+    /** Every kWaitGuardTicks polls: compares WAIT calls with lock writes on each master that has
+     *  replicas, and says once per change whether lock writes are followed by WAIT. */
+    void checkWaitGuard();
+    static constexpr int kWaitGuardTicks = 30;
     DoctorLoop *m_doctorLoop = nullptr;     ///< diagnose every 2 s, probe every 20 s (not in one-shot)
     SentinelResolver *m_sentinel = nullptr; ///< Sentinel mode: SentinelFollower's resolver
     ClientTracker *m_clients = nullptr;     ///< who the holders are (identity, connected or gone)

@@ -117,6 +117,11 @@ public:
     void setTimeRuns(bool runs);
     bool timeRuns() const { return m_timeRuns; }
     /** True while time stands still on the server(s): between steps, with time not let run. */
+    /** Stage time run so far (ms): the actions' time and, while time runs, the time between
+     *  steps; back to a checkpoint's on a step back. Updated as each step ends. */
+    qint64 stageMs() const { return m_stageMs; }
+    /** The wall time stage time 0 is shown as (epoch ms; StageLeaseWatch::epochBaseMs()). */
+    qint64 stageEpochZeroMs() const { return m_leaseWatch.epochBaseMs(); }
     bool isTimeHeld() const { return m_stageClock && m_stageClock->isHolding(); }
     /** run(): wall time (ms) between one step's end and the next one's start, as a teacher
      *  talking; 0 (default) = none. The clock stands still meanwhile unless time runs. */

@@ -48,6 +48,8 @@ public:
                                const std::function<QString(const QString &)> &keyOf, qint64 stageMs,
                                const QString &failover);
 
+    /** The wall clock at the start (epoch ms): a stage time t is shown as epochBaseMs() + t. */
+    qint64 epochBaseMs() const { return m_epochBaseMs; }
     /** The lease-safety events a step can expect (LeaseTracker's own). */
     static QStringList safetyTypes();
     /** A snapshot of lock `lock` from the dump key `key` (hash of holder fields, PTTL) and the

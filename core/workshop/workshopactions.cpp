@@ -987,6 +987,54 @@ QVector<WorkshopAction> makeTable()
     };
     t << replicate;
 
+    // Redisson's checkLockSyncedSlaves (3.17.0+, on by default): the lock write is followed by
+    // WAIT <replicas> <slavesSyncTimeout> on the same connection; no replica acknowledged means
+    // the lock is released again and the acquire fails (NoSyncedSlavesException).
+    WorkshopAction waitReplicas;
+    waitReplicas.name = QStringLiteral("waitReplicas");
+    waitReplicas.needsLock = false;
+    waitReplicas.usesLock = false;
+    waitReplicas.validate = [](const Scenario::Step &st, const Scenario &s) {
+        const QString noServers = needsServers(st, s);
+        if (!noServers.isEmpty())
+            return noServers;
+        return st.server < 1 ? QStringLiteral("\"waitReplicas\" needs \"server\": the master the actor wrote to")
+                             : QString();
+    };
+    waitReplicas.call = [](const ActionContext &c) {
+        return QStringLiteral("WAIT 1 %1 after its lock write%2 (Redisson's checkLockSyncedSlaves, slavesSyncTimeout)")
+            .arg(c.step->ms > 0 ? c.step->ms : 1000)
+            .arg(onServer(c));
+    };
+    waitReplicas.run = [](const ActionContext &c, Done done) {
+        if (!c.stage || !c.actor) {
+            done(failed(QStringLiteral("no stage server")));
+            return;
+        }
+        LockClient *client = c.stage->clientOf(c.actor->def.name, c.step->server - 1);
+        const QByteArray timeout = QByteArray::number(c.step->ms > 0 ? c.step->ms : 1000);
+        client->connection()->send({"WAIT", "1", timeout}, c.receiver, [done](const RedisReply &r) {
+            if (r.isError()) {
+                done(failed(r.errorMessage()));
+                return;
+            }
+            StepOutcome o;
+            o.granted = int(r.toInteger());
+            o.result = o.granted > 0 ? QStringLiteral("synced") : QStringLiteral("not_synced");
+            o.reply = QString::number(o.granted);
+            done(o);
+        });
+    };
+    waitReplicas.branch = [](const ActionContext &, const StepOutcome &o) {
+        return o.granted > 0 ? QStringLiteral("WAIT answered %1: a replica has every write of this connection, the "
+                                              "lock included; a failover now keeps it")
+                                   .arg(o.granted)
+                             : QStringLiteral("WAIT answered 0: no replica acknowledged within the timeout; Redisson "
+                                              "would release the lock again and fail the acquire "
+                                              "(NoSyncedSlavesException)");
+    };
+    t << waitReplicas;
+
     WorkshopAction pauseReplication =
         replicaAction(QStringLiteral("pauseReplication"),
                       QStringLiteral("\"pauseReplication\" needs \"server\": the replica (2 or more)"));

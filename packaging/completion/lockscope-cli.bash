@@ -35,7 +35,7 @@ _lockscope_cli()
             _filedir -d; return ;;
         --kind)
             COMPREPLY=($(compgen -W "lock fair read write fenced" -- "$cur")); return ;;
-        --pattern|--user|--tls-server-name|--lease-ms|--hold-ms|--wait-ms|--thread-id|--ttl-ms|--duration-ms|--observe-ms|--poll-budget|--watchdog-threshold-ms|--waiter-threshold-ms|--silent-holder-threshold-ms|--identify-ms|--client-list-budget|--pace-ms|--holder|--listen|--group|--max-groups|--max-named-findings)
+        --pattern|--user|--tls-server-name|--lease-ms|--hold-ms|--wait-ms|--thread-id|--ttl-ms|--duration-ms|--observe-ms|--poll-budget|--watchdog-threshold-ms|--waiter-threshold-ms|--silent-holder-threshold-ms|--replication-threshold-ms|--identify-ms|--client-list-budget|--pace-ms|--holder|--listen|--group|--max-groups|--max-named-findings)
             return ;;
     esac
 
@@ -48,7 +48,7 @@ _lockscope_cli()
     local i command="" arg_index=0
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            --url|--user|--tls-ca|--tls-cert|--tls-key|--tls-server-name|--pattern|--lease-ms|--hold-ms|--wait-ms|--thread-id|--kind|--ttl-ms|--duration-ms|--out|--out-dir|--audit-log|--observe-ms|--poll-budget|--watchdog-threshold-ms|--waiter-threshold-ms|--silent-holder-threshold-ms|--identify-ms|--client-list-budget|--servers|--scenario-file|--pace-ms|--holder|--listen|--group|--max-groups|--max-named-findings|--web-config)
+            --url|--user|--tls-ca|--tls-cert|--tls-key|--tls-server-name|--pattern|--lease-ms|--hold-ms|--wait-ms|--thread-id|--kind|--ttl-ms|--duration-ms|--out|--out-dir|--audit-log|--observe-ms|--poll-budget|--watchdog-threshold-ms|--waiter-threshold-ms|--silent-holder-threshold-ms|--replication-threshold-ms|--identify-ms|--client-list-budget|--servers|--scenario-file|--pace-ms|--holder|--listen|--group|--max-groups|--max-named-findings|--web-config)
                 ((i++)) ;;
             -*) ;;
             *)

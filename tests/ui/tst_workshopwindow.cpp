@@ -22,6 +22,7 @@
 
 #include <QDir>
 #include <QHeaderView>
+#include <QJsonArray>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
@@ -53,6 +54,8 @@ private slots:
     void everyScenarioBackRestartAndSwitch();
     void rewindKeepsOnlyTheCheckpointsFindings();
     void failoverLossShowsInTheViews();
+    void stageAndViewsShareOneClock();
+    void everyScenariosVerdictsReachTheViews();
     void projectorLeaseLossIsReadable();
     void palettesKeepTheirContrast();
     void projectorAt1280x720();
@@ -640,7 +643,21 @@ void TestWorkshopWindow::failoverLossShowsInTheViews()
     for (int i = 0; i < 3; ++i)
         QVERIFY(stepAndWait(w));
     QTRY_VERIFY_WITH_TIMEOUT(hasPayments(), 10000); // A's, on the master
-    QVERIFY(stepAndWait(w));                        // the failover
+    // Issue 39: before the failover the row says what a failover now would do: the paused replica
+    // does not have the lock.
+    auto badge = [&w] {
+        const QAbstractItemModel *m = w.lockViews()->lockModel();
+        for (int r = 0; r < m->rowCount(); ++r)
+            if (m->index(r, 0).data(LockTableModel::SnapshotRole).value<LockSnapshot>().name ==
+                QLatin1String("payments"))
+                return m->index(r, LockTableModel::HolderColumn).data(LockTableModel::LeaseBadgeRole).toString();
+        return QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(badge(), QStringLiteral("not replicated"), 6000);
+    w.lockViews()->selectLock(QStringLiteral("payments"));
+    QTest::qWait(300);
+    shot(w, QStringLiteral("workshop-not-replicated.png"));
+    QVERIFY(stepAndWait(w)); // the failover
     QTRY_VERIFY2_WITH_TIMEOUT(eventLog(w).join(QLatin1Char('\n')).contains(QLatin1String("lost_in_failover")),
                               qPrintable(eventLog(w).join(QLatin1Char('\n'))), 15000);
     QVERIFY(stepAndWait(w)); // B takes it on the new master
@@ -730,3 +747,110 @@ int main(int argc, char *argv[])
 }
 
 #include "tst_workshopwindow.moc"
+
+// Issue 38 point 3: one clock. gc-pause stepped as a teacher does (talking between the steps):
+// the views' lease_lost counts the silence the stage counts (the 3.5 s pause, not the talk), and
+// their holder_returned names the same overlap as the stage's, on the same clock.
+void TestWorkshopWindow::stageAndViewsShareOneClock()
+{
+    WorkshopWindow w(m_server.endpoint());
+    QVERIFY(w.loadScenario(QStringLiteral("gc-pause")));
+    constexpr int kTalkMs = 2500;
+    for (int i = 0; i < 8; ++i) {
+        QVERIFY(stepAndWait(w));
+        QTest::qWait(kTalkMs);
+    }
+    auto find = [](const QVector<LockEvent> &events, const QString &type) {
+        for (const LockEvent &e : events)
+            if (e.type == type && e.lock == QLatin1String("report"))
+                return e;
+        return LockEvent();
+    };
+    QVector<LockEvent> stage;
+    for (const StepReport &r : w.reports())
+        stage << r.events;
+    const QVector<LockEvent> &views = w.lockViews()->eventModel()->events();
+    for (const QString &type : {QStringLiteral("lease_lost"), QStringLiteral("holder_returned")}) {
+        const LockEvent s = find(stage, type), v = find(views, type);
+        QVERIFY2(!s.type.isEmpty(), qPrintable(QStringLiteral("stage: no %1").arg(type)));
+        QVERIFY2(!v.type.isEmpty(), qPrintable(QStringLiteral("views: no %1").arg(type)));
+        qInfo() << type << "stage" << s.timeMs << s.detail << "\nviews" << v.timeMs << v.detail;
+        // The same moment on the same clock, not the talk between steps apart (the views see the
+        // expiry itself, during the pause step; the stage at the step after it).
+        QVERIFY2(
+            qAbs(v.timeMs - s.timeMs) < 1000,
+            qPrintable(QStringLiteral("%1 at %2 on the stage, %3 in the views").arg(type).arg(s.timeMs).arg(v.timeMs)));
+    }
+    const qint64 stageSilent =
+        find(stage, QStringLiteral("lease_lost")).extra.value(QStringLiteral("silent_ms")).toInteger();
+    const qint64 viewSilent =
+        find(views, QStringLiteral("lease_lost")).extra.value(QStringLiteral("silent_ms")).toInteger();
+    QVERIFY2(stageSilent >= 3000 && viewSilent >= 2500 && viewSilent <= stageSilent + 500,
+             qPrintable(QStringLiteral("silent %1 ms on the stage, %2 ms in the views (talk between steps: %3 ms each)")
+                            .arg(stageSilent)
+                            .arg(viewSilent)
+                            .arg(kTalkMs)));
+    const LockEvent back = find(views, QStringLiteral("holder_returned"));
+    const qint64 overlapMs = back.extra.value(QStringLiteral("overlap_to_ms")).toInteger() -
+                             back.extra.value(QStringLiteral("overlap_from_ms")).toInteger();
+    QVERIFY2(overlapMs >= 0 && overlapMs < kTalkMs, qPrintable(back.detail));
+}
+
+// Issue 38: whatever a step's expectations say LockScope derives or holds is in the window's
+// views at that step, for every shipped scenario: each event type its `events` names (for its
+// lock, in the event log's model) and the holder its `holder` names (in the lock table's model).
+void TestWorkshopWindow::everyScenariosVerdictsReachTheViews()
+{
+    for (const QString &name : Scenario::builtInNames()) {
+        WorkshopWindow w(m_server.endpoint());
+        QVERIFY(w.loadScenario(name));
+        QHash<QString, QString> clientOf; // actor -> client id, as the steps report them
+        for (int i = 0; i < w.scenario().steps.size(); ++i) {
+            const Scenario::Step &step = w.scenario().steps.at(i);
+            const QString where = QStringLiteral("%1 step %2").arg(name).arg(i + 1);
+            // The event log's model keeps the newest first: count the events of each type and lock
+            // before the step.
+            auto counts = [&w] {
+                QHash<QString, int> n;
+                for (const LockEvent &e : w.lockViews()->eventModel()->events())
+                    ++n[e.type + QLatin1Char('\n') + e.lock];
+                return n;
+            };
+            const QHash<QString, int> before = counts();
+            QVERIFY2(stepAndWait(w), qPrintable(where));
+            const StepReport &r = w.reports().last();
+            if (!r.actor.isEmpty())
+                clientOf.insert(r.actor, r.clientId);
+            const QString lock = step.lock.isEmpty() ? w.scenario().lock : step.lock;
+            for (const QJsonValue &type : step.expect.value(QStringLiteral("events")).toArray()) {
+                // The lock the stage derived it for (a returned holder: the lock it lost, not the
+                // one it came back on).
+                QString lockOf = lock;
+                for (const LockEvent &e : r.events)
+                    if (e.type == type.toString())
+                        lockOf = e.lock;
+                const QString key = type.toString() + QLatin1Char('\n') + lockOf;
+                const auto inViews = [&] { return counts().value(key) > before.value(key); };
+                QVERIFY2(QTest::qWaitFor(inViews, 5000),
+                         qPrintable(QStringLiteral("%1: no %2 on %3 in the event log\n%4")
+                                        .arg(where, type.toString(), lockOf, eventLog(w).join(QLatin1Char('\n')))));
+            }
+            const QString holder = step.expect.value(QStringLiteral("holder")).toString();
+            if (holder.isEmpty() || holder == QLatin1String("none") || !clientOf.contains(holder))
+                continue;
+            const auto held = [&] {
+                const QAbstractItemModel *m = w.lockViews()->lockModel();
+                for (int row = 0; row < m->rowCount(); ++row) {
+                    const auto s = m->index(row, 0).data(LockTableModel::SnapshotRole).value<LockSnapshot>();
+                    if (s.name == lock)
+                        for (const LockHolder &h : s.holders)
+                            if (h.clientId == clientOf.value(holder))
+                                return true;
+                }
+                return false;
+            };
+            QVERIFY2(QTest::qWaitFor(held, 5000),
+                     qPrintable(QStringLiteral("%1: %2 not shown holding %3").arg(where, holder, lock)));
+        }
+    }
+}

@@ -219,9 +219,13 @@ void LockDetailPanel::setSnapshot(const LockSnapshot &s)
     m_notes->setText(notes.join(QLatin1Char('\n')));
     m_notes->setVisible(!notes.isEmpty() && !m_compact);
     QStringList problems;
+    if (s.isHeld() && s.replication == LockSnapshot::Replication::NotReplicated)
+        problems << tr("⚠ A failover now would lose this lock: no replica has it, %1 s")
+                        .arg(s.exposedMs / 1000.0, 0, 'f', 1);
     for (const QString &p : s.problems)
         problems << QStringLiteral("⚠ ") + p;
     m_problems->setText(problems.join(QLatin1Char('\n')));
+    m_problems->setToolTip(s.replication == LockSnapshot::Replication::NotReplicated ? s.replicationNote : QString());
 
     QStringList keys;
     keys << QStringLiteral("HASH     %1").arg(s.name);

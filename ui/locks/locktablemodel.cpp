@@ -242,8 +242,12 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         if (index.column() != HolderColumn)
             return {};
         const LeaseAlerts::Alert *a = leaseAlert(s.name);
-        if (!a)
-            return {};
+        if (!a) {
+            // Exposure before loss: only the master has the lock's last write (ExposureTracker).
+            if (s.replication != LockSnapshot::Replication::NotReplicated || !s.isHeld())
+                return {};
+            return role == LeaseBadgeRole ? QVariant(tr("not replicated")) : QVariant::fromValue(QColor(0x7d3c98));
+        }
         return role == LeaseBadgeRole ? QVariant(LeaseAlerts::badgeText(*a))
                                       : QVariant::fromValue(LeaseAlerts::badgeColor(*a));
     }
@@ -258,6 +262,12 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
                 const QString holders = holderTooltip(s);
                 return LeaseAlerts::tooltip(*a, m_names) + (holders.isEmpty() ? QString() : tr("\n\nNow: ") + holders);
             }
+            if (s.replication == LockSnapshot::Replication::NotReplicated && s.isHeld())
+                return tr("Not replicated: no replica has acknowledged this lock's last write (%1 s). Redis "
+                          "replicates asynchronously: a failover now would lose the lock, and another client could "
+                          "take it while its holder still runs.\n%2")
+                    .arg(s.exposedMs / 1000.0, 0, 'f', 1)
+                    .arg(s.replicationNote);
         }
         // What the data cannot tell (fair or plain, whose keys `x` and `{x}` share) comes first.
         if (index.column() == KindColumn && !s.kindCertain && s.kind == LockKind::Lock)
@@ -286,9 +296,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
             }
         }
         if (index.column() == HeldForColumn && row.heldSinceMs > 0) {
-            const QString since =
-                QDateTime::fromMSecsSinceEpoch(QDateTime::currentMSecsSinceEpoch() - heldForMs(row.heldSinceMs))
-                    .toString(QStringLiteral("HH:mm:ss"));
+            const QString since = QDateTime::fromMSecsSinceEpoch(m_eventClock() - heldForMs(row.heldSinceMs))
+                                      .toString(QStringLiteral("HH:mm:ss"));
             return row.heldSinceAtLeast
                        ? tr("Already held when LockScope first read it at %1: held at least this long").arg(since)
                        : tr("Held since %1 (first seen by LockScope)").arg(since);

@@ -60,10 +60,6 @@ public:
      * monotonic LockSnapshot::steadyNowMs() by default, ReplayPlayer::clockMs() in a replay.
      */
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
-    /** How long the current holders have held, from `sinceMs` (the clock's unit) to now: clock()
-     *  - sinceMs by default. The workshop counts only the time that ran on its server (the
-     *  paused talk between steps does not count, as it does not for the TTLs). */
-    void setHeldForClock(std::function<qint64(qint64 sinceMs)> heldFor) { m_heldFor = std::move(heldFor); }
     /** Workshop mode: holders shown by name ("A"), the client id in the tooltip. */
     void setActorNames(const ActorNames &names);
     /** The clock of events' times, epoch ms: the wall clock by default, the replay position in a
@@ -153,8 +149,7 @@ private:
     std::function<qint64()> m_clock = &LockSnapshot::steadyNowMs;
     std::function<qint64()> m_eventClock = &QDateTime::currentMSecsSinceEpoch;
     LeaseAlerts m_lease;
-    std::function<qint64(qint64)> m_heldFor; ///< empty: m_clock() - since
-    qint64 heldForMs(qint64 sinceMs) const { return m_heldFor ? m_heldFor(sinceMs) : m_clock() - sinceMs; }
+    qint64 heldForMs(qint64 sinceMs) const { return m_clock() - sinceMs; }
     bool m_initialReadDone = false;
 };
 

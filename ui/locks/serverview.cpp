@@ -1,4 +1,5 @@
 #include "locks/serverview.h"
+#include "session/stagetime.h"
 
 #include "redis/redisreply.h"
 
@@ -142,7 +143,7 @@ void ServerView::buildUi()
     m_mainSplit->setObjectName(QStringLiteral("mainSplitter"));
     m_mainSplit->addWidget(upper);
     // In a replay, "now" for the charts is the replay position.
-    const auto clock = [this] { return m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch(); };
+    const auto clock = [this] { return nowEpochMs(); };
     m_tabs = new BottomTabs(m_lockModel, m_proxy, m_eventModel, m_findingModel, &m_history, clock,
                             ClientLabels::connectionKey(m_options.endpoint.address(), m_options.endpoint.db()), this);
     connect(m_tabs, &BottomTabs::lockActivated, this, &ServerView::selectLock);
@@ -268,6 +269,24 @@ bool ServerView::startRecording(const QString &path, QString *error)
     return true;
 }
 
+qint64 ServerView::nowEpochMs() const
+{
+    if (m_player)
+        return m_player->positionMs();
+    return m_stageTime ? m_stageTime->epochMs(LockSnapshot::steadyNowMs()) : QDateTime::currentMSecsSinceEpoch();
+}
+
+void ServerView::setStageTime(std::shared_ptr<StageTime> time)
+{
+    m_stageTime = time;
+    const auto steady = [time] { return time->steadyMs(LockSnapshot::steadyNowMs()); };
+    m_lockModel->setClock(steady);
+    m_lockModel->setEventClock([time] { return time->epochMs(LockSnapshot::steadyNowMs()); });
+    m_lockView->ttlDelegate()->setClock(steady);
+    m_detail->setClock(steady);
+    m_session->setStageTime(std::move(time));
+}
+
 void ServerView::attachReplay(ReplayPlayer *player)
 {
     m_player = player;
@@ -354,7 +373,7 @@ void ServerView::onLocksUpdated(const QVector<LockSnapshot> &changed, const QStr
         m_banner->clearReadsRefused(); // reads work again (a grant, another user)
         m_banner->setState(m_mode, m_options.endpoint.address(), QString(), m_lastDataMs);
     }
-    const qint64 now = m_player ? m_player->positionMs() : QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = nowEpochMs();
     if (!m_player && (!changed.isEmpty() || !removed.isEmpty()))
         m_lastDataMs = QDateTime::currentMSecsSinceEpoch();
     if (m_recorder)

@@ -38,6 +38,7 @@ class ReplayPlayer;
 class ServerStatusBar;
 class SessionController;
 class SessionRecorder;
+class StageTime;
 
 /**
  * One server's dashboard as a widget: its toolbar (Refresh, filter, the writes), the connection
@@ -69,6 +70,10 @@ public:
      *  never started, every action is hidden, countdowns and the doctor run on the replay clock. */
     void attachReplay(ReplayPlayer *player);
     bool isReplay() const { return m_player != nullptr; }
+    /** The workshop: the session, the countdowns, the charts and the history run on `time`, the
+     *  stage clock (StageTime: standing still while the teacher talks, going back with a step
+     *  undone). Call before start(). */
+    void setStageTime(std::shared_ptr<StageTime> time);
 
     QThread *ioThread() const;
     const LockSession::Options &options() const { return m_options; }
@@ -135,6 +140,9 @@ protected:
 
 private:
     void buildUi();
+    /** "Now" of the charts and the history, epoch ms: the replay position, the stage clock or the
+     *  wall clock. */
+    qint64 nowEpochMs() const;
     /** Event-log and table colours for the palette's background (light or dark). */
     void followPalette();
     void onLocksUpdated(const QVector<LockSnapshot> &changed, const QStringList &removed);
@@ -183,6 +191,7 @@ private:
     HistoryStore m_history;
     std::unique_ptr<SessionRecorder> m_recorder;
     ReplayPlayer *m_player = nullptr;
+    std::shared_ptr<StageTime> m_stageTime; ///< setStageTime(); null: real time
     bool m_initialData = false;
     bool m_authenticationAsked = false; ///< authenticationNeeded() was emitted
     bool m_historyMuted = false;        ///< setHistoryMuted()

@@ -141,6 +141,11 @@ void SessionController::resetDiagnosis(const QVector<LockEvent> &oldestFirst)
     post([=](LockSession *s) { s->resetDiagnosis(oldestFirst); });
 }
 
+void SessionController::setStageTime(std::shared_ptr<const StageTime> time)
+{
+    post([time](LockSession *s) { s->setStageTime(time); });
+}
+
 void SessionController::followServer(const QString &address, const QString &why, bool failover)
 {
     post([=](LockSession *s) { s->followServer(address, why, failover); });

@@ -65,6 +65,8 @@ public:
     void resetDiagnosis(const QVector<lockscope::LockEvent> &oldestFirst);
     /** LockSession::followServer (the workshop follows its scenario's master). */
     void followServer(const QString &address, const QString &why, bool failover);
+    /** LockSession::setStageTime (the workshop's stage clock). */
+    void setStageTime(std::shared_ptr<const StageTime> time);
     /** What the session knows of `clientId`, as of its last clientsUpdated() (GUI thread, no waiting). */
     ClientIdentity clientIdentity(const QString &clientId) const;
 

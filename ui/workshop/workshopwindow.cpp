@@ -8,7 +8,7 @@
 #include "locks/locktablemodel.h"
 #include "locks/serverview.h"
 #include "locks/sessioncontroller.h"
-#include "locks/ttlbardelegate.h"
+#include "session/stagetime.h"
 #include "workshop/actorlegend.h"
 #include "workshop/schedulerbar.h"
 #include "workshop/stageclockbadge.h"
@@ -23,6 +23,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDateTime>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -233,13 +234,9 @@ void WorkshopWindow::buildUi()
     m_views->detailPanel()->setMinimumSize(200, 120);
     for (QTabWidget *tabs : m_views->findChildren<QTabWidget *>())
         tabs->setMinimumSize(200, 100);
-    const auto clock = [this] { return viewClockMs(); };
-    m_views->lockModel()->setClock(clock);
-    m_views->lockModel()->setHeldForClock([this](qint64 sinceMs) { return stageElapsedMs(sinceMs); });
-    m_views->detailPanel()->setClock(clock);
-    if (auto *ttl =
-            qobject_cast<TtlBarDelegate *>(m_views->lockView()->itemDelegateForColumn(LockTableModel::TtlColumn)))
-        ttl->setClock(clock);
+    m_stageTime = std::make_shared<StageTime>();
+    m_stageTime->restart(QDateTime::currentMSecsSinceEpoch(), LockSnapshot::steadyNowMs());
+    m_views->setStageTime(m_stageTime);
 
     auto *central = new QWidget(this);
     auto *centralLayout = new QVBoxLayout(central);
@@ -307,16 +304,11 @@ void WorkshopWindow::startRun()
     connect(runner, &ScenarioRunner::stepStarting, this,
             [this](int index) { m_shownBefore.insert(index, m_views->shown()); });
     connect(runner, &ScenarioRunner::stepFinished, this, &WorkshopWindow::onStep);
-    m_heldSpans.clear();
+    m_stageTime->restart(runner->stageEpochZeroMs(), LockSnapshot::steadyNowMs());
     connect(runner, &ScenarioRunner::timeHeldChanged, this, [this](bool held) {
-        m_frozenAtMs = LockSnapshot::steadyNowMs();
-        if (held)
-            m_heldSpans.append({m_frozenAtMs, -1});
-        else if (!m_heldSpans.isEmpty() && m_heldSpans.last().second < 0)
-            m_heldSpans.last().second = m_frozenAtMs;
+        m_stageTime->setRunning(!held, LockSnapshot::steadyNowMs());
         refreshClockBadge();
     });
-    connect(runner, &ScenarioRunner::timeReapplied, this, [this] { m_frozenAtMs = LockSnapshot::steadyNowMs(); });
     connect(runner, &ScenarioRunner::rewound, this, &WorkshopWindow::onRewound);
     // The views watch the server the steps act on: a replication scenario's master, then the
     // replica its failover promotes (as LockScope follows a Sentinel failover), else the sandbox.
@@ -383,6 +375,7 @@ bool WorkshopWindow::viewsReady() const
 
 void WorkshopWindow::onRewound(int index, const QString &error)
 {
+    syncStageTime(true); // the stage clock went back to the checkpoint's time
     // The server is back; the views too, once the watch has reported the restore's writes
     // (dropped: no client did them).
     settleViews([this, index, error] {
@@ -488,21 +481,10 @@ bool WorkshopWindow::isTimeHeld() const
     return m_runner && m_runner->isTimeHeld();
 }
 
-qint64 WorkshopWindow::viewClockMs() const
+void WorkshopWindow::syncStageTime(bool back)
 {
-    return isTimeHeld() && m_frozenAtMs > 0 ? m_frozenAtMs : LockSnapshot::steadyNowMs();
-}
-
-qint64 WorkshopWindow::stageElapsedMs(qint64 sinceMs) const
-{
-    const qint64 now = viewClockMs();
-    qint64 held = 0;
-    for (const auto &span : m_heldSpans) {
-        const qint64 from = qMax(span.first, sinceMs);
-        const qint64 to = qMin(span.second < 0 ? now : span.second, now);
-        held += qMax<qint64>(0, to - from);
-    }
-    return qMax<qint64>(0, now - sinceMs - held);
+    if (m_runner)
+        m_stageTime->sync(m_runner->stageMs(), !m_runner->isTimeHeld(), LockSnapshot::steadyNowMs(), back);
 }
 
 void WorkshopWindow::refreshClockBadge()
@@ -566,6 +548,7 @@ void WorkshopWindow::setSpeed(double speed)
 
 void WorkshopWindow::onStep(const StepReport &report)
 {
+    syncStageTime();
     m_reports << report;
     if (report.index == 0 || m_reports.size() == 1)
         applyActorNames();

@@ -26,6 +26,8 @@ class QTimer;
 namespace lockscope
 {
 
+class StageTime;
+
 class ActorLegend;
 class ScenarioRunner;
 class SchedulerBar;
@@ -153,11 +155,9 @@ private:
     bool viewsReady() const;
     void onRewound(int index, const QString &error);
     QString stepHtml(const StepReport &report) const;
-    /** The lock views' countdown clock: real time, standing still while the stage clock holds. */
-    qint64 viewClockMs() const;
-    /** Stage time (ms) from `sinceMs` (viewClockMs() unit) to now: what ran on the server, the
-     *  spans the stage clock held left out ("Held for" beside a TTL that stood still). */
-    qint64 stageElapsedMs(qint64 sinceMs) const;
+    /** The views' stage clock caught up with the runner's stage time (a step ended, a step
+     *  back), running or standing as the stage clock does. */
+    void syncStageTime(bool back = false);
     /** At the first show: a window larger than its screen's free area is maximised instead. */
     void fitToScreen();
 
@@ -182,9 +182,9 @@ private:
     QSplitter *m_mainSplit = nullptr;
     ActorLegend *m_legend = nullptr;
     QAction *m_timeRunsAction = nullptr;
-    qint64 m_frozenAtMs = 0; ///< steady ms of the stage clock's last re-apply while held
-    /** Steady ms: the stage clock held from .first to .second (-1 = still holding). */
-    QVector<QPair<qint64, qint64>> m_heldSpans;
+    /** The lock views' clock (their session, countdowns, charts): the stage's, so paused talk is
+     *  no silence and a step back takes time back too. */
+    std::shared_ptr<StageTime> m_stageTime;
     bool m_fitted = false; ///< fitToScreen() ran
     SchedulerBar *m_schedulerBar = nullptr;
     QAction *m_playAction = nullptr;
