@@ -136,7 +136,7 @@ QList<QCommandLineOption> CliOptions::commandOptions()
         {QStringLiteral("read-only"), QStringLiteral("Refuse every write (acquire, force-unlock, config).")},
         {QStringLiteral("pattern"), QStringLiteral("Only locks whose name matches this Redis glob."),
          QStringLiteral("GLOB"), QStringLiteral("*")},
-        {QStringLiteral("json"), QStringLiteral("One JSON object per line (field names: see README).")},
+        {QStringLiteral("json"), QStringLiteral("One JSON object per line (field names: docs/reference/json.md).")},
         {QStringLiteral("lease-ms"),
          QStringLiteral("acquire: lease time in ms; 0 = watchdog (30000 ms, renewed every 10000 ms)."),
          QStringLiteral("N"), QStringLiteral("0")},

@@ -20,7 +20,7 @@ QList<QCommandLineOption> WorkshopCommand::options()
 {
     return {{QStringLiteral("scenario-file"),
              QStringLiteral("workshop run: run this scenario file instead of a shipped one (format: "
-                            "resources/scenarios/README.md)."),
+                            "docs/teaching.md, installed in /usr/share/doc/lockscope)."),
              QStringLiteral("FILE")},
             {QStringLiteral("pace-ms"),
              QStringLiteral("workshop run: wait N ms of wall time between steps, as a teacher talking (time on the "

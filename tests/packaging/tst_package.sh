@@ -4,9 +4,10 @@
 #   - the installed lockscope-cli and lockscope answer --version (lockscope without a display),
 #   - both man pages render with `man -l` without groff warnings, and name every option that
 #     `--help` lists,
-#   - lintian reports no error (warnings are printed; accepted ones are listed in README),
+#   - lintian reports no error (warnings are printed; accepted ones are listed in CONTRIBUTING.md),
 #   - appstreamcli and desktop-file-validate accept the metainfo and the desktop entry,
 #   - the bash, zsh and fish completions parse,
+#   - the documentation and screenshots are installed and their relative links resolve there,
 #   - the exporter's unit (systemd-analyze verify, hardening), alert rules (promtool) and dashboard are in,
 #   - apt would install it (dependencies resolvable: apt-get --simulate).
 # Usage: tst_package.sh BUILD_DIR
@@ -81,6 +82,21 @@ if [ $gui = 1 ]; then
     out=$(desktop-file-validate "$root/usr/share/applications/io.github.lockscope.LockScope.desktop" 2>&1) || fail "desktop-file-validate: $out"
     [ -z "$out" ] || fail "desktop-file-validate has hints: $out"
 fi
+
+echo "== documentation (README, guides, references, screenshots; relative links work there)"
+doc=$root/usr/share/doc/lockscope
+for f in README.md CONTRIBUTING.md docs/operator-runbook.md docs/exporter.md docs/teaching.md \
+         docs/reference/cli.md docs/reference/findings.md resources/screenshots/dashboard.png; do
+    [ -e "$doc/$f" ] || fail "usr/share/doc/lockscope/$f is not in the package"
+done
+# Every relative link and image of the installed pages resolves in the installed tree.
+broken=$(cd "$doc" && find . -name '*.md' | while read -r page; do
+    grep -oE '\]\([^)#[:space:]]+' "$page" | sed 's/^](//' | grep -vE '^[a-z]+:' | while read -r target; do
+        [ -e "$(dirname "$page")/$target" ] || echo "$page -> $target"
+    done
+done)
+[ -z "$broken" ] || fail "broken links in the installed documentation: $broken"
+echo "$(find "$doc" -name '*.md' | wc -l) pages, $(find "$doc" -name '*.png' | wc -l) images"
 
 echo "== exporter files (lockscope-cli serve)"
 for f in lib/systemd/system/lockscope-exporter.service usr/share/lockscope/prometheus/lockscope-alerts.yml \
