@@ -138,6 +138,8 @@ void CliCommand::interrupt(int sig)
 {
     if (m_finished || sig <= 0)
         return;
+    if (sig == SIGHUP && onHangup())
+        return;
     if (m_signal == 0) {
         m_signal = sig;
         m_err << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';

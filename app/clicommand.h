@@ -72,6 +72,9 @@ protected:
      *  reached once (watch, acquire), or keep going whatever happens (serve). */
     enum class ConnectionLoss { Fail, ReconnectOnceReached, KeepServing };
     virtual ConnectionLoss connectionLoss() const { return ConnectionLoss::Fail; }
+    /** SIGHUP: true when the command takes it as a request (serve --targets: re-read the
+     *  targets) rather than an end (the default: exit 129). */
+    virtual bool onHangup() { return false; }
     /** The command itself; the session exists and is prepared. */
     virtual void run() = 0;
     /** Called once by finish() before stderr is flushed (watch: its summary). */

@@ -62,7 +62,8 @@ const CommandHelp kCommands[] = {
      "Teaching scenarios, step by step, on a private redis-server."},
     {"serve",
      "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
-     "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N]",
+     "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N] [--targets FILE "
+     "[--password-file FILE]]",
      "Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on --listen "
      "(default 127.0.0.1:9464). Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM."},
 };
@@ -283,6 +284,8 @@ QStringList CliOptions::optionCommands(const QString &option)
         {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
         {QStringLiteral("listen"), {QStringLiteral("serve")}},
         {QStringLiteral("web-config"), {QStringLiteral("serve")}},
+        {QStringLiteral("targets"), {QStringLiteral("serve")}},
+        {QStringLiteral("password-file"), {QStringLiteral("serve")}},
         {QStringLiteral("group"), {QStringLiteral("serve")}},
         {QStringLiteral("max-groups"), {QStringLiteral("serve")}},
         {QStringLiteral("max-named-findings"), {QStringLiteral("serve")}},

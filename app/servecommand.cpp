@@ -1,5 +1,6 @@
 #include "servecommand.h"
 
+#include "export/fleetexporter.h"
 #include "export/lockmetrics.h"
 #include "export/metricsserver.h"
 #include "session/locksession.h"
@@ -34,6 +35,15 @@ QList<QCommandLineOption> ServeCommand::options()
         {QStringLiteral("max-named-findings"),
          QStringLiteral("serve: at most N locks named in lockscope_finding_info, the most severe first (default 20)."),
          QStringLiteral("N"), QStringLiteral("20")},
+        {QStringLiteral("targets"),
+         QStringLiteral("serve: watch every Redis of FILE (Prometheus file_sd JSON: [{\"targets\": [URL, ...], "
+                        "\"labels\": {...}}]) and answer /scrape?target=URL for each; re-read on change and SIGHUP. "
+                        "/metrics then has the exporter's own metrics."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("password-file"),
+         QStringLiteral("serve --targets: passwords by target, JSON {\"redis://host:port\": \"password\"} "
+                        "(redis_exporter's format); the file must be readable by its owner only."),
+         QStringLiteral("FILE")},
     };
 }
 
@@ -84,11 +94,35 @@ bool ServeCommand::prepare(LockSession::Options *options, int *exitCode)
         !WebConfig::load(m_parser.value(QStringLiteral("web-config")), &m_webConfig, &error))
         return usage(error);
 
-    m_metrics = new LockMetrics(LockGrouper(m_rules, m_maxGroups), m_maxNamedFindings, this);
-    m_server = new MetricsServer(
-        m_webConfig,
-        [this](PrometheusWriter::Format format) { return m_metrics->render(format, LockSnapshot::steadyNowMs()); },
-        this);
+    if (m_parser.isSet(QStringLiteral("password-file")) && !m_parser.isSet(QStringLiteral("targets")))
+        return usage(QStringLiteral("--password-file goes with --targets (one server: --url and LOCKSCOPE_PASSWORD)"));
+    if (m_parser.isSet(QStringLiteral("targets"))) {
+        // A fleet: a session per target of the file, this command's own (--url) session unused.
+        m_fleet = new FleetExporter(*options, LockGrouper(m_rules, m_maxGroups), m_maxNamedFindings, this);
+        if (!m_fleet->start(m_parser.value(QStringLiteral("targets")), m_parser.value(QStringLiteral("password-file")),
+                            &error))
+            return usage(error);
+        connect(m_fleet, &FleetExporter::reloaded, this, [this](const QStringList &added, const QStringList &removed) {
+            m_err << "lockscope-cli: targets reloaded: " << added.size() << " added, " << removed.size() << " removed, "
+                  << m_fleet->targets().size() << " in all\n";
+            m_err.flush();
+        });
+        connect(m_fleet, &FleetExporter::reloadFailed, this, [this](const QString &why) {
+            m_err << "lockscope-cli: " << why << " (the targets stay as they were)\n";
+            m_err.flush();
+        });
+        m_server = new MetricsServer(
+            m_webConfig, [this](PrometheusWriter::Format format) { return m_fleet->renderSelf(format); }, this);
+        m_server->setScrape([this](const QString &target, PrometheusWriter::Format format, QByteArray *body) {
+            return m_fleet->renderTarget(target, format, body);
+        });
+    } else {
+        m_metrics = new LockMetrics(LockGrouper(m_rules, m_maxGroups), m_maxNamedFindings, this);
+        m_server = new MetricsServer(
+            m_webConfig,
+            [this](PrometheusWriter::Format format) { return m_metrics->render(format, LockSnapshot::steadyNowMs()); },
+            this);
+    }
     if (!m_server->listen(m_address, m_port, &error)) {
         m_err << "lockscope-cli: " << error << '\n';
         m_err.flush();
@@ -98,13 +132,34 @@ bool ServeCommand::prepare(LockSession::Options *options, int *exitCode)
     return true;
 }
 
+bool ServeCommand::onHangup()
+{
+    if (!m_fleet)
+        return false;
+    QString error;
+    if (!m_fleet->reload(&error)) {
+        m_err << "lockscope-cli: SIGHUP: " << error << " (the targets stay as they were)\n";
+        m_err.flush();
+    }
+    return true;
+}
+
 void ServeCommand::run()
 {
-    LockSession *session = m_session;
-    m_metrics->attach(session);
     const QString host = m_address.protocol() == QAbstractSocket::IPv6Protocol
                              ? QStringLiteral("[%1]").arg(m_address.toString())
                              : m_address.toString();
+    if (m_fleet) {
+        m_err << "lockscope-cli: serving metrics of " << m_fleet->targets().size() << " target(s) of "
+              << m_parser.value(QStringLiteral("targets")) << " on " << (m_webConfig.hasTls() ? "https" : "http")
+              << "://" << host << ':' << m_server->port() << "/scrape?target=URL (the exporter's own: " << host << ':'
+              << m_server->port() << "/metrics)" << (m_webConfig.hasBasicAuth() ? " (basic auth)" : "")
+              << "; read-only; SIGHUP re-reads the targets; Ctrl-C to stop\n";
+        m_err.flush();
+        return; // the sessions of the targets run already; this command's own (--url) one stays idle
+    }
+    LockSession *session = m_session;
+    m_metrics->attach(session);
     m_err << "lockscope-cli: serving metrics of " << session->options().endpoint.address() << " on "
           << (m_webConfig.hasTls() ? "https" : "http") << "://" << host << ':' << m_server->port() << "/metrics"
           << (m_webConfig.hasBasicAuth() ? " (basic auth)" : "") << "; read-only; Ctrl-C to stop\n";

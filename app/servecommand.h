@@ -12,6 +12,7 @@
 namespace lockscope
 {
 
+class FleetExporter;
 class LockMetrics;
 class MetricsServer;
 
@@ -51,12 +52,15 @@ protected:
     ConnectionLoss connectionLoss() const override { return ConnectionLoss::KeepServing; }
     /** Starts watching with the session and serving its metrics. */
     void run() override;
+    /** Fleet mode: SIGHUP re-reads the targets (and passwords) instead of ending. */
+    bool onHangup() override;
 
 private:
     WebConfig m_webConfig;
     QVector<LockGrouper::Rule> m_rules;
     int m_maxGroups = LockGrouper::kDefaultMaxGroups;
     int m_maxNamedFindings = 20;
+    FleetExporter *m_fleet = nullptr; ///< --targets: the fleet (null: one server, m_metrics)
     QHostAddress m_address;
     quint16 m_port = 0;
     LockMetrics *m_metrics = nullptr;

@@ -68,7 +68,8 @@ bool ExposureTracker::judge(Exposure &e, const ReplicationInfo &info) const
         if (e.writeSeen && e.writeSteadyMs > m_lastWithReplicasMs.value(e.master)) {
             on.clear();
             verdict = R::NotReplicated;
-            note = QStringLiteral("the master %1 has no replica connected any more: writes since are on none").arg(e.master);
+            note = QStringLiteral("the master %1 has no replica connected any more: writes since are on none")
+                       .arg(e.master);
         } else if (!e.writeSeen && e.verdict != R::Replicated) {
             verdict = R::Unknown;
             note = QStringLiteral("the master %1 has no replica connected any more").arg(e.master);
@@ -91,11 +92,12 @@ bool ExposureTracker::judge(Exposure &e, const ReplicationInfo &info) const
                        .arg(laggingText(info));
         } else if (allSilent || info.readAtSteadyMs - e.offsetSteadyMs > kAckIntervalMs + kMarginMs) {
             verdict = R::NotReplicated;
-            note = QStringLiteral("no replica has acknowledged it (master %1 at offset %2, the write at or before %3): %4")
-                       .arg(e.master)
-                       .arg(info.masterOffset)
-                       .arg(e.offset)
-                       .arg(laggingText(info));
+            note =
+                QStringLiteral("no replica has acknowledged it (master %1 at offset %2, the write at or before %3): %4")
+                    .arg(e.master)
+                    .arg(info.masterOffset)
+                    .arg(e.offset)
+                    .arg(laggingText(info));
         } // else: the replicas have not had their second yet; the last verdict stands
     }
     std::sort(on.begin(), on.end());

@@ -36,8 +36,8 @@ class ExposureTracker
 {
 public:
     static constexpr qint64 kAckIntervalMs = 1000; ///< a replica's REPLCONF ACK period
-    static constexpr qint64 kMarginMs = 500;        ///< on top of it before an alarm
-    static constexpr qint64 kSilentReplicaS = 2;    ///< `lag` (s) of a replica taken as stalled
+    static constexpr qint64 kMarginMs = 500;       ///< on top of it before an alarm
+    static constexpr qint64 kSilentReplicaS = 2;   ///< `lag` (s) of a replica taken as stalled
 
     /** A write of `lock` on `master` ("host:port") seen at `steadyMs`. */
     void wrote(const QString &master, const QString &lock, qint64 steadyMs);
@@ -61,7 +61,6 @@ public:
      *  replicationNote)
      *  from the verdict on its lock, as of `nowSteadyMs`. Untracked: Unknown, no note. */
     void apply(LockSnapshot &s, qint64 nowSteadyMs) const;
-
 
 private:
     struct Exposure {

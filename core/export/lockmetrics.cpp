@@ -97,6 +97,9 @@ void LockMetrics::attach(LockSession *session)
     connect(session, &LockSession::findingsUpdated, this, &LockMetrics::setFindings);
     connect(session, &LockSession::discoveryProgress, this, &LockMetrics::setDiscoveryProgress);
     connect(session, &LockSession::replicationRead, this, &LockMetrics::setReplication);
+    connect(session, &LockSession::connectionLost, this, [this](const QString &reason) { m_lastError = reason; });
+    connect(session, &LockSession::errorOccurred, this, [this](const QString &error) { m_lastError = error; });
+    connect(session, &LockSession::connectionReady, this, [this] { m_lastError.clear(); });
 }
 
 void LockMetrics::setReplication(const QString &master, const ReplicationInfo &info)
@@ -258,7 +261,7 @@ int LockMetrics::seriesBound(int maxGroups, int maxNamedFindings)
                          (int(kWaitBuckets.size()) + 3) + (int(kMarginBuckets.size()) + 3);
     const int fixed = 1 /*build_info*/ + 1 /*up*/ + 4 /*masters{mode}*/ + 1 /*masters_live*/ + 5 /*locks{kind}*/
                       + int(kFindingCodes.size()) * 3 + 1 /*commands*/ + 5 /*scan*/ + 2          /*groups*/
-                      + 2 * kMaxReplicas /*replica lag seconds, bytes*/;
+        ;
     return groups * perGroup + fixed + maxNamedFindings;
 }
 
@@ -266,6 +269,7 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
 {
     using Type = PrometheusWriter::Type;
     PrometheusWriter w(format);
+    w.setConstantLabels(m_constantLabels);
 
     w.family("lockscope_build_info", Type::Gauge, "LockScope's version (always 1).");
     w.sample({{"version", QCoreApplication::applicationVersion()}}, 1);
@@ -280,7 +284,13 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     const int live = modes[int(LockMonitor::Mode::Live)] + modes[int(LockMonitor::Mode::Polling)];
     w.family("lockscope_up", Type::Gauge,
              "1 when LockScope reads every Redis master it watches (live or polling), else 0.");
-    w.sample({}, masters > 0 && live == masters ? 1 : 0);
+    const bool up = masters > 0 && live == masters;
+    w.sample({}, up ? 1 : 0);
+    // Why not: the session's last connection error, while it is not up (one series at most).
+    w.family("lockscope_last_error_info", Type::Gauge,
+             "1 while lockscope_up is 0, with the last connection error LockScope saw as its reason.");
+    if (!up && !m_lastError.isEmpty())
+        w.sample({{"reason", m_lastError.left(200)}}, 1);
     w.family("lockscope_masters", Type::Gauge,
              "Redis masters watched, by watch mode (live: keyspace notifications; polling; connecting; disconnected).");
     static const char *const modeNames[4] = {"connecting", "live", "polling", "disconnected"};

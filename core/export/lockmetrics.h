@@ -79,6 +79,8 @@ public:
     static const QVector<double> kMarginBuckets;
     /** Replicas with lag series (lockscope_replica_lag_seconds, _bytes), over every master. */
     static constexpr int kMaxReplicas = 64;
+    /** Series of the server's state on top of seriesBound(): two per replica, one last error. */
+    static constexpr int kStateSeries = 2 * kMaxReplicas + 1;
     /** Finding codes always exported (zero when absent), LockDoctor's list. */
     static const QStringList kFindingCodes;
     static constexpr int kDefaultMaxNamedFindings = 20;
@@ -93,6 +95,8 @@ public:
     void addEvents(const QVector<LockEvent> &events);
     void setFindings(const QVector<LockFinding> &findings);
     void setDiscoveryProgress(qint64 scannedKeys, qint64 locksFound, bool finished, qint64 approxTotalKeys);
+    /** Labels written on every series (a fleet target's labels from the targets file). */
+    void setConstantLabels(const QVector<QPair<QByteArray, QString>> &labels) { m_constantLabels = labels; }
     /** A master's INFO replication (LockSession::replicationRead): its replicas' lag gauges, at
      *  most kMaxReplicas replicas in all. */
     void setReplication(const QString &master, const ReplicationInfo &info);
@@ -101,7 +105,9 @@ public:
      *  the number of sample lines. */
     QByteArray render(PrometheusWriter::Format format, qint64 nowSteadyMs, int *series = nullptr) const;
 
-    /** Upper bound of the sample lines render() writes with `maxGroups` and `maxNamedFindings`. */
+    /** Upper bound of the sample lines render() writes with `maxGroups` and `maxNamedFindings`
+     *  for the locks (reached once every group and named finding is in use); the server's state
+     *  adds at most kStateSeries (replica lag series and lockscope_last_error_info). */
     static int seriesBound(int maxGroups, int maxNamedFindings);
 
     int lockCount() const { return int(m_locks.size()); }
@@ -151,6 +157,8 @@ private:
     QVector<LockFinding> m_findings;
     /** By master: its replicas, `offset` holding the lag in bytes (-1 unknown). */
     QHash<QString, QVector<ReplicationInfo::Replica>> m_replicas;
+    QVector<QPair<QByteArray, QString>> m_constantLabels;
+    QString m_lastError; ///< the session's last connection error (lockscope_last_error_info)
     qint64 m_scanned = 0;
     qint64 m_found = 0;
     qint64 m_totalKeys = -1;

@@ -98,6 +98,25 @@ MetricsServer::MetricsServer(const WebConfig &config, Render render, const Limit
         const PrometheusWriter::Format format = PrometheusWriter::negotiate(request.value("Accept"));
         return QHttpServerResponse(PrometheusWriter::contentType(format), m_render(format));
     });
+    m_server->route(QStringLiteral("/scrape"), [this](const QHttpServerRequest &request) {
+        if (!authorized(request))
+            return refusal();
+        if (!m_scrape)
+            return textResponse("Not Found: /scrape needs serve --targets\n", Status::NotFound);
+        if (request.method() != QHttpServerRequest::Method::Get && request.method() != QHttpServerRequest::Method::Head)
+            return textResponse("Method Not Allowed\n", Status::MethodNotAllowed);
+        const QString target = request.query().queryItemValue(QStringLiteral("target"), QUrl::FullyDecoded);
+        if (target.isEmpty())
+            return textResponse("Bad Request: /scrape?target=URI (a target of the targets file, URL-encoded)\n",
+                                Status::BadRequest);
+        ++m_scrapes;
+        const PrometheusWriter::Format format = PrometheusWriter::negotiate(request.value("Accept"));
+        QByteArray body;
+        const int status = m_scrape(target, format, &body);
+        if (status != 200)
+            return textResponse(body, QHttpServerResponse::StatusCode(status));
+        return QHttpServerResponse(PrometheusWriter::contentType(format), body);
+    });
     m_server->route(QStringLiteral("/healthz"), [this](const QHttpServerRequest &request) {
         if (!authorized(request))
             return refusal();

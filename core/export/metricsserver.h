@@ -43,6 +43,9 @@ class MetricsServer : public QObject
     Q_OBJECT
 public:
     using Render = std::function<QByteArray(PrometheusWriter::Format format)>;
+    /** `/scrape?target=URI` (fleet mode, FleetExporter::renderTarget): the HTTP status and body
+     *  for `target` (URL-decoded). */
+    using Scrape = std::function<int(const QString &target, PrometheusWriter::Format format, QByteArray *body)>;
 
     /** The bounds above; tests may narrow them. */
     struct Limits {
@@ -63,6 +66,9 @@ public:
 
     /** Binds; false with `*error` (address in use, permission) when it cannot. */
     bool listen(const QHostAddress &address, quint16 port, QString *error);
+    /** Serves `/scrape?target=URI` with `scrape` (400 without a target; else its status). Without
+     *  it, `/scrape` is 404. */
+    void setScrape(Scrape scrape) { m_scrape = std::move(scrape); }
     /** The port bound (useful with port 0). */
     quint16 port() const { return m_port; }
     /** Scrapes of /metrics answered so far. */
@@ -90,6 +96,7 @@ private:
     };
     WebConfig m_config;
     Render m_render;
+    Scrape m_scrape;
     QHttpServer *m_server = nullptr;
     quint16 m_port = 0;
     qint64 m_scrapes = 0;

@@ -99,9 +99,18 @@ void PrometheusWriter::writeLine(const QByteArray &name, const Labels &labels, c
                                  const QByteArray &extraValue, double value)
 {
     m_out += name;
-    if (!labels.isEmpty() || extraName) {
+    if (!labels.isEmpty() || extraName || !m_constant.isEmpty()) {
         m_out += '{';
         bool first = true;
+        for (const auto &l : m_constant) {
+            if (!first)
+                m_out += ',';
+            first = false;
+            m_out += l.first;
+            m_out += "=\"";
+            m_out += escapeLabelValue(l.second);
+            m_out += '"';
+        }
         for (const auto &l : labels) {
             if (!first)
                 m_out += ',';

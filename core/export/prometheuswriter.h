@@ -51,6 +51,10 @@ public:
     /** The whole exposition (OpenMetrics: ends with "# EOF"). The writer is spent afterwards. */
     QByteArray finish();
 
+    /** Labels written first on every sample line from now on (a fleet target's labels from its
+     *  targets file): names as Prometheus allows them, not one of the families' own. */
+    void setConstantLabels(const QVector<QPair<QByteArray, QString>> &labels) { m_constant = labels; }
+
     /** Sample lines written so far (a histogram series counts its buckets, _sum and _count). */
     int sampleCount() const { return m_samples; }
 
@@ -68,6 +72,7 @@ private:
     QByteArray m_name; ///< current family name (text-format spelling)
     Type m_type = Type::Gauge;
     int m_samples = 0;
+    QVector<QPair<QByteArray, QString>> m_constant;
 };
 
 } // namespace lockscope

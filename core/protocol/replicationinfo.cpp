@@ -10,8 +10,9 @@ QJsonObject ReplicationInfo::Replica::toJson(qint64 masterOffset) const
     QJsonObject o{{QStringLiteral("replica"), address},
                   {QStringLiteral("state"), state},
                   {QStringLiteral("offset"), offset},
-                  {QStringLiteral("lag_bytes"), masterOffset >= 0 && offset >= 0 ? qMax<qint64>(0, masterOffset - offset)
-                                                                                   : QJsonValue(QJsonValue::Null)}};
+                  {QStringLiteral("lag_bytes"), masterOffset >= 0 && offset >= 0
+                                                    ? qMax<qint64>(0, masterOffset - offset)
+                                                    : QJsonValue(QJsonValue::Null)}};
     o.insert(QStringLiteral("lag_seconds"), lagS >= 0 ? QJsonValue(lagS) : QJsonValue(QJsonValue::Null));
     return o;
 }

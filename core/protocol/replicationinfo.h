@@ -18,10 +18,10 @@ namespace lockscope
  */
 struct ReplicationInfo {
     struct Replica {
-        QString address;     ///< "ip:port" as the master reports it
-        QString state;       ///< online, wait_bgsave, send_bulk, ...
-        qint64 offset = -1;  ///< acknowledged replication offset (bytes)
-        qint64 lagS = -1;    ///< seconds since its last acknowledgement; -1 when not reported
+        QString address;    ///< "ip:port" as the master reports it
+        QString state;      ///< online, wait_bgsave, send_bulk, ...
+        qint64 offset = -1; ///< acknowledged replication offset (bytes)
+        qint64 lagS = -1;   ///< seconds since its last acknowledgement; -1 when not reported
         QJsonObject toJson(qint64 masterOffset) const;
     };
 

@@ -114,11 +114,13 @@ bool TestReplication::startReplicated(RedisServerProcess &master,
             return false;
         }
         SyncClient c(replicas.back()->endpoint());
-        if (!c.open() ||
-            c.cmd({"REPLICAOF", "127.0.0.1", QByteArray::number(master.port())}).isError())
+        if (!c.open() || c.cmd({"REPLICAOF", "127.0.0.1", QByteArray::number(master.port())}).isError())
             return false;
         const bool linked = QTest::qWaitFor(
-            [&c] { return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up"); }, 15000);
+            [&c] {
+                return c.cmd({"INFO", "replication"}).toByteArray().contains("master_link_status:up");
+            },
+            15000);
         if (!linked) {
             qWarning("replica %d did not link", i);
             return false;
@@ -135,7 +137,8 @@ QString TestReplication::serve(std::unique_ptr<Reader> &process, const QString &
     (void)QTest::qWaitFor(
         [&] {
             process->process.waitForReadyRead(100);
-            const QRegularExpressionMatch m = servedAt.match(QString::fromUtf8(process->process.readAllStandardError()));
+            const QRegularExpressionMatch m =
+                servedAt.match(QString::fromUtf8(process->process.readAllStandardError()));
             if (m.hasMatch())
                 at = m.captured(1);
             return !at.isEmpty();
