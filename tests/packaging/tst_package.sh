@@ -120,6 +120,19 @@ for f in usr/share/lockscope/grafana/lockscope-dashboard.json $examples/lockscop
          $examples/lockscope-passwords.example.json; do
     python3 -m json.tool "$root/$f" >/dev/null || fail "$f is not valid JSON"
 done
+# Every panel follows the $instance selection (one Redis of a fleet, or several) and names no job
+# (the fleet job is lockscope-targets, a single exporter's is whatever the user called it).
+python3 - "$root/usr/share/lockscope/grafana/lockscope-dashboard.json" <<'PY' || fail "dashboard queries"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [f"panel {p.get('id')} ({p.get('title')}): {t.get('expr')}" for p in d["panels"] for t in p.get("targets", [])
+       if 'instance=~"$instance"' not in t.get("expr", "") or "job=" in t.get("expr", "")]
+var = {v["name"]: v for v in d["templating"]["list"]}.get("instance", {})
+if not (var.get("multi") and var.get("includeAll")):
+    bad.append("the instance variable is not multi-select with All")
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 for u in $unit $fleet; do
     if command -v systemd-analyze >/dev/null; then
         # Only complaints about the unit itself count (the binary is not installed on this host).
