@@ -8,7 +8,8 @@
 #   - appstreamcli and desktop-file-validate accept the metainfo and the desktop entry,
 #   - the bash, zsh and fish completions parse,
 #   - the documentation and screenshots are installed and their relative links resolve there,
-#   - the exporter's unit (systemd-analyze verify, hardening), alert rules (promtool) and dashboard are in,
+#   - the exporter's units, one Redis and fleet (systemd-analyze verify, hardening), alert rules and the
+#     fleet scrape config (promtool), the examples and the dashboard are in,
 #   - apt would install it (dependencies resolvable: apt-get --simulate).
 # Usage: tst_package.sh BUILD_DIR
 set -euo pipefail
@@ -99,27 +100,57 @@ done)
 echo "$(find "$doc" -name '*.md' | wc -l) pages, $(find "$doc" -name '*.png' | wc -l) images"
 
 echo "== exporter files (lockscope-cli serve)"
-for f in lib/systemd/system/lockscope-exporter.service usr/share/lockscope/prometheus/lockscope-alerts.yml \
-         usr/share/lockscope/prometheus/lockscope-alerts.test.yml \
-         usr/share/lockscope/grafana/lockscope-dashboard.json usr/share/doc/lockscope/examples/lockscope-exporter.env; do
+prom=usr/share/lockscope/prometheus examples=usr/share/doc/lockscope/examples
+unit=lib/systemd/system/lockscope-exporter.service fleet=lib/systemd/system/lockscope-exporter-fleet.service
+for f in $unit $fleet $prom/lockscope-alerts.yml $prom/lockscope-alerts.test.yml $prom/prometheus-fleet.yml \
+         usr/share/lockscope/grafana/lockscope-dashboard.json $examples/lockscope-exporter.env \
+         $examples/lockscope-targets.example.json $examples/lockscope-passwords.example.json; do
     [ -e "$root/$f" ] || fail "$f is not in the package"
 done
 if command -v promtool >/dev/null; then
-    promtool check rules "$root/usr/share/lockscope/prometheus/lockscope-alerts.yml" || fail "promtool check rules"
-    promtool test rules "$root/usr/share/lockscope/prometheus/lockscope-alerts.test.yml" || fail "promtool test rules"
+    promtool check rules "$root/$prom/lockscope-alerts.yml" || fail "promtool check rules"
+    promtool test rules "$root/$prom/lockscope-alerts.test.yml" || fail "promtool test rules"
+    # The fleet config as installed, with its targets file replaced by the installed example (promtool
+    # also parses file_sd files): the rules path it names is the installed one.
+    sed "s#/etc/lockscope/targets.json#$root/$examples/lockscope-targets.example.json#; s#/usr/share/lockscope/prometheus/#$root/$prom/#" \
+        "$root/$prom/prometheus-fleet.yml" >"$work/prometheus-fleet.yml"
+    promtool check config "$work/prometheus-fleet.yml" || fail "promtool check config prometheus-fleet.yml"
 fi
-python3 -m json.tool "$root/usr/share/lockscope/grafana/lockscope-dashboard.json" >/dev/null || fail "dashboard JSON"
-if command -v systemd-analyze >/dev/null; then
-    # Only complaints about the unit itself count (the binary is not installed on this host).
-    out=$(systemd-analyze verify "$root/lib/systemd/system/lockscope-exporter.service" 2>&1 \
-          | grep -v -e 'is not executable' -e "Command 'man " || true)
-    [ -z "$out" ] || fail "systemd-analyze verify: $out"
-fi
-grep -q '^DynamicUser=yes' "$root/lib/systemd/system/lockscope-exporter.service" || fail "unit without DynamicUser"
-grep -q '^ProtectSystem=strict' "$root/lib/systemd/system/lockscope-exporter.service" || fail "unit without ProtectSystem=strict"
-if grep -E '^ExecStart=.*(--url|redis://|PASSWORD)' "$root/lib/systemd/system/lockscope-exporter.service"; then
-    fail "the unit's command line carries connection details (they belong in the EnvironmentFile)"
-fi
+for f in usr/share/lockscope/grafana/lockscope-dashboard.json $examples/lockscope-targets.example.json \
+         $examples/lockscope-passwords.example.json; do
+    python3 -m json.tool "$root/$f" >/dev/null || fail "$f is not valid JSON"
+done
+# Every panel follows the $instance selection (one Redis of a fleet, or several) and names no job
+# (the fleet job is lockscope-targets, a single exporter's is whatever the user called it).
+python3 - "$root/usr/share/lockscope/grafana/lockscope-dashboard.json" <<'PY' || fail "dashboard queries"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [f"panel {p.get('id')} ({p.get('title')}): {t.get('expr')}" for p in d["panels"] for t in p.get("targets", [])
+       if 'instance=~"$instance"' not in t.get("expr", "") or "job=" in t.get("expr", "")]
+var = {v["name"]: v for v in d["templating"]["list"]}.get("instance", {})
+if not (var.get("multi") and var.get("includeAll")):
+    bad.append("the instance variable is not multi-select with All")
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+for u in $unit $fleet; do
+    if command -v systemd-analyze >/dev/null; then
+        # Only complaints about the unit itself count (the binary is not installed on this host).
+        out=$(systemd-analyze verify "$root/$u" 2>&1 | grep -v -e 'is not executable' -e "Command 'man " || true)
+        [ -z "$out" ] || fail "systemd-analyze verify $u: $out"
+    fi
+    grep -q '^DynamicUser=yes' "$root/$u" || fail "$u without DynamicUser"
+    grep -q '^ProtectSystem=strict' "$root/$u" || fail "$u without ProtectSystem=strict"
+    if grep -E '^ExecStart=.*(--url|redis://|PASSWORD|--password )' "$root/$u"; then
+        fail "$u: the command line carries connection details (they belong in the EnvironmentFile or a credential)"
+    fi
+done
+# The fleet unit is hardened exactly as the single one, and reads the passwords as a credential
+# (a DynamicUser cannot read a root 0600 file).
+diff <(sed -n '/^# Hardening/,$p' "$root/$unit") <(sed -n '/^# Hardening/,$p' "$root/$fleet") \
+    || fail "$fleet is not hardened as $unit"
+grep -q '^LoadCredential=passwords.json:/etc/lockscope/passwords.json' "$root/$fleet" || fail "$fleet without LoadCredential"
+grep -q -- '--password-file ${CREDENTIALS_DIRECTORY}/passwords.json' "$root/$fleet" || fail "$fleet does not read the credential"
 
 echo "== completions parse"
 bash -n "$root/usr/share/bash-completion/completions/lockscope-cli"
