@@ -3,6 +3,7 @@
 #include "clicommandtable.h"
 #include "clioptions.h"
 #include "connectionoptions.h"
+#include "fleetrunner.h"
 #include "interruptnotifier.h"
 #include "redlockcommand.h"
 #include "servecommand.h"
@@ -127,6 +128,21 @@ bool LockScopeCli::start(const QStringList &arguments, int *exitCode)
     if (m_parser.isSet(QStringLiteral("holder")) && m_parser.value(QStringLiteral("holder")).trimmed().isEmpty())
         return usage(QStringLiteral("--holder needs a client id, <clientId>:<threadId> or thread id"));
 
+    if (m_parser.isSet(QStringLiteral("password-file")) && !m_parser.isSet(QStringLiteral("targets")))
+        return usage(QStringLiteral("--password-file goes with --targets (one server: --url and LOCKSCOPE_PASSWORD)"));
+    if (m_parser.isSet(QStringLiteral("targets")) && FleetRunner::kCommands.contains(command)) {
+        // Every target of the file: this command once per target, in child processes.
+        m_interrupts = new InterruptNotifier(this);
+        auto *runner =
+            new FleetRunner(QCoreApplication::arguments(), m_parser.isSet(QStringLiteral("json")), m_out, m_err, this);
+        connect(runner, &FleetRunner::finished, this, &LockScopeCli::finish);
+        connect(m_interrupts, &InterruptNotifier::interrupted, this, [this](int sig) { finish(128 + sig); });
+        QString error;
+        if (!runner->start(m_parser.value(QStringLiteral("targets")), m_parser.value(QStringLiteral("password-file")),
+                           &error))
+            return usage(error);
+        return true;
+    }
     m_interrupts = new InterruptNotifier(this); // SIGINT / SIGTERM / SIGHUP: 130 / 143 / 129 (every command below)
     // A closed output ends every command (141), but the exporter: its output is a log, not its answer.
     if (!entry->outputIsLog)

@@ -38,10 +38,11 @@ QList<QCommandLineOption> ServeCommand::options()
         {QStringLiteral("targets"),
          QStringLiteral("serve: watch every Redis of FILE (Prometheus file_sd JSON: [{\"targets\": [URL, ...], "
                         "\"labels\": {...}}]) and answer /scrape?target=URL for each; re-read on change and SIGHUP. "
-                        "/metrics then has the exporter's own metrics."),
+                        "/metrics then has the exporter's own metrics. list, doctor, clients: run against every "
+                        "target (4 at once), rows prefixed with the target, JSON with \"target\"."),
          QStringLiteral("FILE")},
         {QStringLiteral("password-file"),
-         QStringLiteral("serve --targets: passwords by target, JSON {\"redis://host:port\": \"password\"} "
+         QStringLiteral("with --targets: passwords by target, JSON {\"redis://host:port\": \"password\"} "
                         "(redis_exporter's format); the file must be readable by its owner only."),
          QStringLiteral("FILE")},
     };

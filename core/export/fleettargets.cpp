@@ -15,8 +15,8 @@
 namespace lockscope
 {
 
-const QVector<QByteArray> FleetTargets::kReservedLabels = {"group", "type",    "code",  "severity", "lock", "kind",
-                                                           "mode",  "version", "master", "replica", "le",   "reason"};
+const QVector<QByteArray> FleetTargets::kReservedLabels = {"group", "type",    "code",   "severity", "lock", "kind",
+                                                           "mode",  "version", "master", "replica",  "le",   "reason"};
 
 namespace
 {
@@ -89,7 +89,8 @@ bool FleetTargets::loadTargets(const QString &path, QVector<Target> *targets, QS
         for (const QJsonValue &t : group.value(QStringLiteral("targets")).toArray()) {
             const QString uri = t.toString().trimmed();
             if (!t.isString() || uri.isEmpty()) {
-                *error = QStringLiteral("targets file %1: entry %2: every target is a URL string").arg(path).arg(groupIndex);
+                *error =
+                    QStringLiteral("targets file %1: entry %2: every target is a URL string").arg(path).arg(groupIndex);
                 return false;
             }
             QString urlError;
@@ -139,8 +140,8 @@ bool FleetTargets::loadPasswords(const QString &path, QHash<QString, QString> *p
     if (!readJson(path, &doc, error, "password file"))
         return false;
     if (!doc.isObject()) {
-        *error = QStringLiteral("password file %1: expected a JSON object {\"redis://host:6379\": \"password\"}")
-                     .arg(path);
+        *error =
+            QStringLiteral("password file %1: expected a JSON object {\"redis://host:6379\": \"password\"}").arg(path);
         return false;
     }
     QHash<QString, QString> out;

@@ -29,7 +29,7 @@ _lockscope_cli()
     case $prev in
         --url|--servers)
             COMPREPLY=($(compgen -W "redis:// rediss:// unix:// redis-sentinel://" -- "$cur")); compopt -o nospace; return ;;
-        --tls-ca|--tls-cert|--tls-key|--out|--audit-log|--scenario-file|--web-config)
+        --tls-ca|--tls-cert|--tls-key|--out|--audit-log|--scenario-file|--web-config|--targets|--password-file)
             _filedir; return ;;
         --out-dir)
             _filedir -d; return ;;
@@ -48,7 +48,7 @@ _lockscope_cli()
     local i command="" arg_index=0
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            --url|--user|--tls-ca|--tls-cert|--tls-key|--tls-server-name|--pattern|--lease-ms|--hold-ms|--wait-ms|--thread-id|--kind|--ttl-ms|--duration-ms|--out|--out-dir|--audit-log|--observe-ms|--poll-budget|--watchdog-threshold-ms|--waiter-threshold-ms|--silent-holder-threshold-ms|--replication-threshold-ms|--identify-ms|--client-list-budget|--servers|--scenario-file|--pace-ms|--holder|--listen|--group|--max-groups|--max-named-findings|--web-config)
+            --url|--user|--tls-ca|--tls-cert|--tls-key|--tls-server-name|--pattern|--lease-ms|--hold-ms|--wait-ms|--thread-id|--kind|--ttl-ms|--duration-ms|--out|--out-dir|--audit-log|--observe-ms|--poll-budget|--watchdog-threshold-ms|--waiter-threshold-ms|--silent-holder-threshold-ms|--replication-threshold-ms|--identify-ms|--client-list-budget|--servers|--scenario-file|--pace-ms|--holder|--listen|--group|--max-groups|--max-named-findings|--web-config|--targets|--password-file)
                 ((i++)) ;;
             -*) ;;
             *)

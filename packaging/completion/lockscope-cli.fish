@@ -74,6 +74,8 @@ complete -c lockscope-cli -l watchdog-threshold-ms -x -d 'doctor: watchdog thres
 complete -c lockscope-cli -l waiter-threshold-ms -x -d 'doctor: waiter threshold'
 complete -c lockscope-cli -l silent-holder-threshold-ms -x -d 'doctor: silent holder threshold'
 complete -c lockscope-cli -l replication-threshold-ms -x -d 'doctor, serve: not_replicated critical after N ms'
+complete -c lockscope-cli -l targets -r -F -d 'serve, list, doctor, clients: every Redis of a file_sd file'
+complete -c lockscope-cli -l password-file -r -F -d 'with --targets: passwords by target'
 complete -c lockscope-cli -l demo -d 'use the embedded demo'
 complete -c lockscope-cli -l servers -x -d 'redlock servers'
 complete -c lockscope-cli -l listen -x -a '127.0.0.1:9464 0.0.0.0:9464 :9464' -d 'serve: HOST:PORT for /metrics'

@@ -47,6 +47,7 @@ private slots:
     void cleanupTestCase();
     void oneExporterForEveryTarget();
     void passwordFileOthersCanReadIsRefused();
+    void doctorAndListAcrossTargets();
 
 private:
     std::unique_ptr<Reader> cli(const QStringList &args);
@@ -91,7 +92,8 @@ Reply TestFleet::get(const QString &url)
 Reply TestFleet::scrape(const QString &at, const QString &target)
 {
     // URL-encoded, as Prometheus sends it (the target's "://" and ":" included).
-    return get(QStringLiteral("http://%1/scrape?target=%2").arg(at, QString::fromLatin1(QUrl::toPercentEncoding(target))));
+    return get(
+        QStringLiteral("http://%1/scrape?target=%2").arg(at, QString::fromLatin1(QUrl::toPercentEncoding(target))));
 }
 
 double TestFleet::sample(const QByteArray &metrics, const QByteArray &series)
@@ -191,8 +193,8 @@ void TestFleet::oneExporterForEveryTarget()
     auto upOf = [&](const QString &target, const QByteArray &env) {
         return sample(scrape(at, target).body, "lockscope_up{env=\"" + env + "\"}");
     };
-    QVERIFY(QTest::qWaitFor([&] { return upOf(m_plain.url(), "prod") == 1 && upOf(m_secured.url(), "prod") == 1; },
-                            10000));
+    QVERIFY(
+        QTest::qWaitFor([&] { return upOf(m_plain.url(), "prod") == 1 && upOf(m_secured.url(), "prod") == 1; }, 10000));
     QTRY_VERIFY_WITH_TIMEOUT(
         sample(scrape(at, m_plain.url()).body, "lockscope_held_locks{env=\"prod\",group=\"plain-lock\"}") == 1, 5000);
     QTRY_VERIFY_WITH_TIMEOUT(
@@ -237,9 +239,9 @@ void TestFleet::oneExporterForEveryTarget()
     QTRY_COMPARE_WITH_TIMEOUT(scrape(at, m_plain.url()).status, 200, 5000);
     QTRY_COMPARE_WITH_TIMEOUT(scrape(at, missing).status, 403, 5000);
     QCOMPARE(serve->process.state(), QProcess::Running);
-    QTRY_VERIFY_WITH_TIMEOUT(sample(get(QStringLiteral("http://%1/metrics").arg(at)).body,
-                                    "lockscope_exporter_target_reloads_total") >= 1,
-                             5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        sample(get(QStringLiteral("http://%1/metrics").arg(at)).body, "lockscope_exporter_target_reloads_total") >= 1,
+        5000);
 
     // No password anywhere: scrapes, the exporter's own metrics, its log.
     serve->process.terminate();
@@ -266,16 +268,62 @@ void TestFleet::passwordFileOthersCanReadIsRefused()
     QVERIFY2(err.contains("can be read by others") && err.contains("chmod 600"), err.constData());
     QVERIFY(!err.contains(kPassword));
     // A target with a password in its URL is refused too (the targets file is no secret).
-    QVERIFY(writeJson(targets, targetsDoc({QStringLiteral("redis://:%1@127.0.0.1:%2")
-                                               .arg(QString::fromLatin1(kPassword))
-                                               .arg(m_secured.port())},
-                                          {})));
+    QVERIFY(writeJson(
+        targets,
+        targetsDoc(
+            {QStringLiteral("redis://:%1@127.0.0.1:%2").arg(QString::fromLatin1(kPassword)).arg(m_secured.port())},
+            {})));
     auto again = cli({QStringLiteral("serve"), QStringLiteral("--targets"), targets, QStringLiteral("--listen"),
                       QStringLiteral("127.0.0.1:0")});
     QVERIFY(again->process.waitForFinished(10000));
     QCOMPARE(again->process.exitCode(), 1);
     const QByteArray err2 = again->process.readAllStandardError();
     QVERIFY2(err2.contains("password in its URL") && !err2.contains(kPassword), err2.constData());
+}
+
+void TestFleet::doctorAndListAcrossTargets()
+{
+    // A lock without TTL on the plain server (no_ttl), the secured one fine, one target missing.
+    {
+        SyncClient c(m_plain.endpoint());
+        QVERIFY(c.open());
+        QVERIFY(!c.cmd({"HSET", "forever", "5d3c1a2e-9f8b-4e7d-a6c5-b4a392817f60:1", "1"}).isError());
+    }
+    const QString missing = QStringLiteral("redis://127.0.0.1:%1").arg(RedisServerProcess::freePort());
+    const QString targets = m_dir.filePath(QStringLiteral("targets3.json"));
+    const QString passwords = m_dir.filePath(QStringLiteral("passwords3.json"));
+    QVERIFY(writeJson(targets, targetsDoc({m_plain.url(), m_secured.url()}, {missing})));
+    QVERIFY(writeJson(passwords, QJsonDocument(QJsonObject{{m_secured.url(), QString::fromLatin1(kPassword)}})));
+    QVERIFY(QFile::setPermissions(passwords, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    auto doctor = cli({QStringLiteral("doctor"), QStringLiteral("--targets"), targets,
+                       QStringLiteral("--password-file"), passwords, QStringLiteral("--json")});
+    QVERIFY(doctor->process.waitForFinished(60000));
+    const QByteArray out = doctor->process.readAllStandardOutput();
+    const QByteArray err = doctor->process.readAllStandardError();
+    QCOMPARE(doctor->process.exitCode(), 2); // a target unreachable is the worst outcome here
+    bool noTtl = false;
+    for (const QByteArray &line : out.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.value(QStringLiteral("code")).toString() == QLatin1String("no_ttl"))
+            noTtl = o.value(QStringLiteral("target")).toString() == m_plain.url();
+    }
+    QVERIFY2(noTtl, out.constData());
+    QVERIFY2(err.contains("unreachable: " + missing.toUtf8()), err.constData());
+    QVERIFY(!out.contains(kPassword) && !err.contains(kPassword));
+    // Without the missing one: the finding decides (4).
+    QVERIFY(writeJson(targets, targetsDoc({m_plain.url(), m_secured.url()}, {})));
+    auto again = cli(
+        {QStringLiteral("doctor"), QStringLiteral("--targets"), targets, QStringLiteral("--password-file"), passwords});
+    QVERIFY(again->process.waitForFinished(60000));
+    QCOMPARE(again->process.exitCode(), 4);
+    // list: each row prefixed with its target.
+    auto list = cli(
+        {QStringLiteral("list"), QStringLiteral("--targets"), targets, QStringLiteral("--password-file"), passwords});
+    QVERIFY(list->process.waitForFinished(60000));
+    QCOMPARE(list->process.exitCode(), 0);
+    const QString rows = QString::fromUtf8(list->process.readAllStandardOutput());
+    QVERIFY2(rows.contains(m_plain.url() + QLatin1String("  forever")), qPrintable(rows));
+    QVERIFY2(rows.contains(m_secured.url() + QLatin1String("  ")), qPrintable(rows));
 }
 
 QTEST_GUILESS_MAIN(TestFleet)

@@ -1,0 +1,144 @@
+#include "fleetrunner.h"
+
+#include "clicommand.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+
+namespace lockscope
+{
+
+const QStringList FleetRunner::kCommands = {QStringLiteral("list"), QStringLiteral("doctor"), QStringLiteral("clients")};
+
+namespace
+{
+/** Worse first: usage, unreachable, a finding, refused, fine. */
+int rank(int code)
+{
+    switch (code) {
+    case CliCommand::Usage:
+        return 5;
+    case CliCommand::ServerError:
+        return 4;
+    case CliCommand::ProblemsFound:
+        return 3;
+    case CliCommand::Refused:
+        return 2;
+    case CliCommand::Ok:
+        return 0;
+    default:
+        return 1; // ended by a signal (128 + n)
+    }
+}
+} // namespace
+
+FleetRunner::FleetRunner(const QStringList &arguments, bool json, QTextStream &out, QTextStream &err, QObject *parent)
+    : QObject(parent), m_arguments(arguments), m_json(json), m_out(out), m_err(err)
+{
+}
+
+bool FleetRunner::start(const QString &targetsPath, const QString &passwordPath, QString *error)
+{
+    if (!FleetTargets::loadTargets(targetsPath, &m_targets, error))
+        return false;
+    if (!passwordPath.isEmpty() && !FleetTargets::loadPasswords(passwordPath, &m_passwords, error))
+        return false;
+    if (m_targets.isEmpty()) {
+        *error = QStringLiteral("targets file %1 lists no target").arg(targetsPath);
+        return false;
+    }
+    for (int i = 0; i < kParallel; ++i)
+        startNext();
+    return true;
+}
+
+QStringList FleetRunner::childArguments(const QString &target) const
+{
+    QStringList out{QStringLiteral("--url"), target};
+    static const QStringList dropped{QStringLiteral("--targets"), QStringLiteral("--password-file"),
+                                     QStringLiteral("--url")};
+    for (int i = 1; i < m_arguments.size(); ++i) {
+        const QString &a = m_arguments.at(i);
+        bool drop = false;
+        for (const QString &d : dropped) {
+            if (a == d) {
+                ++i; // and its value
+                drop = true;
+            } else if (a.startsWith(d + QLatin1Char('='))) {
+                drop = true;
+            }
+        }
+        if (!drop)
+            out << a;
+    }
+    return out;
+}
+
+void FleetRunner::startNext()
+{
+    if (m_next >= m_targets.size()) {
+        if (m_running == 0) {
+            if (!m_unreachable.isEmpty())
+                m_err << "lockscope-cli: unreachable: " << m_unreachable.join(QLatin1String(", ")) << '\n';
+            m_err << "lockscope-cli: " << m_targets.size() << " target(s), " << m_unreachable.size()
+                  << " unreachable\n";
+            m_err.flush();
+            emit finished(m_worst);
+        }
+        return;
+    }
+    const int index = m_next++;
+    const QString target = m_targets.at(index).uri;
+    auto *p = new QProcess(this);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("LOCKSCOPE_URL"));
+    env.remove(QStringLiteral("LOCKSCOPE_PASSWORD"));
+    if (m_passwords.contains(target))
+        env.insert(QStringLiteral("LOCKSCOPE_PASSWORD"), m_passwords.value(target));
+    p->setProcessEnvironment(env);
+    connect(p, &QProcess::finished, this, [this, index, p] { onFinished(index, p); });
+    connect(p, &QProcess::errorOccurred, this, [this, index, p](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            onFinished(index, p);
+    });
+    ++m_running;
+    p->start(QCoreApplication::applicationFilePath(), childArguments(target));
+}
+
+void FleetRunner::onFinished(int index, QProcess *p)
+{
+    const QString target = m_targets.at(index).uri;
+    const int code = p->exitStatus() == QProcess::NormalExit && p->error() != QProcess::FailedToStart
+                         ? p->exitCode()
+                         : CliCommand::ServerError;
+    for (const QByteArray &line : p->readAllStandardOutput().split('\n')) {
+        if (line.isEmpty())
+            continue;
+        if (m_json) {
+            QJsonObject o = QJsonDocument::fromJson(line).object();
+            if (!o.isEmpty()) {
+                o.insert(QStringLiteral("target"), target);
+                m_out << QJsonDocument(o).toJson(QJsonDocument::Compact);
+                continue;
+            }
+        }
+        m_out << target << "  " << QString::fromUtf8(line) << '\n';
+    }
+    for (const QByteArray &line : p->readAllStandardError().split('\n'))
+        if (!line.isEmpty())
+            m_err << target << ": " << QString::fromUtf8(line) << '\n';
+    m_out.flush();
+    m_err.flush();
+    if (code == CliCommand::ServerError)
+        m_unreachable << target;
+    if (rank(code) > rank(m_worst))
+        m_worst = code;
+    p->deleteLater();
+    --m_running;
+    startNext();
+}
+
+} // namespace lockscope
