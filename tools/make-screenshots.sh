@@ -12,7 +12,15 @@ cd "$(dirname "$0")/.."
 bin=${1:-build/bin}
 out=${2:-resources/screenshots}
 mkdir -p "$out"
-export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
+# Offscreen, on one 1440x900 screen at 96 dpi (the windows fit the screen they open on: a
+# laptop's, so the shots are readable in the docs at their size).
+screens=$(mktemp --suffix=.json)
+trap 'rm -f "$screens"' EXIT
+cat >"$screens" <<'JSON'
+{"synchronousWindowSystemEvents": false, "windowFrameMargins": false, "screens": [
+ {"name": "docs", "x": 0, "y": 0, "width": 1440, "height": 900, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
+JSON
+export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen:configfile=$screens}
 shot() { # shot FILE DELAY_MS ARGS...: one PNG, said when made
     local file=$1 delay=$2; shift 2
     "$bin/lockscope" "$@" --screenshot "$out/$file" --screenshot-delay-ms "$delay" >/dev/null 2>&1 \
