@@ -26,6 +26,13 @@
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QHash>
+#include <QJsonArray>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -1660,6 +1667,201 @@ std::unique_ptr<RedisServerProcess> startServer(const QString &notify)
     return server;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fleet: one `serve --targets` for many servers (issue 40)
+
+/** GET `url` (blocking, the event loop spins): HTTP status and body; `*ms` the time it took. */
+int httpGet(const QString &url, QByteArray *body, qint64 *ms)
+{
+    QNetworkAccessManager nam;
+    QElapsedTimer t;
+    t.start();
+    QNetworkReply *reply = nam.get(QNetworkRequest(QUrl(url)));
+    waitFor([reply] { return reply->isFinished(); }, 20000);
+    *ms = t.elapsed();
+    *body = reply->readAll();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    reply->deleteLater();
+    return status;
+}
+
+double metricValue(const QByteArray &metrics, const QByteArray &series)
+{
+    for (const QByteArray &line : metrics.split('\n'))
+        if (line.startsWith(series + ' '))
+            return line.mid(series.size() + 1).toDouble();
+    return -1;
+}
+
+struct FleetRun {
+    qint64 rssKb = -1;
+    double cpuPercent = -1;
+    double scrapeMedianMs = -1;
+    double scrapeMaxMs = -1;
+    double slowOthersMaxMs = -1; ///< the others' scrapes while one target sleeps (DEBUG SLEEP)
+    double sleptMs = -1;         ///< the sleeping target's own scrape
+    bool ok = false;
+};
+
+/** `targets` servers of `locksEach` locks under one serve --targets; scraped every `everyMs` for
+ *  `windowMs`. With `slow`, one target then runs DEBUG SLEEP 5 while all are scraped. */
+FleetRun runFleet(const Settings &s, int targets, int locksEach, qint64 everyMs, qint64 windowMs, bool slow)
+{
+    FleetRun out;
+    std::vector<std::unique_ptr<RedisServerProcess>> servers;
+    QJsonArray list;
+    for (int i = 0; i < targets; ++i) {
+        servers.push_back(startServer(QStringLiteral("KA")));
+        auto admin = connectTo(*servers.back(), "bench-admin");
+        seed(*admin, locksEach, 0);
+        list.append(servers.back()->url());
+    }
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("targets.json"));
+    {
+        QFile f(file);
+        if (!f.open(QIODevice::WriteOnly))
+            return out;
+        f.write(QJsonDocument(QJsonArray{QJsonObject{{QStringLiteral("targets"), list}}}).toJson());
+    }
+    QProcess serve;
+    serve.setProcessEnvironment(childEnvironment());
+    serve.start(binary(s, QStringLiteral("lockscope-cli")),
+                {QStringLiteral("serve"), QStringLiteral("--targets"), file, QStringLiteral("--listen"),
+                 QStringLiteral("127.0.0.1:0")});
+    QByteArray err;
+    QString at;
+    static const QRegularExpression servedAt(QStringLiteral("on http://(127\\.0\\.0\\.1:\\d+)/scrape"));
+    waitFor(
+        [&] {
+            err += serve.readAllStandardError();
+            const QRegularExpressionMatch m = servedAt.match(QString::fromUtf8(err));
+            if (m.hasMatch())
+                at = m.captured(1);
+            return !at.isEmpty() || serve.state() == QProcess::NotRunning;
+        },
+        30000);
+    if (at.isEmpty())
+        return out;
+    auto self = [&] {
+        QByteArray body;
+        qint64 ms = 0;
+        httpGet(QStringLiteral("http://%1/metrics").arg(at), &body, &ms);
+        return body;
+    };
+    auto scrapeOne = [&](const QString &target, QByteArray *body) {
+        qint64 ms = 0;
+        httpGet(QStringLiteral("http://%1/scrape?target=%2")
+                    .arg(at, QString::fromLatin1(QUrl::toPercentEncoding(target))),
+                body, &ms);
+        return ms;
+    };
+    // Every target up and its locks read.
+    const bool up = waitFor(
+        [&] {
+            sleepMs(500);
+            return metricValue(self(), "lockscope_exporter_targets_up") == targets;
+        },
+        120000);
+    if (!up)
+        return out;
+    waitFor(
+        [&] {
+            sleepMs(500);
+            QByteArray body;
+            scrapeOne(list.last().toString(), &body);
+            return body.contains("lockscope_held_locks");
+        },
+        60000);
+    sleepMs(2000); // the discovery passes end
+    const qint64 pid = serve.processId();
+    const double cpu0 = procCpuSeconds(pid);
+    QElapsedTimer window;
+    window.start();
+    QVector<double> times;
+    while (window.elapsed() < windowMs) {
+        QElapsedTimer round;
+        round.start();
+        for (const QJsonValue &t : list) {
+            QByteArray body;
+            times << double(scrapeOne(t.toString(), &body));
+        }
+        sleepMs(qMax<qint64>(0, everyMs - round.elapsed()));
+    }
+    const double cpu1 = procCpuSeconds(pid);
+    out.cpuPercent = 100.0 * (cpu1 - cpu0) / (window.elapsed() / 1000.0);
+    out.rssKb = procStatusKb(pid, "VmRSS");
+    std::sort(times.begin(), times.end());
+    out.scrapeMedianMs = times.isEmpty() ? -1 : times.at(times.size() / 2);
+    out.scrapeMaxMs = times.isEmpty() ? -1 : times.last();
+    if (slow) {
+        QProcess sleeper; // redis-cli: the bench's own connections must not block
+        sleeper.start(QStringLiteral("redis-cli"),
+                      {QStringLiteral("-p"), QString::number(servers.front()->port()), QStringLiteral("DEBUG"),
+                       QStringLiteral("SLEEP"), QStringLiteral("5")});
+        sleepMs(300);
+        QVector<double> others;
+        for (int i = 1; i < list.size(); ++i) {
+            QByteArray body;
+            others << double(scrapeOne(list.at(i).toString(), &body));
+        }
+        QByteArray body;
+        out.sleptMs = double(scrapeOne(list.first().toString(), &body));
+        std::sort(others.begin(), others.end());
+        out.slowOthersMaxMs = others.isEmpty() ? -1 : others.last();
+        waitFor([&] { return sleeper.state() == QProcess::NotRunning; }, 15000);
+    }
+    serve.terminate();
+    serve.waitForFinished(5000);
+    for (auto &server : servers)
+        server->stop();
+    out.ok = true;
+    return out;
+}
+
+void benchFleet(const Settings &s)
+{
+    const int targets = s.quick ? 3 : 50;
+    const int locksEach = s.quick ? 100 : 1000;
+    const qint64 everyMs = s.quick ? 2000 : 15000;
+    const qint64 windowMs = s.quick ? 4000 : 60000;
+    const FleetRun many = runFleet(s, targets, locksEach, everyMs, windowMs, true);
+    if (!many.ok) {
+        addRow(QStringLiteral("fleet: serve --targets"), QStringLiteral("did not start or come up"), QString(),
+               passFail(false), QString());
+        return;
+    }
+    addRow(QStringLiteral("fleet: %1 targets of %2 locks, RSS").arg(targets).arg(count(locksEach)), mb(many.rssKb),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("serve --targets, VmRSS after %1 of scrapes every %2").arg(secs(windowMs), secs(everyMs)));
+    addRow(QStringLiteral("fleet: %1 targets, CPU").arg(targets), QStringLiteral("%1 %").arg(many.cpuPercent, 0, 'f', 1),
+           QStringLiteral("-"), QStringLiteral("-"),
+           QStringLiteral("utime+stime of serve over the window (watching, doctor, INFO replication, scrapes)"));
+    addRow(QStringLiteral("fleet: scrape time"),
+           QStringLiteral("median %1, max %2").arg(ms(many.scrapeMedianMs), ms(many.scrapeMaxMs)), QStringLiteral("-"),
+           QStringLiteral("-"), QStringLiteral("/scrape?target= of each target, in turn"));
+    addRow(QStringLiteral("fleet: one target under DEBUG SLEEP 5"),
+           QStringLiteral("others max %1, the sleeping one %2").arg(ms(many.slowOthersMaxMs), ms(many.sleptMs)),
+           QStringLiteral("others < 1 s"), passFail(many.slowOthersMaxMs >= 0 && many.slowOthersMaxMs < 1000),
+           QStringLiteral("a blocked Redis delays no other target's scrape (non-blocking I/O, state rendered "
+                          "from what was read)"));
+    if (s.quick)
+        return;
+    // Memory per target: 2 targets of 20k locks against 2 of 1k.
+    const FleetRun small = runFleet(s, 2, 1000, 5000, 10000, false);
+    const FleetRun big = runFleet(s, 2, 20000, 5000, 10000, false);
+    if (small.ok && big.ok) {
+        addRow(QStringLiteral("fleet: memory per target, 1k and 20k locks"),
+               QStringLiteral("%1 per target at 1k (of %2 for %3), +%4 per target at 20k")
+                   .arg(mb((many.rssKb - small.rssKb) / qMax(1, targets - 2)), mb(many.rssKb))
+                   .arg(targets)
+                   .arg(mb((big.rssKb - small.rssKb) / 2)),
+               QStringLiteral("-"), QStringLiteral("-"),
+               QStringLiteral("VmRSS differences: %1 targets against 2, and 2 targets of 20k locks against 2 of 1k")
+                   .arg(targets));
+    }
+}
+
 void runAll(const Settings &s)
 {
     QElapsedTimer total;
@@ -1743,6 +1945,8 @@ void runAll(const Settings &s)
         benchIdentify(s, *server);
         server->stop();
     }
+    if (s.runs("fleet"))
+        benchFleet(s);
 
     printTable(QStringLiteral("lockscope-bench%1: %2 locks + %3 other keys, dashboard %4, %5 events/s for %6; total %7")
                    .arg(s.quick ? QStringLiteral(" --quick") : QString(), count(s.locks), count(s.otherKeys),
@@ -1786,8 +1990,8 @@ int main(int argc, char **argv)
         opt("bin-dir", "Where lockscope and lockscope-cli are (default: next to this program).", "DIR"),
         opt("node-dir", "tests/integration/node-redisson (bench.js, node_modules).", "DIR"),
         opt("only",
-            "Run only these sections, comma-separated: cli, engine, reads, dashboard, idle, events, clients, identify "
-            "(default: all).",
+            "Run only these sections, comma-separated: cli, engine, reads, dashboard, idle, events, clients, identify, "
+            "fleet (default: all).",
             "LIST"),
         opt("read-budget-us",
             "engine: server time per snapshot script call (default LockMonitor::kReadBudgetUs), "
@@ -1840,7 +2044,7 @@ int main(int argc, char **argv)
         s.only = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
         const QStringList known{QStringLiteral("cli"),       QStringLiteral("engine"),  QStringLiteral("reads"),
                                 QStringLiteral("dashboard"), QStringLiteral("idle"),    QStringLiteral("events"),
-                                QStringLiteral("clients"),   QStringLiteral("identify")};
+                                QStringLiteral("clients"),   QStringLiteral("identify"), QStringLiteral("fleet")};
         for (const QString &section : std::as_const(s.only))
             if (!known.contains(section)) {
                 std::fprintf(stderr, "lockscope-bench: unknown section '%s' in --only (known: %s)\n",
