@@ -12,6 +12,7 @@ void ExposureTracker::wrote(const QString &master, const QString &lock, qint64 s
     e.writeSteadyMs = steadyMs;
     e.writeSeen = true;
     e.offset = -1; // the offset of the next reading
+    m_pending.insert(lock);
 }
 
 void ExposureTracker::seen(const QString &master, const QString &lock, qint64 steadyMs, qint64 pttlMs)
@@ -21,6 +22,7 @@ void ExposureTracker::seen(const QString &master, const QString &lock, qint64 st
         it = m_locks.insert(lock, Exposure());
         it->master = master;
         it->writeSteadyMs = steadyMs;
+        m_pending.insert(lock);
     }
     it->leaseMs = qMax(it->leaseMs, pttlMs);
 }
@@ -28,11 +30,24 @@ void ExposureTracker::seen(const QString &master, const QString &lock, qint64 st
 void ExposureTracker::forget(const QString &lock)
 {
     m_locks.remove(lock);
+    m_pending.remove(lock);
+}
+
+QStringList ExposureTracker::exposed() const
+{
+    QStringList out;
+    for (const QString &name : m_pending) {
+        const auto it = m_locks.constFind(name);
+        if (it != m_locks.cend() && it->verdict == LockSnapshot::Replication::NotReplicated)
+            out << name;
+    }
+    return out;
 }
 
 void ExposureTracker::clear()
 {
     m_locks.clear();
+    m_pending.clear();
     m_masters.clear();
     m_lastWithReplicasMs.clear();
 }
@@ -116,9 +131,24 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
     m_masters.insert(master, info);
     if (!info.replicas.isEmpty())
         m_lastWithReplicasMs.insert(master, info.readAtSteadyMs);
-    for (auto it = m_locks.begin(); it != m_locks.end(); ++it)
-        if (it->master == master && judge(*it, info))
-            changed << it.key();
+    // Only what can change: a lock replicated with no write since stays replicated (200k locks
+    // must not cost 200k verdicts a second).
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        const auto e = m_locks.find(*it);
+        if (e == m_locks.end()) {
+            it = m_pending.erase(it);
+            continue;
+        }
+        if (e->master == master) {
+            if (judge(*e, info))
+                changed << e.key();
+            if (e->verdict == LockSnapshot::Replication::Replicated && e->offset >= 0) {
+                it = m_pending.erase(it);
+                continue;
+            }
+        }
+        ++it;
+    }
     return changed;
 }
 

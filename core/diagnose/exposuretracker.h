@@ -4,6 +4,7 @@
 #include "protocol/replicationinfo.h"
 
 #include <QHash>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -47,6 +48,8 @@ public:
     void seen(const QString &master, const QString &lock, qint64 steadyMs, qint64 pttlMs);
     /** `lock` is gone (released, expired, deleted). */
     void forget(const QString &lock);
+    /** The locks judged not replicated now. */
+    QStringList exposed() const;
     /** Forgets every lock and master (a new server: Sentinel or the workshop followed a failover). */
     void clear();
     /** A reading of `master`; returns the locks whose verdict (replicated or not, the replicas
@@ -79,6 +82,9 @@ private:
     static QString laggingText(const ReplicationInfo &info);
 
     QHash<QString, Exposure> m_locks;
+    /** Locks whose verdict may still change (a write not yet replicated, unknown, exposed):
+     *  what absorb() judges. */
+    QSet<QString> m_pending;
     QHash<QString, ReplicationInfo> m_masters;
     /** By master: the last reading that listed a replica (steady ms). None now: they disconnected,
      *  and what is written after that reading is on none of them. */

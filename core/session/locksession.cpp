@@ -296,8 +296,18 @@ QHash<QString, LockSnapshot> LockSession::locks() const
     QHash<QString, LockSnapshot> all = m_watcher->locks();
     if (m_options.oneShot)
         return all;
-    for (LockSnapshot &s : all)
-        s = handedOn(s);
+    if (m_stageTime) { // the workshop: a few locks, every one on the stage clock
+        for (LockSnapshot &s : all)
+            s = handedOn(s);
+        return all;
+    }
+    // The doctor needs the exposed ones (not_replicated); the rest stay shared with the watcher's
+    // (no copy of 200k snapshots every 2 s).
+    for (const QString &name : m_exposure->exposed()) {
+        const auto it = all.find(name);
+        if (it != all.end())
+            m_exposure->apply(it.value(), LockSnapshot::steadyNowMs());
+    }
     return all;
 }
 
@@ -384,14 +394,17 @@ void LockSession::pollReplication()
                 return; // a replica watched (read-only): it has no replicas of its own to judge
             QStringList changed = m_exposure->absorb(master, info);
             emit replicationRead(master, info);
-            const QHash<QString, LockSnapshot> all = m_watcher->locks();
-            // The exposed ones too: their exposure time goes on.
+            // The changed ones, and the exposed ones too: their exposure time goes on.
+            QSet<QString> names(changed.cbegin(), changed.cend());
+            for (const QString &name : m_exposure->exposed())
+                names.insert(name);
+            if (names.isEmpty())
+                return;
             QVector<LockSnapshot> out;
-            for (auto it = all.cbegin(); it != all.cend(); ++it) {
-                LockSnapshot s = handedOn(it.value());
-                if (changed.contains(it.key()) || s.replication == LockSnapshot::Replication::NotReplicated)
-                    out << s;
-            }
+            m_watcher->forEachLock([this, &names, &out](const LockSnapshot &s) {
+                if (names.contains(s.name))
+                    out << handedOn(s);
+            });
             if (!out.isEmpty())
                 emit locksUpdated(out, {});
         });
