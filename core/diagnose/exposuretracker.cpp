@@ -131,6 +131,8 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
     m_masters.insert(master, info);
     if (!info.replicas.isEmpty())
         m_lastWithReplicasMs.insert(master, info.readAtSteadyMs);
+    else if (!m_lastWithReplicasMs.contains(master))
+        return changed; // never had a replica: nothing to judge, apply() says so (no per-lock work)
     // Only what can change: a lock replicated with no write since stays replicated (200k locks
     // must not cost 200k verdicts a second).
     for (auto it = m_pending.begin(); it != m_pending.end();) {
@@ -162,6 +164,12 @@ void ExposureTracker::apply(LockSnapshot &s, qint64 nowSteadyMs) const
     s.replication = it->verdict;
     s.replicatedOn = it->replicatedOn;
     s.replicationNote = it->note;
+    const auto master = m_masters.constFind(it->master);
+    if (master != m_masters.cend() && master->replicas.isEmpty() && !m_lastWithReplicasMs.contains(it->master)) {
+        s.replication = LockSnapshot::Replication::Unknown;
+        s.replicatedOn.clear();
+        s.replicationNote = QStringLiteral("the master has no replica: a failover has nothing to promote");
+    }
     s.exposureLimitMs = it->leaseMs > 0 ? it->leaseMs / 3 : -1;
     if (it->verdict == LockSnapshot::Replication::NotReplicated) {
         s.exposedSinceSteadyMs = it->writeSteadyMs;
