@@ -5,8 +5,16 @@
 namespace lockscope
 {
 
+bool ExposureTracker::withoutReplicas(const QString &master) const
+{
+    const auto it = m_masters.constFind(master);
+    return it != m_masters.cend() && it->replicas.isEmpty() && !m_lastWithReplicasMs.contains(master);
+}
+
 void ExposureTracker::wrote(const QString &master, const QString &lock, qint64 steadyMs)
 {
+    if (withoutReplicas(master))
+        return;
     Exposure &e = m_locks[lock];
     e.master = master;
     e.writeSteadyMs = steadyMs;
@@ -17,6 +25,8 @@ void ExposureTracker::wrote(const QString &master, const QString &lock, qint64 s
 
 void ExposureTracker::seen(const QString &master, const QString &lock, qint64 steadyMs, qint64 pttlMs)
 {
+    if (withoutReplicas(master))
+        return;
     auto it = m_locks.find(lock);
     if (it == m_locks.end()) {
         it = m_locks.insert(lock, Exposure());
@@ -131,8 +141,19 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
     m_masters.insert(master, info);
     if (!info.replicas.isEmpty())
         m_lastWithReplicasMs.insert(master, info.readAtSteadyMs);
-    else if (!m_lastWithReplicasMs.contains(master))
-        return changed; // never had a replica: nothing to judge, apply() says so (no per-lock work)
+    else if (!m_lastWithReplicasMs.contains(master)) {
+        // Never had a replica: nothing to judge, nothing to keep (200k locks cost nothing here);
+        // apply() says "no replica" for its locks.
+        for (auto it = m_locks.begin(); it != m_locks.end();) {
+            if (it->master == master) {
+                m_pending.remove(it.key());
+                it = m_locks.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        return changed;
+    }
     // Only what can change: a lock replicated with no write since stays replicated (200k locks
     // must not cost 200k verdicts a second).
     for (auto it = m_pending.begin(); it != m_pending.end();) {
@@ -154,8 +175,13 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
     return changed;
 }
 
-void ExposureTracker::apply(LockSnapshot &s, qint64 nowSteadyMs) const
+void ExposureTracker::apply(LockSnapshot &s, const QString &master, qint64 nowSteadyMs) const
 {
+    if (withoutReplicas(master)) {
+        s.replication = LockSnapshot::Replication::Unknown;
+        s.replicationNote = QStringLiteral("the master has no replica: a failover has nothing to promote");
+        return;
+    }
     const auto it = m_locks.constFind(s.name);
     if (it == m_locks.cend() || !s.exists) {
         s.replication = LockSnapshot::Replication::Unknown;
@@ -164,12 +190,6 @@ void ExposureTracker::apply(LockSnapshot &s, qint64 nowSteadyMs) const
     s.replication = it->verdict;
     s.replicatedOn = it->replicatedOn;
     s.replicationNote = it->note;
-    const auto master = m_masters.constFind(it->master);
-    if (master != m_masters.cend() && master->replicas.isEmpty() && !m_lastWithReplicasMs.contains(it->master)) {
-        s.replication = LockSnapshot::Replication::Unknown;
-        s.replicatedOn.clear();
-        s.replicationNote = QStringLiteral("the master has no replica: a failover has nothing to promote");
-    }
     s.exposureLimitMs = it->leaseMs > 0 ? it->leaseMs / 3 : -1;
     if (it->verdict == LockSnapshot::Replication::NotReplicated) {
         s.exposedSinceSteadyMs = it->writeSteadyMs;

@@ -61,9 +61,9 @@ public:
     QStringList masters() const { return m_masters.keys(); }
 
     /** Fills `s`'s replication fields (replication, replicatedOn, exposedMs, exposureLimitMs,
-     *  replicationNote)
+     *  replicationNote); `master` serves it (a master without replicas: Unknown, "no replica")
      *  from the verdict on its lock, as of `nowSteadyMs`. Untracked: Unknown, no note. */
-    void apply(LockSnapshot &s, qint64 nowSteadyMs) const;
+    void apply(LockSnapshot &s, const QString &master, qint64 nowSteadyMs) const;
 
 private:
     struct Exposure {
@@ -80,6 +80,8 @@ private:
     /** Recomputes one lock's verdict from its master's reading; true when it changed. */
     bool judge(Exposure &e, const ReplicationInfo &info) const;
     static QString laggingText(const ReplicationInfo &info);
+    /** `master` was read and has never had a replica: its locks are not tracked. */
+    bool withoutReplicas(const QString &master) const;
 
     QHash<QString, Exposure> m_locks;
     /** Locks whose verdict may still change (a write not yet replicated, unknown, exposed):

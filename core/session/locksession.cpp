@@ -287,7 +287,7 @@ LockSnapshot LockSession::handedOn(LockSnapshot s) const
 {
     if (m_stageTime)
         s = m_stageTime->mapped(s);
-    m_exposure->apply(s, LockSnapshot::steadyNowMs());
+    m_exposure->apply(s, topology().masterForKey(RedisBytes::toBytes(s.name)), LockSnapshot::steadyNowMs());
     return s;
 }
 
@@ -306,7 +306,8 @@ QHash<QString, LockSnapshot> LockSession::locks() const
     for (const QString &name : m_exposure->exposed()) {
         const auto it = all.find(name);
         if (it != all.end())
-            m_exposure->apply(it.value(), LockSnapshot::steadyNowMs());
+            m_exposure->apply(it.value(), topology().masterForKey(RedisBytes::toBytes(name)),
+                              LockSnapshot::steadyNowMs());
     }
     return all;
 }
@@ -426,10 +427,10 @@ void LockSession::judgeReplication(QVector<LockSnapshot> locks, std::function<vo
         int pending = 0;
         bool again = false; // some master's replicas have not reached its offset yet
     };
-    auto finish = [tracker, locks, done]() mutable {
+    auto finish = [this, tracker, locks, done]() mutable {
         const qint64 at = LockSnapshot::steadyNowMs();
         for (LockSnapshot &s : locks)
-            tracker->apply(s, at);
+            tracker->apply(s, topology().masterForKey(RedisBytes::toBytes(s.name)), at);
         done(locks);
     };
     // One reading of every master; `then(again)` after the last answer.
@@ -663,12 +664,13 @@ void LockSession::attachWatcher(LockWatcher *watcher)
                 out.reserve(changed.size());
                 for (const LockSnapshot &s : changed) {
                     const LockSnapshot staged = m_stageTime ? m_stageTime->mapped(s) : s;
+                    const QString master = topology().masterForKey(RedisBytes::toBytes(s.name));
                     if (staged.isHeld())
-                        m_exposure->seen(topology().masterForKey(RedisBytes::toBytes(s.name)), s.name, now, s.pttlMs);
+                        m_exposure->seen(master, s.name, now, s.pttlMs);
                     else
                         m_exposure->forget(s.name);
                     out << staged;
-                    m_exposure->apply(out.last(), now);
+                    m_exposure->apply(out.last(), master, now);
                 }
                 m_doctorLoop->observe(out, removed);
                 emit locksUpdated(out, removed);
