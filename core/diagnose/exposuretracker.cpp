@@ -5,22 +5,34 @@
 namespace lockscope
 {
 
+bool ExposureTracker::withoutReplicas(const QString &master) const
+{
+    const auto it = m_masters.constFind(master);
+    return it != m_masters.cend() && it->replicas.isEmpty() && !m_lastWithReplicasMs.contains(master);
+}
+
 void ExposureTracker::wrote(const QString &master, const QString &lock, qint64 steadyMs)
 {
+    if (withoutReplicas(master))
+        return;
     Exposure &e = m_locks[lock];
     e.master = master;
     e.writeSteadyMs = steadyMs;
     e.writeSeen = true;
     e.offset = -1; // the offset of the next reading
+    m_pending.insert(lock);
 }
 
 void ExposureTracker::seen(const QString &master, const QString &lock, qint64 steadyMs, qint64 pttlMs)
 {
+    if (withoutReplicas(master))
+        return;
     auto it = m_locks.find(lock);
     if (it == m_locks.end()) {
         it = m_locks.insert(lock, Exposure());
         it->master = master;
         it->writeSteadyMs = steadyMs;
+        m_pending.insert(lock);
     }
     it->leaseMs = qMax(it->leaseMs, pttlMs);
 }
@@ -28,11 +40,24 @@ void ExposureTracker::seen(const QString &master, const QString &lock, qint64 st
 void ExposureTracker::forget(const QString &lock)
 {
     m_locks.remove(lock);
+    m_pending.remove(lock);
+}
+
+QStringList ExposureTracker::exposed() const
+{
+    QStringList out;
+    for (const QString &name : m_pending) {
+        const auto it = m_locks.constFind(name);
+        if (it != m_locks.cend() && it->verdict == LockSnapshot::Replication::NotReplicated)
+            out << name;
+    }
+    return out;
 }
 
 void ExposureTracker::clear()
 {
     m_locks.clear();
+    m_pending.clear();
     m_masters.clear();
     m_lastWithReplicasMs.clear();
 }
@@ -116,14 +141,47 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
     m_masters.insert(master, info);
     if (!info.replicas.isEmpty())
         m_lastWithReplicasMs.insert(master, info.readAtSteadyMs);
-    for (auto it = m_locks.begin(); it != m_locks.end(); ++it)
-        if (it->master == master && judge(*it, info))
-            changed << it.key();
+    else if (!m_lastWithReplicasMs.contains(master)) {
+        // Never had a replica: nothing to judge, nothing to keep (200k locks cost nothing here);
+        // apply() says "no replica" for its locks.
+        for (auto it = m_locks.begin(); it != m_locks.end();) {
+            if (it->master == master) {
+                m_pending.remove(it.key());
+                it = m_locks.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        return changed;
+    }
+    // Only what can change: a lock replicated with no write since stays replicated (200k locks
+    // must not cost 200k verdicts a second).
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        const auto e = m_locks.find(*it);
+        if (e == m_locks.end()) {
+            it = m_pending.erase(it);
+            continue;
+        }
+        if (e->master == master) {
+            if (judge(*e, info))
+                changed << e.key();
+            if (e->verdict == LockSnapshot::Replication::Replicated && e->offset >= 0) {
+                it = m_pending.erase(it);
+                continue;
+            }
+        }
+        ++it;
+    }
     return changed;
 }
 
-void ExposureTracker::apply(LockSnapshot &s, qint64 nowSteadyMs) const
+void ExposureTracker::apply(LockSnapshot &s, const QString &master, qint64 nowSteadyMs) const
 {
+    if (withoutReplicas(master)) {
+        s.replication = LockSnapshot::Replication::Unknown;
+        s.replicationNote = QStringLiteral("the master has no replica: a failover has nothing to promote");
+        return;
+    }
     const auto it = m_locks.constFind(s.name);
     if (it == m_locks.cend() || !s.exists) {
         s.replication = LockSnapshot::Replication::Unknown;

@@ -4,6 +4,7 @@
 #include "protocol/replicationinfo.h"
 
 #include <QHash>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -47,6 +48,8 @@ public:
     void seen(const QString &master, const QString &lock, qint64 steadyMs, qint64 pttlMs);
     /** `lock` is gone (released, expired, deleted). */
     void forget(const QString &lock);
+    /** The locks judged not replicated now. */
+    QStringList exposed() const;
     /** Forgets every lock and master (a new server: Sentinel or the workshop followed a failover). */
     void clear();
     /** A reading of `master`; returns the locks whose verdict (replicated or not, the replicas
@@ -58,9 +61,9 @@ public:
     QStringList masters() const { return m_masters.keys(); }
 
     /** Fills `s`'s replication fields (replication, replicatedOn, exposedMs, exposureLimitMs,
-     *  replicationNote)
+     *  replicationNote); `master` serves it (a master without replicas: Unknown, "no replica")
      *  from the verdict on its lock, as of `nowSteadyMs`. Untracked: Unknown, no note. */
-    void apply(LockSnapshot &s, qint64 nowSteadyMs) const;
+    void apply(LockSnapshot &s, const QString &master, qint64 nowSteadyMs) const;
 
 private:
     struct Exposure {
@@ -77,8 +80,13 @@ private:
     /** Recomputes one lock's verdict from its master's reading; true when it changed. */
     bool judge(Exposure &e, const ReplicationInfo &info) const;
     static QString laggingText(const ReplicationInfo &info);
+    /** `master` was read and has never had a replica: its locks are not tracked. */
+    bool withoutReplicas(const QString &master) const;
 
     QHash<QString, Exposure> m_locks;
+    /** Locks whose verdict may still change (a write not yet replicated, unknown, exposed):
+     *  what absorb() judges. */
+    QSet<QString> m_pending;
     QHash<QString, ReplicationInfo> m_masters;
     /** By master: the last reading that listed a replica (steady ms). None now: they disconnected,
      *  and what is written after that reading is on none of them. */

@@ -104,11 +104,6 @@ bool SessionRecorder::open(const QString &path, const QJsonObject &header, QStri
     return m_error.isEmpty();
 }
 
-bool SessionRecorder::isOpen() const
-{
-    return m_sink != nullptr;
-}
-
 void SessionRecorder::close()
 {
     if (m_sink) {

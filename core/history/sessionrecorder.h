@@ -40,7 +40,6 @@ public:
 
     /** Creates `path`. `header` fields are added to the header line. False with `*error` on failure. */
     bool open(const QString &path, const QJsonObject &header, QString *error = nullptr);
-    bool isOpen() const;
     void close();
 
     void recordLocks(const QVector<LockSnapshot> &changed, const QStringList &removed, qint64 timeMs);

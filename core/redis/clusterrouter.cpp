@@ -126,11 +126,6 @@ RedisConnection *ClusterRouter::connectionFor(const QString &address)
     return c;
 }
 
-RedisConnection *ClusterRouter::connectionForKey(const QByteArray &key)
-{
-    return connectionFor(m_topology.masterForKey(key));
-}
-
 void ClusterRouter::send(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
                          RedisConnection::ReplyCallback callback)
 {
@@ -161,7 +156,6 @@ void ClusterRouter::sendTo(const QString &address, const QList<QByteArray> &argv
                 } else {
                     ++m_asked;
                 }
-                emit redirected(moved ? QStringLiteral("MOVED") : QStringLiteral("ASK"), slot, target);
                 sendTo(target, argv, ask, redirectsLeft - 1, guard.data(), hasContext, callback);
                 return;
             }

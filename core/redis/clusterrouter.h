@@ -61,8 +61,6 @@ public:
     RedisEndpoint endpointFor(const QString &address) const;
     /** The pool's command connection of `address`, opened. */
     RedisConnection *connectionFor(const QString &address);
-    /** The connection of the master serving `key`'s slot (the seed when no master is known). */
-    RedisConnection *connectionForKey(const QByteArray &key);
 
     /** Sends `argv` to the master of `key`'s slot, following MOVED and ASK. */
     void send(const QByteArray &key, const QList<QByteArray> &argv, QObject *context,
@@ -90,8 +88,6 @@ public:
 signals:
     /** The topology differs from the one before (failover, slot migration, MOVED refresh). */
     void topologyChanged();
-    /** A redirect was followed: `kind` is "MOVED" or "ASK". */
-    void redirected(const QString &kind, int slot, const QString &address);
 
 private:
     void sendTo(const QString &address, const QList<QByteArray> &argv, bool asking, int redirectsLeft, QObject *context,

@@ -122,11 +122,6 @@ void RedisConnection::setReplyLimits(const ReplyLimits &limits)
     m_decoder->setLimits(limits);
 }
 
-RedisConnection::ReplyLimits RedisConnection::replyLimits() const
-{
-    return m_decoder->limits();
-}
-
 void RedisConnection::open()
 {
     m_closing = false;

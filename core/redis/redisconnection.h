@@ -110,7 +110,6 @@ public:
     qint64 lostSinceEpochMs() const { return m_lostSinceEpochMs; }
     /** Applies from the next reply on (see ReplyLimits). */
     void setReplyLimits(const ReplyLimits &limits);
-    ReplyLimits replyLimits() const;
 
     /** Asked before every connection attempt for the endpoint to connect to (it replaces
      *  endpoint()); its failure counts as a failed attempt (backoff, connectionLost). The

@@ -207,16 +207,6 @@ QString RedisReply::shapeError(Type expected, const QString &what) const
         .arg(what, shapeDescription(), article(noun), noun);
 }
 
-QString RedisReply::arrayShapeError(int size, const QString &what) const
-{
-    const QString shape = shapeError(Type::Array, what);
-    if (!shape.isEmpty() || size < 0 || m_elements.size() == size)
-        return shape;
-    return QStringLiteral("the reply to %1 was %2 where an array of %3 was expected")
-        .arg(what, shapeDescription())
-        .arg(size);
-}
-
 bool RedisReply::toScanPage(ScanPage *page, QString *error, const QString &what) const
 {
     auto fail = [&](const QString &sentence) {

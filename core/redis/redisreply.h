@@ -94,8 +94,6 @@ public:
      * An Error reply gives its own message (a server error is not a shape error).
      */
     QString shapeError(Type expected, const QString &what) const;
-    /** Empty when this is an Array of exactly `size` elements (any size when `size` < 0). */
-    QString arrayShapeError(int size, const QString &what) const;
 
     /** One page of a SCAN, HSCAN, SSCAN or ZSCAN reply. */
     struct ScanPage {

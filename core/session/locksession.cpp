@@ -287,7 +287,7 @@ LockSnapshot LockSession::handedOn(LockSnapshot s) const
 {
     if (m_stageTime)
         s = m_stageTime->mapped(s);
-    m_exposure->apply(s, LockSnapshot::steadyNowMs());
+    m_exposure->apply(s, topology().masterForKey(RedisBytes::toBytes(s.name)), LockSnapshot::steadyNowMs());
     return s;
 }
 
@@ -296,8 +296,19 @@ QHash<QString, LockSnapshot> LockSession::locks() const
     QHash<QString, LockSnapshot> all = m_watcher->locks();
     if (m_options.oneShot)
         return all;
-    for (LockSnapshot &s : all)
-        s = handedOn(s);
+    if (m_stageTime) { // the workshop: a few locks, every one on the stage clock
+        for (LockSnapshot &s : all)
+            s = handedOn(s);
+        return all;
+    }
+    // The doctor needs the exposed ones (not_replicated); the rest stay shared with the watcher's
+    // (no copy of 200k snapshots every 2 s).
+    for (const QString &name : m_exposure->exposed()) {
+        const auto it = all.find(name);
+        if (it != all.end())
+            m_exposure->apply(it.value(), topology().masterForKey(RedisBytes::toBytes(name)),
+                              LockSnapshot::steadyNowMs());
+    }
     return all;
 }
 
@@ -384,14 +395,17 @@ void LockSession::pollReplication()
                 return; // a replica watched (read-only): it has no replicas of its own to judge
             QStringList changed = m_exposure->absorb(master, info);
             emit replicationRead(master, info);
-            const QHash<QString, LockSnapshot> all = m_watcher->locks();
-            // The exposed ones too: their exposure time goes on.
+            // The changed ones, and the exposed ones too: their exposure time goes on.
+            QSet<QString> names(changed.cbegin(), changed.cend());
+            for (const QString &name : m_exposure->exposed())
+                names.insert(name);
+            if (names.isEmpty())
+                return;
             QVector<LockSnapshot> out;
-            for (auto it = all.cbegin(); it != all.cend(); ++it) {
-                LockSnapshot s = handedOn(it.value());
-                if (changed.contains(it.key()) || s.replication == LockSnapshot::Replication::NotReplicated)
-                    out << s;
-            }
+            m_watcher->forEachLock([this, &names, &out](const LockSnapshot &s) {
+                if (names.contains(s.name))
+                    out << handedOn(s);
+            });
             if (!out.isEmpty())
                 emit locksUpdated(out, {});
         });
@@ -413,10 +427,10 @@ void LockSession::judgeReplication(QVector<LockSnapshot> locks, std::function<vo
         int pending = 0;
         bool again = false; // some master's replicas have not reached its offset yet
     };
-    auto finish = [tracker, locks, done]() mutable {
+    auto finish = [this, tracker, locks, done]() mutable {
         const qint64 at = LockSnapshot::steadyNowMs();
         for (LockSnapshot &s : locks)
-            tracker->apply(s, at);
+            tracker->apply(s, topology().masterForKey(RedisBytes::toBytes(s.name)), at);
         done(locks);
     };
     // One reading of every master; `then(again)` after the last answer.
@@ -650,12 +664,13 @@ void LockSession::attachWatcher(LockWatcher *watcher)
                 out.reserve(changed.size());
                 for (const LockSnapshot &s : changed) {
                     const LockSnapshot staged = m_stageTime ? m_stageTime->mapped(s) : s;
+                    const QString master = topology().masterForKey(RedisBytes::toBytes(s.name));
                     if (staged.isHeld())
-                        m_exposure->seen(topology().masterForKey(RedisBytes::toBytes(s.name)), s.name, now, s.pttlMs);
+                        m_exposure->seen(master, s.name, now, s.pttlMs);
                     else
                         m_exposure->forget(s.name);
                     out << staged;
-                    m_exposure->apply(out.last(), now);
+                    m_exposure->apply(out.last(), master, now);
                 }
                 m_doctorLoop->observe(out, removed);
                 emit locksUpdated(out, removed);

@@ -48,7 +48,7 @@ LockSnapshot held(const QString &name)
 LockSnapshot::Replication verdictOf(const ExposureTracker &t, const QString &name, qint64 now)
 {
     LockSnapshot s = held(name);
-    t.apply(s, now);
+    t.apply(s, kMaster, now);
     return s.replication;
 }
 
@@ -86,7 +86,7 @@ private slots:
         QCOMPARE(verdictOf(t, QStringLiteral("orders"), 1100), R::Unknown);
         QCOMPARE(t.absorb(kMaster, ReplicationInfo::parse(infoText(520, {500}), 2100)), QStringList{"orders"});
         LockSnapshot s = held(QStringLiteral("orders"));
-        t.apply(s, 2100);
+        t.apply(s, kMaster, 2100);
         QCOMPARE(s.replication, R::Replicated);
         QCOMPARE(s.replicatedOn, QStringList{QStringLiteral("127.0.0.1:6380")});
     }
@@ -114,7 +114,7 @@ private slots:
         QVERIFY(verdictOf(t, QStringLiteral("orders"), 2010) != R::NotReplicated);
         QCOMPARE(t.absorb(kMaster, ReplicationInfo::parse(infoText(540, {480}), 3010)), QStringList{"orders"});
         LockSnapshot s = held(QStringLiteral("orders"));
-        t.apply(s, 3200);
+        t.apply(s, kMaster, 3200);
         QCOMPARE(s.replication, R::NotReplicated);
         QCOMPARE(s.exposedMs, 2200);
         QVERIFY2(s.replicationNote.contains(QLatin1String("127.0.0.1:6380")), qPrintable(s.replicationNote));
@@ -123,7 +123,7 @@ private slots:
         QCOMPARE(LockDoctor::replicationFindings(s, 0).first().code, QStringLiteral("not_replicated"));
         QCOMPARE(LockDoctor::replicationFindings(s, 0).first().severity, LockFinding::Severity::Warning);
         QCOMPARE(LockDoctor::replicationFindings(s, 2000).first().severity, LockFinding::Severity::Critical);
-        t.apply(s, 12000);
+        t.apply(s, kMaster, 12000);
         QCOMPARE(LockDoctor::replicationFindings(s, 0).first().severity, LockFinding::Severity::Critical);
         // The replica catches up: replicated again.
         t.absorb(kMaster, ReplicationInfo::parse(infoText(560, {560}), 4010));
@@ -147,7 +147,7 @@ private slots:
         for (qint64 at = 1010; at < 6000; at += 1000)
             t.absorb(kMaster, ReplicationInfo::parse(infoText(500, {480}, (at - 1000) / 1000), at));
         LockSnapshot s = held(QStringLiteral("old"));
-        t.apply(s, 6000);
+        t.apply(s, kMaster, 6000);
         QCOMPARE(s.replication, R::Unknown);
         QVERIFY2(s.replicationNote.contains(QLatin1String("before LockScope watched")), qPrintable(s.replicationNote));
         t.absorb(kMaster, ReplicationInfo::parse(infoText(520, {520}), 7000));
@@ -161,7 +161,7 @@ private slots:
         for (qint64 at = 1010; at < 6000; at += 1000)
             t.absorb(kMaster, ReplicationInfo::parse(infoText(500, {}), at));
         LockSnapshot s = held(QStringLiteral("orders"));
-        t.apply(s, 6000);
+        t.apply(s, kMaster, 6000);
         QCOMPARE(s.replication, R::Unknown);
         QVERIFY2(s.replicationNote.contains(QLatin1String("no replica")), qPrintable(s.replicationNote));
         QVERIFY(LockDoctor::replicationFindings(s, 0).isEmpty());

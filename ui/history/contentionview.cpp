@@ -167,12 +167,6 @@ QString ContentionView::pattern() const
     return m_pattern->text().trimmed();
 }
 
-void ContentionView::setTopN(int n)
-{
-    m_topN = std::max(1, n);
-    markDirty();
-}
-
 void ContentionView::lockChanged()
 {
     markDirty();
@@ -383,8 +377,8 @@ void ContentionView::rebuild()
     std::sort(top10.begin(), top10.end(), [now](const auto &a, const auto &b) {
         return a.durationMs(now) != b.durationMs(now) ? a.durationMs(now) > b.durationMs(now) : a.lock < b.lock;
     });
-    if (top10.size() > m_topN)
-        top10.resize(m_topN);
+    if (top10.size() > kTopN)
+        top10.resize(kTopN);
     m_longest->setRowCount(int(top10.size()));
     for (int row = 0; row < top10.size(); ++row) {
         const auto &i = top10.at(row);
@@ -409,8 +403,8 @@ void ContentionView::rebuild()
             return ca.clientMs > cb.clientMs;
         return ca.peak != cb.peak ? ca.peak > cb.peak : a < b;
     });
-    if (order.size() > m_topN)
-        order.resize(m_topN);
+    if (order.size() > kTopN)
+        order.resize(kTopN);
     m_contended->setRowCount(int(order.size()));
     for (int row = 0; row < order.size(); ++row) {
         const Contention &c = contention[order.at(row)];

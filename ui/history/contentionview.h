@@ -43,7 +43,6 @@ public:
      *  histograms show the selected lock, the lines and lists every lock. */
     void setPattern(const QString &pattern);
     QString pattern() const;
-    void setTopN(int n);
 
     struct Histogram {
         qint64 binMs = 0; ///< width of one bin; bin i covers [i*binMs, (i+1)*binMs)
@@ -82,7 +81,7 @@ private:
     QTableWidget *m_contended = nullptr;
     Histogram m_holdHist;
     Histogram m_waitHist;
-    int m_topN = 10;
+    static constexpr int kTopN = 10; ///< rows of the longest-held and most-contended lists
     qint64 m_lastRebuildMs = 0;
 };
 

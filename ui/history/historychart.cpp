@@ -152,11 +152,6 @@ void HistoryChart::setFrameInterval(int ms)
     m_frame.setInterval(qMax(16, ms));
 }
 
-int HistoryChart::frameInterval() const
-{
-    return m_frame.interval();
-}
-
 void HistoryChart::setWindowMs(qint64 ms)
 {
     m_windowMs = qMax<qint64>(1000, ms);

@@ -63,7 +63,6 @@ public:
     void refreshNow();
     /** Time between two frames in ms (rebuild when dirty, then live updates); default 200. */
     void setFrameInterval(int ms);
-    int frameInterval() const;
     /** How many rebuilds happened (coalescing is observable in tests). */
     int rebuildCount() const { return m_rebuilds; }
 

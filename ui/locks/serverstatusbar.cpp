@@ -1,8 +1,6 @@
 #include "locks/serverstatusbar.h"
 #include "common/statuscolours.h"
 
-#include "mainwindow.h"
-
 #include "protocol/displaytext.h"
 
 #include <QLabel>
