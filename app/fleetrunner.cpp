@@ -11,7 +11,8 @@
 namespace lockscope
 {
 
-const QStringList FleetRunner::kCommands = {QStringLiteral("list"), QStringLiteral("doctor"), QStringLiteral("clients")};
+const QStringList FleetRunner::kCommands = {QStringLiteral("list"), QStringLiteral("doctor"),
+                                            QStringLiteral("clients")};
 
 namespace
 {

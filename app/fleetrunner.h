@@ -28,8 +28,7 @@ public:
     static const QStringList kCommands;
 
     /** `arguments`: this process' arguments (the program first); `json`: --json given. */
-    FleetRunner(const QStringList &arguments, bool json, QTextStream &out, QTextStream &err,
-                QObject *parent = nullptr);
+    FleetRunner(const QStringList &arguments, bool json, QTextStream &out, QTextStream &err, QObject *parent = nullptr);
     /** Reads the files and starts; false with `*error` (a usage error: exit 1). */
     bool start(const QString &targetsPath, const QString &passwordPath, QString *error);
 

@@ -24,22 +24,22 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-#include <QRegularExpression>
-#include <QTemporaryDir>
-#include <QUrl>
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTimer>
+#include <QUrl>
 #include <QUuid>
 
 #include <algorithm>
@@ -1751,9 +1751,9 @@ FleetRun runFleet(const Settings &s, int targets, int locksEach, qint64 everyMs,
     };
     auto scrapeOne = [&](const QString &target, QByteArray *body) {
         qint64 ms = 0;
-        httpGet(QStringLiteral("http://%1/scrape?target=%2")
-                    .arg(at, QString::fromLatin1(QUrl::toPercentEncoding(target))),
-                body, &ms);
+        httpGet(
+            QStringLiteral("http://%1/scrape?target=%2").arg(at, QString::fromLatin1(QUrl::toPercentEncoding(target))),
+            body, &ms);
         return ms;
     };
     // Every target up and its locks read.
@@ -1834,8 +1834,8 @@ void benchFleet(const Settings &s)
     addRow(QStringLiteral("fleet: %1 targets of %2 locks, RSS").arg(targets).arg(count(locksEach)), mb(many.rssKb),
            QStringLiteral("-"), QStringLiteral("-"),
            QStringLiteral("serve --targets, VmRSS after %1 of scrapes every %2").arg(secs(windowMs), secs(everyMs)));
-    addRow(QStringLiteral("fleet: %1 targets, CPU").arg(targets), QStringLiteral("%1 %").arg(many.cpuPercent, 0, 'f', 1),
-           QStringLiteral("-"), QStringLiteral("-"),
+    addRow(QStringLiteral("fleet: %1 targets, CPU").arg(targets),
+           QStringLiteral("%1 %").arg(many.cpuPercent, 0, 'f', 1), QStringLiteral("-"), QStringLiteral("-"),
            QStringLiteral("utime+stime of serve over the window (watching, doctor, INFO replication, scrapes)"));
     addRow(QStringLiteral("fleet: scrape time"),
            QStringLiteral("median %1, max %2").arg(ms(many.scrapeMedianMs), ms(many.scrapeMaxMs)), QStringLiteral("-"),
@@ -2042,8 +2042,8 @@ int main(int argc, char **argv)
         s.cliTimeoutMs = parser.value(QStringLiteral("cli-timeout-s")).toLongLong() * 1000;
     if (parser.isSet(QStringLiteral("only"))) {
         s.only = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        const QStringList known{QStringLiteral("cli"),       QStringLiteral("engine"),  QStringLiteral("reads"),
-                                QStringLiteral("dashboard"), QStringLiteral("idle"),    QStringLiteral("events"),
+        const QStringList known{QStringLiteral("cli"),       QStringLiteral("engine"),   QStringLiteral("reads"),
+                                QStringLiteral("dashboard"), QStringLiteral("idle"),     QStringLiteral("events"),
                                 QStringLiteral("clients"),   QStringLiteral("identify"), QStringLiteral("fleet")};
         for (const QString &section : std::as_const(s.only))
             if (!known.contains(section)) {
