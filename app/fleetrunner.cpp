@@ -59,8 +59,10 @@ bool FleetRunner::start(const QString &targetsPath, const QString &passwordPath,
 QStringList FleetRunner::childArguments(const QString &target) const
 {
     QStringList out{QStringLiteral("--url"), target};
-    static const QStringList dropped{QStringLiteral("--targets"), QStringLiteral("--password-file"),
-                                     QStringLiteral("--url")};
+    static const QStringList dropped{
+        QStringLiteral("--targets"),        QStringLiteral("--password-file"), QStringLiteral("--url"),
+        QStringLiteral("--tls-ca"),         QStringLiteral("--tls-cert"),      QStringLiteral("--tls-key"),
+        QStringLiteral("--tls-server-name")};
     for (int i = 1; i < m_arguments.size(); ++i) {
         const QString &a = m_arguments.at(i);
         bool drop = false;
@@ -106,7 +108,19 @@ void FleetRunner::startNext()
             onFinished(index, p);
     });
     ++m_running;
-    p->start(QCoreApplication::applicationFilePath(), childArguments(target));
+    QStringList args = childArguments(target);
+    const RedisTlsOptions &tls = m_targets.at(index).tls;
+    if (!tls.caFile().isEmpty())
+        args << QStringLiteral("--tls-ca") << tls.caFile();
+    if (!tls.certFile().isEmpty())
+        args << QStringLiteral("--tls-cert") << tls.certFile();
+    if (!tls.keyFile().isEmpty())
+        args << QStringLiteral("--tls-key") << tls.keyFile();
+    if (!tls.serverName().isEmpty())
+        args << QStringLiteral("--tls-server-name") << tls.serverName();
+    if (tls.isInsecure())
+        args << QStringLiteral("--tls-insecure");
+    p->start(QCoreApplication::applicationFilePath(), args);
 }
 
 void FleetRunner::onFinished(int index, QProcess *p)

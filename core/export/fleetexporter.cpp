@@ -112,12 +112,12 @@ void FleetExporter::apply(const QVector<FleetTargets::Target> &targets, const QH
         m_order << t.uri;
         const QString password = passwords.value(t.uri);
         auto it = m_watched.find(t.uri);
-        if (it != m_watched.end() && it->password == password) {
+        if (it != m_watched.end() && it->password == password && it->tlsKey == t.tlsKey()) {
             it->target = t; // labels may have changed: they apply at the next scrape
             it->metrics->setConstantLabels(t.labels);
             continue;
         }
-        if (it != m_watched.end()) { // a new password: a new session
+        if (it != m_watched.end()) { // a new password or TLS setting: a new session
             stopWatching(it.value());
             m_watched.erase(it);
         } else {
@@ -126,8 +126,11 @@ void FleetExporter::apply(const QVector<FleetTargets::Target> &targets, const QH
         Watched w;
         w.target = t;
         w.password = password;
+        w.tlsKey = t.tlsKey();
         LockSession::Options options = m_base;
         options.endpoint = RedisEndpoint::parse(t.uri);
+        if (options.endpoint.transport() == RedisEndpoint::Transport::Tls)
+            options.endpoint.setTlsOptions(t.tls);
         if (!password.isEmpty())
             options.endpoint.setPassword(password, RedisEndpoint::PasswordSource::Keychain);
         options.commandConnection = QStringLiteral("--url ") + t.uri;

@@ -38,8 +38,8 @@ class FleetExporter : public QObject
 {
     Q_OBJECT
 public:
-    /** `base`: the options every target's session gets (pattern, poll budget); endpoint and
-     *  password come from the files (rediss:// targets trust the system's CAs). */
+    /** `base`: the options every target's session gets (pattern, poll budget); endpoint,
+     *  password and TLS settings come from the files (FleetTargets::Target::tls). */
     FleetExporter(const LockSession::Options &base, const LockGrouper &grouper, int maxNamedFindings,
                   QObject *parent = nullptr);
     ~FleetExporter() override;
@@ -72,6 +72,7 @@ private:
     struct Watched {
         FleetTargets::Target target;
         QString password;
+        QString tlsKey; ///< Target::tlsKey() of the session's settings
         LockSession *session = nullptr;
         LockMetrics *metrics = nullptr;
     };

@@ -39,6 +39,13 @@ bool readJson(const QString &path, QJsonDocument *doc, QString *error, const cha
 }
 } // namespace
 
+QString FleetTargets::Target::tlsKey() const
+{
+    return QStringList{tls.caFile(), tls.certFile(), tls.keyFile(), tls.serverName(),
+                       tls.isInsecure() ? QStringLiteral("insecure") : QString()}
+        .join(QLatin1Char('\n'));
+}
+
 bool FleetTargets::loadTargets(const QString &path, QVector<Target> *targets, QString *error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
@@ -70,10 +77,24 @@ bool FleetTargets::loadTargets(const QString &path, QVector<Target> *targets, QS
             return false;
         }
         QVector<QPair<QByteArray, QString>> labels;
+        RedisTlsOptions tls;
+        bool tlsGiven = false;
         const QJsonObject l = group.value(QStringLiteral("labels")).toObject();
         for (auto it = l.begin(); it != l.end(); ++it) {
+            const QString value = it.value().toString();
+            if (it.key() == QLatin1String("__tls_ca_file"))
+                tls.setCaFile(value);
+            else if (it.key() == QLatin1String("__tls_cert_file"))
+                tls.setCertFile(value);
+            else if (it.key() == QLatin1String("__tls_key_file"))
+                tls.setKeyFile(value);
+            else if (it.key() == QLatin1String("__tls_server_name"))
+                tls.setServerName(value);
+            else if (it.key() == QLatin1String("__tls_insecure"))
+                tls.setInsecure(value == QLatin1String("true"));
+            tlsGiven = tlsGiven || it.key().startsWith(QLatin1String("__tls_"));
             if (it.key().startsWith(QLatin1String("__")))
-                continue; // Prometheus' meta labels: relabelling input, never exported
+                continue; // Prometheus' meta labels: relabelling input (and the TLS settings), never exported
             if (!labelName.match(it.key()).hasMatch() || kReservedLabels.contains(it.key().toLatin1()) ||
                 !it.value().isString()) {
                 *error = QStringLiteral("targets file %1: entry %2: label \"%3\" cannot be added to LockScope's series "
@@ -105,12 +126,17 @@ bool FleetTargets::loadTargets(const QString &path, QVector<Target> *targets, QS
                              .arg(path);
                 return false;
             }
+            if (tlsGiven && e.transport() != RedisEndpoint::Transport::Tls) {
+                *error =
+                    QStringLiteral("targets file %1: target %2: __tls_* labels need a rediss:// URL").arg(path, uri);
+                return false;
+            }
             if (seen.contains(uri)) {
                 *error = QStringLiteral("targets file %1: target %2 is listed twice").arg(path, uri);
                 return false;
             }
             seen.insert(uri);
-            out.append({uri, labels});
+            out.append({uri, labels, tls});
         }
     }
     *targets = out;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "redis/redistlsoptions.h"
+
 #include <QByteArray>
 #include <QHash>
 #include <QPair>
@@ -24,6 +26,12 @@ public:
     struct Target {
         QString uri;                                ///< as written in the file (the /scrape?target= key)
         QVector<QPair<QByteArray, QString>> labels; ///< the group's labels, sorted by name
+        /** rediss:// targets: the group's `__tls_ca_file`, `__tls_cert_file`, `__tls_key_file`,
+         *  `__tls_server_name` and `__tls_insecure` ("true") labels, as --tls-ca, --tls-cert,
+         *  --tls-key, --tls-server-name and --tls-insecure would set them (meta labels: never exported). */
+        RedisTlsOptions tls;
+        /** The TLS settings as one comparable text (a change restarts the target's session). */
+        QString tlsKey() const;
     };
 
     /** Label names the exporter's own families use: a file label may not take one of them. */

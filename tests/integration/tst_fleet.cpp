@@ -18,6 +18,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -48,6 +49,7 @@ private slots:
     void oneExporterForEveryTarget();
     void passwordFileOthersCanReadIsRefused();
     void doctorAndListAcrossTargets();
+    void tlsTargetWithItsOwnCa();
 
 private:
     std::unique_ptr<Reader> cli(const QStringList &args);
@@ -324,6 +326,79 @@ void TestFleet::doctorAndListAcrossTargets()
     const QString rows = QString::fromUtf8(list->process.readAllStandardOutput());
     QVERIFY2(rows.contains(m_plain.url() + QLatin1String("  forever")), qPrintable(rows));
     QVERIFY2(rows.contains(m_secured.url() + QLatin1String("  ")), qPrintable(rows));
+}
+
+void TestFleet::tlsTargetWithItsOwnCa()
+{
+    // A rediss:// target whose certificate a private CA signed: the file gives the CA
+    // (__tls_ca_file, a meta label: not on the series).
+    if (QStandardPaths::findExecutable(QStringLiteral("openssl")).isEmpty())
+        QSKIP("openssl is not installed");
+    const QString dir = m_dir.filePath(QStringLiteral("tls"));
+    QVERIFY(QDir().mkpath(dir));
+    auto openssl = [](const QStringList &args) {
+        return lockscope::test::runProcess(QStringLiteral("openssl"), args, 60000).exitCode == 0;
+    };
+    const QString ca = dir + QStringLiteral("/ca.crt"), caKey = dir + QStringLiteral("/ca.key");
+    const QString crt = dir + QStringLiteral("/server.crt"), key = dir + QStringLiteral("/server.key");
+    const QString csr = dir + QStringLiteral("/server.csr"), ext = dir + QStringLiteral("/server.ext");
+    QVERIFY(openssl({QStringLiteral("req"),      QStringLiteral("-x509"),
+                     QStringLiteral("-new"),     QStringLiteral("-nodes"),
+                     QStringLiteral("-newkey"),  QStringLiteral("ec"),
+                     QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
+                     QStringLiteral("-keyout"),  caKey,
+                     QStringLiteral("-out"),     ca,
+                     QStringLiteral("-days"),    QStringLiteral("2"),
+                     QStringLiteral("-subj"),    QStringLiteral("/CN=LockScope Fleet Test CA"),
+                     QStringLiteral("-addext"),  QStringLiteral("basicConstraints=critical,CA:TRUE"),
+                     QStringLiteral("-addext"),  QStringLiteral("keyUsage=critical,keyCertSign,cRLSign")}));
+    {
+        QFile f(ext);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+    }
+    QVERIFY(openssl({QStringLiteral("req"), QStringLiteral("-new"), QStringLiteral("-nodes"), QStringLiteral("-newkey"),
+                     QStringLiteral("ec"), QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
+                     QStringLiteral("-keyout"), key, QStringLiteral("-out"), csr, QStringLiteral("-subj"),
+                     QStringLiteral("/CN=localhost")}));
+    QVERIFY(openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), csr, QStringLiteral("-CA"),
+                     ca, QStringLiteral("-CAkey"), caKey, QStringLiteral("-CAcreateserial"), QStringLiteral("-days"),
+                     QStringLiteral("2"), QStringLiteral("-out"), crt, QStringLiteral("-extfile"), ext}));
+    RedisServerProcess tls;
+    tls.setTls(crt, key, ca);
+    QString error;
+    QVERIFY2(tls.start(10000, &error), qPrintable(error));
+    const QString targets = m_dir.filePath(QStringLiteral("targets-tls.json"));
+    QVERIFY(
+        writeJson(targets, QJsonDocument(QJsonArray{QJsonObject{
+                               {QStringLiteral("targets"), QJsonArray{tls.url()}},
+                               {QStringLiteral("labels"), QJsonObject{{QStringLiteral("env"), QStringLiteral("tls")},
+                                                                      {QStringLiteral("__tls_ca_file"), ca}}}}})));
+    auto serve = cli({QStringLiteral("serve"), QStringLiteral("--targets"), targets, QStringLiteral("--listen"),
+                      QStringLiteral("127.0.0.1:0")});
+    static const QRegularExpression servedAt(QStringLiteral("on http://(127\\.0\\.0\\.1:\\d+)/scrape"));
+    QString at;
+    QByteArray err;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     serve->process.waitForReadyRead(100);
+                     err += serve->process.readAllStandardError();
+                     const QRegularExpressionMatch m = servedAt.match(QString::fromUtf8(err));
+                     if (m.hasMatch())
+                         at = m.captured(1);
+                     return !at.isEmpty();
+                 },
+                 10000),
+             err.constData());
+    QTRY_COMPARE_WITH_TIMEOUT(sample(scrape(at, tls.url()).body, "lockscope_up{env=\"tls\"}"), 1.0, 10000);
+    QVERIFY(!scrape(at, tls.url()).body.contains("__tls"));
+    // The CLI across targets passes the same CA on.
+    auto list = cli({QStringLiteral("list"), QStringLiteral("--targets"), targets});
+    QVERIFY(list->process.waitForFinished(30000));
+    QVERIFY2(list->process.exitCode() == 0, list->process.readAllStandardError().constData());
+    serve->process.terminate();
+    serve->process.waitForFinished(5000);
+    tls.stop();
 }
 
 QTEST_GUILESS_MAIN(TestFleet)
