@@ -95,8 +95,6 @@ bool ServeCommand::prepare(LockSession::Options *options, int *exitCode)
         !WebConfig::load(m_parser.value(QStringLiteral("web-config")), &m_webConfig, &error))
         return usage(error);
 
-    if (m_parser.isSet(QStringLiteral("password-file")) && !m_parser.isSet(QStringLiteral("targets")))
-        return usage(QStringLiteral("--password-file goes with --targets (one server: --url and LOCKSCOPE_PASSWORD)"));
     if (m_parser.isSet(QStringLiteral("targets"))) {
         // A fleet: a session per target of the file, this command's own (--url) session unused.
         m_fleet = new FleetExporter(*options, LockGrouper(m_rules, m_maxGroups), m_maxNamedFindings, this);

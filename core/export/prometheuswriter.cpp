@@ -102,32 +102,22 @@ void PrometheusWriter::writeLine(const QByteArray &name, const Labels &labels, c
     if (!labels.isEmpty() || extraName || !m_constant.isEmpty()) {
         m_out += '{';
         bool first = true;
-        for (const auto &l : m_constant) {
+        // One label: name="value" (the value already escaped).
+        auto label = [this, &first](const char *labelName, const QByteArray &escapedValue) {
             if (!first)
                 m_out += ',';
             first = false;
-            m_out += l.first;
+            m_out += labelName;
             m_out += "=\"";
-            m_out += escapeLabelValue(l.second);
+            m_out += escapedValue;
             m_out += '"';
-        }
-        for (const auto &l : labels) {
-            if (!first)
-                m_out += ',';
-            first = false;
-            m_out += l.first;
-            m_out += "=\"";
-            m_out += escapeLabelValue(l.second);
-            m_out += '"';
-        }
-        if (extraName) {
-            if (!first)
-                m_out += ',';
-            m_out += extraName;
-            m_out += "=\"";
-            m_out += extraValue;
-            m_out += '"';
-        }
+        };
+        for (const auto &l : m_constant) // a fleet target's labels first
+            label(l.first.constData(), escapeLabelValue(l.second));
+        for (const auto &l : labels)
+            label(l.first, escapeLabelValue(l.second));
+        if (extraName)
+            label(extraName, extraValue);
         m_out += '}';
     }
     m_out += ' ';

@@ -56,6 +56,9 @@ private:
     static Reply get(const QString &url);
     static Reply scrape(const QString &at, const QString &target);
     static double sample(const QByteArray &metrics, const QByteArray &series);
+    /** Where `serve` says it serves ("127.0.0.1:PORT"), within 10 s; empty otherwise. Its standard
+     *  error so far is appended to `*err`. */
+    static QString servedAt(Reader &serve, QByteArray *err);
     static bool writeJson(const QString &path, const QJsonDocument &doc);
     QJsonDocument targetsDoc(const QStringList &first, const QStringList &second) const;
 
@@ -104,6 +107,23 @@ double TestFleet::sample(const QByteArray &metrics, const QByteArray &series)
         if (line.startsWith(series + ' '))
             return line.mid(series.size() + 1).toDouble();
     return -1.0;
+}
+
+QString TestFleet::servedAt(Reader &serve, QByteArray *err)
+{
+    static const QRegularExpression at(QStringLiteral("on http://(127\\.0\\.0\\.1:\\d+)/scrape"));
+    QString found;
+    (void)QTest::qWaitFor(
+        [&] {
+            serve.process.waitForReadyRead(100);
+            *err += serve.process.readAllStandardError();
+            const QRegularExpressionMatch m = at.match(QString::fromUtf8(*err));
+            if (m.hasMatch())
+                found = m.captured(1);
+            return !found.isEmpty();
+        },
+        10000);
+    return found;
 }
 
 bool TestFleet::writeJson(const QString &path, const QJsonDocument &doc)
@@ -174,20 +194,9 @@ void TestFleet::oneExporterForEveryTarget()
 
     auto serve = cli({QStringLiteral("serve"), QStringLiteral("--targets"), targets, QStringLiteral("--password-file"),
                       passwords, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
-    static const QRegularExpression servedAt(QStringLiteral("on http://(127\\.0\\.0\\.1:\\d+)/scrape"));
-    QString at;
     QByteArray err;
-    QVERIFY2(QTest::qWaitFor(
-                 [&] {
-                     serve->process.waitForReadyRead(100);
-                     err += serve->process.readAllStandardError();
-                     const QRegularExpressionMatch m = servedAt.match(QString::fromUtf8(err));
-                     if (m.hasMatch())
-                         at = m.captured(1);
-                     return !at.isEmpty();
-                 },
-                 10000),
-             err.constData());
+    const QString at = servedAt(*serve, &err);
+    QVERIFY2(!at.isEmpty(), err.constData());
 
     // Each target's own locks and labels; the server with a password too.
     QElapsedTimer since;
@@ -376,20 +385,9 @@ void TestFleet::tlsTargetWithItsOwnCa()
                                                                       {QStringLiteral("__tls_ca_file"), ca}}}}})));
     auto serve = cli({QStringLiteral("serve"), QStringLiteral("--targets"), targets, QStringLiteral("--listen"),
                       QStringLiteral("127.0.0.1:0")});
-    static const QRegularExpression servedAt(QStringLiteral("on http://(127\\.0\\.0\\.1:\\d+)/scrape"));
-    QString at;
     QByteArray err;
-    QVERIFY2(QTest::qWaitFor(
-                 [&] {
-                     serve->process.waitForReadyRead(100);
-                     err += serve->process.readAllStandardError();
-                     const QRegularExpressionMatch m = servedAt.match(QString::fromUtf8(err));
-                     if (m.hasMatch())
-                         at = m.captured(1);
-                     return !at.isEmpty();
-                 },
-                 10000),
-             err.constData());
+    const QString at = servedAt(*serve, &err);
+    QVERIFY2(!at.isEmpty(), err.constData());
     QTRY_COMPARE_WITH_TIMEOUT(sample(scrape(at, tls.url()).body, "lockscope_up{env=\"tls\"}"), 1.0, 10000);
     QVERIFY(!scrape(at, tls.url()).body.contains("__tls"));
     // The CLI across targets passes the same CA on.
