@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-qpa-plugins libqcustomplot-dev libhiredis-dev
+PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-qpa-plugins libqcustomplot-dev libhiredis-dev libyaml-cpp-dev
           redis-server redis-tools python3-redis xvfb xauth fonts-dejavu-core qtkeychain-qt6-dev openssl
           lintian appstream desktop-file-utils man-db file zsh fish
           qt6-httpserver-dev qt6-websockets-dev prometheus clang-format iproute2)

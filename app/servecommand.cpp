@@ -36,10 +36,11 @@ QList<QCommandLineOption> ServeCommand::options()
          QStringLiteral("serve: at most N locks named in lockscope_finding_info, the most severe first (default 20)."),
          QStringLiteral("N"), QStringLiteral("20")},
         {QStringLiteral("targets"),
-         QStringLiteral("serve: watch every Redis of FILE (Prometheus file_sd JSON: [{\"targets\": [URL, ...], "
-                        "\"labels\": {...}}]) and answer /scrape?target=URL for each; re-read on change and SIGHUP. "
-                        "/metrics then has the exporter's own metrics. list, doctor, clients: run against every "
-                        "target (4 at once), rows prefixed with the target, JSON with \"target\"."),
+         QStringLiteral(
+             "serve: watch every Redis of FILE (Prometheus file_sd, JSON or .yml/.yaml: [{\"targets\": "
+             "[URL, ...], \"labels\": {...}}]) and answer /scrape?target=URL for each; re-read on change and SIGHUP. "
+             "/metrics then has the exporter's own metrics. list, doctor, clients: run against every "
+             "target (4 at once), rows prefixed with the target, JSON with \"target\"."),
          QStringLiteral("FILE")},
         {QStringLiteral("password-file"),
          QStringLiteral("with --targets: passwords by target, JSON {\"redis://host:port\": \"password\"} "

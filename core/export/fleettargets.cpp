@@ -1,5 +1,6 @@
 #include "export/fleettargets.h"
 
+#include "export/yamldocument.h"
 #include "redis/redisendpoint.h"
 
 #include <QFile>
@@ -48,19 +49,21 @@ QString FleetTargets::Target::tlsKey() const
 
 bool FleetTargets::loadTargets(const QString &path, QVector<Target> *targets, QString *error)
 {
+    // Prometheus' file_sd reads .json, .yml and .yaml files: YAML by its suffix, JSON otherwise.
     const QString suffix = QFileInfo(path).suffix().toLower();
+    QJsonDocument doc;
     if (suffix == QLatin1String("yml") || suffix == QLatin1String("yaml")) {
-        *error = QStringLiteral("targets file %1: YAML is not read; write the same list as file_sd JSON "
-                                "(Prometheus' file_sd reads JSON too): [{\"targets\": [\"redis://host:6379\"], "
-                                "\"labels\": {\"env\": \"prod\"}}]")
-                     .arg(path);
+        QString yamlError;
+        doc = YamlDocument::read(path, &yamlError);
+        if (doc.isNull()) {
+            *error = QStringLiteral("targets file %1: %2").arg(path, yamlError);
+            return false;
+        }
+    } else if (!readJson(path, &doc, error, "targets file")) {
         return false;
     }
-    QJsonDocument doc;
-    if (!readJson(path, &doc, error, "targets file"))
-        return false;
     if (!doc.isArray()) {
-        *error = QStringLiteral("targets file %1: expected a JSON array of {\"targets\": [...], \"labels\": {...}} "
+        *error = QStringLiteral("targets file %1: expected a list of {\"targets\": [...], \"labels\": {...}} "
                                 "(Prometheus file_sd)")
                      .arg(path);
         return false;

@@ -13,7 +13,7 @@ namespace lockscope
 
 /**
  * The targets of `lockscope-cli serve --targets FILE` (and of `list`, `doctor`, `clients
- * --targets`): Prometheus' `file_sd` JSON, `[{"targets": ["redis://host:6379", ...], "labels":
+ * --targets`): Prometheus' `file_sd` JSON or YAML, `[{"targets": ["redis://host:6379", ...], "labels":
  * {"env": "prod"}}, ...]`, each target a LockScope URL as `--url` takes it (redis://, rediss://,
  * unix://, redis-sentinel://; a user but no password), and the password file of redis_exporter,
  * JSON `{"redis://host:6379": "password", ...}` keyed by the targets as written.
@@ -38,12 +38,12 @@ public:
     static const QVector<QByteArray> kReservedLabels;
 
     /**
-     * Reads `path` (file_sd JSON). False with `*error` when it cannot be read, is not a JSON
-     * array of objects with a `targets` array of strings, names a target twice, gives a target
+     * Reads `path` (file_sd: YAML when it ends in .yml or .yaml, as Prometheus decides, JSON
+     * otherwise; see YamlDocument for how YAML values are read). False with `*error` when it
+     * cannot be read, is not a list of objects with a `targets` array of strings, names a target twice, gives a target
      * with a password in it, or a label that Prometheus would not accept (name not
      * [a-zA-Z_][a-zA-Z0-9_]*) or that the exporter uses itself (kReservedLabels). Labels that
-     * start with "__" are Prometheus' meta labels and are skipped. YAML files are not read (say
-     * so: Prometheus takes the same targets as JSON).
+     * start with "__" are Prometheus' meta labels and are skipped (the __tls_* ones set `tls`).
      */
     static bool loadTargets(const QString &path, QVector<Target> *targets, QString *error);
     /**

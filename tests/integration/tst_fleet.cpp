@@ -3,7 +3,7 @@
 // SIGSTOP). Each /scrape?target= has its own locks and the file's labels; a down target answers
 // lockscope_up 0 within 5 s and never delays the others; a target outside the file is refused
 // (403; no target: 400); the targets file is re-read on change and on SIGHUP; no password is in
-// any output; a password file others can read is refused.
+// any output; a password file others can read is refused; a targets file may be file_sd YAML.
 
 #include "demo/redisserverprocess.h"
 #include "linereader.h"
@@ -50,6 +50,7 @@ private slots:
     void passwordFileOthersCanReadIsRefused();
     void doctorAndListAcrossTargets();
     void tlsTargetWithItsOwnCa();
+    void yamlTargetsFile();
 
 private:
     std::unique_ptr<Reader> cli(const QStringList &args);
@@ -397,6 +398,65 @@ void TestFleet::tlsTargetWithItsOwnCa()
     serve->process.terminate();
     serve->process.waitForFinished(5000);
     tls.stop();
+}
+
+void TestFleet::yamlTargetsFile()
+{
+    // Prometheus' file_sd YAML, as a platform team writes it: comments, an unquoted number as a
+    // label value (read as the string Prometheus reads), a quoted URL, a meta label.
+    const QString targets = m_dir.filePath(QStringLiteral("targets.yml"));
+    {
+        QFile f(targets);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral("# the payments Redis, region one\n"
+                               "- targets:\n"
+                               "    - \"%1\"\n"
+                               "  labels:\n"
+                               "    env: yaml-prod\n"
+                               "    tier: 1\n"
+                               "    __meta_owner: payments\n"
+                               "- targets: [%2]\n")
+                    .arg(m_plain.url(), m_frozen.url())
+                    .toUtf8());
+    }
+    auto serve = cli({QStringLiteral("serve"), QStringLiteral("--targets"), targets, QStringLiteral("--listen"),
+                      QStringLiteral("127.0.0.1:0")});
+    QByteArray err;
+    const QString at = servedAt(*serve, &err);
+    QVERIFY2(!at.isEmpty(), err.constData());
+    QTRY_COMPARE_WITH_TIMEOUT(sample(scrape(at, m_plain.url()).body, "lockscope_up{env=\"yaml-prod\",tier=\"1\"}"), 1.0,
+                              10000);
+    QTRY_COMPARE_WITH_TIMEOUT(sample(scrape(at, m_frozen.url()).body, "lockscope_up"), 1.0, 10000);
+    QCOMPARE(scrape(at, m_secured.url()).status, 403);
+    QVERIFY(!scrape(at, m_plain.url()).body.contains("__meta_owner"));
+    // The same file for the CLI's fleet runs.
+    auto list = cli({QStringLiteral("list"), QStringLiteral("--targets"), targets});
+    QVERIFY(list->process.waitForFinished(60000));
+    QCOMPARE(list->process.exitCode(), 0);
+    // A broken edit is refused with its line, and the exporter keeps the targets it had.
+    {
+        QFile f(targets + QStringLiteral(".new"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("- targets:\n    - redis://127.0.0.1:1\n  labels: {env: [unclosed\n");
+        f.close();
+        QFile::remove(targets);
+        QVERIFY(QFile::rename(targets + QStringLiteral(".new"), targets));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(sample(get(QStringLiteral("http://%1/metrics").arg(at)).body,
+                                    "lockscope_exporter_target_reload_failures_total") >= 1,
+                             5000);
+    QCOMPARE(scrape(at, m_plain.url()).status, 200);
+    serve->process.terminate();
+    QVERIFY(serve->process.waitForFinished(5000));
+    err += serve->process.readAllStandardError();
+    QVERIFY2(err.contains("not YAML") && err.contains("line "), err.constData());
+    // At start, the same error ends the run (exit 1) and says where.
+    auto broken = cli({QStringLiteral("serve"), QStringLiteral("--targets"), targets, QStringLiteral("--listen"),
+                       QStringLiteral("127.0.0.1:0")});
+    QVERIFY(broken->process.waitForFinished(10000));
+    QCOMPARE(broken->process.exitCode(), 1);
+    const QByteArray brokenErr = broken->process.readAllStandardError();
+    QVERIFY2(brokenErr.contains(targets.toUtf8()) && brokenErr.contains("line "), brokenErr.constData());
 }
 
 QTEST_GUILESS_MAIN(TestFleet)
