@@ -66,7 +66,9 @@ case "$cmd" in
     test)
         build
         ensure_node_client
-        ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 300
+        # The suites share nothing (own redis-servers, temp and XDG dirs): one at a time per core;
+        # the ASan build and the benchmark take every core and run alone (their PROCESSORS).
+        ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 300 -j "$(nproc)"
         ;;
     format|check-format)
         ensure_packages

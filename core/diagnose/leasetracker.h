@@ -61,6 +61,10 @@ namespace lockscope
  * produced again, so a second tracker fed with the session's events (the CLI doctor, a replay)
  * reaches the same findings. Times: steady ms (LockSnapshot::steadyNowMs()) unless named
  * epoch; event times are the events' own (epoch ms).
+ *
+ * Why leasetracker.cpp is long: the lease-safety rules (lost lease, late renewal, holder returned,
+ * lost in failover, token regressed) share one per-lock history and one clock; each rule is a
+ * function of its own, documented with the Redisson behaviour it checks.
  */
 class LeaseTracker
 {

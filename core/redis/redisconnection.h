@@ -65,6 +65,10 @@ namespace lockscope
  * writes, reply dispatch, timeouts, health checks and reconnects are one socket's state machine
  * over the same members (pending callbacks, output buffer, state); split, they would hand that
  * state between classes on every reply. Its failure sentences are ConnectionErrorText's.
+ *
+ * Why redisconnection.cpp is long: one connection's life (resolve, connect, TLS, AUTH/HELLO/SELECT,
+ * health check, reconnect with backoff, in-flight replies failed as unknown) is one state machine
+ * around one socket; the codec (RespDecoder, hiredis) and the texts (ConnectionErrorText) are apart.
  */
 class RedisConnection : public QObject
 {

@@ -16,7 +16,7 @@ namespace lockscope
 namespace
 {
 
-bool fail(QString *error, const QString &message)
+bool tlsFail(QString *error, const QString &message)
 {
     if (error)
         *error = message;
@@ -35,9 +35,9 @@ bool readFile(const QString &path, const QString &what, QByteArray *data, QStrin
 {
     QFile f(path);
     if (!f.exists())
-        return fail(error, QStringLiteral("The %1 '%2' does not exist: check the path.").arg(what, path));
+        return tlsFail(error, QStringLiteral("The %1 '%2' does not exist: check the path.").arg(what, path));
     if (!f.open(QIODevice::ReadOnly))
-        return fail(
+        return tlsFail(
             error,
             QStringLiteral("The %1 '%2' cannot be read (%3): check its permissions.").arg(what, path, f.errorString()));
     *data = f.readAll();
@@ -109,14 +109,15 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
             return false;
         const QList<QSslCertificate> cas = parseCertificates(data);
         if (cas.isEmpty())
-            return fail(error, QStringLiteral("The CA certificate file '%1' holds no certificate (expected PEM "
-                                              "'BEGIN CERTIFICATE' or DER): pass the CA's certificate, not its key.")
-                                   .arg(m_caFile));
+            return tlsFail(error, QStringLiteral("The CA certificate file '%1' holds no certificate (expected PEM "
+                                                 "'BEGIN CERTIFICATE' or DER): pass the CA's certificate, not its key.")
+                                      .arg(m_caFile));
         c.setCaCertificates(cas);
     }
     if (!m_keyFile.isEmpty() && m_certFile.isEmpty())
-        return fail(error, QStringLiteral("A client key (%1) was given without its certificate: %2 too.")
-                               .arg(tlsWord(Word::KeyFile, m_keyFile), tlsWord(Word::Give, tlsWord(Word::CertFile))));
+        return tlsFail(error,
+                       QStringLiteral("A client key (%1) was given without its certificate: %2 too.")
+                           .arg(tlsWord(Word::KeyFile, m_keyFile), tlsWord(Word::Give, tlsWord(Word::CertFile))));
     if (!m_certFile.isEmpty()) {
         QByteArray certData;
         if (!readFile(m_certFile, QStringLiteral("client certificate file (%1)").arg(tlsWord(Word::CertFile)),
@@ -124,9 +125,9 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
             return false;
         const QList<QSslCertificate> chain = QSslCertificate::fromData(certData, QSsl::Pem);
         if (chain.isEmpty())
-            return fail(error, QStringLiteral("The client certificate file '%1' holds no PEM certificate "
-                                              "('BEGIN CERTIFICATE'): check the path.")
-                                   .arg(m_certFile));
+            return tlsFail(error, QStringLiteral("The client certificate file '%1' holds no PEM certificate "
+                                                 "('BEGIN CERTIFICATE'): check the path.")
+                                      .arg(m_certFile));
         QByteArray keyData = certData;
         QString keyPath = m_certFile;
         if (!m_keyFile.isEmpty()) {
@@ -138,17 +139,18 @@ bool RedisTlsOptions::applyTo(QSslConfiguration *config, QString *error) const
         const QSslKey key = parseKey(keyData);
         if (key.isNull()) {
             if (keyData.contains("ENCRYPTED"))
-                return fail(error, QStringLiteral("The client key '%1' is encrypted, and LockScope reads only "
-                                                  "unencrypted keys: decrypt a private copy (openssl pkey -in KEY "
-                                                  "-out KEY.plain; chmod 600 KEY.plain) and pass that.")
-                                       .arg(keyPath));
+                return tlsFail(error, QStringLiteral("The client key '%1' is encrypted, and LockScope reads only "
+                                                     "unencrypted keys: decrypt a private copy (openssl pkey -in KEY "
+                                                     "-out KEY.plain; chmod 600 KEY.plain) and pass that.")
+                                          .arg(keyPath));
             if (m_keyFile.isEmpty())
-                return fail(error, QStringLiteral("The client certificate '%1' needs its private key: %2.")
-                                       .arg(m_certFile, tlsWord(Word::Give, tlsWord(Word::KeyFile) +
-                                                                                QStringLiteral(" with the key file"))));
-            return fail(error, QStringLiteral("The client key file '%1' holds no private key LockScope can read "
-                                              "(PEM RSA, EC or DSA): check the path.")
-                                   .arg(keyPath));
+                return tlsFail(error,
+                               QStringLiteral("The client certificate '%1' needs its private key: %2.")
+                                   .arg(m_certFile, tlsWord(Word::Give, tlsWord(Word::KeyFile) +
+                                                                            QStringLiteral(" with the key file"))));
+            return tlsFail(error, QStringLiteral("The client key file '%1' holds no private key LockScope can read "
+                                                 "(PEM RSA, EC or DSA): check the path.")
+                                      .arg(keyPath));
         }
         c.setLocalCertificateChain(chain);
         c.setPrivateKey(key);

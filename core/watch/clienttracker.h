@@ -57,6 +57,9 @@ class RedisConnection;
  * Cluster: a client id's connections to every master are one identity (entries carry `server`).
  * CLIENT refused by the ACL: nothing is learnt, and notice() says why, once.
  * Lives on the session's thread; not thread-safe.
+ *
+ * Why clienttracker.cpp is long: identity (MONITOR samples, CLIENT LIST correlation) and liveness
+ * (connections re-read every second) share one table of clients and one budget per master.
  */
 class ClientTracker : public QObject
 {

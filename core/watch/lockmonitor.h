@@ -66,6 +66,10 @@ class SnapshotReader;
  * per-lock state (known snapshots, dirty names, removal evidence, pending unlock messages) within
  * one event; its helpers that keep no such state are classes of their own (LockDiscovery,
  * SnapshotReader, LockEvent::diff, LockNames).
+ *
+ * Why lockmonitor.cpp is long: one state machine of one server's watch (connect, discover, subscribe,
+ * live or polling, reconnect, rediscover) whose transitions read each other's state; discovery
+ * (LockDiscovery) and snapshot reads (SnapshotReader) are already classes of their own.
  */
 class LockMonitor : public LockWatcher
 {

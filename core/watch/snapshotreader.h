@@ -29,6 +29,11 @@ class RedisReply;
  * earlier one returned, so another client's command waits behind at most two of ours (with 4
  * in flight, a PING waited up to 4 budgets; p99 5 ms). setBatchSize() fixes the size
  * instead (no adaptation).
+ *
+ * Why snapshotreader.cpp is long: batching with its adaptive size, the fall-backs (key by key in
+ * a cluster after a slot redirect, plain reads when scripts are refused) and parse(), which turns
+ * the snapshot script's reply for every lock kind into a LockSnapshot field by field, with a clear
+ * error for each malformed shape (hostile or foreign data).
  */
 class SnapshotReader : public QObject
 {

@@ -10,7 +10,7 @@ namespace lockscope
 namespace
 {
 
-QString valueText(const QJsonValue &v)
+QString argumentText(const QJsonValue &v)
 {
     if (v.isString())
         return v.toString();
@@ -25,12 +25,12 @@ QString keyText(const StepReport::Key &k)
     if (k.value.isObject()) {
         const QJsonObject o = k.value.toObject();
         for (auto it = o.begin(); it != o.end(); ++it)
-            parts.append(it.key() + QLatin1Char('=') + valueText(it.value()));
+            parts.append(it.key() + QLatin1Char('=') + argumentText(it.value()));
     } else if (k.value.isArray()) {
         for (const QJsonValue &v : k.value.toArray())
-            parts.append(valueText(v));
+            parts.append(argumentText(v));
     } else {
-        parts.append(valueText(k.value));
+        parts.append(argumentText(k.value));
     }
     const QString body = k.value.isArray() ? QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']')
                                            : parts.join(QStringLiteral(", "));
@@ -150,14 +150,14 @@ QStringList StepReport::changes(const Keys &before, const Keys &after)
             const QJsonObject a = old->value.toObject(), b = it->value.toObject();
             for (auto f = a.begin(); f != a.end(); ++f) {
                 if (!b.contains(f.key()))
-                    what.append(QStringLiteral("%1 %2 -> (gone)").arg(f.key(), valueText(f.value())));
+                    what.append(QStringLiteral("%1 %2 -> (gone)").arg(f.key(), argumentText(f.value())));
                 else if (b.value(f.key()) != f.value())
-                    what.append(
-                        QStringLiteral("%1 %2 -> %3").arg(f.key(), valueText(f.value()), valueText(b.value(f.key()))));
+                    what.append(QStringLiteral("%1 %2 -> %3")
+                                    .arg(f.key(), argumentText(f.value()), argumentText(b.value(f.key()))));
             }
             for (auto f = b.begin(); f != b.end(); ++f)
                 if (!a.contains(f.key()))
-                    what.append(QStringLiteral("%1 (new) = %2").arg(f.key(), valueText(f.value())));
+                    what.append(QStringLiteral("%1 (new) = %2").arg(f.key(), argumentText(f.value())));
         } else if (old->value != it->value) {
             what.append(QStringLiteral("%1 -> %2").arg(keyText(*old), keyText(*it)));
         }
@@ -235,12 +235,12 @@ QString checkValueText(const QJsonValue &v)
     if (v.isArray()) {
         QStringList s;
         for (const QJsonValue &e : v.toArray())
-            s.append(valueText(e));
+            s.append(argumentText(e));
         return QLatin1Char('[') + s.join(QStringLiteral(", ")) + QLatin1Char(']');
     }
     if (v.isBool())
         return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    return valueText(v);
+    return argumentText(v);
 }
 } // namespace
 

@@ -112,7 +112,11 @@ struct WorkshopAction {
 
 /** The table of every workshop action, in the order Scenario::actions() lists them.
  *  workshopactions.cpp is longer than 500 lines on purpose: it is the table (about 20 records,
- *  a few short functions each), so that adding an action touches that one file. */
+ *  a few short functions each), so that adding an action touches that one file. *
+ * Why workshopactions.cpp is long: it is one table (makeTable(), read by all()) with an entry per
+ * action of the scenario language, each its run, expectation and branch text, so that a scenario
+ * author finds every action, what it sends and what the stage says of it in one place.
+ */
 class WorkshopActions
 {
 public:

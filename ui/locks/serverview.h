@@ -47,6 +47,10 @@ class StageTime;
  * through its SessionController (own `redis-io` thread), acts through its LockActions, keeps the
  * history the charts draw. Hosted by MainWindow (which moves the toolbar and the status bar into
  * its frame), by each tab of ServerTabsWindow and by the WorkshopWindow. GUI thread.
+ *
+ * Why serverview.cpp is long: it wires one server's views (table, detail, charts, event log,
+ * findings, clients, status bar) to its SessionController and keeps filter, selection and stage
+ * clock common to them; each view is a class of its own.
  */
 class ServerView : public QWidget
 {

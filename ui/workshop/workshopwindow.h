@@ -67,6 +67,10 @@ class WorkshopStepList;
  * Size (the .cpp is about 520 lines): the parts are classes of their own (WorkshopStepHtml,
  * WorkshopProjector, WorkshopStepList, SchedulerBar, StageClockBadge, ActorLegend); what is left
  * is the wiring of those parts to one ScenarioRunner and the handlers of the controls above.
+ *
+ * Why workshopwindow.cpp is long: the window composes the stage, the step list, the scheduler bar,
+ * the projector mode and the dashboard's views, and keeps their clocks and rewinds in step; each
+ * part is a widget class of its own (WorkshopStepList, SchedulerBar, WorkshopProjector, ...).
  */
 class WorkshopWindow : public QMainWindow
 {
