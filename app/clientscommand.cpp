@@ -3,7 +3,6 @@
 #include "locktable.h"
 
 #include "protocol/displaytext.h"
-#include "watch/lockwatcher.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -65,25 +64,24 @@ bool ClientsCommand::oneShot() const
 
 void ClientsCommand::run()
 {
-    LockWatcher *watcher = m_session->watcher();
-    auto listed = [this, watcher] {
+    auto listed = [this] {
         if (m_finished)
             return;
-        disconnect(watcher, &LockWatcher::idle, this, nullptr);
+        disconnect(m_session, &LockSession::watchIdle, this, nullptr);
         if (!identifies()) {
             print();
             return;
         }
-        identifyThen(locksByClient(watcher->locks()).keys(), [this] { print(); });
+        identifyThen(locksByClient(m_session->locks()).keys(), [this] { print(); });
     };
-    connect(watcher, &LockWatcher::idle, this, listed);
-    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    connect(m_session, &LockSession::watchIdle, this, listed);
+    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
     m_session->start();
 }
 
 void ClientsCommand::print()
 {
-    const QMap<QString, ClientLocks> byClient = locksByClient(m_session->watcher()->locks());
+    const QMap<QString, ClientLocks> byClient = locksByClient(m_session->locks());
     QVector<QStringList> rows;
     rows << QStringList{QStringLiteral("CLIENT ID"), QStringLiteral("STATE"),       QStringLiteral("HOST"),
                         QStringLiteral("NAME"),      QStringLiteral("CONNECTIONS"), QStringLiteral("HOLDS"),

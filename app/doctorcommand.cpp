@@ -4,7 +4,6 @@
 
 #include "diagnose/doctorloop.h"
 #include "protocol/displaytext.h"
-#include "watch/lockwatcher.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -26,7 +25,6 @@ bool DoctorCommand::oneShot() const
 
 void DoctorCommand::run()
 {
-    LockWatcher *watcher = m_session->watcher(); // a cluster: every master
     // The locks with their replication verdicts (not_replicated, --observe-ms: a session that watches).
     auto *loop = new DoctorLoop([this] { return m_session->locks(); }, this);
     LockDoctor::Thresholds t;
@@ -50,7 +48,7 @@ void DoctorCommand::run()
     // Who the holders are (--observe-ms: followed while observing): holder_disconnected.
     connect(m_session, &LockSession::clientsUpdated, loop,
             [loop](const QVector<ClientIdentity> &clients) { loop->doctor().observeClients(clients); });
-    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
     auto reportWith = [this](const QVector<LockFinding> &findings, const DoctorProbe::Result &r) {
         report(findings, r);
     };
@@ -97,7 +95,7 @@ void DoctorCommand::run()
         }
         loop->diagnoseAfter(observeMs, reportWith);
     };
-    connect(watcher, &LockWatcher::idle, this, ready);
+    connect(m_session, &LockSession::watchIdle, this, ready);
     m_session->start();
 }
 
@@ -107,7 +105,7 @@ void DoctorCommand::report(QVector<LockFinding> findings, const DoctorProbe::Res
         m_err << "lockscope-cli: some doctor reads failed: " << r.error << '\n';
     const LockFilter filter = holderFilter();
     if (!filter.isEmpty()) { // --holder: findings about its locks, or naming it
-        const auto locks = m_session->watcher()->locks();
+        const auto locks = m_session->locks();
         const qsizetype all = findings.size();
         findings.erase(std::remove_if(findings.begin(), findings.end(),
                                       [&](const LockFinding &f) {
@@ -157,10 +155,10 @@ void DoctorCommand::report(QVector<LockFinding> findings, const DoctorProbe::Res
     if (!m_json) {
         if (findings.isEmpty())
             m_out << "No problems found on " << m_session->options().endpoint.address() << " ("
-                  << m_session->watcher()->locks().size() << " lock(s) checked).\n";
+                  << m_session->locks().size() << " lock(s) checked).\n";
         else
             m_out << findings.size() << " finding(s): " << counts[2] << " critical, " << counts[1] << " warning, "
-                  << counts[0] << " info (" << m_session->watcher()->locks().size() << " lock(s) checked).\n";
+                  << counts[0] << " info (" << m_session->locks().size() << " lock(s) checked).\n";
     }
     finish(LockDoctor::worstSeverity(findings) >= int(LockFinding::Severity::Warning) ? ProblemsFound : Ok);
 }

@@ -3,7 +3,6 @@
 #include "locktable.h"
 
 #include "protocol/displaytext.h"
-#include "watch/lockwatcher.h"
 
 #include <QCommandLineParser>
 #include <QJsonDocument>
@@ -51,17 +50,16 @@ bool ListCommand::oneShot() const
 
 void ListCommand::run()
 {
-    LockWatcher *watcher = m_session->watcher();
-    auto listed = [this, watcher] {
+    auto listed = [this] {
         if (m_finished)
             return;
-        disconnect(watcher, &LockWatcher::idle, this, nullptr);
+        disconnect(m_session, &LockSession::watchIdle, this, nullptr);
         if (!identifies()) {
             print();
             return;
         }
         QStringList ids;
-        watcher->forEachLock([&ids](const LockSnapshot &s) {
+        m_session->forEachLock([&ids](const LockSnapshot &s) {
             for (const auto &h : s.holders)
                 ids << h.clientId;
         });
@@ -69,19 +67,18 @@ void ListCommand::run()
         ids.removeDuplicates();
         identifyThen(ids, [this] { print(); });
     };
-    connect(watcher, &LockWatcher::idle, this, listed);
-    connect(watcher, &LockWatcher::errorOccurred, this, [this](const QString &msg) { fail(ServerError, msg); });
+    connect(m_session, &LockSession::watchIdle, this, listed);
+    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
     m_session->start();
 }
 
 void ListCommand::print()
 {
-    LockWatcher *watcher = m_session->watcher();
     const bool identified = identifies();
     {
         if (m_json && identified) {
             QVector<LockSnapshot> locks;
-            watcher->forEachLock([&locks](const LockSnapshot &s) { locks << s; });
+            m_session->forEachLock([&locks](const LockSnapshot &s) { locks << s; });
             std::sort(locks.begin(), locks.end(),
                       [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
             const LockFilter filter = holderFilter();
@@ -101,7 +98,7 @@ void ListCommand::print()
             // as bytes (not through QTextStream).
             const LockFilter filter = holderFilter();
             QVector<const LockSnapshot *> sorted;
-            watcher->forEachLock([&sorted, &filter](const LockSnapshot &s) {
+            m_session->forEachLock([&sorted, &filter](const LockSnapshot &s) {
                 if (filter.isEmpty() || filter.matches(s))
                     sorted << &s;
             });
@@ -113,7 +110,7 @@ void ListCommand::print()
             return;
         }
         QVector<LockSnapshot> locks;
-        watcher->forEachLock([&locks](const LockSnapshot &s) { locks << s; });
+        m_session->forEachLock([&locks](const LockSnapshot &s) { locks << s; });
         std::sort(locks.begin(), locks.end(),
                   [](const LockSnapshot &a, const LockSnapshot &b) { return a.name < b.name; });
         const qsizetype seen = locks.size();
@@ -126,16 +123,16 @@ void ListCommand::print()
             m_err << "lockscope-cli: " << locks.size() << " of " << seen << " locks match --holder "
                   << DisplayText::escaped(filter.holderText()) << '\n';
         const bool wide = m_parser.isSet(QStringLiteral("wide"));
-        auto table = [this, wide, identified, watcher](const QVector<LockSnapshot> &shown) {
+        auto table = [this, wide, identified](const QVector<LockSnapshot> &shown) {
             if (wide || identified)
                 m_out << LockTable::format(shown, LockSnapshot::steadyNowMs(), wide ? 0 : LockTable::terminalColumns(),
                                            [this](const QString &id) { return m_session->clientIdentity(id); });
             else
                 m_out << LockTable::format(shown, LockSnapshot::steadyNowMs(), LockTable::terminalColumns());
             m_out << shown.size() << " lock(s) on " << m_session->options().endpoint.address()
-                  << (watcher->serverModes().size() > 1
+                  << (m_session->serverModes().size() > 1
                           ? QStringLiteral(" and the other masters of its cluster (%1 in all)")
-                                .arg(watcher->serverModes().size())
+                                .arg(m_session->serverModes().size())
                           : QString())
                   << '\n';
             finish(Ok);

@@ -3,7 +3,6 @@
 #include "protocol/displaytext.h"
 #include "protocol/topologyevent.h"
 #include "redis/redisreply.h"
-#include "watch/lockwatcher.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -19,14 +18,12 @@ bool WatchCommand::wantEvent(const LockEvent &e) const
     if (filter.isEmpty() || (!e.holder.isEmpty() && filter.matchesField(e.holder)))
         return true;
     // An event without that holder (expired, a waiter queued) of a lock it holds or waits for.
-    const auto locks = m_session->watcher()->locks();
-    const auto it = locks.constFind(e.lock);
-    return it != locks.cend() && filter.matches(it.value());
+    const LockSnapshot s = m_session->lock(e.lock);
+    return !s.name.isEmpty() && filter.matches(s);
 }
 
 void WatchCommand::run()
 {
-    LockWatcher *watcher = m_session->watcher();
     // An ACL that forbids LockScope's scripts (or SCAN) leaves nothing to watch: refused, exit 3,
     // as list, show and doctor do (the cause was just said on stderr), not "watching 0 locks".
     auto refused = [this](const QString &message) {
@@ -36,7 +33,7 @@ void WatchCommand::run()
         finish(Refused);
     };
     connect(m_session, &LockSession::errorOccurred, this, refused);
-    connect(watcher, &LockWatcher::errorOccurred, this, refused);
+    connect(m_session, &LockSession::readFailed, this, refused);
     connect(m_session, &LockSession::eventsOccurred, this, [this](const QVector<LockEvent> &events) {
         for (const auto &e : events) {
             if (!wantEvent(e))
@@ -62,7 +59,7 @@ void WatchCommand::run()
     });
     bool first = true;
     // Failovers and slot moves (a cluster), in the same stream and shape as lock events ("lock": null).
-    connect(watcher, &LockWatcher::topologyChanged, this, [this](const QVector<TopologyEvent> &events) {
+    connect(m_session, &LockSession::topologyEventsOccurred, this, [this](const QVector<TopologyEvent> &events) {
         for (const auto &e : events) {
             if (m_json)
                 m_out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
@@ -72,16 +69,16 @@ void WatchCommand::run()
         }
         m_out.flush();
     });
-    auto watching = [this, watcher, first]() mutable {
+    auto watching = [this, first]() mutable {
         if (!first)
             return;
         first = false;
-        const qsizetype servers = watcher->serverModes().size();
-        m_err << "lockscope-cli: watching " << watcher->locks().size() << " lock(s)"
+        const qsizetype servers = m_session->serverModes().size();
+        m_err << "lockscope-cli: watching " << m_session->locks().size() << " lock(s)"
               << (servers > 1 ? QStringLiteral(" on %1 masters").arg(servers) : QString()) << "; Ctrl-C to stop\n";
         m_err.flush();
     };
-    connect(watcher, &LockWatcher::idle, this, watching);
+    connect(m_session, &LockSession::watchIdle, this, watching);
     // Ctrl-C / SIGTERM: onInterrupted() ends it (130 / 143).
     if (m_parser.isSet(QStringLiteral("duration-ms")))
         QTimer::singleShot(m_parser.value(QStringLiteral("duration-ms")).toInt(), this,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "diagnose/doctorproberesult.h"
 #include "redis/redisscript.h"
 
 #include <QHash>
@@ -32,17 +33,8 @@ class DoctorProbe : public QObject
 {
     Q_OBJECT
 public:
-    struct Result {
-        QHash<QString, qint64> orphanSubscribers; ///< lock name -> clients waiting on its channel
-        /** Locks whose hash exists, with the clients subscribed to their unlock channel (lock name
-         *  -> subscribers > 0): plain-lock waiters, whom no keyspace event announces (a waiter's
-         *  failed attempt writes nothing), for the lease-safety rules. */
-        QHash<QString, qint64> heldSubscribers;
-        QVector<QPair<QString, qint64>> latches; ///< latch key -> PTTL ms (-1 = no expiry): every one
-                                                 ///< without expiry, others up to kMaxLatchesKept
-        qint64 latchCount = 0;                   ///< latch keys found in all
-        QString error;                           ///< first error met (partial results kept)
-    };
+    /** See DoctorProbeResult (a value header of its own). */
+    using Result = DoctorProbeResult;
 
     explicit DoctorProbe(RedisConnection *connection, QObject *parent = nullptr);
 

@@ -1,7 +1,6 @@
 #include "export/fleetexporter.h"
 
 #include "export/lockmetrics.h"
-#include "watch/lockwatcher.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -163,9 +162,9 @@ int FleetExporter::targetsUp() const
     for (const Watched &w : m_watched) {
         if (!w.session)
             continue;
-        const QVector<LockWatcher::Mode> modes = w.session->watcher()->serverModes();
-        const bool all = !modes.isEmpty() && std::all_of(modes.cbegin(), modes.cend(), [](LockWatcher::Mode m) {
-            return m == LockWatcher::Mode::Live || m == LockWatcher::Mode::Polling;
+        const QVector<WatchMode> modes = w.session->serverModes();
+        const bool all = !modes.isEmpty() && std::all_of(modes.cbegin(), modes.cend(), [](WatchMode m) {
+            return m == WatchMode::Live || m == WatchMode::Polling;
         });
         up += all;
     }

@@ -2,8 +2,6 @@
 
 #include "redis/redisconnection.h"
 #include "session/locksession.h"
-#include "watch/clusterlockmonitor.h"
-#include "watch/lockmonitor.h"
 
 #include <QCoreApplication>
 
@@ -275,13 +273,13 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
     w.sample({{"version", QCoreApplication::applicationVersion()}}, 1);
 
     // The watch state: how many masters are read from, and how.
-    int modes[4] = {0, 0, 0, 0}; // LockMonitor::Mode order: connecting, live, polling, disconnected
+    int modes[4] = {0, 0, 0, 0}; // WatchMode order: connecting, live, polling, disconnected
     if (m_session) {
-        for (const LockWatcher::Mode mode : m_session->watcher()->serverModes())
+        for (const WatchMode mode : m_session->serverModes())
             ++modes[int(mode)];
     }
     const int masters = modes[0] + modes[1] + modes[2] + modes[3];
-    const int live = modes[int(LockMonitor::Mode::Live)] + modes[int(LockMonitor::Mode::Polling)];
+    const int live = modes[int(WatchMode::Live)] + modes[int(WatchMode::Polling)];
     w.family("lockscope_up", Type::Gauge,
              "1 when LockScope reads every Redis master it watches (live or polling), else 0.");
     const bool up = masters > 0 && live == masters;

@@ -33,8 +33,8 @@ QJsonValue toJson(const YAML::Node &node)
         QJsonObject object;
         for (const auto &entry : node) {
             if (!entry.first.IsScalar())
-                throw NotPlain{QStringLiteral("a mapping key at line %1 is not a plain value")
-                                   .arg(entry.first.Mark().line + 1)};
+                throw NotPlain{
+                    QStringLiteral("a mapping key at line %1 is not a plain value").arg(entry.first.Mark().line + 1)};
             object.insert(QString::fromStdString(entry.first.Scalar()), toJson(entry.second));
         }
         return object;
@@ -59,7 +59,8 @@ QJsonDocument YamlDocument::read(const QString &path, QString *error)
             return QJsonDocument(value.toArray());
         if (value.isObject())
             return QJsonDocument(value.toObject());
-        *error = value.isNull() ? QStringLiteral("it is empty") : QStringLiteral("it is a single value, not a list or a mapping");
+        *error = value.isNull() ? QStringLiteral("it is empty")
+                                : QStringLiteral("it is a single value, not a list or a mapping");
     } catch (const YAML::Exception &e) {
         *error = QStringLiteral("not YAML (%1 at line %2, column %3)")
                      .arg(QString::fromStdString(e.msg))

@@ -1,4 +1,5 @@
 #include "session/locksession.h"
+#include "act/auditlog.h"
 #include "act/writepermissions.h"
 #include "redis/redisbytes.h"
 
@@ -6,18 +7,21 @@
 #include "act/lockrepairs.h"
 #include "diagnose/doctorloop.h"
 #include "diagnose/doctorprobe.h"
-#include "diagnose/exposuretracker.h"
+#include "diagnose/lockdoctor.h"
 #include "session/auditedwrites.h"
 #include "session/lockholds.h"
+#include "session/replicationwatch.h"
 #include "session/sentinelfollower.h"
 #include "session/stagetime.h"
 #include "watch/clienttracker.h"
 #include "watch/clusterlockmonitor.h"
+#include "watch/lockmonitor.h"
 #include "watch/snapshotreader.h"
 
 #include "lock/lockclient.h"
 #include "lock/lockwatchdog.h"
 #include "redis/clusterrouter.h"
+#include "redis/clustertopology.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
 #include "redis/redisscript.h"
@@ -28,6 +32,7 @@
 #include <QDateTime>
 #include <QJsonArray>
 #include <QSysInfo>
+#include <QTimer>
 #include <QUuid>
 
 #include <algorithm>
@@ -40,7 +45,7 @@ LockSession::LockSession(const Options &options, QObject *parent)
     : QObject(parent), m_options(options), m_clientId(QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
     m_pool = new RedisConnectionPool(options.endpoint, this);
-    m_singleTopology = ClusterTopology::singleMaster(m_pool->seed().address());
+    m_singleTopology = std::make_unique<ClusterTopology>(ClusterTopology::singleMaster(m_pool->seed().address()));
     connect(m_pool->connection(), &RedisConnection::ready, this, &LockSession::connectionReady);
     connect(m_pool->connection(), &RedisConnection::ready, this, &LockSession::checkRole);
     connect(m_pool->connection(), &RedisConnection::connectionLost, this, &LockSession::connectionLost);
@@ -93,12 +98,27 @@ LockSession::LockSession(const Options &options, QObject *parent)
     }
     qRegisterMetaType<lockscope::LockFinding>();
     qRegisterMetaType<lockscope::ReplicationInfo>();
-    m_exposure = std::make_unique<ExposureTracker>();
-    m_replicationTimer = new QTimer(this);
-    m_replicationTimer->setInterval(int(ExposureTracker::kAckIntervalMs)); // one INFO per master per second at most
-    connect(m_replicationTimer, &QTimer::timeout, this, &LockSession::pollReplication);
+    ReplicationWatch::Routes routes;
+    routes.masters = [this] { return topology().masters(); };
+    routes.masterOf = [this](const QString &lock) { return topology().masterForKey(RedisBytes::toBytes(lock)); };
+    routes.connectionOf = [this](const QString &master) { return connectionOf(master); };
+    routes.forEachLock = [this](const std::function<void(const LockSnapshot &)> &visit) {
+        m_watcher->forEachLock(visit);
+    };
+    m_replication = new ReplicationWatch(std::move(routes), this);
+    connect(m_replication, &ReplicationWatch::replicationRead, this, &LockSession::replicationRead);
+    connect(m_replication, &ReplicationWatch::noticeOccurred, this, &LockSession::noticeOccurred);
+    connect(m_replication, &ReplicationWatch::verdictsChanged, this, [this](const QSet<QString> &names) {
+        QVector<LockSnapshot> out;
+        m_watcher->forEachLock([this, &names, &out](const LockSnapshot &s) {
+            if (names.contains(s.name))
+                out << handedOn(s);
+        });
+        if (!out.isEmpty())
+            emit locksUpdated(out, {});
+    });
     // A new master (Sentinel, the workshop's failover) has offsets of its own: start over.
-    connect(this, &LockSession::masterChanged, this, [this] { m_exposure->clear(); });
+    connect(this, &LockSession::masterChanged, m_replication, &ReplicationWatch::clear);
     qRegisterMetaType<QVector<lockscope::LockFinding>>();
     qRegisterMetaType<lockscope::SessionTopology>();
     attachWatcher(m_monitor);
@@ -287,8 +307,28 @@ LockSnapshot LockSession::handedOn(LockSnapshot s) const
 {
     if (m_stageTime)
         s = m_stageTime->mapped(s);
-    m_exposure->apply(s, topology().masterForKey(RedisBytes::toBytes(s.name)), LockSnapshot::steadyNowMs());
+    m_replication->apply(s, LockSnapshot::steadyNowMs());
     return s;
+}
+
+void LockSession::forEachLock(const std::function<void(const LockSnapshot &)> &visit) const
+{
+    m_watcher->forEachLock(visit);
+}
+
+LockSnapshot LockSession::lock(const QString &name) const
+{
+    return m_watcher->locks().value(name);
+}
+
+QVector<WatchMode> LockSession::serverModes() const
+{
+    return m_watcher->serverModes();
+}
+
+bool LockSession::isCluster() const
+{
+    return topology().isCluster();
 }
 
 QHash<QString, LockSnapshot> LockSession::locks() const
@@ -303,173 +343,18 @@ QHash<QString, LockSnapshot> LockSession::locks() const
     }
     // The doctor needs the exposed ones (not_replicated); the rest stay shared with the watcher's
     // (no copy of 200k snapshots every 2 s).
-    for (const QString &name : m_exposure->exposed()) {
+    const qint64 now = LockSnapshot::steadyNowMs();
+    for (const QString &name : m_replication->exposed()) {
         const auto it = all.find(name);
         if (it != all.end())
-            m_exposure->apply(it.value(), topology().masterForKey(RedisBytes::toBytes(name)),
-                              LockSnapshot::steadyNowMs());
+            m_replication->apply(it.value(), now);
     }
     return all;
 }
 
-void LockSession::checkWaitGuard()
-{
-    for (const QString &master : topology().masters()) {
-        RedisConnection *c = connectionOf(master);
-        if (!c || !c->isReady() || m_exposure->info(master).replicas.isEmpty())
-            continue; // no replica: nothing to wait for (Redisson skips WAIT there too)
-        c->send({"INFO", "commandstats"}, this, [this, master](const RedisReply &r) {
-            if (r.isError())
-                return;
-            qint64 calls = 0;
-            for (const QByteArray &line : r.toByteArray().split('\n'))
-                if (line.startsWith("cmdstat_wait:") || line.startsWith("cmdstat_waitaof:")) {
-                    const int at = line.indexOf("calls=");
-                    if (at >= 0)
-                        calls += line.mid(at + 6, line.indexOf(',', at) - at - 6).toLongLong();
-                }
-            WaitGuard &g = m_waitGuards[master];
-            const qint64 waits = g.waitCalls < 0 ? -1 : calls - g.waitCalls;
-            const qint64 writes = g.lockWrites;
-            const qint64 now = LockSnapshot::steadyNowMs();
-            const qint64 windowS = (now - g.readAtMs + 500) / 1000;
-            g.waitCalls = calls;
-            g.lockWrites = 0;
-            g.readAtMs = now;
-            if (waits < 0 || writes < 3)
-                return; // the first reading, or too few lock writes to tell
-            QString text;
-            if (waits >= writes / 2)
-                text = QStringLiteral("%1: lock writes are followed by WAIT (%2 WAIT for %3 lock writes in the last "
-                                      "%4 s): Redisson's checkLockSyncedSlaves is on, a write no replica "
-                                      "acknowledged fails instead of going unnoticed. (INFO commandstats counts "
-                                      "every client of the server.)")
-                           .arg(master)
-                           .arg(waits)
-                           .arg(writes)
-                           .arg(windowS);
-            else if (waits == 0)
-                text = QStringLiteral("%1: no WAIT seen after %2 lock writes in the last %3 s: the services do not "
-                                      "wait for a replica (Redisson older than 3.17, or checkLockSyncedSlaves off), "
-                                      "so a failover can lose locks silently. LockScope shows which locks are "
-                                      "exposed (not replicated).")
-                           .arg(master)
-                           .arg(writes)
-                           .arg(windowS);
-            else
-                text = QStringLiteral("%1: %2 WAIT for %3 lock writes in the last %4 s: some services wait for a "
-                                      "replica after a lock write and some do not (INFO commandstats counts every "
-                                      "client of the server).")
-                           .arg(master)
-                           .arg(waits)
-                           .arg(writes)
-                           .arg(windowS);
-            // Said once per verdict, not every 30 s.
-            const QString kind = waits >= writes / 2 ? QStringLiteral("guarded")
-                                 : waits == 0        ? QStringLiteral("unguarded")
-                                                     : QStringLiteral("partly");
-            if (kind == g.said)
-                return;
-            g.said = kind;
-            emit noticeOccurred(text);
-        });
-    }
-}
-
-void LockSession::pollReplication()
-{
-    ++m_replicationTicks;
-    if (m_replicationTicks == 2 || m_replicationTicks % kWaitGuardTicks == 0) // 2: the replicas are known
-        checkWaitGuard();
-    for (const QString &master : topology().masters()) {
-        RedisConnection *c = connectionOf(master);
-        if (!c || !c->isReady() || m_replicationAsked.contains(master))
-            continue;
-        m_replicationAsked.insert(master);
-        c->send({"INFO", "replication"}, this, [this, master](const RedisReply &r) {
-            m_replicationAsked.remove(master);
-            if (r.isError())
-                return; // refused (ACL without +info) or lost: verdicts stand, nothing is claimed
-            const ReplicationInfo info = ReplicationInfo::parse(r.toByteArray(), LockSnapshot::steadyNowMs());
-            if (!info.valid || info.role != QLatin1String("master"))
-                return; // a replica watched (read-only): it has no replicas of its own to judge
-            QStringList changed = m_exposure->absorb(master, info);
-            emit replicationRead(master, info);
-            // The changed ones, and the exposed ones too: their exposure time goes on.
-            QSet<QString> names(changed.cbegin(), changed.cend());
-            for (const QString &name : m_exposure->exposed())
-                names.insert(name);
-            if (names.isEmpty())
-                return;
-            QVector<LockSnapshot> out;
-            m_watcher->forEachLock([this, &names, &out](const LockSnapshot &s) {
-                if (names.contains(s.name))
-                    out << handedOn(s);
-            });
-            if (!out.isEmpty())
-                emit locksUpdated(out, {});
-        });
-    }
-}
-
 void LockSession::judgeReplication(QVector<LockSnapshot> locks, std::function<void(QVector<LockSnapshot>)> done)
 {
-    auto tracker = std::make_shared<ExposureTracker>();
-    const qint64 now = LockSnapshot::steadyNowMs();
-    QSet<QString> masters;
-    for (const LockSnapshot &s : locks) {
-        const QString master = topology().masterForKey(RedisBytes::toBytes(s.name));
-        masters.insert(master);
-        if (s.isHeld())
-            tracker->seen(master, s.name, now, s.pttlMs);
-    }
-    struct Round {
-        int pending = 0;
-        bool again = false; // some master's replicas have not reached its offset yet
-    };
-    auto finish = [this, tracker, locks, done]() mutable {
-        const qint64 at = LockSnapshot::steadyNowMs();
-        for (LockSnapshot &s : locks)
-            tracker->apply(s, topology().masterForKey(RedisBytes::toBytes(s.name)), at);
-        done(locks);
-    };
-    // One reading of every master; `then(again)` after the last answer.
-    auto readAll = [this, masters, tracker](std::function<void(bool again)> then) {
-        auto round = std::make_shared<Round>();
-        round->pending = int(masters.size());
-        if (round->pending == 0) {
-            then(false);
-            return;
-        }
-        for (const QString &master : masters) {
-            connectionOf(master)->send(
-                {"INFO", "replication"}, this, [tracker, master, round, then](const RedisReply &r) {
-                    if (!r.isError()) {
-                        const ReplicationInfo info =
-                            ReplicationInfo::parse(r.toByteArray(), LockSnapshot::steadyNowMs());
-                        if (info.valid && info.role == QLatin1String("master")) {
-                            tracker->absorb(master, info);
-                            const bool caughtUp = std::any_of(info.replicas.cbegin(), info.replicas.cend(),
-                                                              [&info](const ReplicationInfo::Replica &rep) {
-                                                                  return rep.offset >= info.masterOffset;
-                                                              });
-                            if (!info.replicas.isEmpty() && !caughtUp)
-                                round->again = true;
-                        }
-                    }
-                    if (--round->pending == 0)
-                        then(round->again);
-                });
-        }
-    };
-    readAll([this, readAll, finish](bool again) mutable {
-        if (!again) {
-            finish();
-            return;
-        }
-        QTimer::singleShot(ExposureTracker::kAckIntervalMs + ExposureTracker::kMarginMs, this,
-                           [readAll, finish]() mutable { readAll([finish](bool) mutable { finish(); }); });
-    });
+    m_replication->judge(std::move(locks), std::move(done));
 }
 
 void LockSession::setStageTime(std::shared_ptr<const StageTime> time)
@@ -503,8 +388,7 @@ void LockSession::followServer(const QString &address, const QString &why, bool 
     const RedisConnection::EndpointResolver resolver = [target](RedisConnection::ResolvedCallback done) {
         done(target, QString(), false);
     };
-    m_exposure->clear(); // another server: its own replicas and offsets
-    m_replicationAsked.clear();
+    m_replication->clear(); // another server: its own replicas and offsets
     if (failover) {
         LockEvent e;
         e.timeMs = QDateTime::currentMSecsSinceEpoch();
@@ -536,14 +420,7 @@ void LockSession::emitEvents(const QVector<LockEvent> &events)
     const QVector<LockEvent> &in = m_stageTime ? staged : events;
     if (!m_options.oneShot) {
         // Lock writes: the exposure clock of each starts (ExposureTracker: replicated or not; real time).
-        const qint64 now = LockSnapshot::steadyNowMs();
-        for (const LockEvent &e : in)
-            if (e.type == QLatin1String("acquired") || e.type == QLatin1String("reentered") ||
-                e.type == QLatin1String("renewed")) {
-                const QString master = topology().masterForKey(RedisBytes::toBytes(e.lock));
-                m_exposure->wrote(master, e.lock, now);
-                ++m_waitGuards[master].lockWrites;
-            }
+        m_replication->observeEvents(in, LockSnapshot::steadyNowMs());
     }
     const QVector<LockEvent> shown = m_options.oneShot ? in : m_doctorLoop->observeEvents(in);
     m_clients->observeEvents(shown);
@@ -659,18 +536,14 @@ void LockSession::attachWatcher(LockWatcher *watcher)
                 // every real second, also while the workshop's stage clock stands still.
                 const qint64 now = LockSnapshot::steadyNowMs();
                 for (const QString &name : removed)
-                    m_exposure->forget(name);
+                    m_replication->forget(name);
                 QVector<LockSnapshot> out;
                 out.reserve(changed.size());
                 for (const LockSnapshot &s : changed) {
                     const LockSnapshot staged = m_stageTime ? m_stageTime->mapped(s) : s;
-                    const QString master = topology().masterForKey(RedisBytes::toBytes(s.name));
-                    if (staged.isHeld())
-                        m_exposure->seen(master, s.name, now, s.pttlMs);
-                    else
-                        m_exposure->forget(s.name);
+                    m_replication->observe(s, now); // real time, like the replicas
                     out << staged;
-                    m_exposure->apply(out.last(), master, now);
+                    m_replication->apply(out.last(), now);
                 }
                 m_doctorLoop->observe(out, removed);
                 emit locksUpdated(out, removed);
@@ -697,6 +570,8 @@ void LockSession::attachWatcher(LockWatcher *watcher)
     connect(watcher, &LockWatcher::discoveryProgress, this, &LockSession::discoveryProgress);
     connect(watcher, &LockWatcher::notificationsChecked, this, &LockSession::notificationsChecked);
     connect(watcher, &LockWatcher::errorOccurred, this, &LockSession::onWatcherError);
+    connect(watcher, &LockWatcher::errorOccurred, this, &LockSession::readFailed);
+    connect(watcher, &LockWatcher::idle, this, &LockSession::watchIdle);
     connect(watcher, &LockWatcher::topologyChanged, this, &LockSession::topologyEventsOccurred);
 }
 
@@ -707,7 +582,7 @@ RedisConnection *LockSession::connection() const
 
 const ClusterTopology &LockSession::topology() const
 {
-    return m_router ? m_router->topology() : m_singleTopology;
+    return m_router ? m_router->topology() : *m_singleTopology;
 }
 
 RedisConnection *LockSession::connectionOf(const QString &address)
@@ -738,7 +613,7 @@ SessionTopology LockSession::sessionTopology() const
     t.kind = m_sentinel ? SessionTopology::Kind::Sentinel : SessionTopology::Kind::Single;
     ClusterNodeStatus n;
     n.address = connection()->endpoint().address(); // a Sentinel's: the master it names now
-    n.slotRanges = m_singleTopology.slotsOf(m_pool->seed().address());
+    n.slotRanges = m_singleTopology->slotsOf(m_pool->seed().address());
     n.mode = m_monitor->mode();
     n.detail = m_monitor->modeDetail();
     n.scannedKeys = m_scannedKeys;
@@ -791,7 +666,7 @@ SnapshotReader *LockSession::readerFor(const QString &name)
     return tools.reader;
 }
 
-void LockSession::probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback)
+void LockSession::probeForDoctor(std::function<void(const DoctorProbeResult &)> callback)
 {
     QVector<DoctorProbe *> probes;
     for (const QString &address : topology().masters()) {
@@ -962,7 +837,7 @@ void LockSession::startWatching()
     open();
     m_watcher->start();
     m_doctorLoop->start();
-    m_replicationTimer->start();
+    m_replication->start();
     if (m_options.trackClients)
         m_clients->start();
     emitTopology();

@@ -1,8 +1,6 @@
 #pragma once
 
-#include "act/auditlog.h"
-#include "diagnose/doctorprobe.h"
-#include "diagnose/lockdoctor.h"
+#include "diagnose/doctorproberesult.h"
 #include "protocol/acquireplan.h"
 #include "protocol/clientidentity.h"
 #include "protocol/lockevent.h"
@@ -11,42 +9,45 @@
 #include "protocol/replicationinfo.h"
 #include "protocol/sessiontopology.h"
 #include "protocol/topologyevent.h"
-#include "watch/lockmonitor.h"
-
-#include "redis/clustertopology.h"
-#include "redis/redisconnection.h"
+#include "protocol/watchmode.h"
 #include "redis/redisendpoint.h"
-#include "redis/redissubscriber.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QObject>
-#include <QSet>
-#include <QTimer>
+#include <QStringList>
+#include <QVector>
 
 #include <functional>
 #include <memory>
 #include <optional>
 
+class QTimer;
+
 namespace lockscope
 {
 
+class AuditedWrites;
 class ClientTracker;
 class ClusterLockMonitor;
 class ClusterRouter;
-class AuditedWrites;
+class ClusterTopology;
 class DoctorLoop;
-class LockHolds;
 class DoctorProbe;
 class ForceUnlocker;
-class LockRepairs;
-class SnapshotReader;
-class StageTime;
-class ExposureTracker;
 class LockClient;
+class LockHolds;
+class LockMonitor;
+class LockRepairs;
+class LockSessionTestPeer;
+class LockWatcher;
 class RedisConnection;
 class RedisConnectionPool;
+class ReplicationWatch;
 class SentinelResolver;
 class ShardedSubscriber;
+class SnapshotReader;
+class StageTime;
 
 /**
  * Everything one LockScope window or CLI command needs against one Redis: the connection pool,
@@ -81,8 +82,23 @@ class ShardedSubscriber;
  *
  * Parts, by concern (one class each, so a change to writes or holds reads in one file): AuditedWrites (the write path
  * and audit records), LockHolds (LockScope's own holds: acquire, renew, release with the client of each kind),
- * SentinelFollower (Sentinel), DoctorLoop (the doctor every 2 s), NodeTools (the per-master tools). This
- * class composes them, routes a lock to its master and is the one API of both front ends.
+ * SentinelFollower (Sentinel), DoctorLoop (the doctor every 2 s), ReplicationWatch (which held locks no replica
+ * has), NodeTools (the per-master tools). This class composes them, routes a lock to its master and is the one
+ * API of both front ends.
+ *
+ * This header shows intents only: what a front end asks (read, watch, diagnose, write) and what it
+ * is told (signals of value types). The connections, the lock clients and the watcher stay inside
+ * (tests reach them through LockSessionTestPeer, tests/support), so a front end compiles against no
+ * connection, monitor or router header.
+ *
+ * Why locksession.cpp is long: it is the composition itself (routing a lock to its master, the
+ * per-master tools, cluster detection, the watcher's signals handed on through the stage clock and
+ * the replication verdicts, the write intents on the one audited path); each concern it composes is
+ * a class of its own (see Parts).
+ *
+ * Threads: every member runs on the session's own thread (the thread it lives on: the dashboard's
+ * `redis-io` thread, reached through queued invocations and signals; the CLI's main thread). Only
+ * auditProblem(), clientId(), isReadOnly() and options() may be called from any thread.
  */
 class LockSession : public QObject
 {
@@ -131,10 +147,6 @@ public:
     QString clientId() const { return m_clientId; }
     bool isReadOnly() const { return m_options.readOnly; }
     const Options &options() const { return m_options; }
-
-    /** What watches the locks: the single server's LockMonitor, or after enableCluster() the
-     *  ClusterLockMonitor of every master (its signals feed this session's signals). */
-    LockWatcher *watcher() const { return m_watcher; }
 
     // --- Intents: what the CLI and the dashboard ask of a session (they hold no connection,
     // --- lock client or monitor of their own).
@@ -211,24 +223,17 @@ public:
     ClientIdentity clientIdentity(const QString &clientId) const;
     /** Every client id known so far. */
     QVector<ClientIdentity> clientIdentities() const;
-
-    // --- Inside core/session and tests only: the parts behind the intents.
-
-    /** The single server's monitor; nullptr once the session found a Redis Cluster. */
-    LockMonitor *monitor() const { return m_monitor; }
-    /** LockScope's lock client on the master serving slot 0 (the server's, outside a cluster). */
-    LockClient *client() { return clientFor(QString()); }
-    /** The seed's command connection (the server's, outside a cluster; follows a Sentinel's master). */
-    RedisConnection *connection() const;
-
-    /** The masters and slots the session routes by: ClusterTopology::singleMaster() of the server
-     *  until enableCluster(), then the cluster's, as its router keeps it. */
-    const ClusterTopology &topology() const;
-    /** Redis Cluster mode (after enableCluster()); front-ends use watcher() and topologyChanged(),
-     *  whichever it is; isCluster() only words the CLI's suggested commands with --cluster. */
-    bool isCluster() const { return topology().isCluster(); }
-    /** The cluster's router (follows MOVED and ASK, re-reads the topology); nullptr outside a cluster. */
-    ClusterRouter *router() const { return m_router; }
+    /** Calls `visit` for every lock as last read, without a copy (200k locks: `list --json`),
+     *  as the watcher holds them (no replication verdict, real time). */
+    void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const;
+    /** Lock `name` as last read (locks() applies; an unknown name: a snapshot with an empty name
+     *  and `exists` false). O(1): for a per-event lookup. */
+    LockSnapshot lock(const QString &name) const;
+    /** How each server is read now: one mode for a single server, one per master of a cluster. */
+    QVector<WatchMode> serverModes() const;
+    /** Redis Cluster mode (after prepare() found one); front ends use topologyChanged() for the
+     *  masters; isCluster() only words the CLI's suggested commands with --cluster. */
+    bool isCluster() const;
     /** The session's masters with their monitor state now (what topologyChanged() reports). */
     SessionTopology sessionTopology() const;
     /**
@@ -237,22 +242,7 @@ public:
      * `callback` once; Result::error holds the first error met (partial results kept). A master
      * whose probe still runs from an earlier call gives that run's result (DoctorProbe::run).
      */
-    void probeForDoctor(std::function<void(const DoctorProbe::Result &)> callback);
-    /** LockScope's lock client on the master serving `name`: one client per master, all with
-     *  clientId(), created on first use (one for a single server). */
-    LockClient *clientFor(const QString &name);
-    /** The command connection of the master serving `name` (connection() outside a cluster). */
-    RedisConnection *connectionFor(const QString &name);
-    /** The publish verb of every unlock, force unlock and repair, Redisson's rule (§1.3, §14.3):
-     *  "spublish" in a Redis 7+ cluster with sharded pub/sub (ClusterTopology::shardedPubSub()),
-     *  else "publish" (ClusterTopology::publishCommand()). In the first case LockScope's own
-     *  waiters SSUBSCRIBE too. */
-    QByteArray publishCommand() const;
-    /** LockScope's own watchdog holds whose last renewal failed (they may expire while LockScope
-     *  believes it holds them; see holdAtRisk()). */
-    QStringList holdsAtRisk() const;
-    /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
-    SentinelResolver *sentinel() const { return m_sentinel; }
+    void probeForDoctor(std::function<void(const DoctorProbeResult &)> callback);
 
     /**
      * Finds out what the server is, once (the CLI and the session each had their own
@@ -266,12 +256,6 @@ public:
     void prepare(std::function<void(const QString &)> ready);
 
 public slots:
-    /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
-     *  before start(); reads and writes of a lock then go to the master serving its slot. With
-     *  sharded pub/sub (topology.shardedPubSub(), Redis 7+) unlocks, force unlocks and repairs
-     *  publish with SPUBLISH and LockScope's own waiters SSUBSCRIBE, as Redisson does (§14.3);
-     *  force unlock also sends a classic PUBLISH (ForceUnlocker::setAlsoPublishClassic()). */
-    void enableCluster(const lockscope::ClusterTopology &topology);
     /** Opens the command and pub/sub connections (on this object's thread) without monitoring. */
     void open();
     /** prepare() unless done, then open() plus the watcher: discovery, then live updates or
@@ -338,7 +322,15 @@ signals:
      *  "read", "write", "fenced") and, for a fenced lock, the fencing token of this acquire
      *  (else -1). */
     void acquired(const QString &lock, const QString &field, const QString &kind, qint64 token);
-    void modeChanged(lockscope::LockMonitor::Mode mode, const QString &detail);
+    /** How the server (in a cluster: a master) is read changed: connecting, live, polling,
+     *  disconnected, with a sentence why. */
+    void modeChanged(lockscope::WatchMode mode, const QString &detail);
+    /** The watcher has nothing in flight: the first full read (a discovery pass and every read it
+     *  asked) is done, and again after each rediscovery. One-shot commands print then. */
+    void watchIdle();
+    /** Reading the locks failed (a refused or failed scan or snapshot read, as the watcher said
+     *  it; errorOccurred() says it too, with the ACL's missing commands). */
+    void readFailed(const QString &message);
     void locksUpdated(const QVector<lockscope::LockSnapshot> &changed, const QStringList &removed);
     void eventsOccurred(const QVector<lockscope::LockEvent> &events);
     /** See LockMonitor::discoveryProgress (`approxTotalKeys`: DBSIZE, -1 unknown). */
@@ -389,12 +381,49 @@ signals:
     void writesChecked(const QString &user, const QStringList &refused);
 
 private:
+    friend class LockSessionTestPeer; // tests/support: the parts behind the intents
+
+    // --- Behind the intents: core/session's own parts, and tests through LockSessionTestPeer.
+
+    /** What watches the locks: the single server's LockMonitor, or after enableCluster() the
+     *  ClusterLockMonitor of every master (its signals feed this session's signals). */
+    LockWatcher *watcher() const { return m_watcher; }
+    /** The single server's monitor; nullptr once the session found a Redis Cluster. */
+    LockMonitor *monitor() const { return m_monitor; }
+    /** LockScope's lock client on the master serving slot 0 (the server's, outside a cluster). */
+    LockClient *client() { return clientFor(QString()); }
+    /** The seed's command connection (the server's, outside a cluster; follows a Sentinel's master). */
+    RedisConnection *connection() const;
+    /** The masters and slots the session routes by: ClusterTopology::singleMaster() of the server
+     *  until enableCluster(), then the cluster's, as its router keeps it. */
+    const ClusterTopology &topology() const;
+    /** The cluster's router (follows MOVED and ASK, re-reads the topology); nullptr outside a cluster. */
+    ClusterRouter *router() const { return m_router; }
+    /** LockScope's lock client on the master serving `name`: one client per master, all with
+     *  clientId(), created on first use (one for a single server). */
+    LockClient *clientFor(const QString &name);
+    /** The command connection of the master serving `name` (connection() outside a cluster). */
+    RedisConnection *connectionFor(const QString &name);
+    /** The publish verb of every unlock, force unlock and repair, Redisson's rule (§1.3, §14.3):
+     *  "spublish" in a Redis 7+ cluster with sharded pub/sub (ClusterTopology::shardedPubSub()),
+     *  else "publish" (ClusterTopology::publishCommand()). In the first case LockScope's own
+     *  waiters SSUBSCRIBE too. */
+    QByteArray publishCommand() const;
+    /** LockScope's own watchdog holds whose last renewal failed (they may expire while LockScope
+     *  believes it holds them; see holdAtRisk()). */
+    QStringList holdsAtRisk() const;
+    /** Redis Sentinel mode (a `redis-sentinel://` endpoint): the resolver; nullptr otherwise. */
+    SentinelResolver *sentinel() const { return m_sentinel; }
+    /** Switches to Redis Cluster mode with `topology` (ClusterRouter::load() of the seed). Call
+     *  before start(); reads and writes of a lock then go to the master serving its slot. With
+     *  sharded pub/sub (topology.shardedPubSub(), Redis 7+) unlocks, force unlocks and repairs
+     *  publish with SPUBLISH and LockScope's own waiters SSUBSCRIBE, as Redisson does (§14.3);
+     *  force unlock also sends a classic PUBLISH (ForceUnlocker::setAlsoPublishClassic()). */
+    void enableCluster(const lockscope::ClusterTopology &topology);
+
     void startWatching();
     /** The rules' monotonic clock (ms): real steady time, or the stage's (setStageTime). */
     qint64 steadyNowMs() const;
-    /** Reads each master's INFO replication (at most one in flight per master) into m_exposure and
-     *  hands on the locks whose replication verdict changed, and every exposed one (its time). */
-    void pollReplication();
     /** The watcher's snapshot `s` as handed on: replication verdict applied, stage clock. */
     LockSnapshot handedOn(LockSnapshot s) const;
     /** Emits eventsOccurred() with the watcher's (or Sentinel's) `events` as the lease-safety
@@ -423,7 +452,7 @@ private:
     Options m_options;
     /** The single server as a one-master topology (its address: the seed's, the pool's key, also
      *  for a Sentinel name); topology() until a cluster replaces it. */
-    ClusterTopology m_singleTopology;
+    std::unique_ptr<ClusterTopology> m_singleTopology;
     ClusterRouter *m_router = nullptr; ///< a cluster's (enableCluster()); nullptr for a single server
     ClusterLockMonitor *m_clusterMonitor = nullptr;
     LockWatcher *m_watcher = nullptr; ///< m_monitor, or m_clusterMonitor in a cluster
@@ -463,28 +492,11 @@ private:
     LockMonitor *m_monitor = nullptr;
     AuditedWrites *m_writes = nullptr;            ///< the one write path: checks, re-read, audit record
     std::shared_ptr<const StageTime> m_stageTime; ///< the workshop's stage clock; null: real time
-    std::unique_ptr<ExposureTracker> m_exposure;  ///< which held locks no replica has (watching only)
-    QTimer *m_replicationTimer = nullptr;         ///< pollReplication() every second while watching
-    QSet<QString> m_replicationAsked;             ///< masters with an INFO replication in flight
-    /** Do the services guard their lock writes with WAIT (Redisson's checkLockSyncedSlaves)? Per
-     *  master: INFO commandstats' WAIT + WAITAOF calls and the lock writes seen since the last
-     *  reading, and the last verdict said (noticeOccurred, once per change). */
-    struct WaitGuard {
-        qint64 waitCalls = -1; ///< at the last reading; -1 before one
-        qint64 lockWrites = 0; ///< lock writes seen since it
-        qint64 readAtMs = 0;   ///< when (steady ms)
-        QString said;          ///< the last verdict said
-    };
-    QHash<QString, WaitGuard> m_waitGuards;
-    int m_replicationTicks = 0;
-    /** Every kWaitGuardTicks polls: compares WAIT calls with lock writes on each master that has
-     *  replicas, and says once per change whether lock writes are followed by WAIT. */
-    void checkWaitGuard();
-    static constexpr int kWaitGuardTicks = 30;
-    DoctorLoop *m_doctorLoop = nullptr;     ///< diagnose every 2 s, probe every 20 s (not in one-shot)
-    SentinelResolver *m_sentinel = nullptr; ///< Sentinel mode: SentinelFollower's resolver
-    ClientTracker *m_clients = nullptr;     ///< who the holders are (identity, connected or gone)
-    QTimer *m_clientsChanged = nullptr;     ///< coalesces clientsUpdated()
+    ReplicationWatch *m_replication = nullptr;    ///< which held locks no replica has (watching only)
+    DoctorLoop *m_doctorLoop = nullptr;           ///< diagnose every 2 s, probe every 20 s (not in one-shot)
+    SentinelResolver *m_sentinel = nullptr;       ///< Sentinel mode: SentinelFollower's resolver
+    ClientTracker *m_clients = nullptr;           ///< who the holders are (identity, connected or gone)
+    QTimer *m_clientsChanged = nullptr;           ///< coalesces clientsUpdated()
     /** holder_disconnected events for every lock `client` holds, then eventsOccurred(). */
     void onClientDisconnected(const lockscope::ClientIdentity &client);
     /** Every identity to the doctor (holder_disconnected) and out with clientsUpdated(), now. */

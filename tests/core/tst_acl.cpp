@@ -11,6 +11,7 @@
 #include "redis/redisreply.h"
 #include "session/locksession.h"
 
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -240,8 +241,8 @@ void TestAcl::monitorFallsBackToPollingAndSaysWhy()
     QVERIFY(waitUntil([&] { return !detail.isEmpty(); }));
     QVERIFY2(detail.contains(QLatin1String("the ACL user 'viewer' may not run 'config|get'")), qPrintable(detail));
     QVERIFY2(detail.contains(QLatin1String("polling")), qPrintable(detail));
-    QVERIFY(waitUntil([&] { return session.monitor()->locks().contains(QStringLiteral("orders:42")); }));
-    QCOMPARE(session.monitor()->locks().value(QStringLiteral("orders:42")).holders.value(0).holdCount, 2);
+    QVERIFY(waitUntil([&] { return peer(session).monitor()->locks().contains(QStringLiteral("orders:42")); }));
+    QCOMPARE(peer(session).monitor()->locks().value(QStringLiteral("orders:42")).holders.value(0).holdCount, 2);
 }
 
 void TestAcl::viewerWatchSeesChanges()
@@ -289,7 +290,7 @@ void TestAcl::sessionActionsReportTheAclRefusal()
     options.endpoint = viewerEndpoint();
     LockSession session(options);
     session.open();
-    QVERIFY(waitUntil([&] { return session.connection()->isReady(); }));
+    QVERIFY(waitUntil([&] { return peer(session).connection()->isReady(); }));
     QStringList messages;
     connect(&session, &LockSession::actionFinished, this,
             [&](const QString &, const QString &, bool ok, const QString &message) {

@@ -6,6 +6,7 @@
 //    exists, never a phantom twin;
 //  - RedissonFasterMultiLock groups are listed, decoded and force-unlocked;
 //  - a lock whose data cannot tell fair from plain says so (kind_certain).
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
@@ -419,10 +420,10 @@ void TestBraceNames::watchFilesEventsUnderTheBracedLock()
     QVector<LockEvent> events;
     connect(s.get(), &LockSession::eventsOccurred, this, [&](const QVector<LockEvent> &e) { events += e; });
     bool idle = false;
-    connect(s->monitor(), &LockMonitor::idle, this, [&] { idle = true; });
+    connect(peer(s).monitor(), &LockMonitor::idle, this, [&] { idle = true; });
     s->start();
-    QVERIFY(waitUntil([&] { return idle && s->monitor()->mode() == LockMonitor::Mode::Live; }));
-    QCOMPARE(s->monitor()->locks().keys(), QList<QString>{x});
+    QVERIFY(waitUntil([&] { return idle && peer(s).monitor()->mode() == LockMonitor::Mode::Live; }));
+    QCOMPARE(peer(s).monitor()->locks().keys(), QList<QString>{x});
     QVERIFY(waitUntil([&] { return m_admin->numpat() >= 3; }));
 
     // Another waiter queues (list/zset events on the shared keys), then A releases: the head
@@ -447,8 +448,8 @@ void TestBraceNames::watchFilesEventsUnderTheBracedLock()
     for (const auto &e : events)
         QVERIFY2(e.lock == x, qPrintable(dump()));
     // Free, B still queued: listed once, under the name it had.
-    QCOMPARE(s->monitor()->locks().keys(), QList<QString>{x});
-    QCOMPARE(s->monitor()->locks().value(x).nameCertain(), false);
+    QCOMPARE(peer(s).monitor()->locks().keys(), QList<QString>{x});
+    QCOMPARE(peer(s).monitor()->locks().value(x).nameCertain(), false);
 }
 
 void TestBraceNames::cliWatchNamesOnlyTheBracedLock()
@@ -706,14 +707,15 @@ void TestBraceNames::monitorRemembersAFairLockWhoseQueueEmptied()
     QVERIFY(fairAcquire(f, lockName(m_b, 4)).toLongLong() > 0);
     auto s = session();
     bool idle = false;
-    connect(s->monitor(), &LockMonitor::idle, this, [&] { idle = true; });
+    connect(peer(s).monitor(), &LockMonitor::idle, this, [&] { idle = true; });
     s->start();
-    QVERIFY(waitUntil([&] { return idle && s->monitor()->locks().value(f).kind == LockKind::FairLock; }));
+    QVERIFY(waitUntil([&] { return idle && peer(s).monitor()->locks().value(f).kind == LockKind::FairLock; }));
     // B gives up (acquireFailed removes it, §3.4): the data alone now reads like a plain lock.
     m_admin->cmd({"DEL", "redisson_lock_queue:{fair:1}", "redisson_lock_timeout:{fair:1}"});
     s->refresh();
-    QVERIFY(waitUntil([&] { return s->monitor()->locks().value(f).queueLength == 0 && s->monitor()->isIdle(); }));
-    const LockSnapshot now = s->monitor()->locks().value(f);
+    QVERIFY(
+        waitUntil([&] { return peer(s).monitor()->locks().value(f).queueLength == 0 && peer(s).monitor()->isIdle(); }));
+    const LockSnapshot now = peer(s).monitor()->locks().value(f);
     QCOMPARE(now.kind, LockKind::FairLock);
     QVERIFY(now.kindCertain);
     QVERIFY(now.kindNote.contains(QLatin1String("earlier in this session")));

@@ -4,6 +4,7 @@
 // sharded pub/sub as Redisson 3.22+ does there (§1.3, §14.3).
 
 #include "localcluster.h"
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
@@ -138,7 +139,7 @@ std::unique_ptr<LockSession> TestClusterLocks::session()
     o.endpoint = m_cluster.endpoint(0);
     o.auditLogPath = m_tmp.filePath(QStringLiteral("audit.jsonl"));
     auto s = std::make_unique<LockSession>(o);
-    s->enableCluster(m_topology);
+    peer(s).enableCluster(m_topology);
     s->open();
     return s;
 }
@@ -178,7 +179,7 @@ void TestClusterLocks::detectsShardedPubSub()
     QVERIFY(m_topology.shardedPubSub());
     QCOMPARE(m_topology.publishCommand(), QByteArray("spublish"));
     auto s = session();
-    QCOMPARE(s->publishCommand(), QByteArray("spublish"));
+    QCOMPARE(peer(s).publishCommand(), QByteArray("spublish"));
 }
 
 void TestClusterLocks::watchdogRenewsLocksOfDifferentSlotsOnOneMaster()
@@ -191,8 +192,8 @@ void TestClusterLocks::watchdogRenewsLocksOfDifferentSlotsOnOneMaster()
     auto s = session();
     QStringList errors;
     connect(s.get(), &LockSession::errorOccurred, this, [&](const QString &e) { errors << e; });
-    LockClient *client = s->clientFor(names[0]);
-    QCOMPARE(s->clientFor(names[1]), client); // same master, same client, same watchdog
+    LockClient *client = peer(s).clientFor(names[0]);
+    QCOMPARE(peer(s).clientFor(names[1]), client); // same master, same client, same watchdog
     // By hand: LOCKSCOPE_SOAK_MS=120000 keeps Redisson's default 30 s timeout (renewal every
     // 10 s) and holds for that long instead.
     const int soakMs = qEnvironmentVariableIntValue("LOCKSCOPE_SOAK_MS");
@@ -239,7 +240,7 @@ void TestClusterLocks::failedRenewalMarksHoldAtRisk()
         risky << lock;
     });
     connect(s.get(), &LockSession::holdRecovered, this, [&](const QString &lock) { recovered << lock; });
-    LockClient *client = s->clientFor(names[0]);
+    LockClient *client = peer(s).clientFor(names[0]);
     for (const QString &n : names)
         QVERIFY(acquireBlocking(client, n, 0).acquired);
     QVERIFY(client->watchdog()->oneSlotPerBatch());
@@ -249,7 +250,7 @@ void TestClusterLocks::failedRenewalMarksHoldAtRisk()
     QCOMPARE(client->watchdog()->batches().size(), 1);
     client->watchdog()->renewNow();
     QVERIFY(waitUntil([&] { return risky.size() == 2; }));
-    QCOMPARE(s->holdsAtRisk(), QStringList(names.cbegin(), names.cend()));
+    QCOMPARE(peer(s).holdsAtRisk(), QStringList(names.cbegin(), names.cend()));
     QVERIFY(client->isAtRisk(names[0]) && client->isAtRisk(names[1]));
     int failedEvents = 0;
     for (const LockEvent &e : std::as_const(events)) {
@@ -270,7 +271,7 @@ void TestClusterLocks::failedRenewalMarksHoldAtRisk()
     client->watchdog()->setOneSlotPerBatch(true);
     client->watchdog()->renewNow();
     QVERIFY(waitUntil([&] { return recovered.size() == 2; }));
-    QVERIFY(s->holdsAtRisk().isEmpty());
+    QVERIFY(peer(s).holdsAtRisk().isEmpty());
     int recoveredEvents = 0;
     for (const LockEvent &e : std::as_const(events))
         recoveredEvents += e.type == QLatin1String("renewal_recovered");
@@ -318,7 +319,7 @@ void TestClusterLocks::unlockPublishesSharded()
     const QString name = nameOnNode(QStringLiteral("unlock-sharded"), 1);
     const QByteArray channel = LockNames::unlockChannel(name).toUtf8();
     auto s = session();
-    LockClient *client = s->clientFor(name);
+    LockClient *client = peer(s).clientFor(name);
     QVERIFY(acquireBlocking(client, name, 30000).acquired);
     ShardedListener sharded(m_cluster.endpoint(1), channel);
     MessageListener classic(m_cluster.endpoint(1), channel);
@@ -395,7 +396,7 @@ void TestClusterLocks::waitingAcquireSsubscribesAndWakesOnSpublish()
     QVERIFY(owner.open());
     owner.cmd({"HSET", name.toUtf8(), "b983c153-7421-469a-addb-44fb92259a1b:1", "1"});
     auto s = session();
-    LockClient *client = s->clientFor(name);
+    LockClient *client = peer(s).clientFor(name);
     AcquireResult result;
     bool done = false;
     client->acquire(name, 1, 30000, -1, nullptr, [&](const AcquireResult &r) {
@@ -472,8 +473,8 @@ void TestClusterLocks::singleServerKeepsClassicPubSub()
     o.auditLogPath = m_tmp.filePath(QStringLiteral("audit-single.jsonl"));
     LockSession s(o);
     s.open();
-    QCOMPARE(s.publishCommand(), QByteArray("publish"));
-    LockClient *client = s.clientFor(QStringLiteral("single"));
+    QCOMPARE(peer(s).publishCommand(), QByteArray("publish"));
+    LockClient *client = peer(s).clientFor(QStringLiteral("single"));
     QVERIFY(!client->shardedSubscriber());
     QCOMPARE(client->publishCommand(), QByteArray("publish"));
     QVERIFY(!client->watchdog()->oneSlotPerBatch());
@@ -511,12 +512,12 @@ void TestClusterLocks::singleServerIsAOneMasterTopology()
     QCOMPARE(t.masters[0].address, single.endpoint().address());
     QCOMPARE(t.masters[0].slotCount(), HashSlot::kSlotCount);
     QVERIFY(!s.isCluster());
-    QVERIFY(!s.router());
-    QVERIFY(s.monitor());
-    QCOMPARE(s.topology().masters(), QStringList{single.endpoint().address()});
-    QCOMPARE(s.connectionFor(QStringLiteral("one:a")), s.connection());
-    QCOMPARE(s.clientFor(QStringLiteral("one:a")), s.client());
-    QCOMPARE(s.clientFor(QStringLiteral("one:{b}")), s.client()); // one master, one client
+    QVERIFY(!peer(s).router());
+    QVERIFY(peer(s).monitor());
+    QCOMPARE(peer(s).topology().masters(), QStringList{single.endpoint().address()});
+    QCOMPARE(peer(s).connectionFor(QStringLiteral("one:a")), peer(s).connection());
+    QCOMPARE(peer(s).clientFor(QStringLiteral("one:a")), peer(s).client());
+    QCOMPARE(peer(s).clientFor(QStringLiteral("one:{b}")), peer(s).client()); // one master, one client
 
     QCOMPARE(run(&s, [&] { s.acquire(QStringLiteral("one:a"), 7, 60000, 0); }), QStringLiteral("done"));
     SyncClient owner(single.endpoint());
@@ -546,7 +547,7 @@ void TestClusterLocks::clusterSessionReportsEveryMaster()
     const SessionTopology t = s->sessionTopology();
     QCOMPARE(t.kind, SessionTopology::Kind::Cluster);
     QCOMPARE(t.masters.size(), m_topology.masters().size());
-    QCOMPARE(s->topology().masters(), m_topology.masters());
+    QCOMPARE(peer(s).topology().masters(), m_topology.masters());
     QVERIFY(s->isCluster());
 }
 

@@ -11,6 +11,7 @@
 #include "watch/lockmonitor.h"
 
 #include "faultproxy.h"
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include <QElapsedTimer>
@@ -125,7 +126,7 @@ void TestDeafness::blackHoleLeavesLiveAndRecovers()
     QVERIFY(proxy.start());
     Log log;
     auto session = startSession(proxy.url(), log);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }),
              qPrintable(log.dump()));
     createLock("deaf:before");
@@ -176,7 +177,7 @@ void TestDeafness::notificationsOffMidWatchFallBackToPolling()
 {
     Log log;
     auto session = startSession(m_server.url(), log);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     monitor->setNotificationRecheckMs(300);
     QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }),
              qPrintable(log.dump()));
@@ -207,14 +208,15 @@ void TestDeafness::writesRefusedWhileDisconnected()
     QVERIFY(proxy.start());
     Log log;
     auto session = startSession(proxy.url(), log);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY2(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && monitor->isIdle(); }),
              qPrintable(log.dump()));
     const LockSnapshot seen = monitor->locks().value(QStringLiteral("deaf:victim"));
     QVERIFY(seen.isHeld());
 
     proxy.setMode(FaultProxy::Mode::BlackHole);
-    QVERIFY2(waitUntil([&] { return session->connection()->lostSinceEpochMs() != 0; }, 10000), qPrintable(log.dump()));
+    QVERIFY2(waitUntil([&] { return peer(session).connection()->lostSinceEpochMs() != 0; }, 10000),
+             qPrintable(log.dump()));
     session->forceUnlock(QStringLiteral("deaf:victim"), seen.stateFingerprint());
     QVERIFY(waitUntil([&] { return !log.actions.isEmpty(); }));
     QCOMPARE(log.actions.last().outcome, QStringLiteral("refused"));

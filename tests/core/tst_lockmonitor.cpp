@@ -11,6 +11,7 @@
 #include "watch/lockmonitor.h"
 #include "watch/snapshotreader.h"
 
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -59,7 +60,7 @@ struct SessionLog {
                          });
         QObject::connect(session, &LockSession::notificationsChecked, session,
                          [this](bool enabled, const QString &) { notificationChecks << enabled; });
-        QObject::connect(session->monitor(), &LockMonitor::idle, session, [this] { ++idleCount; });
+        QObject::connect(peer(session).monitor(), &LockMonitor::idle, session, [this] { ++idleCount; });
     }
     bool has(const QString &type, const QString &lock, const QString &holder = QString()) const
     {
@@ -88,7 +89,7 @@ struct SessionLog {
  *  live): when PUBSUB NUMPAT reaches this (and no one else subscribes), they are all active. */
 qint64 patternCount(LockSession *session)
 {
-    return session->client()->subscriber()->patterns().size();
+    return peer(session).client()->subscriber()->patterns().size();
 }
 
 /** Another Redisson-style client acting on the locks the monitor watches. */
@@ -218,7 +219,7 @@ std::unique_ptr<LockSession> TestLockMonitor::startSession(const RedisEndpoint &
     options.forcePolling = forcePolling;
     options.pollIntervalMs = pollIntervalMs;
     auto session = std::make_unique<LockSession>(options);
-    session->connection()->setReconnectDelaysMs(50, 500);
+    peer(session).connection()->setReconnectDelaysMs(50, 500);
     log.attach(session.get());
     session->start();
     return session;
@@ -228,7 +229,7 @@ void TestLockMonitor::liveModeReportsEveryEvent()
 {
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
     QVERIFY2(monitor->modeDetail().contains(QLatin1String("keyspace")), qPrintable(monitor->modeDetail()));
     QVERIFY(log.modes.contains(LockMonitor::Mode::Live));
@@ -321,9 +322,9 @@ void TestLockMonitor::sessionActsAsRedissonClient()
 {
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log);
-    QVERIFY(waitUntil([&] { return session->monitor()->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
+    QVERIFY(waitUntil([&] { return peer(session).monitor()->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
     const QByteArray field = (session->clientId() + QStringLiteral(":3")).toUtf8();
-    QCOMPARE(session->client()->clientId(), session->clientId());
+    QCOMPARE(peer(session).client()->clientId(), session->clientId());
 
     session->acquire(QStringLiteral("sess:1"), 3, 20000, 0);
     QVERIFY(waitUntil([&] { return log.actions.size() == 1; }));
@@ -379,7 +380,7 @@ void TestLockMonitor::pollingWhenNotificationsOff()
 
     SessionLog log;
     auto session = startSession(quiet.endpoint(), log, QStringLiteral("*"), false, false, 200);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
     // The mode says why, and what to do about it.
     QVERIFY2(monitor->modeDetail().contains(QLatin1String("notify-keyspace-events")),
@@ -434,7 +435,7 @@ void TestLockMonitor::forcedPolling()
     QVERIFY(m_actor->acquire(QStringLiteral("fp:1"), 30000));
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log, QStringLiteral("*"), false, true, 200);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
     QVERIFY2(monitor->modeDetail().contains(QLatin1String("requested")), qPrintable(monitor->modeDetail()));
     QVERIFY(monitor->locks().contains(QStringLiteral("fp:1")));
@@ -453,7 +454,7 @@ void TestLockMonitor::patternFilter()
 
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log, QStringLiteral("app:*"));
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
     QCOMPARE(monitor->pattern(), QStringLiteral("app:*"));
     QStringList names = monitor->locks().keys();
@@ -533,7 +534,7 @@ void TestLockMonitor::discoveryFindsThousandsOfLocks()
         lastFound = locksFound;
         discoveryFinished |= finished;
     });
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY2(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == n; }, 60000),
              qPrintable(QStringLiteral("%1 discovering %2 idle %3")
                             .arg(monitor->locks().size())
@@ -601,7 +602,7 @@ void TestLockMonitor::recoversAfterServerDropsConnections()
     QVERIFY(m_actor->acquire(QStringLiteral("rc:gone"), 60000));
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
     QCOMPARE(monitor->locks().size(), 2);
     int locksWhileDisconnected = -1;
@@ -644,13 +645,13 @@ void TestLockMonitor::recoversAfterServerDropsConnections()
     // 3) A polling monitor recovers to polling.
     SessionLog pollLog;
     auto polling = startSession(m_server.endpoint(), pollLog, QStringLiteral("*"), false, true, 200);
-    QVERIFY(
-        waitUntil([&] { return polling->monitor()->mode() == LockMonitor::Mode::Polling && pollLog.idleCount > 0; }));
+    QVERIFY(waitUntil(
+        [&] { return peer(polling).monitor()->mode() == LockMonitor::Mode::Polling && pollLog.idleCount > 0; }));
     pollLog.modes.clear();
     pollLog.modeDetails.clear();
     QVERIFY(m_admin->cmd({"CLIENT", "KILL", "TYPE", "normal"}).toInteger() >= 1);
     QVERIFY(waitUntil([&] { return pollLog.modes.contains(LockMonitor::Mode::Disconnected); }));
-    QVERIFY(waitUntil([&] { return polling->monitor()->mode() == LockMonitor::Mode::Polling; }, 15000));
+    QVERIFY(waitUntil([&] { return peer(polling).monitor()->mode() == LockMonitor::Mode::Polling; }, 15000));
     QVERIFY(waitUntil([&] { return m_actor->connection->isReady(); }));
     QVERIFY(m_actor->acquire(QStringLiteral("rc:polled"), 60000));
     QVERIFY2(waitUntil([&] { return pollLog.has(QStringLiteral("acquired"), QStringLiteral("rc:polled")); }, 15000),
@@ -666,7 +667,8 @@ void TestLockMonitor::readOnlySessionWritesNothing()
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log, QStringLiteral("*"), true);
     QVERIFY(session->isReadOnly());
-    QVERIFY(waitUntil([&] { return session->monitor()->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
+    QVERIFY(
+        waitUntil([&] { return peer(session).monitor()->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
     const qint64 keysBefore = m_admin->dbsize();
     const QStringList heldBefore = m_admin->hgetall("ro:held");
 
@@ -689,8 +691,8 @@ void TestLockMonitor::readOnlySessionWritesNothing()
     QVERIFY(!m_admin->exists("ro:new"));
     QCOMPARE(m_admin->hgetall("ro:held"), heldBefore);
     QCOMPARE(m_admin->cmd({"CONFIG", "GET", "notify-keyspace-events"}).at(1).toByteArray(), QByteArray("gK"));
-    QCOMPARE(session->monitor()->mode(), LockMonitor::Mode::Polling);
-    QVERIFY(waitUntil([&] { return session->monitor()->locks().contains(QStringLiteral("ro:held")); }));
+    QCOMPARE(peer(session).monitor()->mode(), LockMonitor::Mode::Polling);
+    QVERIFY(waitUntil([&] { return peer(session).monitor()->locks().contains(QStringLiteral("ro:held")); }));
 }
 
 // One-shot mode (CLI list, doctor) is one discovery pass and one read of each lock,
@@ -714,7 +716,7 @@ void TestLockMonitor::oneShotReadsEachLockOnceAndStops()
     log.attach(&session);
     session.start();
     QVERIFY(waitUntil([&] { return log.idleCount > 0; }, 60000));
-    QCOMPARE(session.monitor()->locks().size(), n);
+    QCOMPARE(peer(session).monitor()->locks().size(), n);
     // Reads: snapshot scripts, plain reads (HRANDFIELD) and SCAN steps.
     auto scriptCalls = [&] {
         const QByteArray stats = m_admin->cmd({"INFO", "commandstats"}).toByteArray();
@@ -825,14 +827,14 @@ void TestLockMonitor::plainReadsReportWhatTheScriptReports()
         options.forcePolling = true;
         options.oneShot = true;
         LockSession session(options);
-        session.monitor()->setPlainReads(plain);
+        peer(session).monitor()->setPlainReads(plain);
         bool idle = false;
-        connect(session.monitor(), &LockMonitor::idle, this, [&] { idle = true; });
+        connect(peer(session).monitor(), &LockMonitor::idle, this, [&] { idle = true; });
         session.start();
         if (!waitUntil([&] { return idle; }, 30000))
             return QMap<QString, QJsonValue>();
         QMap<QString, QJsonValue> out;
-        const auto locks = session.monitor()->locks();
+        const auto locks = peer(session).monitor()->locks();
         for (auto it = locks.cbegin(); it != locks.cend(); ++it)
             out.insert(it.key(), timeless(it.value().toJson()));
         *plainReads = 0;
@@ -1021,7 +1023,7 @@ void TestLockMonitor::pollingRediscoveryStaysWithinBudget()
     auto session = std::make_unique<LockSession>(options);
     log.attach(session.get());
     session->start();
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return log.idleCount > 0 && monitor->locks().size() == 60; }, 20000));
     QTest::qWait(1500); // past the first pass and the doctor's first probe
     auto commands = [this] {
@@ -1390,7 +1392,7 @@ void TestLockMonitor::releasesTooShortToSeeAreCounted()
 {
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log, QStringLiteral("short:*"), false, true, 1000); // polling, 1 s
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Polling && log.idleCount > 0; }));
 
     // A hold long enough to be read: its release is reported, nothing is coalesced.
@@ -1454,7 +1456,7 @@ void TestLockMonitor::forcedDeleteIsNotARelease()
     };
     SessionLog log;
     auto session = startSession(m_server.endpoint(), log);
-    LockMonitor *monitor = session->monitor();
+    LockMonitor *monitor = peer(session).monitor();
     QVERIFY(waitUntil([&] { return monitor->mode() == LockMonitor::Mode::Live && log.idleCount > 0; }));
     QVERIFY(waitUntil([&] { return m_admin->numpat() == patternCount(session.get()); }));
     auto removalOf = [&](const QString &type, const QString &lock) {

@@ -11,6 +11,7 @@
 #include "redis/tlsadvicewords.h"
 #include "session/locksession.h"
 
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -357,13 +358,13 @@ void TestRedisTls::lockSessionWatchesOverTls()
     options.endpoint = m_server.endpoint();
     LockSession session(options);
     bool idle = false;
-    connect(session.monitor(), &LockMonitor::idle, this, [&] { idle = true; });
+    connect(peer(session).monitor(), &LockMonitor::idle, this, [&] { idle = true; });
     session.start();
-    QVERIFY(waitUntil([&] { return idle && session.monitor()->locks().contains(QStringLiteral("tls:lock")); }));
+    QVERIFY(waitUntil([&] { return idle && peer(session).monitor()->locks().contains(QStringLiteral("tls:lock")); }));
     // Keyspace notifications arrive over the TLS pub/sub connection too.
-    QTRY_COMPARE_WITH_TIMEOUT(session.monitor()->mode(), LockMonitor::Mode::Live, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(peer(session).monitor()->mode(), LockMonitor::Mode::Live, 10000);
     admin.cmd({"DEL", "tls:lock"});
-    QVERIFY(waitUntil([&] { return !session.monitor()->locks().contains(QStringLiteral("tls:lock")); }));
+    QVERIFY(waitUntil([&] { return !peer(session).monitor()->locks().contains(QStringLiteral("tls:lock")); }));
 }
 
 void TestRedisTls::cliUsesTlsOptions()

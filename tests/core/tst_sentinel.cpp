@@ -4,6 +4,7 @@
 // (tests/support/localsentinel).
 #include "localsentinel.h"
 #include "lockfixture.h"
+#include "locksessiontestpeer.h"
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
@@ -308,8 +309,8 @@ void TestSentinel::sessionFollowsForcedFailover()
     session.enableNotifications(); // the servers start with notifications off
     session.start();
     QVERIFY2(waitUntil([&] { return mode == LockMonitor::Mode::Live; }, 15000),
-             qPrintable(session.monitor()->modeDetail()));
-    QCOMPARE(session.connection()->endpoint().port(), oldPort);
+             qPrintable(peer(session).monitor()->modeDetail()));
+    QCOMPARE(peer(session).connection()->endpoint().port(), oldPort);
 
     auto hasEvent = [&events](const QString &type, const QString &lock) {
         for (const auto &e : events)
@@ -348,9 +349,10 @@ void TestSentinel::sessionFollowsForcedFailover()
 
     // Live again, on the new master, with notifications turned on there too (operator asked).
     QVERIFY2(
-        waitUntil([&] { return session.connection()->endpoint().port() == newPort && mode == LockMonitor::Mode::Live; },
-                  15000),
-        qPrintable(session.monitor()->modeDetail()));
+        waitUntil(
+            [&] { return peer(session).connection()->endpoint().port() == newPort && mode == LockMonitor::Mode::Live; },
+            15000),
+        qPrintable(peer(session).monitor()->modeDetail()));
     const qint64 liveAgainMs = clock.elapsed();
     SyncClient promoted(m_sentinel.endpoint(newPort));
     QVERIFY(promoted.open());
@@ -368,7 +370,7 @@ void TestSentinel::sessionFollowsForcedFailover()
           "there reported after %lld ms",
           failoverSeenMs, liveAgainMs, eventClock.elapsed());
     // The lock taken before the failover is still known (replicated), not reported as released.
-    QVERIFY(session.monitor()->locks().contains(QStringLiteral("before:1")));
+    QVERIFY(peer(session).monitor()->locks().contains(QStringLiteral("before:1")));
     QVERIFY(!hasEvent(QStringLiteral("released"), QStringLiteral("before:1")));
 
     // A write asked of the session goes to the new master, and the audit record names it.
@@ -413,14 +415,14 @@ void TestSentinel::followsWhenTheWatchedSentinelDies()
             });
     session.start();
     const QString first = QStringLiteral("127.0.0.1:%1").arg(m_sentinel.sentinelPorts().at(0));
-    QVERIFY(waitUntil([&] { return session.sentinel()->watchedSentinel() == first; }, 10000));
-    QVERIFY(waitUntil([&] { return session.connection()->isReady(); }, 10000));
+    QVERIFY(waitUntil([&] { return peer(session).sentinel()->watchedSentinel() == first; }, 10000));
+    QVERIFY(waitUntil([&] { return peer(session).connection()->isReady(); }, 10000));
 
     // The watched sentinel dies: the +switch-master subscription moves to another one.
     m_sentinel.killSentinel(0);
     QVERIFY2(waitUntil(
                  [&] {
-                     const QString w = session.sentinel()->watchedSentinel();
+                     const QString w = peer(session).sentinel()->watchedSentinel();
                      return !w.isEmpty() && w != first;
                  },
                  10000),
@@ -430,10 +432,13 @@ void TestSentinel::followsWhenTheWatchedSentinelDies()
     QVERIFY2(m_sentinel.forceFailover(&error, m_sentinel.firstLiveSentinel()), qPrintable(error));
     const quint16 newPort = m_sentinel.waitNewMaster(oldPort, 20000);
     QVERIFY(newPort != 0);
-    QVERIFY2(
-        waitUntil([&] { return session.connection()->isReady() && session.connection()->endpoint().port() == newPort; },
-                  15000),
-        qPrintable(switches.join(QLatin1Char('\n'))));
+    QVERIFY2(waitUntil(
+                 [&] {
+                     return peer(session).connection()->isReady() &&
+                            peer(session).connection()->endpoint().port() == newPort;
+                 },
+                 15000),
+             qPrintable(switches.join(QLatin1Char('\n'))));
     qInfo("Watched sentinel killed, SENTINEL FAILOVER on another: commands on the new master after %lld ms (%s)",
           clock.elapsed(), qPrintable(switches.join(QStringLiteral("; "))));
     QCOMPARE(switches.size(), 1);

@@ -486,7 +486,7 @@ void TestConnectionProfiles::refusedLoginAsksForThePassword()
     QPointer<PasswordDialog> dialog;
     QTRY_VERIFY_WITH_TIMEOUT((dialog = first->findChild<PasswordDialog *>()) != nullptr, 10000);
     QTRY_VERIFY(dialog->isVisible());
-    QCOMPARE(first->mode(), LockMonitor::Mode::Disconnected);
+    QCOMPARE(first->mode(), WatchMode::Disconnected);
     // Front-end wording from the front-end: the GUI never tells anyone to pass options.
     QVERIFY2(!first->connectionBanner()->text().contains(QLatin1String("--")),
              qPrintable(first->connectionBanner()->text()));
@@ -508,8 +508,7 @@ void TestConnectionProfiles::refusedLoginAsksForThePassword()
             second = m;
     QVERIFY(second);
     QCOMPARE(second->options().endpoint.password(), kSecret);
-    QTRY_VERIFY_WITH_TIMEOUT(second->mode() == LockMonitor::Mode::Live || second->mode() == LockMonitor::Mode::Polling,
-                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(second->mode() == WatchMode::Live || second->mode() == WatchMode::Polling, 10000);
     QVERIFY(second->findChild<PasswordDialog *>() == nullptr);
     second->close();
 }

@@ -122,7 +122,7 @@ void TestMainWindow::showsLocksWrittenByAnotherClient()
     MainWindow window(options);
     QVERIFY(startAndWaitForData(window));
     QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 1, 5000);
-    QCOMPARE(window.mode(), LockMonitor::Mode::Live);
+    QCOMPARE(window.mode(), WatchMode::Live);
     window.selectLock(QStringLiteral("orders:42"));
     QCOMPARE(window.selectedLockName(), QStringLiteral("orders:42"));
     QCOMPARE(window.detailPanel()->snapshot().name, QStringLiteral("orders:42"));
@@ -782,7 +782,7 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         window.start();
         ConnectionBanner *banner = window.connectionBanner();
         QVERIFY(banner);
-        QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Disconnected, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.mode(), WatchMode::Disconnected, 10000);
         QVERIFY(banner->isVisible());
         QVERIFY2(banner->text().contains(QStringLiteral("Not connected to %1").arg(options.endpoint.address())),
                  qPrintable(banner->text()));
@@ -808,13 +808,12 @@ void TestMainWindow::notConnectedIsNeverMistakenForNoLocks()
         window.resize(1280, 720);
         QVERIFY(startAndWaitForData(window));
         QTRY_COMPARE_WITH_TIMEOUT(window.lockModel()->rowCount(), 1, 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            window.mode() == LockMonitor::Mode::Live || window.mode() == LockMonitor::Mode::Polling, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.mode() == WatchMode::Live || window.mode() == WatchMode::Polling, 5000);
         window.selectLock(QStringLiteral("orders:42"));
         QVERIFY(findAction(window, QStringLiteral("Acquire"))->isEnabled());
         QVERIFY(findAction(window, QStringLiteral("Force unlock"))->isEnabled());
         dying.stop();
-        QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Disconnected, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.mode(), WatchMode::Disconnected, 10000);
         ConnectionBanner *banner = window.connectionBanner();
         QVERIFY(banner->isVisible());
         QVERIFY2(banner->text().contains(QStringLiteral("last data read, as of")), qPrintable(banner->text()));
@@ -915,7 +914,7 @@ void TestMainWindow::enablingNotificationsAsksFirst()
     MainWindow window(options);
     window.show();
     window.start();
-    QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Polling, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.mode(), WatchMode::Polling, 10000);
     QPushButton *button = nullptr;
     for (QPushButton *b : window.findChildren<QPushButton *>())
         if (b->text() == QStringLiteral("Enable keyspace notifications"))
@@ -945,7 +944,7 @@ void TestMainWindow::enablingNotificationsAsksFirst()
              "Cancel must change nothing");
     answer(QStringLiteral("Enable"), &asked);
     button->click();
-    QTRY_COMPARE_WITH_TIMEOUT(window.mode(), LockMonitor::Mode::Live, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.mode(), WatchMode::Live, 10000);
     QVERIFY(cli({QStringLiteral("CONFIG"), QStringLiteral("GET"), QStringLiteral("notify-keyspace-events")})
                 .contains(QLatin1Char('K')));
 }

@@ -55,7 +55,7 @@ void TestServerTabs::oneTabPerServer()
     QTRY_COMPARE_WITH_TIMEOUT(second->lockModel()->rowCount(), 1, 10000);
     QVERIFY(first->lockModel()->rowOf(QStringLiteral("staging:job")) >= 0);
     QVERIFY(second->lockModel()->rowOf(QStringLiteral("orders:42")) >= 0);
-    QTRY_COMPARE_WITH_TIMEOUT(second->mode(), LockMonitor::Mode::Live, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(second->mode(), WatchMode::Live, 10000);
     auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("serverTabs"));
     QCOMPARE(tabs->tabText(0), QStringLiteral("staging"));
     QCOMPARE(tabs->tabText(1), production.endpoint().address());
