@@ -80,6 +80,14 @@ struct LockKindDescriptor {
     const char *protocolSection = "";
     /** Its client; see MakeVariant. */
     MakeVariant make = nullptr;
+
+    /** The hash field a hold of `clientId`'s `threadId` writes, by `holderField`:
+     *  "<clientId>:<threadId>" or "<clientId>:<threadId>:write" (§1.1, §4.1). */
+    QString holderFieldOf(const QString &clientId, qint64 threadId) const;
+    /** The channel a waiter whose holder field is `field` listens on for lock `name`, by
+     *  `waitChannel`, with Redisson's brace rule (§1.2): `redisson_lock__channel:{name}`,
+     *  `redisson_lock__channel:{name}:<field>`, `redisson_rwlock:{name}`; empty for None. */
+    QString waitChannelOf(const QString &name, const QString &field) const;
 };
 
 } // namespace lockscope

@@ -108,14 +108,14 @@ AcquireKind LockHolds::ownHoldKind(const LockSnapshot &before, qint64 threadId) 
     if (before.exists && (before.rwMode == QLatin1String("read") || before.rwMode == QLatin1String("write"))) {
         // A read-write lock: the half whose holder field this thread holds (§4.1); the writer's
         // first (a writer may hold reads too, a downgrade), else the reader's.
-        const QString reader = QStringLiteral("%1:%2").arg(m_clientId).arg(threadId);
         AcquireKind readHalf = AcquireKind::Read;
         for (const LockKindDescriptor &d : LockKinds::all()) {
             if (d.foundAs != LockKind::ReadWriteLock)
                 continue;
             if (d.holderField == LockKindDescriptor::HolderField::ClientThreadWrite) {
+                const QString writer = d.holderFieldOf(m_clientId, threadId);
                 for (const auto &h : before.holders)
-                    if (h.field == reader + QStringLiteral(":write"))
+                    if (h.field == writer)
                         return d.kind;
             } else {
                 readHalf = d.kind;

@@ -61,6 +61,7 @@ class TestLockVariant : public test::LockTestCase<Participant>
 private slots:
     void factoryMakesEachKind();
     void aRegisteredKindIsKnownEverywhere();
+    void descriptorsSayWhatTheVariantsDo();
     void shapes();
     void holdRoundTripOfEveryKind();
     void waiterOfEveryKindWakesOnUnlock();
@@ -163,6 +164,27 @@ void TestLockVariant::aRegisteredKindIsKnownEverywhere()
     test::TestLockKind::unregisterKind();
     QVERIFY(!AcquirePlan::parseKind(word));
     QVERIFY(!LockVariantFactory::kinds().contains(kind));
+}
+
+// Each shipped kind's descriptor tells the truth about its variant: word, id, holder field and
+// wait channel, and which kinds the front ends offer.
+void TestLockVariant::descriptorsSayWhatTheVariantsDo()
+{
+    QStringList offered;
+    for (const LockKindDescriptor &d : LockKinds::all()) {
+        LockVariant *v = m_a->locks.value(d.kind);
+        QVERIFY2(v, qPrintable(d.word));
+        QVERIFY(v->kind() == d.kind);
+        QCOMPARE(v->kindName(), d.word);
+        QCOMPARE(v->holderField(7), d.holderFieldOf(m_a->client->clientId(), 7));
+        QCOMPARE(QString::fromUtf8(v->waitChannel(QStringLiteral("orders"), 7)),
+                 d.waitChannelOf(QStringLiteral("orders"), v->holderField(7)));
+        QVERIFY(QByteArray(d.protocolSection).startsWith("\xc2\xa7")); // "§N"
+        if (d.offered)
+            offered << d.word;
+    }
+    QCOMPARE(offered.join(QLatin1Char('|')), LockKinds::kindSynopsis());
+    QCOMPARE(offered, QStringList({"lock", "fair", "read", "write", "fenced"}));
 }
 
 void TestLockVariant::shapes()
