@@ -10,10 +10,37 @@ namespace lockscope
 namespace
 {
 
+/** Appends `d` to `kinds` with its id (see LockKinds::add); Auto when refused. Touches no other
+ *  list, so the registry's first fill can use it. */
+AcquireKind addTo(QList<LockKindDescriptor> &kinds, LockKindDescriptor d)
+{
+    if (d.word.isEmpty() || d.word.compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0 || !d.make) {
+        qWarning("LockKinds::add: a kind needs a word other than \"auto\" and a make function");
+        return AcquireKind::Auto;
+    }
+    int next = int(AcquireKind::Spin) + 1;
+    for (const LockKindDescriptor &k : std::as_const(kinds)) {
+        if (k.word.compare(d.word, Qt::CaseInsensitive) == 0 || (d.kind != AcquireKind::Auto && k.kind == d.kind)) {
+            qWarning("LockKinds::add: the kind \"%s\" or its id is already registered", qPrintable(d.word));
+            return AcquireKind::Auto;
+        }
+        next = std::max(next, int(k.kind) + 1);
+    }
+    if (d.kind == AcquireKind::Auto)
+        d.kind = AcquireKind(next);
+    kinds << d;
+    return d.kind;
+}
+
 /** The registry's one list, the shipped kinds in it from the first use (thread-safe start). */
 QList<LockKindDescriptor> &registry()
 {
-    static QList<LockKindDescriptor> kinds = shippedLockKinds();
+    static QList<LockKindDescriptor> kinds = [] {
+        QList<LockKindDescriptor> shipped;
+        for (const LockKindDescriptor &d : shippedLockKinds())
+            addTo(shipped, d);
+        return shipped;
+    }();
     return kinds;
 }
 
@@ -69,23 +96,13 @@ const LockKindDescriptor *LockKinds::findWord(const QString &word)
 
 AcquireKind LockKinds::add(LockKindDescriptor d)
 {
-    QList<LockKindDescriptor> &kinds = registry();
-    if (d.word.isEmpty() || d.word.compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0 || !d.make) {
-        qWarning("LockKinds::add: a kind needs a word other than \"auto\" and a make function");
-        return AcquireKind::Auto;
-    }
-    if (findWord(d.word) || (d.kind != AcquireKind::Auto && find(d.kind))) {
-        qWarning("LockKinds::add: the kind \"%s\" or its id is already registered", qPrintable(d.word));
-        return AcquireKind::Auto;
-    }
-    if (d.kind == AcquireKind::Auto) {
-        int next = int(AcquireKind::Spin) + 1;
-        for (const LockKindDescriptor &k : std::as_const(kinds))
-            next = std::max(next, int(k.kind) + 1);
-        d.kind = AcquireKind(next);
-    }
-    kinds << d;
-    return d.kind;
+    return addTo(registry(), std::move(d));
+}
+
+AcquireKind LockKinds::idOf(const QString &word)
+{
+    const LockKindDescriptor *d = findWord(word);
+    return d ? d->kind : AcquireKind::Auto;
 }
 
 bool LockKinds::remove(AcquireKind kind)

@@ -10,7 +10,8 @@ namespace lockscope
 
 /**
  * The registry of lock kinds LockScope can take a hold with: one LockKindDescriptor each.
- * Adding a kind is its class pair in core/lock (with its `descriptor()`) plus one line in
+ * Adding a kind is its class pair in core/lock (with its `descriptor()`, and a kind() that
+ * answers idOf(its word) when the descriptor leaves the id to the registry) plus one line in
  * shippedLockKinds() (lock/lockvariantfactory.cpp); every reader below then knows it.
  *
  * The shipped kinds (lock, fair, read, write, fenced, spin, in AcquireKind order) are there on
@@ -34,11 +35,15 @@ public:
     static const LockKindDescriptor *findWord(const QString &word);
 
     /**
-     * Registers `d`. Its id is `d.kind`, or the first free one past AcquireKind::Spin when that
-     * is Auto. Returns the id; AcquireKind::Auto (nothing registered, a qWarning says why) when
-     * the id or the word is already taken, the word is empty or "auto", or `d.make` is null.
+     * Registers `d`. Its id is `d.kind`, or when that is Auto the first free one past
+     * AcquireKind::Spin and past every registered id (the shipped list goes through the same). Returns the id;
+     * AcquireKind::Auto (nothing registered, a qWarning says why) when the id or the word is already taken, the word is
+     * empty or "auto", or `d.make` is null.
      */
     static AcquireKind add(LockKindDescriptor d);
+    /** The id of the kind whose word is `word` (findWord()); Auto when none. A kind whose
+     *  descriptor let the registry choose its id answers its LockVariant::kind() with this. */
+    static AcquireKind idOf(const QString &word);
     /** Unregisters the kind `kind` (a test's own kind, at its end); false when it was unknown. */
     static bool remove(AcquireKind kind);
 

@@ -5,18 +5,11 @@
 namespace lockscope::test
 {
 
-namespace
-{
-
-AcquireKind g_kind = AcquireKind::Auto;
-
-} // namespace
-
 TestLockKind::TestLockKind(LockClient *client, QObject *parent) : ReentrantLock(client, parent) {}
 
 AcquireKind TestLockKind::kind() const
 {
-    return g_kind;
+    return LockKinds::idOf(descriptor().word);
 }
 
 LockKindDescriptor TestLockKind::descriptor()
@@ -33,14 +26,12 @@ LockKindDescriptor TestLockKind::descriptor()
 
 AcquireKind TestLockKind::registerKind()
 {
-    g_kind = LockKinds::add(descriptor());
-    return g_kind;
+    return LockKinds::add(descriptor());
 }
 
 void TestLockKind::unregisterKind()
 {
-    LockKinds::remove(g_kind);
-    g_kind = AcquireKind::Auto;
+    LockKinds::remove(LockKinds::idOf(descriptor().word));
 }
 
 } // namespace lockscope::test

@@ -16,7 +16,8 @@ class TestLockKind : public ReentrantLock
 public:
     explicit TestLockKind(LockClient *client, QObject *parent = nullptr);
 
-    /** The id registerKind() got; Auto while it is not registered. */
+    /** The id LockKinds gave it (LockKinds::idOf("testkind")), as a kind whose descriptor
+     *  leaves its id to the registry answers; Auto while it is not registered. */
     AcquireKind kind() const override;
 
     /** Its facts: word "testkind", label "&Test kind", found as a `lock` (an RLock hash). */
