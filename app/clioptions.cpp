@@ -4,6 +4,8 @@
 #include "servecommand.h"
 #include "workshopcommand.h"
 
+#include "protocol/lockkinds.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QHash>
@@ -150,11 +152,7 @@ QList<QCommandLineOption> CliOptions::commandOptions()
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("thread-id"), QStringLiteral("acquire: thread id of the holder field (default 1)."),
          QStringLiteral("N"), QStringLiteral("1")},
-        {QStringLiteral("kind"),
-         QStringLiteral("acquire: the lock kind to take: lock, fair, read, write or fenced. Default: the kind the "
-                        "lock's data says (lock for a free name; a read-write lock needs read or write). A kind "
-                        "that contradicts the data is refused (exit 3)."),
-         QStringLiteral("KIND")},
+        {QStringLiteral("kind"), LockKinds::kindHelp(), QStringLiteral("KIND")},
         {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
         {QStringLiteral("poll-budget"),

@@ -199,4 +199,21 @@ QByteArray FairLock::waitChannel(const QString &name, qint64 threadId) const
     return RedisBytes::toBytes(waiterChannel(name, holderField(threadId)));
 }
 
+LockKindDescriptor FairLock::descriptor()
+{
+    LockKindDescriptor d;
+    d.kind = AcquireKind::Fair;
+    d.word = QStringLiteral("fair");
+    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Fair");
+    d.toolTip = QT_TRANSLATE_NOOP(
+        "LockKinds", "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel");
+    d.offered = true;
+    d.foundAs = LockKind::FairLock;
+    d.holderField = LockKindDescriptor::HolderField::ClientThread;
+    d.waitChannel = LockKindDescriptor::WaitChannel::PerWaiterChannel;
+    d.protocolSection = "§3";
+    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new FairLock(client, parent); };
+    return d;
+}
+
 } // namespace lockscope

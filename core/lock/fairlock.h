@@ -41,6 +41,8 @@ public:
     ~FairLock() override;
 
     AcquireKind kind() const override { return AcquireKind::Fair; }
+    /** The kind's facts ("fair"), registered in shippedLockKinds() (LockVariantFactory). */
+    static LockKindDescriptor descriptor();
     /** `fairLockWaitTimeout` in ms: the `wait` used when an acquire has no positive wait of its
      *  own (waitMs <= 0 or forever). Values <= 0 restore the default. */
     void setWaitTimeoutMs(qint64 ms);

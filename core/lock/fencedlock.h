@@ -33,6 +33,8 @@ public:
     ~FencedLock() override;
 
     AcquireKind kind() const override { return AcquireKind::Fenced; }
+    /** The kind's facts ("fenced"), registered in shippedLockKinds() (LockVariantFactory). */
+    static LockKindDescriptor descriptor();
 
     /**
      * One attempt (Redisson `tryLockAndGetToken()`): the lockAndGetToken script (§5.2). Acquired

@@ -4,6 +4,7 @@
 #include "lockclient.h"
 
 #include "protocol/acquireplan.h"
+#include "protocol/lockkinddescriptor.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -18,7 +19,9 @@ namespace lockscope
  * (ReentrantLock), the fair lock (FairLock), the two halves of the read-write lock (ReadLock,
  * WriteLock), the fenced lock (FencedLock) and the spin lock (SpinLock). Code that takes,
  * renews or gives back a hold (LockHolds, the workshop) holds a LockVariant and does not ask
- * which kind it is; LockVariantFactory makes the one of a kind.
+ * which kind it is; LockVariantFactory makes the one of a kind. Each kind's class also gives
+ * its facts as `static LockKindDescriptor descriptor()` (word, label, the data it leaves, how to
+ * make it), which shippedLockKinds() registers with LockKinds.
  *
  * Every variant is bound to a LockClient, which gives the identity (client id, thread ids), the
  * connection, the subscriber, the watchdog and the publish verb; it must outlive the variant.

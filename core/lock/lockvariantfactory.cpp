@@ -8,50 +8,31 @@
 #include "spinlock.h"
 #include "writelock.h"
 
+#include "protocol/lockkinds.h"
+
 namespace lockscope
 {
 
-namespace
+// The one place the shipped kinds register (declared in protocol/lockkinds.h, called by
+// LockKinds on first use). A new kind: its class pair with its descriptor(), and one line here.
+QList<LockKindDescriptor> shippedLockKinds()
 {
-
-/** The ReadWriteLock on `client` among `parent`'s direct children, made when there is none. */
-ReadWriteLock *readWriteLockOf(LockClient *client, QObject *parent)
-{
-    if (parent) {
-        const auto existing = parent->findChildren<ReadWriteLock *>(Qt::FindDirectChildrenOnly);
-        for (ReadWriteLock *rw : existing)
-            if (rw->client() == client)
-                return rw;
-    }
-    return new ReadWriteLock(client, parent);
+    return {ReentrantLock::descriptor(), FairLock::descriptor(),   ReadLock::descriptor(),
+            WriteLock::descriptor(),     FencedLock::descriptor(), SpinLock::descriptor()};
 }
-
-} // namespace
 
 LockVariant *LockVariantFactory::create(AcquireKind kind, LockClient *client, QObject *parent)
 {
-    switch (kind) {
-    case AcquireKind::Fair:
-        return new FairLock(client, parent);
-    case AcquireKind::Read:
-        return readWriteLockOf(client, parent)->readLock();
-    case AcquireKind::Write:
-        return readWriteLockOf(client, parent)->writeLock();
-    case AcquireKind::Fenced:
-        return new FencedLock(client, parent);
-    case AcquireKind::Spin:
-        return new SpinLock(client, parent);
-    case AcquireKind::Auto:
-    case AcquireKind::Lock:
-        break;
-    }
-    return new ReentrantLock(client, parent);
+    const LockKindDescriptor *d = LockKinds::find(kind == AcquireKind::Auto ? AcquireKind::Lock : kind);
+    return d ? d->make(client, parent) : new ReentrantLock(client, parent);
 }
 
 QList<AcquireKind> LockVariantFactory::kinds()
 {
-    return {AcquireKind::Lock,  AcquireKind::Fair,   AcquireKind::Read,
-            AcquireKind::Write, AcquireKind::Fenced, AcquireKind::Spin};
+    QList<AcquireKind> out;
+    for (const LockKindDescriptor &d : LockKinds::all())
+        out << d.kind;
+    return out;
 }
 
 } // namespace lockscope

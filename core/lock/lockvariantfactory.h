@@ -13,9 +13,12 @@ class LockClient;
 class LockVariant;
 
 /**
- * Makes the LockVariant of a lock kind: the one place that maps an AcquireKind to its class
- * (Lock and Auto: ReentrantLock; Fair: FairLock; Read / Write: ReadWriteLock::readLock() /
- * writeLock(); Fenced: FencedLock; Spin: SpinLock). Adding a kind is its class and one line here.
+ * Makes the LockVariant of a lock kind, with the `make` of the kind's LockKindDescriptor as
+ * registered with LockKinds (Lock and Auto: ReentrantLock; Fair: FairLock; Read / Write:
+ * ReadWriteLock::readLock() / writeLock(); Fenced: FencedLock; Spin: SpinLock; a kind registered
+ * later: its own class). The shipped kinds register in shippedLockKinds() (lockvariantfactory.cpp):
+ * adding a kind is its class pair, with its `static LockKindDescriptor descriptor()`, and one
+ * line there. Code that holds variants (LockHolds, the workshop) never names a kind's class.
  */
 class LockVariantFactory
 {
@@ -26,10 +29,12 @@ public:
      * A new variant of `kind` on `client` (which must outlive it), owned by `parent`. The read
      * and write halves share one ReadWriteLock per client and parent (a direct child of `parent`,
      * made on first use), as the halves of one Redisson RReadWriteLock do; asking for Read or
-     * Write again returns that same half. Never null.
+     * Write again returns that same half. An id nobody registered gives a ReentrantLock. Never
+     * null.
      */
     static LockVariant *create(AcquireKind kind, LockClient *client, QObject *parent);
-    /** Every kind create() knows, Auto excepted, in AcquireKind order. */
+    /** Every registered kind (LockKinds::all()), Auto excepted: the shipped ones in AcquireKind
+     *  order, then any registered later. */
     static QList<AcquireKind> kinds();
 };
 

@@ -117,6 +117,9 @@ class MultiLock : public QObject
 {
     Q_OBJECT
 public:
+    /** How one hold spans the servers: every component (MultiLock, §5.3) or a quorum (RedLock,
+     *  §5.4). Not a lock kind: each component is an RLock (AcquireKind::Lock), and a snapshot of
+     *  one server finds a `lock` (LockKind::Lock); see LockKindDescriptor for the kind enums. */
     enum class Mode { MultiLock, RedLock };
     using Callback = std::function<void(const MultiLockResult &)>;
 

@@ -48,4 +48,23 @@ QByteArray ReadLock::waitChannel(const QString &name, qint64) const
     return RedisBytes::toBytes(ReadWriteLock::channel(name));
 }
 
+LockKindDescriptor ReadLock::descriptor()
+{
+    LockKindDescriptor d;
+    d.kind = AcquireKind::Read;
+    d.word = QStringLiteral("read");
+    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Read");
+    d.toolTip =
+        QT_TRANSLATE_NOOP("LockKinds", "Read half of a read-write lock (getReadWriteLock): shared with other readers");
+    d.offered = true;
+    d.foundAs = LockKind::ReadWriteLock;
+    d.holderField = LockKindDescriptor::HolderField::ClientThread;
+    d.waitChannel = LockKindDescriptor::WaitChannel::ReadWriteChannel;
+    d.protocolSection = "§4.2";
+    d.make = [](LockClient *client, QObject *parent) -> LockVariant * {
+        return ReadWriteLock::of(client, parent)->readLock();
+    };
+    return d;
+}
+
 } // namespace lockscope

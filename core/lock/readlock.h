@@ -29,6 +29,8 @@ public:
     ~ReadLock() override;
 
     AcquireKind kind() const override { return AcquireKind::Read; }
+    /** The kind's facts ("read"), registered in shippedLockKinds() (LockVariantFactory). */
+    static LockKindDescriptor descriptor();
     ReadWriteLock *readWriteLock() const { return m_lock; }
 
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,

@@ -12,6 +12,17 @@
 namespace lockscope
 {
 
+ReadWriteLock *ReadWriteLock::of(LockClient *client, QObject *parent)
+{
+    if (parent) {
+        const auto existing = parent->findChildren<ReadWriteLock *>(Qt::FindDirectChildrenOnly);
+        for (ReadWriteLock *rw : existing)
+            if (rw->client() == client)
+                return rw;
+    }
+    return new ReadWriteLock(client, parent);
+}
+
 ReadWriteLock::ReadWriteLock(LockClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_readAcquire(RedisScript::fromResource(QStringLiteral("rw_read_acquire"))),
       m_readUnlock(RedisScript::fromResource(QStringLiteral("rw_read_unlock"))),

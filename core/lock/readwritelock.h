@@ -46,6 +46,10 @@ public:
     ~ReadWriteLock() override;
 
     LockClient *client() const { return m_client; }
+    /** The ReadWriteLock on `client` among `parent`'s direct children, made there when there is
+     *  none: the halves a factory makes share one per client and parent, as the halves of one
+     *  Redisson RReadWriteLock do. Never null. */
+    static ReadWriteLock *of(LockClient *client, QObject *parent);
     /** The read half as a LockVariant (Redisson `readLock()`); a child of this object. */
     ReadLock *readLock();
     /** The write half as a LockVariant (Redisson `writeLock()`); a child of this object. */

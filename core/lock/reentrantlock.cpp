@@ -32,4 +32,21 @@ void ReentrantLock::unlock(const QString &name, qint64 threadId, QObject *contex
     m_client->unlock(name, threadId, context, std::move(callback));
 }
 
+LockKindDescriptor ReentrantLock::descriptor()
+{
+    LockKindDescriptor d;
+    d.kind = AcquireKind::Lock;
+    d.word = QStringLiteral("lock");
+    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Lock");
+    d.toolTip =
+        QT_TRANSLATE_NOOP("LockKinds", "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread");
+    d.offered = true;
+    d.foundAs = LockKind::Lock;
+    d.holderField = LockKindDescriptor::HolderField::ClientThread;
+    d.waitChannel = LockKindDescriptor::WaitChannel::LockChannel;
+    d.protocolSection = "§2";
+    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new ReentrantLock(client, parent); };
+    return d;
+}
+
 } // namespace lockscope

@@ -21,6 +21,8 @@ public:
     ~ReentrantLock() override;
 
     AcquireKind kind() const override { return AcquireKind::Lock; }
+    /** The kind's facts ("lock"), registered in shippedLockKinds() (LockVariantFactory). */
+    static LockKindDescriptor descriptor();
     /** LockClient::tryAcquire: the RLock acquire script once. */
     void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                     LockClient::AcquireCallback callback) override;

@@ -77,4 +77,21 @@ void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
                          context, LockCalls::noteUnlockedThen(m_client, name, field, std::move(callback)));
 }
 
+LockKindDescriptor SpinLock::descriptor()
+{
+    LockKindDescriptor d;
+    d.kind = AcquireKind::Spin;
+    d.word = QStringLiteral("spin");
+    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Spin");
+    d.toolTip = QT_TRANSLATE_NOOP(
+        "LockKinds", "Spin lock (getSpinLock): the RLock's data, waiters poll with backoff instead of subscribing");
+    d.offered = false;
+    d.foundAs = LockKind::Lock;
+    d.holderField = LockKindDescriptor::HolderField::ClientThread;
+    d.waitChannel = LockKindDescriptor::WaitChannel::None;
+    d.protocolSection = "§5.1";
+    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new SpinLock(client, parent); };
+    return d;
+}
+
 } // namespace lockscope

@@ -36,6 +36,8 @@ public:
     ~SpinLock() override;
 
     AcquireKind kind() const override { return AcquireKind::Spin; }
+    /** The kind's facts ("spin"), registered in shippedLockKinds() (LockVariantFactory). */
+    static LockKindDescriptor descriptor();
 
     /** One attempt (Redisson `tryLock()`, the RLock acquire script run by LockClient::tryAcquire):
      *  acquire when free, re-enter when held by this thread (hold count + 1, TTL reset to the

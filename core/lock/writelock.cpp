@@ -49,4 +49,23 @@ QByteArray WriteLock::waitChannel(const QString &name, qint64) const
     return RedisBytes::toBytes(ReadWriteLock::channel(name));
 }
 
+LockKindDescriptor WriteLock::descriptor()
+{
+    LockKindDescriptor d;
+    d.kind = AcquireKind::Write;
+    d.word = QStringLiteral("write");
+    d.label = QT_TRANSLATE_NOOP("LockKinds", "W&rite");
+    d.toolTip =
+        QT_TRANSLATE_NOOP("LockKinds", "Write half of a read-write lock: exclusive, waits until every reader has left");
+    d.offered = true;
+    d.foundAs = LockKind::ReadWriteLock;
+    d.holderField = LockKindDescriptor::HolderField::ClientThreadWrite;
+    d.waitChannel = LockKindDescriptor::WaitChannel::ReadWriteChannel;
+    d.protocolSection = "§4.4";
+    d.make = [](LockClient *client, QObject *parent) -> LockVariant * {
+        return ReadWriteLock::of(client, parent)->writeLock();
+    };
+    return d;
+}
+
 } // namespace lockscope

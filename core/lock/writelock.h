@@ -27,6 +27,8 @@ public:
     ~WriteLock() override;
 
     AcquireKind kind() const override { return AcquireKind::Write; }
+    /** The kind's facts ("write"), registered in shippedLockKinds() (LockVariantFactory). */
+    static LockKindDescriptor descriptor();
     ReadWriteLock *readWriteLock() const { return m_lock; }
 
     /** ReadWriteLock::writerField: "<clientId>:<threadId>:write". */

@@ -1,6 +1,7 @@
 #include "protocol/acquireplan.h"
 
 #include "protocol/advicewords.h"
+#include "protocol/lockkinds.h"
 
 namespace lockscope
 {
@@ -46,36 +47,31 @@ QString kindFlag(AcquireKind k)
     return AdviceWords::name(AdviceWords::Choice::LockKind, AcquirePlan::kindName(k));
 }
 
+/** What a snapshot finds where `k` holds (LockKindDescriptor::foundAs); FasterMultiLock, which no
+ *  acquire kind leaves, for Auto or an unregistered id. */
+LockKind foundAs(AcquireKind k)
+{
+    const LockKindDescriptor *d = LockKinds::find(k);
+    return d ? d->foundAs : LockKind::FasterMultiLock;
+}
+
 } // namespace
 
 QString AcquirePlan::kindName(AcquireKind kind)
 {
-    switch (kind) {
-    case AcquireKind::Auto:
+    if (kind == AcquireKind::Auto)
         return QStringLiteral("auto");
-    case AcquireKind::Lock:
-        return QStringLiteral("lock");
-    case AcquireKind::Fair:
-        return QStringLiteral("fair");
-    case AcquireKind::Read:
-        return QStringLiteral("read");
-    case AcquireKind::Write:
-        return QStringLiteral("write");
-    case AcquireKind::Fenced:
-        return QStringLiteral("fenced");
-    case AcquireKind::Spin:
-        return QStringLiteral("spin");
-    }
-    return QString();
+    const LockKindDescriptor *d = LockKinds::find(kind);
+    return d ? d->word : QString();
 }
 
 std::optional<AcquireKind> AcquirePlan::parseKind(const QString &name)
 {
-    for (AcquireKind k : {AcquireKind::Auto, AcquireKind::Lock, AcquireKind::Fair, AcquireKind::Read,
-                          AcquireKind::Write, AcquireKind::Fenced}) {
-        if (name.compare(kindName(k), Qt::CaseInsensitive) == 0)
-            return k;
-    }
+    if (name.compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0)
+        return AcquireKind::Auto;
+    const LockKindDescriptor *d = LockKinds::findWord(name);
+    if (d && d->offered)
+        return d->kind;
     return std::nullopt;
 }
 
@@ -154,11 +150,13 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
         plan.refusal = QStringLiteral("%1%2").arg(what, advice);
         return plan;
     };
+    if (requested != AcquireKind::Auto && !LockKinds::find(requested))
+        return refuse(QStringLiteral("; LockScope knows no lock kind %1").arg(int(requested)));
     const DataShape shape = shapeOf(s);
     const AcquireKind wanted = requested == AcquireKind::Auto ? dataKind(s) : requested;
     switch (shape) {
     case DataShape::ReadWrite:
-        if (requested == AcquireKind::Read || requested == AcquireKind::Write)
+        if (foundAs(requested) == LockKind::ReadWriteLock)
             break;
         if (requested == AcquireKind::Auto)
             return refuse(
@@ -167,24 +165,25 @@ AcquirePlan AcquirePlan::decide(const LockSnapshot &s, AcquireKind requested)
                                      "use %2 or %3")
                           .arg(kindFlag(requested), kindFlag(AcquireKind::Read), kindFlag(AcquireKind::Write)));
     case DataShape::Fair:
-        if (wanted == AcquireKind::Fair)
+        if (foundAs(wanted) == LockKind::FairLock)
             break;
         return refuse(
             QStringLiteral("; %1 would jump the queue: use %2").arg(kindFlag(requested), kindFlag(AcquireKind::Fair)));
     case DataShape::Fenced:
     case DataShape::FreeFenced:
-        if (wanted == AcquireKind::Fenced)
+        if (foundAs(wanted) == LockKind::FencedLock)
             break;
-        if (requested == AcquireKind::Read || requested == AcquireKind::Write)
+        if (foundAs(requested) == LockKind::ReadWriteLock)
             return refuse(QStringLiteral("; %1 would write a read-write 'mode' into it: use %2")
                               .arg(kindFlag(requested), kindFlag(AcquireKind::Fenced)));
         return refuse(QStringLiteral("; %1 would take no fencing token: use %2")
                           .arg(kindFlag(requested), kindFlag(AcquireKind::Fenced)));
     case DataShape::Plain:
-        // A spin lock's data is an RLock hash: the data cannot tell them apart either.
-        if (wanted == AcquireKind::Lock || wanted == AcquireKind::Fair || wanted == AcquireKind::Spin)
+        // What an RLock hash may be: an RLock, a spin lock (the same data) or a fair lock whose
+        // queue is empty; the data cannot tell them apart.
+        if (foundAs(wanted) == LockKind::Lock || foundAs(wanted) == LockKind::FairLock)
             break;
-        if (requested == AcquireKind::Fenced)
+        if (foundAs(requested) == LockKind::FencedLock)
             return refuse(QStringLiteral(" and has no fencing token counter; %1 does not fit: use %2")
                               .arg(kindFlag(AcquireKind::Fenced), kindFlag(AcquireKind::Lock)));
         return refuse(QStringLiteral("; %1 would see no 'mode' field, treat it as free and join it: use %2")

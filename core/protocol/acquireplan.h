@@ -1,5 +1,6 @@
 #pragma once
 
+#include "protocol/acquirekind.h"
 #include "protocol/locksnapshot.h"
 
 #include <QString>
@@ -8,21 +9,6 @@
 
 namespace lockscope
 {
-
-/** Which Redisson client (and which half of a read-write lock) LockScope takes a hold with: the
- *  kind of a LockVariant (core/lock), made by LockVariantFactory. */
-enum class AcquireKind {
-    Auto,   ///< the kind the data says; `lock` for a free name (not allowed on a read-write lock)
-    Lock,   ///< RLock (LockClient, protocol §2)
-    Fair,   ///< RedissonFairLock (FairLock, §3): respects the waiter queue, waits on its own channel
-    Read,   ///< RedissonReadLock (ReadWriteLock read half, §4.2)
-    Write,  ///< RedissonWriteLock (ReadWriteLock write half, §4.4)
-    Fenced, ///< RedissonFencedLock (FencedLock, §5.2): INCRs the token counter
-    /** RedissonSpinLock (SpinLock): the RLock's data, waiters poll instead of subscribing. The
-     *  front ends do not offer it (parseKind() does not know "spin"): LockScope's own acquire
-     *  has no reason to take one; the workshop and the lock tests do. */
-    Spin
-};
 
 /**
  * Decides, from the lock's data as re-read just before a write, which client an acquire by
@@ -41,14 +27,19 @@ enum class AcquireKind {
  *   data cannot tell): `auto`/`lock`/`fair`;
  * - a hash that is not lock-shaped, or a key of another type: refused whatever the kind;
  * - nothing at all: a free name, any kind (`auto` = `lock`).
+ * Which kind fits which data follows from each kind's LockKindDescriptor::foundAs (what a
+ * snapshot of its hold finds), so a registered kind is judged like the shipped kind whose data
+ * it leaves; a kind id nobody registered is refused.
  */
 class AcquirePlan
 {
 public:
-    /** The CLI / audit names: "auto", "lock", "fair", "read", "write", "fenced" (and "spin"). */
+    /** The CLI / audit names: "auto", or the kind's LockKindDescriptor::word from LockKinds
+     *  ("lock", "fair", "read", "write", "fenced", "spin", and any registered kind's); empty for
+     *  an id nobody registered. */
     static QString kindName(AcquireKind kind);
-    /** Inverse of kindName() (case-insensitive) for the kinds the front ends offer (not "spin");
-     *  nullopt for anything else. */
+    /** Inverse of kindName() (case-insensitive) for "auto" and the kinds the front ends offer
+     *  (LockKindDescriptor::offered: not "spin"); nullopt for anything else. */
     static std::optional<AcquireKind> parseKind(const QString &name);
 
     /** The plan for acquiring `s.name` as `requested`. `s` must be a snapshot of that name. */

@@ -11,7 +11,9 @@ namespace lockscope
 
 /** Lock kinds LockScope tells apart from Redis data alone (protocol §9, §5.5). JSON names in
  *  lockKindName(): "lock", "fair_lock", "read_write_lock", "fenced_lock", "faster_multi_lock"
- *  (a `RedissonFasterMultiLock` group, `getMultiLock(group, values)`, §5.5, §14.10). */
+ *  (a `RedissonFasterMultiLock` group, `getMultiLock(group, values)`, §5.5, §14.10). What a
+ *  snapshot *found*, not the client a hold is taken with (AcquireKind): each lock kind's
+ *  LockKindDescriptor::foundAs says which of these its hold leaves. */
 enum class LockKind { Lock, FairLock, ReadWriteLock, FencedLock, FasterMultiLock };
 QString lockKindName(LockKind kind);
 /** Human label for the UI ("Reentrant lock", "Fair lock", ...). */

@@ -4,6 +4,7 @@
 #include "lock/lockvariant.h"
 #include "lock/lockvariantfactory.h"
 #include "lock/lockwatchdog.h"
+#include "protocol/lockkinds.h"
 
 #include <QDateTime>
 #include <QPointer>
@@ -105,14 +106,28 @@ LockVariant *LockHolds::variantFor(const QString &name, AcquireKind kind)
 AcquireKind LockHolds::ownHoldKind(const LockSnapshot &before, qint64 threadId) const
 {
     if (before.exists && (before.rwMode == QLatin1String("read") || before.rwMode == QLatin1String("write"))) {
-        const QString writer = QStringLiteral("%1:%2:write").arg(m_clientId).arg(threadId);
-        for (const auto &h : before.holders)
-            if (h.field == writer)
-                return AcquireKind::Write;
-        return AcquireKind::Read;
+        // A read-write lock: the half whose holder field this thread holds (§4.1); the writer's
+        // first (a writer may hold reads too, a downgrade), else the reader's.
+        AcquireKind readHalf = AcquireKind::Read;
+        for (const LockKindDescriptor &d : LockKinds::all()) {
+            if (d.foundAs != LockKind::ReadWriteLock)
+                continue;
+            if (d.holderField == LockKindDescriptor::HolderField::ClientThreadWrite) {
+                const QString writer = d.holderFieldOf(m_clientId, threadId);
+                for (const auto &h : before.holders)
+                    if (h.field == writer)
+                        return d.kind;
+            } else {
+                readHalf = d.kind;
+            }
+        }
+        return readHalf;
     }
+    // The kind the hold was taken with (any registered kind but a read-write half, whose data is
+    // gone), else what the data says.
     const AcquireKind known = m_heldKinds.value(heldKey(before.name, threadId), AcquireKind::Auto);
-    if (known == AcquireKind::Fair || known == AcquireKind::Lock || known == AcquireKind::Fenced)
+    const LockKindDescriptor *d = LockKinds::find(known);
+    if (d && d->foundAs != LockKind::ReadWriteLock)
         return known;
     if (before.queueLength > 0 || before.timeoutSetSize > 0)
         return AcquireKind::Fair;

@@ -70,7 +70,9 @@ private:
     /** The variant of `kind` on clientFor(name), made on first use (a child of that client);
      *  Auto gives the RLock's. */
     LockVariant *variantFor(const QString &name, AcquireKind kind);
-    /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see release()). */
+    /** Which unlock/renewal fits LockScope's own hold of `threadId` on `before.name` (see
+     *  release()): a read-write half by the holder field it writes (LockKindDescriptor), else the
+     *  kind the hold was taken with, whichever registered kind that is, else what the data says. */
     AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
 
     QString m_clientId;

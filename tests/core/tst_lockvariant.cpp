@@ -1,6 +1,8 @@
 // LockVariant, the one shape of every lock kind, and LockVariantFactory against a real
 // redis-server: each kind made by the factory takes, renews, gives back and force-unlocks a hold
-// with its own data shape, and a waiter of each kind wakes when the holder unlocks.
+// with its own data shape, and a waiter of each kind wakes when the holder unlocks. A kind
+// registered by a test (its own class and one LockKinds::add) is known to the factory, AcquirePlan,
+// the --kind help and the session's acquire, release and audit records.
 
 #include "lock/lockclient.h"
 #include "lock/lockvariant.h"
@@ -8,12 +10,21 @@
 #include "lock/readlock.h"
 #include "lock/readwritelock.h"
 #include "lock/writelock.h"
+#include "protocol/acquireplan.h"
+#include "protocol/lockkinds.h"
 #include "protocol/locknames.h"
+#include "session/locksession.h"
 
 #include "lockfixture.h"
+#include "testlockkind.h"
 #include "testsupport.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -49,6 +60,8 @@ class TestLockVariant : public test::LockTestCase<Participant>
 
 private slots:
     void factoryMakesEachKind();
+    void aRegisteredKindIsKnownEverywhere();
+    void descriptorsSayWhatTheVariantsDo();
     void shapes();
     void holdRoundTripOfEveryKind();
     void waiterOfEveryKindWakesOnUnlock();
@@ -57,7 +70,6 @@ private slots:
 
 void TestLockVariant::factoryMakesEachKind()
 {
-    QCOMPARE(LockVariantFactory::kinds().size(), 6);
     for (AcquireKind kind : LockVariantFactory::kinds()) {
         LockVariant *v = m_a->locks.value(kind);
         QVERIFY(v);
@@ -74,6 +86,105 @@ void TestLockVariant::factoryMakesEachKind()
     QVERIFY(read && write);
     QCOMPARE(read->readWriteLock(), write->readWriteLock());
     QCOMPARE(LockVariantFactory::create(AcquireKind::Read, m_a->client.get(), m_a->owner.get()), read);
+}
+
+// A new kind is its own class plus one registration: the tests' own kind, registered here, is
+// then made by the factory, named and parsed by AcquirePlan and judged by the data it leaves, in
+// the --kind help, and taken, audited (JSON) and released by the session like a shipped kind.
+void TestLockVariant::aRegisteredKindIsKnownEverywhere()
+{
+    const QString word = QStringLiteral("testkind");
+    QVERIFY(!AcquirePlan::parseKind(word));
+    QVERIFY(!LockKinds::kindHelp().contains(word));
+    const AcquireKind kind = test::TestLockKind::registerKind();
+    auto unregister = qScopeGuard([] { test::TestLockKind::unregisterKind(); });
+    QVERIFY(kind != AcquireKind::Auto);
+    QVERIFY(int(kind) > int(AcquireKind::Spin));
+
+    // The factory.
+    QVERIFY(LockVariantFactory::kinds().contains(kind));
+    QObject parent;
+    LockVariant *v = LockVariantFactory::create(kind, m_a->client.get(), &parent);
+    QVERIFY(dynamic_cast<test::TestLockKind *>(v));
+    QVERIFY(v->kind() == kind);
+    QCOMPARE(v->kindName(), word);
+
+    // AcquirePlan: its word both ways, and the data it may join (it leaves an RLock hash).
+    QCOMPARE(AcquirePlan::kindName(kind), word);
+    QVERIFY(AcquirePlan::parseKind(QStringLiteral("TestKind")) == kind);
+    LockSnapshot free;
+    free.name = QStringLiteral("free:1");
+    QVERIFY(AcquirePlan::decide(free, kind).kind == kind);
+    LockSnapshot fair = free;
+    fair.exists = fair.isLock = true;
+    fair.queueLength = fair.timeoutSetSize = 1;
+    QVERIFY2(AcquirePlan::decide(fair, kind).refusal.contains(QLatin1String("\"testkind\" would jump the queue")),
+             qPrintable(AcquirePlan::decide(fair, kind).refusal));
+
+    // lockscope-cli's --kind help.
+    QVERIFY2(LockKinds::kindHelp().contains(QLatin1String("fenced or testkind")), qPrintable(LockKinds::kindHelp()));
+    QCOMPARE(LockKinds::kindSynopsis(), QStringLiteral("lock|fair|read|write|fenced|testkind"));
+
+    // The session: acquire with it, the acquired() event and the audit record (JSON) name it, and
+    // the release uses it again.
+    QTemporaryDir dir;
+    const QString auditPath = dir.filePath(QStringLiteral("audit.jsonl"));
+    LockSession::Options o;
+    o.endpoint = m_server.endpoint();
+    o.auditLogPath = auditPath;
+    LockSession session(o);
+    session.open();
+    QString field, kindWord;
+    connect(&session, &LockSession::acquired, this, [&](const QString &, const QString &f, const QString &k, qint64) {
+        field = f;
+        kindWord = k;
+    });
+    test::ActionOutcome out = test::runSessionAction(
+        &session, [&] { session.acquire(QStringLiteral("reg"), 3, 20000, 0, kind); }, 30000);
+    QVERIFY2(out.ok, qPrintable(out.message));
+    QCOMPARE(kindWord, word);
+    QCOMPARE(field, session.clientId() + QStringLiteral(":3"));
+    QCOMPARE(m_admin->hget("reg", field.toUtf8()), QByteArray("1"));
+    out = test::runSessionAction(
+        &session, [&] { session.release(QStringLiteral("reg"), 3); }, 30000);
+    QVERIFY2(out.ok && out.message.contains(QLatin1String("testkind unlock")), qPrintable(out.message));
+    QVERIFY(!m_admin->exists("reg"));
+    QFile audit(auditPath);
+    QVERIFY(audit.open(QIODevice::ReadOnly));
+    QString auditedKind;
+    for (const QByteArray &line : audit.readAll().split('\n')) {
+        const QJsonObject record = QJsonDocument::fromJson(line).object();
+        if (record.value(QStringLiteral("action")).toString() == QLatin1String("acquire"))
+            auditedKind = record.value(QStringLiteral("args")).toObject().value(QStringLiteral("kind")).toString();
+    }
+    QCOMPARE(auditedKind, word);
+
+    // Unregistered, it is gone again.
+    unregister.dismiss();
+    test::TestLockKind::unregisterKind();
+    QVERIFY(!AcquirePlan::parseKind(word));
+    QVERIFY(!LockVariantFactory::kinds().contains(kind));
+}
+
+// Each shipped kind's descriptor tells the truth about its variant: word, id, holder field and
+// wait channel, and which kinds the front ends offer.
+void TestLockVariant::descriptorsSayWhatTheVariantsDo()
+{
+    QStringList offered;
+    for (const LockKindDescriptor &d : LockKinds::all()) {
+        LockVariant *v = m_a->locks.value(d.kind);
+        QVERIFY2(v, qPrintable(d.word));
+        QVERIFY(v->kind() == d.kind);
+        QCOMPARE(v->kindName(), d.word);
+        QCOMPARE(v->holderField(7), d.holderFieldOf(m_a->client->clientId(), 7));
+        QCOMPARE(QString::fromUtf8(v->waitChannel(QStringLiteral("orders"), 7)),
+                 d.waitChannelOf(QStringLiteral("orders"), v->holderField(7)));
+        QVERIFY(QByteArray(d.protocolSection).startsWith("\xc2\xa7")); // "§N"
+        if (d.offered)
+            offered << d.word;
+    }
+    QCOMPARE(offered.join(QLatin1Char('|')), LockKinds::kindSynopsis());
+    QCOMPARE(offered, QStringList({"lock", "fair", "read", "write", "fenced"}));
 }
 
 void TestLockVariant::shapes()

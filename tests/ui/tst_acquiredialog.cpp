@@ -4,12 +4,16 @@
 // Set LOCKSCOPE_SCREENSHOT_DIR to also save PNGs of the dialog.
 
 #include "locks/acquiredialog.h"
+#include "protocol/lockkinds.h"
+
+#include "testlockkind.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScopeGuard>
 #include <QtTest>
 
 using namespace lockscope;
@@ -64,6 +68,7 @@ class TestAcquireDialog : public QObject
     Q_OBJECT
 private slots:
     void kindsFollowTheData();
+    void aRegisteredKindIsOffered();
 };
 
 void TestAcquireDialog::kindsFollowTheData()
@@ -113,6 +118,42 @@ void TestAcquireDialog::kindsFollowTheData()
     dialog.kindButton(AcquireKind::Fenced)->click();
     QVERIFY(dialog.kind() == AcquireKind::Fenced);
     screenshot(&dialog, QStringLiteral("acquiredialog-free.png"));
+}
+
+// A kind registered by a test (its own class and one LockKinds::add) is one more choice, with its
+// descriptor's label and tooltip, judged by the data like the shipped kinds.
+void TestAcquireDialog::aRegisteredKindIsOffered()
+{
+    const AcquireKind kind = test::TestLockKind::registerKind();
+    auto unregister = qScopeGuard([] { test::TestLockKind::unregisterKind(); });
+    QVERIFY(kind != AcquireKind::Auto);
+    const QList<LockSnapshot> known{fairLock()};
+    AcquireDialog dialog(QStringLiteral("new:1"), [&](const QString &name) -> std::optional<LockSnapshot> {
+        for (const auto &s : known)
+            if (s.name == name)
+                return s;
+        return std::nullopt;
+    });
+    dialog.show();
+
+    QRadioButton *b = dialog.kindButton(kind);
+    QVERIFY(b);
+    QCOMPARE(b->text(), QStringLiteral("&Test kind"));
+    QCOMPARE(b->toolTip(), QStringLiteral("Test kind (the tests' own): an RLock under another word"));
+    QVERIFY(b->isEnabled());
+    QVERIFY(dialog.kind() == AcquireKind::Lock);
+    b->click();
+    QVERIFY(dialog.kind() == kind);
+    QCOMPARE(dialog.findChildren<QRadioButton *>().size(), 2 + LockKinds::offered().size()); // + watchdog, lease
+
+    dialog.findChild<QLineEdit *>()->setText(QStringLiteral("orders:42"));
+    QVERIFY(!b->isEnabled());
+    QVERIFY2(b->toolTip().contains(QLatin1String("\"testkind\" would jump the queue")), qPrintable(b->toolTip()));
+
+    unregister.dismiss();
+    test::TestLockKind::unregisterKind();
+    AcquireDialog without(QStringLiteral("new:1"));
+    QVERIFY(!without.kindButton(kind));
 }
 
 QTEST_MAIN(TestAcquireDialog)

@@ -1,6 +1,9 @@
 #include "locks/acquiredialog.h"
 
+#include "protocol/lockkinds.h"
+
 #include <QButtonGroup>
+#include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -17,28 +20,11 @@ namespace lockscope
 namespace
 {
 
-struct KindChoice {
-    AcquireKind kind;
-    const char *label;
-    const char *tip;
-};
-
-const KindChoice kKindChoices[] = {
-    {AcquireKind::Lock, QT_TRANSLATE_NOOP("AcquireDialog", "&Lock"),
-     QT_TRANSLATE_NOOP("AcquireDialog",
-                       "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread")},
-    {AcquireKind::Fair, QT_TRANSLATE_NOOP("AcquireDialog", "&Fair"),
-     QT_TRANSLATE_NOOP("AcquireDialog",
-                       "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel")},
-    {AcquireKind::Read, QT_TRANSLATE_NOOP("AcquireDialog", "&Read"),
-     QT_TRANSLATE_NOOP("AcquireDialog",
-                       "Read half of a read-write lock (getReadWriteLock): shared with other readers")},
-    {AcquireKind::Write, QT_TRANSLATE_NOOP("AcquireDialog", "W&rite"),
-     QT_TRANSLATE_NOOP("AcquireDialog",
-                       "Write half of a read-write lock: exclusive, waits until every reader has left")},
-    {AcquireKind::Fenced, QT_TRANSLATE_NOOP("AcquireDialog", "F&enced"),
-     QT_TRANSLATE_NOOP("AcquireDialog", "Fenced lock (getFencedLock): each acquire takes the next fencing token")},
-};
+/** A kind's text in the dialog: its descriptor's label or tooltip, translated (context LockKinds). */
+QString kindText(const char *text)
+{
+    return QCoreApplication::translate("LockKinds", text);
+}
 
 } // namespace
 
@@ -55,10 +41,11 @@ AcquireDialog::AcquireDialog(const QString &name, SnapshotLookup lookup, QWidget
 
     m_kindGroup = new QButtonGroup(this);
     auto *kindRow = new QHBoxLayout;
-    for (const KindChoice &c : kKindChoices) {
-        auto *b = new QRadioButton(tr(c.label), this);
-        m_kindGroup->addButton(b, int(c.kind));
-        m_kinds.insert(c.kind, b);
+    for (const LockKindDescriptor &d : LockKinds::offered()) {
+        auto *b = new QRadioButton(kindText(d.label), this);
+        m_kindGroup->addButton(b, int(d.kind));
+        m_kinds.insert(d.kind, b);
+        m_kindTips.insert(d.kind, kindText(d.toolTip));
         kindRow->addWidget(b);
     }
     kindRow->addStretch();
@@ -118,11 +105,10 @@ void AcquireDialog::updateKinds()
     AcquireKind preselect = AcquireKind::Lock;
     if (known) {
         preselect = AcquirePlan::dataKind(*known);
-        for (const KindChoice &c : kKindChoices) {
-            const AcquirePlan plan = AcquirePlan::decide(*known, c.kind);
-            QRadioButton *b = m_kinds.value(c.kind);
-            b->setEnabled(!plan.isRefused());
-            b->setToolTip(plan.isRefused() ? plan.refusal : tr(c.tip));
+        for (auto it = m_kinds.cbegin(); it != m_kinds.cend(); ++it) {
+            const AcquirePlan plan = AcquirePlan::decide(*known, it.key());
+            it.value()->setEnabled(!plan.isRefused());
+            it.value()->setToolTip(plan.isRefused() ? plan.refusal : m_kindTips.value(it.key()));
         }
         const QString what = AcquirePlan::describe(*known);
         m_kindNote->setText(preselect == AcquireKind::Auto && !m_kinds.value(AcquireKind::Read)->isEnabled()
@@ -130,9 +116,9 @@ void AcquireDialog::updateKinds()
                             : preselect == AcquireKind::Auto ? tr("%1 is %2: choose read or write.").arg(name, what)
                                                              : tr("%1 is %2.").arg(name, what));
     } else {
-        for (const KindChoice &c : kKindChoices) {
-            m_kinds.value(c.kind)->setEnabled(true);
-            m_kinds.value(c.kind)->setToolTip(tr(c.tip));
+        for (auto it = m_kinds.cbegin(); it != m_kinds.cend(); ++it) {
+            it.value()->setEnabled(true);
+            it.value()->setToolTip(m_kindTips.value(it.key()));
         }
         m_kindNote->setText(name.isEmpty() ? QString()
                                            : tr("Not seen in Redis: a free name, created with the kind you choose."));

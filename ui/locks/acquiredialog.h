@@ -23,7 +23,9 @@ namespace lockscope
  * Asks what to acquire as LockScope's own Redisson client: name, lock kind, watchdog or lease,
  * thread id, wait.
  *
- * The kind (lock, fair, read, write, fenced; protocol §14.1): for a name the dashboard knows,
+ * The kind: one choice per kind the front ends offer (LockKinds::offered(): lock, fair, read,
+ * write, fenced, and any kind registered later), with its descriptor's label and tooltip
+ * (protocol §14.1). For a name the dashboard knows,
  * the kind its data says is preselected and the kinds that contradict the data are disabled,
  * each with a tooltip saying why (AcquirePlan::decide); on a read-write lock nothing is
  * preselected, since the operator must choose read or write (Acquire stays disabled until then).
@@ -60,6 +62,8 @@ private:
     QLineEdit *m_name;
     QButtonGroup *m_kindGroup;
     QMap<AcquireKind, QRadioButton *> m_kinds;
+    /** Each offered kind's tooltip (its descriptor's), shown when the data does not refuse it. */
+    QMap<AcquireKind, QString> m_kindTips;
     QLabel *m_kindNote;
     QRadioButton *m_watchdog;
     QSpinBox *m_lease;
