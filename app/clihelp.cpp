@@ -70,7 +70,7 @@ QString shortHelp(const QString &help)
             end = at;
     }
     QString s = help.left(end);
-    if (s.endsWith(QLatin1Char('.')))
+    if (s.endsWith(QLatin1Char('.')) && !s.endsWith(QLatin1String("..")))
         s.chop(1);
     return s;
 }

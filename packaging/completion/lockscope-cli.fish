@@ -38,7 +38,7 @@ complete -c lockscope-cli -n "__fish_seen_subcommand_from export" -F
 complete -c lockscope-cli -n "__fish_seen_subcommand_from redlock" -a 'show acquire'
 complete -c lockscope-cli -n "__fish_seen_subcommand_from workshop" -a 'list run (lockscope-cli workshop list 2>/dev/null | string replace -r "\s.*" "")'
 
-complete -c lockscope-cli -l url -x -a 'redis:// rediss:// unix:// redis-sentinel://' -d 'Redis URL: redis://[user[:password]@]host[:port][/db], rediss://..'
+complete -c lockscope-cli -l url -x -a 'redis:// rediss:// unix:// redis-sentinel://' -d 'Redis URL: redis://[user[:password]@]host[:port][/db], rediss://...'
 complete -c lockscope-cli -l tls-ca -r -F -d 'rediss://: trust the CA certificate(s) in FILE'
 complete -c lockscope-cli -l tls-cert -r -F -d 'rediss://: client certificate'
 complete -c lockscope-cli -l tls-key -r -F -d 'rediss://: private key of --tls-cert'
