@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 namespace lockscope
 {
@@ -12,11 +13,14 @@ namespace lockscope
  * then releases it (also audited). Exit 0 acquired and released, 3 not acquired or refused,
  * 2 a server error or a missing audit record; 130 / 143 after a signal, once released.
  */
-class AcquireCommand : public CliCommand
+class AcquireCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
     bool writes() const override { return true; }
 

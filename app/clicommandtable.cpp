@@ -5,7 +5,6 @@
 #include "doctorcommand.h"
 #include "exportcommand.h"
 #include "forceunlockcommand.h"
-#include "interruptnotifier.h"
 #include "listcommand.h"
 #include "recordcommand.h"
 #include "redlockcommand.h"
@@ -15,105 +14,55 @@
 #include "watchcommand.h"
 #include "workshopcommand.h"
 
-#include <QCommandLineParser>
-#include <QTextStream>
-#include <QTimer>
-
-#include <memory>
-
 namespace lockscope
 {
 
-namespace
+const QVector<CliCommandDescriptor> &CliCommandTable::all()
 {
-
-template <typename Command>
-CliCommand *make(const QCommandLineParser &parser, const CliCommand::Arguments &args, QObject *parent)
-{
-    return new Command(parser, args, parent);
-}
-
-/** A usage sentence when `option` is missing. */
-std::function<QString(const QCommandLineParser &)> needs(const char *option, const char *sentence)
-{
-    return [option, sentence](const QCommandLineParser &parser) {
-        return parser.isSet(QLatin1String(option)) ? QString() : QString::fromLatin1(sentence);
+    static const QVector<CliCommandDescriptor> commands{
+        ListCommand::descriptor(),
+        ShowCommand::descriptor(),
+        ClientsCommand::descriptor(),
+        WatchCommand::descriptor(),
+        AcquireCommand::descriptor(),
+        ForceUnlockCommand::descriptor(),
+        DoctorCommand::descriptor(),
+        RepairCommand::setTtlDescriptor(),
+        RepairCommand::removeWaiterDescriptor(),
+        RepairCommand::removeReaderDescriptor(),
+        RepairCommand::wakeDescriptor(),
+        RecordCommand::descriptor(),
+        ExportCommand::descriptor(),
+        RedLockCommand::descriptor(),
+        WorkshopCommand::descriptor(),
+        ServeCommand::descriptor(),
     };
+    return commands;
 }
 
-bool launchWorkshop(const CliCommandTable::Launch &l, int *exitCode)
+const CliCommandDescriptor *CliCommandTable::find(const QString &name)
 {
-    // Scenarios on their own private redis-server: no --url, no LockSession.
-    auto *workshop = new WorkshopCommand(l.parser, l.parent);
-    QObject::connect(workshop, &WorkshopCommand::finished, l.parent, l.finish);
-    // A signal ends the run at once (its private redis-server stops with the process): 128 + sig.
-    const auto finish = l.finish;
-    QObject::connect(l.interrupts, &InterruptNotifier::interrupted, l.parent, [finish](int sig) {
-        if (sig <= 0)
-            return;
-        QTextStream(stderr) << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';
-        finish(128 + sig);
-    });
-    return workshop->start(l.operands, exitCode);
-}
-
-bool launchExport(const CliCommandTable::Launch &l, int *exitCode)
-{
-    *exitCode = ExportCommand(l.parser, l.args.name).run();
-    return false; // offline: no Redis needed, done already
-}
-
-bool launchRedLock(const CliCommandTable::Launch &l, int *exitCode)
-{
-    // Independent servers (--servers): a RedLockSession, no LockSession. It polls the signal
-    // flag while holding, releases and finishes by itself; a second at most after the signal.
-    auto *redlock = new RedLockCommand(
-        l.parser, l.connection, [] { return InterruptNotifier::received() != 0; }, l.parent);
-    QObject::connect(redlock, &RedLockCommand::finished, l.parent, l.finish);
-    auto said = std::make_shared<bool>(false);
-    const auto finish = l.finish;
-    QObject *parent = l.parent;
-    QObject::connect(l.interrupts, &InterruptNotifier::interrupted, parent, [said, finish, parent](int sig) {
-        if (sig <= 0)
-            return;
-        if (!*said) {
-            *said = true;
-            QTextStream(stderr) << "lockscope-cli: " << InterruptNotifier::describe(sig) << '\n';
-        }
-        QTimer::singleShot(1000, parent, [finish, sig] { finish(128 + sig); });
-    });
-    return redlock->start(l.args.name, l.args.field, exitCode);
-}
-
-const QVector<CliCommandTable::Entry> &table()
-{
-    static const QVector<CliCommandTable::Entry> entries{
-        {{"list"}, {}, make<ListCommand>, {}},
-        {{"show"}, {}, make<ShowCommand>, {}},
-        {{"clients"}, {}, make<ClientsCommand>, {}},
-        {{"watch"}, {}, make<WatchCommand>, {}},
-        {{"acquire"}, {}, make<AcquireCommand>, {}},
-        {{"doctor"}, {}, make<DoctorCommand>, {}},
-        {{"force-unlock"}, {}, make<ForceUnlockCommand>, {}},
-        {{"record"}, needs("out", "'record' needs --out FILE"), make<RecordCommand>, {}},
-        {{"serve"}, {}, make<ServeCommand>, {}, false, true},
-        {{"set-ttl"}, needs("ttl-ms", "'set-ttl' needs --ttl-ms N"), make<RepairCommand>, {}},
-        {{"remove-waiter", "remove-reader", "wake"}, {}, make<RepairCommand>, {}},
-        {{"export"}, needs("csv", "'export' needs --csv (the only format so far)"), {}, launchExport},
-        {{"redlock"}, {}, {}, launchRedLock},
-        {{"workshop"}, {}, {}, launchWorkshop, true},
-    };
-    return entries;
-}
-
-} // namespace
-
-const CliCommandTable::Entry *CliCommandTable::find(const QString &command)
-{
-    for (const Entry &e : table())
-        if (e.names.contains(command))
-            return &e;
+    for (const CliCommandDescriptor &d : all())
+        if (d.name == name)
+            return &d;
     return nullptr;
+}
+
+QStringList CliCommandTable::names()
+{
+    QStringList names;
+    for (const CliCommandDescriptor &d : all())
+        names << d.name;
+    return names;
+}
+
+QStringList CliCommandTable::commandsTaking(const QString &option)
+{
+    QStringList commands;
+    for (const CliCommandDescriptor &d : all())
+        if (d.options.contains(option))
+            commands << d.name;
+    return commands;
 }
 
 } // namespace lockscope

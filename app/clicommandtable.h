@@ -1,59 +1,35 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
 
 #include <QString>
 #include <QStringList>
-
-#include <functional>
-
-class QCommandLineParser;
+#include <QVector>
 
 namespace lockscope
 {
 
-class ConnectionOptions;
-class InterruptNotifier;
-
 /**
- * Every lockscope-cli command and how it starts, in one table (as tshark registers its taps):
- * LockScopeCli looks the command up and runs its entry, with no branch of its own per command.
- * Adding a command is one row here, its class, and its help in CliOptions.
+ * Every lockscope-cli command, one registration line each (as tshark registers its taps): the
+ * descriptor each command's class gives (CliCommandDescriptor, in the command's own file).
+ * LockScopeCli dispatches with it, with no branch of its own per command; CliHelp makes every help
+ * text, the man page's command section, the completions and the CLI reference from it.
  *
- * A command on one server (or one cluster) through a LockSession gives `create` (a CliCommand:
- * LockScopeCli resolves the server and the session options first). A command with its own
- * servers or none gives `launch` (redlock: its --servers; workshop: a private redis-server;
- * export: a file).
+ * Adding a command: its class (SessionCommand for one server, else CliCommand) with a static
+ * descriptor(), its files in app/CMakeLists.txt, and one line in this table's .cpp. Then
+ * regenerate the texts: tools/update-cli-docs.sh BUILD_DIR.
  */
 class CliCommandTable
 {
 public:
-    /** What a `launch` entry is given. */
-    struct Launch {
-        const QCommandLineParser &parser;
-        const ConnectionOptions &connection;
-        const CliCommand::Arguments &args;
-        QStringList operands;            ///< the positional arguments after the command
-        QObject *parent;                 ///< owns what the command creates
-        InterruptNotifier *interrupts;   ///< SIGINT / SIGTERM / SIGHUP
-        std::function<void(int)> finish; ///< ends the process with an exit code (once)
-    };
-    struct Entry {
-        QStringList names;
-        /** A usage sentence when an option the command cannot do without is missing, else empty. */
-        std::function<QString(const QCommandLineParser &)> check;
-        /** LockSession commands: the command object. */
-        std::function<CliCommand *(const QCommandLineParser &, const CliCommand::Arguments &, QObject *)> create;
-        /** Other commands: starts it; false with `*exitCode` when it finished already. */
-        std::function<bool(const Launch &, int *exitCode)> launch;
-        /** It reads its own operands (workshop's sub-commands): launched before the NAME checks. */
-        bool ownOperands = false;
-        /** Its standard output is a log, not its answer (serve): a closed stdout does not end it. */
-        bool outputIsLog = false;
-    };
-
-    /** The entry of `command`, or null for a command that does not exist. */
-    static const Entry *find(const QString &command);
+    /** Every command, in the order the help lists them. */
+    static const QVector<CliCommandDescriptor> &all();
+    /** The command named `name`, or null for a command that does not exist. */
+    static const CliCommandDescriptor *find(const QString &name);
+    static QStringList names();
+    /** The commands whose descriptor names `option` (without dashes); empty: it applies to every
+     *  command (connection and general options). */
+    static QStringList commandsTaking(const QString &option);
 };
 
 } // namespace lockscope

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 namespace lockscope
 {
@@ -14,11 +15,14 @@ namespace lockscope
  * object per client id and line, ClientIdentity's fields plus `holds` [{lock, field, thread_id,
  * hold_count, mode}] and `waits` [{lock, field, position}]. Exit 0, 2 when the server cannot be read.
  */
-class ClientsCommand : public CliCommand
+class ClientsCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
     /** One pass unless --identify-ms (correlation needs the lock events of a live watch). */
     bool oneShot() const override;

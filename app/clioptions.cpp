@@ -1,5 +1,6 @@
 #include "clioptions.h"
 
+#include "connectionoptions.h"
 #include "redlockcommand.h"
 #include "servecommand.h"
 #include "workshopcommand.h"
@@ -18,65 +19,6 @@ namespace lockscope
 
 namespace
 {
-
-// Command-line conventions, so a mistake is explained before anything is sent: per-command help, "did you mean",
-// options that do not apply refused, Usage with the program name. Parsing itself stays QCommandLineParser's.
-struct CommandHelp {
-    const char *name;
-    const char *synopsis; ///< after "lockscope-cli [options] "
-    const char *summary;
-};
-
-const CommandHelp kCommands[] = {
-    {"list", "list [--pattern GLOB] [--holder ID] [--json] [--wide] [--identify-ms N]",
-     "Every lock: holders, hold counts, TTL, waiters. The table fits the terminal (COLUMNS); --wide shows all, "
-     "with the HOST and NAME of each holder's client when --identify-ms found them."},
-    {"show", "show NAME [--holder ID] [--json] [--identify-ms N]",
-     "One lock in detail, with what is known of each holder's and waiter's client (connections, host, client "
-     "name, connected or not)."},
-    {"clients", "clients [--pattern GLOB] [--json] [--identify-ms N]",
-     "Every Redisson client id holding or waiting for a lock: its connections, host and client name, whether it "
-     "is connected, and its locks."},
-    {"watch", "watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]",
-     "Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves. Exit 2 when "
-     "the server was never reached or is not reachable when --duration-ms ends."},
-    {"acquire",
-     "acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]",
-     "Take the lock as LockScope's Redisson client, with the client of its kind; release after --hold-ms or Ctrl-C."},
-    {"force-unlock", "force-unlock NAME [--yes]", "Delete the lock and wake its waiters."},
-    {"doctor",
-     "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] "
-     "[--waiter-threshold-ms N] [--silent-holder-threshold-ms N] [--replication-threshold-ms N]",
-     "Find stuck locks, dead waiters and readers, deadlocks. Exit 4 when a problem of severity warning or worse "
-     "is found."},
-    {"set-ttl", "set-ttl NAME --ttl-ms N [--yes]", "Repair: give a lock without TTL one (N >= 1)."},
-    {"remove-waiter", "remove-waiter NAME FIELD [--wait-ms N] [--yes]", "Repair: drop a stale fair-queue waiter."},
-    {"remove-reader", "remove-reader NAME FIELD [--yes]", "Repair: drop a dead reader of a read-write lock."},
-    {"wake", "wake NAME [--yes]", "Repair: wake the waiters of a free lock on their kind's channel."},
-    {"record", "record --out FILE [--pattern GLOB] [--duration-ms N]",
-     "Record what is seen (JSON lines; .gz compresses)."},
-    {"export", "export RECORDING --csv [--out-dir DIR]", "Events and hold intervals of a recording as CSV files."},
-    {"redlock",
-     "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]",
-     "RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with --multi), hold, "
-     "release."},
-    {"workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]",
-     "Teaching scenarios, step by step, on a private redis-server."},
-    {"serve",
-     "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
-     "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N] [--targets FILE "
-     "[--password-file FILE]]",
-     "Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on --listen "
-     "(default 127.0.0.1:9464). Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM."},
-};
-
-const CommandHelp *commandHelp(const QString &name)
-{
-    for (const CommandHelp &c : kCommands)
-        if (name == QLatin1String(c.name))
-            return &c;
-    return nullptr;
-}
 
 int editDistance(const QString &a, const QString &b)
 {
@@ -97,40 +39,23 @@ int editDistance(const QString &a, const QString &b)
 
 } // namespace
 
-QString CliOptions::description()
+QStringList CliOptions::kindWords()
 {
-    return QStringLiteral(
-        "See and act on Redisson locks in Redis.\n\n"
-        "Commands:\n"
-        "  list [--pattern GLOB] [--json]     every lock: holders, hold counts, TTL, waiters\n"
-        "  show NAME [--json] [--identify-ms N]  one lock in detail, who its holders are\n"
-        "  clients [--json] [--identify-ms N] every client id holding or waiting: host, connections, locks\n"
-        "  watch [--pattern GLOB] [--json]    events as they happen (acquired, released, ...),\n"
-        "                                     in a cluster also failovers and slot moves\n"
-        "  acquire NAME [--kind lock|fair|read|write|fenced] [--lease-ms N] [--hold-ms N] [--wait-ms N]\n"
-        "               [--thread-id N]       take the lock as LockScope's Redisson client, with the\n"
-        "                                     client of its kind; release after --hold-ms or Ctrl-C\n"
-        "  force-unlock NAME [--yes]          delete the lock and wake its waiters\n"
-        "  doctor [--json] [--observe-ms N]   find stuck locks, dead waiters and readers, deadlocks\n"
-        "  set-ttl NAME --ttl-ms N [--yes]    repair: give a lock without TTL one\n"
-        "  remove-waiter NAME FIELD [--wait-ms N] [--yes]   repair: drop a stale fair-queue waiter\n"
-        "  remove-reader NAME FIELD [--yes]   repair: drop a dead reader of a read-write lock\n"
-        "  wake NAME [--yes]                  repair: wake the waiters of a free lock on their kind's channel\n"
-        "  record --out FILE [--duration-ms N]  record what is seen (JSON lines; .gz compresses)\n"
-        "  export RECORDING --csv [--out-dir DIR]  events and hold intervals as CSV files\n"
-        "  redlock show NAME --servers URL1,URL2,... [--json]\n"
-        "                                     RedLock view: holder and TTL per server, quorum verdict\n"
-        "  redlock acquire NAME --servers URL1,URL2,... [--wait-ms N] [--lease-ms N] [--hold-ms N] [--multi]\n"
-        "                                     take a RedLock (MultiLock with --multi), hold, release\n"
-        "  workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]\n"
-        "                                     teaching scenarios, step by step, on a private redis-server\n"
-        "  serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N]\n"
-        "                                     Prometheus exporter of the locks (read-only), /metrics\n"
-        "Every write is checked against the state you confirmed and recorded in the audit log.\n"
-        "'lockscope-cli COMMAND --help' shows a command's options. Without --url, LOCKSCOPE_URL names the server.\n\n"
-        "Exit codes: 0 ok, 1 usage, 2 connection/server error, 3 refused (read-only, not\n"
-        "confirmed, lock absent, not acquired, lock changed since confirmed, refused by the ACL),\n"
-        "4 doctor found a problem of severity warning or worse.");
+    QStringList words; // the offered kinds' words (LockKinds: each kind's descriptor), in registration order
+    for (const LockKindDescriptor &d : LockKinds::offered())
+        words << d.word;
+    return words;
+}
+
+QString CliOptions::kindChoices()
+{
+    const QStringList words = kindWords();
+    return words.mid(0, words.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ") + words.last();
+}
+
+QCommandLineOption CliOptions::kindOption()
+{
+    return {QStringLiteral("kind"), LockKinds::kindHelp(), QStringLiteral("KIND")};
 }
 
 QList<QCommandLineOption> CliOptions::commandOptions()
@@ -152,7 +77,7 @@ QList<QCommandLineOption> CliOptions::commandOptions()
          QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("thread-id"), QStringLiteral("acquire: thread id of the holder field (default 1)."),
          QStringLiteral("N"), QStringLiteral("1")},
-        {QStringLiteral("kind"), LockKinds::kindHelp(), QStringLiteral("KIND")},
+        kindOption(),
         {QStringLiteral("yes"), QStringLiteral("force-unlock: do not ask for confirmation.")},
         {QStringLiteral("poll"), QStringLiteral("Poll instead of using keyspace notifications.")},
         {QStringLiteral("poll-budget"),
@@ -229,96 +154,6 @@ QList<QCommandLineOption> CliOptions::allOptions()
     return all;
 }
 
-bool CliOptions::isCommand(const QString &name)
-{
-    return commandHelp(name) != nullptr;
-}
-
-QStringList CliOptions::commandNames()
-{
-    QStringList names;
-    for (const CommandHelp &c : kCommands)
-        names << QString::fromLatin1(c.name);
-    return names;
-}
-
-QStringList CliOptions::optionCommands(const QString &option)
-{
-    static const QHash<QString, QStringList> only{
-        {QStringLiteral("pattern"),
-         {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("doctor"), QStringLiteral("record"),
-          QStringLiteral("serve"), QStringLiteral("clients")}},
-        {QStringLiteral("identify-ms"), {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("clients")}},
-        {QStringLiteral("client-list-budget"),
-         {QStringLiteral("watch"), QStringLiteral("serve"), QStringLiteral("record"), QStringLiteral("doctor"),
-          QStringLiteral("show"), QStringLiteral("list"), QStringLiteral("clients")}},
-        {QStringLiteral("holder"),
-         {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("watch"), QStringLiteral("doctor")}},
-        {QStringLiteral("wide"), {QStringLiteral("list")}},
-        {QStringLiteral("json"),
-         {QStringLiteral("list"), QStringLiteral("show"), QStringLiteral("clients"), QStringLiteral("watch"),
-          QStringLiteral("doctor"), QStringLiteral("redlock"), QStringLiteral("workshop")}},
-        {QStringLiteral("lease-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
-        {QStringLiteral("hold-ms"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
-        {QStringLiteral("wait-ms"),
-         {QStringLiteral("acquire"), QStringLiteral("remove-waiter"), QStringLiteral("redlock")}},
-        {QStringLiteral("thread-id"), {QStringLiteral("acquire"), QStringLiteral("redlock")}},
-        {QStringLiteral("kind"), {QStringLiteral("acquire")}},
-        {QStringLiteral("yes"),
-         {QStringLiteral("force-unlock"), QStringLiteral("set-ttl"), QStringLiteral("remove-waiter"),
-          QStringLiteral("remove-reader"), QStringLiteral("wake")}},
-        {QStringLiteral("duration-ms"), {QStringLiteral("watch"), QStringLiteral("record")}},
-        {QStringLiteral("ttl-ms"), {QStringLiteral("set-ttl")}},
-        {QStringLiteral("out"), {QStringLiteral("record")}},
-        {QStringLiteral("csv"), {QStringLiteral("export")}},
-        {QStringLiteral("out-dir"), {QStringLiteral("export")}},
-        {QStringLiteral("observe-ms"), {QStringLiteral("doctor")}},
-        {QStringLiteral("watchdog-threshold-ms"), {QStringLiteral("doctor")}},
-        {QStringLiteral("waiter-threshold-ms"), {QStringLiteral("doctor")}},
-        {QStringLiteral("silent-holder-threshold-ms"), {QStringLiteral("doctor")}},
-        {QStringLiteral("replication-threshold-ms"), {QStringLiteral("doctor"), QStringLiteral("serve")}},
-        {QStringLiteral("servers"), {QStringLiteral("redlock")}},
-        {QStringLiteral("multi"), {QStringLiteral("redlock")}},
-        {QStringLiteral("scenario-file"), {QStringLiteral("workshop")}},
-        {QStringLiteral("listen"), {QStringLiteral("serve")}},
-        {QStringLiteral("web-config"), {QStringLiteral("serve")}},
-        {QStringLiteral("targets"),
-         {QStringLiteral("serve"), QStringLiteral("list"), QStringLiteral("doctor"), QStringLiteral("clients")}},
-        {QStringLiteral("password-file"),
-         {QStringLiteral("serve"), QStringLiteral("list"), QStringLiteral("doctor"), QStringLiteral("clients")}},
-        {QStringLiteral("group"), {QStringLiteral("serve")}},
-        {QStringLiteral("max-groups"), {QStringLiteral("serve")}},
-        {QStringLiteral("max-named-findings"), {QStringLiteral("serve")}},
-        {QStringLiteral("pace-ms"), {QStringLiteral("workshop")}},
-    };
-    return only.value(option);
-}
-
-QStringList CliOptions::positionalArguments(const QString &command)
-{
-    // Command -> its positional arguments after the command (lock name, holder field).
-    static const QHash<QString, QStringList> commandArgs{
-        {QStringLiteral("list"), {}},
-        {QStringLiteral("clients"), {}},
-        {QStringLiteral("watch"), {}},
-        {QStringLiteral("doctor"), {}},
-        {QStringLiteral("record"), {}},
-        {QStringLiteral("serve"), {}},
-        {QStringLiteral("export"), {QStringLiteral("recording file")}},
-        {QStringLiteral("show"), {QStringLiteral("lock name")}},
-        {QStringLiteral("acquire"), {QStringLiteral("lock name")}},
-        {QStringLiteral("force-unlock"), {QStringLiteral("lock name")}},
-        {QStringLiteral("set-ttl"), {QStringLiteral("lock name")}},
-        {QStringLiteral("wake"), {QStringLiteral("lock name")}},
-        {QStringLiteral("remove-waiter"),
-         {QStringLiteral("lock name"), QStringLiteral("waiter field <clientId>:<threadId>")}},
-        {QStringLiteral("remove-reader"),
-         {QStringLiteral("lock name"), QStringLiteral("reader field <clientId>:<threadId>")}},
-        {QStringLiteral("redlock"), {QStringLiteral("redlock command (show or acquire)"), QStringLiteral("lock name")}},
-    };
-    return commandArgs.value(command);
-}
-
 QString CliOptions::rangeError(const QCommandLineParser &parser)
 {
     // Every number in range before anything is sent: a TTL of 0 or less would delete the lock, a negative
@@ -378,16 +213,9 @@ QString CliOptions::parseErrorText(const QCommandLineParser &parser)
     const QStringList unknown = parser.unknownOptionNames();
     if (unknown.isEmpty())
         return parser.errorText();
-    QStringList names{QStringLiteral("help"),
-                      QStringLiteral("version"),
-                      QStringLiteral("url"),
-                      QStringLiteral("tls-ca"),
-                      QStringLiteral("tls-cert"),
-                      QStringLiteral("tls-key"),
-                      QStringLiteral("tls-server-name"),
-                      QStringLiteral("tls-insecure"),
-                      QStringLiteral("user"),
-                      QStringLiteral("ask-password")};
+    QStringList names{QStringLiteral("help"), QStringLiteral("version")};
+    for (const auto &o : ConnectionOptions().options())
+        names << o.names();
     for (const auto &o : options)
         names << o.names();
     QStringList parts;
@@ -406,24 +234,6 @@ QString CliOptions::withProgramName(QString help)
     if (first.startsWith(QLatin1String("Usage: ")) && !argv0.isEmpty() && first.mid(7).startsWith(argv0))
         help.replace(7, argv0.size(), QStringLiteral("lockscope-cli"));
     return help;
-}
-
-QString CliOptions::commandHelpText(const QString &command)
-{
-    const QList<QCommandLineOption> options = allOptions();
-    const CommandHelp *c = commandHelp(command);
-    QCommandLineParser sub;
-    sub.setApplicationDescription(QString::fromLatin1(c->summary) +
-                                  QStringLiteral("\n\nConnection options (--url or LOCKSCOPE_URL, --tls-*, --user, "
-                                                 "--ask-password) and --read-only, --audit-log, --poll, --cluster, "
-                                                 "--demo: see 'lockscope-cli --help'."));
-    sub.addHelpOption();
-    for (const auto &o : options)
-        if (optionCommands(o.names().first()).contains(command))
-            sub.addOption(o);
-    QString text = sub.helpText();
-    const qsizetype eol = text.indexOf(QLatin1Char('\n'));
-    return QStringLiteral("Usage: lockscope-cli [options] %1").arg(QString::fromLatin1(c->synopsis)) + text.mid(eol);
 }
 
 } // namespace lockscope

@@ -11,28 +11,26 @@ namespace lockscope
 {
 
 /**
- * lockscope-cli's command table and options, and its command-line conventions, so a
- * mistyped command is explained before anything reaches Redis:
- * per-command help, "did you mean", options that do not apply to the command refused, every
- * number range-checked, Usage with the program name. Parsing itself stays QCommandLineParser's;
- * LockScopeCli dispatches with what this says.
+ * lockscope-cli's shared option definitions (each option defined once; a command's descriptor
+ * names those it takes) and its command-line conventions, so a mistyped command is explained
+ * before anything reaches Redis: "did you mean", every number range-checked, Usage with the
+ * program name. Parsing itself stays QCommandLineParser's; LockScopeCli dispatches with
+ * CliCommandTable and this.
  */
 class CliOptions
 {
 public:
-    /** The --help description: the commands, conventions and exit codes. */
-    static QString description();
     /** The options of the commands that talk to one server (beside ConnectionOptions'). */
     static QList<QCommandLineOption> commandOptions();
     /** commandOptions() and those of RedLockCommand, WorkshopCommand and ServeCommand. */
     static QList<QCommandLineOption> allOptions();
 
-    static bool isCommand(const QString &name);
-    static QStringList commandNames();
-    /** The commands an option applies to; empty = every command (connection and general options). */
-    static QStringList optionCommands(const QString &option);
-    /** What a command takes after its name ("lock name", ...), in order. */
-    static QStringList positionalArguments(const QString &command);
+    /** --kind: the lock kinds acquire offers, its help and its words (the one place of them in app/). */
+    static QCommandLineOption kindOption();
+    static QStringList kindWords();
+    /** "lock, fair, read, write or fenced". */
+    static QString kindChoices();
+
     /** Why a number option is out of range or not a number ("--ttl-ms must be ..."), else empty. */
     static QString rangeError(const QCommandLineParser &parser);
 
@@ -42,8 +40,6 @@ public:
     static QString parseErrorText(const QCommandLineParser &parser);
     /** QCommandLineParser's help with "Usage: lockscope-cli" instead of the path the program was run by. */
     static QString withProgramName(QString help);
-    /** `lockscope-cli COMMAND --help`: its synopsis, what it does and the options that belong to it. */
-    static QString commandHelpText(const QString &command);
 };
 
 } // namespace lockscope

@@ -51,7 +51,7 @@ void restoreTtyAndDie(int sig)
 
 ConnectionOptions::ConnectionOptions(const QString &defaultUrl) : m_defaultUrl(defaultUrl), m_prompt(&askOnTerminal) {}
 
-void ConnectionOptions::addTo(QCommandLineParser &parser) const
+QList<QCommandLineOption> ConnectionOptions::options() const
 {
     QCommandLineOption url(
         kUrl,
@@ -65,7 +65,7 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
         QStringLiteral("URL"));
     if (!m_defaultUrl.isEmpty())
         url.setDefaultValue(m_defaultUrl);
-    parser.addOptions({
+    return {
         url,
         {kTlsCa, QStringLiteral("rediss://: trust the CA certificate(s) in FILE (PEM) instead of the system's."),
          QStringLiteral("FILE")},
@@ -84,7 +84,12 @@ void ConnectionOptions::addTo(QCommandLineParser &parser) const
         {kUser, QStringLiteral("ACL user name (overrides the URL's user and LOCKSCOPE_USER)."), QStringLiteral("NAME")},
         {kAskPassword,
          QStringLiteral("Ask for the password (echo off) instead of taking it from the URL or LOCKSCOPE_PASSWORD.")},
-    });
+    };
+}
+
+void ConnectionOptions::addTo(QCommandLineParser &parser) const
+{
+    parser.addOptions(options());
 }
 
 bool ConnectionOptions::isUrlSet(const QCommandLineParser &parser)

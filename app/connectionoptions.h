@@ -2,6 +2,8 @@
 
 #include "redis/redisendpoint.h"
 
+#include <QCommandLineOption>
+#include <QList>
 #include <QString>
 
 #include <functional>
@@ -38,6 +40,8 @@ public:
     /** `defaultUrl` is --url's default value (empty: --url has none, e.g. the GUI starts the demo). */
     explicit ConnectionOptions(const QString &defaultUrl = QString());
 
+    /** The options above. */
+    QList<QCommandLineOption> options() const;
     /** Adds the options above to `parser` (before it parses). */
     void addTo(QCommandLineParser &parser) const;
     /** True when --url was given on the command line. */

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 #include "diagnose/doctorprobe.h"
 
@@ -16,11 +17,14 @@ namespace lockscope
  * that need history can fire. Exit 4 when a
  * finding of severity warning or worse is found, 2 when the server cannot be read.
  */
-class DoctorCommand : public CliCommand
+class DoctorCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
     bool oneShot() const override;
 

@@ -1,7 +1,5 @@
 #include "exportcommand.h"
 
-#include "clicommand.h"
-
 #include "history/historystore.h"
 #include "history/recording.h"
 
@@ -15,9 +13,35 @@
 namespace lockscope
 {
 
-ExportCommand::ExportCommand(const QCommandLineParser &parser, const QString &recordingPath)
-    : m_parser(parser), m_recordingPath(recordingPath), m_out(stdout), m_err(stderr)
+CliCommandDescriptor ExportCommand::descriptor()
 {
+    CliCommandDescriptor d;
+    d.name = QStringLiteral("export");
+    d.synopsis = QStringLiteral("export RECORDING --csv [--out-dir DIR]");
+    d.summary = QStringLiteral("Events and hold intervals of a recording as CSV files.");
+    d.details =
+        QStringLiteral("Writes `NAME-events.csv` and `NAME-holds.csv` next to the recording, or in `--out-dir`, whole "
+                       "or not at all. Needs no server. Exit 3 when the recording cannot be read, 2 when the CSV files "
+                       "cannot be written.");
+    d.operands = {QStringLiteral("recording file")};
+    d.options = {QStringLiteral("csv"), QStringLiteral("out-dir")};
+    d.examples = {QStringLiteral("export /tmp/locks.jsonl.gz --csv --out-dir /tmp/csv")};
+    d.check = CliCommandDescriptor::needs("csv", "'export' needs --csv (the only format so far)");
+    d.create = CliCommandDescriptor::factory<ExportCommand>();
+    return d;
+}
+
+ExportCommand::ExportCommand(const Context &context, QObject *parent)
+    : CliCommand(context, parent), m_recordingPath(context.arguments.name)
+{
+}
+
+bool ExportCommand::begin(int *exitCode)
+{
+    *exitCode = run();
+    m_out.flush();
+    m_err.flush();
+    return false; // offline: no Redis needed, done already
 }
 
 namespace
@@ -41,7 +65,7 @@ int ExportCommand::run()
     headerOnly.record = [](qint64) { return false; };
     if (!Recording::read(m_recordingPath, headerOnly, &rec, &error)) {
         m_err << "lockscope-cli: " << error << '\n';
-        return CliCommand::Refused;
+        return Refused;
     }
     const QFileInfo info(m_recordingPath);
     const QString dir =
@@ -56,7 +80,7 @@ int ExportCommand::run()
     QSaveFile holds(holdsPath);
     if (!events.open(QIODevice::WriteOnly) || !holds.open(QIODevice::WriteOnly)) {
         m_err << "lockscope-cli: cannot write the CSV files in " << dir << '\n';
-        return CliCommand::ServerError;
+        return ServerError;
     }
     QTextStream ev(&events);
     ev << "time_ms,lock,type,holder,detail\n";
@@ -93,7 +117,7 @@ int ExportCommand::run()
     };
     if (!Recording::read(m_recordingPath, visitor, &rec, &error)) {
         m_err << "lockscope-cli: " << error << '\n';
-        return CliCommand::Refused; // the CSV files are not committed
+        return Refused; // the CSV files are not committed
     }
     if (!rec.warning.isEmpty())
         m_err << "lockscope-cli: " << rec.warning << '\n';
@@ -110,13 +134,13 @@ int ExportCommand::run()
     ho.flush();
     if (!events.commit() || !holds.commit()) {
         m_err << "lockscope-cli: writing the CSV files failed\n";
-        return CliCommand::ServerError;
+        return ServerError;
     }
     m_out << "wrote " << nEvents << " event(s) to " << eventsPath << " and " << nHolds << " hold interval(s) to "
           << holdsPath << '\n';
     m_out.flush();
     m_err.flush();
-    return CliCommand::Ok;
+    return Ok;
 }
 
 } // namespace lockscope

@@ -1,9 +1,9 @@
 #pragma once
 
-#include <QString>
-#include <QTextStream>
+#include "clicommand.h"
+#include "clicommanddescriptor.h"
 
-class QCommandLineParser;
+#include <QString>
 
 namespace lockscope
 {
@@ -15,19 +15,23 @@ namespace lockscope
  * whole or not at all (QSaveFile). Exit 3 when the recording cannot be read, 2 when the CSV files
  * cannot be written.
  */
-class ExportCommand
+class ExportCommand : public CliCommand
 {
+    Q_OBJECT
 public:
-    ExportCommand(const QCommandLineParser &parser, const QString &recordingPath);
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
 
-    /** Exports; returns the exit code (CliCommand::ExitCode). */
-    int run();
+    ExportCommand(const Context &context, QObject *parent = nullptr);
+
+    /** Exports at once (no Redis): always false, with the exit code in `*exitCode`. */
+    bool begin(int *exitCode) override;
 
 private:
-    const QCommandLineParser &m_parser;
+    /** Exports; returns the exit code. */
+    int run();
+
     QString m_recordingPath;
-    QTextStream m_out;
-    QTextStream m_err;
 };
 
 } // namespace lockscope

@@ -1,7 +1,6 @@
 #include "fleetrunner.h"
 
-#include "clicommand.h"
-
+#include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,9 +9,6 @@
 
 namespace lockscope
 {
-
-const QStringList FleetRunner::kCommands = {QStringLiteral("list"), QStringLiteral("doctor"),
-                                            QStringLiteral("clients")};
 
 namespace
 {
@@ -36,21 +32,22 @@ int rank(int code)
 }
 } // namespace
 
-FleetRunner::FleetRunner(const QStringList &arguments, bool json, QTextStream &out, QTextStream &err, QObject *parent)
-    : QObject(parent), m_arguments(arguments), m_json(json), m_out(out), m_err(err)
+FleetRunner::FleetRunner(const Context &context, QObject *parent)
+    : CliCommand(context, parent), m_arguments(QCoreApplication::arguments())
 {
 }
 
-bool FleetRunner::start(const QString &targetsPath, const QString &passwordPath, QString *error)
+bool FleetRunner::begin(int *exitCode)
 {
-    if (!FleetTargets::loadTargets(targetsPath, &m_targets, error))
-        return false;
-    if (!passwordPath.isEmpty() && !FleetTargets::loadPasswords(passwordPath, &m_passwords, error))
-        return false;
-    if (m_targets.isEmpty()) {
-        *error = QStringLiteral("targets file %1 lists no target").arg(targetsPath);
-        return false;
-    }
+    const QString targetsPath = m_parser.value(QStringLiteral("targets"));
+    const QString passwordPath = m_parser.value(QStringLiteral("password-file"));
+    QString error;
+    if (!FleetTargets::loadTargets(targetsPath, &m_targets, &error))
+        return usage(error, exitCode);
+    if (!passwordPath.isEmpty() && !FleetTargets::loadPasswords(passwordPath, &m_passwords, &error))
+        return usage(error, exitCode);
+    if (m_targets.isEmpty())
+        return usage(QStringLiteral("targets file %1 lists no target").arg(targetsPath), exitCode);
     for (int i = 0; i < kParallel; ++i)
         startNext();
     return true;
@@ -89,7 +86,7 @@ void FleetRunner::startNext()
             m_err << "lockscope-cli: " << m_targets.size() << " target(s), " << m_unreachable.size()
                   << " unreachable\n";
             m_err.flush();
-            emit finished(m_worst);
+            finish(m_worst);
         }
         return;
     }
@@ -126,9 +123,8 @@ void FleetRunner::startNext()
 void FleetRunner::onFinished(int index, QProcess *p)
 {
     const QString target = m_targets.at(index).uri;
-    const int code = p->exitStatus() == QProcess::NormalExit && p->error() != QProcess::FailedToStart
-                         ? p->exitCode()
-                         : CliCommand::ServerError;
+    const int code =
+        p->exitStatus() == QProcess::NormalExit && p->error() != QProcess::FailedToStart ? p->exitCode() : ServerError;
     for (const QByteArray &line : p->readAllStandardOutput().split('\n')) {
         if (line.isEmpty())
             continue;
@@ -147,7 +143,7 @@ void FleetRunner::onFinished(int index, QProcess *p)
             m_err << target << ": " << QString::fromUtf8(line) << '\n';
     m_out.flush();
     m_err.flush();
-    if (code == CliCommand::ServerError)
+    if (code == ServerError)
         m_unreachable << target;
     if (rank(code) > rank(m_worst))
         m_worst = code;

@@ -1,10 +1,11 @@
 #pragma once
 
+#include "clicommand.h"
+
 #include "export/fleettargets.h"
 
-#include <QObject>
+#include <QHash>
 #include <QStringList>
-#include <QTextStream>
 
 class QProcess;
 
@@ -18,22 +19,18 @@ namespace lockscope
  * never on a command line). Text rows are prefixed with the target, JSON lines get a "target"
  * member; a target that could not be reached is said at the end. The exit code is the worst
  * outcome: 1 usage, then 2 (a target unreachable), 4 (a finding), 3 (refused), 0.
+ * LockScopeCli runs it instead of the command for a command whose descriptor says `fleet`.
  */
-class FleetRunner : public QObject
+class FleetRunner : public CliCommand
 {
     Q_OBJECT
 public:
     static constexpr int kParallel = 4;
-    /** Commands that take --targets. */
-    static const QStringList kCommands;
 
-    /** `arguments`: this process' arguments (the program first); `json`: --json given. */
-    FleetRunner(const QStringList &arguments, bool json, QTextStream &out, QTextStream &err, QObject *parent = nullptr);
-    /** Reads the files and starts; false with `*error` (a usage error: exit 1). */
-    bool start(const QString &targetsPath, const QString &passwordPath, QString *error);
-
-signals:
-    void finished(int exitCode);
+    /** Runs the command of `context` with this process' arguments (QCoreApplication::arguments()). */
+    FleetRunner(const Context &context, QObject *parent = nullptr);
+    /** Reads --targets and --password-file and starts; false with `*exitCode` 1 when they cannot be used. */
+    bool begin(int *exitCode) override;
 
 private:
     void startNext();
@@ -42,9 +39,6 @@ private:
     QStringList childArguments(const QString &target) const;
 
     QStringList m_arguments;
-    bool m_json;
-    QTextStream &m_out;
-    QTextStream &m_err;
     QVector<FleetTargets::Target> m_targets;
     QHash<QString, QString> m_passwords;
     int m_next = 0;

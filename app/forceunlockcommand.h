@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 namespace lockscope
 {
@@ -10,11 +11,14 @@ namespace lockscope
  * held) unless --yes, then deletes it and wakes its waiters through the session's audited write
  * path, only if it is still exactly what was shown. Exit 3 when refused, not confirmed or changed.
  */
-class ForceUnlockCommand : public CliCommand
+class ForceUnlockCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
     bool writes() const override { return true; }
 

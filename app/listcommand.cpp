@@ -14,6 +14,36 @@
 namespace lockscope
 {
 
+CliCommandDescriptor ListCommand::descriptor()
+{
+    CliCommandDescriptor d;
+    d.name = QStringLiteral("list");
+    d.synopsis = QStringLiteral("list [--pattern GLOB] [--holder ID] [--json] [--wide] [--identify-ms N]");
+    d.summary = QStringLiteral("Every lock: holders, hold counts, TTL, waiters.");
+    d.description =
+        QStringLiteral("The table fits the terminal (COLUMNS); --wide shows all, with the HOST and NAME of each "
+                       "holder's client when --identify-ms found them.");
+    d.details =
+        QStringLiteral("One discovery pass (SCAN) and one read per lock, then the answer. Columns: NAME, KIND, HOLDER "
+                       "(client id:thread id), HOLDS, TTL, WAITING, PROBLEMS; `--wide` adds HOST and NAME. No cell is "
+                       "wider than 200 characters (a longer name keeps its first 139 and last 60 characters around "
+                       "`...`); `--json` keeps every name whole. With `--holder` the text says `N of M locks match` on "
+                       "stderr.");
+    d.options = {QStringLiteral("pattern"),
+                 QStringLiteral("json"),
+                 QStringLiteral("holder"),
+                 QStringLiteral("wide"),
+                 QStringLiteral("client-list-budget"),
+                 QStringLiteral("identify-ms"),
+                 QStringLiteral("targets"),
+                 QStringLiteral("password-file")};
+    d.examples = {QStringLiteral("--url redis://127.0.0.1:6379 list"),
+                  QStringLiteral("list --pattern 'orders:*' --json"), QStringLiteral("list --wide --identify-ms 2000")};
+    d.create = CliCommandDescriptor::factory<ListCommand>();
+    d.fleet = true;
+    return d;
+}
+
 void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
 {
     // One QJsonDocument per line, built by Qt's writer. Redis is done by now, so the lines of each

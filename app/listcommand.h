@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 #include <QVector>
 
@@ -14,11 +15,14 @@ namespace lockscope
  * (LockSession::identifyClients), the table gets HOST and NAME, and each holder in JSON its
  * `client`. Exit 0, or 2 when the server cannot be read.
  */
-class ListCommand : public CliCommand
+class ListCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
     /** One pass, unless --identify-ms (correlation needs the lock events of a live watch). */
     bool oneShot() const override;

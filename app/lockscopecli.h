@@ -1,5 +1,7 @@
 #pragma once
 
+#include "connectionoptions.h"
+
 #include <QCommandLineParser>
 #include <QObject>
 #include <QStringList>
@@ -15,10 +17,11 @@ class InterruptNotifier;
  * lockscope-cli: the dashboard's questions answered on a terminal, on `core` only. This class is
  * the dispatcher: it parses the command line (CliOptions: help, "did you mean", options that do
  * not apply, ranges), resolves the server (--url, LOCKSCOPE_URL or --demo) and the session
- * options (SessionOptions), and hands over to the command's entry in CliCommandTable (one row
- * per command: a CliCommand on one server, or a launcher for redlock, workshop and export).
+ * options (SessionOptions), and hands over to the command its descriptor in CliCommandTable
+ * makes (one registration per command), or to FleetRunner for a fleet command with --targets.
  *
- * The commands on one server derive from CliCommand (exit codes, SIGINT / SIGTERM, session set-up).
+ * Every command is a CliCommand (exit codes, SIGINT / SIGTERM, the one finish()); those on one
+ * server derive from SessionCommand (session set-up).
  * Exit codes (CliCommand::ExitCode): 0 ok, 1 usage, 2 connection/server error, 3 refused
  * (read-only, not confirmed, lock absent, not acquired), 4 doctor found a problem of severity
  * warning or worse; 130 / 143 after SIGINT / SIGTERM.
@@ -39,16 +42,15 @@ public:
     bool mayLeaveWithoutTeardown() const { return m_readOnlyOneShot; }
 
 signals:
+    /** The command finished (CliCommand::finished, once). */
     void finished(int exitCode);
 
 private:
-    void finish(int code);
-
     QCommandLineParser m_parser;
+    const ConnectionOptions m_connection; ///< --url, --tls-*, --user, --ask-password
     QTextStream m_out;
     QTextStream m_err;
     InterruptNotifier *m_interrupts = nullptr;
-    bool m_finished = false;
     bool m_readOnlyOneShot = false;
 };
 

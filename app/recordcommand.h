@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 namespace lockscope
 {
@@ -11,11 +12,14 @@ namespace lockscope
  * --duration-ms ends or Ctrl-C; the file is closed whole either way. Exit 2 when the file cannot
  * be written or the server is not reachable when --duration-ms ends.
  */
-class RecordCommand : public CliCommand
+class RecordCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
 protected:
     void run() override;

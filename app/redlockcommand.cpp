@@ -1,7 +1,7 @@
 #include "redlockcommand.h"
 #include "locktable.h"
 
-#include "clicommand.h"
+#include "interruptnotifier.h"
 
 #include "session/redlocksession.h"
 
@@ -14,6 +14,35 @@
 
 namespace lockscope
 {
+
+CliCommandDescriptor RedLockCommand::descriptor()
+{
+    CliCommandDescriptor d;
+    d.name = QStringLiteral("redlock");
+    d.synopsis =
+        QStringLiteral("redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] "
+                       "[--hold-ms N] [--multi]");
+    d.summary =
+        QStringLiteral("RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with "
+                       "--multi), hold, release.");
+    d.details = QStringLiteral(
+        "`redlock show` writes nothing. Exit 0: a quorum agrees on one holder; 3: no quorum; 2: no "
+        "quorum, but the unreachable servers could have made one. `redlock acquire` exit: 0 acquired and "
+        "released, 3 not acquired or `--read-only`, 2 not acquired with a server down. See "
+        "[Connections](../connections.md#redlock-and-multilock-several-independent-servers).");
+    d.operands = {QStringLiteral("redlock command (show or acquire)"), QStringLiteral("lock name")};
+    d.subcommands = {QStringLiteral("show"), QStringLiteral("acquire")};
+    d.options = {QStringLiteral("json"),    QStringLiteral("lease-ms"),  QStringLiteral("hold-ms"),
+                 QStringLiteral("wait-ms"), QStringLiteral("thread-id"), QStringLiteral("servers"),
+                 QStringLiteral("multi")};
+    d.examples = {
+        QStringLiteral("redlock show orders:42 --servers "
+                       "redis://127.0.0.1:6380,redis://127.0.0.1:6381,redis://127.0.0.1:6382"),
+        QStringLiteral("redlock acquire orders:42 --servers "
+                       "redis://127.0.0.1:6380,redis://127.0.0.1:6381,redis://127.0.0.1:6382 --hold-ms 5000")};
+    d.create = CliCommandDescriptor::factory<RedLockCommand>();
+    return d;
+}
 
 namespace
 {
@@ -45,23 +74,20 @@ QList<QCommandLineOption> RedLockCommand::options()
     };
 }
 
-RedLockCommand::RedLockCommand(const QCommandLineParser &parser, const ConnectionOptions &connection,
-                               std::function<bool()> interrupted, QObject *parent)
-    : QObject(parent), m_parser(parser), m_connection(connection), m_interrupted(std::move(interrupted)), m_out(stdout),
-      m_err(stderr)
+RedLockCommand::RedLockCommand(const Context &context, QObject *parent)
+    : CliCommand(context, parent), m_interrupted([] { return InterruptNotifier::received() != 0; })
 {
+    // A signal: the hold is released by the acquire loop (it polls m_interrupted); a second at most.
+    m_onInterrupt = [] {};
 }
 
 RedLockCommand::~RedLockCommand() = default;
 
-bool RedLockCommand::start(const QString &action, const QString &name, int *exitCode)
+bool RedLockCommand::begin(int *exitCode)
 {
-    auto usage = [&](const QString &msg) {
-        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli redlock --help' for usage.\n";
-        m_err.flush();
-        *exitCode = CliCommand::Usage;
-        return false;
-    };
+    const QString &action = m_args.name;
+    const QString &name = m_args.field;
+    auto usage = [&](const QString &msg) { return CliCommand::usage(msg, exitCode); };
     if (action != QLatin1String("show") && action != QLatin1String("acquire"))
         return usage(QStringLiteral("unknown redlock command '%1' (show or acquire)").arg(action));
     if (!m_parser.isSet(QStringLiteral("servers")))
@@ -75,7 +101,6 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
     if (m_parser.isSet(QStringLiteral("multi")) && action != QLatin1String("acquire"))
         return usage(QStringLiteral("--multi applies to 'redlock acquire' only"));
     m_name = name;
-    m_json = m_parser.isSet(QStringLiteral("json"));
     m_threadId = m_parser.value(QStringLiteral("thread-id")).toLongLong();
     const QStringList urls = m_parser.value(QStringLiteral("servers")).split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString &raw : urls) {
@@ -97,7 +122,7 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
         m_err
             << "lockscope-cli: refused: 'redlock acquire' writes to Redis and --read-only is set. Nothing was sent.\n";
         m_err.flush();
-        *exitCode = CliCommand::Refused;
+        *exitCode = Refused;
         return false;
     }
     RedLockSession::Options options;
@@ -112,22 +137,6 @@ bool RedLockCommand::start(const QString &action, const QString &name, int *exit
     QTimer::singleShot(0, this,
                        action == QLatin1String("show") ? &RedLockCommand::runShow : &RedLockCommand::runAcquire);
     return true;
-}
-
-void RedLockCommand::finish(int code)
-{
-    if (m_finished)
-        return;
-    m_finished = true;
-    m_out.flush();
-    m_err.flush();
-    emit finished(code);
-}
-
-void RedLockCommand::fail(int code, const QString &message)
-{
-    m_err << "lockscope-cli: " << message << '\n';
-    finish(code);
 }
 
 void RedLockCommand::runShow()
@@ -176,15 +185,15 @@ void RedLockCommand::runShow()
                 m_out << st.unreachableCount() << " server(s) unreachable: they count against the quorum.\n";
         }
         if (st.hasQuorum)
-            finish(CliCommand::Ok);
+            finish(Ok);
         else if (st.agreeing + st.unreachableCount() >= st.quorum)
-            fail(CliCommand::ServerError,
+            fail(ServerError,
                  QStringLiteral("no quorum for %1 among the servers that answered; %2 unreachable server(s) could "
                                 "change that")
                      .arg(m_name)
                      .arg(st.unreachableCount()));
         else
-            finish(CliCommand::Refused);
+            finish(Refused);
     });
 }
 
@@ -195,7 +204,7 @@ void RedLockCommand::runAcquire()
     const QString holder = m_session->holderField(m_threadId);
     m_session->acquire(m_threadId, lease, wait, this, [this, holder, lease](const RedLockSession::WriteResult &w) {
         if (!w.sent) { // refused before any server was touched (audit log, read-only)
-            fail(CliCommand::Refused, w.message);
+            fail(Refused, w.message);
             return;
         }
         warnIfNotAudited(QStringLiteral("redlock_acquire"), w);
@@ -237,7 +246,7 @@ void RedLockCommand::runAcquire()
             for (const auto &c : r.components)
                 serverTrouble |= c.status == MultiLockComponentOutcome::Status::Error ||
                                  c.status == MultiLockComponentOutcome::Status::Unknown || !c.error.isEmpty();
-            fail(serverTrouble ? CliCommand::ServerError : CliCommand::Refused,
+            fail(serverTrouble ? ServerError : Refused,
                  QStringLiteral("%1 %2 not acquired: %3").arg(kind, m_name, r.error));
             return;
         }
@@ -262,8 +271,7 @@ void RedLockCommand::release(const MultiLockResult &acquired)
 {
     m_session->release(m_threadId, this, [this, acquired](const RedLockSession::WriteResult &w) {
         if (!w.sent) {
-            fail(CliCommand::Refused,
-                 QStringLiteral("%1 is still held: the release was refused: %2").arg(m_name, w.message));
+            fail(Refused, QStringLiteral("%1 is still held: the release was refused: %2").arg(m_name, w.message));
             return;
         }
         warnIfNotAudited(QStringLiteral("redlock_release"), w);
@@ -289,12 +297,11 @@ void RedLockCommand::release(const MultiLockResult &acquired)
         else
             m_out << "released " << m_name << " on " << u.grantedCount() << " server(s)\n";
         if (!stuck.isEmpty()) {
-            fail(CliCommand::ServerError,
-                 QStringLiteral("could not release %1 on %2: it stays held there until its lease ends")
-                     .arg(m_name, stuck.join(QStringLiteral(", "))));
+            fail(ServerError, QStringLiteral("could not release %1 on %2: it stays held there until its lease ends")
+                                  .arg(m_name, stuck.join(QStringLiteral(", "))));
             return;
         }
-        finish(CliCommand::Ok);
+        finish(Ok);
     });
 }
 

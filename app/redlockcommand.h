@@ -1,5 +1,7 @@
 #pragma once
 
+#include "clicommand.h"
+#include "clicommanddescriptor.h"
 #include "connectionoptions.h"
 
 #include "lock/multilock.h"
@@ -43,24 +45,23 @@ namespace lockscope
  * gets a connect timeout of 1000 ms and a command timeout of 2000 ms, so a stopped server is
  * reported, not waited for.
  */
-class RedLockCommand : public QObject
+class RedLockCommand : public CliCommand
 {
     Q_OBJECT
 public:
-    /** --servers and --multi (the other options are LockScopeCli's: --json, --wait-ms, ...). */
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+    /** --servers and --multi (the other options are shared: --json, --wait-ms, ...). */
     static QList<QCommandLineOption> options();
 
-    /** `interrupted` tells when Ctrl-C / SIGTERM arrived (polled while holding). */
-    RedLockCommand(const QCommandLineParser &parser, const ConnectionOptions &connection,
-                   std::function<bool()> interrupted, QObject *parent = nullptr);
+    /** Its action (show or acquire) and lock name are the context's arguments (name, field). A
+     *  signal is polled while holding (InterruptNotifier::received()); the release gets a second. */
+    RedLockCommand(const Context &context, QObject *parent = nullptr);
     ~RedLockCommand() override;
 
-    /** Checks the arguments and starts `action` ("show" or "acquire") for lock `name`. Returns
-     *  false with `*exitCode` set when it finished already (usage error, --read-only refusal). */
-    bool start(const QString &action, const QString &name, int *exitCode);
-
-signals:
-    void finished(int exitCode);
+    /** Checks the arguments and starts the action. Returns false with `*exitCode` set when it
+     *  finished already (usage error, --read-only refusal). */
+    bool begin(int *exitCode) override;
 
 private:
     void runShow();
@@ -68,20 +69,12 @@ private:
     void release(const MultiLockResult &acquired);
     /** Says on stderr when a write's outcome could not be completed in the audit log. */
     void warnIfNotAudited(const QString &action, const RedLockSession::WriteResult &w);
-    void finish(int code);
-    void fail(int code, const QString &message);
 
-    const QCommandLineParser &m_parser;
-    ConnectionOptions m_connection;
     std::function<bool()> m_interrupted;
     QString m_name;
-    bool m_json = false;
     qint64 m_threadId = 1;
     QVector<RedisEndpoint> m_endpoints;
     RedLockSession *m_session = nullptr; ///< reads and audited writes on every server
-    QTextStream m_out;
-    QTextStream m_err;
-    bool m_finished = false;
 };
 
 } // namespace lockscope

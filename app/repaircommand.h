@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 namespace lockscope
 {
@@ -16,11 +17,17 @@ namespace lockscope
  *
  * The command (Arguments::command) selects the repair. Exit 3 when refused or not confirmed.
  */
-class RepairCommand : public CliCommand
+class RepairCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** set-ttl, remove-waiter, remove-reader and wake: one class, a descriptor each. */
+    static CliCommandDescriptor setTtlDescriptor();
+    static CliCommandDescriptor removeWaiterDescriptor();
+    static CliCommandDescriptor removeReaderDescriptor();
+    static CliCommandDescriptor wakeDescriptor();
+
+    using SessionCommand::SessionCommand;
 
     bool writes() const override { return true; }
 

@@ -10,6 +10,42 @@
 namespace lockscope
 {
 
+CliCommandDescriptor ServeCommand::descriptor()
+{
+    CliCommandDescriptor d;
+    d.name = QStringLiteral("serve");
+    d.synopsis =
+        QStringLiteral("serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
+                       "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N] [--targets FILE "
+                       "[--password-file FILE]]");
+    d.summary =
+        QStringLiteral("Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on "
+                       "--listen (default 127.0.0.1:9464).");
+    d.description = QStringLiteral("Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM.");
+    d.details =
+        QStringLiteral("Watches as `watch` does (live or polling, every master of a cluster, Sentinel failovers) and "
+                       "runs the doctor every 2 s; keeps serving while Redis is unreachable (`lockscope_up` 0). "
+                       "Read-only (`--enable-notifications` is refused). A malformed `--listen`, `--group` or "
+                       "`--web-config` exits 1; an address that cannot be bound exits 2. See [the "
+                       "exporter](../exporter.md).");
+    d.options = {QStringLiteral("pattern"),
+                 QStringLiteral("client-list-budget"),
+                 QStringLiteral("listen"),
+                 QStringLiteral("web-config"),
+                 QStringLiteral("group"),
+                 QStringLiteral("max-groups"),
+                 QStringLiteral("max-named-findings"),
+                 QStringLiteral("replication-threshold-ms"),
+                 QStringLiteral("targets"),
+                 QStringLiteral("password-file")};
+    d.examples = {
+        QStringLiteral("serve --listen 127.0.0.1:9464"),
+        QStringLiteral("serve --targets /etc/lockscope/targets.json --password-file /etc/lockscope/passwords.json")};
+    d.create = CliCommandDescriptor::factory<ServeCommand>();
+    d.outputIsLog = true;
+    return d;
+}
+
 QList<QCommandLineOption> ServeCommand::options()
 {
     return {
@@ -49,10 +85,7 @@ QList<QCommandLineOption> ServeCommand::options()
     };
 }
 
-ServeCommand::ServeCommand(const QCommandLineParser &parser, const Arguments &arguments, QObject *parent)
-    : CliCommand(parser, arguments, parent)
-{
-}
+ServeCommand::ServeCommand(const Context &context, QObject *parent) : SessionCommand(context, parent) {}
 
 ServeCommand::~ServeCommand() = default;
 

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 #include "export/lockgrouper.h"
 #include "export/webconfig.h"
@@ -32,16 +33,19 @@ class MetricsServer;
  * --web-config (unreadable, unsupported entry, bad certificate) exits 1 (usage) with a sentence
  * naming the option; an address that cannot be bound exits 2. Nothing is written anywhere.
  */
-class ServeCommand : public CliCommand
+class ServeCommand : public SessionCommand
 {
     Q_OBJECT
 public:
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
     static constexpr const char *kDefaultListen = "127.0.0.1:9464";
 
     /** --listen, --web-config, --group, --max-groups, --max-named-findings. */
     static QList<QCommandLineOption> options();
 
-    ServeCommand(const QCommandLineParser &parser, const Arguments &arguments, QObject *parent = nullptr);
+    ServeCommand(const Context &context, QObject *parent = nullptr);
     ~ServeCommand() override;
 
     /** Checks the options, reads --web-config and binds the listening socket; makes the session

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 namespace lockscope
 {
@@ -14,11 +15,14 @@ namespace lockscope
  * then reads the lock again and prints it with each client's connections, host and name
  * (`holders[].client`, `waiters[].client` in JSON).
  */
-class ShowCommand : public CliCommand
+class ShowCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
     /** --identify-ms: watch this one lock (its events are what correlation matches). */
     bool prepare(LockSession::Options *options, int *exitCode) override;

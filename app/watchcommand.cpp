@@ -12,6 +12,29 @@
 namespace lockscope
 {
 
+CliCommandDescriptor WatchCommand::descriptor()
+{
+    CliCommandDescriptor d;
+    d.name = QStringLiteral("watch");
+    d.synopsis = QStringLiteral("watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]");
+    d.summary =
+        QStringLiteral("Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves.");
+    d.description =
+        QStringLiteral("Exit 2 when the server was never reached or is not reachable when --duration-ms ends.");
+    d.details =
+        QStringLiteral("Text: one line per event (`time  type  lock  holder  detail`); status lines on stderr. Ends "
+                       "with `watch ended: N event(s) reported; M release(s) happened between two reads and were too "
+                       "short to see`. The lease-safety events (`renewal_late`, `lease_lost`, `holder_returned`, "
+                       "`lost_in_failover`, `token_regressed`) come too; every type: [events](events.md). Live with "
+                       "keyspace notifications, otherwise polling within `--poll-budget`.");
+    d.options = {QStringLiteral("pattern"), QStringLiteral("json"), QStringLiteral("duration-ms"),
+                 QStringLiteral("holder"), QStringLiteral("client-list-budget")};
+    d.examples = {QStringLiteral("watch --pattern 'orders:*' --json"),
+                  QStringLiteral("watch --holder 8743c9c0 --duration-ms 60000")};
+    d.create = CliCommandDescriptor::factory<WatchCommand>();
+    return d;
+}
+
 bool WatchCommand::wantEvent(const LockEvent &e) const
 {
     const LockFilter filter = holderFilter();

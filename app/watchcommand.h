@@ -1,6 +1,7 @@
 #pragma once
 
-#include "clicommand.h"
+#include "clicommanddescriptor.h"
+#include "sessioncommand.h"
 
 #include "protocol/lockevent.h"
 
@@ -15,11 +16,14 @@ namespace lockscope
  * summary on stderr says how many releases were too short to see, rather than
  * lose them silently.
  */
-class WatchCommand : public CliCommand
+class WatchCommand : public SessionCommand
 {
     Q_OBJECT
 public:
-    using CliCommand::CliCommand;
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+
+    using SessionCommand::SessionCommand;
 
 protected:
     ConnectionLoss connectionLoss() const override { return ConnectionLoss::ReconnectOnceReached; }

@@ -11,9 +11,28 @@
 namespace lockscope
 {
 
+CliCommandDescriptor WorkshopCommand::descriptor()
+{
+    CliCommandDescriptor d;
+    d.name = QStringLiteral("workshop");
+    d.synopsis = QStringLiteral("workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]");
+    d.summary = QStringLiteral("Teaching scenarios, step by step, on a private redis-server.");
+    d.details =
+        QStringLiteral("`workshop list [--json]` lists the shipped scenarios. Exit 0 when the scenario's expectations "
+                       "held, 3 when one did not, 1 for an unknown scenario or a malformed file, 2 when no "
+                       "`redis-server` could be started. See [teaching](../teaching.md).");
+    d.subcommands = {QStringLiteral("list"), QStringLiteral("run")};
+    d.operandWordsFrom = QStringLiteral("workshop list");
+    d.options = {QStringLiteral("json"), QStringLiteral("scenario-file"), QStringLiteral("pace-ms")};
+    d.examples = {QStringLiteral("workshop list"), QStringLiteral("workshop run force-unlock --pace-ms 2000")};
+    d.create = CliCommandDescriptor::factory<WorkshopCommand>();
+    d.ownOperands = true;
+    return d;
+}
+
 namespace
 {
-enum ExitCode { Ok = 0, Usage = 1, ServerError = 2, Failed = 3 };
+constexpr int kFailed = CliCommand::Refused; ///< an expectation did not hold
 }
 
 QList<QCommandLineOption> WorkshopCommand::options()
@@ -28,22 +47,14 @@ QList<QCommandLineOption> WorkshopCommand::options()
              QStringLiteral("N")}};
 }
 
-WorkshopCommand::WorkshopCommand(const QCommandLineParser &parser, QObject *parent)
-    : QObject(parent), m_parser(parser), m_out(stdout), m_err(stderr)
-{
-}
+WorkshopCommand::WorkshopCommand(const Context &context, QObject *parent) : CliCommand(context, parent) {}
 
 WorkshopCommand::~WorkshopCommand() = default;
 
-bool WorkshopCommand::start(const QStringList &args, int *exitCode)
+bool WorkshopCommand::begin(int *exitCode)
 {
-    m_json = m_parser.isSet(QStringLiteral("json"));
-    auto usage = [&](const QString &msg) {
-        m_err << "lockscope-cli: " << msg << "\nRun 'lockscope-cli workshop --help' for usage.\n";
-        m_err.flush();
-        *exitCode = Usage;
-        return false;
-    };
+    const QStringList &args = m_operands;
+    auto usage = [&](const QString &msg) { return CliCommand::usage(msg, exitCode); };
     const QString action = args.value(0);
     if (action == QLatin1String("list")) {
         if (args.size() > 1)
@@ -106,7 +117,7 @@ bool WorkshopCommand::start(const QStringList &args, int *exitCode)
     connect(m_runner, &ScenarioRunner::failed, this, [this](const QString &why) {
         m_err << "lockscope-cli: " << why << '\n';
         m_err.flush();
-        emit finished(ServerError);
+        finish(ServerError);
     });
     connect(m_runner, &ScenarioRunner::finished, this, &WorkshopCommand::onFinished);
     m_runner->run();
@@ -121,7 +132,7 @@ int WorkshopCommand::list()
         if (!Scenario::loadBuiltIn(name, &s, &error)) {
             m_err << "lockscope-cli: shipped scenario " << error << '\n';
             m_err.flush();
-            return Failed;
+            return kFailed;
         }
         if (m_json)
             m_out << QJsonDocument(QJsonObject{{QStringLiteral("name"), s.name},
@@ -172,7 +183,7 @@ void WorkshopCommand::onFinished(bool held)
     }
     m_out.flush();
     m_server->stop();
-    emit finished(held ? Ok : Failed);
+    finish(held ? Ok : kFailed);
 }
 
 } // namespace lockscope

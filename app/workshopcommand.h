@@ -2,6 +2,9 @@
 
 #include "workshop/scenario.h"
 
+#include "clicommand.h"
+#include "clicommanddescriptor.h"
+
 #include <QCommandLineOption>
 #include <QList>
 #include <QObject>
@@ -35,35 +38,31 @@ class ScenarioRunner;
  *       malformed scenario file (the message gives the line and the reason); 2: redis-server
  *       could not be started or reached.
  */
-class WorkshopCommand : public QObject
+class WorkshopCommand : public CliCommand
 {
     Q_OBJECT
 public:
-    /** --scenario-file, --pace-ms (the other options are LockScopeCli's: --json). */
+    /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
+    static CliCommandDescriptor descriptor();
+    /** --scenario-file, --pace-ms (the other options are shared: --json). */
     static QList<QCommandLineOption> options();
 
-    WorkshopCommand(const QCommandLineParser &parser, QObject *parent = nullptr);
+    WorkshopCommand(const Context &context, QObject *parent = nullptr);
     ~WorkshopCommand() override;
 
-    /** Starts `args` (the positional arguments after "workshop"). Returns false with `*exitCode`
-     *  set when it finished already (list, usage errors, malformed files). */
-    bool start(const QStringList &args, int *exitCode);
-
-signals:
-    void finished(int exitCode);
+    /** Starts its operands (the positional arguments after "workshop"). Returns false with
+     *  `*exitCode` set when it finished already (list, usage errors, malformed files). A signal
+     *  ends the run at once (its private redis-server stops with the process): 128 + signal. */
+    bool begin(int *exitCode) override;
 
 private:
     int list();
     void printHeader();
     void onFinished(bool held);
 
-    const QCommandLineParser &m_parser;
-    bool m_json = false;
     Scenario m_scenario;
     RedisServerProcess *m_server = nullptr;
     ScenarioRunner *m_runner = nullptr;
-    QTextStream m_out;
-    QTextStream m_err;
 };
 
 } // namespace lockscope

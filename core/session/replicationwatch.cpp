@@ -13,9 +13,7 @@ namespace lockscope
 {
 
 ReplicationWatch::ReplicationWatch(Routes routes, QObject *parent)
-    : QObject(parent)
-    , m_routes(std::move(routes))
-    , m_exposure(std::make_unique<ExposureTracker>())
+    : QObject(parent), m_routes(std::move(routes)), m_exposure(std::make_unique<ExposureTracker>())
 {
     m_timer = new QTimer(this);
     m_timer->setInterval(int(ExposureTracker::kAckIntervalMs)); // one INFO per master per second at most

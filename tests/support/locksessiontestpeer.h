@@ -26,10 +26,7 @@ namespace lockscope
 class LockSessionTestPeer
 {
 public:
-    explicit LockSessionTestPeer(LockSession *session)
-        : m_session(session)
-    {
-    }
+    explicit LockSessionTestPeer(LockSession *session) : m_session(session) {}
 
     LockWatcher *watcher() const { return m_session->watcher(); }
     LockMonitor *monitor() const { return m_session->monitor(); }
