@@ -1,8 +1,8 @@
 #include "acquirecommand.h"
 
 #include "protocol/acquireplan.h"
-#include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
 
 #include "connectionoptions.h"
 #include "diagnose/lockdoctor.h"

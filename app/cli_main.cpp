@@ -1,8 +1,8 @@
 #include "lockscopecli.h"
 
-#include "protocol/advicewords.h"
+#include "endpoint/tlsadvicewords.h"
 #include "redis/connectionerrortext.h"
-#include "redis/tlsadvicewords.h"
+#include "text/advicewords.h"
 
 #include <QCoreApplication>
 

@@ -2,8 +2,8 @@
 
 #include "interruptnotifier.h"
 
-#include "protocol/durationtext.h"
 #include "redis/redisbytes.h"
+#include "text/durationtext.h"
 
 #include <QCommandLineParser>
 #include <QTimer>

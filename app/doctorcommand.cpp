@@ -3,7 +3,7 @@
 #include "connectionoptions.h"
 
 #include "diagnose/doctorloop.h"
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

@@ -1,7 +1,7 @@
 #include "exportcommand.h"
 
-#include "history/historystore.h"
-#include "history/recording.h"
+#include "recording/historystore.h"
+#include "recording/recording.h"
 
 #include <QCommandLineParser>
 #include <QDir>

@@ -2,7 +2,7 @@
 
 #include "clicommand.h"
 
-#include "export/fleettargets.h"
+#include "metrics/fleettargets.h"
 
 #include <QHash>
 #include <QStringList>

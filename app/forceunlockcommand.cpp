@@ -1,6 +1,6 @@
 #include "forceunlockcommand.h"
 
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 namespace lockscope
 {

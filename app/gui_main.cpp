@@ -1,10 +1,10 @@
 // lockscope: the dashboard. Thin main(): options, optional demo server + workload, window.
 #include "common/uitheme.h"
 #include "connect/connectdialog.h"
-#include "connect/connectionlauncher.h"
 #include "connect/connectionprofilestore.h"
 #include "connect/passwordkeychain.h"
 #include "connect/startscreen.h"
+#include "connectionlauncher.h"
 #include "connectionoptions.h"
 #include "locks/eventlogmodel.h"
 #include "mainwindow.h"
@@ -14,9 +14,9 @@
 
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
-#include "history/recording.h"
-#include "history/replayplayer.h"
-#include "workshop/scenario.h"
+#include "recording/recording.h"
+#include "recording/replayplayer.h"
+#include "scenario/scenario.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -2,7 +2,7 @@
 
 #include "locktable.h"
 
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 #include <QCommandLineParser>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 #include "locktable.h"
 
-#include "protocol/displaytext.h"
-#include "protocol/durationtext.h"
+#include "text/displaytext.h"
+#include "text/durationtext.h"
 
 #include <QStringList>
 

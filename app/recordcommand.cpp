@@ -1,6 +1,6 @@
 #include "recordcommand.h"
 
-#include "history/sessionrecorder.h"
+#include "recording/sessionrecorder.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

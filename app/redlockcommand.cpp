@@ -3,7 +3,7 @@
 
 #include "interruptnotifier.h"
 
-#include "session/redlocksession.h"
+#include "redlock/redlocksession.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

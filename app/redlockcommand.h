@@ -5,7 +5,7 @@
 #include "connectionoptions.h"
 
 #include "lock/multilock.h"
-#include "session/redlocksession.h"
+#include "redlock/redlocksession.h"
 
 #include <QCommandLineOption>
 #include <QList>

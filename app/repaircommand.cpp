@@ -1,6 +1,6 @@
 #include "repaircommand.h"
 
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 #include <QCommandLineParser>
 

@@ -1,8 +1,8 @@
 #include "servecommand.h"
 
-#include "export/fleetexporter.h"
-#include "export/lockmetrics.h"
-#include "export/metricsserver.h"
+#include "metrics/fleetexporter.h"
+#include "metrics/lockmetrics.h"
+#include "metrics/metricsserver.h"
 #include "session/locksession.h"
 
 #include <QCommandLineParser>

@@ -3,8 +3,8 @@
 #include "clicommanddescriptor.h"
 #include "sessioncommand.h"
 
-#include "export/lockgrouper.h"
-#include "export/webconfig.h"
+#include "metrics/lockgrouper.h"
+#include "metrics/webconfig.h"
 
 #include <QCommandLineOption>
 #include <QHostAddress>

@@ -7,11 +7,11 @@
 #include "act/auditlog.h"
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
-#include "protocol/displaytext.h"
-#include "protocol/durationtext.h"
 #include "protocol/locknames.h"
 #include "redis/redisbytes.h"
 #include "redis/redisreply.h"
+#include "text/displaytext.h"
+#include "text/durationtext.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>

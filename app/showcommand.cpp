@@ -1,7 +1,7 @@
 #include "showcommand.h"
 
-#include "protocol/displaytext.h"
 #include "protocol/locknames.h"
+#include "text/displaytext.h"
 
 #include <QCommandLineParser>
 #include <QJsonDocument>

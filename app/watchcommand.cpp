@@ -1,8 +1,8 @@
 #include "watchcommand.h"
 
-#include "protocol/displaytext.h"
 #include "protocol/topologyevent.h"
 #include "redis/redisreply.h"
+#include "text/displaytext.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>

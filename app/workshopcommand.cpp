@@ -1,7 +1,7 @@
 #include "workshopcommand.h"
 
 #include "demo/redisserverprocess.h"
-#include "workshop/scenariorunner.h"
+#include "scenario/scenariorunner.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workshop/scenario.h"
+#include "scenario/scenario.h"
 
 #include "clicommand.h"
 #include "clicommanddescriptor.h"
@@ -21,7 +21,7 @@ class ScenarioRunner;
 
 /**
  * `lockscope-cli workshop list | run NAME [--json] [--scenario-file FILE] [--pace-ms N]`: the text-mode twin of
- * the workshop (core/workshop), kept apart from LockScopeCli.
+ * the workshop (core/scenario), kept apart from LockScopeCli.
  *
  *   workshop list [--json]
  *       every shipped scenario: name and title (JSON: {"name", "title", "summary", "steps"}).

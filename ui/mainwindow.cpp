@@ -1,14 +1,14 @@
 #include "mainwindow.h"
 
+#include "charts/replaybar.h"
 #include "common/screenfit.h"
 #include "common/windowstatekeeper.h"
 #include "dashboardmenubar.h"
-#include "history/replaybar.h"
 #include "locks/bottomtabs.h"
+#include "locks/redlockdialog.h"
 #include "locks/serverstatusbar.h"
-#include "redlock/redlockdialog.h"
 
-#include "history/replayplayer.h"
+#include "recording/replayplayer.h"
 
 #include <QDateTime>
 #include <QLabel>

@@ -3,9 +3,9 @@
 #include "common/screenfit.h"
 #include "common/statuscolours.h"
 #include "dashboardmenubar.h"
+#include "locks/redlockdialog.h"
 #include "locks/serverview.h"
 #include "mainwindow.h"
-#include "redlock/redlockdialog.h"
 
 #include <QAction>
 #include <QLayout>

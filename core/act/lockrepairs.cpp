@@ -2,9 +2,9 @@
 #include "redis/redisbytes.h"
 
 #include "lock/readwritelock.h"
-#include "protocol/advicewords.h"
 #include "protocol/locknames.h"
 #include "protocol/locksnapshot.h"
+#include "text/advicewords.h"
 
 #include "redis/redisconnection.h"
 

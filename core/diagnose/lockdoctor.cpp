@@ -1,7 +1,7 @@
 #include "diagnose/lockdoctor.h"
 #include "diagnose/doctorprobe.h"
-#include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
 
 #include "protocol/locknames.h"
 

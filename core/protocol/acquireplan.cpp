@@ -1,7 +1,7 @@
 #include "protocol/acquireplan.h"
 
-#include "protocol/advicewords.h"
 #include "protocol/lockkinds.h"
+#include "text/advicewords.h"
 
 namespace lockscope
 {

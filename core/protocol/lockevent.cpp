@@ -1,6 +1,6 @@
 #include "protocol/lockevent.h"
-#include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
 
 #include <QDateTime>
 

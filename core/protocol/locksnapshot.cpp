@@ -1,7 +1,7 @@
 #include "protocol/locksnapshot.h"
-#include "protocol/displaytext.h"
-#include "protocol/jsonobjectbuilder.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
+#include "text/jsonobjectbuilder.h"
 
 #include <QJsonArray>
 

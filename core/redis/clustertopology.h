@@ -1,6 +1,6 @@
 #pragma once
 
-#include "redisendpoint.h"
+#include "endpoint/redisendpoint.h"
 #include "redisreply.h"
 
 #include <QByteArray>

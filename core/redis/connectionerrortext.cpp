@@ -1,5 +1,5 @@
 #include "redis/connectionerrortext.h"
-#include "redis/tlsadvicewords.h"
+#include "endpoint/tlsadvicewords.h"
 
 #include <QAbstractSocket>
 #include <QFile>

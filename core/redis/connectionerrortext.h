@@ -1,6 +1,6 @@
 #pragma once
 
-#include "redis/redisendpoint.h"
+#include "endpoint/redisendpoint.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "protocol/redlockstatus.h"
+#include "redlock/redlockstatus.h"
 
-#include "redis/redisendpoint.h"
+#include "endpoint/redisendpoint.h"
 
 #include <QObject>
 #include <QString>

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "diagnose/doctorproberesult.h"
+#include "endpoint/redisendpoint.h"
 #include "protocol/acquireplan.h"
 #include "protocol/clientidentity.h"
 #include "protocol/lockevent.h"
@@ -10,7 +11,6 @@
 #include "protocol/sessiontopology.h"
 #include "protocol/topologyevent.h"
 #include "protocol/watchmode.h"
-#include "redis/redisendpoint.h"
 
 #include <QHash>
 #include <QJsonObject>

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "endpoint/redisendpoint.h"
 #include "protocol/lockevent.h"
-#include "redis/redisendpoint.h"
 
 #include <QObject>
 

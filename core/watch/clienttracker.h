@@ -1,8 +1,8 @@
 #pragma once
 
+#include "endpoint/redisendpoint.h"
 #include "protocol/clientidentity.h"
 #include "protocol/lockevent.h"
-#include "redis/redisendpoint.h"
 
 #include <QElapsedTimer>
 #include <QHash>

@@ -6,8 +6,8 @@
 
 #include "act/writepermissions.h"
 #include "demo/redisserverprocess.h"
+#include "endpoint/redisendpoint.h"
 #include "redis/redisconnection.h"
-#include "redis/redisendpoint.h"
 #include "redis/redisreply.h"
 #include "session/locksession.h"
 

@@ -7,8 +7,8 @@
 
 #include "demo/redisserverprocess.h"
 #include "protocol/acquireplan.h"
-#include "protocol/advicewords.h"
 #include "session/locksession.h"
+#include "text/advicewords.h"
 
 #include "testsupport.h"
 

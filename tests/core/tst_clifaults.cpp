@@ -5,7 +5,7 @@
 // with real signals, real files and a MONITOR connection proving what was (not) sent.
 
 #include "demo/redisserverprocess.h"
-#include "history/recording.h"
+#include "recording/recording.h"
 
 #include "testsupport.h"
 

@@ -8,8 +8,8 @@
 // TLS and basic auth from --web-config; SIGTERM ends it at once.
 
 #include "demo/redisserverprocess.h"
-#include "export/webconfig.h"
 #include "localcluster.h"
+#include "metrics/webconfig.h"
 #include "testsupport.h"
 
 #include <QDir>

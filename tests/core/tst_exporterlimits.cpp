@@ -5,7 +5,7 @@
 // is on loopback and every attack is bounded in count and time.
 
 #include "demo/redisserverprocess.h"
-#include "export/webconfig.h"
+#include "metrics/webconfig.h"
 
 #include "testsupport.h"
 

@@ -4,8 +4,8 @@
 // LOCKSCOPE_FUZZ_SEED=<n>; LOCKSCOPE_FUZZ_ITERATIONS changes the count (default 20000 per target). Run it under
 // ASan/UBSan too (-DLOCKSCOPE_SANITIZE=ON).
 
-#include "history/recording.h"
-#include "history/sessionrecorder.h"
+#include "recording/recording.h"
+#include "recording/sessionrecorder.h"
 #include "redis/respdecoder.h"
 
 #include <QDir>

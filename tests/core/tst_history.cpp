@@ -1,9 +1,9 @@
 // History store (intervals, statistics, bounded memory), recordings (round trip, gzip, damaged
 // files) and the replay player (seek = the state at that instant, play at 16x).
-#include "history/historystore.h"
-#include "history/recording.h"
-#include "history/replayplayer.h"
-#include "history/sessionrecorder.h"
+#include "recording/historystore.h"
+#include "recording/recording.h"
+#include "recording/replayplayer.h"
+#include "recording/sessionrecorder.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -2,8 +2,8 @@
 // builds, byte for byte in Qt's JSON, whether it fills a template of a shape seen before or
 // builds from scratch; and LockSnapshot::toJson() of every kind gives the same text either way.
 
-#include "protocol/jsonobjectbuilder.h"
 #include "protocol/locksnapshot.h"
+#include "text/jsonobjectbuilder.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,14 +1,14 @@
-// core/export without a server: the Prometheus writer (both formats, escaping), lock grouping
+// core/metrics without a server: the Prometheus writer (both formats, escaping), lock grouping
 // (default rule, --group rules, the --max-groups cap), LockMetrics fed with snapshots and events
 // as the monitor emits them (groups, hold/wait ages, histograms, renewal_lost, findings), the
 // lease-safety counters and the renewal-margin histogram fed with the session's LeaseTracker
 // events, the series bound with many locks (reached exactly), and the --web-config subset
 // (errors name the entry; bcrypt).
 
-#include "export/lockgrouper.h"
-#include "export/lockmetrics.h"
-#include "export/prometheuswriter.h"
-#include "export/webconfig.h"
+#include "metrics/lockgrouper.h"
+#include "metrics/lockmetrics.h"
+#include "metrics/prometheuswriter.h"
+#include "metrics/webconfig.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

@@ -3,8 +3,8 @@
 // repeated into an 8.7 MB file. `lockscope-cli export` streams them (under 300 MB RSS); the
 // replay's Recording::load keeps at most Recording::kMaxKeptItems items.
 
-#include "history/recording.h"
-#include "history/sessionrecorder.h"
+#include "recording/recording.h"
+#include "recording/sessionrecorder.h"
 
 #include "testsupport.h"
 

@@ -2,8 +2,8 @@
 // gzip bomb (300 MB of newlines in ~300 KB) and a 50 MB line must open what can be opened, say
 // where the damage is, and never inflate the whole file at once. Recordings are created 0600.
 
-#include "history/recording.h"
-#include "history/sessionrecorder.h"
+#include "recording/recording.h"
+#include "recording/sessionrecorder.h"
 
 #include <QFile>
 #include <QTemporaryDir>

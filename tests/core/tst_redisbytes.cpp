@@ -1,8 +1,8 @@
 // RedisBytes: names and fields as bytes end to end (a lock named with bytes that are
 // not UTF-8 must still be listed and acted on), and the displayed form the CLI
 // accepts back.
-#include "protocol/displaytext.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
 
 #include <QtTest>
 

@@ -3,9 +3,9 @@
 // and EVALSHA with its NOSCRIPT fallback.
 
 #include "demo/redisserverprocess.h"
+#include "endpoint/redisendpoint.h"
 #include "redis/redisconnection.h"
 #include "redis/redisconnectionpool.h"
-#include "redis/redisendpoint.h"
 #include "redis/redisscript.h"
 #include "redis/redissubscriber.h"
 

@@ -5,10 +5,10 @@
 // server requires one, and that lockscope-cli does the same with --tls-ca / --tls-insecure.
 
 #include "demo/redisserverprocess.h"
+#include "endpoint/redisendpoint.h"
+#include "endpoint/redistlsoptions.h"
+#include "endpoint/tlsadvicewords.h"
 #include "redis/redisconnection.h"
-#include "redis/redisendpoint.h"
-#include "redis/redistlsoptions.h"
-#include "redis/tlsadvicewords.h"
 #include "session/locksession.h"
 
 #include "locksessiontestpeer.h"

@@ -6,9 +6,9 @@
 #include "demo/redisserverprocess.h"
 #include "lock/lockclient.h"
 #include "lock/multilock.h"
-#include "protocol/redlockstatus.h"
 #include "redlock/redlockreader.h"
-#include "session/redlocksession.h"
+#include "redlock/redlocksession.h"
+#include "redlock/redlockstatus.h"
 
 #include "faultproxy.h"
 #include "lockfixture.h"

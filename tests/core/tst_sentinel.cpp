@@ -8,9 +8,9 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
+#include "endpoint/redisendpoint.h"
 #include "protocol/lockevent.h"
 #include "redis/redisconnection.h"
-#include "redis/redisendpoint.h"
 #include "redis/sentinelresolver.h"
 #include "session/locksession.h"
 #include "watch/lockmonitor.h"

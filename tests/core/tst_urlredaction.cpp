@@ -3,7 +3,7 @@
 // parser every front end shares. And `--help` says why a URL password is the weakest choice.
 
 #include "demo/redisserverprocess.h"
-#include "redis/redisendpoint.h"
+#include "endpoint/redisendpoint.h"
 
 #include "testsupport.h"
 

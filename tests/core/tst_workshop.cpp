@@ -6,9 +6,9 @@
 // so, step back and fork.
 
 #include "demo/redisserverprocess.h"
-#include "workshop/scenario.h"
-#include "workshop/scenariorunner.h"
-#include "workshop/workshopactions.h"
+#include "scenario/scenario.h"
+#include "scenario/scenariorunner.h"
+#include "scenario/workshopactions.h"
 
 #include "testsupport.h"
 

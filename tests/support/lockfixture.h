@@ -8,9 +8,9 @@
 #include "testsupport.h"
 
 #include "demo/redisserverprocess.h"
+#include "endpoint/redisendpoint.h"
 #include "lock/lockclient.h"
 #include "redis/redisconnection.h"
-#include "redis/redisendpoint.h"
 #include "redis/redissubscriber.h"
 
 #include <QObject>

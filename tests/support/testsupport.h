@@ -6,8 +6,8 @@
 // Everything here spins the Qt event loop while it waits (QTest::qWaitFor), so the objects under
 // test keep working during a wait.
 
+#include "endpoint/redisendpoint.h"
 #include "redis/redisconnection.h"
-#include "redis/redisendpoint.h"
 #include "redis/redisreply.h"
 #include "redis/redissubscriber.h"
 

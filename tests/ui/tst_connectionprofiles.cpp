@@ -5,11 +5,11 @@
 
 #include "connect/connectdialog.h"
 #include "connect/connectionbanner.h"
-#include "connect/connectionlauncher.h"
 #include "connect/connectionprofile.h"
 #include "connect/connectionprofilestore.h"
 #include "connect/passworddialog.h"
 #include "connect/passwordkeychain.h"
+#include "connectionlauncher.h"
 #include "mainwindow.h"
 
 #include "demo/redisserverprocess.h"

@@ -2,13 +2,13 @@
 // with synthetic data, with the charts' clock set by the test: a watchdog lock renewed every 10 s
 // whose renewals then stop, contended locks with several holders, a fair lock with a queue.
 // Set LOCKSCOPE_CHART_SHOTS=DIR to keep the rendered charts as PNGs for a look.
+#include "charts/contentionview.h"
+#include "charts/seriesdownsampler.h"
+#include "charts/timelinewidget.h"
+#include "charts/ttlchart.h"
 #include "common/holderpalette.h"
-#include "history/contentionview.h"
-#include "history/seriesdownsampler.h"
-#include "history/timelinewidget.h"
-#include "history/ttlchart.h"
 
-#include "history/historystore.h"
+#include "recording/historystore.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -14,14 +14,14 @@
 
 #include "testsupport.h"
 
+#include "charts/timelinewidget.h"
+#include "charts/ttlchart.h"
 #include "demo/demoworkload.h"
 #include "demo/redisserverprocess.h"
-#include "history/recording.h"
-#include "history/replayplayer.h"
-#include "history/sessionrecorder.h"
-#include "history/timelinewidget.h"
-#include "history/ttlchart.h"
 #include "locks/eventlogmodel.h"
+#include "recording/recording.h"
+#include "recording/replayplayer.h"
+#include "recording/sessionrecorder.h"
 
 #include <QAction>
 #include <QDateTime>

@@ -1,6 +1,6 @@
 // The RedLock view on five real redis-servers: component locks written by redis-cli (Redisson's
 // acquire script), one server stopped; the dialog shows each server and the quorum verdict.
-#include "redlock/redlockdialog.h"
+#include "locks/redlockdialog.h"
 
 #include "demo/redisserverprocess.h"
 #include "testsupport.h"

@@ -16,7 +16,7 @@
 #include <QMenuBar>
 
 #include "demo/redisserverprocess.h"
-#include "workshop/scenariorunner.h"
+#include "scenario/scenariorunner.h"
 
 #include "common/shortcutsdialog.h"
 

@@ -2,7 +2,7 @@
 
 #include "connect/connectionprofile.h"
 
-#include "redis/tlsadvicewords.h"
+#include "endpoint/tlsadvicewords.h"
 
 #include <QDialog>
 

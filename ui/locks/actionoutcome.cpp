@@ -1,6 +1,6 @@
 #include "locks/actionoutcome.h"
 
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 #include <QCoreApplication>
 #include <QStringList>

@@ -1,9 +1,9 @@
 #include "locks/bottomtabs.h"
 
+#include "charts/contentionview.h"
+#include "charts/timelinewidget.h"
+#include "charts/ttlchart.h"
 #include "cluster/clustertopologypanel.h"
-#include "history/contentionview.h"
-#include "history/timelinewidget.h"
-#include "history/ttlchart.h"
 #include "locks/clientsview.h"
 #include "locks/eventlogmodel.h"
 #include "locks/findingmodel.h"

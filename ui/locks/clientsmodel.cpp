@@ -2,7 +2,7 @@
 
 #include "locks/locktablemodel.h"
 
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 #include <QFont>
 #include <QMap>

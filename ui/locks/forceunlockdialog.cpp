@@ -1,7 +1,7 @@
 #include "locks/forceunlockdialog.h"
 
-#include "protocol/durationtext.h"
 #include "protocol/locknames.h"
+#include "text/durationtext.h"
 
 #include <QDateTime>
 #include <QDialogButtonBox>

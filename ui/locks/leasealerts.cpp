@@ -3,8 +3,8 @@
 #include "common/holderpalette.h"
 
 #include "diagnose/leasetracker.h"
-#include "protocol/displaytext.h"
-#include "protocol/durationtext.h"
+#include "text/displaytext.h"
+#include "text/durationtext.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -1,7 +1,7 @@
 #include "locks/lockdetailpanel.h"
-#include "protocol/displaytext.h"
-#include "protocol/durationtext.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
+#include "text/durationtext.h"
 
 #include "locks/locktablemodel.h"
 

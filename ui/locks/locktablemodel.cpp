@@ -1,8 +1,8 @@
 #include "locks/locktablemodel.h"
 
-#include "protocol/displaytext.h"
-#include "protocol/durationtext.h"
 #include "redis/redisbytes.h"
+#include "text/displaytext.h"
+#include "text/durationtext.h"
 
 #include "locks/findingmodel.h"
 

@@ -1,7 +1,7 @@
 #include "locks/serverstatusbar.h"
 #include "common/statuscolours.h"
 
-#include "protocol/displaytext.h"
+#include "text/displaytext.h"
 
 #include <QLabel>
 #include <QProgressBar>

@@ -5,9 +5,9 @@
 
 #include <QEvent>
 
+#include "charts/historychart.h"
 #include "cluster/clustertopologypanel.h"
 #include "connect/connectionbanner.h"
-#include "history/historychart.h"
 #include "locks/bottomtabs.h"
 #include "locks/clientsview.h"
 #include "locks/eventlogmodel.h"
@@ -22,9 +22,9 @@
 #include "locks/ttlbardelegate.h"
 
 #include "diagnose/doctorloop.h"
-#include "history/replayplayer.h"
-#include "history/sessionrecorder.h"
-#include "protocol/displaytext.h"
+#include "recording/replayplayer.h"
+#include "recording/sessionrecorder.h"
+#include "text/displaytext.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>

@@ -3,11 +3,11 @@
 #include "common/actornames.h"
 #include "locks/lockbatchbuffer.h"
 
-#include "history/historystore.h"
 #include "protocol/lockevent.h"
 #include "protocol/lockfinding.h"
 #include "protocol/locksnapshot.h"
 #include "protocol/watchmode.h"
+#include "recording/historystore.h"
 #include "session/locksession.h"
 
 #include <QTimer>

@@ -2,8 +2,8 @@
 
 #include "locks/locktablemodel.h"
 
-#include "protocol/durationtext.h"
 #include "protocol/locksnapshot.h"
+#include "text/durationtext.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workshop/scenario.h"
+#include "scenario/scenario.h"
 
 #include <QHash>
 #include <QLabel>

@@ -1,6 +1,6 @@
 #include "workshop/workshopstephtml.h"
 
-#include "workshop/stageleasewatch.h"
+#include "scenario/stageleasewatch.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

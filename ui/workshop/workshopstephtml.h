@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workshop/stepreport.h"
+#include "scenario/stepreport.h"
 
 #include <QCoreApplication>
 #include <QHash>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "workshop/scenario.h"
-#include "workshop/stepreport.h"
+#include "scenario/scenario.h"
+#include "scenario/stepreport.h"
 
 #include <QListWidget>
 

@@ -18,7 +18,7 @@
 
 #include "protocol/locksnapshot.h"
 
-#include "workshop/scenariorunner.h"
+#include "scenario/scenariorunner.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,11 +1,11 @@
 #pragma once
 
-#include "workshop/scenario.h"
-#include "workshop/stepreport.h"
+#include "scenario/scenario.h"
+#include "scenario/stepreport.h"
 
 #include "locks/serverview.h"
 
-#include "redis/redisendpoint.h"
+#include "endpoint/redisendpoint.h"
 
 #include <QElapsedTimer>
 #include <QHash>

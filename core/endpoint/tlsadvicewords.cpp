@@ -1,0 +1,71 @@
+#include "endpoint/tlsadvicewords.h"
+
+namespace lockscope
+{
+
+namespace
+{
+
+TlsAdviceWords::Namer &namer()
+{
+    static TlsAdviceWords::Namer n;
+    return n;
+}
+
+/** `name` followed by " `value`" when there is one. */
+QString withValue(const QString &name, const QString &value)
+{
+    return value.isEmpty() ? name : name + QLatin1Char(' ') + value;
+}
+
+} // namespace
+
+void TlsAdviceWords::setNamer(Namer n)
+{
+    namer() = std::move(n);
+}
+
+QString TlsAdviceWords::name(Word word, const QString &value)
+{
+    return namer() ? namer()(word, value) : defaultName(word, value);
+}
+
+QString TlsAdviceWords::defaultName(Word word, const QString &value)
+{
+    switch (word) {
+    case Word::CaFile:
+        return QStringLiteral("the CA certificate file");
+    case Word::CertFile:
+        return QStringLiteral("the client certificate");
+    case Word::KeyFile:
+        return value.isEmpty() ? QStringLiteral("the client key") : QStringLiteral("the client key %1").arg(value);
+    case Word::ServerName:
+        return QStringLiteral("the TLS server name");
+    case Word::Insecure:
+        return QStringLiteral("turning verification off");
+    case Word::Give:
+        break;
+    }
+    return QStringLiteral("give ") + value;
+}
+
+QString TlsAdviceWords::cliName(Word word, const QString &value)
+{
+    switch (word) {
+    case Word::CaFile:
+        return withValue(QStringLiteral("--tls-ca"), value);
+    case Word::CertFile:
+        return withValue(QStringLiteral("--tls-cert"), value);
+    case Word::KeyFile:
+        return withValue(QStringLiteral("--tls-key"), value);
+    case Word::ServerName:
+        return QStringLiteral("--tls-server-name");
+    case Word::Insecure:
+        return QStringLiteral("--tls-insecure");
+    case Word::Give:
+        break;
+    }
+    return QStringLiteral("pass ") + value;
+}
+
+} // namespace lockscope
