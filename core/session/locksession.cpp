@@ -102,9 +102,6 @@ LockSession::LockSession(const Options &options, QObject *parent)
     routes.masters = [this] { return topology().masters(); };
     routes.masterOf = [this](const QString &lock) { return topology().masterForKey(RedisBytes::toBytes(lock)); };
     routes.connectionOf = [this](const QString &master) { return connectionOf(master); };
-    routes.forEachLock = [this](const std::function<void(const LockSnapshot &)> &visit) {
-        m_watcher->forEachLock(visit);
-    };
     m_replication = new ReplicationWatch(std::move(routes), this);
     connect(m_replication, &ReplicationWatch::replicationRead, this, &LockSession::replicationRead);
     connect(m_replication, &ReplicationWatch::noticeOccurred, this, &LockSession::noticeOccurred);

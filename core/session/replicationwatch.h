@@ -41,8 +41,6 @@ public:
         std::function<QStringList()> masters;                                 ///< the topology's masters now
         std::function<QString(const QString &lock)> masterOf;                 ///< the master serving a lock
         std::function<RedisConnection *(const QString &master)> connectionOf; ///< its command connection
-        /** Calls `visit` for every lock as last read (the watcher's). */
-        std::function<void(const std::function<void(const LockSnapshot &)> &visit)> forEachLock;
     };
 
     explicit ReplicationWatch(Routes routes, QObject *parent = nullptr);
