@@ -3,6 +3,7 @@
 
 #include "redis/redisconnection.h"
 #include "redis/redisreply.h"
+#include "text/enumwords.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -15,27 +16,19 @@ namespace lockscope
 
 using Status = MultiLockComponentOutcome::Status;
 
+namespace
+{
+
+const EnumWords<Status> kStatusWords{{Status::NotTried, "not_tried"}, {Status::Granted, "granted"},
+                                     {Status::Refused, "refused"},    {Status::Error, "error"},
+                                     {Status::Unknown, "unknown"},    {Status::Released, "released"},
+                                     {Status::Unlocked, "unlocked"},  {Status::NotHeld, "not_held"}};
+
+} // namespace
+
 QString MultiLockComponentOutcome::statusName(Status status)
 {
-    switch (status) {
-    case Status::NotTried:
-        return QStringLiteral("not_tried");
-    case Status::Granted:
-        return QStringLiteral("granted");
-    case Status::Refused:
-        return QStringLiteral("refused");
-    case Status::Error:
-        return QStringLiteral("error");
-    case Status::Unknown:
-        return QStringLiteral("unknown");
-    case Status::Released:
-        return QStringLiteral("released");
-    case Status::Unlocked:
-        return QStringLiteral("unlocked");
-    case Status::NotHeld:
-        return QStringLiteral("not_held");
-    }
-    return QString();
+    return kStatusWords.word(status);
 }
 
 QJsonObject MultiLockComponentOutcome::toJson() const

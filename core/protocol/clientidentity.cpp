@@ -1,12 +1,24 @@
 #include "protocol/clientidentity.h"
 
 #include "protocol/locknames.h"
+#include "text/enumwords.h"
 
 #include <QDateTime>
 #include <QJsonArray>
 
 namespace lockscope
 {
+
+namespace
+{
+
+const EnumWords<ClientIdentity::State> kStateWords{{ClientIdentity::State::Connected, "connected"},
+                                                   {ClientIdentity::State::Disconnected, "disconnected"}};
+const EnumWords<ClientIdentity::Evidence> kEvidenceWords{{ClientIdentity::Evidence::Correlated, "correlated"},
+                                                         {ClientIdentity::Evidence::Monitor, "monitor"},
+                                                         {ClientIdentity::Evidence::Self, "self"}};
+
+} // namespace
 
 qint64 ClientIdentity::idleS() const
 {
@@ -63,50 +75,22 @@ QString ClientIdentity::summary() const
 
 QString ClientIdentity::stateName(State s)
 {
-    switch (s) {
-    case State::Connected:
-        return QStringLiteral("connected");
-    case State::Disconnected:
-        return QStringLiteral("disconnected");
-    case State::Unknown:
-        break;
-    }
-    return QStringLiteral("unknown");
+    return kStateWords.word(s, "unknown");
 }
 
 QString ClientIdentity::evidenceName(Evidence e)
 {
-    switch (e) {
-    case Evidence::Correlated:
-        return QStringLiteral("correlated");
-    case Evidence::Monitor:
-        return QStringLiteral("monitor");
-    case Evidence::Self:
-        return QStringLiteral("self");
-    case Evidence::None:
-        break;
-    }
-    return QStringLiteral("none");
+    return kEvidenceWords.word(e, "none");
 }
 
 ClientIdentity::State ClientIdentity::stateFromName(const QString &name)
 {
-    if (name == QLatin1String("connected"))
-        return State::Connected;
-    if (name == QLatin1String("disconnected"))
-        return State::Disconnected;
-    return State::Unknown;
+    return kStateWords.value(name, State::Unknown);
 }
 
 ClientIdentity::Evidence ClientIdentity::evidenceFromName(const QString &name)
 {
-    if (name == QLatin1String("correlated"))
-        return Evidence::Correlated;
-    if (name == QLatin1String("monitor"))
-        return Evidence::Monitor;
-    if (name == QLatin1String("self"))
-        return Evidence::Self;
-    return Evidence::None;
+    return kEvidenceWords.value(name, Evidence::None);
 }
 
 QJsonObject ClientIdentity::toJson() const

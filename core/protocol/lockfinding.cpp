@@ -1,21 +1,24 @@
 #include "protocol/lockfinding.h"
 
+#include "text/enumwords.h"
+
 #include <QJsonArray>
 
 namespace lockscope
 {
 
+namespace
+{
+
+const EnumWords<LockFinding::Severity> kSeverityWords{{LockFinding::Severity::Info, "info"},
+                                                      {LockFinding::Severity::Warning, "warning"},
+                                                      {LockFinding::Severity::Critical, "critical"}};
+
+} // namespace
+
 QString LockFinding::severityName(Severity s)
 {
-    switch (s) {
-    case Severity::Info:
-        return QStringLiteral("info");
-    case Severity::Warning:
-        return QStringLiteral("warning");
-    case Severity::Critical:
-        return QStringLiteral("critical");
-    }
-    return {};
+    return kSeverityWords.word(s);
 }
 
 QJsonObject LockFinding::toJson() const

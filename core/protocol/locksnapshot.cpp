@@ -1,6 +1,7 @@
 #include "protocol/locksnapshot.h"
 #include "redis/redisbytes.h"
 #include "text/displaytext.h"
+#include "text/enumwords.h"
 #include "text/jsonobjectbuilder.h"
 
 #include <QJsonArray>
@@ -11,38 +12,30 @@
 namespace lockscope
 {
 
+namespace
+{
+
+const EnumWords<LockKind> kKindWords{{LockKind::Lock, "lock"},
+                                     {LockKind::FairLock, "fair_lock"},
+                                     {LockKind::ReadWriteLock, "read_write_lock"},
+                                     {LockKind::FencedLock, "fenced_lock"},
+                                     {LockKind::FasterMultiLock, "faster_multi_lock"}};
+const EnumWords<LockKind> kKindLabels{{LockKind::Lock, "Reentrant lock"},
+                                      {LockKind::FairLock, "Fair lock"},
+                                      {LockKind::ReadWriteLock, "Read-write lock"},
+                                      {LockKind::FencedLock, "Fenced lock"},
+                                      {LockKind::FasterMultiLock, "Faster multilock group"}};
+
+} // namespace
+
 QString lockKindName(LockKind kind)
 {
-    switch (kind) {
-    case LockKind::Lock:
-        return QStringLiteral("lock");
-    case LockKind::FairLock:
-        return QStringLiteral("fair_lock");
-    case LockKind::ReadWriteLock:
-        return QStringLiteral("read_write_lock");
-    case LockKind::FencedLock:
-        return QStringLiteral("fenced_lock");
-    case LockKind::FasterMultiLock:
-        return QStringLiteral("faster_multi_lock");
-    }
-    return QStringLiteral("lock");
+    return kKindWords.word(kind, "lock");
 }
 
 QString lockKindLabel(LockKind kind)
 {
-    switch (kind) {
-    case LockKind::Lock:
-        return QStringLiteral("Reentrant lock");
-    case LockKind::FairLock:
-        return QStringLiteral("Fair lock");
-    case LockKind::ReadWriteLock:
-        return QStringLiteral("Read-write lock");
-    case LockKind::FencedLock:
-        return QStringLiteral("Fenced lock");
-    case LockKind::FasterMultiLock:
-        return QStringLiteral("Faster multilock group");
-    }
-    return {};
+    return kKindLabels.word(kind);
 }
 
 QJsonObject LockHolder::toJson() const
@@ -249,12 +242,7 @@ LockSnapshot LockSnapshot::fromJson(const QJsonObject &o, qint64 readAtSteadyMs)
 {
     LockSnapshot s;
     s.name = DisplayText::fromJson(o, QStringLiteral("name"));
-    const QString kind = o.value(QStringLiteral("kind")).toString();
-    s.kind = kind == QLatin1String("fair_lock")           ? LockKind::FairLock
-             : kind == QLatin1String("read_write_lock")   ? LockKind::ReadWriteLock
-             : kind == QLatin1String("fenced_lock")       ? LockKind::FencedLock
-             : kind == QLatin1String("faster_multi_lock") ? LockKind::FasterMultiLock
-                                                          : LockKind::Lock;
+    s.kind = kKindWords.value(o.value(QStringLiteral("kind")).toString(), LockKind::Lock);
     s.kindCertain = o.value(QStringLiteral("kind_certain")).toBool(true);
     s.kindNote = o.value(QStringLiteral("kind_note")).toString();
     s.migratingSlot = int(o.value(QStringLiteral("migrating_slot")).toInteger(-1));

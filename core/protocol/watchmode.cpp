@@ -1,21 +1,23 @@
 #include "protocol/watchmode.h"
 
+#include "text/enumwords.h"
+
 namespace lockscope
 {
 
+namespace
+{
+
+const EnumWords<WatchMode> kModeWords{{WatchMode::Connecting, "connecting"},
+                                      {WatchMode::Live, "live"},
+                                      {WatchMode::Polling, "polling"},
+                                      {WatchMode::Disconnected, "disconnected"}};
+
+} // namespace
+
 QString watchModeName(WatchMode mode)
 {
-    switch (mode) {
-    case WatchMode::Connecting:
-        return QStringLiteral("connecting");
-    case WatchMode::Live:
-        return QStringLiteral("live");
-    case WatchMode::Polling:
-        return QStringLiteral("polling");
-    case WatchMode::Disconnected:
-        return QStringLiteral("disconnected");
-    }
-    return {};
+    return kModeWords.word(mode);
 }
 
 } // namespace lockscope

@@ -1,5 +1,7 @@
 #include "redlock/redlockstatus.h"
 
+#include "text/enumwords.h"
+
 #include <QHash>
 #include <QJsonArray>
 
@@ -11,19 +13,17 @@ namespace lockscope
 
 using State = RedLockServerState::State;
 
+namespace
+{
+
+const EnumWords<State> kStateWords{
+    {State::Held, "held"}, {State::Free, "free"}, {State::NotALock, "not_a_lock"}, {State::Unreachable, "unreachable"}};
+
+} // namespace
+
 QString RedLockServerState::stateName(State state)
 {
-    switch (state) {
-    case State::Held:
-        return QStringLiteral("held");
-    case State::Free:
-        return QStringLiteral("free");
-    case State::NotALock:
-        return QStringLiteral("not_a_lock");
-    case State::Unreachable:
-        return QStringLiteral("unreachable");
-    }
-    return QString();
+    return kStateWords.word(state);
 }
 
 QStringList RedLockServerState::holderFields() const

@@ -1,5 +1,7 @@
 #include "common/uitheme.h"
 
+#include "text/enumwords.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -11,6 +13,13 @@
 
 namespace lockscope
 {
+
+namespace
+{
+
+const EnumWords<UiTheme::Theme> kThemeWords{{UiTheme::Theme::Light, "light"}, {UiTheme::Theme::Dark, "dark"}};
+
+} // namespace
 
 namespace
 {
@@ -124,24 +133,12 @@ void UiTheme::applySaved()
 
 QString UiTheme::name(Theme theme)
 {
-    switch (theme) {
-    case Theme::Light:
-        return QStringLiteral("light");
-    case Theme::Dark:
-        return QStringLiteral("dark");
-    case Theme::System:
-        break;
-    }
-    return QStringLiteral("system");
+    return kThemeWords.word(theme, "system");
 }
 
 UiTheme::Theme UiTheme::fromName(const QString &name)
 {
-    if (name == QLatin1String("light"))
-        return Theme::Light;
-    if (name == QLatin1String("dark"))
-        return Theme::Dark;
-    return Theme::System;
+    return kThemeWords.value(name, Theme::System);
 }
 
 void UiTheme::addMenuActions(QMenu *menu)

@@ -1,9 +1,19 @@
 #include "connect/connectionprofile.h"
 
+#include "text/enumwords.h"
+
 #include <QUrl>
 
 namespace lockscope
 {
+
+namespace
+{
+
+using PasswordStorage = ConnectionProfile::PasswordStorage;
+const EnumWords<PasswordStorage> kStorageWords{{PasswordStorage::Ask, "ask"}, {PasswordStorage::Keychain, "keychain"}};
+
+} // namespace
 
 RedisEndpoint ConnectionProfile::endpoint(QString *error) const
 {
@@ -82,24 +92,12 @@ QString ConnectionProfile::stripPassword(const QString &text, QString *password)
 
 QString ConnectionProfile::storageName(PasswordStorage storage)
 {
-    switch (storage) {
-    case PasswordStorage::None:
-        return QStringLiteral("none");
-    case PasswordStorage::Ask:
-        return QStringLiteral("ask");
-    case PasswordStorage::Keychain:
-        return QStringLiteral("keychain");
-    }
-    return QStringLiteral("none");
+    return kStorageWords.word(storage, "none");
 }
 
 ConnectionProfile::PasswordStorage ConnectionProfile::storageFromName(const QString &name)
 {
-    if (name == QLatin1String("ask"))
-        return PasswordStorage::Ask;
-    if (name == QLatin1String("keychain"))
-        return PasswordStorage::Keychain;
-    return PasswordStorage::None;
+    return kStorageWords.value(name, PasswordStorage::None);
 }
 
 QList<QPair<QString, QColor>> ConnectionProfile::colorTags()
