@@ -6,12 +6,6 @@ namespace lockscope
 namespace
 {
 
-TlsAdviceWords::Namer &namer()
-{
-    static TlsAdviceWords::Namer n;
-    return n;
-}
-
 /** `name` followed by " `value`" when there is one. */
 QString withValue(const QString &name, const QString &value)
 {
@@ -19,16 +13,6 @@ QString withValue(const QString &name, const QString &value)
 }
 
 } // namespace
-
-void TlsAdviceWords::setNamer(Namer n)
-{
-    namer() = std::move(n);
-}
-
-QString TlsAdviceWords::name(Word word, const QString &value)
-{
-    return namer() ? namer()(word, value) : defaultName(word, value);
-}
 
 QString TlsAdviceWords::defaultName(Word word, const QString &value)
 {

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <QString>
+#include "endpoint/frontendwords.h"
 
-#include <functional>
+#include <QString>
 
 namespace lockscope
 {
@@ -28,12 +28,15 @@ public:
         Insecure,   ///< the switch that skips verification; `value` empty
         Give,       ///< a verb phrase telling to give `value` (names of the words above)
     };
-    using Namer = std::function<QString(Word word, const QString &value)>;
+    using Namer = FrontEndWords<Word>::Namer;
 
     /** Replaces the words (an empty function restores the defaults). */
-    static void setNamer(Namer namer);
+    static void setNamer(Namer namer) { FrontEndWords<Word>::setNamer(std::move(namer)); }
     /** The front end's words for `word`. */
-    static QString name(Word word, const QString &value = QString());
+    static QString name(Word word, const QString &value = QString())
+    {
+        return FrontEndWords<Word>::name(word, value, &defaultName);
+    }
     /** The words without a front end (the defaults): "the CA certificate file", "give %1". */
     static QString defaultName(Word word, const QString &value);
     /** lockscope-cli's words: "--tls-ca FILE", "--tls-key /path", "pass --tls-cert". For the CLI

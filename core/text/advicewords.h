@@ -1,8 +1,8 @@
 #pragma once
 
-#include <QString>
+#include "endpoint/frontendwords.h"
 
-#include <functional>
+#include <QString>
 
 namespace lockscope
 {
@@ -22,12 +22,15 @@ public:
         LockKind,   ///< `value` is AcquirePlan::kindName(): default "\"fair\"", CLI "--kind fair"
         WaiterWait, ///< a verb phrase: default "give the waiter's wait", CLI "pass --wait-ms"
     };
-    using Namer = std::function<QString(Choice choice, const QString &value)>;
+    using Namer = FrontEndWords<Choice>::Namer;
 
     /** Replaces the words (an empty function restores the defaults). */
-    static void setNamer(Namer namer);
+    static void setNamer(Namer namer) { FrontEndWords<Choice>::setNamer(std::move(namer)); }
     /** The front end's words for `choice`. */
-    static QString name(Choice choice, const QString &value = QString());
+    static QString name(Choice choice, const QString &value = QString())
+    {
+        return FrontEndWords<Choice>::name(choice, value, &defaultName);
+    }
     /** The dashboard's words (the defaults). */
     static QString defaultName(Choice choice, const QString &value);
 };
