@@ -12,7 +12,11 @@
 namespace lockscope
 {
 
-ClientsModel::ClientsModel(LockTableModel *locks, QObject *parent) : QAbstractTableModel(parent), m_locks(locks)
+ClientsModel::ClientsModel(LockTableModel *locks, QObject *parent)
+    : ColumnTableModel({tr("Label"), tr("Client id"), tr("Holds"), tr("Waits for (fair queues)"), tr("Connected"),
+                        tr("Host"), tr("Client name"), tr("Connections")},
+                       parent),
+      m_locks(locks)
 {
     m_rebuild.setSingleShot(true);
     m_rebuild.setInterval(rebuildDelayMs());
@@ -33,8 +37,7 @@ ClientsModel::ClientsModel(LockTableModel *locks, QObject *parent) : QAbstractTa
 void ClientsModel::setLabels(const QHash<QString, QString> &labels)
 {
     m_labels = labels;
-    if (!m_clients.isEmpty())
-        emit dataChanged(index(0, LabelColumn), index(m_clients.size() - 1, LabelColumn));
+    columnChanged(LabelColumn);
 }
 
 void ClientsModel::setIdentities(const QVector<ClientIdentity> &clients)
@@ -112,11 +115,6 @@ int ClientsModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : m_clients.size();
 }
-int ClientsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant ClientsModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= m_clients.size())
@@ -218,31 +216,6 @@ Qt::ItemFlags ClientsModel::flags(const QModelIndex &index) const
     if (index.isValid() && index.column() == LabelColumn)
         f |= Qt::ItemIsEditable;
     return f;
-}
-
-QVariant ClientsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case LabelColumn:
-        return tr("Label");
-    case ClientIdColumn:
-        return tr("Client id");
-    case HoldsColumn:
-        return tr("Holds");
-    case WaitsColumn:
-        return tr("Waits for (fair queues)");
-    case StateColumn:
-        return tr("Connected");
-    case HostColumn:
-        return tr("Host");
-    case NameColumn:
-        return tr("Client name");
-    case ConnectionsColumn:
-        return tr("Connections");
-    }
-    return {};
 }
 
 } // namespace lockscope

@@ -2,7 +2,7 @@
 
 #include "protocol/clientidentity.h"
 
-#include <QAbstractTableModel>
+#include "common/columntablemodel.h"
 #include <QHash>
 #include <QStringList>
 #include <QTimer>
@@ -24,7 +24,7 @@ class LockTableModel;
  * are labelled without typing. What LockScope knows of each client id (setIdentities(): state,
  * host, client name, connections, evidence) fills the State, Host, Name and Connections columns.
  */
-class ClientsModel : public QAbstractTableModel
+class ClientsModel : public ColumnTableModel
 {
     Q_OBJECT
 public:
@@ -61,11 +61,9 @@ public:
     int rowOfClient(const QString &clientId) const;
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
     Qt::ItemFlags flags(const QModelIndex &index) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 signals:
     void labelEdited(const QString &clientId, const QString &label);

@@ -8,90 +8,93 @@
 namespace lockscope
 {
 
-EventLogModel::EventLogModel(QObject *parent) : QAbstractTableModel(parent) {}
+EventLogModel::EventLogModel(QObject *parent)
+    : ColumnTableModel({tr("Time"), tr("Lock"), tr("Event"), tr("Holder / waiter"), tr("Detail")}, parent)
+{
+}
 
 int EventLogModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : m_events.size();
 }
-int EventLogModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 bool EventLogModel::isCritical(const QString &type)
 {
     return type == QLatin1String("lease_lost") || type == QLatin1String("holder_returned") ||
            type == QLatin1String("lost_in_failover") || type == QLatin1String("token_regressed");
 }
 
+namespace
+{
+
+/** Each event type's tooltip, in Redisson's terms (translated through EventLogModel's context). */
+const struct {
+    const char *type;
+    const char *text;
+} kExplanations[] = {
+    {"acquired", QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                                   "A holder took the free lock (hash field created with hold count 1)")},
+    {"reentered", QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                                    "The same client id and thread id acquired it again: hold count + 1")},
+    {"released",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                       "The holder unlocked once (hold count - 1); at 0 the hash is deleted and waiters are told")},
+    {"renewed", QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                                  "The TTL was pushed back: a watchdog renewal (every lease/3) or an explicit renew")},
+    {"expired",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel", "The lease ran out before the holder released it: the holder "
+                                                   "crashed, stalled or used a lease shorter than its work")},
+    {"force_unlocked",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                       "Deleted by an operator (force unlock) regardless of the holder; waiters were woken")},
+    {"unlock_message",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                       "A message on the unlock channel: Redisson clients waiting for this lock wake up and retry")},
+    {"enqueued", QT_TRANSLATE_NOOP("lockscope::EventLogModel", "A thread joined the fair lock's waiter queue")},
+    {"dequeued", QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                                   "A thread left the fair lock's waiter queue (acquired, gave up or was pruned)")},
+    {"renewal_late",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                       "The watchdog renewed late: it renews every lease/3, and this renewal came with less than half "
+                       "the lease left. The holder's process is struggling (GC pauses, CPU starvation, a slow link to "
+                       "Redis); a little more and its lease runs out while it still works")},
+    {"lease_lost",
+     QT_TRANSLATE_NOOP(
+         "lockscope::EventLogModel",
+         "Lease lost: a watchdog had been renewing this lock, then the renewals stopped and the lease ran out while "
+         "the holder still held it. Its client is stalled (GC pause, frozen host, network) or dead; if stalled, it may "
+         "still be running its critical section without the lock. The next acquire of this lock names it")},
+    {"holder_returned",
+     QT_TRANSLATE_NOOP(
+         "lockscope::EventLogModel",
+         "The holder of a lost lease did something again (renewed, acquired or waited on a lock): it was stalled, not "
+         "dead. It and the next holder may both have run the critical section; the detail gives the window")},
+    {"lost_in_failover",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                       "Redis failed over before this lock reached the replica: the new master does not have it and no "
+                       "release was seen. Its holder may still believe it holds it while another client acquires it. "
+                       "RedLock, WAIT after acquiring, or a fenced lock guard against this")},
+    {"token_regressed",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                       "A fenced lock's token went down (it only ever grows): its key lost writes, in a failover, a "
+                       "restore or by hand. A resource that checks tokens may now accept a stale holder")},
+    {"renewal_failed",
+     QT_TRANSLATE_NOOP(
+         "lockscope::EventLogModel",
+         "LockScope's own watchdog could not renew its hold: the lease runs out unless the next renewal succeeds")},
+    {"renewal_recovered",
+     QT_TRANSLATE_NOOP("lockscope::EventLogModel", "LockScope's own watchdog renewed its hold again after failing")},
+    {"failover", QT_TRANSLATE_NOOP("lockscope::EventLogModel",
+                                   "Redis Sentinel named a new master and LockScope moved to it; locks held on the old "
+                                   "master that the new one lacks are reported as lost_in_failover")},
+};
+
+} // namespace
+
 QString EventLogModel::explain(const QString &type)
 {
-    if (type == QLatin1String("acquired"))
-        return tr("A holder took the free lock (hash field created with hold count 1)");
-    if (type == QLatin1String("reentered"))
-        return tr("The same client id and thread id acquired it again: hold count + 1");
-    if (type == QLatin1String("released"))
-        return tr("The holder unlocked once (hold count - 1); at 0 the hash is deleted and waiters are told");
-    if (type == QLatin1String("renewed"))
-        return tr("The TTL was pushed back: a watchdog renewal (every lease/3) or an explicit renew");
-    if (type == QLatin1String("expired"))
-        return tr("The lease ran out before the holder released it: the holder crashed, stalled or "
-                  "used a lease shorter than its work");
-    if (type == QLatin1String("force_unlocked"))
-        return tr("Deleted by an operator (force unlock) regardless of the holder; waiters were woken");
-    if (type == QLatin1String("unlock_message"))
-        return tr("A message on the unlock channel: Redisson clients waiting for this lock wake up and retry");
-    if (type == QLatin1String("enqueued"))
-        return tr("A thread joined the fair lock's waiter queue");
-    if (type == QLatin1String("dequeued"))
-        return tr("A thread left the fair lock's waiter queue (acquired, gave up or was pruned)");
-    if (type == QLatin1String("renewal_late"))
-        return tr("The watchdog renewed late: it renews every lease/3, and this renewal came with less than half "
-                  "the lease left. The holder's process is struggling (GC pauses, CPU starvation, a slow link to "
-                  "Redis); a little more and its lease runs out while it still works");
-    if (type == QLatin1String("lease_lost"))
-        return tr("Lease lost: a watchdog had been renewing this lock, then the renewals stopped and the lease ran "
-                  "out while the holder still held it. Its client is stalled (GC pause, frozen host, network) or "
-                  "dead; if stalled, it may still be running its critical section without the lock. The next "
-                  "acquire of this lock names it");
-    if (type == QLatin1String("holder_returned"))
-        return tr("The holder of a lost lease did something again (renewed, acquired or waited on a lock): it was "
-                  "stalled, not dead. It and the next holder may both have run the critical section; the detail "
-                  "gives the window");
-    if (type == QLatin1String("lost_in_failover"))
-        return tr("Redis failed over before this lock reached the replica: the new master does not have it and no "
-                  "release was seen. Its holder may still believe it holds it while another client acquires it. "
-                  "RedLock, WAIT after acquiring, or a fenced lock guard against this");
-    if (type == QLatin1String("token_regressed"))
-        return tr("A fenced lock's token went down (it only ever grows): its key lost writes, in a failover, a "
-                  "restore or by hand. A resource that checks tokens may now accept a stale holder");
-    if (type == QLatin1String("renewal_failed"))
-        return tr("LockScope's own watchdog could not renew its hold: the lease runs out unless the next renewal "
-                  "succeeds");
-    if (type == QLatin1String("renewal_recovered"))
-        return tr("LockScope's own watchdog renewed its hold again after failing");
-    if (type == QLatin1String("failover"))
-        return tr("Redis Sentinel named a new master and LockScope moved to it; locks held on the old master that "
-                  "the new one lacks are reported as lost_in_failover");
-    return {};
-}
-
-QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case TimeColumn:
-        return tr("Time");
-    case LockColumn:
-        return tr("Lock");
-    case TypeColumn:
-        return tr("Event");
-    case HolderColumn:
-        return tr("Holder / waiter");
-    case DetailColumn:
-        return tr("Detail");
+    for (const auto &e : kExplanations) {
+        if (type == QLatin1String(e.type))
+            return tr(e.text);
     }
     return {};
 }
@@ -188,8 +191,7 @@ void EventLogModel::setOnDark(bool dark)
     if (dark == m_onDark)
         return;
     m_onDark = dark;
-    if (rowCount() > 0)
-        emit dataChanged(index(0, TypeColumn), index(rowCount() - 1, TypeColumn), {Qt::ForegroundRole});
+    columnChanged(TypeColumn, {Qt::ForegroundRole});
 }
 
 } // namespace lockscope

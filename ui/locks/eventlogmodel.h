@@ -4,14 +4,14 @@
 
 #include "protocol/lockevent.h"
 
-#include <QAbstractTableModel>
+#include "common/columntablemodel.h"
 #include <QVector>
 
 namespace lockscope
 {
 
 /** Recent lock events, newest first, capped (default 5000) so a busy server cannot grow it forever. */
-class EventLogModel : public QAbstractTableModel
+class EventLogModel : public ColumnTableModel
 {
     Q_OBJECT
 public:
@@ -29,9 +29,7 @@ public:
     void setEvents(const QVector<LockEvent> &newestFirst);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     /** Tooltip text explaining an event type in Redisson's terms. */
     static QString explain(const QString &type);

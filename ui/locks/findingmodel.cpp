@@ -14,7 +14,10 @@ namespace
 constexpr qint64 kEpochMsFloor = 1000000000000;
 } // namespace
 
-FindingModel::FindingModel(QObject *parent) : QAbstractTableModel(parent) {}
+FindingModel::FindingModel(QObject *parent)
+    : ColumnTableModel({tr("Severity"), tr("Lock"), tr("Problem"), tr("What to do")}, parent)
+{
+}
 
 QIcon FindingModel::severityIcon(LockFinding::Severity severity)
 {
@@ -51,28 +54,6 @@ int FindingModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : m_findings.size();
 }
-int FindingModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant FindingModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case SeverityColumn:
-        return tr("Severity");
-    case LockColumn:
-        return tr("Lock");
-    case TitleColumn:
-        return tr("Problem");
-    case ActionColumn:
-        return tr("What to do");
-    }
-    return {};
-}
-
 QVariant FindingModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= m_findings.size())

@@ -2,7 +2,7 @@
 
 #include "protocol/lockfinding.h"
 
-#include <QAbstractTableModel>
+#include "common/columntablemodel.h"
 #include <QIcon>
 #include <QVector>
 
@@ -11,7 +11,7 @@ namespace lockscope
 
 /** The doctor's findings for the problems pane: severity, lock, title, suggested action; the
  *  tooltip carries the explanation and the evidence. Replaced as a whole on each update. */
-class FindingModel : public QAbstractTableModel
+class FindingModel : public ColumnTableModel
 {
     Q_OBJECT
 public:
@@ -25,9 +25,7 @@ public:
     int countAtLeast(LockFinding::Severity severity) const;
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     static QIcon severityIcon(LockFinding::Severity severity);
 

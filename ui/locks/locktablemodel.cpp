@@ -35,7 +35,12 @@ bool sameHolderFields(const LockSnapshot &a, const LockSnapshot &b)
 }
 } // namespace
 
-LockTableModel::LockTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+LockTableModel::LockTableModel(QObject *parent)
+    : ColumnTableModel({tr("Lock name"), tr("Kind"), tr("Holder (client id : thread id)"), tr("Hold count"), tr("TTL"),
+                        tr("Waiting"), tr("Held for"), tr("Node")},
+                       parent)
+{
+}
 
 QIcon LockTableModel::kindIcon(LockKind kind)
 {
@@ -93,36 +98,13 @@ int LockTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : m_rows.size();
 }
-int LockTableModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal)
         return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case NameColumn:
-            return tr("Lock name");
-        case KindColumn:
-            return tr("Kind");
-        case HolderColumn:
-            // Named actors (workshop): the cells say "A", the header need not explain ids.
-            return m_names.isEmpty() ? tr("Holder (client id : thread id)") : tr("Holder");
-        case HoldCountColumn:
-            return tr("Hold count");
-        case TtlColumn:
-            return tr("TTL");
-        case WaitingColumn:
-            return tr("Waiting");
-        case HeldForColumn:
-            return tr("Held for");
-        case NodeColumn:
-            return tr("Node");
-        }
-    }
+    // Named actors (workshop): the cells say "A", the header need not explain ids.
+    if (role == Qt::DisplayRole && section == HolderColumn && !m_names.isEmpty())
+        return tr("Holder");
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case NameColumn:
@@ -151,7 +133,7 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
                       "in {braces}, mod 16384). Redisson's companion keys share the slot through {name}");
         }
     }
-    return {};
+    return ColumnTableModel::headerData(section, orientation, role);
 }
 
 QVariant LockTableModel::data(const QModelIndex &index, int role) const
@@ -358,9 +340,7 @@ void LockTableModel::restoreLeaseAlerts(const QVector<LockEvent> &oldestFirst)
 {
     m_lease.clear();
     m_lease.apply(oldestFirst);
-    if (!m_rows.isEmpty())
-        emit dataChanged(index(0, HolderColumn), index(int(m_rows.size()) - 1, HolderColumn),
-                         {LeaseBadgeRole, LeaseBadgeColorRole, Qt::ToolTipRole});
+    columnChanged(HolderColumn, {LeaseBadgeRole, LeaseBadgeColorRole, Qt::ToolTipRole});
 }
 
 const LeaseAlerts::Alert *LockTableModel::leaseAlert(const QString &name) const
@@ -388,8 +368,7 @@ void LockTableModel::setClusterNodes(const QVector<ClusterNodeStatus> &nodes)
     if (slotMaster == m_slotMaster)
         return;
     m_slotMaster = slotMaster;
-    if (!m_rows.isEmpty())
-        emit dataChanged(index(0, NodeColumn), index(int(m_rows.size()) - 1, NodeColumn));
+    columnChanged(NodeColumn);
 }
 
 QString LockTableModel::nodeOf(const QString &name) const
@@ -514,8 +493,7 @@ void LockTableModel::setSeverities(const QHash<QString, int> &severityByLock)
     if (severityByLock == m_severity)
         return;
     m_severity = severityByLock;
-    if (!m_rows.isEmpty())
-        emit dataChanged(index(0, NameColumn), index(m_rows.size() - 1, NameColumn), {Qt::DecorationRole});
+    columnChanged(NameColumn, {Qt::DecorationRole});
 }
 
 void LockTableModel::clear()
@@ -539,8 +517,7 @@ void LockTableModel::setActorNames(const ActorNames &names)
 {
     m_names = names;
     emit headerDataChanged(Qt::Horizontal, HolderColumn, HolderColumn);
-    if (rowCount() > 0)
-        emit dataChanged(index(0, HolderColumn), index(rowCount() - 1, HolderColumn));
+    columnChanged(HolderColumn);
 }
 
 void LockTableModel::setOnDark(bool dark)
@@ -548,8 +525,7 @@ void LockTableModel::setOnDark(bool dark)
     if (dark == m_onDark)
         return;
     m_onDark = dark;
-    if (rowCount() > 0)
-        emit dataChanged(index(0, NameColumn), index(rowCount() - 1, NameColumn), {Qt::ForegroundRole});
+    columnChanged(NameColumn, {Qt::ForegroundRole});
 }
 
 } // namespace lockscope

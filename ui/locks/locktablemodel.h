@@ -6,7 +6,7 @@
 #include "protocol/clusternodestatus.h"
 #include "protocol/locksnapshot.h"
 
-#include <QAbstractTableModel>
+#include "common/columntablemodel.h"
 #include <QDateTime>
 #include <QHash>
 #include <QIcon>
@@ -25,7 +25,7 @@ namespace lockscope
  * re-reading Redis. A row remembers when its TTL last jumped back up with the same holders
  * (a watchdog renewal, protocol §2.6) and the largest TTL seen, used to scale its bar.
  */
-class LockTableModel : public QAbstractTableModel
+class LockTableModel : public ColumnTableModel
 {
     Q_OBJECT
 public:
@@ -89,7 +89,6 @@ public:
     void setInitialReadDone() { m_initialReadDone = true; }
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
