@@ -45,6 +45,17 @@ StepOutcome failed(const QString &error)
     return o;
 }
 
+/** A server-side step's outcome: `result` with the server's `reply` when `ok`, else failed(`error`). */
+StepOutcome outcome(bool ok, const QString &result, const QString &reply, const QString &error)
+{
+    if (!ok)
+        return failed(error);
+    StepOutcome o;
+    o.result = result;
+    o.reply = reply;
+    return o;
+}
+
 QString unlockStatus(const UnlockResult &r)
 {
     switch (r.status) {
@@ -956,29 +967,26 @@ QVector<WorkshopAction> makeTable()
         c.stage->reader(0)->send({"CONFIG", "SET", "repl-diskless-sync-delay", "0"}, receiver,
                                  [](const RedisReply &) {});
         const auto poll = c.poll;
-        replica->send({"REPLICAOF", master.value(0).toUtf8(), master.value(1).toUtf8()}, receiver,
-                      [replica, receiver, poll, done](const RedisReply &r) {
-                          if (r.isError()) {
-                              done(failed(r.errorMessage()));
-                              return;
-                          }
-                          // Linked once the full synchronisation is done: the replica has the master's data.
-                          poll(
-                              [replica, receiver](std::function<void(bool)> answer) {
-                                  replica->send({"INFO", "replication"}, receiver, [answer](const RedisReply &info) {
-                                      answer(infoField(info, QStringLiteral("master_link_status")) ==
-                                             QLatin1String("up"));
-                                  });
-                              },
-                              10000,
-                              [done](bool up) {
-                                  StepOutcome o;
-                                  o.result = up ? QStringLiteral("replicating") : QStringLiteral("error");
-                                  o.error = up ? QString() : QStringLiteral("the replica did not link within 10 s");
-                                  o.reply = up ? QStringLiteral("master_link_status:up") : QString();
-                                  done(o);
-                              });
-                      });
+        replica->send(
+            {"REPLICAOF", master.value(0).toUtf8(), master.value(1).toUtf8()}, receiver,
+            [replica, receiver, poll, done](const RedisReply &r) {
+                if (r.isError()) {
+                    done(failed(r.errorMessage()));
+                    return;
+                }
+                // Linked once the full synchronisation is done: the replica has the master's data.
+                poll(
+                    [replica, receiver](std::function<void(bool)> answer) {
+                        replica->send({"INFO", "replication"}, receiver, [answer](const RedisReply &info) {
+                            answer(infoField(info, QStringLiteral("master_link_status")) == QLatin1String("up"));
+                        });
+                    },
+                    10000,
+                    [done](bool up) {
+                        done(outcome(up, QStringLiteral("replicating"), QStringLiteral("master_link_status:up"),
+                                     QStringLiteral("the replica did not link within 10 s")));
+                    });
+            });
     };
     replicate.branch = [](const ActionContext &c, const StepOutcome &) {
         return QStringLiteral("REPLICAOF: server %1 copies server 1's data, then receives every write of it "
@@ -1049,11 +1057,7 @@ QVector<WorkshopAction> makeTable()
             return;
         const QByteArray ms = QByteArray::number(c.step->ms > 0 ? c.step->ms : 60000);
         replica->send({"CLIENT", "PAUSE", ms, "WRITE"}, c.receiver, [done](const RedisReply &r) {
-            StepOutcome o;
-            o.result = r.isError() ? QStringLiteral("error") : QStringLiteral("paused");
-            o.error = r.isError() ? r.errorMessage() : QString();
-            o.reply = r.isError() ? QString() : QStringLiteral("OK");
-            done(o);
+            done(outcome(!r.isError(), QStringLiteral("paused"), QStringLiteral("OK"), r.errorMessage()));
         });
     };
     pauseReplication.branch = [](const ActionContext &c, const StepOutcome &) {
@@ -1088,13 +1092,10 @@ QVector<WorkshopAction> makeTable()
         replica->pipeline(
             {{"REPLICAOF", "NO", "ONE"}, {"CLIENT", "UNPAUSE"}}, c.receiver,
             [done, detail, stage, index](const QVector<RedisReply> &r) {
-                StepOutcome o;
                 const bool ok = r.size() == 2 && !r[0].isError() && !r[1].isError();
-                o.result = ok ? QStringLiteral("promoted") : QStringLiteral("error");
-                o.error =
-                    ok ? QString()
-                       : QStringLiteral("promotion refused: %1").arg(r.isEmpty() ? QString() : r[0].errorMessage());
-                o.reply = ok ? QStringLiteral("OK") : QString();
+                StepOutcome o =
+                    outcome(ok, QStringLiteral("promoted"), QStringLiteral("OK"),
+                            QStringLiteral("promotion refused: %1").arg(r.isEmpty() ? QString() : r[0].errorMessage()));
                 if (ok) {
                     stage->setReplicaOf(index, -1);
                     o.failover = detail;

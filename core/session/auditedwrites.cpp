@@ -27,11 +27,7 @@ void AuditedWrites::run(const QString &action, const QString &name, const QJsonO
     // No write without its audit record: the log must be writable before anything is sent.
     const QString auditError = auditProblem();
     if (!auditError.isEmpty()) {
-        emit actionFinished(action, name, false,
-                            QStringLiteral("Refused: %1. Nothing was sent to Redis: every write is recorded in the "
-                                           "audit log first; make it writable or choose another one.")
-                                .arg(auditError),
-                            QStringLiteral("refused"));
+        refuseUnaudited(action, name, auditError);
         return;
     }
     // No write while LockScope cannot see the lock's server: its data is stale, and a write
@@ -71,11 +67,7 @@ void AuditedWrites::run(const QString &action, const QString &name, const QJsonO
                                                       "outcome, so the outcome is unknown.")),
                                 &reserveError);
             if (!reservation) {
-                emit actionFinished(action, name, false,
-                                    QStringLiteral("Refused: %1. Nothing was sent to Redis: every write is recorded in "
-                                                   "the audit log first; make it writable or choose another one.")
-                                        .arg(reserveError),
-                                    QStringLiteral("refused"));
+                refuseUnaudited(action, name, reserveError);
                 return;
             }
             QPointer<RedisConnection> conn = m_setup.connectionFor(name);
@@ -176,6 +168,15 @@ QString AuditedWrites::auditProblem() const
 {
     QString error;
     return m_audit.check(&error) ? QString() : error;
+}
+
+void AuditedWrites::refuseUnaudited(const QString &action, const QString &name, const QString &auditError)
+{
+    emit actionFinished(action, name, false,
+                        QStringLiteral("Refused: %1. Nothing was sent to Redis: every write is recorded in the audit "
+                                       "log first; make it writable or choose another one.")
+                            .arg(auditError),
+                        QStringLiteral("refused"));
 }
 
 QJsonObject AuditedWrites::record(const QString &action, const QString &name, const QJsonObject &args,

@@ -79,6 +79,9 @@ private:
     void settleUnknown(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
                        const QString &unknown, std::shared_ptr<AuditLog::Reservation> reservation,
                        QPointer<RedisConnection> conn);
+    /** Reports `action` on `name` as "refused" because its audit record cannot be written
+     *  (`auditError` says why); nothing was sent, and no record is possible. */
+    void refuseUnaudited(const QString &action, const QString &name, const QString &auditError);
     /** The audit record of one action (see the class comment for its fields). */
     QJsonObject record(const QString &action, const QString &name, const QJsonObject &args, const LockSnapshot &before,
                        const QString &outcome, const QString &message) const;

@@ -218,17 +218,27 @@ QString LockHolds::settleUnknown(const QString &action, const QString &name, con
     return QStringLiteral("LockScope holds it after all (%1) but did not know it had: releasing that hold.").arg(field);
 }
 
-void LockHolds::renew(const QString &name, qint64 threadId)
+void LockHolds::writeOwnHold(const QString &action, const QString &verb, const QString &name, qint64 threadId,
+                             std::function<void(AcquireKind kind, Done done)> perform)
 {
     m_write(
-        QStringLiteral("renew"), name, {{QStringLiteral("thread_id"), threadId}},
-        [this, name, threadId](const LockSnapshot &before, Done done) {
+        action, name, {{QStringLiteral("thread_id"), threadId}},
+        [this, verb, name, threadId, perform](const LockSnapshot &before, Done done) {
             if (before.name != name) {
-                done(QStringLiteral("error"),
-                     QStringLiteral("Renew of %1 not attempted: it could not be re-read to tell its kind").arg(name));
+                done(
+                    QStringLiteral("error"),
+                    QStringLiteral("%1 of %2 not attempted: it could not be re-read to tell its kind").arg(verb, name));
                 return;
             }
-            const AcquireKind kind = ownHoldKind(before, threadId);
+            perform(ownHoldKind(before, threadId), done);
+        });
+}
+
+void LockHolds::renew(const QString &name, qint64 threadId)
+{
+    writeOwnHold(
+        QStringLiteral("renew"), QStringLiteral("Renew"), name, threadId,
+        [this, name, threadId](AcquireKind kind, Done done) {
             auto result = [this, name, done](bool ok, const QString &error) {
                 if (!error.isEmpty())
                     done(QStringLiteral("error"), QStringLiteral("Renew of %1 failed: %2").arg(name, error));
@@ -245,15 +255,9 @@ void LockHolds::renew(const QString &name, qint64 threadId)
 
 void LockHolds::release(const QString &name, qint64 threadId)
 {
-    m_write(
-        QStringLiteral("release"), name, {{QStringLiteral("thread_id"), threadId}},
-        [this, name, threadId](const LockSnapshot &before, Done done) {
-            if (before.name != name) {
-                done(QStringLiteral("error"),
-                     QStringLiteral("Release of %1 not attempted: it could not be re-read to tell its kind").arg(name));
-                return;
-            }
-            const AcquireKind kind = ownHoldKind(before, threadId);
+    writeOwnHold(
+        QStringLiteral("release"), QStringLiteral("Release"), name, threadId,
+        [this, name, threadId](AcquireKind kind, Done done) {
             const QString kindName = AcquirePlan::kindName(kind);
             auto result = [this, name, threadId, kindName, done](const UnlockResult &r) {
                 switch (r.status) {

@@ -74,6 +74,11 @@ private:
      *  release()): a read-write half by the holder field it writes (LockKindDescriptor), else the
      *  kind the hold was taken with, whichever registered kind that is, else what the data says. */
     AcquireKind ownHoldKind(const LockSnapshot &before, qint64 threadId) const;
+    /** One audited write (`action`: "renew", "release") on LockScope's own hold of `threadId` on
+     *  `name`: re-reads the lock, finishes "error" ("`verb` of NAME not attempted") when it cannot
+     *  be re-read, else calls `perform` with ownHoldKind(). */
+    void writeOwnHold(const QString &action, const QString &verb, const QString &name, qint64 threadId,
+                      std::function<void(AcquireKind kind, Done done)> perform);
 
     QString m_clientId;
     ClientLookup m_clientFor;
