@@ -37,8 +37,6 @@ MainWindow::MainWindow(const LockSession::Options &options, QWidget *parent) : Q
     connect(m_view, &ServerView::connectRequested, this, &MainWindow::connectRequested);
     connect(m_view, &ServerView::authenticationNeeded, this, &MainWindow::authenticationNeeded);
     connect(m_view, &ServerView::initialDataArrived, this, &MainWindow::initialDataArrived);
-    connect(m_view, &ServerView::historyChanged, this, &MainWindow::historyChanged);
-    connect(m_view, &ServerView::connectionModeChanged, this, &MainWindow::connectionModeChanged);
 }
 
 MainWindow::~MainWindow() = default;

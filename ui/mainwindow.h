@@ -99,10 +99,6 @@ signals:
     void authenticationNeeded(const QString &detail);
     /** The first discovery finished and its locks are in the table. */
     void initialDataArrived();
-    /** New data went into history() (at most once per batch). */
-    void historyChanged();
-    /** The connection state shown in the status bar changed (a tab host shows it on the tab). */
-    void connectionModeChanged(lockscope::WatchMode mode);
 
 private:
     ServerView *m_view = nullptr;
