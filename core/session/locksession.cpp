@@ -315,7 +315,7 @@ void LockSession::forEachLock(const std::function<void(const LockSnapshot &)> &v
 
 LockSnapshot LockSession::lock(const QString &name) const
 {
-    return m_watcher->locks().value(name);
+    return m_watcher->lock(name);
 }
 
 QVector<WatchMode> LockSession::serverModes() const

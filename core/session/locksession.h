@@ -227,8 +227,8 @@ public:
      *  as the watcher holds them (no replication verdict, real time). */
     void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const;
     /** Lock `name` as last read, as the watcher holds it (no replication verdict); an unknown name:
-     *  a snapshot with an empty name and `exists` false. A single server: one hash lookup, fit for a
-     *  per-event lookup; a cluster merges its masters' locks first (LockWatcher::locks()). */
+     *  a snapshot with an empty name and `exists` false. One hash lookup per master (no merged copy),
+     *  fit for a per-event lookup. */
     LockSnapshot lock(const QString &name) const;
     /** How each server is read now: one mode for a single server, one per master of a cluster. */
     QVector<WatchMode> serverModes() const;

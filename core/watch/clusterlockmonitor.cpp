@@ -389,6 +389,16 @@ QHash<QString, LockSnapshot> ClusterLockMonitor::locks() const
     return all;
 }
 
+LockSnapshot ClusterLockMonitor::lock(const QString &name) const
+{
+    for (LockMonitor *m : m_nodes) {
+        LockSnapshot s = m->lock(name);
+        if (!s.name.isEmpty())
+            return s;
+    }
+    return {};
+}
+
 void ClusterLockMonitor::forEachLock(const std::function<void(const LockSnapshot &)> &visit) const
 {
     for (LockMonitor *m : m_nodes)

@@ -88,6 +88,9 @@ public:
     QHash<QString, LockSnapshot> locks() const override;
     /** Each master's locks in turn, no merged copy. */
     void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const override;
+    /** The first master that has `name` answers (mid-migration a lock may be on its slot's old
+     *  master still); none: an empty snapshot. */
+    LockSnapshot lock(const QString &name) const override;
     /** Each master's monitor mode, in nodes() order. */
     QVector<Mode> serverModes() const override;
     /** Address of the master that serves `name` (from the router's topology). */

@@ -222,6 +222,7 @@ public:
         for (auto it = m_locks.cbegin(); it != m_locks.cend(); ++it)
             visit(it.value());
     }
+    LockSnapshot lock(const QString &name) const override { return m_locks.value(name); }
     QVector<Mode> serverModes() const override { return {m_mode}; }
     bool isDiscovering() const;
     /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */

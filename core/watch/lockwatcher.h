@@ -68,6 +68,9 @@ public:
     /** Calls `visit` with every lock known, in no order, without copying any; the references stay
      *  valid until the event loop runs again. */
     virtual void forEachLock(const std::function<void(const LockSnapshot &)> &visit) const = 0;
+    /** Lock `name` as last read; an unknown name: a snapshot with an empty name and `exists`
+     *  false. One hash lookup per master read from, no copy of any set (a per-event lookup). */
+    virtual LockSnapshot lock(const QString &name) const = 0;
     /** The watch mode of each server read from (one entry for a single server, one per master). */
     virtual QVector<Mode> serverModes() const = 0;
     /** Nothing left to do: discovery finished, no dirty lock, no read in flight. */
