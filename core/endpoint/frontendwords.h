@@ -14,8 +14,7 @@ namespace lockscope
  * before any connection or session exists (not synchronised); without one, name() answers the
  * caller's defaults. Header-only: each enum gets its own hook.
  */
-template <typename Word>
-class FrontEndWords
+template <typename Word> class FrontEndWords
 {
 public:
     /** (word, value) -> the front end's text; `value` as the Word's docs say (a path, a kind word). */

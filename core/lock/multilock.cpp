@@ -10,6 +10,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <utility>
 
 namespace lockscope
 {
@@ -23,6 +24,25 @@ const EnumWords<Status> kStatusWords{{Status::NotTried, "not_tried"}, {Status::G
                                      {Status::Refused, "refused"},    {Status::Error, "error"},
                                      {Status::Unknown, "unknown"},    {Status::Released, "released"},
                                      {Status::Unlocked, "unlocked"},  {Status::NotHeld, "not_held"}};
+
+/** Takes the indexes out of `indexes` (left empty) and calls `each(index, done)` for every one;
+ *  `then` runs once every one has called its `done`, at once when there is none. */
+void joinEach(QVector<int> &indexes, const std::function<void()> &then,
+              const std::function<void(int index, const std::function<void()> &done)> &each)
+{
+    const QVector<int> taken = std::exchange(indexes, {});
+    if (taken.isEmpty()) {
+        then();
+        return;
+    }
+    auto left = std::make_shared<int>(int(taken.size()));
+    const std::function<void()> done = [left, then] {
+        if (--*left == 0)
+            then();
+    };
+    for (int index : taken)
+        each(index, done);
+}
 
 } // namespace
 
@@ -264,27 +284,19 @@ void MultiLock::onComponent(const std::shared_ptr<Run> &run, int index, const Ac
 
 void MultiLock::releaseGranted(const std::shared_ptr<Run> &run, std::function<void()> then)
 {
-    const QVector<int> granted = run->granted;
-    run->granted.clear();
-    if (granted.isEmpty()) {
-        then();
-        return;
-    }
-    auto left = std::make_shared<int>(static_cast<int>(granted.size()));
-    for (int index : granted) {
+    joinEach(run->granted, then, [this, run](int index, const std::function<void()> &done) {
         run->result.components[index].status = Status::Released;
         const MultiLockComponent &c = m_components.at(index);
-        auto one = [run, left, then, index](const UnlockResult &u) {
+        auto one = [run, index, done](const UnlockResult &u) {
             if (u.status == UnlockResult::Status::Error)
                 run->result.components[index].error = QStringLiteral("release failed: %1").arg(u.error);
-            if (--*left == 0)
-                then();
+            done();
         };
         if (c.client && c.client->connection())
             c.client->unlock(c.name, run->threadId, this, one);
         else
             one(UnlockResult());
-    }
+    });
 }
 
 void MultiLock::succeed(const std::shared_ptr<Run> &run)
@@ -340,27 +352,19 @@ void MultiLock::fail(const std::shared_ptr<Run> &run, const QString &error)
 
 void MultiLock::releaseUncertain(const std::shared_ptr<Run> &run, std::function<void()> then)
 {
-    const QVector<int> uncertain = run->uncertain;
-    run->uncertain.clear();
-    if (uncertain.isEmpty()) {
-        then();
-        return;
-    }
     // A component acquired with the watchdog (lease <= 0) has its client's watchdog timeout; no
     // watchdog renews a hold whose acquire got no reply, so it ends by then.
     const qint64 leaseMs = run->componentLeaseMs > 0 ? run->componentLeaseMs : LockClient::kDefaultWatchdogTimeoutMs;
-    auto left = std::make_shared<int>(static_cast<int>(uncertain.size()));
-    for (int index : uncertain) {
+    joinEach(run->uncertain, then, [this, run, leaseMs](int index, const std::function<void()> &joined) {
         auto since = std::make_shared<QElapsedTimer>();
         since->start();
         auto attempt = std::make_shared<std::function<void()>>();
-        *attempt = [this, run, index, left, then, since, leaseMs, attempt] {
+        *attempt = [this, run, index, joined, since, leaseMs, attempt] {
             const MultiLockComponent &c = m_components.at(index);
             MultiLockComponentOutcome &o = run->result.components[index];
-            auto done = [left, then, attempt] {
+            auto done = [joined, attempt] {
                 *attempt = nullptr; // breaks the cycle
-                if (--*left == 0)
-                    then();
+                joined();
             };
             if (!c.client) {
                 o.error += QStringLiteral("; the compensating unlock could not be sent (the lock client is gone)");
@@ -396,7 +400,7 @@ void MultiLock::releaseUncertain(const std::shared_ptr<Run> &run, std::function<
                 });
         };
         (*attempt)();
-    }
+    });
 }
 
 void MultiLock::finish(const std::shared_ptr<Run> &run)

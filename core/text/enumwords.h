@@ -23,20 +23,15 @@ namespace lockscope
  * so word() answers the fallback for it; each user's tests cover its words.
  * Keep a table as a function-local `static const` (built once, thread-safe) next to its users.
  */
-template <typename Enum>
-class EnumWords
+template <typename Enum> class EnumWords
 {
 public:
-    struct Entry
-    {
+    struct Entry {
         Enum value;
         const char *word;
     };
 
-    EnumWords(std::initializer_list<Entry> entries)
-        : m_entries(entries)
-    {
-    }
+    EnumWords(std::initializer_list<Entry> entries) : m_entries(entries) {}
 
     /** The word of `value`; `fallback` when the table has no entry for it. */
     QString word(Enum value, const char *fallback = "") const

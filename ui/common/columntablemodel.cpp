@@ -4,8 +4,7 @@ namespace lockscope
 {
 
 ColumnTableModel::ColumnTableModel(const QStringList &titles, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_titles(titles)
+    : QAbstractTableModel(parent), m_titles(titles)
 {
 }
 
