@@ -21,13 +21,12 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    const bool watch = leaseMs <= 0;
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
-    QPointer<LockClient> client(m_client);
     m_acquire.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::tokenKey(name))},
                    {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
-                   [client, name, field, lease, watch, callback](const RedisReply &r) {
+                   [done = LockCalls::noteAcquiredThen(m_client, name, field, lease, leaseMs <= 0,
+                                                       std::move(callback))](const RedisReply &r) {
                        AcquireResult result;
                        if (r.isError()) {
                            result.error = r.errorMessage();
@@ -38,13 +37,10 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
                            // expiry answers {-1 (its PTTL), -1}.
                            result.acquired = true;
                            result.token = r.at(1).toInteger(-1);
-                           if (client)
-                               client->noteAcquired(name, field, lease, watch);
                        } else {
                            result.pttlMs = r.at(0).toInteger(-2);
                        }
-                       if (callback)
-                           callback(result);
+                       done(result);
                    });
 }
 

@@ -126,19 +126,13 @@ void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    const bool watch = leaseMs <= 0;
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = writerField(threadId);
-    QPointer<LockClient> client(m_client);
-    m_writeAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name)},
-                        {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
-                        [client, name, field, lease, watch, callback](const RedisReply &r) {
-                            const AcquireResult result = LockCalls::acquireResult(r);
-                            if (result.acquired && client)
-                                client->noteAcquired(name, field, lease, watch);
-                            if (callback)
-                                callback(result);
-                        });
+    m_writeAcquire.eval(
+        m_client->connection(), {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)},
+        context,
+        [done = LockCalls::noteAcquiredThen(m_client, name, field, lease, leaseMs <= 0, std::move(callback))](
+            const RedisReply &r) { done(LockCalls::acquireResult(r)); });
 }
 
 void ReadWriteLock::acquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,

@@ -52,14 +52,7 @@ void SpinLock::forceUnlock(const QString &name, QObject *context, LockClient::Bo
     // Redisson sends `if del(KEYS[1]) == 1 then return 1 else return 0`; one DEL is the same atomic
     // step and answers the same 1 / 0.
     m_client->connection()->send({QByteArrayLiteral("DEL"), RedisBytes::toBytes(name)}, context,
-                                 [callback](const RedisReply &r) {
-                                     if (!callback)
-                                         return;
-                                     if (r.isError())
-                                         callback(false, r.errorMessage());
-                                     else
-                                         callback(r.toInteger() == 1, QString());
-                                 });
+                                 LockCalls::forceUnlockReply(std::move(callback)));
 }
 
 QByteArray SpinLock::waitChannel(const QString &, qint64) const
