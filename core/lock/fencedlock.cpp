@@ -44,13 +44,6 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
                    });
 }
 
-void FencedLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
-{
-    if (LockCalls::failIfDisconnected(m_client, context, callback))
-        return;
-    m_client->unlock(name, threadId, context, std::move(callback));
-}
-
 void FencedLock::token(const QString &name, QObject *context, std::function<void(qint64)> callback)
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))

@@ -59,9 +59,10 @@ public:
      * true (and `token` >= 1 for the fenced lock, -1 for every other kind). Not acquired:
      * `pttlMs` = the lock's PTTL in ms (-1 = held with no expiry; the fair lock also answers -2 =
      * free, but another waiter is first in line). A server or transport error: `error` set.
+     * Default: the RLock acquire script once (LockClient::tryAcquire, §2.2).
      */
     virtual void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                            LockClient::AcquireCallback callback) = 0;
+                            LockClient::AcquireCallback callback);
     /**
      * Waits up to `waitMs` ms (< 0 = forever), as Redisson's lock()/tryLock(waitTime): attempt,
      * then listen on waitChannel() (or poll, when it is empty) and retry until acquired, the wait
@@ -77,10 +78,11 @@ public:
      * read holds) and the kind's wake-up message published. StillHeld: the hold count went down,
      * the TTL is reset to the lease of the acquire. NotHeld: not held by this thread (Redisson's
      * IllegalMonitorStateException text in `error`). Error: server or transport error. Released
-     * and NotHeld stop the watchdog renewal of the hold.
+     * and NotHeld stop the watchdog renewal of the hold. Default: the RLock unlock script
+     * (LockClient::unlock, §2.3), with the lease of the acquire as Redisson's
+     * internalLockLeaseTime and "0" published on `redisson_lock__channel:{name}` on release.
      */
-    virtual void unlock(const QString &name, qint64 threadId, QObject *context,
-                        LockClient::UnlockCallback callback) = 0;
+    virtual void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
     /**
      * Renews the hold of `threadId` to `leaseMs` (<= 0: the watchdog timeout), as one round of
      * Redisson's watchdog (renewExpiration). `ok` = false when `threadId` holds nothing here; with

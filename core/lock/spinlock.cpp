@@ -18,14 +18,6 @@ SpinLock::SpinLock(LockClient *client, QObject *parent)
 
 SpinLock::~SpinLock() = default;
 
-void SpinLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                          LockClient::AcquireCallback callback)
-{
-    if (LockCalls::failIfDisconnected(m_client, context, callback))
-        return;
-    m_client->tryAcquire(name, threadId, leaseMs, context, std::move(callback));
-}
-
 LockAcquisition::Steps SpinLock::waitSteps(const QString &name, qint64 threadId, qint64 leaseMs)
 {
     // Redisson RedissonSpinLock.lock/tryLock with the LockOptions.ExponentialBackOff defaults: no
