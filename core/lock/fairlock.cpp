@@ -194,18 +194,15 @@ QByteArray FairLock::waitChannel(const QString &name, qint64 threadId) const
 
 LockKindDescriptor FairLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Fair;
-    d.word = QStringLiteral("fair");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Fair");
-    d.toolTip = QT_TRANSLATE_NOOP(
-        "LockKinds", "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel");
-    d.offered = true;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Fair, QStringLiteral("fair"), QT_TRANSLATE_NOOP("LockKinds", "&Fair"),
+        QT_TRANSLATE_NOOP(
+            "LockKinds",
+            "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel"),
+        &makeKind<FairLock>);
     d.foundAs = LockKind::FairLock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
     d.waitChannel = LockKindDescriptor::WaitChannel::PerWaiterChannel;
     d.protocolSection = "§3";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new FairLock(client, parent); };
     return d;
 }
 

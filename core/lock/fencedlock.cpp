@@ -61,18 +61,12 @@ void FencedLock::token(const QString &name, QObject *context, std::function<void
 
 LockKindDescriptor FencedLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Fenced;
-    d.word = QStringLiteral("fenced");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "F&enced");
-    d.toolTip =
-        QT_TRANSLATE_NOOP("LockKinds", "Fenced lock (getFencedLock): each acquire takes the next fencing token");
-    d.offered = true;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Fenced, QStringLiteral("fenced"), QT_TRANSLATE_NOOP("LockKinds", "F&enced"),
+        QT_TRANSLATE_NOOP("LockKinds", "Fenced lock (getFencedLock): each acquire takes the next fencing token"),
+        &makeKind<FencedLock>);
     d.foundAs = LockKind::FencedLock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
-    d.waitChannel = LockKindDescriptor::WaitChannel::LockChannel;
     d.protocolSection = "§5.2";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new FencedLock(client, parent); };
     return d;
 }
 

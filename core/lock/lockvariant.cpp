@@ -76,6 +76,18 @@ QByteArray LockVariant::waitChannel(const QString &name, qint64) const
     return RedisBytes::toBytes(LockNames::unlockChannel(name));
 }
 
+LockKindDescriptor LockVariant::kindDescriptor(AcquireKind kind, const QString &word, const char *label,
+                                               const char *toolTip, LockKindDescriptor::MakeVariant make)
+{
+    LockKindDescriptor d;
+    d.kind = kind;
+    d.word = word;
+    d.label = label;
+    d.toolTip = toolTip;
+    d.make = make;
+    return d;
+}
+
 void LockVariant::forceUnlockByData(const QString &name, QObject *context, LockClient::BoolCallback callback)
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))

@@ -123,6 +123,21 @@ protected:
     virtual LockAcquisition::Steps waitSteps(const QString &name, qint64 threadId, qint64 leaseMs);
 
     /**
+     * The start of a kind's descriptor(): its id `kind`, its `--kind` word `word`, the dialog's
+     * `label` and `toolTip` (static strings marked QT_TRANSLATE_NOOP in context "LockKinds") and
+     * `make`. Every other field is at LockKindDescriptor's default, the RLock's: offered, found as
+     * `lock`, holder field "<clientId>:<threadId>", waiters on `redisson_lock__channel:{name}`,
+     * no protocol section; descriptor() sets its protocol section and what differs.
+     */
+    static LockKindDescriptor kindDescriptor(AcquireKind kind, const QString &word, const char *label,
+                                             const char *toolTip, LockKindDescriptor::MakeVariant make);
+    /** The `make` of a kind whose variant is a new `Kind(client, parent)`. */
+    template <typename Kind> static LockVariant *makeKind(LockClient *client, QObject *parent)
+    {
+        return new Kind(client, parent);
+    }
+
+    /**
      * Force unlock decided by the data (resources/scripts/force_unlock.lua without a confirmed
      * state): what Redisson's forceUnlock of the kind the data shows does (fair: prune, DEL, "0"
      * to the head waiter; read-write: DEL + "1" on `redisson_rwlock:{name}`; otherwise DEL + "0"

@@ -19,18 +19,11 @@ void ReentrantLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs
 
 LockKindDescriptor ReentrantLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Lock;
-    d.word = QStringLiteral("lock");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Lock");
-    d.toolTip =
-        QT_TRANSLATE_NOOP("LockKinds", "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread");
-    d.offered = true;
-    d.foundAs = LockKind::Lock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
-    d.waitChannel = LockKindDescriptor::WaitChannel::LockChannel;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Lock, QStringLiteral("lock"), QT_TRANSLATE_NOOP("LockKinds", "&Lock"),
+        QT_TRANSLATE_NOOP("LockKinds", "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread"),
+        &makeKind<ReentrantLock>);
     d.protocolSection = "§2";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new ReentrantLock(client, parent); };
     return d;
 }
 

@@ -64,18 +64,14 @@ void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
 
 LockKindDescriptor SpinLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Spin;
-    d.word = QStringLiteral("spin");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Spin");
-    d.toolTip = QT_TRANSLATE_NOOP(
-        "LockKinds", "Spin lock (getSpinLock): the RLock's data, waiters poll with backoff instead of subscribing");
-    d.offered = false;
-    d.foundAs = LockKind::Lock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Spin, QStringLiteral("spin"), QT_TRANSLATE_NOOP("LockKinds", "&Spin"),
+        QT_TRANSLATE_NOOP(
+            "LockKinds", "Spin lock (getSpinLock): the RLock's data, waiters poll with backoff instead of subscribing"),
+        &makeKind<SpinLock>);
+    d.offered = false; // an operator has no reason to take one; the workshop and the tests do
     d.waitChannel = LockKindDescriptor::WaitChannel::None;
     d.protocolSection = "§5.1";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new SpinLock(client, parent); };
     return d;
 }
 
