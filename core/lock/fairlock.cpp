@@ -63,35 +63,31 @@ void FairLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, 
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    const bool watch = leaseMs <= 0;
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
-    QPointer<LockClient> client(m_client);
     QPointer<RedisConnection> conn(m_client->connection());
     m_tryAcquire.eval(conn, lockKeys(name),
                       {QByteArray::number(lease), RedisBytes::toBytes(field), QByteArray::number(nowEpochMs()),
                        QByteArray::number(m_waitTimeoutMs)},
-                      context, [client, conn, context, name, field, lease, watch, callback](const RedisReply &r) {
+                      context,
+                      [conn, context, name,
+                       done = LockCalls::noteAcquiredThen(m_client, name, field, lease, leaseMs <= 0,
+                                                          std::move(callback))](const RedisReply &r) {
                           AcquireResult result;
                           if (r.isError()) {
                               result.error = r.errorMessage();
                           } else if (r.isNil()) {
                               result.acquired = true;
-                              if (client)
-                                  client->noteAcquired(name, field, lease, watch);
                           } else if (conn) {
                               // The no-wait script answers 1, not a TTL: read the TTL for the caller.
-                              conn->send({"PTTL", RedisBytes::toBytes(name)}, context,
-                                         [callback](const RedisReply &ttl) {
-                                             AcquireResult notAcquired;
-                                             notAcquired.pttlMs = ttl.isError() ? -2 : ttl.toInteger(-2);
-                                             if (callback)
-                                                 callback(notAcquired);
-                                         });
+                              conn->send({"PTTL", RedisBytes::toBytes(name)}, context, [done](const RedisReply &ttl) {
+                                  AcquireResult notAcquired;
+                                  notAcquired.pttlMs = ttl.isError() ? -2 : ttl.toInteger(-2);
+                                  done(notAcquired);
+                              });
                               return;
                           }
-                          if (callback)
-                              callback(result);
+                          done(result);
                       });
 }
 
@@ -119,12 +115,9 @@ void FairLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qin
         m_acquire.eval(client->connection(), lockKeys(name),
                        {QByteArray::number(lease), RedisBytes::toBytes(field), QByteArray::number(wait),
                         QByteArray::number(nowEpochMs())},
-                       attemptContext, [client, name, field, lease, watch, done](const RedisReply &r) {
-                           const AcquireResult result = LockCalls::acquireResult(r);
-                           if (result.acquired && client)
-                               client->noteAcquired(name, field, lease, watch);
-                           done(result);
-                       });
+                       attemptContext,
+                       [done = LockCalls::noteAcquiredThen(client, name, field, lease, watch, std::move(done))](
+                           const RedisReply &r) { done(LockCalls::acquireResult(r)); });
     };
     steps.channel = RedisBytes::toBytes(waiterChannel(name, field));
     steps.wakeMessages = {"0", "1"};
@@ -201,18 +194,15 @@ QByteArray FairLock::waitChannel(const QString &name, qint64 threadId) const
 
 LockKindDescriptor FairLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Fair;
-    d.word = QStringLiteral("fair");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Fair");
-    d.toolTip = QT_TRANSLATE_NOOP(
-        "LockKinds", "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel");
-    d.offered = true;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Fair, QStringLiteral("fair"), QT_TRANSLATE_NOOP("LockKinds", "&Fair"),
+        QT_TRANSLATE_NOOP(
+            "LockKinds",
+            "Fair lock (getFairLock): waits in the queue behind earlier waiters, woken on its own channel"),
+        &makeKind<FairLock>);
     d.foundAs = LockKind::FairLock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
     d.waitChannel = LockKindDescriptor::WaitChannel::PerWaiterChannel;
     d.protocolSection = "§3";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new FairLock(client, parent); };
     return d;
 }
 

@@ -21,13 +21,12 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    const bool watch = leaseMs <= 0;
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = m_client->holderField(threadId);
-    QPointer<LockClient> client(m_client);
     m_acquire.eval(m_client->connection(), {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::tokenKey(name))},
                    {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
-                   [client, name, field, lease, watch, callback](const RedisReply &r) {
+                   [done = LockCalls::noteAcquiredThen(m_client, name, field, lease, leaseMs <= 0,
+                                                       std::move(callback))](const RedisReply &r) {
                        AcquireResult result;
                        if (r.isError()) {
                            result.error = r.errorMessage();
@@ -38,21 +37,11 @@ void FencedLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs
                            // expiry answers {-1 (its PTTL), -1}.
                            result.acquired = true;
                            result.token = r.at(1).toInteger(-1);
-                           if (client)
-                               client->noteAcquired(name, field, lease, watch);
                        } else {
                            result.pttlMs = r.at(0).toInteger(-2);
                        }
-                       if (callback)
-                           callback(result);
+                       done(result);
                    });
-}
-
-void FencedLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
-{
-    if (LockCalls::failIfDisconnected(m_client, context, callback))
-        return;
-    m_client->unlock(name, threadId, context, std::move(callback));
 }
 
 void FencedLock::token(const QString &name, QObject *context, std::function<void(qint64)> callback)
@@ -72,18 +61,12 @@ void FencedLock::token(const QString &name, QObject *context, std::function<void
 
 LockKindDescriptor FencedLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Fenced;
-    d.word = QStringLiteral("fenced");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "F&enced");
-    d.toolTip =
-        QT_TRANSLATE_NOOP("LockKinds", "Fenced lock (getFencedLock): each acquire takes the next fencing token");
-    d.offered = true;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Fenced, QStringLiteral("fenced"), QT_TRANSLATE_NOOP("LockKinds", "F&enced"),
+        QT_TRANSLATE_NOOP("LockKinds", "Fenced lock (getFencedLock): each acquire takes the next fencing token"),
+        &makeKind<FencedLock>);
     d.foundAs = LockKind::FencedLock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
-    d.waitChannel = LockKindDescriptor::WaitChannel::LockChannel;
     d.protocolSection = "§5.2";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new FencedLock(client, parent); };
     return d;
 }
 

@@ -53,9 +53,9 @@ public:
      * LockVariant::acquire(), the RLock wait; it is named here for its documentation.
      */
     using LockVariant::acquire;
-    /** RLock unlock (§2.3) via LockClient::unlock, with the lease of the acquire as Redisson's
-     *  internalLockLeaseTime. The token counter is left as it is. */
-    void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback) override;
+    /** RLock unlock (§2.3): LockVariant::unlock(), via LockClient::unlock, with the lease of the
+     *  acquire as Redisson's internalLockLeaseTime. The token counter is left as it is. */
+    using LockVariant::unlock;
     /** Redisson `getToken()`: GET `redisson_lock_token:{name}`; 0 when absent (never acquired),
      *  -1 on error. */
     void token(const QString &name, QObject *context, std::function<void(qint64 token)> callback);

@@ -31,6 +31,20 @@ bool failLaterIfDisconnected(LockClient *client, QObject *context, const Callbac
     return true;
 }
 
+/** Reply handler giving `callback` ok = isOk(reply), or ok=false with the error text on an error
+ *  reply; nothing for a null `callback`. */
+RedisConnection::ReplyCallback boolReply(LockClient::BoolCallback callback, bool (*isOk)(const RedisReply &))
+{
+    return [callback, isOk](const RedisReply &r) {
+        if (!callback)
+            return;
+        if (r.isError())
+            callback(false, r.errorMessage());
+        else
+            callback(isOk(r), QString());
+    };
+}
+
 } // namespace
 
 QString LockCalls::notConnectedMessage()
@@ -117,6 +131,17 @@ void LockCalls::runUnlock(const RedisScript &script, RedisConnection *connection
     });
 }
 
+LockClient::AcquireCallback LockCalls::noteAcquiredThen(LockClient *client, const QString &name, const QString &field,
+                                                        qint64 lease, bool watch, LockClient::AcquireCallback callback)
+{
+    return [client = QPointer<LockClient>(client), name, field, lease, watch, callback](const AcquireResult &result) {
+        if (result.acquired && client)
+            client->noteAcquired(name, field, lease, watch);
+        if (callback)
+            callback(result);
+    };
+}
+
 LockClient::UnlockCallback LockCalls::noteUnlockedThen(LockClient *client, const QString &name, const QString &field,
                                                        LockClient::UnlockCallback callback)
 {
@@ -130,14 +155,12 @@ LockClient::UnlockCallback LockCalls::noteUnlockedThen(LockClient *client, const
 
 RedisConnection::ReplyCallback LockCalls::renewReply(LockClient::BoolCallback callback)
 {
-    return [callback](const RedisReply &r) {
-        if (!callback)
-            return;
-        if (r.isError())
-            callback(false, r.errorMessage());
-        else
-            callback(r.at(0).toInteger() == 1, QString());
-    };
+    return boolReply(std::move(callback), [](const RedisReply &r) { return r.at(0).toInteger() == 1; });
+}
+
+RedisConnection::ReplyCallback LockCalls::forceUnlockReply(LockClient::BoolCallback callback)
+{
+    return boolReply(std::move(callback), [](const RedisReply &r) { return r.toInteger() == 1; });
 }
 
 int LockCalls::timerMs(qint64 ms)

@@ -60,6 +60,12 @@ public:
                           const QString &field, QList<QByteArray> keys, QList<QByteArray> args, QObject *context,
                           LockClient::UnlockCallback done);
 
+    /** `callback` preceded, when the attempt acquired, by client->noteAcquired(name, field, lease,
+     *  watch) (while `client` lives): the lease and watchdog bookkeeping after an acquire of the
+     *  RLock layout, the fair lock or the write lock. A null `callback` is skipped. */
+    static LockClient::AcquireCallback noteAcquiredThen(LockClient *client, const QString &name, const QString &field,
+                                                        qint64 lease, bool watch, LockClient::AcquireCallback callback);
+
     /** `callback` preceded by client->noteUnlocked(name, field, status) (while `client` lives):
      *  the lease and watchdog bookkeeping after an unlock of the RLock layout or the write lock. */
     static LockClient::UnlockCallback noteUnlockedThen(LockClient *client, const QString &name, const QString &field,
@@ -68,6 +74,11 @@ public:
     /** Reply handler for the renew scripts (lock_renew.lua, rw_read_renew.lua): ok when the first
      *  result is 1; ok=false with the error text on an error reply. */
     static RedisConnection::ReplyCallback renewReply(LockClient::BoolCallback callback);
+
+    /** Reply handler for a force unlock that answers 1 when it deleted the lock, else 0
+     *  (lock_force_unlock.lua, RedissonSpinLock's DEL): ok = deleted; ok=false with the error text
+     *  on an error reply. */
+    static RedisConnection::ReplyCallback forceUnlockReply(LockClient::BoolCallback callback);
 
     /** `ms` as a QTimer interval: at least 1, at most INT_MAX. */
     static int timerMs(qint64 ms);

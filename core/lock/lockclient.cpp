@@ -135,18 +135,12 @@ qint64 LockClient::watchdogTimeoutMs() const
 void LockClient::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                             AcquireCallback callback)
 {
-    const bool watch = leaseMs <= 0;
     const qint64 lease = leaseFor(leaseMs);
     const QString field = holderField(threadId);
-    QPointer<LockClient> self(this);
     m_acquire.eval(m_connection, {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)},
-                   context, [self, name, field, lease, watch, callback](const RedisReply &r) {
-                       const AcquireResult result = LockCalls::acquireResult(r);
-                       if (result.acquired && self)
-                           self->noteAcquired(name, field, lease, watch);
-                       if (callback)
-                           callback(result);
-                   });
+                   context,
+                   [done = LockCalls::noteAcquiredThen(this, name, field, lease, leaseMs <= 0, std::move(callback))](
+                       const RedisReply &r) { done(LockCalls::acquireResult(r)); });
 }
 
 void LockClient::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
@@ -211,14 +205,7 @@ void LockClient::forceUnlock(const QString &name, QObject *context, BoolCallback
 {
     m_watchdog->remove(name);
     m_forceUnlock.eval(m_connection, {RedisBytes::toBytes(name), RedisBytes::toBytes(LockNames::unlockChannel(name))},
-                       {"0", m_publishCommand}, context, [callback](const RedisReply &r) {
-                           if (!callback)
-                               return;
-                           if (r.isError())
-                               callback(false, r.errorMessage());
-                           else
-                               callback(r.toInteger() == 1, QString());
-                       });
+                       {"0", m_publishCommand}, context, LockCalls::forceUnlockReply(std::move(callback)));
 }
 
 void LockClient::holdCount(const QString &name, qint64 threadId, QObject *context, std::function<void(qint64)> callback)

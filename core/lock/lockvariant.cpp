@@ -22,6 +22,21 @@ QString LockVariant::holderField(qint64 threadId) const
     return m_client ? m_client->holderField(threadId) : QString();
 }
 
+void LockVariant::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
+                             LockClient::AcquireCallback callback)
+{
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
+        return;
+    m_client->tryAcquire(name, threadId, leaseMs, context, std::move(callback));
+}
+
+void LockVariant::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
+{
+    if (LockCalls::failIfDisconnected(m_client, context, callback))
+        return;
+    m_client->unlock(name, threadId, context, std::move(callback));
+}
+
 LockAcquisition::Steps LockVariant::waitSteps(const QString &name, qint64 threadId, qint64 leaseMs)
 {
     LockAcquisition::Steps steps;
@@ -59,6 +74,18 @@ void LockVariant::forceUnlock(const QString &name, QObject *context, LockClient:
 QByteArray LockVariant::waitChannel(const QString &name, qint64) const
 {
     return RedisBytes::toBytes(LockNames::unlockChannel(name));
+}
+
+LockKindDescriptor LockVariant::kindDescriptor(AcquireKind kind, const QString &word, const char *label,
+                                               const char *toolTip, LockKindDescriptor::MakeVariant make)
+{
+    LockKindDescriptor d;
+    d.kind = kind;
+    d.word = word;
+    d.label = label;
+    d.toolTip = toolTip;
+    d.make = make;
+    return d;
 }
 
 void LockVariant::forceUnlockByData(const QString &name, QObject *context, LockClient::BoolCallback callback)

@@ -59,9 +59,10 @@ public:
      * true (and `token` >= 1 for the fenced lock, -1 for every other kind). Not acquired:
      * `pttlMs` = the lock's PTTL in ms (-1 = held with no expiry; the fair lock also answers -2 =
      * free, but another waiter is first in line). A server or transport error: `error` set.
+     * Default: the RLock acquire script once (LockClient::tryAcquire, §2.2).
      */
     virtual void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                            LockClient::AcquireCallback callback) = 0;
+                            LockClient::AcquireCallback callback);
     /**
      * Waits up to `waitMs` ms (< 0 = forever), as Redisson's lock()/tryLock(waitTime): attempt,
      * then listen on waitChannel() (or poll, when it is empty) and retry until acquired, the wait
@@ -77,10 +78,11 @@ public:
      * read holds) and the kind's wake-up message published. StillHeld: the hold count went down,
      * the TTL is reset to the lease of the acquire. NotHeld: not held by this thread (Redisson's
      * IllegalMonitorStateException text in `error`). Error: server or transport error. Released
-     * and NotHeld stop the watchdog renewal of the hold.
+     * and NotHeld stop the watchdog renewal of the hold. Default: the RLock unlock script
+     * (LockClient::unlock, §2.3), with the lease of the acquire as Redisson's
+     * internalLockLeaseTime and "0" published on `redisson_lock__channel:{name}` on release.
      */
-    virtual void unlock(const QString &name, qint64 threadId, QObject *context,
-                        LockClient::UnlockCallback callback) = 0;
+    virtual void unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback);
     /**
      * Renews the hold of `threadId` to `leaseMs` (<= 0: the watchdog timeout), as one round of
      * Redisson's watchdog (renewExpiration). `ok` = false when `threadId` holds nothing here; with
@@ -119,6 +121,21 @@ protected:
      *  woken by "0" or "1" (Redisson's unlock and read-write unlock messages), a hold won after
      *  the caller's context died given back with unlock(). A kind changes what differs. */
     virtual LockAcquisition::Steps waitSteps(const QString &name, qint64 threadId, qint64 leaseMs);
+
+    /**
+     * The start of a kind's descriptor(): its id `kind`, its `--kind` word `word`, the dialog's
+     * `label` and `toolTip` (static strings marked QT_TRANSLATE_NOOP in context "LockKinds") and
+     * `make`. Every other field is at LockKindDescriptor's default, the RLock's: offered, found as
+     * `lock`, holder field "<clientId>:<threadId>", waiters on `redisson_lock__channel:{name}`,
+     * no protocol section; descriptor() sets its protocol section and what differs.
+     */
+    static LockKindDescriptor kindDescriptor(AcquireKind kind, const QString &word, const char *label,
+                                             const char *toolTip, LockKindDescriptor::MakeVariant make);
+    /** The `make` of a kind whose variant is a new `Kind(client, parent)`. */
+    template <typename Kind> static LockVariant *makeKind(LockClient *client, QObject *parent)
+    {
+        return new Kind(client, parent);
+    }
 
     /**
      * Force unlock decided by the data (resources/scripts/force_unlock.lua without a confirmed

@@ -3,7 +3,6 @@
 #include "redis/redisbytes.h"
 #include "writelock.h"
 
-#include "lockacquisition.h"
 #include "lockcalls.h"
 
 #include "protocol/locknames.h"
@@ -95,7 +94,7 @@ void ReadWriteLock::tryAcquireRead(const QString &name, qint64 threadId, qint64 
 void ReadWriteLock::acquireRead(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                                 LockClient::AcquireCallback callback)
 {
-    acquire(false, name, threadId, leaseMs, waitMs, context, std::move(callback));
+    readLock()->acquire(name, threadId, leaseMs, waitMs, context, std::move(callback));
 }
 
 void ReadWriteLock::unlockRead(const QString &name, qint64 threadId, QObject *context,
@@ -126,48 +125,19 @@ void ReadWriteLock::tryAcquireWrite(const QString &name, qint64 threadId, qint64
 {
     if (LockCalls::failIfDisconnected(m_client, context, callback))
         return;
-    const bool watch = leaseMs <= 0;
     const qint64 lease = m_client->leaseFor(leaseMs);
     const QString field = writerField(threadId);
-    QPointer<LockClient> client(m_client);
-    m_writeAcquire.eval(m_client->connection(), {RedisBytes::toBytes(name)},
-                        {QByteArray::number(lease), RedisBytes::toBytes(field)}, context,
-                        [client, name, field, lease, watch, callback](const RedisReply &r) {
-                            const AcquireResult result = LockCalls::acquireResult(r);
-                            if (result.acquired && client)
-                                client->noteAcquired(name, field, lease, watch);
-                            if (callback)
-                                callback(result);
-                        });
+    m_writeAcquire.eval(
+        m_client->connection(), {RedisBytes::toBytes(name)}, {QByteArray::number(lease), RedisBytes::toBytes(field)},
+        context,
+        [done = LockCalls::noteAcquiredThen(m_client, name, field, lease, leaseMs <= 0, std::move(callback))](
+            const RedisReply &r) { done(LockCalls::acquireResult(r)); });
 }
 
 void ReadWriteLock::acquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                                  LockClient::AcquireCallback callback)
 {
-    acquire(true, name, threadId, leaseMs, waitMs, context, std::move(callback));
-}
-
-void ReadWriteLock::acquire(bool write, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs,
-                            QObject *context, LockClient::AcquireCallback callback)
-{
-    // §1.5 on the channel shared by both halves; a hold won after the caller's context died is
-    // released again.
-    LockAcquisition::Steps steps;
-    steps.attempt = [this, write, name, threadId, leaseMs](QObject *attemptContext, LockClient::AcquireCallback done) {
-        if (write)
-            tryAcquireWrite(name, threadId, leaseMs, attemptContext, std::move(done));
-        else
-            tryAcquireRead(name, threadId, leaseMs, attemptContext, std::move(done));
-    };
-    steps.channel = RedisBytes::toBytes(channel(name));
-    steps.wakeMessages = {"0", "1"};
-    steps.releaseOrphan = [this, write, name, threadId] {
-        if (write)
-            unlockWrite(name, threadId, nullptr, nullptr);
-        else
-            unlockRead(name, threadId, nullptr, nullptr);
-    };
-    LockAcquisition::start(this, m_client, waitMs, context, std::move(callback), std::move(steps));
+    writeLock()->acquire(name, threadId, leaseMs, waitMs, context, std::move(callback));
 }
 
 void ReadWriteLock::unlockWrite(const QString &name, qint64 threadId, QObject *context,

@@ -74,7 +74,8 @@ public:
     /** Waits up to `waitMs` ms (< 0 = forever) for a read hold: attempt, subscribe to
      *  `redisson_rwlock:{name}`, retry on "0"/"1" or after min(ttl, remaining) (§1.5). On timeout
      *  acquired=false with the last PTTL; on a server/transport error `error` is set. If `context`
-     *  dies while waiting the wait stops (a hold won in that race is released). */
+     *  dies while waiting the wait stops (a hold won in that race is released). The wait is
+     *  readLock()'s, LockVariant's (§1.5 on the channel both halves share). */
     void acquireRead(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                      LockClient::AcquireCallback callback);
     /**
@@ -92,7 +93,8 @@ public:
      *  Otherwise `pttlMs` = the lock's PTTL in ms (read-held, or write-held by someone else). */
     void tryAcquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
                          LockClient::AcquireCallback callback);
-    /** Waits up to `waitMs` ms (< 0 = forever) for the write lock, like acquireRead. */
+    /** Waits up to `waitMs` ms (< 0 = forever) for the write lock, like acquireRead: writeLock()'s
+     *  wait. */
     void acquireWrite(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                       LockClient::AcquireCallback callback);
     /**
@@ -128,8 +130,6 @@ signals:
     void readWatchdogError(const QString &message);
 
 private:
-    void acquire(bool write, const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
-                 LockClient::AcquireCallback callback);
     void watchRead(const QString &name, qint64 threadId);
     void unwatchRead(const QString &name, qint64 threadId, bool allHolds);
     void renewWatchedReads();

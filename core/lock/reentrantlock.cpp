@@ -9,14 +9,6 @@ ReentrantLock::ReentrantLock(LockClient *client, QObject *parent) : LockVariant(
 
 ReentrantLock::~ReentrantLock() = default;
 
-void ReentrantLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                               LockClient::AcquireCallback callback)
-{
-    if (LockCalls::failIfDisconnected(m_client, context, callback))
-        return;
-    m_client->tryAcquire(name, threadId, leaseMs, context, std::move(callback));
-}
-
 void ReentrantLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context,
                             LockClient::AcquireCallback callback)
 {
@@ -25,27 +17,13 @@ void ReentrantLock::acquire(const QString &name, qint64 threadId, qint64 leaseMs
     m_client->acquire(name, threadId, leaseMs, waitMs, context, std::move(callback));
 }
 
-void ReentrantLock::unlock(const QString &name, qint64 threadId, QObject *context, LockClient::UnlockCallback callback)
-{
-    if (LockCalls::failIfDisconnected(m_client, context, callback))
-        return;
-    m_client->unlock(name, threadId, context, std::move(callback));
-}
-
 LockKindDescriptor ReentrantLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Lock;
-    d.word = QStringLiteral("lock");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Lock");
-    d.toolTip =
-        QT_TRANSLATE_NOOP("LockKinds", "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread");
-    d.offered = true;
-    d.foundAs = LockKind::Lock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
-    d.waitChannel = LockKindDescriptor::WaitChannel::LockChannel;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Lock, QStringLiteral("lock"), QT_TRANSLATE_NOOP("LockKinds", "&Lock"),
+        QT_TRANSLATE_NOOP("LockKinds", "Reentrant lock (Redisson getLock): one holder, re-entered by the same thread"),
+        &makeKind<ReentrantLock>);
     d.protocolSection = "§2";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new ReentrantLock(client, parent); };
     return d;
 }
 

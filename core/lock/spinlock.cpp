@@ -18,14 +18,6 @@ SpinLock::SpinLock(LockClient *client, QObject *parent)
 
 SpinLock::~SpinLock() = default;
 
-void SpinLock::tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                          LockClient::AcquireCallback callback)
-{
-    if (LockCalls::failIfDisconnected(m_client, context, callback))
-        return;
-    m_client->tryAcquire(name, threadId, leaseMs, context, std::move(callback));
-}
-
 LockAcquisition::Steps SpinLock::waitSteps(const QString &name, qint64 threadId, qint64 leaseMs)
 {
     // Redisson RedissonSpinLock.lock/tryLock with the LockOptions.ExponentialBackOff defaults: no
@@ -52,14 +44,7 @@ void SpinLock::forceUnlock(const QString &name, QObject *context, LockClient::Bo
     // Redisson sends `if del(KEYS[1]) == 1 then return 1 else return 0`; one DEL is the same atomic
     // step and answers the same 1 / 0.
     m_client->connection()->send({QByteArrayLiteral("DEL"), RedisBytes::toBytes(name)}, context,
-                                 [callback](const RedisReply &r) {
-                                     if (!callback)
-                                         return;
-                                     if (r.isError())
-                                         callback(false, r.errorMessage());
-                                     else
-                                         callback(r.toInteger() == 1, QString());
-                                 });
+                                 LockCalls::forceUnlockReply(std::move(callback)));
 }
 
 QByteArray SpinLock::waitChannel(const QString &, qint64) const
@@ -79,18 +64,14 @@ void SpinLock::unlock(const QString &name, qint64 threadId, QObject *context, Lo
 
 LockKindDescriptor SpinLock::descriptor()
 {
-    LockKindDescriptor d;
-    d.kind = AcquireKind::Spin;
-    d.word = QStringLiteral("spin");
-    d.label = QT_TRANSLATE_NOOP("LockKinds", "&Spin");
-    d.toolTip = QT_TRANSLATE_NOOP(
-        "LockKinds", "Spin lock (getSpinLock): the RLock's data, waiters poll with backoff instead of subscribing");
-    d.offered = false;
-    d.foundAs = LockKind::Lock;
-    d.holderField = LockKindDescriptor::HolderField::ClientThread;
+    LockKindDescriptor d = kindDescriptor(
+        AcquireKind::Spin, QStringLiteral("spin"), QT_TRANSLATE_NOOP("LockKinds", "&Spin"),
+        QT_TRANSLATE_NOOP(
+            "LockKinds", "Spin lock (getSpinLock): the RLock's data, waiters poll with backoff instead of subscribing"),
+        &makeKind<SpinLock>);
+    d.offered = false; // an operator has no reason to take one; the workshop and the tests do
     d.waitChannel = LockKindDescriptor::WaitChannel::None;
     d.protocolSection = "§5.1";
-    d.make = [](LockClient *client, QObject *parent) -> LockVariant * { return new SpinLock(client, parent); };
     return d;
 }
 

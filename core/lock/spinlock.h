@@ -39,11 +39,11 @@ public:
     /** The kind's facts ("spin"), registered in shippedLockKinds() (LockVariantFactory). */
     static LockKindDescriptor descriptor();
 
-    /** One attempt (Redisson `tryLock()`, the RLock acquire script run by LockClient::tryAcquire):
-     *  acquire when free, re-enter when held by this thread (hold count + 1, TTL reset to the
-     *  lease); otherwise `pttlMs` = the lock's PTTL in ms (-1 = held with no expiry). */
-    void tryAcquire(const QString &name, qint64 threadId, qint64 leaseMs, QObject *context,
-                    LockClient::AcquireCallback callback) override;
+    /** One attempt (Redisson `tryLock()`): LockVariant::tryAcquire(), the RLock acquire script run
+     *  by LockClient::tryAcquire: acquire when free, re-enter when held by this thread (hold
+     *  count + 1, TTL reset to the lease); otherwise `pttlMs` = the lock's PTTL in ms (-1 = held
+     *  with no expiry). */
+    using LockVariant::tryAcquire;
     /**
      * Waits up to `waitMs` ms (< 0 = forever) by polling tryAcquire with exponential backoff
      * (1 ms initial, x2 + jitter, max 128 ms; never longer than the remaining wait). No
