@@ -3,9 +3,18 @@
 namespace lockscope
 {
 
-ColumnTableModel::ColumnTableModel(const QStringList &titles, QObject *parent)
-    : QAbstractTableModel(parent), m_titles(titles)
+ColumnTableModel::ColumnTableModel(const QStringList &titles, QObject *parent, int colouredColumn)
+    : QAbstractTableModel(parent), m_titles(titles), m_colouredColumn(colouredColumn)
 {
+}
+
+void ColumnTableModel::setOnDark(bool dark)
+{
+    if (dark == m_onDark)
+        return;
+    m_onDark = dark;
+    if (m_colouredColumn >= 0)
+        columnChanged(m_colouredColumn, {Qt::ForegroundRole});
 }
 
 int ColumnTableModel::columnCount(const QModelIndex &parent) const

@@ -22,15 +22,24 @@ public:
     /** `titles[section]` for the horizontal header's DisplayRole; an empty QVariant otherwise. */
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    /** Text colours for a dark background (workshop projector mode): the subclass's colours
+     *  switch to lighter shades (onDark()), and the views redraw the coloured column. */
+    void setOnDark(bool dark);
+
 protected:
-    /** `titles`: one per column, in column order, already translated (the subclass's tr()). */
-    ColumnTableModel(const QStringList &titles, QObject *parent);
+    /** `titles`: one per column, in column order, already translated (the subclass's tr()).
+     *  `colouredColumn`: the column whose text colour follows onDark() (-1: none). */
+    ColumnTableModel(const QStringList &titles, QObject *parent, int colouredColumn = -1);
+
+    bool onDark() const { return m_onDark; }
 
     /** Tells the views that `column` changed in every row (`roles` empty: all roles). */
     void columnChanged(int column, const QList<int> &roles = {});
 
 private:
     QStringList m_titles;
+    int m_colouredColumn = -1;
+    bool m_onDark = false;
 };
 
 } // namespace lockscope

@@ -9,7 +9,7 @@ namespace lockscope
 {
 
 EventLogModel::EventLogModel(QObject *parent)
-    : ColumnTableModel({tr("Time"), tr("Lock"), tr("Event"), tr("Holder / waiter"), tr("Detail")}, parent)
+    : ColumnTableModel({tr("Time"), tr("Lock"), tr("Event"), tr("Holder / waiter"), tr("Detail")}, parent, TypeColumn)
 {
 }
 
@@ -134,13 +134,13 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         }
     } else if (role == Qt::ForegroundRole && index.column() == TypeColumn) {
         if (e.type == QLatin1String("expired") || e.type == QLatin1String("force_unlocked") || isCritical(e.type))
-            return QBrush(m_onDark ? QColor(0xff, 0x7b, 0x6b) : QColor(0xc0, 0x39, 0x2b));
+            return QBrush(onDark() ? QColor(0xff, 0x7b, 0x6b) : QColor(0xc0, 0x39, 0x2b));
         if (e.type == QLatin1String("renewal_late"))
-            return QBrush(m_onDark ? QColor(0xff, 0xb0, 0x4c) : QColor(0xa8, 0x4c, 0x00));
+            return QBrush(onDark() ? QColor(0xff, 0xb0, 0x4c) : QColor(0xa8, 0x4c, 0x00));
         if (e.type == QLatin1String("acquired") || e.type == QLatin1String("reentered"))
-            return QBrush(m_onDark ? QColor(0x6f, 0xe0, 0x7f) : QColor(0x1e, 0x7d, 0x32));
+            return QBrush(onDark() ? QColor(0x6f, 0xe0, 0x7f) : QColor(0x1e, 0x7d, 0x32));
         if (e.type == QLatin1String("renewed"))
-            return QBrush(m_onDark ? QColor(0x7f, 0xc8, 0xff) : QColor(0x15, 0x65, 0xc0));
+            return QBrush(onDark() ? QColor(0x7f, 0xc8, 0xff) : QColor(0x15, 0x65, 0xc0));
     }
     return {};
 }
@@ -184,14 +184,6 @@ void EventLogModel::setActorNames(const ActorNames &names)
     m_names = names;
     if (rowCount() > 0)
         emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
-}
-
-void EventLogModel::setOnDark(bool dark)
-{
-    if (dark == m_onDark)
-        return;
-    m_onDark = dark;
-    columnChanged(TypeColumn, {Qt::ForegroundRole});
 }
 
 } // namespace lockscope

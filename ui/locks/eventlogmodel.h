@@ -40,13 +40,9 @@ public:
     /** Workshop mode: holders and client ids in the holder and detail columns shown by name
      *  ("A"); the holder column's tooltip keeps the field. */
     void setActorNames(const ActorNames &names);
-    /** Event colours for a dark background (workshop projector mode): lighter shades, so each
-     *  keeps a contrast of at least 4.5:1 on black. */
-    void setOnDark(bool dark);
 
 private:
     ActorNames m_names;
-    bool m_onDark = false;
     QVector<LockEvent> m_events; // newest first
     int m_capacity = 5000;
 };

@@ -38,7 +38,7 @@ bool sameHolderFields(const LockSnapshot &a, const LockSnapshot &b)
 LockTableModel::LockTableModel(QObject *parent)
     : ColumnTableModel({tr("Lock name"), tr("Kind"), tr("Holder (client id : thread id)"), tr("Hold count"), tr("TTL"),
                         tr("Waiting"), tr("Held for"), tr("Node")},
-                       parent)
+                       parent, NameColumn)
 {
 }
 
@@ -297,7 +297,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         if (s.stale) // greyed while LockScope cannot see the server
             return QBrush(QColor(0x90, 0x90, 0x90));
         if (index.column() == NameColumn && !s.problems.isEmpty())
-            return QBrush(m_onDark ? QColor(0xff, 0xa0, 0x60) : QColor(0xb0, 0x3a, 0x00));
+            return QBrush(onDark() ? QColor(0xff, 0xa0, 0x60) : QColor(0xb0, 0x3a, 0x00));
         return {};
     case Qt::FontRole:
         if (index.column() == HolderColumn && data(index, OwnHoldRole).toBool()) {
@@ -518,14 +518,6 @@ void LockTableModel::setActorNames(const ActorNames &names)
     m_names = names;
     emit headerDataChanged(Qt::Horizontal, HolderColumn, HolderColumn);
     columnChanged(HolderColumn);
-}
-
-void LockTableModel::setOnDark(bool dark)
-{
-    if (dark == m_onDark)
-        return;
-    m_onDark = dark;
-    columnChanged(NameColumn, {Qt::ForegroundRole});
 }
 
 } // namespace lockscope

@@ -78,9 +78,6 @@ public:
     /** The lease alert shown for `name` now, nullptr for none (the detail panel's paragraph). */
     const LeaseAlerts::Alert *leaseAlert(const QString &name) const;
     const ActorNames &actorNames() const { return m_names; }
-    /** Text colours for a dark background (workshop projector mode): a lighter warning colour
-     *  for the names of locks with problems. */
-    void setOnDark(bool dark);
     /**
      * The first discovery is in (for the Held for column): holders of rows seen before this were
      * already there when LockScope first looked, so their "held for" is a lower bound, shown
@@ -128,7 +125,6 @@ public:
 
 private:
     ActorNames m_names;
-    bool m_onDark = false;
     struct Row {
         LockSnapshot snapshot;
         qint64 ttlScaleMs = 0;
