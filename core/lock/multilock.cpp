@@ -158,30 +158,36 @@ QString MultiLock::serverOf(int index) const
     return QStringLiteral("component %1").arg(index + 1);
 }
 
-void MultiLock::acquire(qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context, Callback callback)
+std::shared_ptr<MultiLock::Run> MultiLock::newRun(qint64 threadId, QObject *context, Callback callback) const
 {
     auto run = std::make_shared<Run>();
     run->threadId = threadId;
-    run->leaseMs = leaseMs;
-    run->waitMs = waitMs;
-    run->componentLeaseMs = componentLeaseMs(leaseMs, waitMs);
-    run->remainMs = waitMs > 0 ? waitMs : -1;
-    run->lockWaitMs = lockWaitMs(run->remainMs);
-    run->failedLimit = failedLocksLimit();
     run->context = context;
     run->hasContext = context != nullptr;
     run->callback = std::move(callback);
     run->clock.start();
     run->result.redLock = m_mode == Mode::RedLock;
     run->result.required = minLocksAmount();
-    run->result.leaseMs = leaseMs > 0 ? leaseMs : 0;
-    run->result.rounds = 1;
     for (int i = 0; i < m_components.size(); ++i) {
         MultiLockComponentOutcome o;
         o.server = serverOf(i);
         o.name = m_components.at(i).name;
         run->result.components << o;
     }
+    return run;
+}
+
+void MultiLock::acquire(qint64 threadId, qint64 leaseMs, qint64 waitMs, QObject *context, Callback callback)
+{
+    const std::shared_ptr<Run> run = newRun(threadId, context, std::move(callback));
+    run->leaseMs = leaseMs;
+    run->waitMs = waitMs;
+    run->componentLeaseMs = componentLeaseMs(leaseMs, waitMs);
+    run->remainMs = waitMs > 0 ? waitMs : -1;
+    run->lockWaitMs = lockWaitMs(run->remainMs);
+    run->failedLimit = failedLocksLimit();
+    run->result.leaseMs = leaseMs > 0 ? leaseMs : 0;
+    run->result.rounds = 1;
     if (m_components.isEmpty() || m_busy) {
         const QString error = m_components.isEmpty()
                                   ? QStringLiteral("a MultiLock needs at least one component lock")
@@ -418,20 +424,7 @@ void MultiLock::finish(const std::shared_ptr<Run> &run)
 
 void MultiLock::unlock(qint64 threadId, QObject *context, Callback callback)
 {
-    auto run = std::make_shared<Run>();
-    run->threadId = threadId;
-    run->context = context;
-    run->hasContext = context != nullptr;
-    run->callback = std::move(callback);
-    run->clock.start();
-    run->result.redLock = m_mode == Mode::RedLock;
-    run->result.required = minLocksAmount();
-    for (int i = 0; i < m_components.size(); ++i) {
-        MultiLockComponentOutcome o;
-        o.server = serverOf(i);
-        o.name = m_components.at(i).name;
-        run->result.components << o;
-    }
+    const std::shared_ptr<Run> run = newRun(threadId, context, std::move(callback));
     auto left = std::make_shared<int>(static_cast<int>(m_components.size()));
     auto done = [run, left] {
         if (--*left > 0)

@@ -156,6 +156,9 @@ public:
 private:
     struct Run;
 
+    /** A call's state: its thread id, caller and clock started, and one "not_tried" outcome per
+     *  component (server and lock name). */
+    std::shared_ptr<Run> newRun(qint64 threadId, QObject *context, Callback callback) const;
     void step(const std::shared_ptr<Run> &run);
     void onComponent(const std::shared_ptr<Run> &run, int index, const AcquireResult &result);
     void releaseGranted(const std::shared_ptr<Run> &run, std::function<void()> then);
