@@ -72,26 +72,9 @@ QMap<QString, ClientLocks> locksByClient(const QHash<QString, LockSnapshot> &loc
 
 } // namespace
 
-bool ClientsCommand::oneShot() const
+QStringList ClientsCommand::clientIds() const
 {
-    return !identifies();
-}
-
-void ClientsCommand::run()
-{
-    auto listed = [this] {
-        if (m_finished)
-            return;
-        disconnect(m_session, &LockSession::watchIdle, this, nullptr);
-        if (!identifies()) {
-            print();
-            return;
-        }
-        identifyThen(locksByClient(m_session->locks()).keys(), [this] { print(); });
-    };
-    connect(m_session, &LockSession::watchIdle, this, listed);
-    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
-    m_session->start();
+    return locksByClient(m_session->locks()).keys();
 }
 
 void ClientsCommand::print()

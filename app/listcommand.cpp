@@ -65,35 +65,6 @@ void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
     std::fflush(stdout);
 }
 
-bool ListCommand::oneShot() const
-{
-    return !identifies();
-}
-
-void ListCommand::run()
-{
-    auto listed = [this] {
-        if (m_finished)
-            return;
-        disconnect(m_session, &LockSession::watchIdle, this, nullptr);
-        if (!identifies()) {
-            print();
-            return;
-        }
-        QStringList ids;
-        m_session->forEachLock([&ids](const LockSnapshot &s) {
-            for (const auto &h : s.holders)
-                ids << h.clientId;
-        });
-        ids.removeAll(QString());
-        ids.removeDuplicates();
-        identifyThen(ids, [this] { print(); });
-    };
-    connect(m_session, &LockSession::watchIdle, this, listed);
-    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
-    m_session->start();
-}
-
 void ListCommand::print()
 {
     const bool identified = identifies();
