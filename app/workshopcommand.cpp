@@ -45,10 +45,6 @@ QList<QCommandLineOption> WorkshopCommand::options()
              QStringLiteral("N")}};
 }
 
-WorkshopCommand::WorkshopCommand(const Context &context, QObject *parent) : CliCommand(context, parent) {}
-
-WorkshopCommand::~WorkshopCommand() = default;
-
 bool WorkshopCommand::begin(int *exitCode)
 {
     const QStringList &args = m_operands;
