@@ -18,13 +18,10 @@ namespace lockscope
 
 CliCommandDescriptor AcquireCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("acquire");
-    d.synopsis =
-        QStringLiteral("acquire NAME [--kind KIND] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]");
-    d.summary =
-        QStringLiteral("Take the lock as LockScope's Redisson client, with the client of its kind; release after "
-                       "--hold-ms or Ctrl-C.");
+    auto d = CliCommandDescriptor::of<AcquireCommand>(
+        "acquire", "acquire NAME [--kind KIND] [--lease-ms N] [--hold-ms N] [--wait-ms N] [--thread-id N]",
+        "Take the lock as LockScope's Redisson client, with the client of its kind; release after "
+        "--hold-ms or Ctrl-C.");
     d.details = QStringLiteral(
         "Takes the lock with the client of its kind, decided from the data re-read just before; `--kind` "
         "picks what to create for a free name (default `lock`). A kind that contradicts the data is "
@@ -33,11 +30,9 @@ CliCommandDescriptor AcquireCommand::descriptor()
         "NAME`; both are audited. Exit 0 acquired and released, 3 refused or not acquired within "
         "`--wait-ms`, 2 server error.");
     d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName)};
-    d.options = {QStringLiteral("lease-ms"), QStringLiteral("hold-ms"), QStringLiteral("wait-ms"),
-                 QStringLiteral("thread-id"), QStringLiteral("kind")};
+    d.options = CliCommandDescriptor::words("lease-ms hold-ms wait-ms thread-id kind");
     d.examples = {QStringLiteral("acquire orders:42 --hold-ms 5000"),
                   QStringLiteral("acquire orders:42 --kind fair --wait-ms 10000 --lease-ms 30000")};
-    d.create = CliCommandDescriptor::factory<AcquireCommand>();
     return d;
 }
 

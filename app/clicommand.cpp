@@ -34,7 +34,7 @@ void CliCommand::interrupt(int sig)
         m_err.flush();
     }
     if (m_writeSent)
-        return; // a write is under way: it finishes and is audited first (SessionCommand::awaitAction())
+        return; // a write is under way: it finishes and is audited first (awaitAction(), acquire)
     if (m_onInterrupt) {
         m_onInterrupt();
         // Whatever the command does first (release a hold) gets a second at most.

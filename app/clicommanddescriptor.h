@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <utility>
 
 class QObject;
 
@@ -53,6 +54,26 @@ struct CliCommandDescriptor {
     bool ownOperands = false; ///< reads its own operands (workshop's sub-commands): no count check
     bool fleet = false;       ///< with --targets it runs once per target, as child processes (FleetRunner)
     bool outputIsLog = false; ///< its standard output is a log, not its answer (serve): a closed stdout does not end it
+
+    CliCommandDescriptor() = default;
+    /** What every command has: its name, synopsis and summary (UTF-8), and what makes it. */
+    CliCommandDescriptor(const char *commandName, const char *usage, const char *oneSentence, Factory make)
+        : name(QString::fromUtf8(commandName)), synopsis(QString::fromUtf8(usage)),
+          summary(QString::fromUtf8(oneSentence)), create(std::move(make))
+    {
+    }
+    /** The descriptor of `Command` (made by factory<Command>()) with its name, synopsis and summary. */
+    template <typename Command>
+    static CliCommandDescriptor of(const char *commandName, const char *usage, const char *oneSentence)
+    {
+        return CliCommandDescriptor(commandName, usage, oneSentence, factory<Command>());
+    }
+    /** Option names (or sub-commands) written as one string: "pattern json holder" is
+     *  {"pattern", "json", "holder"}, in that order. */
+    static QStringList words(const char *spaceSeparated)
+    {
+        return QString::fromLatin1(spaceSeparated).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    }
 
     /** The Factory of `Command` (constructor (const Context &, QObject *)). */
     template <typename Command> static Factory factory()

@@ -14,19 +14,15 @@ namespace lockscope
 
 CliCommandDescriptor ClientsCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("clients");
-    d.synopsis = QStringLiteral("clients [--pattern GLOB] [--json] [--identify-ms N]");
-    d.summary =
-        QStringLiteral("Every Redisson client id holding or waiting for a lock: its connections, host and client name, "
-                       "whether it is connected, and its locks.");
+    auto d = CliCommandDescriptor::of<ClientsCommand>(
+        "clients", "clients [--pattern GLOB] [--json] [--identify-ms N]",
+        "Every Redisson client id holding or waiting for a lock: its connections, host and client name, "
+        "whether it is connected, and its locks.");
     d.details =
         QStringLiteral("Each client's state (connected, disconnected, unknown) says how LockScope knows it (monitor, "
                        "correlated, none).");
-    d.options = {QStringLiteral("pattern"),     QStringLiteral("json"),    QStringLiteral("client-list-budget"),
-                 QStringLiteral("identify-ms"), QStringLiteral("targets"), QStringLiteral("password-file")};
+    d.options = CliCommandDescriptor::words("pattern json client-list-budget identify-ms targets password-file");
     d.examples = {QStringLiteral("clients"), QStringLiteral("clients --json --identify-ms 2000")};
-    d.create = CliCommandDescriptor::factory<ClientsCommand>();
     d.fleet = true;
     return d;
 }
@@ -76,26 +72,9 @@ QMap<QString, ClientLocks> locksByClient(const QHash<QString, LockSnapshot> &loc
 
 } // namespace
 
-bool ClientsCommand::oneShot() const
+QStringList ClientsCommand::clientIds() const
 {
-    return !identifies();
-}
-
-void ClientsCommand::run()
-{
-    auto listed = [this] {
-        if (m_finished)
-            return;
-        disconnect(m_session, &LockSession::watchIdle, this, nullptr);
-        if (!identifies()) {
-            print();
-            return;
-        }
-        identifyThen(locksByClient(m_session->locks()).keys(), [this] { print(); });
-    };
-    connect(m_session, &LockSession::watchIdle, this, listed);
-    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
-    m_session->start();
+    return locksByClient(m_session->locks()).keys();
 }
 
 void ClientsCommand::print()

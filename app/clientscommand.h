@@ -1,7 +1,7 @@
 #pragma once
 
 #include "clicommanddescriptor.h"
-#include "sessioncommand.h"
+#include "listingcommand.h"
 
 namespace lockscope
 {
@@ -15,23 +15,19 @@ namespace lockscope
  * object per client id and line, ClientIdentity's fields plus `holds` [{lock, field, thread_id,
  * hold_count, mode}] and `waits` [{lock, field, position}]. Exit 0, 2 when the server cannot be read.
  */
-class ClientsCommand : public SessionCommand
+class ClientsCommand : public ListingCommand
 {
     Q_OBJECT
 public:
     /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
     static CliCommandDescriptor descriptor();
 
-    using SessionCommand::SessionCommand;
-
-    /** One pass unless --identify-ms (correlation needs the lock events of a live watch). */
-    bool oneShot() const override;
+    using ListingCommand::ListingCommand;
 
 protected:
-    void run() override;
-
-private:
-    void print();
+    /** The holders' and the waiters' client ids. */
+    QStringList clientIds() const override;
+    void print() override;
 };
 
 } // namespace lockscope

@@ -18,12 +18,11 @@ namespace lockscope
 
 CliCommandDescriptor DoctorCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("doctor");
-    d.synopsis =
-        QStringLiteral("doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] "
-                       "[--waiter-threshold-ms N] [--silent-holder-threshold-ms N] [--replication-threshold-ms N]");
-    d.summary = QStringLiteral("Find stuck locks, dead waiters and readers, deadlocks.");
+    auto d = CliCommandDescriptor::of<DoctorCommand>(
+        "doctor",
+        "doctor [--pattern GLOB] [--holder ID] [--json] [--observe-ms N] [--watchdog-threshold-ms N] "
+        "[--waiter-threshold-ms N] [--silent-holder-threshold-ms N] [--replication-threshold-ms N]",
+        "Find stuck locks, dead waiters and readers, deadlocks.");
     d.description = QStringLiteral("Exit 4 when a problem of severity warning or worse is found.");
     d.details =
         QStringLiteral("Locks without TTL, waiters without holder, dead readers, stale fair-queue heads, deadlock "
@@ -33,19 +32,10 @@ CliCommandDescriptor DoctorCommand::descriptor()
                        "command to paste (with `--url`, never the password). Rules that need time: see [what one run "
                        "can know](../operator-runbook.md#3-what-one-doctor-run-can-and-cannot-know); every code: "
                        "[findings](findings.md).");
-    d.options = {QStringLiteral("pattern"),
-                 QStringLiteral("json"),
-                 QStringLiteral("observe-ms"),
-                 QStringLiteral("watchdog-threshold-ms"),
-                 QStringLiteral("waiter-threshold-ms"),
-                 QStringLiteral("silent-holder-threshold-ms"),
-                 QStringLiteral("replication-threshold-ms"),
-                 QStringLiteral("holder"),
-                 QStringLiteral("client-list-budget"),
-                 QStringLiteral("targets"),
-                 QStringLiteral("password-file")};
+    d.options = CliCommandDescriptor::words(
+        "pattern json observe-ms watchdog-threshold-ms waiter-threshold-ms silent-holder-threshold-ms "
+        "replication-threshold-ms holder client-list-budget targets password-file");
     d.examples = {QStringLiteral("doctor"), QStringLiteral("doctor --json --observe-ms 30000")};
-    d.create = CliCommandDescriptor::factory<DoctorCommand>();
     d.fleet = true;
     return d;
 }

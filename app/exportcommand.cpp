@@ -15,19 +15,16 @@ namespace lockscope
 
 CliCommandDescriptor ExportCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("export");
-    d.synopsis = QStringLiteral("export RECORDING --csv [--out-dir DIR]");
-    d.summary = QStringLiteral("Events and hold intervals of a recording as CSV files.");
+    auto d = CliCommandDescriptor::of<ExportCommand>("export", "export RECORDING --csv [--out-dir DIR]",
+                                                     "Events and hold intervals of a recording as CSV files.");
     d.details =
         QStringLiteral("Writes `NAME-events.csv` and `NAME-holds.csv` next to the recording, or in `--out-dir`, whole "
                        "or not at all. Needs no server. Exit 3 when the recording cannot be read, 2 when the CSV files "
                        "cannot be written.");
     d.operands = {QStringLiteral("recording file")};
-    d.options = {QStringLiteral("csv"), QStringLiteral("out-dir")};
+    d.options = CliCommandDescriptor::words("csv out-dir");
     d.examples = {QStringLiteral("export /tmp/locks.jsonl.gz --csv --out-dir /tmp/csv")};
     d.check = CliCommandDescriptor::needs("csv", "'export' needs --csv (the only format so far)");
-    d.create = CliCommandDescriptor::factory<ExportCommand>();
     return d;
 }
 

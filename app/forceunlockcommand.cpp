@@ -7,10 +7,8 @@ namespace lockscope
 
 CliCommandDescriptor ForceUnlockCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("force-unlock");
-    d.synopsis = QStringLiteral("force-unlock NAME [--yes]");
-    d.summary = QStringLiteral("Delete the lock and wake its waiters.");
+    auto d = CliCommandDescriptor::of<ForceUnlockCommand>("force-unlock", "force-unlock NAME [--yes]",
+                                                          "Delete the lock and wake its waiters.");
     d.details = QStringLiteral(
         "Shows the holder, hold count, TTL and the waiters that will be woken, asks on the terminal "
         "(refuses without one unless `--yes`), then deletes the lock and publishes the unlock message in "
@@ -18,10 +16,9 @@ CliCommandDescriptor ForceUnlockCommand::descriptor()
         "is not held is not deleted; the preview says so and points to `wake`. See [the "
         "runbook](../operator-runbook.md#2-when-is-a-force-unlock-safe).");
     d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName)};
-    d.options = {QStringLiteral("yes")};
+    d.options = CliCommandDescriptor::words("yes");
     d.examples = {QStringLiteral("force-unlock orders:42"),
                   QStringLiteral("force-unlock orders:42 --yes --audit-log /tmp/audit.jsonl")};
-    d.create = CliCommandDescriptor::factory<ForceUnlockCommand>();
     return d;
 }
 

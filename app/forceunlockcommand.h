@@ -1,7 +1,7 @@
 #pragma once
 
 #include "clicommanddescriptor.h"
-#include "sessioncommand.h"
+#include "confirmedwritecommand.h"
 
 namespace lockscope
 {
@@ -11,16 +11,14 @@ namespace lockscope
  * held) unless --yes, then deletes it and wakes its waiters through the session's audited write
  * path, only if it is still exactly what was shown. Exit 3 when refused, not confirmed or changed.
  */
-class ForceUnlockCommand : public SessionCommand
+class ForceUnlockCommand : public ConfirmedWriteCommand
 {
     Q_OBJECT
 public:
     /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
     static CliCommandDescriptor descriptor();
 
-    using SessionCommand::SessionCommand;
-
-    bool writes() const override { return true; }
+    using ConfirmedWriteCommand::ConfirmedWriteCommand;
 
 protected:
     void run() override;

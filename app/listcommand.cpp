@@ -16,10 +16,9 @@ namespace lockscope
 
 CliCommandDescriptor ListCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("list");
-    d.synopsis = QStringLiteral("list [--pattern GLOB] [--holder ID] [--json] [--wide] [--identify-ms N]");
-    d.summary = QStringLiteral("Every lock: holders, hold counts, TTL, waiters.");
+    auto d = CliCommandDescriptor::of<ListCommand>(
+        "list", "list [--pattern GLOB] [--holder ID] [--json] [--wide] [--identify-ms N]",
+        "Every lock: holders, hold counts, TTL, waiters.");
     d.description =
         QStringLiteral("The table fits the terminal (COLUMNS); --wide shows all, with the HOST and NAME of each "
                        "holder's client when --identify-ms found them.");
@@ -29,17 +28,10 @@ CliCommandDescriptor ListCommand::descriptor()
                        "wider than 200 characters (a longer name keeps its first 139 and last 60 characters around "
                        "`...`); `--json` keeps every name whole. With `--holder` the text says `N of M locks match` on "
                        "stderr.");
-    d.options = {QStringLiteral("pattern"),
-                 QStringLiteral("json"),
-                 QStringLiteral("holder"),
-                 QStringLiteral("wide"),
-                 QStringLiteral("client-list-budget"),
-                 QStringLiteral("identify-ms"),
-                 QStringLiteral("targets"),
-                 QStringLiteral("password-file")};
+    d.options =
+        CliCommandDescriptor::words("pattern json holder wide client-list-budget identify-ms targets password-file");
     d.examples = {QStringLiteral("--url redis://127.0.0.1:6379 list"),
                   QStringLiteral("list --pattern 'orders:*' --json"), QStringLiteral("list --wide --identify-ms 2000")};
-    d.create = CliCommandDescriptor::factory<ListCommand>();
     d.fleet = true;
     return d;
 }
@@ -71,35 +63,6 @@ void ListCommand::writeJsonLines(const QVector<const LockSnapshot *> &locks)
         std::fwrite(second.constData(), 1, size_t(second.size()), stdout);
     }
     std::fflush(stdout);
-}
-
-bool ListCommand::oneShot() const
-{
-    return !identifies();
-}
-
-void ListCommand::run()
-{
-    auto listed = [this] {
-        if (m_finished)
-            return;
-        disconnect(m_session, &LockSession::watchIdle, this, nullptr);
-        if (!identifies()) {
-            print();
-            return;
-        }
-        QStringList ids;
-        m_session->forEachLock([&ids](const LockSnapshot &s) {
-            for (const auto &h : s.holders)
-                ids << h.clientId;
-        });
-        ids.removeAll(QString());
-        ids.removeDuplicates();
-        identifyThen(ids, [this] { print(); });
-    };
-    connect(m_session, &LockSession::watchIdle, this, listed);
-    connect(m_session, &LockSession::readFailed, this, [this](const QString &msg) { fail(ServerError, msg); });
-    m_session->start();
 }
 
 void ListCommand::print()

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "clicommanddescriptor.h"
-#include "sessioncommand.h"
+#include "listingcommand.h"
 
 #include <QVector>
 
@@ -15,26 +15,22 @@ namespace lockscope
  * (LockSession::identifyClients), the table gets HOST and NAME, and each holder in JSON its
  * `client`. Exit 0, or 2 when the server cannot be read.
  */
-class ListCommand : public SessionCommand
+class ListCommand : public ListingCommand
 {
     Q_OBJECT
 public:
     /** Its name, synopsis, help, operands, options and examples (CliCommandTable registers it). */
     static CliCommandDescriptor descriptor();
 
-    using SessionCommand::SessionCommand;
-
-    /** One pass, unless --identify-ms (correlation needs the lock events of a live watch). */
-    bool oneShot() const override;
+    using ListingCommand::ListingCommand;
 
 protected:
-    void run() override;
+    /** Prints the locks read (table or JSON lines) and finishes. */
+    void print() override;
 
 private:
     /** `list --json`: one compact JSON object per lock and line, in the order given, to stdout. */
     static void writeJsonLines(const QVector<const LockSnapshot *> &locks);
-    /** Prints the locks read (table or JSON lines) and finishes. */
-    void print();
 };
 
 } // namespace lockscope

@@ -14,18 +14,14 @@ namespace lockscope
 
 CliCommandDescriptor RecordCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("record");
-    d.synopsis = QStringLiteral("record --out FILE [--pattern GLOB] [--duration-ms N]");
-    d.summary = QStringLiteral("Record what is seen (JSON lines; .gz compresses).");
+    auto d = CliCommandDescriptor::of<RecordCommand>("record", "record --out FILE [--pattern GLOB] [--duration-ms N]",
+                                                     "Record what is seen (JSON lines; .gz compresses).");
     d.details = QStringLiteral("Writes JSON lines (`.gz` compresses), mode 0600, until `--duration-ms` or Ctrl-C, for "
                                "`lockscope --replay` and `export`. Exit 2 when it ends while disconnected. Format: "
                                "[recordings](json.md#recordings).");
-    d.options = {QStringLiteral("pattern"), QStringLiteral("duration-ms"), QStringLiteral("out"),
-                 QStringLiteral("client-list-budget")};
+    d.options = CliCommandDescriptor::words("pattern duration-ms out client-list-budget");
     d.examples = {QStringLiteral("record --out /tmp/locks.jsonl.gz --duration-ms 60000")};
     d.check = CliCommandDescriptor::needs("out", "'record' needs --out FILE");
-    d.create = CliCommandDescriptor::factory<RecordCommand>();
     return d;
 }
 

@@ -17,30 +17,25 @@ namespace lockscope
 
 CliCommandDescriptor RedLockCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("redlock");
-    d.synopsis =
-        QStringLiteral("redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] "
-                       "[--hold-ms N] [--multi]");
-    d.summary =
-        QStringLiteral("RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with "
-                       "--multi), hold, release.");
+    auto d = CliCommandDescriptor::of<RedLockCommand>(
+        "redlock",
+        "redlock show|acquire NAME --servers URL1,URL2,... [--json] [--wait-ms N] [--lease-ms N] "
+        "[--hold-ms N] [--multi]",
+        "RedLock view (holder and TTL per server, quorum verdict), or take a RedLock (MultiLock with "
+        "--multi), hold, release.");
     d.details = QStringLiteral(
         "`redlock show` writes nothing. Exit 0: a quorum agrees on one holder; 3: no quorum; 2: no "
         "quorum, but the unreachable servers could have made one. `redlock acquire` exit: 0 acquired and "
         "released, 3 not acquired or `--read-only`, 2 not acquired with a server down. See "
         "[Connections](../connections.md#redlock-and-multilock-several-independent-servers).");
     d.operands = {QStringLiteral("redlock command (show or acquire)"), QStringLiteral("lock name")};
-    d.subcommands = {QStringLiteral("show"), QStringLiteral("acquire")};
-    d.options = {QStringLiteral("json"),    QStringLiteral("lease-ms"),  QStringLiteral("hold-ms"),
-                 QStringLiteral("wait-ms"), QStringLiteral("thread-id"), QStringLiteral("servers"),
-                 QStringLiteral("multi")};
+    d.subcommands = CliCommandDescriptor::words("show acquire");
+    d.options = CliCommandDescriptor::words("json lease-ms hold-ms wait-ms thread-id servers multi");
     d.examples = {
         QStringLiteral("redlock show orders:42 --servers "
                        "redis://127.0.0.1:6380,redis://127.0.0.1:6381,redis://127.0.0.1:6382"),
         QStringLiteral("redlock acquire orders:42 --servers "
                        "redis://127.0.0.1:6380,redis://127.0.0.1:6381,redis://127.0.0.1:6382 --hold-ms 5000")};
-    d.create = CliCommandDescriptor::factory<RedLockCommand>();
     return d;
 }
 

@@ -7,66 +7,61 @@
 namespace lockscope
 {
 
+namespace
+{
+
+/** What the four repairs share: RepairCommand, a lock name (then `field`, the operand naming a
+ *  waiter or a reader, when given) and --yes (the options of those that take more are named in full). */
+CliCommandDescriptor repair(const char *name, const char *synopsis, const char *summary, const char *field = nullptr)
+{
+    auto d = CliCommandDescriptor::of<RepairCommand>(name, synopsis, summary);
+    d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName)};
+    if (field)
+        d.operands << QString::fromLatin1(field);
+    d.options = {QStringLiteral("yes")};
+    return d;
+}
+
+} // namespace
+
 CliCommandDescriptor RepairCommand::setTtlDescriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("set-ttl");
-    d.synopsis = QStringLiteral("set-ttl NAME --ttl-ms N [--yes]");
-    d.summary = QStringLiteral("Repair: give a lock without TTL one (N >= 1).");
+    auto d = repair("set-ttl", "set-ttl NAME --ttl-ms N [--yes]", "Repair: give a lock without TTL one (N >= 1).");
     d.details =
         QStringLiteral("`--ttl-ms` must be at least 1 (a TTL of 0 would delete the lock without waking its waiters).");
-    d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName)};
-    d.options = {QStringLiteral("yes"), QStringLiteral("ttl-ms")};
+    d.options = CliCommandDescriptor::words("yes ttl-ms");
     d.examples = {QStringLiteral("set-ttl orders:42 --ttl-ms 30000")};
     d.check = CliCommandDescriptor::needs("ttl-ms", "'set-ttl' needs --ttl-ms N");
-    d.create = CliCommandDescriptor::factory<RepairCommand>();
     return d;
 }
 
 CliCommandDescriptor RepairCommand::removeWaiterDescriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("remove-waiter");
-    d.synopsis = QStringLiteral("remove-waiter NAME FIELD [--wait-ms N] [--yes]");
-    d.summary = QStringLiteral("Repair: drop a stale fair-queue waiter.");
+    auto d = repair("remove-waiter", "remove-waiter NAME FIELD [--wait-ms N] [--yes]",
+                    "Repair: drop a stale fair-queue waiter.", "waiter field <clientId>:<threadId>");
     d.details = QStringLiteral(
         "FIELD is the waiter's `clientId:threadId`. It leaves the fair lock's queue and timeout set. "
         "Without `--wait-ms` the wait is derived from the gaps between deadlines, else Redisson's "
         "default 300000 ms (clients of 3.13.2 and older use 5000 ms). The waiters behind move up by that "
         "wait, never into the past.");
-    d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName),
-                  QStringLiteral("waiter field <clientId>:<threadId>")};
-    d.options = {QStringLiteral("wait-ms"), QStringLiteral("yes")};
+    d.options = CliCommandDescriptor::words("wait-ms yes");
     d.examples = {QStringLiteral("remove-waiter fair:1 8743c9c0-2a4e-4f6b-9d3e-1b2c3d4e5f60:57")};
-    d.create = CliCommandDescriptor::factory<RepairCommand>();
     return d;
 }
 
 CliCommandDescriptor RepairCommand::removeReaderDescriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("remove-reader");
-    d.synopsis = QStringLiteral("remove-reader NAME FIELD [--yes]");
-    d.summary = QStringLiteral("Repair: drop a dead reader of a read-write lock.");
-    d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName),
-                  QStringLiteral("reader field <clientId>:<threadId>")};
-    d.options = {QStringLiteral("yes")};
+    auto d = repair("remove-reader", "remove-reader NAME FIELD [--yes]",
+                    "Repair: drop a dead reader of a read-write lock.", "reader field <clientId>:<threadId>");
     d.examples = {QStringLiteral("remove-reader rw:1 8743c9c0-2a4e-4f6b-9d3e-1b2c3d4e5f60:12 --yes")};
-    d.create = CliCommandDescriptor::factory<RepairCommand>();
     return d;
 }
 
 CliCommandDescriptor RepairCommand::wakeDescriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("wake");
-    d.synopsis = QStringLiteral("wake NAME [--yes]");
-    d.summary = QStringLiteral("Repair: wake the waiters of a free lock on their kind's channel.");
+    auto d = repair("wake", "wake NAME [--yes]", "Repair: wake the waiters of a free lock on their kind's channel.");
     d.details = QStringLiteral("Publishes on the channel the lock's kind waits on; refuses a held lock.");
-    d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName)};
-    d.options = {QStringLiteral("yes")};
     d.examples = {QStringLiteral("wake fair:1")};
-    d.create = CliCommandDescriptor::factory<RepairCommand>();
     return d;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "clicommanddescriptor.h"
-#include "sessioncommand.h"
+#include "confirmedwritecommand.h"
 
 namespace lockscope
 {
@@ -17,7 +17,7 @@ namespace lockscope
  *
  * The command (Arguments::command) selects the repair. Exit 3 when refused or not confirmed.
  */
-class RepairCommand : public SessionCommand
+class RepairCommand : public ConfirmedWriteCommand
 {
     Q_OBJECT
 public:
@@ -27,9 +27,7 @@ public:
     static CliCommandDescriptor removeReaderDescriptor();
     static CliCommandDescriptor wakeDescriptor();
 
-    using SessionCommand::SessionCommand;
-
-    bool writes() const override { return true; }
+    using ConfirmedWriteCommand::ConfirmedWriteCommand;
 
 protected:
     void run() override;

@@ -12,15 +12,13 @@ namespace lockscope
 
 CliCommandDescriptor ServeCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("serve");
-    d.synopsis =
-        QStringLiteral("serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
-                       "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N] [--targets FILE "
-                       "[--password-file FILE]]");
-    d.summary =
-        QStringLiteral("Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on "
-                       "--listen (default 127.0.0.1:9464).");
+    auto d = CliCommandDescriptor::of<ServeCommand>(
+        "serve",
+        "serve [--listen HOST:PORT] [--web-config FILE] [--group REGEX=NAME]... [--max-groups N] "
+        "[--max-named-findings N] [--pattern GLOB] [--replication-threshold-ms N] [--targets FILE "
+        "[--password-file FILE]]",
+        "Prometheus exporter: /metrics (lock groups, events, doctor findings), /healthz and / on "
+        "--listen (default 127.0.0.1:9464).");
     d.description = QStringLiteral("Read-only: it never writes to Redis. Runs until SIGINT / SIGTERM.");
     d.details =
         QStringLiteral("Watches as `watch` does (live or polling, every master of a cluster, Sentinel failovers) and "
@@ -28,20 +26,11 @@ CliCommandDescriptor ServeCommand::descriptor()
                        "Read-only (`--enable-notifications` is refused). A malformed `--listen`, `--group` or "
                        "`--web-config` exits 1; an address that cannot be bound exits 2. See [the "
                        "exporter](../exporter.md).");
-    d.options = {QStringLiteral("pattern"),
-                 QStringLiteral("client-list-budget"),
-                 QStringLiteral("listen"),
-                 QStringLiteral("web-config"),
-                 QStringLiteral("group"),
-                 QStringLiteral("max-groups"),
-                 QStringLiteral("max-named-findings"),
-                 QStringLiteral("replication-threshold-ms"),
-                 QStringLiteral("targets"),
-                 QStringLiteral("password-file")};
+    d.options = CliCommandDescriptor::words("pattern client-list-budget listen web-config group max-groups "
+                                            "max-named-findings replication-threshold-ms targets password-file");
     d.examples = {
         QStringLiteral("serve --listen 127.0.0.1:9464"),
         QStringLiteral("serve --targets /etc/lockscope/targets.json --password-file /etc/lockscope/passwords.json")};
-    d.create = CliCommandDescriptor::factory<ServeCommand>();
     d.outputIsLog = true;
     return d;
 }

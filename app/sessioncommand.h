@@ -20,8 +20,8 @@ namespace lockscope
  * LockSession: begin() resolves the server (--demo, else --url / LOCKSCOPE_URL) and the session
  * options (SessionOptions), then the session set-up (read-only and audit-log checks, connection
  * loss, discovery progress, --enable-notifications, cluster detection), and the helpers several
- * commands use (read one lock, confirm, await a write's outcome, --holder). Exit codes, streams,
- * finish() and signals are CliCommand's.
+ * commands use (read one lock, --holder, --identify-ms; confirming a write and awaiting its outcome
+ * are ConfirmedWriteCommand's). Exit codes, streams, finish() and signals are CliCommand's.
  *
  * A command overrides run() (called once the session is prepared) and says what it is:
  * writes(), oneShot(), connectionLoss().
@@ -64,11 +64,6 @@ protected:
     bool connectedAtDurationEnd();
     /** Reads one lock; fails with exit 3 when it is absent or not a Redisson lock. */
     void readOne(const QString &name, std::function<void(const LockSnapshot &)> then);
-    /** --yes, or a y/N (or typed-name) answer on a terminal; false (and finished) when refused. */
-    bool confirm(const QString &question, const QString &typedAnswer);
-    /** Finishes with the outcome of the session's next actionFinished; false (and finished with
-     *  130 / 143) when a signal came before the write was sent: then send nothing. */
-    bool awaitAction();
     /** --holder ID as a LockFilter (empty when not given). */
     LockFilter holderFilter() const;
     /** --identify-ms was given (show, list, clients). */

@@ -11,20 +11,16 @@ namespace lockscope
 
 CliCommandDescriptor ShowCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("show");
-    d.synopsis = QStringLiteral("show NAME [--holder ID] [--json] [--identify-ms N]");
-    d.summary = QStringLiteral(
+    auto d = CliCommandDescriptor::of<ShowCommand>(
+        "show", "show NAME [--holder ID] [--json] [--identify-ms N]",
         "One lock in detail, with what is known of each holder's and waiter's client (connections, host, "
         "client name, connected or not).");
     d.details =
         QStringLiteral("Holders, the waiter queue with deadlines, readers and unlock-channel subscribers. Exit 3 when "
                        "the lock does not exist.");
     d.operands = {QString::fromLatin1(CliCommandDescriptor::kLockName)};
-    d.options = {QStringLiteral("json"), QStringLiteral("holder"), QStringLiteral("client-list-budget"),
-                 QStringLiteral("identify-ms")};
+    d.options = CliCommandDescriptor::words("json holder client-list-budget identify-ms");
     d.examples = {QStringLiteral("show orders:42"), QStringLiteral("show orders:42 --json --identify-ms 2000")};
-    d.create = CliCommandDescriptor::factory<ShowCommand>();
     return d;
 }
 

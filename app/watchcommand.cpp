@@ -14,11 +14,9 @@ namespace lockscope
 
 CliCommandDescriptor WatchCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("watch");
-    d.synopsis = QStringLiteral("watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]");
-    d.summary =
-        QStringLiteral("Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves.");
+    auto d = CliCommandDescriptor::of<WatchCommand>(
+        "watch", "watch [--pattern GLOB] [--holder ID] [--json] [--duration-ms N]",
+        "Events as they happen (acquired, released, ...), in a cluster also failovers and slot moves.");
     d.description =
         QStringLiteral("Exit 2 when the server was never reached or is not reachable when --duration-ms ends.");
     d.details =
@@ -27,11 +25,9 @@ CliCommandDescriptor WatchCommand::descriptor()
                        "short to see`. The lease-safety events (`renewal_late`, `lease_lost`, `holder_returned`, "
                        "`lost_in_failover`, `token_regressed`) come too; every type: [events](events.md). Live with "
                        "keyspace notifications, otherwise polling within `--poll-budget`.");
-    d.options = {QStringLiteral("pattern"), QStringLiteral("json"), QStringLiteral("duration-ms"),
-                 QStringLiteral("holder"), QStringLiteral("client-list-budget")};
+    d.options = CliCommandDescriptor::words("pattern json duration-ms holder client-list-budget");
     d.examples = {QStringLiteral("watch --pattern 'orders:*' --json"),
                   QStringLiteral("watch --holder 8743c9c0 --duration-ms 60000")};
-    d.create = CliCommandDescriptor::factory<WatchCommand>();
     return d;
 }
 

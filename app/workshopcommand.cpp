@@ -13,19 +13,17 @@ namespace lockscope
 
 CliCommandDescriptor WorkshopCommand::descriptor()
 {
-    CliCommandDescriptor d;
-    d.name = QStringLiteral("workshop");
-    d.synopsis = QStringLiteral("workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]");
-    d.summary = QStringLiteral("Teaching scenarios, step by step, on a private redis-server.");
+    auto d = CliCommandDescriptor::of<WorkshopCommand>(
+        "workshop", "workshop list | workshop run NAME [--json] [--scenario-file FILE] [--pace-ms N]",
+        "Teaching scenarios, step by step, on a private redis-server.");
     d.details =
         QStringLiteral("`workshop list [--json]` lists the shipped scenarios. Exit 0 when the scenario's expectations "
                        "held, 3 when one did not, 1 for an unknown scenario or a malformed file, 2 when no "
                        "`redis-server` could be started. See [teaching](../teaching.md).");
-    d.subcommands = {QStringLiteral("list"), QStringLiteral("run")};
+    d.subcommands = CliCommandDescriptor::words("list run");
     d.operandWordsFrom = QStringLiteral("workshop list");
-    d.options = {QStringLiteral("json"), QStringLiteral("scenario-file"), QStringLiteral("pace-ms")};
+    d.options = CliCommandDescriptor::words("json scenario-file pace-ms");
     d.examples = {QStringLiteral("workshop list"), QStringLiteral("workshop run force-unlock --pace-ms 2000")};
-    d.create = CliCommandDescriptor::factory<WorkshopCommand>();
     d.ownOperands = true;
     return d;
 }
@@ -46,10 +44,6 @@ QList<QCommandLineOption> WorkshopCommand::options()
                             "workshop server stands still meanwhile)."),
              QStringLiteral("N")}};
 }
-
-WorkshopCommand::WorkshopCommand(const Context &context, QObject *parent) : CliCommand(context, parent) {}
-
-WorkshopCommand::~WorkshopCommand() = default;
 
 bool WorkshopCommand::begin(int *exitCode)
 {

@@ -47,8 +47,7 @@ public:
     /** --scenario-file, --pace-ms (the other options are shared: --json). */
     static QList<QCommandLineOption> options();
 
-    WorkshopCommand(const Context &context, QObject *parent = nullptr);
-    ~WorkshopCommand() override;
+    using CliCommand::CliCommand;
 
     /** Starts its operands (the positional arguments after "workshop"). Returns false with
      *  `*exitCode` set when it finished already (list, usage errors, malformed files). A signal
