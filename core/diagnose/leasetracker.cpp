@@ -542,10 +542,7 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
     for (const LostLease &l : m_lost) {
         if (nowSteadyMs - l.lostSteadyMs > kKeepMs)
             continue;
-        LockFinding f;
-        f.severity = LockFinding::Severity::Critical;
-        f.code = QStringLiteral("lease_lost");
-        f.lock = l.lock;
+        LockFinding f = LockFinding::about(l.lock, QStringLiteral("lease_lost"), LockFinding::Severity::Critical);
         f.title = l.returned ? QStringLiteral("%1: lease lost by %2, which then came back").arg(l.lock, l.holder)
                   : l.clockJumpMs > 0
                       ? QStringLiteral("%1: lease of %2 lost to a jump of the server's clock").arg(l.lock, l.holder)
@@ -606,10 +603,7 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
     for (const FailoverLoss &x : m_failoverLosses) {
         if (nowSteadyMs - x.steadyMs > kKeepMs)
             continue;
-        LockFinding f;
-        f.severity = LockFinding::Severity::Critical;
-        f.code = QStringLiteral("lost_in_failover");
-        f.lock = x.lock;
+        LockFinding f = LockFinding::about(x.lock, QStringLiteral("lost_in_failover"), LockFinding::Severity::Critical);
         f.title = QStringLiteral("%1 was lost in a failover while %2 held it").arg(x.lock, x.holder);
         f.explanation =
             QStringLiteral("Redis replicates asynchronously: the master failed over before this lock "
@@ -630,10 +624,7 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
     for (const Regressed &r : m_regressed) {
         if (nowSteadyMs - r.steadyMs > kKeepMs)
             continue;
-        LockFinding f;
-        f.severity = LockFinding::Severity::Critical;
-        f.code = QStringLiteral("token_regressed");
-        f.lock = r.lock;
+        LockFinding f = LockFinding::about(r.lock, QStringLiteral("token_regressed"), LockFinding::Severity::Critical);
         f.title = QStringLiteral("%1: fencing token went down from %2 to %3").arg(r.lock).arg(r.before).arg(r.after);
         f.explanation = QStringLiteral("A fencing token only grows. A lower one means its key lost writes (a "
                                        "failover to a replica that had not received them): new holders get tokens "
@@ -659,10 +650,7 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
         const bool wasLow = ren.lowMarginMs >= 0 && nowSteadyMs - ren.lowMarginAtMs <= kLateKeepMs;
         if (!overdue && !wasLow)
             continue;
-        LockFinding f;
-        f.severity = LockFinding::Severity::Warning;
-        f.code = QStringLiteral("renewal_late");
-        f.lock = it.key();
+        LockFinding f = LockFinding::about(it.key(), QStringLiteral("renewal_late"), LockFinding::Severity::Warning);
         f.title = overdue ? QStringLiteral("%1: the watchdog of %2 is late, %3 of its %4 lease left")
                                 .arg(it.key(), ren.holder, seconds(left), seconds(ren.leaseMs))
                           : QStringLiteral("%1: a renewal by %2 came with only %3 of its %4 lease left")
@@ -719,10 +707,8 @@ QVector<LockFinding> LeaseTracker::findings(const QHash<QString, LockSnapshot> &
         const qint64 waiters = snap->queueLength > 0
                                    ? snap->queueLength
                                    : qMax(snap->subscribers, m_subscribed.value(it.key()).subscribers);
-        LockFinding f;
-        f.severity = LockFinding::Severity::Warning;
-        f.code = QStringLiteral("waiters_behind_silent_holder");
-        f.lock = it.key();
+        LockFinding f = LockFinding::about(it.key(), QStringLiteral("waiters_behind_silent_holder"),
+                                           LockFinding::Severity::Warning);
         f.title = QStringLiteral("%1: %2 waiter(s) for %3 behind %4, which renews nothing and does nothing")
                       .arg(it.key())
                       .arg(waiters)

@@ -117,10 +117,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
     if (!s.isLock)
         return out;
     if (s.exists && s.pttlMs == -1) {
-        LockFinding f;
-        f.severity = LockFinding::Severity::Critical;
-        f.code = QStringLiteral("no_ttl");
-        f.lock = s.name;
+        LockFinding f = LockFinding::about(s.name, QStringLiteral("no_ttl"), LockFinding::Severity::Critical);
         f.title = QStringLiteral("%1 has no TTL: it never expires on its own").arg(s.name);
         f.explanation = QStringLiteral("Redisson always sets a lease. A lock without one was written by an old or "
                                        "foreign client, or its PEXPIRE was lost; if its holder dies, the lock stays "
@@ -136,10 +133,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
         out << f;
     }
     if (!s.anomalies.isEmpty()) {
-        LockFinding f;
-        f.severity = LockFinding::Severity::Warning;
-        f.code = QStringLiteral("malformed_data");
-        f.lock = s.name;
+        LockFinding f = LockFinding::about(s.name, QStringLiteral("malformed_data"), LockFinding::Severity::Warning);
         f.title = QStringLiteral("%1 holds values Redisson never writes").arg(s.name);
         f.explanation = QStringLiteral("Redisson writes epoch-ms deadlines, hold counts and fencing tokens as whole "
                                        "numbers and 'read'/'write' as the read-write mode. Other values come from a "
@@ -156,10 +150,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
     }
     // A faster multilock group holds one owner per value, so several owners are normal (§14.10).
     if (s.kind != LockKind::ReadWriteLock && s.kind != LockKind::FasterMultiLock && s.holders.size() > 1) {
-        LockFinding f;
-        f.severity = LockFinding::Severity::Critical;
-        f.code = QStringLiteral("several_holders");
-        f.lock = s.name;
+        LockFinding f = LockFinding::about(s.name, QStringLiteral("several_holders"), LockFinding::Severity::Critical);
         // A hash too big to read whole is a sample: the title counts the hash (HLEN), not the sample.
         f.title =
             QStringLiteral("%1 has %2 holder fields").arg(s.name).arg(s.sampled ? s.fieldCount : s.holders.size());
@@ -179,10 +170,8 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
             // A live waiter polls again at most its last PTTL after its last poll (§1.5, §14.7).
             const qint64 graceMs = qMax(kFairHeadGraceMs, s.pttlMs);
             const bool stale = pastBy > graceMs;
-            LockFinding f;
-            f.severity = stale ? LockFinding::Severity::Warning : LockFinding::Severity::Info;
-            f.code = QStringLiteral("fair_head_expired");
-            f.lock = s.name;
+            LockFinding f = LockFinding::about(s.name, QStringLiteral("fair_head_expired"),
+                                               stale ? LockFinding::Severity::Warning : LockFinding::Severity::Info);
             if (stale) {
                 f.title = QStringLiteral("Head waiter of %1 is stale: past its deadline by %2").arg(s.name, ms(pastBy));
                 f.explanation =
@@ -219,10 +208,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
         }
         if (!s.exists && s.queueLength > 0) {
             // Normal for a moment during a hand-over; waiters_without_holder reports it when it lasts.
-            LockFinding f;
-            f.severity = LockFinding::Severity::Info;
-            f.code = QStringLiteral("free_with_queue");
-            f.lock = s.name;
+            LockFinding f = LockFinding::about(s.name, QStringLiteral("free_with_queue"), LockFinding::Severity::Info);
             f.title = QStringLiteral("%1 is a free lock with %2 queued waiter(s)").arg(s.name).arg(s.queueLength);
             f.explanation =
                 QStringLiteral("The head waiter should take it on its next attempt. If this lasts, the head "
@@ -244,9 +230,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
             const QSet<QString> noScore = queued - scored;
             const QSet<QString> notQueued = scored - queued;
             if (!noScore.isEmpty() || !notQueued.isEmpty()) {
-                LockFinding f;
-                f.code = QStringLiteral("fair_companions_disagree");
-                f.lock = s.name;
+                LockFinding f = LockFinding::about(s.name, QStringLiteral("fair_companions_disagree"));
                 f.title = QStringLiteral("Waiter queue and timeout set of %1 disagree").arg(s.name);
                 f.explanation = QStringLiteral("Every queued thread should have a deadline in the timeout set and "
                                                "the reverse. A queued thread without a deadline is never pruned and "
@@ -272,9 +256,7 @@ QVector<LockFinding> LockDoctor::snapshotFindings(const LockSnapshot &s, const Q
             }
         }
         if (total > 0) {
-            LockFinding f;
-            f.code = QStringLiteral("dead_readers");
-            f.lock = s.name;
+            LockFinding f = LockFinding::about(s.name, QStringLiteral("dead_readers"));
             f.title = QStringLiteral("%1 has %2 read hold(s) of dead readers").arg(s.name).arg(total);
             f.explanation = QStringLiteral("Each read hold has an rwlock_timeout key kept alive by its reader. These "
                                            "keys are gone, so those readers are dead, but their hold counts still "
@@ -405,9 +387,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         const History &h = it.value();
         if (s.isHeld() && h.heldSinceMs >= 0 && h.renewals > 0 &&
             nowSteadyMs - h.heldSinceMs > m_thresholds.watchdogHeldMs) {
-            LockFinding f;
-            f.code = QStringLiteral("watchdog_long");
-            f.lock = s.name;
+            LockFinding f = LockFinding::about(s.name, QStringLiteral("watchdog_long"));
             f.title = QStringLiteral("%1 has been kept alive by a watchdog for at least %2")
                           .arg(s.name, ms(nowSteadyMs - h.heldSinceMs));
             f.explanation = QStringLiteral("The holder's process is alive (its watchdog renews the lease every "
@@ -427,9 +407,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         }
         if (h.freeWithWaitersSinceMs >= 0 &&
             nowSteadyMs - h.freeWithWaitersSinceMs > m_thresholds.waitersWithoutHolderMs) {
-            LockFinding f;
-            f.code = QStringLiteral("waiters_without_holder");
-            f.lock = s.name;
+            LockFinding f = LockFinding::about(s.name, QStringLiteral("waiters_without_holder"));
             f.title = QStringLiteral("%1 is free but %2 thread(s) have been queued for %3")
                           .arg(s.name)
                           .arg(s.queueLength)
@@ -465,9 +443,7 @@ QVector<LockFinding> LockDoctor::diagnose(const QHash<QString, LockSnapshot> &lo
         const qint64 since = m_orphanSinceMs.value(it.key(), m_orphanObservedAtMs);
         if (nowSteadyMs - since <= m_thresholds.waitersWithoutHolderMs)
             continue;
-        LockFinding f;
-        f.code = QStringLiteral("waiters_without_holder");
-        f.lock = it.key();
+        LockFinding f = LockFinding::about(it.key(), QStringLiteral("waiters_without_holder"));
         f.title = QStringLiteral("%1 is free but %2 client(s) still wait on its unlock channel")
                       .arg(it.key())
                       .arg(it.value());
@@ -540,9 +516,7 @@ QVector<LockFinding> LockDoctor::disconnectedHolders(const LockSnapshot &s, cons
             continue;
         const ClientIdentity &c = it.value();
         const bool watchdog = h && h->renewals > 0;
-        LockFinding f;
-        f.code = QStringLiteral("holder_disconnected");
-        f.lock = s.name;
+        LockFinding f = LockFinding::about(s.name, QStringLiteral("holder_disconnected"));
         f.severity = watchdog ? LockFinding::Severity::Warning : LockFinding::Severity::Critical;
         const QString was =
             c.lastAddresses.isEmpty() ? QStringLiteral("its connections") : c.lastAddresses.join(QStringLiteral(", "));

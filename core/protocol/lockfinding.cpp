@@ -16,6 +16,15 @@ const EnumWords<LockFinding::Severity> kSeverityWords{{LockFinding::Severity::In
 
 } // namespace
 
+LockFinding LockFinding::about(const QString &lock, const QString &code, Severity severity)
+{
+    LockFinding f;
+    f.severity = severity;
+    f.code = code;
+    f.lock = lock;
+    return f;
+}
+
 QString LockFinding::severityName(Severity s)
 {
     return kSeverityWords.word(s);

@@ -29,6 +29,9 @@ struct LockFinding {
     QString action;       ///< the suggested next step
 
     QJsonObject toJson() const;
+    /** A finding about `lock` with its stable `code` and `severity`; the caller adds the title,
+     *  explanation, evidence and action. */
+    static LockFinding about(const QString &lock, const QString &code, Severity severity = Severity::Warning);
     static QString severityName(Severity s);
     bool operator==(const LockFinding &o) const { return code == o.code && locks == o.locks && lock == o.lock; }
 };
