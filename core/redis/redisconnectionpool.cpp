@@ -8,15 +8,23 @@ namespace lockscope
 
 RedisConnectionPool::RedisConnectionPool(const RedisEndpoint &seed, QObject *parent) : QObject(parent), m_seed(seed) {}
 
+namespace
+{
+
+/** The `Part` of `endpoint` in `parts`, made (a child of `pool`) on first use. */
+template <typename Part> Part *partFor(QHash<QString, Part *> &parts, const RedisEndpoint &endpoint, QObject *pool)
+{
+    Part *&part = parts[endpoint.address()];
+    if (!part)
+        part = new Part(endpoint, pool);
+    return part;
+}
+
+} // namespace
+
 RedisConnection *RedisConnectionPool::connection(const RedisEndpoint &endpoint)
 {
-    const RedisEndpoint &ep = endpoint.isValid() ? endpoint : m_seed;
-    auto it = m_connections.find(ep.address());
-    if (it != m_connections.end())
-        return it.value();
-    auto *c = new RedisConnection(ep, this);
-    m_connections.insert(ep.address(), c);
-    return c;
+    return partFor(m_connections, endpoint.isValid() ? endpoint : m_seed, this);
 }
 
 RedisConnection *RedisConnectionPool::scanConnection(const RedisEndpoint &endpoint)
@@ -32,13 +40,7 @@ RedisConnection *RedisConnectionPool::scanConnection(const RedisEndpoint &endpoi
 
 RedisSubscriber *RedisConnectionPool::subscriber(const RedisEndpoint &endpoint)
 {
-    const RedisEndpoint &ep = endpoint.isValid() ? endpoint : m_seed;
-    auto it = m_subscribers.find(ep.address());
-    if (it != m_subscribers.end())
-        return it.value();
-    auto *s = new RedisSubscriber(ep, this);
-    m_subscribers.insert(ep.address(), s);
-    return s;
+    return partFor(m_subscribers, endpoint.isValid() ? endpoint : m_seed, this);
 }
 
 } // namespace lockscope

@@ -54,38 +54,37 @@ void RedisSubscriber::restore()
     emit ready();
 }
 
+void RedisSubscriber::change(QSet<QByteArray> &set, const QByteArray &name, bool add, const char *command)
+{
+    const bool changed = add ? !set.contains(name) : set.contains(name);
+    if (!changed)
+        return;
+    if (add)
+        set.insert(name);
+    else
+        set.remove(name);
+    if (m_connection->isReady())
+        m_connection->send({command, name});
+}
+
 void RedisSubscriber::subscribe(const QByteArray &channel)
 {
-    if (m_channels.contains(channel))
-        return;
-    m_channels.insert(channel);
-    if (m_connection->isReady())
-        m_connection->send({"SUBSCRIBE", channel});
+    change(m_channels, channel, true, "SUBSCRIBE");
 }
 
 void RedisSubscriber::psubscribe(const QByteArray &pattern)
 {
-    if (m_patterns.contains(pattern))
-        return;
-    m_patterns.insert(pattern);
-    if (m_connection->isReady())
-        m_connection->send({"PSUBSCRIBE", pattern});
+    change(m_patterns, pattern, true, "PSUBSCRIBE");
 }
 
 void RedisSubscriber::unsubscribe(const QByteArray &channel)
 {
-    if (!m_channels.remove(channel))
-        return;
-    if (m_connection->isReady())
-        m_connection->send({"UNSUBSCRIBE", channel});
+    change(m_channels, channel, false, "UNSUBSCRIBE");
 }
 
 void RedisSubscriber::punsubscribe(const QByteArray &pattern)
 {
-    if (!m_patterns.remove(pattern))
-        return;
-    if (m_connection->isReady())
-        m_connection->send({"PUNSUBSCRIBE", pattern});
+    change(m_patterns, pattern, false, "PUNSUBSCRIBE");
 }
 
 void RedisSubscriber::onPush(const RedisReply &reply)

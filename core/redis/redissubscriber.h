@@ -58,6 +58,9 @@ signals:
 private:
     void onPush(const RedisReply &reply);
     void restore();
+    /** Adds `name` to `set` (or removes it) and, when that changed the set and the connection is
+     *  ready, sends `command name`; a closed connection gets the set back in restore(). */
+    void change(QSet<QByteArray> &set, const QByteArray &name, bool add, const char *command);
 
     RedisConnection *m_connection = nullptr;
     QSet<QByteArray> m_channels;
