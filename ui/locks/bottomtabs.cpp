@@ -20,12 +20,36 @@
 namespace lockscope
 {
 
+namespace
+{
+
+/** A table of whole rows (a log, a list of problems): no row numbers, whole rows selected, the
+ *  last column stretched, Tab leaves it (to the next widget). `widthsPx`: the first columns'
+ *  widths, in column order. */
+QTableView *rowTable(QAbstractItemModel *model, const QString &objectName, const QString &accessibleName,
+                     std::initializer_list<int> widthsPx, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setModel(model);
+    view->verticalHeader()->hide();
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    int column = 0;
+    for (int px : widthsPx)
+        view->setColumnWidth(column++, px);
+    view->setTabKeyNavigation(false);
+    view->setObjectName(objectName);
+    view->setAccessibleName(accessibleName);
+    return view;
+}
+
+} // namespace
+
 BottomTabs::BottomTabs(LockTableModel *locks, LockFilterProxy *proxy, EventLogModel *events, FindingModel *findings,
                        const HistoryStore *history, std::function<qint64()> clock, const QString &clientsKey,
                        QWidget *parent)
     : QTabWidget(parent), m_findingModel(findings)
 {
-    m_eventView = new QTableView(this);
     // The table's filter applies to the event log too: with a lock or a client typed, its events
     // stay in sight instead of being pushed out by every other lock's routine ones. A glob
     // matches the lock name; a word any column (lock, holder or waiter, detail).
@@ -41,30 +65,11 @@ BottomTabs::BottomTabs(LockTableModel *locks, LockFilterProxy *proxy, EventLogMo
     };
     if (proxy)
         connect(proxy, &LockFilterProxy::filterTextChanged, this, followTableFilter);
-    m_eventView->setModel(eventFilter);
-    m_eventView->verticalHeader()->hide();
+    // Columns: time, lock, event, holder; the detail stretches.
+    m_eventView = rowTable(eventFilter, QStringLiteral("eventTable"), tr("Event log"), {100, 150, 120, 340}, this);
     m_eventView->verticalHeader()->setDefaultSectionSize(22);
-    m_eventView->horizontalHeader()->setStretchLastSection(true);
-    m_eventView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_eventView->setColumnWidth(EventLogModel::TimeColumn, 100);
-    m_eventView->setColumnWidth(EventLogModel::LockColumn, 150);
-    m_eventView->setColumnWidth(EventLogModel::TypeColumn, 120);
-    m_eventView->setColumnWidth(EventLogModel::HolderColumn, 340);
-    m_eventView->setTabKeyNavigation(false);
-    m_eventView->setObjectName(QStringLiteral("eventTable"));
-    m_eventView->setAccessibleName(tr("Event log"));
-
-    m_findingView = new QTableView(this);
-    m_findingView->setModel(findings);
-    m_findingView->verticalHeader()->hide();
-    m_findingView->horizontalHeader()->setStretchLastSection(true);
-    m_findingView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_findingView->setColumnWidth(FindingModel::SeverityColumn, 100);
-    m_findingView->setColumnWidth(FindingModel::LockColumn, 150);
-    m_findingView->setColumnWidth(FindingModel::TitleColumn, 520);
-    m_findingView->setTabKeyNavigation(false);
-    m_findingView->setObjectName(QStringLiteral("problemsTable"));
-    m_findingView->setAccessibleName(tr("Problems"));
+    // Columns: severity, lock, problem; what to do stretches.
+    m_findingView = rowTable(findings, QStringLiteral("problemsTable"), tr("Problems"), {100, 150, 520}, this);
     m_findingView->setWordWrap(false);
     m_findingView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_findingView, &QAbstractItemView::activated, this, [this](const QModelIndex &idx) {
