@@ -67,6 +67,23 @@ ClientListEntry ClientListEntry::fromJson(const QJsonObject &o)
     return e;
 }
 
+namespace
+{
+
+/** The CLIENT LIST fields read, by their word in a line ("addr=..."); the others are skipped. */
+const std::pair<const char *, QString ClientListEntry::*> kTextFields[] = {
+    {"addr", &ClientListEntry::address},     {"laddr", &ClientListEntry::localAddress},
+    {"name", &ClientListEntry::name},        {"user", &ClientListEntry::user},
+    {"cmd", &ClientListEntry::command},      {"flags", &ClientListEntry::flags},
+    {"lib-name", &ClientListEntry::libName}, {"lib-ver", &ClientListEntry::libVersion}};
+const std::pair<const char *, qint64 ClientListEntry::*> kNumberFields[] = {
+    {"id", &ClientListEntry::id},
+    {"age", &ClientListEntry::ageS},
+    {"idle", &ClientListEntry::idleS},
+    {"ssub", &ClientListEntry::shardSubscriptions}};
+
+} // namespace
+
 QVector<ClientListEntry> ClientListEntry::parse(const QByteArray &text, const QString &server)
 {
     QVector<ClientListEntry> out;
@@ -79,30 +96,14 @@ QVector<ClientListEntry> ClientListEntry::parse(const QByteArray &text, const QS
                 continue;
             const QByteArray key = pair.left(eq);
             const QByteArray value = pair.mid(eq + 1);
-            if (key == "id")
-                e.id = value.toLongLong();
-            else if (key == "addr")
-                e.address = QString::fromUtf8(value);
-            else if (key == "laddr")
-                e.localAddress = QString::fromUtf8(value);
-            else if (key == "name")
-                e.name = QString::fromUtf8(value);
-            else if (key == "user")
-                e.user = QString::fromUtf8(value);
-            else if (key == "age")
-                e.ageS = value.toLongLong();
-            else if (key == "idle")
-                e.idleS = value.toLongLong();
-            else if (key == "cmd")
-                e.command = QString::fromUtf8(value);
-            else if (key == "flags")
-                e.flags = QString::fromUtf8(value);
-            else if (key == "lib-name")
-                e.libName = QString::fromUtf8(value);
-            else if (key == "lib-ver")
-                e.libVersion = QString::fromUtf8(value);
-            else if (key == "ssub")
-                e.shardSubscriptions = value.toLongLong();
+            for (const auto &[word, member] : kTextFields) {
+                if (key == word)
+                    e.*member = QString::fromUtf8(value);
+            }
+            for (const auto &[word, member] : kNumberFields) {
+                if (key == word)
+                    e.*member = value.toLongLong();
+            }
         }
         if (e.id >= 0)
             out << e;
