@@ -1,5 +1,7 @@
 #include "redis/monitorline.h"
 
+#include <cstring>
+
 namespace lockscope
 {
 
@@ -36,23 +38,12 @@ bool readQuoted(const QByteArray &line, int *pos, QByteArray *word)
         if (i + 1 >= line.size())
             return false;
         const char e = line.at(i + 1);
-        switch (e) {
-        case 'n':
-            word->append('\n');
-            break;
-        case 'r':
-            word->append('\r');
-            break;
-        case 't':
-            word->append('\t');
-            break;
-        case 'a':
-            word->append('\a');
-            break;
-        case 'b':
-            word->append('\b');
-            break;
-        case 'x': {
+        // sdscatrepr's escapes: \n \r \t \a \b, \xHH, and \\ and \" for themselves.
+        static constexpr char kEscaped[] = "nrtab";
+        static constexpr char kMeant[] = "\n\r\t\a\b";
+        if (const char *escape = e != '\0' ? std::strchr(kEscaped, e) : nullptr) {
+            word->append(kMeant[escape - kEscaped]);
+        } else if (e == 'x') {
             if (i + 3 >= line.size())
                 return false;
             const int hi = hexValue(line.at(i + 2));
@@ -62,8 +53,7 @@ bool readQuoted(const QByteArray &line, int *pos, QByteArray *word)
             word->append(char(hi * 16 + lo));
             i += 4;
             continue;
-        }
-        default:
+        } else {
             word->append(e); // \\ and \"
         }
         i += 2;
