@@ -1,6 +1,8 @@
 #include "protocol/lockfilter.h"
 #include "redis/redisbytes.h"
 
+#include <algorithm>
+
 namespace lockscope
 {
 
@@ -85,19 +87,14 @@ bool LockFilter::matches(const LockSnapshot &s) const
         return false;
     if (m_holder.isEmpty())
         return true;
-    for (const auto &h : s.holders)
-        if (matchesField(h.field))
-            return true;
-    for (const auto &w : s.waiters)
-        if (matchesField(w.field))
-            return true;
-    for (const auto &t : s.timeoutSet)
-        if (matchesField(t.first))
-            return true;
-    for (const auto &v : s.multiLockValues)
-        if (matchesField(v.holder))
-            return true;
-    return false;
+    auto any = [this](const auto &entries, auto fieldOf) {
+        return std::any_of(entries.cbegin(), entries.cend(),
+                           [this, &fieldOf](const auto &e) { return matchesField(fieldOf(e)); });
+    };
+    return any(s.holders, [](const LockHolder &h) { return h.field; }) ||
+           any(s.waiters, [](const LockWaiter &w) { return w.field; }) ||
+           any(s.timeoutSet, [](const auto &t) { return t.first; }) ||
+           any(s.multiLockValues, [](const MultiLockValue &v) { return v.holder; });
 }
 
 } // namespace lockscope

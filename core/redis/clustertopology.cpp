@@ -25,6 +25,19 @@ QString joinAddress(const QString &host, qint64 port)
 }
 
 /** A RESP2 "map" (flat array of name, value, ...) -> value of `name`, or Nil. */
+/** True for an array reply; else false, with the server's error or "COMMAND: unexpected reply"
+ *  in `error` (when given). */
+bool isArrayElseError(const RedisReply &reply, const char *command, QString *error)
+{
+    if (reply.isArray())
+        return true;
+    if (error)
+        *error = reply.isError()
+                     ? reply.errorMessage()
+                     : QStringLiteral("%1: unexpected reply %2").arg(QLatin1String(command), reply.debugString());
+    return false;
+}
+
 RedisReply field(const RedisReply &map, const char *name)
 {
     for (int i = 0; i + 1 < map.size(); i += 2)
@@ -38,12 +51,8 @@ RedisReply field(const RedisReply &map, const char *name)
 ClusterTopology ClusterTopology::fromShards(const RedisReply &reply, const QString &fallbackHost, QString *error)
 {
     ClusterTopology t;
-    if (!reply.isArray()) {
-        if (error)
-            *error = reply.isError() ? reply.errorMessage()
-                                     : QStringLiteral("CLUSTER SHARDS: unexpected reply %1").arg(reply.debugString());
+    if (!isArrayElseError(reply, "CLUSTER SHARDS", error))
         return t;
-    }
     for (const RedisReply &shard : reply.elements()) {
         const RedisReply slotList = field(shard, "slots");
         const RedisReply nodes = field(shard, "nodes");
@@ -77,12 +86,8 @@ ClusterTopology ClusterTopology::fromShards(const RedisReply &reply, const QStri
 ClusterTopology ClusterTopology::fromSlots(const RedisReply &reply, const QString &fallbackHost, QString *error)
 {
     ClusterTopology t;
-    if (!reply.isArray()) {
-        if (error)
-            *error = reply.isError() ? reply.errorMessage()
-                                     : QStringLiteral("CLUSTER SLOTS: unexpected reply %1").arg(reply.debugString());
+    if (!isArrayElseError(reply, "CLUSTER SLOTS", error))
         return t;
-    }
     for (const RedisReply &entry : reply.elements()) {
         if (entry.size() < 3)
             continue;
