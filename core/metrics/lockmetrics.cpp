@@ -360,24 +360,24 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
              "Longest wait in the group: since LockScope first saw the head waiter (fair) or subscribed waiters.",
              "seconds", [](const GroupNow &g) { return g.longestWaitMs / 1000.0; });
 
-    const Histogram emptyHold{QVector<quint64>(kHoldBuckets.size() + 1), 0};
-    const Histogram emptyWait{QVector<quint64>(kWaitBuckets.size() + 1), 0};
-    w.family("lockscope_hold_duration_seconds", Type::Histogram,
-             "Duration of holds that ended (released, expired, force-unlocked, lease lost, lost in a failover) and "
-             "whose acquire LockScope saw.",
-             "seconds");
-    for (int i = 0; i < groups.size(); ++i) {
-        const Histogram &h =
-            i < m_groups.size() && !m_groups.at(i).hold.buckets.isEmpty() ? m_groups.at(i).hold : emptyHold;
-        w.histogram({{"group", groups.at(i)}}, kHoldBuckets, h.buckets, h.sum);
-    }
-    w.family("lockscope_wait_duration_seconds", Type::Histogram,
-             "Time fair-lock waiters spent queued (enqueued to dequeued).", "seconds");
-    for (int i = 0; i < groups.size(); ++i) {
-        const Histogram &h =
-            i < m_groups.size() && !m_groups.at(i).wait.buckets.isEmpty() ? m_groups.at(i).wait : emptyWait;
-        w.histogram({{"group", groups.at(i)}}, kWaitBuckets, h.buckets, h.sum);
-    }
+    // One histogram per group, in seconds; a group with nothing observed yet has all-zero buckets.
+    auto histograms = [&](const char *name, const char *help, const QVector<double> &bounds,
+                          Histogram GroupData::*member) {
+        w.family(name, Type::Histogram, help, "seconds");
+        const Histogram empty{QVector<quint64>(bounds.size() + 1), 0};
+        for (int i = 0; i < groups.size(); ++i) {
+            const Histogram *h = i < m_groups.size() ? &(m_groups.at(i).*member) : &empty;
+            if (h->buckets.isEmpty())
+                h = &empty;
+            w.histogram({{"group", groups.at(i)}}, bounds, h->buckets, h->sum);
+        }
+    };
+    histograms("lockscope_hold_duration_seconds",
+               "Duration of holds that ended (released, expired, force-unlocked, lease lost, lost in a failover) "
+               "and whose acquire LockScope saw.",
+               kHoldBuckets, &GroupData::hold);
+    histograms("lockscope_wait_duration_seconds", "Time fair-lock waiters spent queued (enqueued to dequeued).",
+               kWaitBuckets, &GroupData::wait);
     w.family(
         "lockscope_events_total", Type::Counter,
         "Lock events seen, by group and type (acquired, released, expired: a lease ran out (a lost one is lease_lost), "
@@ -406,16 +406,10 @@ QByteArray LockMetrics::render(PrometheusWriter::Format format, qint64 nowSteady
         for (int i = 0; i < groups.size(); ++i)
             w.sample({{"group", groups.at(i)}}, i < m_groups.size() ? double(m_groups.at(i).lease[c]) : 0);
     }
-    const Histogram emptyMargin{QVector<quint64>(kMarginBuckets.size() + 1), 0};
-    w.family("lockscope_renewal_margin_seconds", Type::Histogram,
-             "TTL a lock had left when its renewal (watchdog) came: about 2/3 of the lease when on time; near 0, "
-             "the lease almost ran out.",
-             "seconds");
-    for (int i = 0; i < groups.size(); ++i) {
-        const Histogram &h =
-            i < m_groups.size() && !m_groups.at(i).margin.buckets.isEmpty() ? m_groups.at(i).margin : emptyMargin;
-        w.histogram({{"group", groups.at(i)}}, kMarginBuckets, h.buckets, h.sum);
-    }
+    histograms("lockscope_renewal_margin_seconds",
+               "TTL a lock had left when its renewal (watchdog) came: about 2/3 of the lease when on time; near 0, "
+               "the lease almost ran out.",
+               kMarginBuckets, &GroupData::margin);
 
     // Doctor findings: counts for every code and severity, names for the worst few.
     QHash<QString, std::array<int, 3>> findingCounts;
