@@ -421,34 +421,37 @@ void TimelineWidget::tick()
         moveCursor(m_mouse); // the chart slid under a still mouse: the instant under it changed
 }
 
+namespace
+{
+
+/** The items of `all` (segments, marks, overlaps) in `lane` that `keep` keeps. */
+template <typename Item, typename Keep = bool (*)(const Item &)>
+QVector<Item> inLane(
+    const QVector<Item> &all, int lane, Keep keep = [](const Item &) { return true; })
+{
+    QVector<Item> out;
+    for (const Item &item : all)
+        if (item.lane == lane && keep(item))
+            out << item;
+    return out;
+}
+
+} // namespace
+
 QVector<TimelineSegments::Segment> TimelineWidget::segmentsOf(const QString &lock, bool holds) const
 {
-    QVector<TimelineSegments::Segment> out;
-    const int lane = m_lanes.indexOf(lock);
-    for (const auto &s : m_segments->segments())
-        if (s.lane == lane && s.isHold == holds)
-            out << s;
-    return out;
+    return inLane(m_segments->segments(), m_lanes.indexOf(lock),
+                  [holds](const TimelineSegments::Segment &s) { return s.isHold == holds; });
 }
 
 QVector<TimelineSegments::Mark> TimelineWidget::leaseMarksOf(const QString &lock) const
 {
-    QVector<TimelineSegments::Mark> out;
-    const int lane = m_lanes.indexOf(lock);
-    for (const auto &m : m_segments->marks())
-        if (m.lane == lane)
-            out << m;
-    return out;
+    return inLane(m_segments->marks(), m_lanes.indexOf(lock));
 }
 
 QVector<TimelineSegments::Overlap> TimelineWidget::overlapsOf(const QString &lock) const
 {
-    QVector<TimelineSegments::Overlap> out;
-    const int lane = m_lanes.indexOf(lock);
-    for (const auto &o : m_segments->overlaps())
-        if (o.lane == lane)
-            out << o;
-    return out;
+    return inLane(m_segments->overlaps(), m_lanes.indexOf(lock));
 }
 
 QString TimelineWidget::stateAt(const QString &lock, qint64 timeMs) const
