@@ -17,6 +17,31 @@
 namespace lockscope
 {
 
+namespace
+{
+
+/** A read-only list in the detail pane (holders, waiters): fitted columns but `stretchColumn`,
+ *  names elided in the middle (client ids differ at both ends), at most `maxHeightPx` tall, and
+ *  Tab goes on to the next pane, as in every pane. */
+QTableWidget *listTable(const QStringList &titles, int stretchColumn, int maxHeightPx, const QString &accessibleName,
+                        QWidget *parent)
+{
+    auto *table = new QTableWidget(0, int(titles.size()), parent);
+    table->setHorizontalHeaderLabels(titles);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setSectionResizeMode(stretchColumn, QHeaderView::Stretch);
+    table->setWordWrap(false);
+    table->setTextElideMode(Qt::ElideMiddle);
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setMaximumHeight(maxHeightPx);
+    table->setTabKeyNavigation(false);
+    table->setAccessibleName(accessibleName);
+    return table;
+}
+
+} // namespace
+
 LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
@@ -59,39 +84,21 @@ LockDetailPanel::LockDetailPanel(QWidget *parent) : QWidget(parent)
 
     m_holdersTitle = new QLabel(tr("<b>Holders</b>"), this);
     layout->addWidget(m_holdersTitle);
-    m_holders = new QTableWidget(0, 6, this);
-    m_holders->setHorizontalHeaderLabels(
-        {tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs"), tr("Client")});
+    m_holders =
+        listTable({tr("Client id"), tr("Thread id"), tr("Hold count"), tr("Mode"), tr("Hold TTLs"), tr("Client")}, 0,
+                  110, tr("Holders"), this);
     m_holders->horizontalHeaderItem(5)->setToolTip(
         tr("Who the holder's client is: its host and whether it is still connected to Redis (learnt from its lock "
            "scripts; Clients › Identify finds it at once)"));
     m_holders->horizontalHeaderItem(4)->setToolTip(
         tr("Read-write locks: the TTL of each read hold's rwlock_timeout key. A hold whose key is gone belongs "
            "to a dead reader"));
-    m_holders->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_holders->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_holders->setWordWrap(false);
-    m_holders->setTextElideMode(Qt::ElideMiddle);
-    m_holders->verticalHeader()->hide();
-    m_holders->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_holders->setMaximumHeight(110);
-    m_holders->setTabKeyNavigation(false); // Tab goes on to the next pane, as in every pane
-    m_holders->setAccessibleName(tr("Holders"));
     layout->addWidget(m_holders);
 
     m_waitersTitle = new QLabel(tr("<b>Waiter queue</b> (FIFO; deadlines from the timeout set)"), this);
     layout->addWidget(m_waitersTitle);
-    m_waiters = new QTableWidget(0, 3, this);
-    m_waiters->setHorizontalHeaderLabels({tr("#"), tr("Waiter (client id:thread id)"), tr("Deadline in")});
-    m_waiters->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_waiters->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-    m_waiters->setWordWrap(false);
-    m_waiters->setTextElideMode(Qt::ElideMiddle);
-    m_waiters->verticalHeader()->hide();
-    m_waiters->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_waiters->setMaximumHeight(130);
-    m_waiters->setTabKeyNavigation(false);
-    m_waiters->setAccessibleName(tr("Waiter queue"));
+    m_waiters =
+        listTable({tr("#"), tr("Waiter (client id:thread id)"), tr("Deadline in")}, 1, 130, tr("Waiter queue"), this);
     m_waiters->setToolTip(tr("Threads queued in redisson_lock_queue:{name}, with their deadline from "
                              "redisson_lock_timeout:{name} relative to the server clock"));
     layout->addWidget(m_waiters);
