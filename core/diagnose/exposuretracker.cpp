@@ -144,6 +144,7 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
     else if (!m_lastWithReplicasMs.contains(master)) {
         // Never had a replica: nothing to judge, nothing to keep (200k locks cost nothing here);
         // apply() says "no replica" for its locks.
+        const qsizetype before = m_locks.size();
         for (auto it = m_locks.begin(); it != m_locks.end();) {
             if (it->master == master) {
                 m_pending.remove(it.key());
@@ -151,6 +152,12 @@ QStringList ExposureTracker::absorb(const QString &master, const ReplicationInfo
             } else {
                 ++it;
             }
+        }
+        // The locks seen before this first reading can be 200k: give their table back too (a
+        // QHash keeps its capacity after erase()).
+        if (m_locks.size() < before) {
+            m_locks.squeeze();
+            m_pending.squeeze();
         }
         return changed;
     }
